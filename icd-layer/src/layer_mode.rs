@@ -1,0 +1,127 @@
+//! Loader-layer mode: the loader hands cltap the next table in the chain and
+//! takes cltap's table in return. Handles are the driver's own; nothing is
+//! translated.
+
+use crate::{gen, rt};
+use cltap::dispatch::Next;
+use cltap::exts::{key_of, ExtTable};
+use std::ffi::{c_char, c_void, CStr};
+
+pub static NEXT: Next = Next::new();
+static EXTS: ExtTable = ExtTable::new();
+
+const CL_LAYER_API_VERSION: u32 = 0x4240;
+const CL_LAYER_NAME: u32 = 0x4241;
+const CL_LAYER_API_VERSION_100: u32 = 100;
+const LAYER_NAME: &[u8] = b"cltap\0";
+
+pub unsafe fn get_layer_info(param_name: u32, size: usize, value: *mut c_void, size_ret: *mut usize) -> i32 {
+    let bytes: &[u8] = match param_name {
+        CL_LAYER_API_VERSION => &CL_LAYER_API_VERSION_100.to_ne_bytes(),
+        CL_LAYER_NAME => LAYER_NAME,
+        _ => return -30, // CL_INVALID_VALUE
+    };
+    if !value.is_null() {
+        if size < bytes.len() {
+            return -30;
+        }
+        std::ptr::copy_nonoverlapping(bytes.as_ptr(), value as *mut u8, bytes.len());
+    }
+    if !size_ret.is_null() {
+        *size_ret = bytes.len();
+    }
+    0
+}
+
+pub unsafe fn init_layer(
+    num_entries: u32,
+    target: *const c_void,
+    num_entries_ret: *mut u32,
+    layer_dispatch_ret: *mut *const c_void,
+) -> i32 {
+    if target.is_null() || num_entries_ret.is_null() || layer_dispatch_ret.is_null() {
+        return -30;
+    }
+    rt::config();
+    let n = (num_entries as usize).min(cltap::dispatch::SLOTS);
+    NEXT.fill(target as *const *const c_void, n);
+    *num_entries_ret = n as u32;
+    *layer_dispatch_ret = table(n);
+    0
+}
+
+/// cltap's table; Windows-only slots are passed through as the target has them.
+fn table(n: usize) -> *const c_void {
+    static TABLE: std::sync::OnceLock<Box<cltap::dispatch::Table>> = std::sync::OnceLock::new();
+    let t = TABLE.get_or_init(|| {
+        let mut t = Box::new(cltap::dispatch::Table { slots: gen::LAYER_TABLE.slots });
+        for &s in gen::WINDOWS_SLOTS {
+            t.slots[s] = if s < n { NEXT.get(s) } else { std::ptr::null() };
+        }
+        t
+    });
+    &**t as *const cltap::dispatch::Table as *const c_void
+}
+
+/// The driver's pointer for extension function `ext`, found from a driver handle.
+#[inline(always)]
+pub unsafe fn ext_ptr(ext: usize, handle: *mut c_void) -> *const c_void {
+    EXTS.lookup(key_of(handle), ext)
+}
+
+fn entry(name: *const c_char) -> Option<&'static gen::Entry> {
+    if name.is_null() {
+        return None;
+    }
+    let n = unsafe { CStr::from_ptr(name) }.to_bytes();
+    gen::ENTRIES.iter().find(|e| e.name.as_bytes() == n)
+}
+
+/// Swaps the driver's pointer for cltap's wrapper of the same function.
+unsafe fn substitute(name: *const c_char, real: *mut c_void, key: *const c_void) -> *mut c_void {
+    if real.is_null() {
+        return real;
+    }
+    match entry(name) {
+        Some(e) if !e.layer.is_null() => {
+            if let Some(x) = e.ext {
+                EXTS.record(key, x, real);
+            }
+            e.layer as *mut c_void
+        }
+        _ => {
+            crate::icd_mode::note_unknown_extension(name, true);
+            real
+        }
+    }
+}
+
+pub unsafe extern "C" fn clGetExtensionFunctionAddress(name: *mut c_void) -> *mut c_void {
+    const SLOT: usize = 65;
+    let f = NEXT.get(SLOT);
+    if f.is_null() {
+        return std::ptr::null_mut();
+    }
+    let f: unsafe extern "C" fn(*mut c_void) -> *mut c_void = std::mem::transmute(f);
+    let real = f(name);
+    rt::done(id_of(SLOT), real.is_null());
+    rt::guard(real, || substitute(name as *const c_char, real, std::ptr::null()))
+}
+
+pub unsafe extern "C" fn clGetExtensionFunctionAddressForPlatform(platform: *mut c_void, name: *mut c_void) -> *mut c_void {
+    const SLOT: usize = 109;
+    let f = NEXT.get(SLOT);
+    if f.is_null() {
+        return std::ptr::null_mut();
+    }
+    let f: unsafe extern "C" fn(*mut c_void, *mut c_void) -> *mut c_void = std::mem::transmute(f);
+    let real = f(platform, name);
+    rt::done(id_of(SLOT), real.is_null());
+    rt::guard(real, || substitute(name as *const c_char, real, key_of(platform)))
+}
+
+/// The function id of the function in dispatch slot `slot`.
+pub fn id_of(slot: usize) -> usize {
+    let target = gen::LAYER_TABLE.slots[slot];
+    gen::ENTRIES.iter().position(|e| e.layer == target).unwrap_or(0)
+}

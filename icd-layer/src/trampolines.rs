@@ -1,0 +1,44 @@
+//! ICD mode: callbacks that receive handles. The driver calls cltap's
+//! trampoline with its own handle; the trampoline calls the application's
+//! function with cltap's handle and the application's user data. Each of
+//! these callbacks runs once per registration, so its pair is freed then.
+
+use crate::icd_mode::handles;
+use std::ffi::c_void;
+
+struct Pair {
+    cb: *mut c_void,
+    ud: *mut c_void,
+}
+
+unsafe fn pack(cb: *mut c_void, ud: *mut c_void, tramp: *mut c_void) -> (*mut c_void, *mut c_void) {
+    if cb.is_null() {
+        return (cb, ud);
+    }
+    (tramp, Box::into_raw(Box::new(Pair { cb, ud })) as *mut c_void)
+}
+
+unsafe fn unpack(ud: *mut c_void) -> Pair {
+    *Box::from_raw(ud as *mut Pair)
+}
+
+macro_rules! trampoline {
+    ($name:ident, $tramp:ident, ($($arg:ident: $t:ty),*), |$h:ident| $wrap:expr) => {
+        pub unsafe fn $name(cb: *mut c_void, ud: *mut c_void) -> (*mut c_void, *mut c_void) {
+            pack(cb, ud, $tramp as *mut c_void)
+        }
+        unsafe extern "C" fn $tramp($($arg: $t,)* ud: *mut c_void) {
+            let p = unpack(ud);
+            let f: unsafe extern "C" fn($($t,)* *mut c_void) = std::mem::transmute(p.cb);
+            let $h = handles();
+            let ($($arg,)*) = $wrap;
+            f($($arg,)* p.ud)
+        }
+    };
+}
+
+trampoline!(program_notify, tramp_program, (program: *mut c_void), |h| (h.wrap(program),));
+trampoline!(mem_notify, tramp_mem, (memobj: *mut c_void), |h| (h.wrap(memobj),));
+trampoline!(context_destructor, tramp_context, (context: *mut c_void), |h| (h.wrap(context),));
+trampoline!(event_notify, tramp_event, (event: *mut c_void, status: i32), |h| (h.wrap(event), status));
+trampoline!(svm_free, tramp_svm_free, (queue: *mut c_void, n: u32, ptrs: *mut *mut c_void), |h| (h.wrap(queue), n, ptrs));

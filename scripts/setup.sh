@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# Installs what cltap's build, sample and tests need on a fresh Debian 12 machine.
+# Idempotent: each step is skipped when its result is already present.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+sudo_=""; [ "$(id -u)" = 0 ] || sudo_="sudo"
+
+apt_pkgs=(pocl-opencl-icd ocl-icd-libopencl1 ocl-icd-opencl-dev ocl-icd-dev
+          opencl-c-headers clinfo oclgrind gcc)
+missing=()
+for p in "${apt_pkgs[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "setup: apt-get install ${missing[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  $sudo_ apt-get update -qq
+  $sudo_ apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+# Intel's CPU runtime and the Khronos loader ship only as PyPI wheels. Their
+# shared libraries sit in each wheel's *.data/data/lib; `pip install --target`
+# drops those, so the wheels are downloaded and unpacked into a git-ignored folder.
+dep="$root/.deps/intel"
+if [ ! -e "$dep/.done" ]; then
+  echo "setup: pip download intel-opencl-rt intel-cmplr-lib-rt tbb, unpack into .deps/intel"
+  rm -rf "$dep"; mkdir -p "$dep/wheels" "$dep/lib"
+  python3 -m pip download -q --disable-pip-version-check --only-binary=:all: \
+      -d "$dep/wheels" intel-opencl-rt intel-cmplr-lib-rt tbb
+  for w in "$dep"/wheels/*.whl; do
+    python3 - "$w" "$dep/lib" <<'PY'
+import sys, zipfile, os
+whl, out = sys.argv[1], sys.argv[2]
+with zipfile.ZipFile(whl) as z:
+    for n in z.namelist():
+        parts = n.split("/")
+        if len(parts) >= 4 and parts[0].endswith(".data") and parts[1] == "data" and parts[2] == "lib" and parts[-1]:
+            dst = os.path.join(out, *parts[3:])
+            os.makedirs(os.path.dirname(dst), exist_ok=True)
+            with z.open(n) as src, open(dst, "wb") as f:
+                f.write(src.read())
+PY
+  done
+  rm -rf "$dep/wheels"
+  # The wheel's libOpenCL is the Khronos loader. It gets a folder of its own so
+  # that putting Intel's runtime dependencies on LD_LIBRARY_PATH never also
+  # swaps the application's loader.
+  mkdir -p "$dep/khronos"; mv "$dep"/lib/libOpenCL.so* "$dep/khronos/"
+  [ -e "$dep/lib/libintelocl.so" ] && [ -e "$dep/khronos/libOpenCL.so.1" ] || { echo "setup: Intel runtime libraries missing after unpack" >&2; exit 1; }
+  touch "$dep/.done"
+fi
+echo "setup: done"

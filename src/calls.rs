@@ -1,0 +1,95 @@
+//! Per-API call and error tallies: the pass-through report. One relaxed
+//! atomic add per call; no lock, no allocation, no system call.
+
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+
+/// Upper bound on described functions (slots plus extension entries).
+pub const MAX_FUNCTIONS: usize = 512;
+
+pub struct Tally {
+    calls: [AtomicU64; MAX_FUNCTIONS],
+    errors: [AtomicU64; MAX_FUNCTIONS],
+    on: AtomicBool,
+}
+
+impl Tally {
+    pub const fn new() -> Self {
+        Self {
+            calls: [const { AtomicU64::new(0) }; MAX_FUNCTIONS],
+            errors: [const { AtomicU64::new(0) }; MAX_FUNCTIONS],
+            on: AtomicBool::new(false),
+        }
+    }
+
+    pub fn enable(&self, on: bool) {
+        self.on.store(on, Ordering::Release);
+    }
+
+    #[inline(always)]
+    pub fn record(&self, id: usize, failed: bool) {
+        if !self.on.load(Ordering::Relaxed) {
+            return;
+        }
+        self.calls[id].fetch_add(1, Ordering::Relaxed);
+        if failed {
+            self.errors[id].fetch_add(1, Ordering::Relaxed);
+        }
+    }
+
+    /// (function id, calls, errors) for every function called at least once.
+    pub fn snapshot(&self) -> Vec<(usize, u64, u64)> {
+        (0..MAX_FUNCTIONS)
+            .filter_map(|i| {
+                let c = self.calls[i].load(Ordering::Relaxed);
+                (c > 0).then(|| (i, c, self.errors[i].load(Ordering::Relaxed)))
+            })
+            .collect()
+    }
+}
+
+impl Default for Tally {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// Formats the tally as an aligned table, busiest API first.
+pub fn render(rows: &[(usize, u64, u64)], name_of: impl Fn(usize) -> &'static str) -> String {
+    let mut rows: Vec<_> = rows.iter().map(|&(id, c, e)| (name_of(id), c, e)).collect();
+    rows.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
+    let w = rows.iter().map(|r| r.0.len()).max().unwrap_or(3).max(3);
+    let total: u64 = rows.iter().map(|r| r.1).sum();
+    let mut out = format!("{:<w$}  {:>10}  {:>8}\n", "API", "calls", "errors");
+    for (n, c, e) in &rows {
+        out += &format!("{n:<w$}  {c:>10}  {e:>8}\n");
+    }
+    out += &format!("{:<w$}  {total:>10}\n", format!("{} APIs", rows.len()));
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn counts_only_when_enabled() {
+        let t = Tally::new();
+        t.record(3, false);
+        assert!(t.snapshot().is_empty());
+        t.enable(true);
+        t.record(3, false);
+        t.record(3, true);
+        t.record(7, false);
+        assert_eq!(t.snapshot(), vec![(3, 2, 1), (7, 1, 0)]);
+    }
+
+    #[test]
+    fn render_sorts_by_calls() {
+        let names = ["clA", "clBee", "clC"];
+        let s = render(&[(0, 1, 0), (1, 5, 2), (2, 3, 0)], |i| names[i]);
+        let lines: Vec<&str> = s.lines().collect();
+        assert!(lines[1].starts_with("clBee") && lines[1].ends_with("2"), "{s}");
+        assert!(lines[2].starts_with("clC"), "{s}");
+        assert!(lines[4].contains("3 APIs") && lines[4].contains("9"), "{s}");
+    }
+}

@@ -1,0 +1,116 @@
+//! Extension functions are called through pointers the application got from
+//! `clGetExtensionFunctionAddress*`, not through dispatch tables. cltap hands
+//! out its own wrapper and keeps, per driver, the driver's pointer for each
+//! known extension function. A driver is recognised by the dispatch table its
+//! objects carry (their first field), so a wrapper finds the right pointer
+//! from its first handle argument with a few loads and no lock.
+
+use std::ffi::c_void;
+use std::sync::atomic::{AtomicPtr, AtomicUsize, Ordering};
+
+pub const MAX_DRIVERS: usize = 16;
+pub const MAX_EXTS: usize = 256;
+
+struct Driver {
+    key: AtomicPtr<c_void>,
+    fns: [AtomicPtr<c_void>; MAX_EXTS],
+}
+
+pub struct ExtTable {
+    drivers: [Driver; MAX_DRIVERS],
+    used: AtomicUsize,
+    /// Pointer last seen per function, for handles that carry no known table
+    /// (e.g. extension objects that are not ICD objects).
+    fallback: [AtomicPtr<c_void>; MAX_EXTS],
+    lock: parking_lot::Mutex<()>,
+}
+
+impl ExtTable {
+    pub const fn new() -> Self {
+        Self {
+            drivers: [const {
+                Driver { key: AtomicPtr::new(std::ptr::null_mut()), fns: [const { AtomicPtr::new(std::ptr::null_mut()) }; MAX_EXTS] }
+            }; MAX_DRIVERS],
+            used: AtomicUsize::new(0),
+            fallback: [const { AtomicPtr::new(std::ptr::null_mut()) }; MAX_EXTS],
+            lock: parking_lot::Mutex::new(()),
+        }
+    }
+
+    /// Records that the driver whose objects carry `key` implements extension
+    /// function `ext` at `f`. A NULL key records only the fallback.
+    pub fn record(&self, key: *const c_void, ext: usize, f: *const c_void) {
+        if f.is_null() || ext >= MAX_EXTS {
+            return;
+        }
+        self.fallback[ext].store(f as *mut c_void, Ordering::Release);
+        if key.is_null() {
+            return;
+        }
+        let _g = self.lock.lock();
+        let n = self.used.load(Ordering::Acquire);
+        let slot = (0..n).find(|&i| self.drivers[i].key.load(Ordering::Acquire) == key as *mut c_void);
+        let i = match slot {
+            Some(i) => i,
+            None if n < MAX_DRIVERS => {
+                self.drivers[n].key.store(key as *mut c_void, Ordering::Release);
+                self.used.store(n + 1, Ordering::Release);
+                n
+            }
+            None => return,
+        };
+        self.drivers[i].fns[ext].store(f as *mut c_void, Ordering::Release);
+    }
+
+    /// The driver pointer for `ext` given the dispatch key of a handle.
+    #[inline]
+    pub fn lookup(&self, key: *const c_void, ext: usize) -> *const c_void {
+        let n = self.used.load(Ordering::Acquire);
+        for d in &self.drivers[..n] {
+            if d.key.load(Ordering::Relaxed) == key as *mut c_void {
+                let f = d.fns[ext].load(Ordering::Acquire);
+                if !f.is_null() {
+                    return f;
+                }
+                break;
+            }
+        }
+        self.fallback[ext].load(Ordering::Acquire)
+    }
+}
+
+impl Default for ExtTable {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// The dispatch key of a driver handle: its first field, or NULL for NULL.
+///
+/// # Safety
+/// `h` must be NULL or a live object whose first field is readable.
+#[inline]
+pub unsafe fn key_of(h: *mut c_void) -> *const c_void {
+    if h.is_null() {
+        std::ptr::null()
+    } else {
+        *(h as *const *const c_void)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn per_driver_pointers_with_fallback() {
+        let t = ExtTable::new();
+        let (ka, kb) = (0x100 as *const c_void, 0x200 as *const c_void);
+        t.record(ka, 3, 0xA as *const c_void);
+        t.record(kb, 3, 0xB as *const c_void);
+        assert_eq!(t.lookup(ka, 3) as usize, 0xA);
+        assert_eq!(t.lookup(kb, 3) as usize, 0xB);
+        assert_eq!(t.lookup(0x300 as *const c_void, 3) as usize, 0xB, "unknown driver gets the last pointer seen");
+        assert!(t.lookup(ka, 4).is_null());
+    }
+}

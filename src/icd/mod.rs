@@ -1,0 +1,8 @@
+//! ICD mode: cltap poses as an OpenCL driver, loads the real ones, and hands
+//! the application layer-owned objects so that every later call comes back
+//! through cltap (FACTS.md §3).
+
+pub mod handles;
+pub mod info;
+pub mod props;
+pub mod vendors;

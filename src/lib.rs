@@ -1,0 +1,11 @@
+//! cltap's core: everything the layer does that is not C ABI. It is plain Rust
+//! and is unit-tested without a driver; `icd-layer/` is the thin shell that
+//! exposes it to loaders and applications.
+
+pub mod calls;
+pub mod config;
+pub mod diag;
+pub mod dispatch;
+pub mod exts;
+pub mod icd;
+pub mod sys;

@@ -223,12 +223,16 @@ pub fn note_unknown_extension(name: *const c_char, passed_through: bool) {
     if seen.contains(&n) {
         return;
     }
-    if passed_through {
-        cltap::warn!("{n}: extension function unknown to cltap, passed through unrecorded");
-    } else {
+    if !passed_through {
+        // Hiding changes what the application sees, so it is said at once.
         cltap::warn!("{n}: extension function unknown to cltap; in ICD mode it is hidden (NULL). Use layer mode (OPENCL_LAYERS) to reach it");
     }
     seen.push(n);
+}
+
+/// Unknown extension functions asked for so far, for the end-of-run report.
+pub fn unknown_extensions() -> Vec<String> {
+    UNKNOWN_SEEN.lock().clone()
 }
 
 fn find(name: *const c_char) -> Option<&'static gen::Entry> {

@@ -76,6 +76,10 @@ pub fn finish() {
             msg += l;
             msg += "\n";
         }
+        let unknown = crate::icd_mode::unknown_extensions();
+        if !unknown.is_empty() {
+            msg += &format!("cltap: extension functions unknown to cltap, passed through unrecorded: {}\n", unknown.join(", "));
+        }
         use std::io::Write;
         let _ = std::io::stderr().lock().write_all(msg.as_bytes());
     }

@@ -266,6 +266,11 @@ fn icd_wrapper(s: &mut String, f: &Function, id: usize, ext: Option<usize>) {
                 writeln!(s, "    let __arr_{n} = crate::icd_mode::Unwrapped::new(hs, {n} as *const *mut ::core::ffi::c_void, {});", len_expr(len)).unwrap();
                 writeln!(s, "    let {n} = __arr_{n}.ptr({n});").unwrap();
             }
+            Role::InArray { .. } if p.pointee() == "cl_image_desc" => {
+                // `cl_image_desc.buffer` names the buffer an image is made from.
+                writeln!(s, "    let __desc_{n} = crate::icd_mode::ImageDesc::new(hs, {n});").unwrap();
+                writeln!(s, "    let {n} = __desc_{n}.ptr({n});").unwrap();
+            }
             Role::Properties(k) => {
                 if let Some(shape) = translates_props(*k) {
                     writeln!(s, "    let __props_{n} = crate::icd_mode::props_in(hs, {n}, {shape});").unwrap();

@@ -179,6 +179,31 @@ impl Unwrapped {
     }
 }
 
+/// A copy of an application's `cl_image_desc` whose `buffer` field holds
+/// the driver's handle.
+pub struct ImageDesc(Option<cltap::sys::cl_image_desc>);
+
+impl ImageDesc {
+    pub unsafe fn new(hs: &HandleSpace, desc: *mut c_void) -> Self {
+        if desc.is_null() {
+            return ImageDesc(None);
+        }
+        let mut d = std::ptr::read_unaligned(desc as *const cltap::sys::cl_image_desc);
+        if !hs.is_ours(d.buffer as *const c_void) {
+            return ImageDesc(None);
+        }
+        d.buffer = hs.unwrap(d.buffer as *mut c_void) as _;
+        ImageDesc(Some(d))
+    }
+
+    pub fn ptr(&self, orig: *mut c_void) -> *mut c_void {
+        match &self.0 {
+            Some(d) => d as *const _ as *mut c_void,
+            None => orig,
+        }
+    }
+}
+
 pub unsafe fn props_in(hs: &HandleSpace, list: *mut c_void, shape: Shape) -> Option<Vec<u64>> {
     props::translate(list as *const u64, shape, |v| hs.unwrap(v as *mut c_void) as u64)
 }

@@ -1,0 +1,25 @@
+//! Subcommands of `cltap`.
+
+mod run;
+
+use clap::{Parser, Subcommand};
+
+#[derive(Parser)]
+#[command(name = "cltap", version, about = "OpenCL API interposer: run an application under cltap and see every call")]
+struct Cli {
+    #[command(subcommand)]
+    cmd: Cmd,
+}
+
+#[derive(Subcommand)]
+enum Cmd {
+    /// Run an application under the cltap layer.
+    Run(run::RunArgs),
+}
+
+pub fn main() -> i32 {
+    let cli = Cli::parse();
+    match cli.cmd {
+        Cmd::Run(a) => run::run(a),
+    }
+}

@@ -1,0 +1,221 @@
+//! Shared harness for the integration tests: the real drivers and loaders on
+//! this machine, the C test programs, and running a program with or without
+//! cltap in between.
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::OnceLock;
+
+pub fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// The layer library built by `cargo build --release --workspace`.
+pub fn layer() -> PathBuf {
+    let p = root().join("target/release/libcltap_layer.so");
+    assert!(p.is_file(), "{} is missing: run `cargo build --release --workspace` first (scripts/test.sh does)", p.display());
+    p
+}
+
+pub fn intel_lib() -> PathBuf {
+    root().join(".deps/intel/lib")
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Driver {
+    Pocl,
+    Oclgrind,
+    Intel,
+}
+
+impl Driver {
+    pub const ALL: [Driver; 3] = [Driver::Pocl, Driver::Oclgrind, Driver::Intel];
+
+    pub fn library(self) -> PathBuf {
+        let p = match self {
+            Driver::Pocl => PathBuf::from("/usr/lib/x86_64-linux-gnu/libpocl.so.2"),
+            Driver::Oclgrind => PathBuf::from("/usr/lib/oclgrind/liboclgrind-rt-icd.so"),
+            Driver::Intel => intel_lib().join("libintelocl.so"),
+        };
+        assert!(p.is_file(), "driver {self:?} is not installed at {} (run scripts/setup.sh)", p.display());
+        p
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Driver::Pocl => "pocl",
+            Driver::Oclgrind => "oclgrind",
+            Driver::Intel => "intel",
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Loader {
+    /// Debian's ocl-icd 2.3.1.
+    OclIcd,
+    /// The Khronos loader from the intel-opencl-rt wheel.
+    Khronos,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mode {
+    /// No cltap: the baseline.
+    Plain,
+    /// `OPENCL_LAYERS`.
+    Layer,
+    /// cltap as the ICD, the real driver behind it.
+    Icd,
+}
+
+fn empty_dir() -> &'static Path {
+    static D: OnceLock<PathBuf> = OnceLock::new();
+    D.get_or_init(|| {
+        let d = root().join("target/test-empty-vendors");
+        std::fs::create_dir_all(&d).unwrap();
+        d
+    })
+}
+
+/// A command that runs `program` on exactly `drivers` through `loader`, with
+/// cltap in `mode`. The environment is cleaned of anything that would select
+/// other drivers or configure cltap.
+pub fn command(program: &Path, args: &[&str], drivers: &[Driver], loader: Loader, mode: Mode) -> Command {
+    let mut c = Command::new("timeout");
+    c.arg("600").arg(program).args(args);
+    for (k, _) in std::env::vars() {
+        if k.starts_with("OCL_ICD") || k.starts_with("OPENCL_LAYER") || k.starts_with("CLTAP_") || k == "LD_LIBRARY_PATH" {
+            c.env_remove(k);
+        }
+    }
+    let libs: Vec<String> = drivers.iter().map(|d| d.library().display().to_string()).collect();
+    let mut ld = vec![intel_lib().display().to_string()];
+    if loader == Loader::Khronos {
+        ld.insert(0, root().join(".deps/intel/khronos").display().to_string());
+    }
+    c.env("LD_LIBRARY_PATH", ld.join(":"));
+    c.env("POCL_CACHE_DIR", root().join("target/pocl-cache"));
+    let l = layer().display().to_string();
+    match (loader, mode) {
+        (Loader::OclIcd, Mode::Plain | Mode::Layer) => {
+            // ocl-icd takes one library, a .icd file or a directory.
+            if libs.len() == 1 {
+                c.env("OCL_ICD_VENDORS", &libs[0]);
+            } else {
+                c.env("OCL_ICD_VENDORS", vendor_dir(&libs));
+            }
+        }
+        (Loader::Khronos, Mode::Plain | Mode::Layer) => {
+            c.env("OCL_ICD_VENDORS", empty_dir());
+            c.env("OCL_ICD_FILENAMES", libs.join(":"));
+        }
+        (Loader::OclIcd, Mode::Icd) => {
+            c.env("OCL_ICD_VENDORS", &l);
+            c.env("CLTAP_ICD_FILENAMES", libs.join(":"));
+        }
+        (Loader::Khronos, Mode::Icd) => {
+            c.env("OCL_ICD_VENDORS", empty_dir());
+            c.env("OCL_ICD_FILENAMES", &l);
+            c.env("CLTAP_ICD_FILENAMES", libs.join(":"));
+        }
+    }
+    if mode == Mode::Layer {
+        c.env("OPENCL_LAYERS", &l);
+    }
+    c
+}
+
+/// A directory of `.icd` files naming `libs`, for ocl-icd.
+pub fn vendor_dir(libs: &[String]) -> PathBuf {
+    let d = root().join(format!("target/test-vendors-{}", libs.len()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    for (i, l) in libs.iter().enumerate() {
+        std::fs::write(d.join(format!("{i:02}.icd")), format!("{l}\n")).unwrap();
+    }
+    d
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Outcome {
+    pub code: Option<i32>,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+pub fn run(mut c: Command) -> Outcome {
+    let o = c.output().expect("spawn");
+    Outcome {
+        code: o.status.code(),
+        stdout: String::from_utf8_lossy(&o.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&o.stderr).into_owned(),
+    }
+}
+
+/// The C test programs (and the bundled sample), compiled once per test
+/// binary with the machine's gcc through `tests/c/Makefile`.
+pub fn programs() -> &'static Path {
+    static DIR: OnceLock<PathBuf> = OnceLock::new();
+    DIR.get_or_init(|| {
+        let out = root().join("target/ctests");
+        let st = Command::new("make")
+            .arg("-s")
+            .arg("-C")
+            .arg(root().join("tests/c"))
+            .arg(format!("OUT={}", out.display()))
+            .args(program_names().iter().map(|n| out.join(n)))
+            .status()
+            .expect("run make");
+        assert!(st.success(), "building tests/c failed");
+        out
+    })
+}
+
+/// Every program `tests/c/Makefile` builds.
+pub fn program_names() -> Vec<String> {
+    let o = Command::new("make")
+        .arg("-s")
+        .arg("-C")
+        .arg(root().join("tests/c"))
+        .arg("print-tests")
+        .output()
+        .expect("run make print-tests");
+    String::from_utf8_lossy(&o.stdout)
+        .split_whitespace()
+        .filter(|n| root().join("tests/c").join(format!("{n}.c")).exists() || root().join("samples").join(format!("{n}.c")).exists())
+        .map(str::to_string)
+        .collect()
+}
+
+/// Arguments that keep a program quick on the given driver.
+pub fn args_for(program: &str, driver: Driver) -> Vec<&'static str> {
+    match (program, driver) {
+        ("vecadd", Driver::Oclgrind) => vec!["4096"],
+        _ => vec![],
+    }
+}
+
+/// A readable account of how two outcomes differ, or None when identical.
+pub fn difference(what: &str, a: &Outcome, b: &Outcome) -> Option<String> {
+    if a == b {
+        return None;
+    }
+    let mut s = format!("== {what}\n");
+    if a.code != b.code {
+        s += &format!("exit code {:?} without cltap, {:?} with\n", a.code, b.code);
+    }
+    for (name, x, y) in [("stdout", &a.stdout, &b.stdout), ("stderr", &a.stderr, &b.stderr)] {
+        if x != y {
+            let (xl, yl): (Vec<&str>, Vec<&str>) = (x.lines().collect(), y.lines().collect());
+            let first = xl.iter().zip(&yl).position(|(p, q)| p != q).unwrap_or(xl.len().min(yl.len()));
+            s += &format!(
+                "{name} differs at line {}:\n  without: {:?}\n  with:    {:?}\n",
+                first + 1,
+                xl.get(first).unwrap_or(&"<end>"),
+                yl.get(first).unwrap_or(&"<end>")
+            );
+        }
+    }
+    Some(s)
+}

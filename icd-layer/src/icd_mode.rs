@@ -119,7 +119,7 @@ unsafe fn load_one(path: &std::path::Path) -> Result<(Gefa, Vec<*mut c_void>), S
 
 /// Resolves every described extension function on one driver platform.
 unsafe fn record_extensions(platform: *mut c_void, gefa: Gefa) {
-    let fp = cltap::dispatch::object_slot(platform, 109);
+    let fp = cltap::dispatch::object_slot(platform, gen::slot::clGetExtensionFunctionAddressForPlatform);
     for e in gen::ENTRIES.iter() {
         let Some(x) = e.ext else { continue };
         let name = CString::new(e.name).unwrap();
@@ -336,7 +336,7 @@ pub unsafe extern "C" fn clGetExtensionFunctionAddressForPlatform(platform: *mut
     if real_p.is_null() || name.is_null() {
         return std::ptr::null_mut();
     }
-    let fp = cltap::dispatch::object_slot(real_p, 109);
+    let fp = cltap::dispatch::object_slot(real_p, gen::slot::clGetExtensionFunctionAddressForPlatform);
     let real = if fp.is_null() {
         std::ptr::null_mut()
     } else {
@@ -348,7 +348,7 @@ pub unsafe extern "C" fn clGetExtensionFunctionAddressForPlatform(platform: *mut
 
 pub unsafe extern "C" fn clUnloadCompiler() -> i32 {
     for p in &state().platforms {
-        let f = cltap::dispatch::object_slot(*p, 102); // clUnloadPlatformCompiler
+        let f = cltap::dispatch::object_slot(*p, gen::slot::clUnloadPlatformCompiler);
         if !f.is_null() {
             std::mem::transmute::<*const c_void, unsafe extern "C" fn(*mut c_void) -> i32>(f)(*p);
         }

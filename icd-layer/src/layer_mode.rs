@@ -97,7 +97,7 @@ unsafe fn substitute(name: *const c_char, real: *mut c_void, key: *const c_void)
 }
 
 pub unsafe extern "C" fn clGetExtensionFunctionAddress(name: *mut c_void) -> *mut c_void {
-    const SLOT: usize = 65;
+    const SLOT: usize = gen::slot::clGetExtensionFunctionAddress;
     let f = NEXT.get(SLOT);
     if f.is_null() {
         return std::ptr::null_mut();
@@ -109,7 +109,7 @@ pub unsafe extern "C" fn clGetExtensionFunctionAddress(name: *mut c_void) -> *mu
 }
 
 pub unsafe extern "C" fn clGetExtensionFunctionAddressForPlatform(platform: *mut c_void, name: *mut c_void) -> *mut c_void {
-    const SLOT: usize = 109;
+    const SLOT: usize = gen::slot::clGetExtensionFunctionAddressForPlatform;
     let f = NEXT.get(SLOT);
     if f.is_null() {
         return std::ptr::null_mut();

@@ -73,6 +73,6 @@ pub unsafe extern "C" fn clGetPlatformInfo(
     size_ret: *mut usize,
 ) -> i32 {
     type F = unsafe extern "C" fn(*mut c_void, u32, usize, *mut c_void, *mut c_void) -> i32;
-    let f: F = std::mem::transmute(gen::ICD_TABLE.slots[1]);
+    let f: F = std::mem::transmute(gen::ICD_TABLE.slots[gen::slot::clGetPlatformInfo]);
     f(platform, param_name, size, value, size_ret as *mut c_void)
 }

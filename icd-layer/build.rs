@@ -197,7 +197,14 @@ fn layer_wrapper(s: &mut String, f: &Function, id: usize, ext: Option<usize>) {
     writeln!(s, "#[allow(non_snake_case, unused_variables, clippy::all)]").unwrap();
     writeln!(s, "unsafe extern \"C\" fn layer_{}({params}) -> {ret} {{", f.name).unwrap();
     match (f.slot, ext) {
-        (Some(slot), _) => writeln!(s, "    let f = crate::layer_mode::NEXT.get({slot});").unwrap(),
+        (Some(slot), _) => {
+            writeln!(s, "    let f = crate::layer_mode::NEXT.get({slot});").unwrap();
+            // The loader's entry is always there, but the driver's may be
+            // empty (FACTS.md §8): look in the object's own table first.
+            if let Some(p) = dispatch_param(f).filter(|p| p.role == Role::Handle && is_dispatchable(&p.c_type)) {
+                writeln!(s, "    if !{0}.is_null() && ::cltap::dispatch::object_slot({0} as *mut ::core::ffi::c_void, {slot}).is_null() {{ crate::rt::missing({id}); {1} }}", p.name, fail_with(f, "-59")).unwrap();
+            }
+        }
         (None, Some(e)) => {
             let key = match dispatch_param(f) {
                 Some(p) => key_source(p, false),

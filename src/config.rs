@@ -30,8 +30,8 @@ impl Default for Config {
 pub enum ConfigError {
     #[error("{var}={value:?} is not valid (accepted: {accepted}); cltap continues as a pure pass-through")]
     Invalid { var: &'static str, value: String, accepted: &'static str },
-    #[error("{var} is not a cltap variable (known: {known}); cltap continues as a pure pass-through")]
-    Unknown { var: String, known: String },
+    #[error("{var}={value:?}: {var} is not a cltap variable (known: {known}); cltap continues as a pure pass-through")]
+    Unknown { var: String, value: String, known: String },
 }
 
 fn flag(var: &'static str, v: &str) -> Result<bool, ConfigError> {
@@ -81,6 +81,7 @@ impl Config {
                 }
                 _ => Err(ConfigError::Unknown {
                     var: k.clone(),
+                    value: v.clone(),
                     known: VARIABLES.iter().map(|(n, _)| *n).collect::<Vec<_>>().join(", "),
                 }),
             };

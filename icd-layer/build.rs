@@ -95,6 +95,11 @@ fn generate(api: &Api) -> String {
         writeln!(s, "    pub const {}: usize = {};", f.name, f.slot.unwrap()).unwrap();
     }
     writeln!(s, "}}").unwrap();
+    writeln!(s, "pub static NAMES_BY_SLOT: [&str; {}] = [", cltap_apidesc::DISPATCH_SLOTS).unwrap();
+    for f in api.by_slot() {
+        writeln!(s, "    {:?},", f.unwrap().name).unwrap();
+    }
+    writeln!(s, "];").unwrap();
     writeln!(s, "pub static WINDOWS_SLOTS: &[usize] = &{:?};",
         api.functions.iter().filter(|f| f.windows_only).filter_map(|f| f.slot).collect::<Vec<_>>()).unwrap();
 

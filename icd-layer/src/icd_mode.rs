@@ -260,18 +260,6 @@ pub fn unknown_extensions() -> Vec<String> {
     UNKNOWN_SEEN.lock().clone()
 }
 
-fn find(name: *const c_char) -> Option<&'static gen::Entry> {
-    if name.is_null() {
-        return None;
-    }
-    let n = unsafe { CStr::from_ptr(name) }.to_bytes();
-    gen::ENTRIES.iter().find(|e| e.name.as_bytes() == n)
-}
-
-fn id(name: &str) -> usize {
-    gen::NAMES.iter().position(|n| *n == name).unwrap_or(0)
-}
-
 // ---- Functions the ICD answers itself ----
 
 pub unsafe extern "C" fn clIcdGetPlatformIDsKHR(num_entries: u32, platforms: *mut c_void, num_platforms: *mut c_void) -> i32 {
@@ -294,7 +282,7 @@ pub unsafe extern "C" fn clIcdGetPlatformIDsKHR(num_entries: u32, platforms: *mu
             0
         }
     });
-    rt::done(id("clIcdGetPlatformIDsKHR"), r != 0);
+    rt::done(crate::id_of_name("clIcdGetPlatformIDsKHR"), r != 0);
     r
 }
 
@@ -307,7 +295,7 @@ unsafe fn answer_for(name: *const c_char, real: *mut c_void) -> *mut c_void {
     if real.is_null() {
         return real;
     }
-    match find(name) {
+    match crate::entry(name) {
         Some(e) if !e.icd.is_null() => e.icd as *mut c_void,
         _ => {
             note_unknown_extension(name, false);
@@ -342,7 +330,7 @@ pub unsafe extern "C" fn clGetExtensionFunctionAddressForPlatform(platform: *mut
     } else {
         std::mem::transmute::<*const c_void, Gefafp>(fp)(real_p, name as *const c_char)
     };
-    rt::done(id("clGetExtensionFunctionAddressForPlatform"), real.is_null());
+    rt::done(crate::id_of_name("clGetExtensionFunctionAddressForPlatform"), real.is_null());
     rt::guard(std::ptr::null_mut(), || answer_for(name as *const c_char, real))
 }
 
@@ -353,6 +341,6 @@ pub unsafe extern "C" fn clUnloadCompiler() -> i32 {
             std::mem::transmute::<*const c_void, unsafe extern "C" fn(*mut c_void) -> i32>(f)(*p);
         }
     }
-    rt::done(id("clUnloadCompiler"), false);
+    rt::done(crate::id_of_name("clUnloadCompiler"), false);
     0
 }

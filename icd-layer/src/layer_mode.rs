@@ -5,7 +5,7 @@
 use crate::{gen, rt};
 use cltap::dispatch::Next;
 use cltap::exts::{key_of, ExtTable};
-use std::ffi::{c_char, c_void, CStr};
+use std::ffi::{c_char, c_void};
 
 pub static NEXT: Next = Next::new();
 static EXTS: ExtTable = ExtTable::new();
@@ -69,20 +69,12 @@ pub unsafe fn ext_ptr(ext: usize, handle: *mut c_void) -> *const c_void {
     EXTS.lookup(key_of(handle), ext)
 }
 
-fn entry(name: *const c_char) -> Option<&'static gen::Entry> {
-    if name.is_null() {
-        return None;
-    }
-    let n = unsafe { CStr::from_ptr(name) }.to_bytes();
-    gen::ENTRIES.iter().find(|e| e.name.as_bytes() == n)
-}
-
 /// Swaps the driver's pointer for cltap's wrapper of the same function.
 unsafe fn substitute(name: *const c_char, real: *mut c_void, key: *const c_void) -> *mut c_void {
     if real.is_null() {
         return real;
     }
-    match entry(name) {
+    match crate::entry(name) {
         Some(e) if !e.layer.is_null() => {
             if let Some(x) = e.ext {
                 EXTS.record(key, x, real);
@@ -104,7 +96,7 @@ pub unsafe extern "C" fn clGetExtensionFunctionAddress(name: *mut c_void) -> *mu
     }
     let f: unsafe extern "C" fn(*mut c_void) -> *mut c_void = std::mem::transmute(f);
     let real = f(name);
-    rt::done(id_of(SLOT), real.is_null());
+    rt::done(crate::id_of_name(gen::NAMES_BY_SLOT[SLOT]), real.is_null());
     rt::guard(real, || substitute(name as *const c_char, real, std::ptr::null()))
 }
 
@@ -116,12 +108,7 @@ pub unsafe extern "C" fn clGetExtensionFunctionAddressForPlatform(platform: *mut
     }
     let f: unsafe extern "C" fn(*mut c_void, *mut c_void) -> *mut c_void = std::mem::transmute(f);
     let real = f(platform, name);
-    rt::done(id_of(SLOT), real.is_null());
+    rt::done(crate::id_of_name(gen::NAMES_BY_SLOT[SLOT]), real.is_null());
     rt::guard(real, || substitute(name as *const c_char, real, key_of(platform)))
 }
 
-/// The function id of the function in dispatch slot `slot`.
-pub fn id_of(slot: usize) -> usize {
-    let target = gen::LAYER_TABLE.slots[slot];
-    gen::ENTRIES.iter().position(|e| e.layer == target).unwrap_or(0)
-}

@@ -14,7 +14,21 @@ mod layer_mode;
 mod rt;
 mod trampolines;
 
-use std::ffi::{c_char, c_void};
+use std::ffi::{c_char, c_void, CStr};
+
+/// The described function with this C name.
+pub(crate) fn entry(name: *const c_char) -> Option<&'static gen::Entry> {
+    if name.is_null() {
+        return None;
+    }
+    let n = unsafe { CStr::from_ptr(name) }.to_bytes();
+    gen::ENTRIES.iter().find(|e| e.name.as_bytes() == n)
+}
+
+/// The function id (index into `gen::NAMES`) of a described function.
+pub(crate) fn id_of_name(name: &str) -> usize {
+    gen::NAMES.iter().position(|n| *n == name).unwrap_or(0)
+}
 
 // ---- Loader-layer entry points (cl_loader_layers) ----
 

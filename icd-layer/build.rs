@@ -317,14 +317,16 @@ fn icd_wrapper(s: &mut String, f: &Function, id: usize, ext: Option<usize>) {
             Role::OutArray { count: Some(c), .. } if is_dispatchable(p.pointee()) => {
                 let cp = f.params.iter().find(|q| &q.name == c).unwrap();
                 writeln!(s, "    let mut __count_{c}: {} = 0;", rust_type(cp.pointee())).unwrap();
-                writeln!(s, "    let {c} = if {c}.is_null() {{ &mut __count_{c} as *mut _ as *mut ::core::ffi::c_void }} else {{ {c} }};").unwrap();
+                // Only when handles will come back: the driver must still see
+                // the application's NULLs where it validates them.
+                writeln!(s, "    let {c} = if {c}.is_null() && !{n}.is_null() {{ &mut __count_{c} as *mut _ as *mut ::core::ffi::c_void }} else {{ {c} }};").unwrap();
             }
             Role::InfoResult { .. } => {
                 // The answer's length is needed to translate it; the driver
                 // writes it to a local when the application passed NULL.
                 let sr = size_ret_param(f);
                 writeln!(s, "    let mut __size_ret: usize = 0;").unwrap();
-                writeln!(s, "    let {sr} = if {sr}.is_null() {{ &mut __size_ret as *mut usize as *mut ::core::ffi::c_void }} else {{ {sr} }};").unwrap();
+                writeln!(s, "    let {sr} = if {sr}.is_null() && !{n}.is_null() {{ &mut __size_ret as *mut usize as *mut ::core::ffi::c_void }} else {{ {sr} }};").unwrap();
             }
             _ => {}
         }
@@ -366,7 +368,7 @@ fn icd_wrapper(s: &mut String, f: &Function, id: usize, ext: Option<usize>) {
                 let n_expr = match count {
                     Some(c) => {
                         let cp = f.params.iter().find(|q| &q.name == c).unwrap();
-                        format!("({} as usize).min(*({c} as *const {}) as usize)", len_expr(cap), rust_type(cp.pointee()))
+                        format!("if {c}.is_null() {{ 0 }} else {{ ({} as usize).min(*({c} as *const {}) as usize) }}", len_expr(cap), rust_type(cp.pointee()))
                     }
                     None => len_expr(cap),
                 };
@@ -379,7 +381,7 @@ fn icd_wrapper(s: &mut String, f: &Function, id: usize, ext: Option<usize>) {
                     .find(|q| q.name == "param_name")
                     .unwrap_or_else(|| panic!("{}: info result without param_name", f.name));
                 let sr = size_ret_param(f);
-                writeln!(s, "    if {ok} {{ crate::icd_mode::info_out(hs, {:?}, {} as u32, {n}, {size}, *({sr} as *const usize)); }}", f.name, sel.name).unwrap();
+                writeln!(s, "    if {ok} && !{n}.is_null() {{ crate::icd_mode::info_out(hs, {:?}, {} as u32, {n}, {size}, *({sr} as *const usize)); }}", f.name, sel.name).unwrap();
             }
             _ => {}
         }

@@ -173,6 +173,19 @@ fn fail_with(f: &Function, code: &str) -> String {
     }
 }
 
+/// The arguments as the application passed them, one word each.
+fn arg_words(f: &Function) -> String {
+    let w: Vec<String> = f.params.iter().map(|p| format!("{} as u64", p.name)).collect();
+    format!("[{}]", w.join(", "))
+}
+
+fn ret_word(f: &Function) -> &'static str {
+    match f.ret {
+        RetKind::Void => "0u64",
+        _ => "r as u64",
+    }
+}
+
 fn failed_expr(f: &Function) -> &'static str {
     match f.ret {
         RetKind::Status => "r != 0",
@@ -221,8 +234,9 @@ fn layer_wrapper(s: &mut String, f: &Function, id: usize, ext: Option<usize>) {
     }
     writeln!(s, "    if f.is_null() {{ crate::rt::missing({id}); {} }}", fail_with(f, "-59")).unwrap();
     writeln!(s, "    let f: {fty} = ::core::mem::transmute(f);").unwrap();
+    writeln!(s, "    let __t = crate::rt::enter({id});").unwrap();
     writeln!(s, "    let r = f({args});").unwrap();
-    writeln!(s, "    crate::rt::done({id}, {});", failed_expr(f)).unwrap();
+    writeln!(s, "    if __t.on {{ crate::rt::exit({id}, __t, {}, &{}, {}); }} else {{ crate::rt::done({id}, {}); }}", ret_word(f), arg_words(f), failed_expr(f), failed_expr(f)).unwrap();
     writeln!(s, "    r\n}}").unwrap();
 }
 
@@ -275,6 +289,8 @@ fn icd_wrapper(s: &mut String, f: &Function, id: usize, ext: Option<usize>) {
     writeln!(s, "#[allow(non_snake_case, unused_variables, unused_mut, clippy::all)]").unwrap();
     writeln!(s, "unsafe extern \"C\" fn icd_{}({params}) -> {ret} {{", f.name).unwrap();
     writeln!(s, "    let hs = crate::icd_mode::handles();").unwrap();
+    // The log shows the application's view: its handles, its pointers.
+    writeln!(s, "    let __app = {};", arg_words(f)).unwrap();
     // Before the call: the driver must see its own handles.
     for p in &f.params {
         let n = &p.name;
@@ -352,6 +368,7 @@ fn icd_wrapper(s: &mut String, f: &Function, id: usize, ext: Option<usize>) {
     }
     writeln!(s, "    if f.is_null() {{ crate::rt::missing({id}); {} }}", fail_with(f, "-59")).unwrap();
     writeln!(s, "    let f: {fty} = ::core::mem::transmute(f);").unwrap();
+    writeln!(s, "    let __t = crate::rt::enter({id});").unwrap();
     writeln!(s, "    let r = f({args});").unwrap();
     // After the call: the application must see cltap's handles.
     let ok = match f.ret {
@@ -389,6 +406,6 @@ fn icd_wrapper(s: &mut String, f: &Function, id: usize, ext: Option<usize>) {
     if f.ret == RetKind::Handle && is_dispatchable(&f.ret_type) {
         writeln!(s, "    let r = hs.wrap(r as *mut ::core::ffi::c_void) as {};", rust_type(&f.ret_type)).unwrap();
     }
-    writeln!(s, "    crate::rt::done({id}, {});", failed_expr(f)).unwrap();
+    writeln!(s, "    if __t.on {{ crate::rt::exit({id}, __t, {}, &__app, {}); }} else {{ crate::rt::done({id}, {}); }}", ret_word(f), failed_expr(f), failed_expr(f)).unwrap();
     writeln!(s, "    r\n}}").unwrap();
 }

@@ -9,7 +9,21 @@ pub const VARIABLES: &[(&str, &str)] = &[
     ("CLTAP_ICD_FILENAMES", "colon-separated paths of the real OpenCL drivers (ICD mode)"),
     ("CLTAP_SUMMARY", "0 or 1: print the call summary at exit"),
     ("CLTAP_OUTPUT_DIR", "an existing directory for output files"),
+    ("CLTAP_API_LOG", "0 or 1: write the API log (default 1)"),
+    ("CLTAP_LOG", "file, stderr or stdout: where the API log goes"),
+    ("CLTAP_LOG_DECODE", "0 or 1: add decoded values to the API log"),
+    ("CLTAP_LOG_FILTER", "comma-separated API globs; a leading '-' excludes"),
+    ("CLTAP_BUFFER_SIZE", "bytes per thread buffer, with optional K, M or G"),
+    ("CLTAP_BUFFER_WATERMARK", "bytes, or a percentage of the size, at which a buffer is handed to the writer"),
+    ("CLTAP_BUFFER_POLICY", "lossless or discard"),
 ];
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LogDest {
+    File,
+    Stderr,
+    Stdout,
+}
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Config {
@@ -18,12 +32,100 @@ pub struct Config {
     /// Real drivers for ICD mode; `None` means: read the loaders' vendor files.
     pub icd_filenames: Option<Vec<PathBuf>>,
     pub output_dir: PathBuf,
+    pub api_log: bool,
+    pub log_dest: LogDest,
+    pub decode: bool,
+    /// Include/exclude globs; empty means every API.
+    pub filter: Vec<(bool, String)>,
+    pub buffer_size: usize,
+    /// Absolute bytes, or a percentage of `buffer_size`.
+    pub watermark: Watermark,
+    pub lossless: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Watermark {
+    Bytes(usize),
+    Percent(u32),
 }
 
 impl Default for Config {
     fn default() -> Self {
-        Self { summary: false, icd_filenames: None, output_dir: PathBuf::from(".") }
+        Self {
+            summary: false,
+            icd_filenames: None,
+            output_dir: PathBuf::from("."),
+            api_log: true,
+            log_dest: LogDest::File,
+            decode: false,
+            filter: Vec::new(),
+            buffer_size: 1 << 20,
+            watermark: Watermark::Percent(100),
+            lossless: true,
+        }
     }
+}
+
+impl Config {
+    pub fn watermark_bytes(&self) -> usize {
+        match self.watermark {
+            Watermark::Bytes(b) => b,
+            Watermark::Percent(p) => self.buffer_size * p as usize / 100,
+        }
+    }
+
+    /// Whether the API named `name` passes `CLTAP_LOG_FILTER`.
+    pub fn logs(&self, name: &str) -> bool {
+        let includes = self.filter.iter().any(|(inc, _)| *inc);
+        let mut on = !includes || self.filter.iter().any(|(inc, g)| *inc && glob(g, name));
+        if self.filter.iter().any(|(inc, g)| !*inc && glob(g, name)) {
+            on = false;
+        }
+        on
+    }
+}
+
+/// `*` and `?` wildcards.
+pub fn glob(pat: &str, s: &str) -> bool {
+    let (p, s): (Vec<char>, Vec<char>) = (pat.chars().collect(), s.chars().collect());
+    let (mut pi, mut si, mut star, mut mark) = (0, 0, None, 0);
+    while si < s.len() {
+        if pi < p.len() && (p[pi] == '?' || p[pi] == s[si]) {
+            pi += 1;
+            si += 1;
+        } else if pi < p.len() && p[pi] == '*' {
+            star = Some(pi);
+            mark = si;
+            pi += 1;
+        } else if let Some(st) = star {
+            pi = st + 1;
+            mark += 1;
+            si = mark;
+        } else {
+            return false;
+        }
+    }
+    while pi < p.len() && p[pi] == '*' {
+        pi += 1;
+    }
+    pi == p.len()
+}
+
+fn size(var: &'static str, v: &str) -> Result<usize, ConfigError> {
+    let bad = || ConfigError::Invalid { var, value: v.to_string(), accepted: "a byte count of at least 4096, optionally with K, M or G (e.g. 65536, 64K, 1M)" };
+    let t = v.trim();
+    let (num, mul) = match t.chars().last() {
+        Some('K' | 'k') => (&t[..t.len() - 1], 1usize << 10),
+        Some('M' | 'm') => (&t[..t.len() - 1], 1 << 20),
+        Some('G' | 'g') => (&t[..t.len() - 1], 1 << 30),
+        _ => (t, 1),
+    };
+    let n: usize = num.parse().map_err(|_| bad())?;
+    let n = n.checked_mul(mul).ok_or_else(bad)?;
+    if n < 4096 || n > 1 << 34 {
+        return Err(bad());
+    }
+    Ok(n)
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -79,6 +181,48 @@ impl Config {
                         Err(ConfigError::Invalid { var: "CLTAP_OUTPUT_DIR", value: v.clone(), accepted: "an existing directory" })
                     }
                 }
+                "CLTAP_API_LOG" => flag("CLTAP_API_LOG", &v).map(|b| cfg.api_log = b),
+                "CLTAP_LOG_DECODE" => flag("CLTAP_LOG_DECODE", &v).map(|b| cfg.decode = b),
+                "CLTAP_LOG" => match v.trim() {
+                    "file" | "" => Ok(cfg.log_dest = LogDest::File),
+                    "stderr" => Ok(cfg.log_dest = LogDest::Stderr),
+                    "stdout" => Ok(cfg.log_dest = LogDest::Stdout),
+                    _ => Err(ConfigError::Invalid { var: "CLTAP_LOG", value: v.clone(), accepted: "file, stderr or stdout" }),
+                },
+                "CLTAP_LOG_FILTER" => {
+                    let items: Vec<(bool, String)> = v
+                        .split(',')
+                        .map(str::trim)
+                        .filter(|s| !s.is_empty())
+                        .map(|s| match s.strip_prefix('-') {
+                            Some(x) => (false, x.to_string()),
+                            None => (true, s.to_string()),
+                        })
+                        .collect();
+                    if items.iter().all(|(_, g)| !g.is_empty() && g.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '*' || c == '?')) {
+                        cfg.filter = items;
+                        Ok(())
+                    } else {
+                        Err(ConfigError::Invalid { var: "CLTAP_LOG_FILTER", value: v.clone(), accepted: "comma-separated API name globs (letters, digits, _, *, ?), each optionally prefixed by '-'" })
+                    }
+                }
+                "CLTAP_BUFFER_SIZE" => size("CLTAP_BUFFER_SIZE", &v).map(|n| cfg.buffer_size = n),
+                "CLTAP_BUFFER_WATERMARK" => {
+                    let t = v.trim();
+                    if let Some(p) = t.strip_suffix('%') {
+                        match p.parse::<u32>() {
+                            Ok(p) if (1..=100).contains(&p) => Ok(cfg.watermark = Watermark::Percent(p)),
+                            _ => Err(ConfigError::Invalid { var: "CLTAP_BUFFER_WATERMARK", value: v.clone(), accepted: "1% to 100%, or a byte count" }),
+                        }
+                    } else {
+                        size("CLTAP_BUFFER_WATERMARK", &v).map(|n| cfg.watermark = Watermark::Bytes(n))
+                    }
+                }
+                "CLTAP_BUFFER_POLICY" => match v.trim() {
+                    "lossless" => Ok(cfg.lossless = true),
+                    "discard" => Ok(cfg.lossless = false),
+                    _ => Err(ConfigError::Invalid { var: "CLTAP_BUFFER_POLICY", value: v.clone(), accepted: "lossless or discard" }),
+                },
                 _ => Err(ConfigError::Unknown {
                     var: k.clone(),
                     value: v.clone(),
@@ -128,6 +272,31 @@ mod tests {
         let (c, e) = Config::from_vars(vars(&[("CLTAP_ICD_FILENAMES", "/a.so::/b.so")]));
         assert!(e.is_empty());
         assert_eq!(c.icd_filenames.unwrap(), vec![PathBuf::from("/a.so"), PathBuf::from("/b.so")]);
+    }
+
+    #[test]
+    fn buffer_settings() {
+        let (c, e) = Config::from_vars(vars(&[("CLTAP_BUFFER_SIZE", "64K"), ("CLTAP_BUFFER_WATERMARK", "50%"), ("CLTAP_BUFFER_POLICY", "discard")]));
+        assert!(e.is_empty(), "{e:?}");
+        assert_eq!(c.buffer_size, 65536);
+        assert_eq!(c.watermark_bytes(), 32768);
+        assert!(!c.lossless);
+        for (k, v) in [("CLTAP_BUFFER_SIZE", "12"), ("CLTAP_BUFFER_SIZE", "lots"), ("CLTAP_BUFFER_WATERMARK", "0%"), ("CLTAP_BUFFER_POLICY", "maybe"), ("CLTAP_LOG", "syslog"), ("CLTAP_LOG_FILTER", "cl Get")] {
+            let (_, e) = Config::from_vars(vars(&[(k, v)]));
+            assert_eq!(e.len(), 1, "{k}={v}");
+        }
+    }
+
+    #[test]
+    fn filter_globs() {
+        let (c, _) = Config::from_vars(vars(&[("CLTAP_LOG_FILTER", "clEnqueue*, clFinish, -clEnqueueRead*")]));
+        assert!(c.logs("clEnqueueNDRangeKernel"));
+        assert!(c.logs("clFinish"));
+        assert!(!c.logs("clEnqueueReadBuffer"));
+        assert!(!c.logs("clGetDeviceInfo"));
+        let (c, _) = Config::from_vars(vars(&[("CLTAP_LOG_FILTER", "-clGetEventInfo")]));
+        assert!(c.logs("clGetDeviceInfo") && !c.logs("clGetEventInfo"));
+        assert!(glob("cl?et*Info", "clGetDeviceInfo"));
     }
 
     #[test]

@@ -8,4 +8,6 @@ pub mod diag;
 pub mod dispatch;
 pub mod exts;
 pub mod icd;
+pub mod meta;
 pub mod sys;
+pub mod trace;

@@ -4,7 +4,7 @@
 use crate::gen;
 use cltap::calls::Tally;
 use cltap::config::Config;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::OnceLock;
 
 pub static TALLY: Tally = Tally::new();
@@ -12,7 +12,40 @@ static CONFIG: OnceLock<Config> = OnceLock::new();
 static FINISHED: AtomicBool = AtomicBool::new(false);
 static MISSING_SEEN: [AtomicBool; gen::FUNCTIONS] = [const { AtomicBool::new(false) }; gen::FUNCTIONS];
 
-/// After each forwarded call.
+/// Whether each function is recorded (the API log is on and
+/// `CLTAP_LOG_FILTER` lets it through).
+static LOGGED: [AtomicBool; gen::FUNCTIONS] = [const { AtomicBool::new(false) }; gen::FUNCTIONS];
+/// Command ids: one process-wide sequence for calls that return an event.
+static NEXT_CMD: AtomicU64 = AtomicU64::new(1);
+
+#[derive(Clone, Copy)]
+pub struct Enter {
+    pub on: bool,
+    pub cmd: u64,
+    pub t0: u64,
+}
+
+/// Before each forwarded call: one relaxed load when the call is not logged.
+#[inline(always)]
+pub fn enter(id: usize) -> Enter {
+    if !LOGGED[id].load(Ordering::Relaxed) {
+        return Enter { on: false, cmd: 0, t0: 0 };
+    }
+    let cmd = if cltap::meta::FUNCTIONS[id].event_out { NEXT_CMD.fetch_add(1, Ordering::Relaxed) } else { 0 };
+    Enter { on: true, cmd, t0: cltap::trace::tsc::now() }
+}
+
+/// After a logged call: its record goes to this thread's buffer.
+#[inline(always)]
+pub fn exit(id: usize, e: Enter, ret: u64, args: &[u64], failed: bool) {
+    let t1 = cltap::trace::tsc::now();
+    TALLY.record(id, failed);
+    let cmd = cltap::meta::FUNCTIONS[id].event_out.then_some(e.cmd);
+    // SAFETY: the arguments are the application's, after a call that used them.
+    unsafe { cltap::trace::writer::submit(id, cmd, e.t0, t1, ret, args, None) };
+}
+
+/// After each forwarded call that is not logged.
 #[inline(always)]
 pub fn done(id: usize, failed: bool) {
     TALLY.record(id, failed);
@@ -40,9 +73,36 @@ pub fn config() -> &'static Config {
         TALLY.enable(record && cfg.summary);
         if record {
             pin_and_register_exit();
+            if cfg.api_log {
+                start_trace(&cfg);
+            }
         }
         cfg
     })
+}
+
+fn start_trace(cfg: &Config) {
+    use cltap::config::LogDest;
+    use cltap::trace::writer::{Dest, TraceSettings};
+    // The core's metadata and the layer's wrappers come from one description.
+    debug_assert!(gen::NAMES.iter().zip(cltap::meta::FUNCTIONS.iter()).all(|(a, b)| *a == b.name));
+    let settings = TraceSettings {
+        buffers: cltap::trace::buffers::Settings {
+            size: cfg.buffer_size,
+            watermark: cfg.watermark_bytes(),
+            policy: if cfg.lossless { cltap::trace::buffers::Policy::Lossless } else { cltap::trace::buffers::Policy::Discard },
+        },
+        dest: match cfg.log_dest {
+            LogDest::File => Dest::Dir(cfg.output_dir.clone()),
+            LogDest::Stderr => Dest::Stderr,
+            LogDest::Stdout => Dest::Stdout,
+        },
+        options: cltap::trace::printer::Options { decode: cfg.decode },
+    };
+    cltap::trace::writer::start(settings);
+    for (i, n) in gen::NAMES.iter().enumerate() {
+        LOGGED[i].store(cfg.logs(n), Ordering::Release);
+    }
 }
 
 /// Keeps the layer mapped until the process ends (its exit handler and its
@@ -67,6 +127,7 @@ pub fn finish() {
         return;
     }
     let Some(cfg) = CONFIG.get() else { return };
+    cltap::trace::writer::finish();
     if cfg.summary {
         let rows = TALLY.snapshot();
         let table = cltap::calls::render(&rows, |i| gen::NAMES[i]);

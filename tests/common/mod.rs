@@ -123,7 +123,17 @@ pub fn command(program: &Path, args: &[&str], drivers: &[Driver], loader: Loader
     if mode == Mode::Layer {
         c.env("OPENCL_LAYERS", &l);
     }
+    if mode != Mode::Plain {
+        c.env("CLTAP_OUTPUT_DIR", log_dir());
+    }
     c
+}
+
+/// Where the layer's files go during the tests.
+pub fn log_dir() -> PathBuf {
+    let d = root().join("target/test-logs");
+    std::fs::create_dir_all(&d).unwrap();
+    d
 }
 
 /// A directory of `.icd` files naming `libs`, for ocl-icd.

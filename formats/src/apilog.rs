@@ -1,0 +1,361 @@
+//! The API log (seed 004): one line per call,
+//!
+//! ```text
+//! TID <tid> START TIME 0x<TSC> DURATION 0x<µs> [CMD ID <n>] name(<type> <param> = <value>, …) = <result>, *<out> = <value>
+//! ```
+//!
+//! plus "Internally calculated local_work_size" lines and `#` comment lines
+//! (cltap's header and trailer).
+
+use std::fmt::Write;
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Arg {
+    pub c_type: String,
+    pub name: String,
+    pub value: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Call {
+    pub tid: u64,
+    /// Time-stamp counter at entry.
+    pub start: u64,
+    /// Microseconds between entry and exit.
+    pub duration_us: u64,
+    /// Set for calls with a `cl_event*` output.
+    pub cmd_id: Option<u64>,
+    pub name: String,
+    pub args: Vec<Arg>,
+    /// `None` for functions returning `void`.
+    pub result: Option<String>,
+    /// Output parameters after the call: (`event`, `0000000001234560`).
+    pub outs: Vec<(String, String)>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Entry {
+    Call(Call),
+    /// The work-group size the driver chose for an NDRange enqueued with a
+    /// NULL local size.
+    LocalWorkSize { cmd_id: u64, sizes: Vec<u64> },
+    /// A `#` line, without the `# `.
+    Comment(String),
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("line {line}: {reason}")]
+pub struct ParseError {
+    pub line: usize,
+    pub reason: String,
+}
+
+/// Width of the command-id field, present or not, so calls line up.
+const CMD_FIELD: usize = 25;
+
+pub fn write_entry(out: &mut String, e: &Entry) {
+    match e {
+        Entry::Comment(c) => {
+            out.push_str("# ");
+            out.push_str(c);
+        }
+        Entry::LocalWorkSize { cmd_id, sizes } => {
+            let s: Vec<String> = sizes.iter().map(u64::to_string).collect();
+            let _ = write!(
+                out,
+                "Internally calculated local_work_size with for NDRangeKernel command with ID {cmd_id}: ({})",
+                s.join(", ")
+            );
+        }
+        Entry::Call(c) => write_call(out, c),
+    }
+    out.push('\n');
+}
+
+pub fn write_call(out: &mut String, c: &Call) {
+    let _ = write!(out, "TID {:>9}    START TIME 0x{:016x}    DURATION 0x{:016x}", c.tid, c.start, c.duration_us);
+    match c.cmd_id {
+        Some(n) => {
+            let f = format!("    CMD ID {n}");
+            let _ = write!(out, "{f:<CMD_FIELD$}");
+        }
+        None => out.extend(std::iter::repeat_n(' ', CMD_FIELD)),
+    }
+    out.push_str(&c.name);
+    out.push('(');
+    for (i, a) in c.args.iter().enumerate() {
+        if i > 0 {
+            out.push_str(", ");
+        }
+        let _ = write!(out, "{} {} = {}", a.c_type, a.name, a.value);
+    }
+    out.push(')');
+    if let Some(r) = &c.result {
+        out.push_str(" = ");
+        out.push_str(r);
+    }
+    for (n, v) in &c.outs {
+        let _ = write!(out, ", *{n} = {v}");
+    }
+}
+
+pub fn write(entries: &[Entry]) -> String {
+    let mut s = String::new();
+    for e in entries {
+        write_entry(&mut s, e);
+    }
+    s
+}
+
+pub fn read(text: &str) -> Result<Vec<Entry>, ParseError> {
+    text.lines()
+        .enumerate()
+        .filter(|(_, l)| !l.is_empty())
+        .map(|(i, l)| parse_line(l).map_err(|reason| ParseError { line: i + 1, reason }))
+        .collect()
+}
+
+fn hex_field(s: &str, what: &str) -> Result<u64, String> {
+    let h = s.strip_prefix("0x").ok_or(format!("{what}: expected 0x…, found {s:?}"))?;
+    u64::from_str_radix(h, 16).map_err(|_| format!("{what}: bad hex {s:?}"))
+}
+
+pub fn parse_line(l: &str) -> Result<Entry, String> {
+    if let Some(c) = l.strip_prefix('#') {
+        return Ok(Entry::Comment(c.strip_prefix(' ').unwrap_or(c).to_string()));
+    }
+    if let Some(rest) = l.strip_prefix("Internally calculated local_work_size with for NDRangeKernel command with ID ") {
+        let (id, sizes) = rest.split_once(": (").ok_or("local_work_size line without ': ('")?;
+        let sizes = sizes.strip_suffix(')').ok_or("local_work_size line without ')'")?;
+        return Ok(Entry::LocalWorkSize {
+            cmd_id: id.parse().map_err(|_| format!("bad command id {id:?}"))?,
+            sizes: sizes
+                .split(", ")
+                .map(|s| s.parse().map_err(|_| format!("bad size {s:?}")))
+                .collect::<Result<_, _>>()?,
+        });
+    }
+    let rest = l.strip_prefix("TID ").ok_or("expected 'TID', '#' or 'Internally calculated'")?;
+    let (tid, rest) = rest.split_once("    START TIME ").ok_or("missing 'START TIME'")?;
+    let tid = tid.trim().parse().map_err(|_| format!("bad thread id {tid:?}"))?;
+    let (start, rest) = rest.split_once("    DURATION ").ok_or("missing 'DURATION'")?;
+    let start = hex_field(start, "START TIME")?;
+    if rest.len() < 18 {
+        return Err("line ends inside DURATION".into());
+    }
+    let duration_us = hex_field(&rest[..18], "DURATION")?;
+    let rest = &rest[18..];
+    if rest.len() < CMD_FIELD || !rest.is_char_boundary(CMD_FIELD) {
+        return Err("line ends before the call".into());
+    }
+    let (field, call) = rest.split_at(CMD_FIELD);
+    let cmd_id = match field.trim() {
+        "" => None,
+        f => Some(
+            f.strip_prefix("CMD ID ")
+                .and_then(|n| n.parse().ok())
+                .ok_or(format!("bad command id field {f:?}"))?,
+        ),
+    };
+    let open = call.find('(').ok_or("call without '('")?;
+    let name = call[..open].to_string();
+    if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+        return Err(format!("bad function name {name:?}"));
+    }
+    let close = matching(call, open).ok_or("call without matching ')'")?;
+    let mut args = Vec::new();
+    for piece in split_top(&call[open + 1..close]) {
+        let (decl, value) = piece.split_once(" = ").ok_or(format!("argument without ' = ': {piece:?}"))?;
+        let (c_type, name) = decl.rsplit_once(' ').ok_or(format!("argument without a type: {decl:?}"))?;
+        args.push(Arg { c_type: c_type.to_string(), name: name.to_string(), value: value.to_string() });
+    }
+    let tail = &call[close + 1..];
+    let mut pieces = split_top(tail).into_iter();
+    let result = match tail.strip_prefix(" = ") {
+        Some(_) => {
+            let first = pieces.next().unwrap_or_default();
+            Some(first.strip_prefix(" = ").unwrap_or(&first).to_string())
+        }
+        None => {
+            if let Some(p) = pieces.next() {
+                if !p.is_empty() {
+                    return Err(format!("unexpected text after the call: {p:?}"));
+                }
+            }
+            None
+        }
+    };
+    let mut outs = Vec::new();
+    for p in pieces {
+        let p = p.strip_prefix('*').ok_or(format!("output without '*': {p:?}"))?;
+        let (n, v) = p.split_once(" = ").ok_or(format!("output without ' = ': {p:?}"))?;
+        outs.push((n.to_string(), v.to_string()));
+    }
+    Ok(Entry::Call(Call { tid, start, duration_us, cmd_id, name, args, result, outs }))
+}
+
+/// Index of the `)` closing the `(` at `open`, skipping nested brackets and
+/// quoted strings.
+fn matching(s: &str, open: usize) -> Option<usize> {
+    let mut depth = 0i32;
+    let mut quoted = false;
+    let mut escaped = false;
+    for (i, c) in s.char_indices().skip_while(|(i, _)| *i < open) {
+        if quoted {
+            match c {
+                _ if escaped => escaped = false,
+                '\\' => escaped = true,
+                '"' => quoted = false,
+                _ => {}
+            }
+            continue;
+        }
+        match c {
+            '"' => quoted = true,
+            '(' | '[' | '{' => depth += 1,
+            ')' | ']' | '}' => {
+                depth -= 1;
+                if depth == 0 {
+                    return Some(i);
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+/// Splits on ", " outside brackets and quotes.
+fn split_top(s: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    if s.is_empty() {
+        return out;
+    }
+    let (mut depth, mut quoted, mut escaped) = (0i32, false, false);
+    let mut cur = String::new();
+    let b = s.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        let c = s[i..].chars().next().unwrap();
+        if quoted {
+            match c {
+                _ if escaped => escaped = false,
+                '\\' => escaped = true,
+                '"' => quoted = false,
+                _ => {}
+            }
+        } else {
+            match c {
+                '"' => quoted = true,
+                '(' | '[' | '{' => depth += 1,
+                ')' | ']' | '}' => depth -= 1,
+                ',' if depth == 0 && s[i..].starts_with(", ") => {
+                    out.push(std::mem::take(&mut cur));
+                    i += 2;
+                    continue;
+                }
+                _ => {}
+            }
+        }
+        cur.push(c);
+        i += c.len_utf8();
+    }
+    out.push(cur);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    struct Rng(u64);
+    impl Rng {
+        fn next(&mut self) -> u64 {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 7;
+            self.0 ^= self.0 << 17;
+            self.0
+        }
+        fn pick<'a>(&mut self, v: &[&'a str]) -> &'a str {
+            v[(self.next() % v.len() as u64) as usize]
+        }
+    }
+
+    fn value(r: &mut Rng) -> String {
+        match r.next() % 7 {
+            0 => format!("{:016X}", r.next()),
+            1 => (r.next() % 100000).to_string(),
+            2 => "NULL".into(),
+            3 => format!("{} ({})", r.next() % 5000, r.pick(&["CL_DEVICE_NAME", "CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR"])),
+            4 => format!("{{{}, {}, {}}}", r.next() % 9, r.next() % 9, r.next() % 9),
+            5 => format!("\"{}\"", r.pick(&["a, b", "x(y", "quote \\\" inside", "", "-cl-std=CL2.0 -DX=1"])),
+            _ => format!("[{}]", r.next() % 77),
+        }
+    }
+
+    fn random_entry(r: &mut Rng) -> Entry {
+        match r.next() % 10 {
+            0 => Entry::Comment(format!("cltap {} = {}", r.next() % 10, value(r))),
+            1 => Entry::LocalWorkSize { cmd_id: r.next() % 1000, sizes: (0..1 + r.next() % 3).map(|_| r.next() % 1024).collect() },
+            _ => {
+                let nargs = r.next() % 10;
+                Entry::Call(Call {
+                    tid: r.next() % 4_000_000,
+                    start: r.next(),
+                    duration_us: r.next() % 1_000_000,
+                    cmd_id: (r.next() % 2 == 0).then(|| r.next() % 1_000_000_000),
+                    name: r.pick(&["clGetDeviceInfo", "clEnqueueNDRangeKernel", "clSVMFree", "clFinish"]).into(),
+                    args: (0..nargs)
+                        .map(|i| Arg {
+                            c_type: r.pick(&["cl_uint", "const size_t*", "void*", "cl_command_queue", "const char**"]).into(),
+                            name: format!("p{i}"),
+                            value: value(r),
+                        })
+                        .collect(),
+                    result: (r.next() % 5 != 0).then(|| r.pick(&["CL_SUCCESS", "CL_INVALID_VALUE", "00007F0012345678"]).into()),
+                    outs: (0..r.next() % 3).map(|i| (format!("o{i}"), value(r))).collect(),
+                })
+            }
+        }
+    }
+
+    #[test]
+    fn round_trip_over_generated_entries() {
+        let mut r = Rng(0x9E37_79B9_7F4A_7C15);
+        let entries: Vec<Entry> = (0..5000).map(|_| random_entry(&mut r)).collect();
+        let text = write(&entries);
+        assert_eq!(read(&text).unwrap(), entries);
+    }
+
+    #[test]
+    fn layout_matches_the_seed() {
+        let c = Call {
+            tid: 5780,
+            start: 0x00038ec9f2b404c3,
+            duration_us: 0x1e9,
+            cmd_id: Some(2),
+            name: "clFinish".into(),
+            args: vec![Arg { c_type: "cl_command_queue".into(), name: "command_queue".into(), value: "0000000009038E60".into() }],
+            result: Some("CL_SUCCESS".into()),
+            outs: vec![("event".into(), "NULL".into())],
+        };
+        let mut s = String::new();
+        write_call(&mut s, &c);
+        assert_eq!(
+            s,
+            "TID      5780    START TIME 0x00038ec9f2b404c3    DURATION 0x00000000000001e9    CMD ID 2             \
+             clFinish(cl_command_queue command_queue = 0000000009038E60) = CL_SUCCESS, *event = NULL"
+        );
+    }
+
+    #[test]
+    fn malformed_lines_give_line_and_reason() {
+        let text = "# header\nTID 1    START TIME 0xzz    DURATION 0x0000000000000001";
+        let e = read(text).unwrap_err();
+        assert_eq!(e.line, 2);
+        assert!(e.reason.contains("START TIME"), "{e}");
+        let e = read("garbage").unwrap_err();
+        assert_eq!(e.line, 1);
+        assert!(e.reason.contains("expected 'TID'"), "{e}");
+    }
+}

@@ -1,0 +1,264 @@
+//! Turning a call into a record. Runs on the application's thread, inside
+//! every recorded call: it only copies bytes into a preallocated scratch
+//! area. No lock, no allocation, no system call, no formatting.
+
+use super::record::*;
+use crate::meta::{Count, FnMeta, Kind, Props, Ret};
+
+/// Limits that keep a record small; what is cut off is counted in `total`.
+const MAX_ELEMS: usize = 64;
+const MAX_STR: usize = 256;
+const MAX_BYTES: usize = 64;
+const MAX_INFO: usize = 256;
+const MAX_STRS: usize = 4;
+const MAX_PROPS: usize = 64;
+
+struct Out<'a> {
+    buf: &'a mut [u8],
+    len: usize,
+}
+
+impl Out<'_> {
+    #[inline(always)]
+    fn room(&self) -> usize {
+        self.buf.len() - self.len
+    }
+
+    #[inline(always)]
+    fn word(&mut self, v: u64) {
+        self.buf[self.len..self.len + 8].copy_from_slice(&v.to_ne_bytes());
+        self.len += 8;
+    }
+
+    /// Appends a capture of `bytes` from `src`, truncated to fit.
+    ///
+    /// # Safety
+    /// `src` must be readable for `bytes` bytes.
+    #[inline]
+    unsafe fn capture(&mut self, param: usize, tag: Tag, src: *const u8, bytes: usize, total: u64) {
+        if self.room() < CAPTURE + 8 {
+            return;
+        }
+        let bytes = bytes.min(self.room() - CAPTURE - 8);
+        let c = Capture { param: param as u8, tag: tag as u8, _pad: 0, bytes: bytes as u32, total };
+        std::ptr::write_unaligned(self.buf[self.len..].as_mut_ptr() as *mut Capture, c);
+        self.len += CAPTURE;
+        if bytes > 0 {
+            std::ptr::copy_nonoverlapping(src, self.buf[self.len..].as_mut_ptr(), bytes);
+        }
+        self.len += pad8(bytes);
+    }
+}
+
+#[inline(always)]
+fn count(c: Count, args: &[u64]) -> u64 {
+    match c {
+        Count::Param(i) => args[i] & 0xFFFF_FFFF_FFFF,
+        Count::Const(n) => n,
+    }
+}
+
+/// Length of a NUL-terminated string, looking at most `max` bytes, and whether
+/// it ended within them.
+unsafe fn strnlen(p: *const u8, max: usize) -> (usize, bool) {
+    for i in 0..max {
+        if *p.add(i) == 0 {
+            return (i, true);
+        }
+    }
+    (max, false)
+}
+
+unsafe fn full_strlen(p: *const u8) -> usize {
+    libc::strlen(p as *const libc::c_char)
+}
+
+/// The call's own view of success, which decides whether the contents behind
+/// its pointers are meaningful (a failed call may have rejected them unread).
+#[inline(always)]
+pub fn succeeded(f: &FnMeta, ret: u64) -> bool {
+    match f.ret {
+        Ret::Status => ret as u32 == 0,
+        Ret::Handle | Ret::Pointer => ret != 0,
+        Ret::Void | Ret::Scalar => true,
+    }
+}
+
+/// Writes the record of one call into `scratch`; returns its length.
+///
+/// # Safety
+/// `args` must be the call's arguments as the application passed them, and
+/// every pointer among them must be valid as the call's contract requires.
+#[allow(clippy::too_many_arguments)]
+pub unsafe fn write_record(
+    scratch: &mut [u8],
+    fn_id: usize,
+    f: &FnMeta,
+    tid: u32,
+    cmd_id: Option<u64>,
+    t0: u64,
+    t1: u64,
+    ret: u64,
+    args: &[u64],
+    local_size: Option<&[usize]>,
+) -> usize {
+    let ok = succeeded(f, ret);
+    let mut flags = if ok { FLAG_OK } else { 0 };
+    if cmd_id.is_some() {
+        flags |= FLAG_CMD;
+    }
+    let nargs = args.len().min(f.params.len());
+    let mut o = Out { buf: scratch, len: HEADER };
+    for &a in &args[..nargs] {
+        o.word(a);
+    }
+    for (i, p) in f.params.iter().enumerate().take(nargs) {
+        let v = args[i];
+        let ptr = v as *const u8;
+        match p.kind {
+            Kind::Errcode | Kind::OutHandle if !ptr.is_null() && (ok || p.kind == Kind::Errcode) => {
+                let w = if p.kind == Kind::Errcode { *(ptr as *const i32) as i64 as u64 } else { *(ptr as *const u64) };
+                o.capture(i, Tag::Out, &w as *const u64 as *const u8, 8, 1);
+            }
+            Kind::OutValue { elem } if ok && !ptr.is_null() && elem <= 8 => {
+                let mut w = 0u64;
+                std::ptr::copy_nonoverlapping(ptr, &mut w as *mut u64 as *mut u8, elem);
+                o.capture(i, Tag::Out, &w as *const u64 as *const u8, 8, 1);
+            }
+            _ if !ok || ptr.is_null() => {}
+            Kind::InArray { len, elem } => {
+                let n = count(len, args);
+                let take = (n as usize).min(MAX_ELEMS);
+                o.capture(i, Tag::Array, ptr, take * elem, n);
+            }
+            Kind::InBytes { len } => {
+                let n = count(len, args);
+                o.capture(i, Tag::Bytes, ptr, (n as usize).min(MAX_BYTES), n);
+            }
+            Kind::InString => {
+                let (n, ended) = strnlen(ptr, MAX_STR);
+                let total = if ended { n } else { full_strlen(ptr) };
+                o.capture(i, Tag::Str, ptr, n, total as u64);
+            }
+            Kind::InStrings { len } => {
+                let n = count(len, args) as usize;
+                // A `lengths` array may follow: `strs=count` then `arr=count`.
+                let lengths = f.params.get(i + 1).filter(|q| q.name == "lengths").map(|_| args[i + 1] as *const usize);
+                for k in 0..n.min(MAX_STRS) {
+                    let s = *(ptr as *const *const u8).add(k);
+                    if s.is_null() {
+                        continue;
+                    }
+                    let given = lengths.filter(|l| !l.is_null()).map(|l| *l.add(k)).filter(|&l| l > 0);
+                    let total = given.unwrap_or_else(|| full_strlen(s));
+                    o.capture(i, Tag::Str, s, total.min(MAX_STR / 2), total as u64);
+                }
+            }
+            Kind::Properties(kind) => {
+                let w = ptr as *const u64;
+                let mut n = 0;
+                while n < MAX_PROPS && *w.add(n) != 0 {
+                    n += if kind == Props::Pairs { 2 } else { 1 };
+                }
+                o.capture(i, Tag::Props, ptr, n.min(MAX_PROPS) * 8, n as u64);
+            }
+            Kind::OutArray { cap, count: c, elem } => {
+                let mut n = count(cap, args);
+                if let Some(ci) = c {
+                    let cp = args[ci] as *const u32;
+                    if !cp.is_null() {
+                        let written = if elem == 8 && f.params[ci].c_type == "size_t*" { *(cp as *const usize) as u64 } else { *cp as u64 };
+                        n = n.min(written);
+                    }
+                }
+                let take = (n as usize).min(MAX_ELEMS);
+                o.capture(i, Tag::OutArray, ptr, take * elem, n);
+            }
+            Kind::Info { size, .. } => {
+                let cap = args[size] as usize;
+                let written = f
+                    .params
+                    .iter()
+                    .position(|q| q.name.ends_with("size_ret"))
+                    .map(|k| args[k] as *const usize)
+                    .filter(|p| !p.is_null())
+                    .map_or(cap, |p| (*p).min(cap));
+                o.capture(i, Tag::Bytes, ptr, written.min(MAX_INFO), written as u64);
+            }
+            _ => {}
+        }
+    }
+    if let Some(ls) = local_size {
+        o.capture(255, Tag::LocalSize, ls.as_ptr() as *const u8, std::mem::size_of_val(ls), ls.len() as u64);
+    }
+    let len = o.len;
+    let h = Header {
+        len: len as u32,
+        fn_id: fn_id as u16,
+        nargs: nargs as u8,
+        flags,
+        tid,
+        _pad: 0,
+        cmd_id: cmd_id.unwrap_or(0),
+        t0,
+        t1,
+        ret,
+    };
+    std::ptr::write_unaligned(o.buf.as_mut_ptr() as *mut Header, h);
+    len
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::meta::{by_name, FUNCTIONS};
+
+    #[test]
+    fn an_ndrange_record_carries_sizes_wait_list_and_event() {
+        let id = by_name("clEnqueueNDRangeKernel").unwrap();
+        let global = [1024usize, 16];
+        let wait = [0x1111usize, 0x2222];
+        let mut ev: u64 = 0xE0E0;
+        let args = [0xAAu64, 0xBB, 2, 0, global.as_ptr() as u64, 0, 2, wait.as_ptr() as u64, &mut ev as *mut u64 as u64];
+        let mut scratch = vec![0u8; MAX_RECORD];
+        let n = unsafe { write_record(&mut scratch, id, &FUNCTIONS[id], 7, Some(3), 10, 20, 0, &args, Some(&[64, 4])) };
+        let v = records(&scratch[..n]).next().unwrap();
+        assert_eq!(v.header.fn_id as usize, id);
+        assert_eq!(v.header.cmd_id, 3);
+        assert_eq!(v.args, args);
+        let arr: Vec<_> = v.captures.iter().filter(|(c, _)| c.tag == Tag::Array as u8).collect();
+        assert_eq!(arr.len(), 2);
+        assert_eq!(arr[0].1, unsafe { std::slice::from_raw_parts(global.as_ptr() as *const u8, 16) });
+        let out = v.captures.iter().find(|(c, _)| c.tag == Tag::Out as u8).unwrap();
+        assert_eq!(out.0.param, 8);
+        assert_eq!(u64::from_ne_bytes(out.1.try_into().unwrap()), 0xE0E0);
+        assert!(v.captures.iter().any(|(c, _)| c.tag == Tag::LocalSize as u8));
+    }
+
+    #[test]
+    fn failed_calls_keep_only_errcode() {
+        let id = by_name("clCreateBuffer").unwrap();
+        let mut err: i32 = -61;
+        let args = [1u64, 0, 0, 0, &mut err as *mut i32 as u64];
+        let mut scratch = vec![0u8; MAX_RECORD];
+        let n = unsafe { write_record(&mut scratch, id, &FUNCTIONS[id], 1, None, 0, 0, 0, &args, None) };
+        let v = records(&scratch[..n]).next().unwrap();
+        assert_eq!(v.header.flags & FLAG_OK, 0);
+        assert_eq!(v.captures.len(), 1);
+        assert_eq!(u64::from_ne_bytes(v.captures[0].1.try_into().unwrap()) as i64, -61);
+    }
+
+    #[test]
+    fn long_strings_keep_a_prefix_and_their_length() {
+        let id = by_name("clCreateKernel").unwrap();
+        let name = format!("{}\0", "k".repeat(1000));
+        let mut err = 0i32;
+        let args = [1u64, name.as_ptr() as u64, &mut err as *mut i32 as u64];
+        let mut scratch = vec![0u8; MAX_RECORD];
+        let n = unsafe { write_record(&mut scratch, id, &FUNCTIONS[id], 1, None, 0, 0, 0x1234, &args, None) };
+        let v = records(&scratch[..n]).next().unwrap();
+        let s = v.captures.iter().find(|(c, _)| c.tag == Tag::Str as u8).unwrap();
+        assert_eq!(s.1.len(), MAX_STR);
+        assert_eq!(s.0.total, 1000);
+    }
+}

@@ -1,0 +1,10 @@
+//! The record pipeline and the API log: capture on the application's
+//! threads, per-thread buffers, a background writer, the seed-004 printer.
+
+pub mod buffers;
+pub mod capture;
+pub mod names;
+pub mod printer;
+pub mod record;
+pub mod tsc;
+pub mod writer;

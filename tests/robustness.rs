@@ -28,7 +28,18 @@ fn icd_mode_without_a_real_driver_reports_zero_platforms_and_says_why() {
 fn bad_settings_get_one_message_and_the_application_runs_unchanged() {
     let prog = programs().join("queues");
     let plain = run(command(&prog, &[], &[Driver::Pocl], Loader::OclIcd, Mode::Plain));
-    for (var, value) in [("CLTAP_SUMMARY", "maybe"), ("CLTAP_OUTPUT_DIR", "/no/such/dir"), ("CLTAP_SUMARY", "1")] {
+    for (var, value) in [
+        ("CLTAP_SUMMARY", "maybe"),
+        ("CLTAP_OUTPUT_DIR", "/no/such/dir"),
+        ("CLTAP_SUMARY", "1"),
+        ("CLTAP_API_LOG", "sometimes"),
+        ("CLTAP_LOG", "syslog"),
+        ("CLTAP_LOG_DECODE", "2"),
+        ("CLTAP_LOG_FILTER", "cl Get"),
+        ("CLTAP_BUFFER_SIZE", "12"),
+        ("CLTAP_BUFFER_WATERMARK", "150%"),
+        ("CLTAP_BUFFER_POLICY", "drop"),
+    ] {
         for mode in [Mode::Layer, Mode::Icd] {
             let mut c = command(&prog, &[], &[Driver::Pocl], Loader::OclIcd, mode);
             c.env(var, value);
@@ -39,6 +50,7 @@ fn bad_settings_get_one_message_and_the_application_runs_unchanged() {
             assert_eq!(msgs.len(), 1, "{var}={value} {mode:?}: {:?}", msgs);
             assert!(msgs[0].contains(var) && msgs[0].contains(value) && msgs[0].contains("pass-through"), "{}", msgs[0]);
             assert!(!o.stderr.contains("calls passed through"), "recording must be off");
+            assert!(!o.stderr.contains("TID "), "no API log either");
         }
     }
 }

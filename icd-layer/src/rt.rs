@@ -15,6 +15,8 @@ static MISSING_SEEN: [AtomicBool; gen::FUNCTIONS] = [const { AtomicBool::new(fal
 /// Whether each function is recorded (the API log is on and
 /// `CLTAP_LOG_FILTER` lets it through).
 static LOGGED: [AtomicBool; gen::FUNCTIONS] = [const { AtomicBool::new(false) }; gen::FUNCTIONS];
+/// Calls that take a command id while the trace is on, logged or not.
+static NUMBERED: [AtomicBool; gen::FUNCTIONS] = [const { AtomicBool::new(false) }; gen::FUNCTIONS];
 /// Command ids: one process-wide sequence for calls that return an event.
 static NEXT_CMD: AtomicU64 = AtomicU64::new(1);
 
@@ -29,6 +31,10 @@ pub struct Enter {
 #[inline(always)]
 pub fn enter(id: usize) -> Enter {
     if !LOGGED[id].load(Ordering::Relaxed) {
+        // Command ids stay the same whatever CLTAP_LOG_FILTER leaves out.
+        if NUMBERED[id].load(Ordering::Relaxed) {
+            NEXT_CMD.fetch_add(1, Ordering::Relaxed);
+        }
         return Enter { on: false, cmd: 0, t0: 0 };
     }
     let cmd = if cltap::meta::FUNCTIONS[id].event_out { NEXT_CMD.fetch_add(1, Ordering::Relaxed) } else { 0 };
@@ -102,6 +108,7 @@ fn start_trace(cfg: &Config) {
     cltap::trace::writer::start(settings);
     for (i, n) in gen::NAMES.iter().enumerate() {
         LOGGED[i].store(cfg.logs(n), Ordering::Release);
+        NUMBERED[i].store(cltap::meta::FUNCTIONS[i].event_out, Ordering::Release);
     }
 }
 

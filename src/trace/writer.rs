@@ -169,24 +169,34 @@ impl Trace {
     }
 
     fn writer_loop(&'static self) {
+        // Signal handlers never run here, so a fatal signal's flush can wait
+        // for this thread to let go of the output.
+        unsafe {
+            let mut all: libc::sigset_t = std::mem::zeroed();
+            libc::sigfillset(&mut all);
+            libc::pthread_sigmask(libc::SIG_BLOCK, &all, std::ptr::null_mut());
+        }
         let mut idle = Duration::from_millis(1);
         loop {
             let mut did = false;
-            {
+            loop {
+                // One buffer per turn of the lock, so the flush at exit
+                // never waits behind a whole backlog.
                 let mut sink = self.sink.lock();
                 if self.pipeline.finished.load(Ordering::Acquire) || self.is_stale() {
                     return;
                 }
-                while let Some(b) = self.pipeline.full.pop() {
-                    self.write_records(&mut sink, unsafe { (*b).filled() });
-                    unsafe { self.pipeline.recycle(b) };
-                    did = true;
-                }
-                if did {
-                    if let Some(o) = sink.out.as_mut() {
-                        let _ = o.flush();
+                let Some(b) = self.pipeline.full.pop() else {
+                    if did {
+                        if let Some(o) = sink.out.as_mut() {
+                            let _ = o.flush();
+                        }
                     }
-                }
+                    break;
+                };
+                self.write_records(&mut sink, unsafe { (*b).filled() });
+                unsafe { self.pipeline.recycle(b) };
+                did = true;
             }
             idle = if did { Duration::from_millis(1) } else { (idle * 2).min(Duration::from_millis(20)) };
             std::thread::sleep(idle);
@@ -202,9 +212,9 @@ impl Trace {
         if self.pipeline.finished.swap(true, Ordering::AcqRel) {
             return;
         }
-        // A signal may arrive while this very thread holds the lock: give up
-        // rather than deadlock.
-        let Some(mut sink) = self.sink.try_lock_for(Duration::from_secs(5)) else { return };
+        // Only the writer thread (which blocks signals) and this function
+        // take the lock, and this function runs once, so waiting is safe.
+        let mut sink = self.sink.lock();
         while let Some(b) = self.pipeline.full.pop() {
             self.write_records(&mut sink, unsafe { (*b).filled() });
         }

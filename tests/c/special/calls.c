@@ -1,0 +1,99 @@
+/* A driver of known call sequences for the API-log tests.
+ *   calls golden            a fixed sequence; prints each call and its status
+ *   calls stress T N        T threads x N clGetPlatformInfo calls; the size
+ *                           argument numbers each thread's calls 1..N
+ *   calls forever           calls until killed; prints "ready" after 1000
+ *   calls fork              calls in the parent, forks, calls in both
+ * Every call made is one the log must show. */
+#define CL_TARGET_OPENCL_VERSION 300
+#define CL_USE_DEPRECATED_OPENCL_1_2_APIS
+#include <CL/cl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static cl_platform_id plat;
+static long per_thread;
+
+#define SAY(name, err) printf("%s %d\n", name, (int)(err))
+
+static void *spin(void *arg) {
+    long tag = (long)arg;
+    for (long i = 1; i <= per_thread; i++) {
+        size_t sz;
+        /* param_value is NULL, so the size is unused: it numbers the call. */
+        clGetPlatformInfo(plat, CL_PLATFORM_NAME, (size_t)(tag * 100000000L + i), NULL, &sz);
+    }
+    return NULL;
+}
+
+static int golden(void) {
+    cl_int err;
+    cl_device_id dev;
+    SAY("clGetDeviceIDs", clGetDeviceIDs(plat, CL_DEVICE_TYPE_ALL, 1, &dev, NULL));
+    cl_context ctx = clCreateContext(NULL, 1, &dev, NULL, NULL, &err);
+    SAY("clCreateContext", err);
+    cl_command_queue q = clCreateCommandQueue(ctx, dev, 0, &err);
+    SAY("clCreateCommandQueue", err);
+    cl_mem b = clCreateBuffer(ctx, CL_MEM_READ_WRITE, 4096, NULL, &err);
+    SAY("clCreateBuffer", err);
+    SAY("clCreateBuffer", (clCreateBuffer(ctx, CL_MEM_READ_WRITE, 0, NULL, &err), err));
+    int pattern = 7;
+    cl_event e1, e2;
+    SAY("clEnqueueFillBuffer", clEnqueueFillBuffer(q, b, &pattern, sizeof pattern, 0, 4096, 0, NULL, &e1));
+    int host[1024];
+    SAY("clEnqueueReadBuffer", clEnqueueReadBuffer(q, b, CL_FALSE, 0, sizeof host, host, 1, &e1, &e2));
+    SAY("clEnqueueReadBuffer", clEnqueueReadBuffer(q, b, CL_FALSE, 0, sizeof host, host, 0, NULL, NULL));
+    SAY("clWaitForEvents", clWaitForEvents(1, &e2));
+    SAY("clFinish", clFinish(q));
+    SAY("clGetEventInfo", clGetEventInfo(e2, 0x7777, 0, NULL, NULL));
+    SAY("clReleaseEvent", clReleaseEvent(e1));
+    SAY("clReleaseEvent", clReleaseEvent(e2));
+    SAY("clReleaseMemObject", clReleaseMemObject(b));
+    SAY("clReleaseCommandQueue", clReleaseCommandQueue(q));
+    SAY("clReleaseContext", clReleaseContext(ctx));
+    return host[5] == 7 ? 0 : 1;
+}
+
+int main(int argc, char **argv) {
+    if (argc < 2) return 2;
+    if (clGetPlatformIDs(1, &plat, NULL) != CL_SUCCESS) return 3;
+    printf("clGetPlatformIDs 0\n");
+    if (!strcmp(argv[1], "golden")) return golden();
+    if (!strcmp(argv[1], "stress") && argc == 4) {
+        int t = atoi(argv[2]);
+        per_thread = atol(argv[3]);
+        pthread_t th[64];
+        for (long i = 0; i < t && i < 64; i++) pthread_create(&th[i], NULL, spin, (void *)(i + 1));
+        for (int i = 0; i < t && i < 64; i++) pthread_join(th[i], NULL);
+        return 0;
+    }
+    if (!strcmp(argv[1], "forever")) {
+        size_t sz;
+        for (long i = 1;; i++) {
+            clGetPlatformInfo(plat, CL_PLATFORM_NAME, (size_t)i, NULL, &sz);
+            if (i == 1000) {
+                printf("ready\n");
+                fflush(stdout);
+            }
+        }
+    }
+    if (!strcmp(argv[1], "fork")) {
+        size_t sz;
+        for (int i = 0; i < 10; i++) clGetPlatformInfo(plat, CL_PLATFORM_NAME, 1000 + i, NULL, &sz);
+        pid_t c = fork();
+        if (c == 0) {
+            for (int i = 0; i < 20; i++) clGetPlatformInfo(plat, CL_PLATFORM_NAME, 2000 + i, NULL, &sz);
+            exit(0);
+        }
+        int st;
+        waitpid(c, &st, 0);
+        for (int i = 0; i < 30; i++) clGetPlatformInfo(plat, CL_PLATFORM_NAME, 3000 + i, NULL, &sz);
+        printf("child %d\n", (int)c);
+        return WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : 1;
+    }
+    return 2;
+}

@@ -52,8 +52,9 @@ fn main() {
                     count.as_ref().map_or("None".to_string(), |c| format!("Some({})", idx(c))),
                     elem(&p.c_type)
                 ),
-                Role::InfoResult { size } => format!("Kind::Info {{ size: {}, name: {} }}", idx(size),
-                    f.param_index("param_name").map_or("None".to_string(), |i| format!("Some({i})"))),
+                Role::InfoResult { size } => format!("Kind::Info {{ size: {}, name: {}, size_ret: {} }}", idx(size),
+                    f.param_index("param_name").map_or("None".to_string(), |i| format!("Some({i})")),
+                    f.params.iter().position(|q| q.name.ends_with("size_ret")).map_or("None".to_string(), |i| format!("Some({i})"))),
                 Role::Errcode => "Kind::Errcode".into(),
                 Role::Properties(k) => format!("Kind::Properties({})", match k {
                     PropKind::Partition => "Props::Partition",

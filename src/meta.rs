@@ -30,7 +30,8 @@ pub enum Kind {
     OutValue { elem: usize },
     OutHandle,
     OutArray { cap: Count, count: Option<usize>, elem: usize },
-    Info { size: usize, name: Option<usize> },
+    /// `size_ret`: the parameter receiving the answer's length.
+    Info { size: usize, name: Option<usize>, size_ret: Option<usize> },
     Errcode,
     Properties(Props),
 }
@@ -80,7 +81,7 @@ mod tests {
         assert_eq!(f.params[4].kind, Kind::InArray { len: Count::Param(2), elem: 8 });
         let f = &FUNCTIONS[by_name("clGetDeviceInfo").unwrap()];
         assert!(!f.event_out);
-        assert_eq!(f.params[3].kind, Kind::Info { size: 2, name: Some(1) });
+        assert_eq!(f.params[3].kind, Kind::Info { size: 2, name: Some(1), size_ret: Some(4) });
         assert!(FUNCTIONS.len() > 200);
     }
 }

@@ -72,14 +72,59 @@ pub fn write_entry(out: &mut String, e: &Entry) {
     out.push('\n');
 }
 
-pub fn write_call(out: &mut String, c: &Call) {
-    let _ = write!(out, "TID {:>9}    START TIME 0x{:016x}    DURATION 0x{:016x}", c.tid, c.start, c.duration_us);
-    match c.cmd_id {
-        Some(n) => {
-            let f = format!("    CMD ID {n}");
-            let _ = write!(out, "{f:<CMD_FIELD$}");
+const SPACES: &str = "                                ";
+
+fn pad_left(out: &mut String, s: &str, width: usize) {
+    out.push_str(&SPACES[..width.saturating_sub(s.len()).min(SPACES.len())]);
+    out.push_str(s);
+}
+
+fn push_hex16(out: &mut String, v: u64) {
+    const D: &[u8; 16] = b"0123456789abcdef";
+    let mut b = [0u8; 18];
+    b[0] = b'0';
+    b[1] = b'x';
+    for i in 0..16 {
+        b[2 + i] = D[((v >> (60 - 4 * i)) & 0xF) as usize];
+    }
+    out.push_str(std::str::from_utf8(&b).unwrap_or_default());
+}
+
+fn push_u64(out: &mut String, v: u64) {
+    let mut b = [0u8; 20];
+    let mut i = b.len();
+    let mut v = v;
+    loop {
+        i -= 1;
+        b[i] = b'0' + (v % 10) as u8;
+        v /= 10;
+        if v == 0 {
+            break;
         }
-        None => out.extend(std::iter::repeat_n(' ', CMD_FIELD)),
+    }
+    out.push_str(std::str::from_utf8(&b[i..]).unwrap_or_default());
+}
+
+/// Writes one call line (without the newline). Hand-formatted: this runs for
+/// every record on the writer thread.
+pub fn write_call(out: &mut String, c: &Call) {
+    out.push_str("TID ");
+    let mut n = String::with_capacity(20);
+    push_u64(&mut n, c.tid);
+    pad_left(out, &n, 9);
+    out.push_str("    START TIME ");
+    push_hex16(out, c.start);
+    out.push_str("    DURATION ");
+    push_hex16(out, c.duration_us);
+    match c.cmd_id {
+        Some(id) => {
+            n.clear();
+            n.push_str("    CMD ID ");
+            push_u64(&mut n, id);
+            out.push_str(&n);
+            out.push_str(&SPACES[..CMD_FIELD.saturating_sub(n.len())]);
+        }
+        None => out.push_str(&SPACES[..CMD_FIELD]),
     }
     out.push_str(&c.name);
     out.push('(');
@@ -87,7 +132,11 @@ pub fn write_call(out: &mut String, c: &Call) {
         if i > 0 {
             out.push_str(", ");
         }
-        let _ = write!(out, "{} {} = {}", a.c_type, a.name, a.value);
+        out.push_str(&a.c_type);
+        out.push(' ');
+        out.push_str(&a.name);
+        out.push_str(" = ");
+        out.push_str(&a.value);
     }
     out.push(')');
     if let Some(r) = &c.result {
@@ -95,7 +144,10 @@ pub fn write_call(out: &mut String, c: &Call) {
         out.push_str(r);
     }
     for (n, v) in &c.outs {
-        let _ = write!(out, ", *{n} = {v}");
+        out.push_str(", *");
+        out.push_str(n);
+        out.push_str(" = ");
+        out.push_str(v);
     }
 }
 

@@ -1,5 +1,6 @@
 //! Subcommands of `cltap`.
 
+mod bench;
 mod run;
 
 use clap::{Parser, Subcommand};
@@ -15,11 +16,14 @@ struct Cli {
 enum Cmd {
     /// Run an application under the cltap layer.
     Run(run::RunArgs),
+    /// Measure what cltap adds per call, and the API log's throughput.
+    Bench(bench::BenchArgs),
 }
 
 pub fn main() -> i32 {
     let cli = Cli::parse();
     match cli.cmd {
         Cmd::Run(a) => run::run(a),
+        Cmd::Bench(a) => bench::run(a),
     }
 }

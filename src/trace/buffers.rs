@@ -122,6 +122,9 @@ impl Pipeline {
     /// Gives the slot's buffer to the writer and installs an empty one.
     /// Returns false when discard mode has no empty buffer to give.
     fn rotate(&self, slot: &Slot) -> bool {
+        if self.settings.policy == Policy::Discard && self.free.is_empty() {
+            return false;
+        }
         let next = match self.free.pop() {
             Some(b) => b,
             None if self.settings.policy == Policy::Lossless => self.make(),

@@ -174,12 +174,9 @@ pub unsafe fn write_record(
                 let take = (n as usize).min(MAX_ELEMS);
                 o.capture(i, Tag::OutArray, ptr, take * elem, n);
             }
-            Kind::Info { size, .. } => {
+            Kind::Info { size, size_ret, .. } => {
                 let cap = args[size] as usize;
-                let written = f
-                    .params
-                    .iter()
-                    .position(|q| q.name.ends_with("size_ret"))
+                let written = size_ret
                     .map(|k| args[k] as *const usize)
                     .filter(|p| !p.is_null())
                     .map_or(cap, |p| (*p).min(cap));

@@ -26,7 +26,19 @@ pub struct Options {
 }
 
 fn hex(v: u64) -> String {
-    format!("{v:016X}")
+    let mut s = String::with_capacity(16);
+    push_hex(&mut s, v);
+    s
+}
+
+/// 16 upper-case hex digits, as the seed prints pointers.
+fn push_hex(s: &mut String, v: u64) {
+    const D: &[u8; 16] = b"0123456789ABCDEF";
+    let mut b = [0u8; 16];
+    for (i, c) in b.iter_mut().enumerate() {
+        *c = D[((v >> (60 - 4 * i)) & 0xF) as usize];
+    }
+    s.push_str(std::str::from_utf8(&b).unwrap());
 }
 
 fn is_pointer_type(c_type: &str) -> bool {
@@ -49,15 +61,22 @@ fn is_signed(c_type: &str) -> bool {
 
 /// A scalar as C would print it.
 fn scalar(c_type: &str, v: u64) -> String {
+    let mut s = String::new();
+    push_scalar(&mut s, c_type, v);
+    s
+}
+
+fn push_scalar(s: &mut String, c_type: &str, v: u64) {
+    let mut b = itoa::Buffer::new();
     if is_pointer_type(c_type) {
-        hex(v)
+        push_hex(s, v)
     } else if is_signed(c_type) {
         match c_type {
-            "cl_int" | "cl_build_status" | "cl_GLint" => (v as u32 as i32).to_string(),
-            _ => (v as i64).to_string(),
+            "cl_int" | "cl_build_status" | "cl_GLint" => s.push_str(b.format(v as u32 as i32)),
+            _ => s.push_str(b.format(v as i64)),
         }
     } else {
-        v.to_string()
+        s.push_str(b.format(v))
     }
 }
 
@@ -146,60 +165,102 @@ fn decoded(p: &crate::meta::ParamMeta, caps: &[(&crate::trace::record::Capture, 
 /// The log entries for one record: the call, preceded by the local work size
 /// line when the driver chose one.
 pub fn entries(v: &View<'_>, tb: &Timebase, opt: Options) -> Vec<Entry> {
-    let Some(f) = FUNCTIONS.get(v.header.fn_id as usize) else {
-        return vec![Entry::Comment(format!("unknown function id {}", v.header.fn_id))];
-    };
     let mut out = Vec::new();
-    if let Some((c, d)) = v.captures.iter().find(|(c, _)| c.tag == Tag::LocalSize as u8) {
-        let _ = c;
-        out.push(Entry::LocalWorkSize { cmd_id: v.header.cmd_id, sizes: words(d, 8) });
+    let mut call = empty_call();
+    if let Some(lws) = fill(&mut call, v, tb, opt) {
+        out.push(lws);
     }
-    out.push(Entry::Call(call(f, v, tb, opt)));
+    match FUNCTIONS.get(v.header.fn_id as usize) {
+        Some(_) => out.push(Entry::Call(call)),
+        None => out.push(Entry::Comment(format!("unknown function id {}", v.header.fn_id))),
+    }
     out
 }
 
-fn call(f: &FnMeta, v: &View<'_>, tb: &Timebase, opt: Options) -> Call {
+pub fn empty_call() -> Call {
+    Call { tid: 0, start: 0, duration_us: 0, cmd_id: None, name: String::new(), args: Vec::new(), result: None, outs: Vec::new() }
+}
+
+/// Appends one record's lines to `text`, reusing `call`'s storage (the
+/// writer thread's hot loop).
+pub fn print(text: &mut String, call: &mut Call, v: &View<'_>, tb: &Timebase, opt: Options) {
+    if FUNCTIONS.get(v.header.fn_id as usize).is_none() {
+        cltap_formats::apilog::write_entry(text, &Entry::Comment(format!("unknown function id {}", v.header.fn_id)));
+        return;
+    }
+    if let Some(lws) = fill(call, v, tb, opt) {
+        cltap_formats::apilog::write_entry(text, &lws);
+    }
+    cltap_formats::apilog::write_call(text, call);
+    text.push('\n');
+}
+
+fn set(dst: &mut String, src: &str) {
+    dst.clear();
+    dst.push_str(src);
+}
+
+/// Fills `call` from the record; returns the local-work-size entry, if any.
+fn fill(call: &mut Call, v: &View<'_>, tb: &Timebase, opt: Options) -> Option<Entry> {
     let h = &v.header;
-    let mut args = Vec::with_capacity(f.params.len());
-    let mut outs = Vec::new();
+    let f: &FnMeta = FUNCTIONS.get(h.fn_id as usize)?;
+    let lws = v
+        .captures
+        .iter()
+        .find(|(c, _)| c.tag == Tag::LocalSize as u8)
+        .map(|(_, d)| Entry::LocalWorkSize { cmd_id: h.cmd_id, sizes: words(d, 8) });
+    call.tid = h.tid as u64;
+    call.start = h.t0;
+    call.duration_us = tb.us(h.t1.saturating_sub(h.t0));
+    call.cmd_id = (h.flags & FLAG_CMD != 0).then_some(h.cmd_id);
+    set(&mut call.name, f.name);
+    call.args.resize_with(f.params.len(), || Arg { c_type: String::new(), name: String::new(), value: String::new() });
+    let mut nouts = 0;
     for (i, p) in f.params.iter().enumerate() {
         let raw = v.args.get(i).copied().unwrap_or(0);
-        let caps: Vec<_> = v.captures.iter().filter(|(c, _)| c.param as usize == i).map(|(c, d)| (c, *d)).collect();
-        let mut value = scalar(p.c_type, raw);
+        let a = &mut call.args[i];
+        set(&mut a.c_type, p.c_type);
+        set(&mut a.name, p.name);
+        a.value.clear();
+        push_scalar(&mut a.value, p.c_type, raw);
+        let mut caps = v.captures.iter().filter(|(c, _)| c.param as usize == i);
         if opt.decode {
-            if let Some(d) = decoded(p, &caps) {
-                value = format!("{value} {d}");
+            let all: Vec<_> = v.captures.iter().filter(|(c, _)| c.param as usize == i).map(|(c, d)| (c, *d)).collect();
+            if let Some(d) = decoded(p, &all) {
+                a.value.push(' ');
+                a.value.push_str(&d);
             }
         }
-        args.push(Arg { c_type: p.c_type.to_string(), name: p.name.to_string(), value });
-        let out_word = caps.iter().find(|(c, _)| c.tag == Tag::Out as u8).map(|(_, d)| u64::from_ne_bytes(d[..8].try_into().unwrap()));
-        let shown = match p.kind {
-            Kind::Errcode => Some(out_word.map(|w| status_text(w as i64 as i32))),
-            Kind::OutHandle => Some(out_word.map(hex)),
-            Kind::OutValue { .. } => Some(out_word.map(|w| scalar(p.c_type.trim_end_matches('*'), w))),
-            _ => None,
-        };
-        if let Some(s) = shown {
-            let text = if raw == 0 { "NULL".to_string() } else { s.unwrap_or_else(|| "(not written)".to_string()) };
-            outs.push((p.name.to_string(), text));
+        let is_out = matches!(p.kind, Kind::Errcode | Kind::OutHandle | Kind::OutValue { .. });
+        if !is_out {
+            continue;
+        }
+        let out_word = caps.find(|(c, _)| c.tag == Tag::Out as u8).map(|(_, d)| u64::from_ne_bytes(d[..8].try_into().unwrap()));
+        if call.outs.len() <= nouts {
+            call.outs.push((String::new(), String::new()));
+        }
+        let (n, val) = &mut call.outs[nouts];
+        nouts += 1;
+        set(n, p.name);
+        val.clear();
+        match (raw, out_word) {
+            (0, _) => val.push_str("NULL"),
+            (_, None) => val.push_str("(not written)"),
+            (_, Some(w)) => match p.kind {
+                Kind::Errcode => val.push_str(&status_text(w as i64 as i32)),
+                Kind::OutHandle => push_hex(val, w),
+                _ => push_scalar(val, p.c_type.trim_end_matches('*'), w),
+            },
         }
     }
-    let result = match f.ret {
+    call.outs.truncate(nouts);
+    call.result = match f.ret {
         Ret::Status => Some(status_text(h.ret as u32 as i32)),
         Ret::Handle | Ret::Pointer => Some(hex(h.ret)),
         Ret::Scalar => Some(scalar(f.ret_type, h.ret)),
         Ret::Void => None,
     };
-    Call {
-        tid: h.tid as u64,
-        start: h.t0,
-        duration_us: tb.us(h.t1.saturating_sub(h.t0)),
-        cmd_id: (h.flags & FLAG_CMD != 0).then_some(h.cmd_id),
-        name: f.name.to_string(),
-        args,
-        result,
-        outs,
-    }
+    lws
 }
 
 #[cfg(test)]

@@ -33,6 +33,7 @@ struct Sink {
     timebase: Option<Timebase>,
     records: u64,
     line: String,
+    call: cltap_formats::apilog::Call,
 }
 
 /// One process's trace: the buffers, the output, and when it started.
@@ -93,7 +94,7 @@ impl Trace {
         Trace {
             pipeline: Pipeline::new(settings.buffers),
             settings,
-            sink: Mutex::new(Sink { out: None, path: None, timebase: None, records: 0, line: String::new() }),
+            sink: Mutex::new(Sink { out: None, path: None, timebase: None, records: 0, line: String::new(), call: printer::empty_call() }),
             source: tsc::init(),
             start: (tsc::now(), tsc::monotonic_ns()),
             pid: std::process::id(),
@@ -160,12 +161,22 @@ impl Trace {
     fn write_records(&self, sink: &mut Sink, data: &[u8]) {
         self.open(sink);
         let tb = sink.timebase.unwrap();
+        let Sink { out, line, call, records: count, .. } = sink;
+        line.clear();
         for v in records(data) {
-            sink.records += 1;
-            for e in printer::entries(&v, &tb, self.settings.options) {
-                self.emit(sink, &e);
+            *count += 1;
+            printer::print(line, call, &v, &tb, self.settings.options);
+            if line.len() > 1 << 16 {
+                if let Some(o) = out.as_mut() {
+                    let _ = o.write_all(line.as_bytes());
+                }
+                line.clear();
             }
         }
+        if let Some(o) = out.as_mut() {
+            let _ = o.write_all(line.as_bytes());
+        }
+        line.clear();
     }
 
     fn writer_loop(&'static self) {
@@ -279,6 +290,7 @@ struct Local {
     slot: Arc<Slot>,
     scratch: Box<[u8]>,
     busy: bool,
+    tid: u32,
 }
 
 impl Drop for Local {
@@ -318,7 +330,6 @@ pub fn thread_id() -> u32 {
 #[allow(clippy::too_many_arguments)]
 #[inline]
 pub unsafe fn submit(fn_id: usize, cmd_id: Option<u64>, t0: u64, t1: u64, ret: u64, args: &[u64], local_size: Option<&[usize]>) {
-    let tid = thread_id();
     let _ = LOCAL.try_with(|cell| {
         let l = &mut *cell.get();
         let gen = GENERATION.load(Ordering::Relaxed);
@@ -332,7 +343,14 @@ pub unsafe fn submit(fn_id: usize, cmd_id: Option<u64>, t0: u64, t1: u64, ret: u
                 // Records made before a fork are the parent's to write.
                 std::mem::forget(old);
             }
-            *l = Some(Local { trace: tr, generation: gen, slot: tr.pipeline.register(), scratch: vec![0u8; MAX_RECORD].into_boxed_slice(), busy: false });
+            *l = Some(Local {
+                trace: tr,
+                generation: gen,
+                slot: tr.pipeline.register(),
+                scratch: vec![0u8; MAX_RECORD].into_boxed_slice(),
+                busy: false,
+                tid: thread_id(),
+            });
         }
         let l = l.as_mut().unwrap();
         if l.busy {
@@ -342,7 +360,7 @@ pub unsafe fn submit(fn_id: usize, cmd_id: Option<u64>, t0: u64, t1: u64, ret: u
         let tr = &*l.trace;
         if !tr.pipeline.finished.load(Ordering::Relaxed) {
             let f = &crate::meta::FUNCTIONS[fn_id];
-            let n = super::capture::write_record(&mut l.scratch, fn_id, f, tid, cmd_id, t0, t1, ret, args, local_size);
+            let n = super::capture::write_record(&mut l.scratch, fn_id, f, l.tid, cmd_id, t0, t1, ret, args, local_size);
             tr.pipeline.append(&l.slot, &l.scratch[..n]);
         }
         l.busy = false;

@@ -43,7 +43,10 @@ impl ExtTable {
         if f.is_null() || ext >= MAX_EXTS {
             return;
         }
-        self.fallback[ext].store(f as *mut c_void, Ordering::Release);
+        // A marker below one page (see `lws`) is remembered per driver only.
+        if f as usize >= 4096 {
+            self.fallback[ext].store(f as *mut c_void, Ordering::Release);
+        }
         if key.is_null() {
             return;
         }
@@ -60,6 +63,15 @@ impl ExtTable {
             None => return,
         };
         self.drivers[i].fns[ext].store(f as *mut c_void, Ordering::Release);
+    }
+
+    /// The pointer recorded for exactly this driver, without the fallback.
+    pub fn lookup_exact(&self, key: *const c_void, ext: usize) -> *const c_void {
+        let n = self.used.load(Ordering::Acquire);
+        self.drivers[..n]
+            .iter()
+            .find(|d| d.key.load(Ordering::Relaxed) == key as *mut c_void)
+            .map_or(std::ptr::null(), |d| d.fns[ext].load(Ordering::Acquire))
     }
 
     /// The driver pointer for `ext` given the dispatch key of a handle.
@@ -106,11 +118,14 @@ mod tests {
     fn per_driver_pointers_with_fallback() {
         let t = ExtTable::new();
         let (ka, kb) = (0x100 as *const c_void, 0x200 as *const c_void);
-        t.record(ka, 3, 0xA as *const c_void);
-        t.record(kb, 3, 0xB as *const c_void);
-        assert_eq!(t.lookup(ka, 3) as usize, 0xA);
-        assert_eq!(t.lookup(kb, 3) as usize, 0xB);
-        assert_eq!(t.lookup(0x300 as *const c_void, 3) as usize, 0xB, "unknown driver gets the last pointer seen");
+        t.record(ka, 3, 0xA000 as *const c_void);
+        t.record(kb, 3, 0xB000 as *const c_void);
+        assert_eq!(t.lookup(ka, 3) as usize, 0xA000);
+        assert_eq!(t.lookup(kb, 3) as usize, 0xB000);
+        assert_eq!(t.lookup(0x300 as *const c_void, 3) as usize, 0xB000, "unknown driver gets the last pointer seen");
         assert!(t.lookup(ka, 4).is_null());
+        t.record(ka, 5, 1 as *const c_void);
+        assert_eq!(t.lookup_exact(ka, 5) as usize, 1, "a marker is kept for its driver");
+        assert!(t.lookup(kb, 5).is_null(), "but never handed to another");
     }
 }

@@ -243,3 +243,31 @@ fn log_switches_filter_and_destinations() {
     let wait = read.args.iter().find(|a| a.name == "event_wait_list").unwrap();
     assert!(wait.value.contains(" {") && wait.value.ends_with('}'), "decoded wait list: {}", wait.value);
 }
+
+#[test]
+fn local_work_size_comes_from_the_driver_or_not_at_all() {
+    for (driver, expect) in [(Driver::Intel, true), (Driver::Pocl, false)] {
+        for mode in [Mode::Layer, Mode::Icd] {
+            let dir = fresh_dir(&format!("lws-{}-{mode:?}", driver.name()));
+            let mut c = command(&programs().join("enqueue"), &[], &[driver], Loader::OclIcd, mode);
+            c.env("CLTAP_OUTPUT_DIR", &dir);
+            assert_eq!(run(c).code, Some(0));
+            let entries = read_log(&logs_in(&dir)[0]);
+            let mut lines = 0;
+            for (i, e) in entries.iter().enumerate() {
+                if let Entry::LocalWorkSize { cmd_id, sizes } = e {
+                    lines += 1;
+                    let Entry::Call(next) = &entries[i + 1] else { panic!("a call follows the line") };
+                    assert_eq!(next.name, "clEnqueueNDRangeKernel");
+                    assert_eq!(next.cmd_id, Some(*cmd_id));
+                    let local = next.args.iter().find(|a| a.name == "local_work_size").unwrap();
+                    assert_eq!(local.value, "0000000000000000");
+                    let dim: usize = next.args.iter().find(|a| a.name == "work_dim").unwrap().value.parse().unwrap();
+                    assert_eq!(sizes.len(), dim);
+                    assert!(sizes.iter().all(|&s| s > 0));
+                }
+            }
+            assert_eq!(lines > 0, expect, "{} {mode:?}: {lines} lines", driver.name());
+        }
+    }
+}

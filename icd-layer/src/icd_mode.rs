@@ -29,6 +29,11 @@ struct State {
 unsafe impl Send for State {}
 unsafe impl Sync for State {}
 
+/// The handle space if ICD mode has started, without starting it.
+pub fn handles_if_ready() -> Option<&'static HandleSpace> {
+    HANDLES.get()
+}
+
 pub fn handles() -> &'static HandleSpace {
     HANDLES.get_or_init(|| {
         let hs = HandleSpace::reserve(HANDLE_CAPACITY).unwrap_or_else(|e| {

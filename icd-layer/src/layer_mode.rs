@@ -63,6 +63,15 @@ fn table(n: usize) -> *const c_void {
     &**t as *const cltap::dispatch::Table as *const c_void
 }
 
+/// The pointer recorded for driver `key`, NULL if none.
+pub fn ext_lookup(key: *const c_void, ext: usize) -> *const c_void {
+    EXTS.lookup_exact(key, ext)
+}
+
+pub fn ext_record(key: *const c_void, ext: usize, f: *const c_void) {
+    EXTS.record(key, ext, f);
+}
+
 /// The driver's pointer for extension function `ext`, found from a driver handle.
 #[inline(always)]
 pub unsafe fn ext_ptr(ext: usize, handle: *mut c_void) -> *const c_void {

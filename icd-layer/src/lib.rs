@@ -11,6 +11,7 @@ mod gen {
 }
 mod icd_mode;
 mod layer_mode;
+mod lws;
 mod rt;
 mod trampolines;
 

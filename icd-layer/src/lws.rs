@@ -1,0 +1,69 @@
+//! The work-group size a driver picks for an NDRange enqueued with a NULL
+//! local size, for the API log's "Internally calculated local_work_size"
+//! line. It is asked of the driver through cl_khr_suggested_local_work_size,
+//! directly (never through cltap's own wrappers, so it is not logged); a
+//! driver without that extension gets no line, never a guess.
+
+use crate::{gen, icd_mode, layer_mode};
+use cltap::exts::key_of;
+use std::ffi::c_void;
+
+type Suggest = unsafe extern "C" fn(*mut c_void, *mut c_void, u32, *const usize, *const usize, *mut usize) -> i32;
+
+const NAME: &str = "clGetKernelSuggestedLocalWorkSizeKHR";
+/// Marks a driver known not to have the extension.
+const ABSENT: *const c_void = 1 as *const c_void;
+
+fn ext_index() -> Option<usize> {
+    gen::ENTRIES.iter().find(|e| e.name == NAME).and_then(|e| e.ext)
+}
+
+/// In layer mode the queue is the driver's: find (once per driver) the
+/// driver's function through the next table.
+unsafe fn layer_fn(queue: *mut c_void, x: usize) -> Option<Suggest> {
+    let key = key_of(queue);
+    let mut f = layer_mode::ext_lookup(key, x);
+    if f.is_null() {
+        f = ABSENT;
+        let next = |slot: usize| layer_mode::NEXT.get(slot);
+        let (qi, di, fp) = (next(gen::slot::clGetCommandQueueInfo), next(gen::slot::clGetDeviceInfo), next(gen::slot::clGetExtensionFunctionAddressForPlatform));
+        if !qi.is_null() && !di.is_null() && !fp.is_null() {
+            type Info = unsafe extern "C" fn(*mut c_void, u32, usize, *mut c_void, *mut usize) -> i32;
+            let (qi, di): (Info, Info) = (std::mem::transmute(qi), std::mem::transmute(di));
+            let fp: unsafe extern "C" fn(*mut c_void, *const i8) -> *mut c_void = std::mem::transmute(fp);
+            let (mut dev, mut plat): (*mut c_void, *mut c_void) = (std::ptr::null_mut(), std::ptr::null_mut());
+            if qi(queue, 0x1091, 8, &mut dev as *mut _ as *mut c_void, std::ptr::null_mut()) == 0
+                && di(dev, 0x1031, 8, &mut plat as *mut _ as *mut c_void, std::ptr::null_mut()) == 0
+            {
+                let p = fp(plat, c"clGetKernelSuggestedLocalWorkSizeKHR".as_ptr());
+                if !p.is_null() {
+                    f = p;
+                }
+            }
+        }
+        layer_mode::ext_record(key, x, f);
+    }
+    (f != ABSENT && !f.is_null()).then(|| std::mem::transmute::<*const c_void, Suggest>(f))
+}
+
+/// The driver's choice for this enqueue, or None when it cannot say.
+///
+/// # Safety
+/// `args` are the arguments of a successful `clEnqueueNDRangeKernel`.
+pub unsafe fn suggested(args: &[u64]) -> Option<([usize; 3], usize)> {
+    let x = ext_index()?;
+    let (mut queue, mut kernel) = (args[0] as *mut c_void, args[1] as *mut c_void);
+    let dim = (args[2] as u32).min(3);
+    let f = match icd_mode::handles_if_ready() {
+        Some(hs) if hs.is_ours(queue) => {
+            queue = hs.unwrap(queue);
+            kernel = hs.unwrap(kernel);
+            let p = icd_mode::ext_ptr(x, queue);
+            (!p.is_null()).then(|| std::mem::transmute::<*const c_void, Suggest>(p))
+        }
+        _ => layer_fn(queue, x),
+    }?;
+    let mut out = [0usize; 3];
+    let r = f(queue, kernel, dim, args[3] as *const usize, args[4] as *const usize, out.as_mut_ptr());
+    (r == 0 && dim > 0).then_some((out, dim as usize))
+}

@@ -81,7 +81,7 @@ impl ExtTable {
         for d in &self.drivers[..n] {
             if d.key.load(Ordering::Relaxed) == key as *mut c_void {
                 let f = d.fns[ext].load(Ordering::Acquire);
-                if !f.is_null() {
+                if f as usize >= 4096 {
                     return f;
                 }
                 break;

@@ -3,6 +3,7 @@
 
 pub mod buffers;
 pub mod capture;
+pub mod enums;
 pub mod names;
 pub mod printer;
 pub mod record;

@@ -107,6 +107,38 @@ fn quoted(b: &[u8]) -> String {
     s
 }
 
+/// The symbolic name of an enum value, or the names of a bitfield's bits.
+fn symbolic(c_type: &str, v: u64) -> Option<String> {
+    let g = super::enums::GROUPS.iter().find(|g| g.c_type == c_type)?;
+    let bitfield = g.bitfield || c_type.ends_with("_flags") || c_type.ends_with("capabilities");
+    if !bitfield {
+        return g.values.iter().find(|(x, _)| *x == v).map(|(_, n)| n.to_string());
+    }
+    if v == 0 {
+        return None;
+    }
+    let mut names = Vec::new();
+    let mut rest = v;
+    for (bit, n) in g.values {
+        if bit.count_ones() == 1 && v & bit != 0 {
+            names.push(n.to_string());
+            rest &= !bit;
+        }
+    }
+    if rest != 0 {
+        names.push(format!("{rest:#x}"));
+    }
+    (!names.is_empty()).then(|| names.join(" | "))
+}
+
+/// A NUL-terminated printable string at the start of `data`, if that is
+/// what it holds.
+fn text_prefix(data: &[u8]) -> Option<&[u8]> {
+    let end = data.iter().position(|&b| b == 0)?;
+    let s = &data[..end];
+    (end > 0 && s.iter().all(|b| (0x20..0x7f).contains(b) || *b == b'\n' || *b == b'\t')).then_some(s)
+}
+
 /// The decoded form of one parameter's captured contents.
 fn decoded(p: &crate::meta::ParamMeta, caps: &[(&crate::trace::record::Capture, &[u8])]) -> Option<String> {
     let (c, data) = caps.first()?;
@@ -133,9 +165,7 @@ fn decoded(p: &crate::meta::ParamMeta, caps: &[(&crate::trace::record::Capture, 
             }
             s
         }
-        (Tag::Bytes, _) if data.len() > 1 && data.last() == Some(&0) && data[..data.len() - 1].iter().all(|b| (0x20..0x7f).contains(b)) => {
-            quoted(&data[..data.len() - 1])
-        }
+        (Tag::Bytes, _) if text_prefix(data).is_some() => quoted(text_prefix(data).unwrap()),
         (Tag::Bytes, _) if matches!(p.kind, Kind::Info { .. }) && (data.len() == 4 || data.len() == 8) && c.total as usize == data.len() => {
             words(data, data.len())[0].to_string()
         }
@@ -225,6 +255,13 @@ fn fill(call: &mut Call, v: &View<'_>, tb: &Timebase, opt: Options) -> Option<En
         push_scalar(&mut a.value, p.c_type, raw);
         let mut caps = v.captures.iter().filter(|(c, _)| c.param as usize == i);
         if opt.decode {
+            if p.kind == Kind::Scalar {
+                if let Some(n) = symbolic(p.c_type, raw) {
+                    a.value.push_str(" (");
+                    a.value.push_str(&n);
+                    a.value.push(')');
+                }
+            }
             let all: Vec<_> = v.captures.iter().filter(|(c, _)| c.param as usize == i).map(|(c, d)| (c, *d)).collect();
             if let Some(d) = decoded(p, &all) {
                 a.value.push(' ');
@@ -266,6 +303,13 @@ fn fill(call: &mut Call, v: &View<'_>, tb: &Timebase, opt: Options) -> Option<En
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn bitfields_and_enums_by_name() {
+        assert_eq!(symbolic("cl_mem_flags", 1 | 32).as_deref(), Some("CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR"));
+        assert_eq!(symbolic("cl_platform_info", 0x902).as_deref(), Some("CL_PLATFORM_NAME"));
+        assert_eq!(symbolic("cl_platform_info", 0x1), None);
+    }
     use crate::meta::by_name;
     use crate::trace::capture::write_record;
     use crate::trace::record::{records, MAX_RECORD};
@@ -294,6 +338,7 @@ mod tests {
         );
         let e = entries(&v, &tb, Options { decode: true });
         let Entry::Call(c) = &e[0] else { panic!() };
+        assert_eq!(c.args[1].value, "4139 (CL_DEVICE_NAME)");
         assert!(c.args[3].value.ends_with(" \"NVIDIA H200\""), "{}", c.args[3].value);
     }
 }

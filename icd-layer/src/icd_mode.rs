@@ -330,13 +330,16 @@ pub unsafe extern "C" fn clGetExtensionFunctionAddressForPlatform(platform: *mut
         return std::ptr::null_mut();
     }
     let fp = cltap::dispatch::object_slot(real_p, gen::slot::clGetExtensionFunctionAddressForPlatform);
+    let id = crate::id_of_name("clGetExtensionFunctionAddressForPlatform");
+    let t = rt::enter(id);
     let real = if fp.is_null() {
         std::ptr::null_mut()
     } else {
         std::mem::transmute::<*const c_void, Gefafp>(fp)(real_p, name as *const c_char)
     };
-    rt::done(crate::id_of_name("clGetExtensionFunctionAddressForPlatform"), real.is_null());
-    rt::guard(std::ptr::null_mut(), || answer_for(name as *const c_char, real))
+    let out = rt::guard(std::ptr::null_mut(), || answer_for(name as *const c_char, real));
+    rt::finish_call(id, t, out as u64, &[platform as u64, name as u64], out.is_null());
+    out
 }
 
 pub unsafe extern "C" fn clUnloadCompiler() -> i32 {

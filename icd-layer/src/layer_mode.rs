@@ -104,9 +104,12 @@ pub unsafe extern "C" fn clGetExtensionFunctionAddress(name: *mut c_void) -> *mu
         return std::ptr::null_mut();
     }
     let f: unsafe extern "C" fn(*mut c_void) -> *mut c_void = std::mem::transmute(f);
+    let id = crate::id_of_name(gen::NAMES_BY_SLOT[SLOT]);
+    let t = rt::enter(id);
     let real = f(name);
-    rt::done(crate::id_of_name(gen::NAMES_BY_SLOT[SLOT]), real.is_null());
-    rt::guard(real, || substitute(name as *const c_char, real, std::ptr::null()))
+    let out = rt::guard(real, || substitute(name as *const c_char, real, std::ptr::null()));
+    rt::finish_call(id, t, out as u64, &[name as u64], out.is_null());
+    out
 }
 
 pub unsafe extern "C" fn clGetExtensionFunctionAddressForPlatform(platform: *mut c_void, name: *mut c_void) -> *mut c_void {
@@ -116,8 +119,11 @@ pub unsafe extern "C" fn clGetExtensionFunctionAddressForPlatform(platform: *mut
         return std::ptr::null_mut();
     }
     let f: unsafe extern "C" fn(*mut c_void, *mut c_void) -> *mut c_void = std::mem::transmute(f);
+    let id = crate::id_of_name(gen::NAMES_BY_SLOT[SLOT]);
+    let t = rt::enter(id);
     let real = f(platform, name);
-    rt::done(crate::id_of_name(gen::NAMES_BY_SLOT[SLOT]), real.is_null());
-    rt::guard(real, || substitute(name as *const c_char, real, key_of(platform)))
+    let out = rt::guard(real, || substitute(name as *const c_char, real, key_of(platform)));
+    rt::finish_call(id, t, out as u64, &[platform as u64, name as u64], out.is_null());
+    out
 }
 

@@ -59,6 +59,15 @@ fn ndrange_id() -> usize {
     *ID.get_or_init(|| crate::id_of_name("clEnqueueNDRangeKernel"))
 }
 
+/// After a call cltap answers in hand-written code: logged if on, else counted.
+pub fn finish_call(id: usize, e: Enter, ret: u64, args: &[u64], failed: bool) {
+    if e.on {
+        exit(id, e, ret, args, failed)
+    } else {
+        done(id, failed)
+    }
+}
+
 /// After each forwarded call that is not logged.
 #[inline(always)]
 pub fn done(id: usize, failed: bool) {

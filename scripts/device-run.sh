@@ -19,6 +19,7 @@ CUDA_LIB=/usr/local/cuda/targets/x86_64-linux/lib
 R=$OUT/report.txt; D=$OUT/diffs.txt; : > "$R"; : > "$D"; : > "$OUT/plain-outputs.txt"
 { echo "driver: $NV"; nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null; uname -r; } >> "$R"
 export POCL_CACHE_DIR=$E/pocl
+LOGS=$E/logs; mkdir -p "$LOGS"
 run() { # loader mode prog args...
   local loader=$1 mode=$2; shift 2
   local -a env=(env -u OCL_ICD_VENDORS -u OCL_ICD_FILENAMES -u OPENCL_LAYERS)
@@ -26,7 +27,7 @@ run() { # loader mode prog args...
     ocl-icd) env+=(LD_LIBRARY_PATH=$OCL_ICD_DIR);;
     cuda-khronos) env+=(LD_LIBRARY_PATH=$CUDA_LIB);;
   esac
-  [ "$mode" = plain ] || env+=(CLTAP_SUMMARY=1)
+  [ "$mode" = plain ] || env+=(CLTAP_SUMMARY=1 CLTAP_OUTPUT_DIR=$LOGS)
   # ocl-icd reads OCL_ICD_VENDORS (a library path), the Khronos loader
   # OCL_ICD_FILENAMES: setting both selects one driver with either.
   case $mode in
@@ -66,4 +67,8 @@ done
 # The call tally through cltap, to show the calls really passed through it.
 run ocl-icd layer "$B/bin/enqueue" > /dev/null 2> "$OUT/tally-layer.txt"
 run ocl-icd icd "$B/bin/enqueue" > /dev/null 2> "$OUT/tally-icd.txt"
+# One API log from the real GPU, for the record.
+rm -f "$LOGS"/*.apilog
+run ocl-icd layer env CLTAP_LOG_DECODE=1 "$B/bin/vecadd" > /dev/null 2>&1
+cp "$LOGS"/vecadd.*.apilog "$OUT/vecadd-nvidia.apilog" 2>/dev/null
 cat "$R"

@@ -117,6 +117,10 @@ fn symbolic(c_type: &str, v: u64) -> Option<String> {
     if v == 0 {
         return None;
     }
+    // A named combination (CL_DEVICE_TYPE_ALL) reads better than its bits.
+    if let Some((_, n)) = g.values.iter().find(|(x, _)| *x == v && x.count_ones() > 1) {
+        return Some(n.to_string());
+    }
     let mut names = Vec::new();
     let mut rest = v;
     for (bit, n) in g.values {
@@ -309,6 +313,7 @@ mod tests {
         assert_eq!(symbolic("cl_mem_flags", 1 | 32).as_deref(), Some("CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR"));
         assert_eq!(symbolic("cl_platform_info", 0x902).as_deref(), Some("CL_PLATFORM_NAME"));
         assert_eq!(symbolic("cl_platform_info", 0x1), None);
+        assert_eq!(symbolic("cl_device_type", 0xFFFF_FFFF).as_deref(), Some("CL_DEVICE_TYPE_ALL"));
     }
     use crate::meta::by_name;
     use crate::trace::capture::write_record;

@@ -5,9 +5,12 @@
 pub mod calls;
 pub mod config;
 pub mod diag;
+pub mod diff;
 pub mod dispatch;
 pub mod exts;
 pub mod icd;
 pub mod meta;
+pub mod normalize;
+pub mod report;
 pub mod sys;
 pub mod trace;

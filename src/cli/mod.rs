@@ -1,6 +1,7 @@
 //! Subcommands of `cltap`.
 
 mod bench;
+mod logs;
 mod run;
 
 use clap::{Parser, Subcommand};
@@ -16,6 +17,14 @@ struct Cli {
 enum Cmd {
     /// Run an application under the cltap layer.
     Run(run::RunArgs),
+    /// Write the deterministic form of an API log (for snapshots and diffs).
+    Normalize(logs::NormalizeArgs),
+    /// Compare two API logs call by call; exit 1 when they differ.
+    Diff(logs::DiffArgs),
+    /// Run an application under cltap and compare its normalized log with a snapshot.
+    Check(logs::CheckArgs),
+    /// Print the host-API tally of captured logs.
+    Report(logs::ReportArgs),
     /// Measure what cltap adds per call, and the API log's throughput.
     Bench(bench::BenchArgs),
 }
@@ -24,6 +33,10 @@ pub fn main() -> i32 {
     let cli = Cli::parse();
     match cli.cmd {
         Cmd::Run(a) => run::run(a),
+        Cmd::Normalize(a) => logs::normalize_cmd(a),
+        Cmd::Diff(a) => logs::diff_cmd(a),
+        Cmd::Check(a) => logs::check_cmd(a),
+        Cmd::Report(a) => logs::report_cmd(a),
         Cmd::Bench(a) => bench::run(a),
     }
 }

@@ -1,13 +1,17 @@
-//! `cltap run`: sets the activation variables for the chosen mode and runs
-//! the application, passing its exit status through.
+//! `cltap run`: chooses the activation mode for the application's loader,
+//! maps options onto `CLTAP_*` variables, runs the application with its
+//! stdin, stdout and stderr, passes signals on, exits with its status, and
+//! lists the files cltap wrote.
 
 use clap::{Args, ValueEnum};
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use std::sync::atomic::{AtomicI32, Ordering};
+use std::time::SystemTime;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum Mode {
-    /// Loader-layer mode (both supported loaders load layers).
+    /// Layer mode where the application's loader supports layers, else ICD mode.
     Auto,
     /// cltap poses as the driver and loads the real ones (`--driver`).
     Icd,
@@ -15,21 +19,66 @@ pub enum Mode {
     Layer,
 }
 
-#[derive(Args, Debug)]
-pub struct RunArgs {
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Policy {
+    Lossless,
+    Discard,
+}
+
+/// Options shared by `run` and `check`: how cltap is put in place.
+#[derive(Args, Debug, Clone)]
+pub struct Activation {
     /// How cltap is put between the application and the driver.
     #[arg(long, value_enum, default_value = "auto")]
     pub mode: Mode,
-    /// A real OpenCL driver library (ICD mode; repeatable). Default: the
+    /// The ICD loader (libOpenCL.so.1) the application should use instead of
+    /// the one the dynamic linker finds.
+    #[arg(long, value_name = "PATH")]
+    pub loader: Option<PathBuf>,
+    /// A real OpenCL driver library (repeatable). In ICD mode cltap loads
+    /// these; in layer mode the loader is pointed at them. Default: the
     /// drivers the loaders' vendor files name.
     #[arg(long = "driver", value_name = "PATH")]
     pub drivers: Vec<PathBuf>,
-    /// The cltap layer library. Default: next to this executable, or $CLTAP_LAYER.
+    /// The cltap layer library. Default: $CLTAP_LAYER, or next to this executable.
     #[arg(long, value_name = "PATH")]
     pub layer: Option<PathBuf>,
-    /// Do not print the table of calls at exit.
+}
+
+#[derive(Args, Debug)]
+pub struct RunArgs {
+    #[command(flatten)]
+    pub activation: Activation,
+    /// Write the API log (default). CLTAP_API_LOG.
+    #[arg(long, overrides_with = "no_api_log")]
+    pub api_log: bool,
+    /// Do not write the API log.
+    #[arg(long)]
+    pub no_api_log: bool,
+    /// Add decoded values to the API log. CLTAP_LOG_DECODE.
+    #[arg(long)]
+    pub decode: bool,
+    /// Log only matching APIs: comma-separated globs, '-' to exclude. CLTAP_LOG_FILTER.
+    #[arg(long, value_name = "GLOB")]
+    pub filter: Option<String>,
+    /// Directory for output files (default: the working directory). CLTAP_OUTPUT_DIR.
+    #[arg(long, value_name = "DIR")]
+    pub output: Option<PathBuf>,
+    /// Print the call summary at exit (default). CLTAP_SUMMARY.
+    #[arg(long, overrides_with = "no_summary")]
+    pub summary: bool,
+    /// Do not print the summary at exit.
     #[arg(long)]
     pub no_summary: bool,
+    /// Bytes per thread buffer (K, M, G suffixes). CLTAP_BUFFER_SIZE.
+    #[arg(long, value_name = "BYTES")]
+    pub buffer_size: Option<String>,
+    /// Bytes or percentage at which a buffer goes to the writer. CLTAP_BUFFER_WATERMARK.
+    #[arg(long, value_name = "BYTES|N%")]
+    pub buffer_watermark: Option<String>,
+    /// lossless (default) or discard. CLTAP_BUFFER_POLICY.
+    #[arg(long, value_enum)]
+    pub buffer_policy: Option<Policy>,
     /// The application and its arguments.
     #[arg(last = true, required = true, value_name = "APP")]
     pub app: Vec<String>,
@@ -58,15 +107,43 @@ pub fn find_layer(explicit: Option<&Path>) -> Result<PathBuf, String> {
         }
         tried.push(c.display().to_string());
     }
-    Err(format!("cannot find libcltap_layer.so (looked for: {}); build it with `cargo build --release` or pass --layer", tried.join(", ")))
+    Err(format!("cannot find libcltap_layer.so (looked for: {}); build it with `cargo build --release --workspace` or pass --layer", tried.join(", ")))
 }
 
-/// The environment `cltap run` adds for `mode`.
-pub fn activation(mode: Mode, layer: &Path, drivers: &[PathBuf]) -> Vec<(String, String)> {
+/// The libOpenCL the application will load: `--loader`, else what `ldd`
+/// resolves for it.
+pub fn find_loader(app: &Path, explicit: Option<&Path>) -> Option<PathBuf> {
+    if let Some(p) = explicit {
+        return Some(p.to_path_buf());
+    }
+    let out = Command::new("ldd").arg(app).output().ok()?;
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .find(|l| l.trim_start().starts_with("libOpenCL.so"))
+        .and_then(|l| l.split("=>").nth(1))
+        .and_then(|r| r.split_whitespace().next())
+        .map(PathBuf::from)
+}
+
+/// Whether a loader reads `OPENCL_LAYERS` (ocl-icd ≥ 2.3 and the Khronos
+/// loader do; CUDA's copy of the Khronos loader does not).
+pub fn loader_supports_layers(loader: &Path) -> bool {
+    std::fs::read(loader).is_ok_and(|b| b.windows(13).any(|w| w == b"OPENCL_LAYERS"))
+}
+
+/// The environment that puts cltap in place.
+pub fn activation(mode: Mode, layer: &Path, drivers: &[PathBuf], loader: Option<&Path>) -> Vec<(String, String)> {
     let l = layer.display().to_string();
     let mut env = Vec::new();
+    let list = |d: &[PathBuf]| d.iter().map(|x| x.display().to_string()).collect::<Vec<_>>().join(":");
     match mode {
-        Mode::Auto | Mode::Layer => env.push(("OPENCL_LAYERS".into(), l)),
+        Mode::Auto | Mode::Layer => {
+            env.push(("OPENCL_LAYERS".into(), l));
+            if drivers.len() == 1 {
+                env.push(("OCL_ICD_VENDORS".into(), list(drivers)));
+                env.push(("OCL_ICD_FILENAMES".into(), list(drivers)));
+            }
+        }
         Mode::Icd => {
             // ocl-icd reads OCL_ICD_VENDORS (a library path selects just it);
             // the Khronos loader reads OCL_ICD_FILENAMES and takes
@@ -74,40 +151,173 @@ pub fn activation(mode: Mode, layer: &Path, drivers: &[PathBuf]) -> Vec<(String,
             env.push(("OCL_ICD_VENDORS".into(), l.clone()));
             env.push(("OCL_ICD_FILENAMES".into(), l));
             if !drivers.is_empty() {
-                let list: Vec<String> = drivers.iter().map(|d| d.display().to_string()).collect();
-                env.push(("CLTAP_ICD_FILENAMES".into(), list.join(":")));
+                env.push(("CLTAP_ICD_FILENAMES".into(), list(drivers)));
             }
         }
+    }
+    if let Some(dir) = loader.and_then(Path::parent) {
+        let old = std::env::var("LD_LIBRARY_PATH").unwrap_or_default();
+        env.push(("LD_LIBRARY_PATH".into(), if old.is_empty() { dir.display().to_string() } else { format!("{}:{old}", dir.display()) }));
     }
     env
 }
 
+static CHILD: AtomicI32 = AtomicI32::new(0);
+
+extern "C" fn pass_on(sig: i32, info: *mut libc::siginfo_t, _: *mut libc::c_void) {
+    // A terminal's ^C already reaches the whole process group; only a signal
+    // sent to cltap alone (kill) is passed on, so the application never gets
+    // it twice.
+    let from_user = unsafe { (*info).si_code } == libc::SI_USER || unsafe { (*info).si_code } == libc::SI_QUEUE;
+    let pid = CHILD.load(Ordering::Relaxed);
+    if from_user && pid > 0 {
+        unsafe { libc::kill(pid, sig) };
+    }
+}
+
+fn forward_signals() {
+    for sig in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP, libc::SIGQUIT, libc::SIGUSR1, libc::SIGUSR2] {
+        unsafe {
+            let mut a: libc::sigaction = std::mem::zeroed();
+            a.sa_sigaction = pass_on as *const () as usize;
+            a.sa_flags = libc::SA_SIGINFO | libc::SA_RESTART;
+            libc::sigemptyset(&mut a.sa_mask);
+            libc::sigaction(sig, &a, std::ptr::null_mut());
+        }
+    }
+}
+
+/// What a run left behind.
+pub struct Outcome {
+    pub code: i32,
+    pub pid: u32,
+    pub started: SystemTime,
+}
+
+/// Runs `app` with `env` added, passing signals on; the exit code follows
+/// the shell's convention (128 + signal).
+pub fn spawn(app: &[String], env: &[(String, String)]) -> Result<Outcome, String> {
+    let started = SystemTime::now();
+    let mut cmd = Command::new(&app[0]);
+    cmd.args(&app[1..]);
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let mut child = cmd.spawn().map_err(|e| format!("cannot run {}: {e}", app[0]))?;
+    CHILD.store(child.id() as i32, Ordering::Relaxed);
+    forward_signals();
+    let st = child.wait().map_err(|e| e.to_string())?;
+    use std::os::unix::process::ExitStatusExt;
+    Ok(Outcome { code: st.code().unwrap_or_else(|| 128 + st.signal().unwrap_or(0)), pid: child.id(), started })
+}
+
+/// cltap's files in `dir` written since `since`.
+pub fn files_written(dir: &Path, since: SystemTime) -> Vec<(PathBuf, u64)> {
+    let mut v: Vec<(PathBuf, u64)> = std::fs::read_dir(dir)
+        .map(|rd| {
+            rd.filter_map(|e| {
+                let p = e.ok()?.path();
+                let m = p.metadata().ok()?;
+                let ours = p.extension().is_some_and(|x| ["apilog", "atp", "json", "csv", "occupancy"].contains(&x.to_str().unwrap_or("")));
+                (ours && m.modified().ok()? >= since).then(|| (p, m.len()))
+            })
+            .collect()
+        })
+        .unwrap_or_default();
+    v.sort();
+    v
+}
+
+/// Checks the app and resolves the environment for an activation.
+pub fn prepare(a: &Activation, app: &[String]) -> Result<Vec<(String, String)>, String> {
+    let layer = find_layer(a.layer.as_deref())?;
+    let exe = which(&app[0]).ok_or_else(|| format!("{}: no such program", app[0]))?;
+    let loader = find_loader(&exe, a.loader.as_deref());
+    if let Some(l) = &a.loader {
+        if !l.is_file() {
+            return Err(format!("--loader {}: no such file", l.display()));
+        }
+    }
+    for d in &a.drivers {
+        if !d.is_file() {
+            return Err(format!("--driver {}: no such file", d.display()));
+        }
+    }
+    let mode = match a.mode {
+        Mode::Auto => match &loader {
+            Some(l) if !loader_supports_layers(l) => {
+                eprintln!("cltap: {} does not load layers; using ICD mode", l.display());
+                Mode::Icd
+            }
+            _ => Mode::Layer,
+        },
+        m => m,
+    };
+    if loader.is_none() && a.mode == Mode::Auto {
+        eprintln!("cltap: {} does not link libOpenCL (looked with ldd); assuming a loader that loads layers", exe.display());
+    }
+    Ok(activation(mode, &layer, &a.drivers, a.loader.as_deref()))
+}
+
+/// The program as the shell would find it.
+pub fn which(p: &str) -> Option<PathBuf> {
+    if p.contains('/') {
+        return Path::new(p).is_file().then(|| PathBuf::from(p));
+    }
+    std::env::var_os("PATH")?.to_str()?.split(':').map(|d| Path::new(d).join(p)).find(|c| c.is_file())
+}
+
 pub fn run(a: RunArgs) -> i32 {
-    let layer = match find_layer(a.layer.as_deref()) {
-        Ok(l) => l,
+    let mut env = match prepare(&a.activation, &a.app) {
+        Ok(e) => e,
         Err(e) => {
             eprintln!("cltap: {e}");
             return 127;
         }
     };
-    let mut cmd = Command::new(&a.app[0]);
-    cmd.args(&a.app[1..]);
-    for (k, v) in activation(a.mode, &layer, &a.drivers) {
-        cmd.env(k, v);
+    let mut set = |k: &str, v: String| env.push((k.to_string(), v));
+    set("CLTAP_SUMMARY", if a.no_summary { "0" } else { "1" }.into());
+    if a.no_api_log {
+        set("CLTAP_API_LOG", "0".into());
     }
-    if !a.no_summary {
-        cmd.env("CLTAP_SUMMARY", "1");
+    if a.decode {
+        set("CLTAP_LOG_DECODE", "1".into());
     }
-    match cmd.status() {
-        Ok(st) => {
-            use std::os::unix::process::ExitStatusExt;
-            st.code().unwrap_or_else(|| 128 + st.signal().unwrap_or(0))
+    if let Some(f) = &a.filter {
+        set("CLTAP_LOG_FILTER", f.clone());
+    }
+    let out_dir = a.output.clone().unwrap_or_else(|| PathBuf::from("."));
+    if let Some(o) = &a.output {
+        if let Err(e) = std::fs::create_dir_all(o) {
+            eprintln!("cltap: --output {}: {e}", o.display());
+            return 127;
         }
+        set("CLTAP_OUTPUT_DIR", o.display().to_string());
+    }
+    if let Some(s) = &a.buffer_size {
+        set("CLTAP_BUFFER_SIZE", s.clone());
+    }
+    if let Some(s) = &a.buffer_watermark {
+        set("CLTAP_BUFFER_WATERMARK", s.clone());
+    }
+    if let Some(p) = a.buffer_policy {
+        set("CLTAP_BUFFER_POLICY", if p == Policy::Lossless { "lossless" } else { "discard" }.into());
+    }
+    let o = match spawn(&a.app, &env) {
+        Ok(o) => o,
         Err(e) => {
-            eprintln!("cltap: cannot run {}: {e}", a.app[0]);
-            127
+            eprintln!("cltap: {e}");
+            return 127;
+        }
+    };
+    let files = files_written(&out_dir, o.started);
+    if !files.is_empty() {
+        eprintln!("cltap: files written:");
+        for (p, n) in files {
+            eprintln!("cltap:   {} ({n} bytes)", p.display());
         }
     }
+    o.code
 }
 
 #[cfg(test)]
@@ -116,21 +326,34 @@ mod tests {
 
     #[test]
     fn icd_mode_sets_both_loaders_and_the_drivers() {
-        let env = activation(Mode::Icd, Path::new("/l/libcltap_layer.so"), &[PathBuf::from("/d/a.so"), PathBuf::from("/d/b.so")]);
+        let env = activation(Mode::Icd, Path::new("/l/libcltap_layer.so"), &[PathBuf::from("/d/a.so"), PathBuf::from("/d/b.so")], None);
         assert!(env.contains(&("OCL_ICD_VENDORS".into(), "/l/libcltap_layer.so".into())));
         assert!(env.contains(&("OCL_ICD_FILENAMES".into(), "/l/libcltap_layer.so".into())));
         assert!(env.contains(&("CLTAP_ICD_FILENAMES".into(), "/d/a.so:/d/b.so".into())));
     }
 
     #[test]
-    fn layer_mode_sets_opencl_layers_only() {
-        let env = activation(Mode::Auto, Path::new("/l.so"), &[]);
+    fn layer_mode_sets_opencl_layers_and_a_chosen_driver() {
+        let env = activation(Mode::Auto, Path::new("/l.so"), &[], None);
         assert_eq!(env, vec![("OPENCL_LAYERS".to_string(), "/l.so".to_string())]);
+        let env = activation(Mode::Layer, Path::new("/l.so"), &[PathBuf::from("/d/pocl.so")], Some(Path::new("/k/libOpenCL.so.1")));
+        assert!(env.contains(&("OCL_ICD_VENDORS".into(), "/d/pocl.so".into())));
+        assert!(env.iter().any(|(k, v)| k == "LD_LIBRARY_PATH" && v.starts_with("/k")));
     }
 
     #[test]
     fn missing_layer_says_where_it_looked() {
         let e = find_layer(Some(Path::new("/nope/libcltap_layer.so"))).unwrap_err();
         assert!(e.contains("/nope/libcltap_layer.so"), "{e}");
+    }
+
+    #[test]
+    fn loaders_are_told_apart() {
+        let d = std::env::temp_dir().join(format!("cltap-loader-{}", std::process::id()));
+        std::fs::write(&d, b"....getenv OPENCL_LAYERS....").unwrap();
+        assert!(loader_supports_layers(&d));
+        std::fs::write(&d, b"....getenv OCL_ICD_VENDORS....").unwrap();
+        assert!(!loader_supports_layers(&d));
+        let _ = std::fs::remove_file(d);
     }
 }

@@ -1,5 +1,7 @@
 /* A driver of known call sequences for the API-log tests.
  *   calls golden            a fixed sequence; prints each call and its status
+ *   calls golden-alt        the same with one argument changed
+ *   calls exit N            exits with status N after clGetPlatformIDs
  *   calls stress T N        T threads x N clGetPlatformInfo calls; the size
  *                           argument numbers each thread's calls 1..N
  *   calls forever           calls until killed; prints "ready" after 1000
@@ -30,7 +32,8 @@ static void *spin(void *arg) {
     return NULL;
 }
 
-static int golden(void) {
+/* `alt` changes one argument: the first buffer's size. */
+static int golden(int alt) {
     cl_int err;
     cl_device_id dev;
     SAY("clGetDeviceIDs", clGetDeviceIDs(plat, CL_DEVICE_TYPE_ALL, 1, &dev, NULL));
@@ -38,7 +41,7 @@ static int golden(void) {
     SAY("clCreateContext", err);
     cl_command_queue q = clCreateCommandQueue(ctx, dev, 0, &err);
     SAY("clCreateCommandQueue", err);
-    cl_mem b = clCreateBuffer(ctx, CL_MEM_READ_WRITE, 4096, NULL, &err);
+    cl_mem b = clCreateBuffer(ctx, CL_MEM_READ_WRITE, alt ? 8192 : 4096, NULL, &err);
     SAY("clCreateBuffer", err);
     SAY("clCreateBuffer", (clCreateBuffer(ctx, CL_MEM_READ_WRITE, 0, NULL, &err), err));
     int pattern = 7;
@@ -62,7 +65,9 @@ int main(int argc, char **argv) {
     if (argc < 2) return 2;
     if (clGetPlatformIDs(1, &plat, NULL) != CL_SUCCESS) return 3;
     printf("clGetPlatformIDs 0\n");
-    if (!strcmp(argv[1], "golden")) return golden();
+    if (!strcmp(argv[1], "golden")) return golden(0);
+    if (!strcmp(argv[1], "golden-alt")) return golden(1);
+    if (!strcmp(argv[1], "exit")) return argc > 2 ? atoi(argv[2]) : 0;
     if (!strcmp(argv[1], "stress") && argc == 4) {
         int t = atoi(argv[2]);
         per_thread = atol(argv[3]);

@@ -1,0 +1,332 @@
+//! `cltap normalize`, `diff`, `report` and `check`: the driver-CI workflow
+//! over captured API logs.
+
+use super::run::{prepare, spawn, Activation};
+use clap::{Args, ValueEnum};
+use cltap::diff;
+use cltap::normalize::{self, Durations, NCall};
+use cltap_formats::apilog::{self, Entry};
+use std::io::{BufRead, IsTerminal, Read};
+use std::path::{Path, PathBuf};
+
+/// Inputs larger than this show a progress bar on a terminal.
+const PROGRESS_OVER: u64 = 50 << 20;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum KeepDurations {
+    /// Keep durations as order-of-magnitude buckets (~1us, ~10us, …).
+    Bucket,
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct NormOpts {
+    /// Keep durations, bucketed; by default all times are removed.
+    #[arg(long, value_enum, value_name = "HOW")]
+    pub keep_durations: Option<KeepDurations>,
+    /// Fold runs of identical consecutive calls on a thread (polling loops)
+    /// into one line marked [repeated].
+    #[arg(long)]
+    pub collapse_repeats: bool,
+}
+
+impl NormOpts {
+    fn options(&self) -> normalize::Options {
+        normalize::Options {
+            durations: if self.keep_durations.is_some() { Durations::Bucket } else { Durations::Drop },
+            collapse_repeats: self.collapse_repeats,
+        }
+    }
+}
+
+#[derive(Args, Debug)]
+pub struct NormalizeArgs {
+    /// An API log (.apilog).
+    pub file: PathBuf,
+    /// Write here instead of standard output.
+    #[arg(short, long)]
+    pub output: Option<PathBuf>,
+    #[command(flatten)]
+    pub norm: NormOpts,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Format {
+    Text,
+    Json,
+}
+
+#[derive(Args, Debug)]
+pub struct DiffArgs {
+    pub a: PathBuf,
+    pub b: PathBuf,
+    #[arg(long, value_enum, default_value = "text")]
+    pub format: Format,
+    #[command(flatten)]
+    pub norm: NormOpts,
+}
+
+#[derive(Args, Debug)]
+pub struct ReportArgs {
+    /// API logs to tally (together).
+    #[arg(required = true)]
+    pub files: Vec<PathBuf>,
+}
+
+#[derive(Args, Debug)]
+pub struct CheckArgs {
+    /// Directory holding `<name>.snap` files.
+    #[arg(long, value_name = "DIR")]
+    pub snapshot: PathBuf,
+    /// Write the new snapshot instead of comparing.
+    #[arg(long)]
+    pub update: bool,
+    /// Snapshot name (default: the application's file name).
+    #[arg(long)]
+    pub name: Option<String>,
+    #[command(flatten)]
+    pub activation: Activation,
+    #[command(flatten)]
+    pub norm: NormOpts,
+    /// The application and its arguments.
+    #[arg(last = true, required = true, value_name = "APP")]
+    pub app: Vec<String>,
+}
+
+fn progress(len: u64, what: &Path) -> Option<indicatif::ProgressBar> {
+    (len > PROGRESS_OVER && std::io::stderr().is_terminal()).then(|| {
+        let b = indicatif::ProgressBar::new(len);
+        b.set_style(indicatif::ProgressStyle::with_template("{msg} [{bar:40}] {bytes}/{total_bytes} {eta}").unwrap());
+        b.set_message(what.display().to_string());
+        b
+    })
+}
+
+/// Reads an API log; errors name the file, the line and the reason.
+pub fn load(path: &Path) -> Result<Vec<Entry>, String> {
+    let f = std::fs::File::open(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let len = f.metadata().map(|m| m.len()).unwrap_or(0);
+    let bar = progress(len, path);
+    let mut r = std::io::BufReader::new(f);
+    let mut out = Vec::new();
+    let mut line = String::new();
+    let mut n = 0;
+    loop {
+        line.clear();
+        let k = r.read_line(&mut line).map_err(|e| format!("{}: {e}", path.display()))?;
+        if k == 0 {
+            break;
+        }
+        n += 1;
+        if let Some(b) = &bar {
+            b.inc(k as u64);
+        }
+        let l = line.trim_end_matches(['\n', '\r']);
+        if l.is_empty() {
+            continue;
+        }
+        out.push(apilog::parse_line(l).map_err(|reason| format!("{}:{n}: {reason}", path.display()))?);
+    }
+    if let Some(b) = bar {
+        b.finish_and_clear();
+    }
+    Ok(out)
+}
+
+fn normalized(path: &Path, o: &NormOpts) -> Result<Vec<NCall>, String> {
+    Ok(normalize::normalize(&load(path)?, o.options()))
+}
+
+pub fn normalize_cmd(a: NormalizeArgs) -> i32 {
+    match normalized(&a.file, &a.norm) {
+        Ok(calls) => {
+            let text = normalize::render(&calls);
+            match &a.output {
+                Some(o) => std::fs::write(o, text).map(|_| 0).unwrap_or_else(|e| {
+                    eprintln!("cltap: {}: {e}", o.display());
+                    1
+                }),
+                None => {
+                    print!("{text}");
+                    0
+                }
+            }
+        }
+        Err(e) => {
+            eprintln!("cltap: {e}");
+            2
+        }
+    }
+}
+
+pub fn diff_cmd(a: DiffArgs) -> i32 {
+    let (x, y) = match (normalized(&a.a, &a.norm), normalized(&a.b, &a.norm)) {
+        (Ok(x), Ok(y)) => (x, y),
+        (Err(e), _) | (_, Err(e)) => {
+            eprintln!("cltap: {e}");
+            return 2;
+        }
+    };
+    let changes = diff::diff(&x, &y);
+    match a.format {
+        Format::Text => print!("{}", diff::render_text(&changes)),
+        Format::Json => println!("{}", diff::render_json(&changes)),
+    }
+    i32::from(!changes.is_empty())
+}
+
+pub fn report_cmd(a: ReportArgs) -> i32 {
+    let mut all = Vec::new();
+    for f in &a.files {
+        if f.extension().is_some_and(|x| x == "atp") {
+            eprintln!("cltap: {}: .atp reports come with the device-timing work; not supported yet", f.display());
+            return 2;
+        }
+        match load(f) {
+            Ok(mut e) => all.append(&mut e),
+            Err(e) => {
+                eprintln!("cltap: {e}");
+                return 2;
+            }
+        }
+    }
+    print!("{}", cltap::report::render(&cltap::report::host_tally(&all)));
+    0
+}
+
+/// Parses a stored snapshot (the normalized text) back for the diff.
+fn parse_snapshot(text: &str) -> Vec<String> {
+    text.lines().map(str::to_string).collect()
+}
+
+pub fn check_cmd(a: CheckArgs) -> i32 {
+    let name = a.name.clone().unwrap_or_else(|| Path::new(&a.app[0]).file_name().map_or("app".into(), |n| n.to_string_lossy().into_owned()));
+    let snap = a.snapshot.join(format!("{name}.snap"));
+    if !a.update && !snap.is_file() {
+        eprintln!(
+            "cltap: no snapshot {}; to create it, run:\n  cltap check --snapshot {} --update -- {}",
+            snap.display(),
+            a.snapshot.display(),
+            a.app.join(" ")
+        );
+        return 1;
+    }
+    let mut env = match prepare(&a.activation, &a.app) {
+        Ok(e) => e,
+        Err(e) => {
+            eprintln!("cltap: {e}");
+            return 127;
+        }
+    };
+    let dir = std::env::temp_dir().join(format!("cltap-check-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    if let Err(e) = std::fs::create_dir_all(&dir) {
+        eprintln!("cltap: {}: {e}", dir.display());
+        return 1;
+    }
+    env.push(("CLTAP_OUTPUT_DIR".into(), dir.display().to_string()));
+    env.push(("CLTAP_API_LOG".into(), "1".into()));
+    env.push(("CLTAP_LOG".into(), "file".into()));
+    env.push(("CLTAP_SUMMARY".into(), "0".into()));
+    let o = match spawn(&a.app, &env) {
+        Ok(o) => o,
+        Err(e) => {
+            eprintln!("cltap: {e}");
+            return 127;
+        }
+    };
+    let log = std::fs::read_dir(&dir)
+        .ok()
+        .and_then(|rd| rd.filter_map(|e| e.ok().map(|e| e.path())).find(|p| p.to_string_lossy().ends_with(&format!(".{}.apilog", o.pid))));
+    let result = (|| -> Result<i32, String> {
+        let log = log.ok_or_else(|| format!("the application wrote no API log (exit code {}); is it an OpenCL program?", o.code))?;
+        let text = normalize::render(&normalized(&log, &a.norm)?);
+        if a.update {
+            std::fs::create_dir_all(&a.snapshot).map_err(|e| e.to_string())?;
+            std::fs::write(&snap, &text).map_err(|e| format!("{}: {e}", snap.display()))?;
+            eprintln!("cltap: wrote {}", snap.display());
+            return Ok(if o.code == 0 { 0 } else { o.code });
+        }
+        let mut old = String::new();
+        std::fs::File::open(&snap).and_then(|mut f| f.read_to_string(&mut old)).map_err(|e| format!("{}: {e}", snap.display()))?;
+        if parse_snapshot(&old) == parse_snapshot(&text) {
+            eprintln!("cltap: {} matches", snap.display());
+            return Ok(if o.code == 0 { 0 } else { o.code });
+        }
+        // Re-read both as logs of normalized calls for a semantic diff.
+        let old_calls = reparse(&old);
+        let new_calls = reparse(&text);
+        let changes = diff::diff(&old_calls, &new_calls);
+        eprintln!("cltap: {} differs from this run ({} change(s)):", snap.display(), changes.len().max(1));
+        print!("{}", diff::render_text(&changes));
+        eprintln!(
+            "cltap: if the change is intended, accept it with:\n  cltap check --snapshot {} --update -- {}",
+            a.snapshot.display(),
+            a.app.join(" ")
+        );
+        Ok(1)
+    })();
+    let _ = std::fs::remove_dir_all(&dir);
+    match result {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("cltap: {e}");
+            1
+        }
+    }
+}
+
+/// Normalized text back into calls, line by line, for the diff. Only the
+/// fields the diff compares are recovered.
+fn reparse(text: &str) -> Vec<NCall> {
+    text.lines()
+        .filter(|l| !l.is_empty())
+        .map(|l| {
+            let (thread, rest) = l.split_once(' ').unwrap_or((l, ""));
+            let open = rest.find('(').unwrap_or(rest.len());
+            let head = &rest[..open];
+            let name = head.rsplit(' ').next().unwrap_or(head).to_string();
+            let cmd = head.split_whitespace().find_map(|w| w.strip_prefix("[cmd#").and_then(|x| x.strip_suffix(']')).and_then(|x| x.parse().ok()));
+            let close = rest.rfind(')').unwrap_or(rest.len());
+            let args = if open < close {
+                split_args(&rest[open + 1..close]).into_iter().map(|a| a.split_once(" = ").map_or((a.clone(), String::new()), |(k, v)| (k.to_string(), v.to_string()))).collect()
+            } else {
+                Vec::new()
+            };
+            let tail = if close < rest.len() { &rest[close + 1..] } else { "" };
+            NCall {
+                thread: thread.to_string(),
+                name,
+                cmd,
+                args,
+                result: Some(tail.trim().to_string()),
+                outs: Vec::new(),
+                duration: None,
+                local_size: None,
+                repeated: false,
+            }
+        })
+        .collect()
+}
+
+fn split_args(s: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let (mut depth, mut cur) = (0i32, String::new());
+    let mut chars = s.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '(' | '{' | '[' => depth += 1,
+            ')' | '}' | ']' => depth -= 1,
+            ',' if depth == 0 && chars.peek() == Some(&' ') => {
+                chars.next();
+                out.push(std::mem::take(&mut cur));
+                continue;
+            }
+            _ => {}
+        }
+        cur.push(c);
+    }
+    if !cur.is_empty() {
+        out.push(cur);
+    }
+    out
+}

@@ -1,0 +1,302 @@
+//! A deterministic form of an API log, for snapshots and diffs: threads
+//! become T1, T2…, handles become typed names (`context#1`, `mem#3`), host
+//! pointers `ptr#n`, command ids are renumbered from 1, and times are removed
+//! (or kept as order-of-magnitude buckets).
+
+use crate::meta;
+use cltap_formats::apilog::{Call, Entry};
+use std::collections::HashMap;
+use std::fmt::Write;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Durations {
+    #[default]
+    Drop,
+    /// `~1us`, `~10us`, … by decade.
+    Bucket,
+}
+
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Options {
+    pub durations: Durations,
+    /// Consecutive identical calls on a thread (polling loops) become one
+    /// line marked `[repeated]`, so their count does not make runs differ.
+    pub collapse_repeats: bool,
+}
+
+/// One normalized call, kept structured for the diff.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NCall {
+    pub thread: String,
+    pub name: String,
+    pub cmd: Option<u64>,
+    pub args: Vec<(String, String)>,
+    pub result: Option<String>,
+    pub outs: Vec<(String, String)>,
+    pub duration: Option<String>,
+    /// Set for a `local_work_size` line: the sizes, before its call.
+    pub local_size: Option<Vec<u64>>,
+    pub repeated: bool,
+}
+
+impl NCall {
+    pub fn line(&self) -> String {
+        let mut s = format!("{} ", self.thread);
+        if let Some(c) = self.cmd {
+            let _ = write!(s, "[cmd#{c}] ");
+        }
+        if let Some(d) = &self.duration {
+            let _ = write!(s, "[{d}] ");
+        }
+        s += &self.name;
+        s.push('(');
+        for (i, (n, v)) in self.args.iter().enumerate() {
+            if i > 0 {
+                s += ", ";
+            }
+            let _ = write!(s, "{n} = {v}");
+        }
+        s.push(')');
+        if let Some(r) = &self.result {
+            let _ = write!(s, " = {r}");
+        }
+        for (n, v) in &self.outs {
+            let _ = write!(s, ", *{n} = {v}");
+        }
+        if let Some(l) = &self.local_size {
+            let v: Vec<String> = l.iter().map(u64::to_string).collect();
+            let _ = write!(s, " [local size chosen by the driver: ({})]", v.join(", "));
+        }
+        if self.repeated {
+            s += " [repeated]";
+        }
+        s
+    }
+}
+
+/// The handle kind a C type names, for typed names.
+fn kind_of(c_type: &str) -> &'static str {
+    let t = c_type.trim_start_matches("const ").trim_end_matches('*').trim();
+    match t {
+        "cl_platform_id" => "platform",
+        "cl_device_id" => "device",
+        "cl_context" => "context",
+        "cl_command_queue" => "queue",
+        "cl_mem" => "mem",
+        "cl_program" => "program",
+        "cl_kernel" => "kernel",
+        "cl_event" => "event",
+        "cl_sampler" => "sampler",
+        "cl_command_buffer_khr" => "cmdbuf",
+        "cl_semaphore_khr" => "semaphore",
+        _ => "ptr",
+    }
+}
+
+struct Names {
+    by_value: HashMap<String, String>,
+    counters: HashMap<&'static str, usize>,
+}
+
+impl Names {
+    fn name(&mut self, value: &str, kind: &'static str) -> String {
+        if value == "0000000000000000" {
+            return "NULL".into();
+        }
+        if let Some(n) = self.by_value.get(value) {
+            return n.clone();
+        }
+        let c = self.counters.entry(kind).or_insert(0);
+        *c += 1;
+        let n = format!("{kind}#{c}");
+        self.by_value.insert(value.to_string(), n.clone());
+        n
+    }
+
+    /// Replaces every 16-hex-digit token in a decoded value.
+    fn tokens(&mut self, v: &str, kind: &'static str) -> String {
+        let b = v.as_bytes();
+        let mut out = String::with_capacity(v.len());
+        let mut i = 0;
+        while i < b.len() {
+            let is_tok = i + 16 <= b.len()
+                && b[i..i + 16].iter().all(|c| c.is_ascii_hexdigit() && !c.is_ascii_lowercase())
+                && (i == 0 || !b[i - 1].is_ascii_alphanumeric())
+                && (i + 16 == b.len() || !b[i + 16].is_ascii_alphanumeric());
+            if is_tok {
+                out += &self.name(&v[i..i + 16], kind);
+                i += 16;
+            } else {
+                let ch = v[i..].chars().next().unwrap();
+                out.push(ch);
+                i += ch.len_utf8();
+            }
+        }
+        out
+    }
+}
+
+fn bucket(us: u64) -> String {
+    match us {
+        0 => "<1us".into(),
+        _ => format!("~{}us", 10u64.pow(us.ilog10())),
+    }
+}
+
+/// Normalizes parsed log entries.
+pub fn normalize(entries: &[Entry], opt: Options) -> Vec<NCall> {
+    let mut names = Names { by_value: HashMap::new(), counters: HashMap::new() };
+    let mut threads: HashMap<u64, String> = HashMap::new();
+    let mut cmds: HashMap<u64, u64> = HashMap::new();
+    let mut out: Vec<NCall> = Vec::new();
+    let mut pending_lws: Option<(u64, Vec<u64>)> = None;
+    let mut last_by_thread: HashMap<String, usize> = HashMap::new();
+    for e in entries {
+        let c: &Call = match e {
+            Entry::Call(c) => c,
+            Entry::LocalWorkSize { cmd_id, sizes } => {
+                pending_lws = Some((*cmd_id, sizes.clone()));
+                continue;
+            }
+            Entry::Comment(_) => continue,
+        };
+        let n = threads.len() + 1;
+        let thread = threads.entry(c.tid).or_insert_with(|| format!("T{n}")).clone();
+        let cmd = c.cmd_id.map(|id| {
+            let n = cmds.len() as u64 + 1;
+            *cmds.entry(id).or_insert(n)
+        });
+        let fmeta = meta::by_name(&c.name).map(|i| &meta::FUNCTIONS[i]);
+        let args = c
+            .args
+            .iter()
+            .map(|a| {
+                // A pointer parameter's own value is a host address; the
+                // handles it points at (decoded, after a space) are typed.
+                let (raw, rest) = a.value.split_once(' ').map_or((a.value.as_str(), ""), |(r, x)| (r, x));
+                let own = if a.c_type.ends_with('*') { "ptr" } else { kind_of(&a.c_type) };
+                let mut v = names.tokens(raw, own);
+                if !rest.is_empty() {
+                    v.push(' ');
+                    v += &names.tokens(rest, kind_of(&a.c_type));
+                }
+                (a.name.clone(), v)
+            })
+            .collect();
+        let result = c.result.as_ref().map(|r| {
+            let kind = fmeta.map_or("ptr", |f| kind_of(f.ret_type));
+            if r.len() == 16 && r.bytes().all(|b| b.is_ascii_hexdigit()) {
+                names.name(r, kind)
+            } else {
+                r.clone()
+            }
+        });
+        let outs = c
+            .outs
+            .iter()
+            .map(|(n, v)| {
+                let kind = fmeta
+                    .and_then(|f| f.params.iter().find(|p| p.name == n))
+                    .map_or("ptr", |p| kind_of(p.c_type));
+                (n.clone(), names.tokens(v, kind))
+            })
+            .collect();
+        let local_size = match pending_lws.take() {
+            Some((id, sizes)) if Some(id) == c.cmd_id => Some(sizes),
+            _ => None,
+        };
+        let call = NCall {
+            thread: thread.clone(),
+            name: c.name.clone(),
+            cmd,
+            args,
+            result,
+            outs,
+            duration: (opt.durations == Durations::Bucket).then(|| bucket(c.duration_us)),
+            local_size,
+            repeated: false,
+        };
+        if opt.collapse_repeats {
+            if let Some(&i) = last_by_thread.get(&thread) {
+                let prev = &mut out[i];
+                let same = prev.name == call.name && prev.args == call.args && prev.result == call.result && prev.outs == call.outs && call.cmd.is_none();
+                if same {
+                    prev.repeated = true;
+                    continue;
+                }
+            }
+        }
+        last_by_thread.insert(thread, out.len());
+        out.push(call);
+    }
+    out
+}
+
+/// The normalized text: one call per line, threads in order of appearance.
+pub fn render(calls: &[NCall]) -> String {
+    let mut s = String::new();
+    for c in calls {
+        s += &c.line();
+        s.push('\n');
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use cltap_formats::apilog::{self, Arg};
+
+    fn call(tid: u64, name: &str, args: &[(&str, &str, &str)], result: &str, outs: &[(&str, &str)], cmd: Option<u64>) -> Entry {
+        Entry::Call(Call {
+            tid,
+            start: tid * 1000,
+            duration_us: 42,
+            cmd_id: cmd,
+            name: name.into(),
+            args: args.iter().map(|(t, n, v)| Arg { c_type: t.to_string(), name: n.to_string(), value: v.to_string() }).collect(),
+            result: Some(result.into()),
+            outs: outs.iter().map(|(n, v)| (n.to_string(), v.to_string())).collect(),
+        })
+    }
+
+    fn sample(tid: u64, base: u64) -> Vec<Entry> {
+        let h = |x: u64| format!("{:016X}", base + x);
+        vec![
+            call(tid, "clCreateBuffer", &[("cl_context", "context", &h(1)), ("cl_mem_flags", "flags", "1"), ("size_t", "size", "64"), ("void*", "host_ptr", "0000000000000000"), ("cl_int*", "errcode_ret", &h(9))], &h(2), &[("errcode_ret", "CL_SUCCESS")], None),
+            call(tid, "clEnqueueReadBuffer", &[("cl_command_queue", "command_queue", &h(3)), ("cl_mem", "buffer", &h(2)), ("const cl_event*", "event_wait_list", &format!("{} {{{}}}", h(8), h(4))), ("cl_event*", "event", &h(7))], "CL_SUCCESS", &[("event", &h(5))], Some(base + 17)),
+        ]
+    }
+
+    #[test]
+    fn handles_threads_and_ids_become_names() {
+        let n = normalize(&sample(5780, 0x7000_0000), Options::default());
+        let text = render(&n);
+        assert_eq!(
+            text,
+            "T1 clCreateBuffer(context = context#1, flags = 1, size = 64, host_ptr = NULL, errcode_ret = ptr#1) = mem#1, *errcode_ret = CL_SUCCESS\n\
+             T1 [cmd#1] clEnqueueReadBuffer(command_queue = queue#1, buffer = mem#1, event_wait_list = ptr#2 {event#1}, event = ptr#3) = CL_SUCCESS, *event = event#2\n"
+        );
+    }
+
+    #[test]
+    fn two_runs_with_other_addresses_normalize_alike() {
+        let a = render(&normalize(&sample(10, 0x5000_0000), Options::default()));
+        let b = render(&normalize(&sample(99, 0x7fff_0000_0000), Options::default()));
+        assert_eq!(a, b);
+        let again = render(&normalize(&apilog::read(&apilog::write(&sample(10, 0x5000_0000))).unwrap(), Options::default()));
+        assert_eq!(a, again, "normalizing is stable through the text form");
+    }
+
+    #[test]
+    fn buckets_and_repeats() {
+        let mut e = sample(1, 0x1000);
+        e.push(e[0].clone());
+        e.push(e[0].clone());
+        let n = normalize(&e, Options { durations: Durations::Bucket, collapse_repeats: true });
+        assert_eq!(n.len(), 3);
+        assert!(n[0].line().contains("[~10us]"));
+        assert!(!n[0].repeated);
+        assert!(n[2].repeated, "{}", n[2].line());
+    }
+}

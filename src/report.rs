@@ -1,0 +1,77 @@
+//! The host-API tally of a captured log: calls, errors and time per API,
+//! busiest first, aligned for a terminal.
+
+use cltap_formats::apilog::{Call, Entry};
+use std::collections::HashMap;
+
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Row {
+    pub name: String,
+    pub calls: u64,
+    pub errors: u64,
+    pub total_us: u64,
+    pub min_us: u64,
+    pub max_us: u64,
+}
+
+fn failed(c: &Call) -> bool {
+    let bad = |v: &str| v.starts_with("CL_") && v != "CL_SUCCESS";
+    c.result.as_deref().is_some_and(bad) || c.outs.iter().any(|(n, v)| n == "errcode_ret" && bad(v))
+}
+
+pub fn host_tally(entries: &[Entry]) -> Vec<Row> {
+    let mut m: HashMap<&str, Row> = HashMap::new();
+    for e in entries {
+        let Entry::Call(c) = e else { continue };
+        let r = m.entry(&c.name).or_insert_with(|| Row { name: c.name.clone(), min_us: u64::MAX, ..Row::default() });
+        r.calls += 1;
+        r.errors += failed(c) as u64;
+        r.total_us += c.duration_us;
+        r.min_us = r.min_us.min(c.duration_us);
+        r.max_us = r.max_us.max(c.duration_us);
+    }
+    let mut v: Vec<Row> = m.into_values().collect();
+    v.sort_by(|a, b| b.total_us.cmp(&a.total_us).then(b.calls.cmp(&a.calls)).then(a.name.cmp(&b.name)));
+    v
+}
+
+pub fn render(rows: &[Row]) -> String {
+    let total: u64 = rows.iter().map(|r| r.total_us).sum();
+    let w = rows.iter().map(|r| r.name.len()).max().unwrap_or(3).max(3);
+    let mut s = format!("{:<w$}  {:>9}  {:>7}  {:>12}  {:>6}  {:>10}  {:>10}  {:>10}\n", "API", "calls", "errors", "total µs", "%", "avg µs", "min µs", "max µs");
+    for r in rows {
+        let pct = if total == 0 { 0.0 } else { 100.0 * r.total_us as f64 / total as f64 };
+        s += &format!(
+            "{:<w$}  {:>9}  {:>7}  {:>12}  {:>6.2}  {:>10.2}  {:>10}  {:>10}\n",
+            r.name,
+            r.calls,
+            r.errors,
+            r.total_us,
+            pct,
+            r.total_us as f64 / r.calls.max(1) as f64,
+            r.min_us,
+            r.max_us
+        );
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use cltap_formats::apilog;
+
+    #[test]
+    fn tally_counts_errors_and_times() {
+        let text = "\
+TID         1    START TIME 0x0000000000000001    DURATION 0x0000000000000010                         clFinish(cl_command_queue q = 0000000000000001) = CL_SUCCESS
+TID         1    START TIME 0x0000000000000002    DURATION 0x0000000000000020                         clFinish(cl_command_queue q = 0000000000000001) = CL_INVALID_COMMAND_QUEUE
+TID         1    START TIME 0x0000000000000003    DURATION 0x0000000000000001                         clCreateBuffer(cl_context c = 0000000000000001) = 0000000000000000, *errcode_ret = CL_INVALID_VALUE
+";
+        let rows = host_tally(&apilog::read(text).unwrap());
+        assert_eq!(rows[0], Row { name: "clFinish".into(), calls: 2, errors: 1, total_us: 48, min_us: 16, max_us: 32 });
+        assert_eq!(rows[1].errors, 1);
+        let t = render(&rows);
+        assert!(t.lines().nth(1).unwrap().starts_with("clFinish"), "{t}");
+    }
+}

@@ -1,0 +1,167 @@
+//! The driver-CI workflow end to end on PoCL: `cltap run`, `normalize`,
+//! `diff`, `check` and `report`, as a user types them.
+
+mod common;
+use common::*;
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+fn cltap() -> PathBuf {
+    let p = root().join("target/release/cltap");
+    assert!(p.is_file(), "build with `cargo build --release --workspace` first");
+    p
+}
+
+fn calls() -> PathBuf {
+    let exe = root().join("target/ctests/calls-cli");
+    std::fs::create_dir_all(exe.parent().unwrap()).unwrap();
+    let st = Command::new("gcc")
+        .args(["-std=c11", "-O1", "-Wall", "-Werror"])
+        .arg(root().join("tests/c/special/calls.c"))
+        .arg("-o")
+        .arg(&exe)
+        .args(["-lOpenCL", "-lpthread"])
+        .status()
+        .unwrap();
+    assert!(st.success());
+    exe
+}
+
+fn workdir(name: &str) -> PathBuf {
+    let d = root().join("target/test-cli").join(name);
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+/// `cltap …` on PoCL through ocl-icd, with a clean environment.
+fn cmd(dir: &Path, args: &[&str]) -> Command {
+    let mut c = Command::new(cltap());
+    c.current_dir(dir).args(args);
+    for (k, _) in std::env::vars() {
+        if k.starts_with("OCL_ICD") || k.starts_with("OPENCL_LAYER") || k.starts_with("CLTAP_") {
+            c.env_remove(k);
+        }
+    }
+    c.env("OCL_ICD_VENDORS", Driver::Pocl.library());
+    c
+}
+
+fn out(mut c: Command) -> (i32, String, String) {
+    let o = c.output().unwrap();
+    (o.status.code().unwrap_or(-1), String::from_utf8_lossy(&o.stdout).into(), String::from_utf8_lossy(&o.stderr).into())
+}
+
+fn logs(dir: &Path) -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().path()).filter(|p| p.extension().is_some_and(|x| x == "apilog")).collect();
+    v.sort();
+    v
+}
+
+#[test]
+fn run_returns_the_exit_code_and_lists_files() {
+    let d = workdir("run");
+    let exe = calls();
+    let (code, _, err) = out(cmd(&d, &["run", "--no-summary", "--", exe.to_str().unwrap(), "exit", "7"]));
+    assert_eq!(code, 7);
+    assert!(err.contains("files written") && err.contains(".apilog"), "{err}");
+    let (code, _, err) = out(cmd(&d, &["run", "--", "/no/such/app"]));
+    assert_ne!(code, 0);
+    assert_eq!(err.lines().count(), 1, "one clear line: {err}");
+    assert!(err.contains("/no/such/app"));
+}
+
+#[test]
+fn run_forwards_sigint_and_the_log_survives() {
+    let d = workdir("sigint");
+    let exe = calls();
+    let mut c = cmd(&d, &["run", "--no-summary", "--output", d.to_str().unwrap(), "--", exe.to_str().unwrap(), "forever"]);
+    c.stdout(Stdio::piped()).stderr(Stdio::piped());
+    let mut child = c.spawn().unwrap();
+    let mut r = BufReader::new(child.stdout.take().unwrap());
+    let mut line = String::new();
+    while !line.contains("ready") {
+        line.clear();
+        assert!(r.read_line(&mut line).unwrap() > 0);
+    }
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let st = child.wait().unwrap();
+    assert_eq!(st.code(), Some(128 + libc::SIGINT), "the application's death by SIGINT is cltap's exit code");
+    let text = std::fs::read_to_string(&logs(&d)[0]).unwrap();
+    assert!(text.lines().last().unwrap().starts_with("# end:"), "the log was flushed");
+}
+
+#[test]
+fn normalize_is_stable_and_diff_finds_an_injected_change() {
+    let d = workdir("diff");
+    let exe = calls();
+    for arg in ["golden", "golden", "golden-alt"] {
+        let (code, _, e) = out(cmd(&d, &["run", "--no-summary", "--", exe.to_str().unwrap(), arg]));
+        assert_eq!(code, 0, "{e}");
+    }
+    let l = logs(&d);
+    assert_eq!(l.len(), 3);
+    // Log files are named by pid; tell the runs apart by their content.
+    let alt = l.iter().position(|p| std::fs::read_to_string(p).unwrap().contains("size = 8192")).unwrap();
+    let same: Vec<&PathBuf> = l.iter().enumerate().filter(|(i, _)| *i != alt).map(|(_, p)| p).collect();
+    let norm = |p: &Path| out(cmd(&d, &["normalize", p.to_str().unwrap()]));
+    let (c1, n1, _) = norm(same[0]);
+    let (c2, n2, _) = norm(same[1]);
+    assert_eq!((c1, c2), (0, 0));
+    assert_eq!(n1, n2, "two runs of a deterministic program normalize to the same bytes");
+    assert_eq!(norm(same[0]).1, n1, "normalizing again gives the same bytes");
+    assert!(!n1.contains("0x0000"), "no times remain");
+    assert!(n1.contains("context#1") && n1.contains("[cmd#1]"));
+
+    let (code, text, _) = out(cmd(&d, &["diff", same[0].to_str().unwrap(), same[1].to_str().unwrap()]));
+    assert_eq!((code, text.as_str()), (0, ""));
+    let (code, text, _) = out(cmd(&d, &["diff", same[0].to_str().unwrap(), l[alt].to_str().unwrap()]));
+    assert_eq!(code, 1);
+    assert!(text.contains("~ T1 clCreateBuffer") && text.contains("size: 4096 -> 8192"), "{text}");
+    let (code, json, _) = out(cmd(&d, &["diff", "--format", "json", same[0].to_str().unwrap(), l[alt].to_str().unwrap()]));
+    assert_eq!(code, 1);
+    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(v[0]["kind"], "changed");
+
+    let (code, _, err) = out(cmd(&d, &["normalize", "/no/such.apilog"]));
+    assert_ne!(code, 0);
+    assert!(err.contains("/no/such.apilog"));
+    let bad = d.join("bad.apilog");
+    std::fs::write(&bad, "# header\nTID 1 garbage\n").unwrap();
+    let (code, _, err) = out(cmd(&d, &["normalize", bad.to_str().unwrap()]));
+    assert_ne!(code, 0);
+    assert!(err.contains("bad.apilog:2:"), "file and line: {err}");
+}
+
+#[test]
+fn check_fails_then_passes_after_update() {
+    let d = workdir("check");
+    let snaps = d.join("snaps");
+    let exe = calls();
+    let e = exe.to_str().unwrap();
+    let s = snaps.to_str().unwrap();
+    let (code, _, err) = out(cmd(&d, &["check", "--snapshot", s, "--", e, "golden"]));
+    assert_eq!(code, 1);
+    assert!(err.contains("--update"), "the message says what to run: {err}");
+    let (code, _, _) = out(cmd(&d, &["check", "--snapshot", s, "--update", "--", e, "golden"]));
+    assert_eq!(code, 0);
+    let (code, _, err) = out(cmd(&d, &["check", "--snapshot", s, "--", e, "golden"]));
+    assert_eq!(code, 0, "{err}");
+    let (code, diff, err) = out(cmd(&d, &["check", "--snapshot", s, "--", e, "golden-alt"]));
+    assert_eq!(code, 1, "{err}");
+    assert!(diff.contains("size: 4096 -> 8192"), "{diff}");
+    assert!(err.contains("--update"));
+}
+
+#[test]
+fn report_tallies_a_log() {
+    let d = workdir("report");
+    let exe = calls();
+    assert_eq!(out(cmd(&d, &["run", "--no-summary", "--", exe.to_str().unwrap(), "golden"])).0, 0);
+    let (code, text, _) = out(cmd(&d, &["report", logs(&d)[0].to_str().unwrap()]));
+    assert_eq!(code, 0);
+    let line = |api: &str| text.lines().find(|l| l.split_whitespace().next() == Some(api)).map(|l| l.split_whitespace().map(str::to_string).collect::<Vec<_>>()).unwrap();
+    assert_eq!(line("clCreateBuffer")[1..3], ["2", "1"], "two calls, one failed: {text}");
+    assert_eq!(line("clEnqueueReadBuffer")[1..3], ["2", "0"]);
+}

@@ -26,7 +26,7 @@ if [ ! -e "$dep/.done" ]; then
   echo "setup: pip download intel-opencl-rt intel-cmplr-lib-rt tbb, unpack into .deps/intel"
   rm -rf "$dep"; mkdir -p "$dep/wheels" "$dep/lib"
   python3 -m pip download -q --disable-pip-version-check --only-binary=:all: \
-      -d "$dep/wheels" intel-opencl-rt intel-cmplr-lib-rt tbb
+      -d "$dep/wheels" intel-opencl-rt==2026.2.0 intel-cmplr-lib-rt==2026.2.0 tbb==2023.2.0
   for w in "$dep"/wheels/*.whl; do
     python3 - "$w" "$dep/lib" <<'PY'
 import sys, zipfile, os

@@ -1,7 +1,8 @@
 //! A deterministic form of an API log, for snapshots and diffs: threads
-//! become T1, T2…, handles become typed names (`context#1`, `mem#3`), host
-//! pointers `ptr#n`, command ids are renumbered from 1, and times are removed
-//! (or kept as order-of-magnitude buckets).
+//! become T1, T2…, handles become typed names (`context#1`, `mem#3`)
+//! numbered as objects are made, host pointers `ptr` (their addresses and
+//! aliasing vary between runs), command ids are renumbered from 1, and times
+//! are removed (or kept as order-of-magnitude buckets).
 
 use crate::meta;
 use cltap_formats::apilog::{Call, Entry};
@@ -99,18 +100,41 @@ struct Names {
 }
 
 impl Names {
+    /// The name of a handle the call uses (or `ptr` for host memory, whose
+    /// addresses say nothing stable).
     fn name(&mut self, value: &str, kind: &'static str) -> String {
         if value == "0000000000000000" {
             return "NULL".into();
         }
+        if kind == "ptr" {
+            return "ptr".into();
+        }
         if let Some(n) = self.by_value.get(value) {
             return n.clone();
+        }
+        self.fresh(value, kind)
+    }
+
+    /// A handle a call returns is a new object, even at an address a freed
+    /// one had: drivers reuse addresses in run-dependent ways.
+    fn fresh(&mut self, value: &str, kind: &'static str) -> String {
+        if value == "0000000000000000" || kind == "ptr" {
+            return self.name(value, kind);
         }
         let c = self.counters.entry(kind).or_insert(0);
         *c += 1;
         let n = format!("{kind}#{c}");
         self.by_value.insert(value.to_string(), n.clone());
         n
+    }
+
+    fn fresh_tokens(&mut self, v: &str, kind: &'static str) -> String {
+        let is_hex = v.len() == 16 && v.bytes().all(|b| b.is_ascii_hexdigit());
+        if is_hex {
+            self.fresh(v, kind)
+        } else {
+            self.tokens(v, kind)
+        }
     }
 
     /// Replaces every 16-hex-digit token in a decoded value.
@@ -186,7 +210,7 @@ pub fn normalize(entries: &[Entry], opt: Options) -> Vec<NCall> {
         let result = c.result.as_ref().map(|r| {
             let kind = fmeta.map_or("ptr", |f| kind_of(f.ret_type));
             if r.len() == 16 && r.bytes().all(|b| b.is_ascii_hexdigit()) {
-                names.name(r, kind)
+                names.fresh(r, kind)
             } else {
                 r.clone()
             }
@@ -198,7 +222,9 @@ pub fn normalize(entries: &[Entry], opt: Options) -> Vec<NCall> {
                 let kind = fmeta
                     .and_then(|f| f.params.iter().find(|p| p.name == n))
                     .map_or("ptr", |p| kind_of(p.c_type));
-                (n.clone(), names.tokens(v, kind))
+                // Clock readings (clGetDeviceAndHostTimer) are times too.
+                let v = if n.contains("timestamp") || n.ends_with("_timer") { "<time>".to_string() } else { names.fresh_tokens(v, kind) };
+                (n.clone(), v)
             })
             .collect();
         let local_size = match pending_lws.take() {
@@ -274,8 +300,8 @@ mod tests {
         let text = render(&n);
         assert_eq!(
             text,
-            "T1 clCreateBuffer(context = context#1, flags = 1, size = 64, host_ptr = NULL, errcode_ret = ptr#1) = mem#1, *errcode_ret = CL_SUCCESS\n\
-             T1 [cmd#1] clEnqueueReadBuffer(command_queue = queue#1, buffer = mem#1, event_wait_list = ptr#2 {event#1}, event = ptr#3) = CL_SUCCESS, *event = event#2\n"
+            "T1 clCreateBuffer(context = context#1, flags = 1, size = 64, host_ptr = NULL, errcode_ret = ptr) = mem#1, *errcode_ret = CL_SUCCESS\n\
+             T1 [cmd#1] clEnqueueReadBuffer(command_queue = queue#1, buffer = mem#1, event_wait_list = ptr {event#1}, event = ptr) = CL_SUCCESS, *event = event#2\n"
         );
     }
 
@@ -291,8 +317,9 @@ mod tests {
     #[test]
     fn buckets_and_repeats() {
         let mut e = sample(1, 0x1000);
-        e.push(e[0].clone());
-        e.push(e[0].clone());
+        let poll = call(1, "clGetEventInfo", &[("cl_event", "event", "0000000000001005"), ("cl_event_info", "param_name", "4563")], "CL_SUCCESS", &[], None);
+        e.push(poll.clone());
+        e.push(poll);
         let n = normalize(&e, Options { durations: Durations::Bucket, collapse_repeats: true });
         assert_eq!(n.len(), 3);
         assert!(n[0].line().contains("[~10us]"));

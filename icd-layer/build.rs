@@ -209,6 +209,62 @@ fn dispatch_param(f: &Function) -> Option<&Param> {
     }
 }
 
+/// Whether device timing hooks into this function.
+fn devtime_kind(f: &Function) -> Option<&'static str> {
+    Some(match f.name.as_str() {
+        "clCreateCommandQueue" => "queue_bits",
+        "clCreateCommandQueueWithProperties" | "clCreateCommandQueueWithPropertiesKHR" => "queue_list",
+        "clGetCommandQueueInfo" => "queue_info",
+        "clGetEventProfilingInfo" => "profiling_info",
+        n if n.starts_with("clEnqueue") && f.has_event_out() && f.params.first().is_some_and(|p| p.c_type == "cl_command_queue") => "enqueue",
+        _ => return None,
+    })
+}
+
+/// Device timing, before the call: the driver sees profiling forced on and
+/// cltap's own event where the application passed none.
+fn devtime_pre(s: &mut String, f: &Function) {
+    match devtime_kind(f) {
+        Some("queue_bits") => {
+            writeln!(s, "    let __app_props = properties;").unwrap();
+            writeln!(s, "    let properties = crate::devtime::force_bits(properties);").unwrap();
+        }
+        Some("queue_list") => {
+            writeln!(s, "    let __app_props = properties;").unwrap();
+            writeln!(s, "    let __forced = crate::devtime::force_list(properties);").unwrap();
+            writeln!(s, "    let properties = __forced.as_ref().map_or(properties, |v| v.as_ptr() as *mut ::core::ffi::c_void);").unwrap();
+        }
+        Some("queue_info") => {
+            writeln!(s, "    if let Some(c) = crate::devtime::answer_queue_info(command_queue, param_name, param_value_size, param_value, param_value_size_ret as *mut usize) {{ return c; }}").unwrap();
+        }
+        Some("profiling_info") => {
+            writeln!(s, "    if let Some(c) = crate::devtime::refuse_profiling(event) {{ return c; }}").unwrap();
+        }
+        Some("enqueue") => {
+            writeln!(s, "    let mut __own_ev: *mut ::core::ffi::c_void = ::core::ptr::null_mut();").unwrap();
+            writeln!(s, "    let __own = event.is_null() && crate::devtime::on();").unwrap();
+            writeln!(s, "    let event = if __own {{ &mut __own_ev as *mut _ as *mut ::core::ffi::c_void }} else {{ event }};").unwrap();
+        }
+        _ => {}
+    }
+}
+
+/// Device timing, right after the call (handles are still the driver's).
+fn devtime_post(s: &mut String, f: &Function) {
+    match devtime_kind(f) {
+        Some("queue_bits") => writeln!(s, "    crate::devtime::remember_bits(r as *mut ::core::ffi::c_void, __app_props);").unwrap(),
+        Some("queue_list") => writeln!(s, "    crate::devtime::remember_list(r as *mut ::core::ffi::c_void, __app_props);").unwrap(),
+        Some("enqueue") => {
+            let ok = match f.ret {
+                RetKind::Status => "r == 0",
+                _ => "!r.is_null()",
+            };
+            writeln!(s, "    if crate::devtime::on() {{ crate::devtime::track({}, __t.cmd, {ok}, event, __own, &{}); }}", "ID", "__app").unwrap();
+        }
+        _ => {}
+    }
+}
+
 fn layer_wrapper(s: &mut String, f: &Function, id: usize, ext: Option<usize>) {
     let (params, fty, args) = signature(f);
     let ret = ret_rust(f);
@@ -234,9 +290,15 @@ fn layer_wrapper(s: &mut String, f: &Function, id: usize, ext: Option<usize>) {
     }
     writeln!(s, "    if f.is_null() {{ crate::rt::missing({id}); {} }}", fail_with(f, "-59")).unwrap();
     writeln!(s, "    let f: {fty} = ::core::mem::transmute(f);").unwrap();
+    // The log shows the application's arguments, not cltap's substitutes.
+    writeln!(s, "    let __app = {};", arg_words(f)).unwrap();
+    devtime_pre(s, f);
     writeln!(s, "    let __t = crate::rt::enter({id});").unwrap();
     writeln!(s, "    let r = f({args});").unwrap();
-    writeln!(s, "    if __t.on {{ crate::rt::exit({id}, __t, {}, &{}, {}); }} else {{ crate::rt::done({id}, {}); }}", ret_word(f), arg_words(f), failed_expr(f), failed_expr(f)).unwrap();
+    let mut post = String::new();
+    devtime_post(&mut post, f);
+    s.push_str(&post.replace("track(ID,", &format!("track({id},")));
+    writeln!(s, "    if __t.on {{ crate::rt::exit({id}, __t, {}, &__app, {}); }} else {{ crate::rt::done({id}, {}); }}", ret_word(f), failed_expr(f), failed_expr(f)).unwrap();
     writeln!(s, "    r\n}}").unwrap();
 }
 
@@ -368,8 +430,12 @@ fn icd_wrapper(s: &mut String, f: &Function, id: usize, ext: Option<usize>) {
     }
     writeln!(s, "    if f.is_null() {{ crate::rt::missing({id}); {} }}", fail_with(f, "-59")).unwrap();
     writeln!(s, "    let f: {fty} = ::core::mem::transmute(f);").unwrap();
+    devtime_pre(s, f);
     writeln!(s, "    let __t = crate::rt::enter({id});").unwrap();
     writeln!(s, "    let r = f({args});").unwrap();
+    let mut post = String::new();
+    devtime_post(&mut post, f);
+    s.push_str(&post.replace("track(ID,", &format!("track({id},")));
     // After the call: the application must see cltap's handles.
     let ok = match f.ret {
         RetKind::Status => "r == 0",
@@ -379,7 +445,8 @@ fn icd_wrapper(s: &mut String, f: &Function, id: usize, ext: Option<usize>) {
         let n = &p.name;
         match &p.role {
             Role::OutHandle if is_dispatchable(p.pointee()) => {
-                writeln!(s, "    if {ok} && !{n}.is_null() {{ let h = {n} as *mut *mut ::core::ffi::c_void; *h = hs.wrap(*h); }}").unwrap();
+                let own = if devtime_kind(f) == Some("enqueue") && n == "event" { " && !__own" } else { "" };
+                writeln!(s, "    if {ok}{own} && !{n}.is_null() {{ let h = {n} as *mut *mut ::core::ffi::c_void; *h = hs.wrap(*h); }}").unwrap();
             }
             Role::OutArray { cap, count } if is_dispatchable(p.pointee()) => {
                 let n_expr = match count {

@@ -16,6 +16,7 @@ pub const VARIABLES: &[(&str, &str)] = &[
     ("CLTAP_BUFFER_SIZE", "bytes per thread buffer, with optional K, M or G"),
     ("CLTAP_BUFFER_WATERMARK", "bytes, or a percentage of the size, at which a buffer is handed to the writer"),
     ("CLTAP_BUFFER_POLICY", "lossless or discard"),
+    ("CLTAP_DEVICE_TIMING", "0 or 1: force event profiling and record each command's device times"),
 ];
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -41,6 +42,7 @@ pub struct Config {
     /// Absolute bytes, or a percentage of `buffer_size`.
     pub watermark: Watermark,
     pub lossless: bool,
+    pub device_timing: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -62,6 +64,7 @@ impl Default for Config {
             buffer_size: 1 << 20,
             watermark: Watermark::Percent(100),
             lossless: true,
+            device_timing: false,
         }
     }
 }
@@ -182,6 +185,7 @@ impl Config {
                     }
                 }
                 "CLTAP_API_LOG" => flag("CLTAP_API_LOG", &v).map(|b| cfg.api_log = b),
+                "CLTAP_DEVICE_TIMING" => flag("CLTAP_DEVICE_TIMING", &v).map(|b| cfg.device_timing = b),
                 "CLTAP_LOG_DECODE" => flag("CLTAP_LOG_DECODE", &v).map(|b| cfg.decode = b),
                 "CLTAP_LOG" => match v.trim() {
                     "file" | "" => Ok(cfg.log_dest = LogDest::File),

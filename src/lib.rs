@@ -4,6 +4,7 @@
 
 pub mod calls;
 pub mod config;
+pub mod devtime;
 pub mod diag;
 pub mod diff;
 pub mod dispatch;

@@ -1,6 +1,7 @@
 //! Invisibility on real drivers: every C test program and `clinfo` must print
 //! and return exactly the same with cltap in between as without it, for each
-//! driver, through each loader, in loader-layer mode and in ICD mode.
+//! driver, through each loader, in loader-layer mode and in ICD mode, and
+//! (through ocl-icd) with device timing on.
 
 mod common;
 use common::*;
@@ -23,6 +24,15 @@ fn check(driver: Driver, loader: Loader) {
             let with = run(command(&prog, &args, &[driver], loader, mode));
             if let Some(d) = difference(&format!("{name} on {} via {loader:?}, {mode:?} mode", driver.name()), &plain, &with) {
                 failures.push(d);
+            }
+            // Device timing forces profiling and adds events: still unseen.
+            if loader == Loader::OclIcd {
+                let mut c = command(&prog, &args, &[driver], loader, mode);
+                c.env("CLTAP_DEVICE_TIMING", "1");
+                let with = run(c);
+                if let Some(d) = difference(&format!("{name} on {} via {loader:?}, {mode:?} mode, device timing", driver.name()), &plain, &with) {
+                    failures.push(d);
+                }
             }
         }
     }

@@ -9,6 +9,7 @@ mod gen {
     #![allow(clippy::all, unused_unsafe, unused_parens)]
     include!(concat!(env!("OUT_DIR"), "/generated.rs"));
 }
+mod devtime;
 mod icd_mode;
 mod layer_mode;
 mod lws;

@@ -94,6 +94,7 @@ pub fn config() -> &'static Config {
         }
         let record = errors.is_empty();
         TALLY.enable(record && cfg.summary);
+        crate::devtime::enable(record && cfg.device_timing);
         if record {
             pin_and_register_exit();
             if cfg.api_log {
@@ -153,6 +154,7 @@ pub fn finish() {
     let Some(cfg) = CONFIG.get() else { return };
     cltap::trace::writer::finish();
     if cfg.summary {
+        write_summary_json(cfg);
         let rows = TALLY.snapshot();
         let table = cltap::calls::render(&rows, |i| gen::NAMES[i]);
         let mut msg = String::from("cltap: calls passed through\n");
@@ -161,6 +163,9 @@ pub fn finish() {
             msg += l;
             msg += "\n";
         }
+        if cfg.device_timing {
+            msg += &device_tables();
+        }
         let unknown = crate::icd_mode::unknown_extensions();
         if !unknown.is_empty() {
             msg += &format!("cltap: extension functions unknown to cltap, passed through unrecorded: {}\n", unknown.join(", "));
@@ -168,6 +173,66 @@ pub fn finish() {
         use std::io::Write;
         let _ = std::io::stderr().lock().write_all(msg.as_bytes());
     }
+}
+
+/// `<app>.<pid>.summary.json`: the same tallies, for machines.
+fn write_summary_json(cfg: &Config) {
+    use serde_json::json;
+    let host: Vec<_> = TALLY.snapshot().into_iter().map(|(i, c, e)| json!({"api": gen::NAMES[i], "calls": c, "errors": e})).collect();
+    let cmds = cltap::devtime::commands();
+    let kernels: Vec<_> = cltap::devtime::kernel_table(&cmds)
+        .into_iter()
+        .map(|k| json!({"kernel": k.kernel, "launches": k.launches, "total_ns": k.total_ns, "min_ns": k.min_ns, "max_ns": k.max_ns,
+            "by_size": k.by_size.iter().map(|(s, n, t)| json!({"sizes": s, "launches": n, "total_ns": t})).collect::<Vec<_>>()}))
+        .collect();
+    let transfers: Vec<_> = cltap::devtime::transfer_table(&cmds)
+        .into_iter()
+        .map(|t| json!({"direction": t.direction, "count": t.count, "bytes": t.bytes, "total_ns": t.total_ns, "gb_per_s": t.gb_per_s()}))
+        .collect();
+    let commands: Vec<_> = cmds
+        .iter()
+        .map(|c| json!({"cmd_id": c.cmd_id, "api": c.api, "tid": c.tid, "queue": format!("{:016X}", c.queue), "kernel": c.kernel,
+            "global": c.global, "local": c.local, "bytes": c.bytes, "queued": c.queued, "submit": c.submit, "start": c.start, "end": c.end, "status": c.status}))
+        .collect();
+    let v = json!({
+        "cltap": env!("CARGO_PKG_VERSION"),
+        "pid": std::process::id(),
+        "host": host,
+        "device_timing": cfg.device_timing,
+        "kernels": kernels,
+        "transfers": transfers,
+        "commands": commands,
+        "pending_at_exit": crate::devtime::pending(),
+        "untimed": cltap::devtime::untimed_commands().len(),
+    });
+    let name = cltap::trace::writer::log_file_name(std::process::id()).replace(".apilog", ".summary.json");
+    let path = cfg.output_dir.join(name);
+    if let Err(e) = std::fs::write(&path, serde_json::to_string_pretty(&v).unwrap_or_default()) {
+        cltap::warn!("cannot write {}: {e}", path.display());
+    }
+}
+
+/// The device-side tables of the summary.
+fn device_tables() -> String {
+    let cmds = cltap::devtime::commands();
+    let mut s = String::new();
+    let indent = |t: String| t.lines().map(|l| format!("cltap:   {l}\n")).collect::<String>();
+    s += &format!("cltap: device time per kernel ({} commands timed)\n", cmds.len());
+    s += &indent(cltap::devtime::render_kernels(&cltap::devtime::kernel_table(&cmds)));
+    let t = cltap::devtime::transfer_table(&cmds);
+    if !t.is_empty() {
+        s += "cltap: transfers\n";
+        s += &indent(cltap::devtime::render_transfers(&t));
+    }
+    let pending = crate::devtime::pending();
+    if pending > 0 {
+        s += &format!("cltap: {pending} command(s) had not completed when the process ended; they are not timed\n");
+    }
+    let untimed = cltap::devtime::untimed_commands();
+    if !untimed.is_empty() {
+        s += &format!("cltap: {} command(s) could not be timed (first: {} {}: {})\n", untimed.len(), untimed[0].1, untimed[0].0, untimed[0].2);
+    }
+    s
 }
 
 /// Runs layer code that is not a forwarded call: a panic in it is caught and

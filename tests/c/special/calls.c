@@ -2,6 +2,7 @@
  *   calls golden            a fixed sequence; prints each call and its status
  *   calls golden-alt        the same with one argument changed
  *   calls exit N            exits with status N after clGetPlatformIDs
+ *   calls nofinish          enqueues work and exits without waiting for it
  *   calls stress T N        T threads x N clGetPlatformInfo calls; the size
  *                           argument numbers each thread's calls 1..N
  *   calls forever           calls until killed; prints "ready" after 1000
@@ -68,6 +69,21 @@ int main(int argc, char **argv) {
     if (!strcmp(argv[1], "golden")) return golden(0);
     if (!strcmp(argv[1], "golden-alt")) return golden(1);
     if (!strcmp(argv[1], "exit")) return argc > 2 ? atoi(argv[2]) : 0;
+    if (!strcmp(argv[1], "nofinish")) {
+        /* Enqueues work and leaves without waiting: its events are still
+         * pending when the process ends. */
+        cl_int err;
+        cl_device_id dev;
+        clGetDeviceIDs(plat, CL_DEVICE_TYPE_ALL, 1, &dev, NULL);
+        cl_context ctx = clCreateContext(NULL, 1, &dev, NULL, NULL, &err);
+        cl_command_queue q = clCreateCommandQueue(ctx, dev, 0, &err);
+        cl_mem b = clCreateBuffer(ctx, CL_MEM_READ_WRITE, 1 << 24, NULL, &err);
+        int pattern = 1;
+        for (int i = 0; i < 8; i++) clEnqueueFillBuffer(q, b, &pattern, sizeof pattern, 0, 1 << 24, 0, NULL, NULL);
+        clFlush(q);
+        printf("left\n");
+        return 0;
+    }
     if (!strcmp(argv[1], "stress") && argc == 4) {
         int t = atoi(argv[2]);
         per_thread = atol(argv[3]);

@@ -1,0 +1,410 @@
+//! Device timing at the ABI (`CLTAP_DEVICE_TIMING=1`). Profiling is forced
+//! on every queue and hidden from the application: queue queries answer with
+//! the application's own properties, and profiling queries on a queue the
+//! application did not make for profiling still fail as they would have.
+//! Each enqueue's event gets a completion callback that reads its counters;
+//! where the application passed no event, cltap's own is released there.
+//! Every driver call here goes straight to the driver through the object's
+//! own dispatch table, so none of it is logged or seen by the application.
+
+use crate::gen;
+use cltap::devtime::{self, Command};
+use cltap::dispatch::object_slot;
+use parking_lot::Mutex;
+use std::collections::HashMap;
+use std::ffi::c_void;
+use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
+
+static ON: AtomicBool = AtomicBool::new(false);
+/// Commands whose completion has not been seen yet.
+static PENDING: AtomicI64 = AtomicI64::new(0);
+
+const CL_QUEUE_PROFILING_ENABLE: u64 = 1 << 1;
+const CL_QUEUE_PROPERTIES: u64 = 0x1093;
+const CL_QUEUE_PROPERTIES_ARRAY: u32 = 0x1098;
+const CL_EVENT_COMMAND_QUEUE: u32 = 0x11D0;
+const CL_COMPLETE: i32 = 0;
+const CL_PROFILING_COMMAND_QUEUED: u32 = 0x1280;
+
+/// What the application asked of a queue.
+struct AppQueue {
+    /// Whether profiling queries must fail on this queue's events: the
+    /// application did not ask for profiling, and its driver refuses then.
+    refuse: bool,
+    profiling: bool,
+    /// Its `cl_queue_properties` list, for CL_QUEUE_PROPERTIES_ARRAY.
+    list: Option<Vec<u64>>,
+}
+
+static QUEUES: Mutex<Option<HashMap<usize, AppQueue>>> = Mutex::new(None);
+static KERNEL_NAMES: Mutex<Option<HashMap<usize, String>>> = Mutex::new(None);
+
+pub fn enable(on: bool) {
+    ON.store(on, Ordering::Release);
+}
+
+#[inline(always)]
+pub fn on() -> bool {
+    ON.load(Ordering::Relaxed)
+}
+
+pub fn force_bits(props: u64) -> u64 {
+    if on() {
+        props | CL_QUEUE_PROFILING_ENABLE
+    } else {
+        props
+    }
+}
+
+pub unsafe fn remember_bits(queue: *mut c_void, app: u64) {
+    if on() && !queue.is_null() {
+        let profiling = app & CL_QUEUE_PROFILING_ENABLE != 0;
+        let refuse = !profiling && driver_refuses(queue);
+        QUEUES.lock().get_or_insert_with(HashMap::new).insert(queue as usize, AppQueue { refuse, profiling, list: None });
+    }
+}
+
+static REFUSES: Mutex<Option<HashMap<usize, bool>>> = Mutex::new(None);
+
+/// Whether this queue's device refuses profiling queries for commands of a
+/// queue made without profiling, as the specification says it must (some
+/// drivers, such as Oclgrind, answer anyway). Probed once per device with a
+/// marker on a scratch queue, straight through the driver.
+unsafe fn driver_refuses(queue: *mut c_void) -> bool {
+    type Info = unsafe extern "C" fn(*mut c_void, u32, usize, *mut c_void, *mut usize) -> i32;
+    let slot = |h: *mut c_void, s: usize| object_slot(h, s);
+    let qi = slot(queue, gen::slot::clGetCommandQueueInfo);
+    if qi.is_null() {
+        return true;
+    }
+    let qi: Info = std::mem::transmute(qi);
+    let (mut ctx, mut dev): (*mut c_void, *mut c_void) = (std::ptr::null_mut(), std::ptr::null_mut());
+    if qi(queue, 0x1090, 8, &mut ctx as *mut _ as *mut c_void, std::ptr::null_mut()) != 0 || qi(queue, 0x1091, 8, &mut dev as *mut _ as *mut c_void, std::ptr::null_mut()) != 0 {
+        return true;
+    }
+    if let Some(&r) = REFUSES.lock().as_ref().and_then(|m| m.get(&(dev as usize))) {
+        return r;
+    }
+    let probe = || -> Option<bool> {
+        let create = slot(ctx, gen::slot::clCreateCommandQueue);
+        let marker = slot(queue, gen::slot::clEnqueueMarkerWithWaitList);
+        if create.is_null() || marker.is_null() {
+            return None;
+        }
+        let create: unsafe extern "C" fn(*mut c_void, *mut c_void, u64, *mut i32) -> *mut c_void = std::mem::transmute(create);
+        let mut err = 0;
+        let q = create(ctx, dev, 0, &mut err);
+        if q.is_null() {
+            return None;
+        }
+        let marker: unsafe extern "C" fn(*mut c_void, u32, *const c_void, *mut *mut c_void) -> i32 = std::mem::transmute(slot(q, gen::slot::clEnqueueMarkerWithWaitList));
+        let mut ev: *mut c_void = std::ptr::null_mut();
+        let mut refuses = None;
+        if marker(q, 0, std::ptr::null(), &mut ev) == 0 && !ev.is_null() {
+            let finish: unsafe extern "C" fn(*mut c_void) -> i32 = std::mem::transmute(slot(q, gen::slot::clFinish));
+            finish(q);
+            let pi: Info = std::mem::transmute(slot(ev, gen::slot::clGetEventProfilingInfo));
+            let mut t = 0u64;
+            refuses = Some(pi(ev, CL_PROFILING_COMMAND_QUEUED + 3, 8, &mut t as *mut u64 as *mut c_void, std::ptr::null_mut()) != 0);
+            let rel: unsafe extern "C" fn(*mut c_void) -> i32 = std::mem::transmute(slot(ev, gen::slot::clReleaseEvent));
+            rel(ev);
+        }
+        let relq: unsafe extern "C" fn(*mut c_void) -> i32 = std::mem::transmute(slot(q, gen::slot::clReleaseCommandQueue));
+        relq(q);
+        refuses
+    };
+    let r = probe().unwrap_or(true);
+    REFUSES.lock().get_or_insert_with(HashMap::new).insert(dev as usize, r);
+    r
+}
+
+/// The list with profiling added to CL_QUEUE_PROPERTIES (or the pair added).
+pub unsafe fn force_list(list: *mut c_void) -> Option<Vec<u64>> {
+    if !on() {
+        return None;
+    }
+    let mut v = read_list(list as *const u64);
+    match v.chunks_exact_mut(2).find(|kv| kv[0] == CL_QUEUE_PROPERTIES) {
+        Some(kv) => kv[1] |= CL_QUEUE_PROFILING_ENABLE,
+        None => v.extend([CL_QUEUE_PROPERTIES, CL_QUEUE_PROFILING_ENABLE]),
+    }
+    v.push(0);
+    Some(v)
+}
+
+/// A property list's pairs, without the terminator.
+unsafe fn read_list(list: *const u64) -> Vec<u64> {
+    let mut v = Vec::new();
+    if list.is_null() {
+        return v;
+    }
+    let mut i = 0;
+    while i < 256 && *list.add(i) != 0 {
+        v.push(*list.add(i));
+        v.push(*list.add(i + 1));
+        i += 2;
+    }
+    v
+}
+
+pub unsafe fn remember_list(queue: *mut c_void, app: *mut c_void) {
+    if !on() || queue.is_null() {
+        return;
+    }
+    let pairs = read_list(app as *const u64);
+    let profiling = pairs.chunks_exact(2).any(|kv| kv[0] == CL_QUEUE_PROPERTIES && kv[1] & CL_QUEUE_PROFILING_ENABLE != 0);
+    let list = (!app.is_null()).then(|| {
+        let mut l = pairs.clone();
+        l.push(0);
+        l
+    });
+    let refuse = !profiling && driver_refuses(queue);
+    QUEUES.lock().get_or_insert_with(HashMap::new).insert(queue as usize, AppQueue { refuse, profiling, list });
+}
+
+/// Answers a queue query whose true answer would reveal the forced flag.
+pub unsafe fn answer_queue_info(queue: *mut c_void, param: u32, size: usize, value: *mut c_void, size_ret: *mut usize) -> Option<i32> {
+    if !on() {
+        return None;
+    }
+    let g = QUEUES.lock();
+    let q = g.as_ref()?.get(&(queue as usize))?;
+    let bytes: Vec<u8> = match param as u64 {
+        CL_QUEUE_PROPERTIES => {
+            // The driver's answer with only the profiling bit put back.
+            drop(g);
+            let f = object_slot(queue, gen::slot::clGetCommandQueueInfo);
+            if f.is_null() {
+                return None;
+            }
+            let f: unsafe extern "C" fn(*mut c_void, u32, usize, *mut c_void, *mut usize) -> i32 = std::mem::transmute(f);
+            let mut v: u64 = 0;
+            let r = f(queue, param, 8, &mut v as *mut u64 as *mut c_void, std::ptr::null_mut());
+            if r != 0 {
+                return None;
+            }
+            let app_profiling = QUEUES.lock().as_ref().and_then(|m| m.get(&(queue as usize)).map(|q| q.profiling)).unwrap_or(true);
+            if !app_profiling {
+                v &= !CL_QUEUE_PROFILING_ENABLE;
+            }
+            v.to_ne_bytes().to_vec()
+        }
+        _ if param == CL_QUEUE_PROPERTIES_ARRAY => match &q.list {
+            Some(l) => l.iter().flat_map(|w| w.to_ne_bytes()).collect(),
+            None => Vec::new(),
+        },
+        _ => return None,
+    };
+    if !value.is_null() {
+        if size < bytes.len() {
+            return Some(-30); // CL_INVALID_VALUE, as the driver would say
+        }
+        std::ptr::copy_nonoverlapping(bytes.as_ptr(), value as *mut u8, bytes.len());
+    }
+    if !size_ret.is_null() {
+        *size_ret = bytes.len();
+    }
+    Some(0)
+}
+
+/// `CL_PROFILING_INFO_NOT_AVAILABLE` for an event of a queue the application
+/// did not create for profiling.
+pub unsafe fn refuse_profiling(event: *mut c_void) -> Option<i32> {
+    if !on() || event.is_null() {
+        return None;
+    }
+    let f = object_slot(event, gen::slot::clGetEventInfo);
+    if f.is_null() {
+        return None;
+    }
+    let f: unsafe extern "C" fn(*mut c_void, u32, usize, *mut c_void, *mut usize) -> i32 = std::mem::transmute(f);
+    let mut q: *mut c_void = std::ptr::null_mut();
+    if f(event, CL_EVENT_COMMAND_QUEUE, 8, &mut q as *mut _ as *mut c_void, std::ptr::null_mut()) != 0 || q.is_null() {
+        return None;
+    }
+    let g = QUEUES.lock();
+    match g.as_ref()?.get(&(q as usize)) {
+        Some(a) if a.refuse => Some(-7),
+        _ => None,
+    }
+}
+
+struct Pending {
+    cmd: Command,
+    own: bool,
+    /// The event, released with the box when it is cltap's own: only once
+    /// the driver is done calling back, so it never calls back on a freed one.
+    ev: *mut c_void,
+    /// Set by whichever of the callback and the check after registration
+    /// reads the counters first; the other leaves it alone.
+    claimed: AtomicBool,
+    /// Holders of this box: the enqueue path and the callback. The last
+    /// one frees it (a driver that never calls back leaks only its own).
+    refs: std::sync::atomic::AtomicU8,
+}
+
+impl Pending {
+    unsafe fn release(p: *mut Pending) {
+        if (*p).refs.fetch_sub(1, Ordering::AcqRel) == 1 {
+            let b = Box::from_raw(p);
+            release_own(b.ev, b.own);
+        }
+    }
+}
+
+unsafe fn kernel_name(kernel: *mut c_void) -> Option<String> {
+    if kernel.is_null() {
+        return None;
+    }
+    if let Some(n) = KERNEL_NAMES.lock().as_ref().and_then(|m| m.get(&(kernel as usize)).cloned()) {
+        return Some(n);
+    }
+    let f = object_slot(kernel, gen::slot::clGetKernelInfo);
+    if f.is_null() {
+        return None;
+    }
+    let f: unsafe extern "C" fn(*mut c_void, u32, usize, *mut c_void, *mut usize) -> i32 = std::mem::transmute(f);
+    let mut buf = [0u8; 256];
+    let mut n = 0usize;
+    if f(kernel, 0x1190, buf.len(), buf.as_mut_ptr() as *mut c_void, &mut n) != 0 {
+        return None;
+    }
+    let name = String::from_utf8_lossy(&buf[..n.saturating_sub(1).min(buf.len())]).into_owned();
+    KERNEL_NAMES.lock().get_or_insert_with(HashMap::new).insert(kernel as usize, name.clone());
+    Some(name)
+}
+
+unsafe fn words(p: u64, n: usize) -> Vec<usize> {
+    if p == 0 {
+        return Vec::new();
+    }
+    std::slice::from_raw_parts(p as *const usize, n.min(3)).to_vec()
+}
+
+/// After an enqueue: follow its event to completion.
+pub unsafe fn track(id: usize, cmd_id: u64, ok: bool, event: *mut c_void, own: bool, app: &[u64]) {
+    if !ok || event.is_null() {
+        return;
+    }
+    let ev = *(event as *const *mut c_void);
+    if ev.is_null() {
+        return;
+    }
+    let f = &cltap::meta::FUNCTIONS[id];
+    let arg = |name: &str| f.params.iter().position(|p| p.name == name).map(|i| app[i]);
+    let (mut kernel, mut global, mut local, mut bytes) = (None, Vec::new(), None, None);
+    if f.name == "clEnqueueNDRangeKernel" {
+        let dim = arg("work_dim").unwrap_or(0) as usize;
+        kernel = kernel_name(crate::icd_mode::handles_if_ready().map_or(app[1] as *mut c_void, |h| h.unwrap(app[1] as *mut c_void)));
+        global = words(arg("global_work_size").unwrap_or(0), dim);
+        local = arg("local_work_size").filter(|&p| p != 0).map(|p| words(p, dim));
+    } else if f.name == "clEnqueueTask" {
+        kernel = kernel_name(crate::icd_mode::handles_if_ready().map_or(app[1] as *mut c_void, |h| h.unwrap(app[1] as *mut c_void)));
+        global = vec![1];
+    } else {
+        bytes = arg("cb").or_else(|| arg("size"));
+    }
+    let p = Box::new(Pending {
+        cmd: Command {
+            cmd_id,
+            api: f.name,
+            tid: cltap::trace::writer::thread_id(),
+            queue: app[0],
+            kernel,
+            global,
+            local,
+            bytes,
+            queued: 0,
+            submit: 0,
+            start: 0,
+            end: 0,
+            status: 0,
+            enqueue_tsc: cltap::trace::tsc::now(),
+        },
+        own,
+        ev,
+        claimed: AtomicBool::new(false),
+        refs: std::sync::atomic::AtomicU8::new(2),
+    });
+    let set = object_slot(ev, gen::slot::clSetEventCallback);
+    if set.is_null() {
+        devtime::untimed(cmd_id, f.name, "the driver has no clSetEventCallback".into());
+        release_own(ev, own);
+        return;
+    }
+    let set: unsafe extern "C" fn(*mut c_void, i32, *mut c_void, *mut c_void) -> i32 = std::mem::transmute(set);
+    let raw = Box::into_raw(p);
+    PENDING.fetch_add(1, Ordering::AcqRel);
+    let r = set(ev, CL_COMPLETE, on_complete as *mut c_void, raw as *mut c_void);
+    if r != 0 {
+        PENDING.fetch_sub(1, Ordering::AcqRel);
+        let p = Box::from_raw(raw);
+        devtime::untimed(cmd_id, p.cmd.api, format!("clSetEventCallback failed ({r})"));
+        release_own(ev, own);
+        return;
+    }
+    // Some drivers (Oclgrind) never call back for an event that had already
+    // completed when the callback was set: read those now.
+    let info = object_slot(ev, gen::slot::clGetEventInfo);
+    if !info.is_null() {
+        let info: unsafe extern "C" fn(*mut c_void, u32, usize, *mut c_void, *mut usize) -> i32 = std::mem::transmute(info);
+        let mut st: i32 = 1;
+        if info(ev, 0x11D3, 4, &mut st as *mut i32 as *mut c_void, std::ptr::null_mut()) == 0 && st <= CL_COMPLETE {
+            complete(ev, st, raw);
+        }
+    }
+    Pending::release(raw);
+}
+
+/// Reads the counters once, whoever gets here first.
+unsafe fn complete(ev: *mut c_void, status: i32, p: *mut Pending) {
+    if (*p).claimed.swap(true, Ordering::AcqRel) {
+        return;
+    }
+    PENDING.fetch_sub(1, Ordering::AcqRel);
+    let mut cmd = (*p).cmd.clone();
+    cmd.status = status;
+    let info = object_slot(ev, gen::slot::clGetEventProfilingInfo);
+    let mut t = [0u64; 4];
+    let mut ok = !info.is_null();
+    if ok {
+        let info: unsafe extern "C" fn(*mut c_void, u32, usize, *mut c_void, *mut usize) -> i32 = std::mem::transmute(info);
+        for (i, v) in t.iter_mut().enumerate() {
+            let r = info(ev, CL_PROFILING_COMMAND_QUEUED + i as u32, 8, v as *mut u64 as *mut c_void, std::ptr::null_mut());
+            if r != 0 {
+                ok = false;
+                devtime::untimed(cmd.cmd_id, cmd.api, format!("profiling info refused ({})", cltap::trace::names::status_text(r)));
+                break;
+            }
+        }
+    }
+    if ok {
+        [cmd.queued, cmd.submit, cmd.start, cmd.end] = t;
+        devtime::record(cmd);
+    }
+}
+
+unsafe fn release_own(ev: *mut c_void, own: bool) {
+    if !own {
+        return;
+    }
+    let rel = object_slot(ev, gen::slot::clReleaseEvent);
+    if !rel.is_null() {
+        let rel: unsafe extern "C" fn(*mut c_void) -> i32 = std::mem::transmute(rel);
+        rel(ev);
+    }
+}
+
+extern "C" fn on_complete(ev: *mut c_void, status: i32, data: *mut c_void) {
+    let _ = std::panic::catch_unwind(|| unsafe {
+        let p = data as *mut Pending;
+        complete(ev, status, p);
+        Pending::release(p);
+    });
+}
+
+/// Commands enqueued whose completion was never seen (the application
+/// ended without waiting for them).
+pub fn pending() -> i64 {
+    PENDING.load(Ordering::Acquire)
+}

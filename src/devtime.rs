@@ -1,0 +1,234 @@
+//! Device timing: what each enqueued command did on the device, from its
+//! event's profiling counters, and the tables made from it. The layer reads
+//! the counters in the event's completion callback (a driver thread), never
+//! on the application's call path.
+
+use parking_lot::Mutex;
+
+/// One command as the device ran it. Times are the device's nanoseconds.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Command {
+    pub cmd_id: u64,
+    pub api: &'static str,
+    /// Host thread that enqueued it.
+    pub tid: u32,
+    /// The application's queue handle, for grouping per queue.
+    pub queue: u64,
+    pub kernel: Option<String>,
+    pub global: Vec<usize>,
+    pub local: Option<Vec<usize>>,
+    /// Bytes moved, for transfers.
+    pub bytes: Option<u64>,
+    pub queued: u64,
+    pub submit: u64,
+    pub start: u64,
+    pub end: u64,
+    /// `CL_COMPLETE` (0) or the negative error the command ended with.
+    pub status: i32,
+    /// Host TSC at enqueue, to draw the flow from the call to the command.
+    pub enqueue_tsc: u64,
+}
+
+impl Command {
+    pub fn duration_ns(&self) -> u64 {
+        self.end.saturating_sub(self.start)
+    }
+
+    /// Transfer direction, for the transfer table.
+    pub fn direction(&self) -> Option<&'static str> {
+        Some(match self.api {
+            "clEnqueueReadBuffer" | "clEnqueueReadBufferRect" | "clEnqueueReadImage" => "device to host",
+            "clEnqueueWriteBuffer" | "clEnqueueWriteBufferRect" | "clEnqueueWriteImage" => "host to device",
+            "clEnqueueCopyBuffer" | "clEnqueueCopyBufferRect" | "clEnqueueCopyImage" | "clEnqueueCopyImageToBuffer" | "clEnqueueCopyBufferToImage" => "device to device",
+            "clEnqueueFillBuffer" | "clEnqueueFillImage" => "fill",
+            "clEnqueueSVMMemcpy" => "SVM copy",
+            _ => return None,
+        })
+    }
+}
+
+static COMMANDS: Mutex<Vec<Command>> = Mutex::new(Vec::new());
+/// Commands whose profiling counters could not be read (refused, failed).
+static UNTIMED: Mutex<Vec<(u64, &'static str, String)>> = Mutex::new(Vec::new());
+
+pub fn record(c: Command) {
+    COMMANDS.lock().push(c);
+}
+
+pub fn untimed(cmd_id: u64, api: &'static str, why: String) {
+    UNTIMED.lock().push((cmd_id, api, why));
+}
+
+pub fn commands() -> Vec<Command> {
+    let mut v = COMMANDS.lock().clone();
+    v.sort_by_key(|c| c.cmd_id);
+    v
+}
+
+pub fn untimed_commands() -> Vec<(u64, &'static str, String)> {
+    UNTIMED.lock().clone()
+}
+
+/// After `fork`: the child's commands are its own.
+pub fn clear() {
+    COMMANDS.lock().clear();
+    UNTIMED.lock().clear();
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct KernelRow {
+    pub kernel: String,
+    pub launches: u64,
+    pub total_ns: u64,
+    pub min_ns: u64,
+    pub max_ns: u64,
+    /// (global, local) size → (launches, total ns).
+    pub by_size: Vec<(String, u64, u64)>,
+}
+
+fn sizes(v: &[usize]) -> String {
+    v.iter().map(usize::to_string).collect::<Vec<_>>().join("x")
+}
+
+pub fn kernel_table(cmds: &[Command]) -> Vec<KernelRow> {
+    let mut rows: Vec<KernelRow> = Vec::new();
+    for c in cmds.iter().filter(|c| c.kernel.is_some() && c.status == 0) {
+        let k = c.kernel.clone().unwrap();
+        let i = match rows.iter().position(|r| r.kernel == k) {
+            Some(i) => i,
+            None => {
+                rows.push(KernelRow { kernel: k, launches: 0, total_ns: 0, min_ns: u64::MAX, max_ns: 0, by_size: Vec::new() });
+                rows.len() - 1
+            }
+        };
+        let r = &mut rows[i];
+        let d = c.duration_ns();
+        r.launches += 1;
+        r.total_ns += d;
+        r.min_ns = r.min_ns.min(d);
+        r.max_ns = r.max_ns.max(d);
+        let key = format!("global {} local {}", sizes(&c.global), c.local.as_deref().map_or("NULL".to_string(), sizes));
+        match r.by_size.iter_mut().find(|(s, _, _)| *s == key) {
+            Some(e) => {
+                e.1 += 1;
+                e.2 += d;
+            }
+            None => r.by_size.push((key, 1, d)),
+        }
+    }
+    rows.sort_by(|a, b| b.total_ns.cmp(&a.total_ns).then(a.kernel.cmp(&b.kernel)));
+    rows
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct TransferRow {
+    pub direction: &'static str,
+    pub count: u64,
+    pub bytes: u64,
+    pub total_ns: u64,
+}
+
+impl TransferRow {
+    pub fn gb_per_s(&self) -> f64 {
+        if self.total_ns == 0 {
+            0.0
+        } else {
+            self.bytes as f64 / self.total_ns as f64
+        }
+    }
+}
+
+pub fn transfer_table(cmds: &[Command]) -> Vec<TransferRow> {
+    let mut rows: Vec<TransferRow> = Vec::new();
+    for c in cmds.iter().filter(|c| c.status == 0) {
+        let (Some(dir), Some(b)) = (c.direction(), c.bytes) else { continue };
+        match rows.iter_mut().find(|r| r.direction == dir) {
+            Some(r) => {
+                r.count += 1;
+                r.bytes += b;
+                r.total_ns += c.duration_ns();
+            }
+            None => rows.push(TransferRow { direction: dir, count: 1, bytes: b, total_ns: c.duration_ns() }),
+        }
+    }
+    rows.sort_by(|a, b| b.total_ns.cmp(&a.total_ns));
+    rows
+}
+
+fn us(ns: u64) -> f64 {
+    ns as f64 / 1000.0
+}
+
+pub fn render_kernels(rows: &[KernelRow]) -> String {
+    let total: u64 = rows.iter().map(|r| r.total_ns).sum();
+    let w = rows.iter().map(|r| r.kernel.len()).max().unwrap_or(6).max(6);
+    let mut s = format!("{:<w$}  {:>8}  {:>12}  {:>6}  {:>10}  {:>10}  {:>10}\n", "kernel", "launches", "total µs", "%", "avg µs", "min µs", "max µs");
+    for r in rows {
+        let pct = if total == 0 { 0.0 } else { 100.0 * r.total_ns as f64 / total as f64 };
+        s += &format!(
+            "{:<w$}  {:>8}  {:>12.1}  {:>6.2}  {:>10.2}  {:>10.2}  {:>10.2}\n",
+            r.kernel,
+            r.launches,
+            us(r.total_ns),
+            pct,
+            us(r.total_ns) / r.launches as f64,
+            us(r.min_ns),
+            us(r.max_ns)
+        );
+        for (k, n, t) in &r.by_size {
+            s += &format!("  {:<width$}  {:>8}  {:>12.1}\n", k, n, us(*t), width = w - 2);
+        }
+    }
+    s
+}
+
+pub fn render_transfers(rows: &[TransferRow]) -> String {
+    let mut s = format!("{:<18}  {:>7}  {:>14}  {:>12}  {:>8}\n", "direction", "count", "bytes", "total µs", "GB/s");
+    for r in rows {
+        s += &format!("{:<18}  {:>7}  {:>14}  {:>12.1}  {:>8.2}\n", r.direction, r.count, r.bytes, us(r.total_ns), r.gb_per_s());
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cmd(id: u64, api: &'static str, kernel: Option<&str>, start: u64, end: u64, bytes: Option<u64>) -> Command {
+        Command {
+            cmd_id: id,
+            api,
+            tid: 1,
+            queue: 7,
+            kernel: kernel.map(str::to_string),
+            global: vec![1024],
+            local: None,
+            bytes,
+            queued: start - 30,
+            submit: start - 10,
+            start,
+            end,
+            status: 0,
+            enqueue_tsc: 0,
+        }
+    }
+
+    #[test]
+    fn kernels_and_transfers_are_tallied() {
+        let c = vec![
+            cmd(1, "clEnqueueNDRangeKernel", Some("add"), 100, 1100, None),
+            cmd(2, "clEnqueueNDRangeKernel", Some("add"), 2000, 2500, None),
+            cmd(3, "clEnqueueNDRangeKernel", Some("mul"), 3000, 3100, None),
+            cmd(4, "clEnqueueReadBuffer", None, 4000, 6000, Some(4_000_000)),
+        ];
+        let k = kernel_table(&c);
+        assert_eq!(k[0].kernel, "add");
+        assert_eq!((k[0].launches, k[0].total_ns, k[0].min_ns, k[0].max_ns), (2, 1500, 500, 1000));
+        assert_eq!(k[0].by_size, vec![("global 1024 local NULL".to_string(), 2, 1500)]);
+        let t = transfer_table(&c);
+        assert_eq!(t[0].direction, "device to host");
+        assert!((t[0].gb_per_s() - 2000.0).abs() < 1e-9);
+        assert!(render_kernels(&k).contains("add"));
+        assert!(render_transfers(&t).contains("device to host"));
+    }
+}

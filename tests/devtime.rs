@@ -1,0 +1,91 @@
+//! Device timing on real drivers: every command's QUEUED ≤ SUBMIT ≤ START ≤
+//! END, kernels named, transfers sized, nothing left behind, and the edge
+//! cases (failed commands, markers, refused profiling, no clFinish) neither
+//! crash nor hang.
+
+mod common;
+use common::*;
+use std::path::{Path, PathBuf};
+
+fn summary(dir: &Path) -> serde_json::Value {
+    let p: PathBuf = std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().path()).find(|p| p.to_string_lossy().ends_with(".summary.json")).expect("summary.json written");
+    serde_json::from_str(&std::fs::read_to_string(p).unwrap()).unwrap()
+}
+
+fn timed(prog: &str, args: &[&str], driver: Driver, mode: Mode, name: &str) -> (Outcome, serde_json::Value) {
+    let dir = root().join("target/test-devtime").join(name);
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut c = command(&programs().join(prog), args, &[driver], Loader::OclIcd, mode);
+    c.env("CLTAP_DEVICE_TIMING", "1").env("CLTAP_SUMMARY", "1").env("CLTAP_OUTPUT_DIR", &dir);
+    let o = run(c);
+    let s = summary(&dir);
+    (o, s)
+}
+
+fn check_ordered(s: &serde_json::Value) -> usize {
+    let cmds = s["commands"].as_array().unwrap();
+    for c in cmds {
+        let t: Vec<u64> = ["queued", "submit", "start", "end"].iter().map(|k| c[k].as_u64().unwrap()).collect();
+        assert!(t.windows(2).all(|w| w[0] <= w[1]), "QUEUED ≤ SUBMIT ≤ START ≤ END: {c}");
+        assert!(t[0] > 0, "{c}");
+    }
+    cmds.len()
+}
+
+#[test]
+fn vecadd_commands_are_timed_in_order_on_each_driver_and_mode() {
+    for driver in [Driver::Pocl, Driver::Intel, Driver::Oclgrind] {
+        for mode in [Mode::Layer, Mode::Icd] {
+            let (o, s) = timed("vecadd", &["4096"], driver, mode, &format!("vecadd-{}-{mode:?}", driver.name()));
+            assert_eq!(o.code, Some(0), "{}", o.stderr);
+            assert_eq!(check_ordered(&s), 4, "{} {mode:?}: 2 kernels and 2 reads", driver.name());
+            let kernels: Vec<&str> = s["kernels"].as_array().unwrap().iter().map(|k| k["kernel"].as_str().unwrap()).collect();
+            assert!(kernels.contains(&"vecadd") && kernels.contains(&"partial_sums"), "{kernels:?}");
+            let t = &s["transfers"][0];
+            assert_eq!(t["direction"], "device to host");
+            assert!(t["bytes"].as_u64().unwrap() >= 4096 * 4);
+            assert_eq!(s["pending_at_exit"], 0);
+            assert!(o.stderr.contains("device time per kernel"), "{}", o.stderr);
+        }
+    }
+}
+
+#[test]
+fn edge_cases_neither_crash_nor_hang() {
+    // Failed commands and user events (events), markers and barriers
+    // (enqueue), profiling refused on a plain queue (events, queues).
+    for prog in ["events", "enqueue", "queues", "refcounts"] {
+        for mode in [Mode::Layer, Mode::Icd] {
+            let (o, s) = timed(prog, &[], Driver::Pocl, mode, &format!("{prog}-{mode:?}"));
+            assert_eq!(o.code, Some(0), "{prog} {mode:?}: {}", o.stderr);
+            check_ordered(&s);
+        }
+    }
+}
+
+#[test]
+fn an_application_that_never_waits_is_reported_not_hung() {
+    let exe = root().join("target/ctests/calls-devtime");
+    let st = std::process::Command::new("gcc")
+        .args(["-std=c11", "-O1", "-Wall"])
+        .arg(root().join("tests/c/special/calls.c"))
+        .arg("-o")
+        .arg(&exe)
+        .args(["-lOpenCL", "-lpthread"])
+        .status()
+        .unwrap();
+    assert!(st.success());
+    let dir = root().join("target/test-devtime/nofinish");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut c = command(&exe, &["nofinish"], &[Driver::Pocl], Loader::OclIcd, Mode::Layer);
+    c.env("CLTAP_DEVICE_TIMING", "1").env("CLTAP_SUMMARY", "1").env("CLTAP_OUTPUT_DIR", &dir);
+    let o = run(c);
+    assert_eq!(o.code, Some(0), "{}", o.stderr);
+    assert_eq!(o.stdout, "clGetPlatformIDs 0\nleft\n");
+    let s = summary(&dir);
+    let timed = s["commands"].as_array().unwrap().len() as i64;
+    let pending = s["pending_at_exit"].as_i64().unwrap();
+    assert_eq!(timed + pending, 8, "every fill is either timed or reported pending");
+}

@@ -34,6 +34,7 @@ const MODES: &[(&str, &[(&str, &str)])] = &[
     ("API log", &[]),
     ("API log + decode", &[("CLTAP_LOG_DECODE", "1")]),
     ("API log, discard", &[("CLTAP_BUFFER_POLICY", "discard")]),
+    ("device timing", &[("CLTAP_API_LOG", "0"), ("CLTAP_DEVICE_TIMING", "1")]),
 ];
 
 pub fn run(a: BenchArgs) -> i32 {

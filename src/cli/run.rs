@@ -58,6 +58,9 @@ pub struct RunArgs {
     /// Add decoded values to the API log. CLTAP_LOG_DECODE.
     #[arg(long)]
     pub decode: bool,
+    /// Record each command's device times. CLTAP_DEVICE_TIMING.
+    #[arg(long)]
+    pub device_timing: bool,
     /// Log only matching APIs: comma-separated globs, '-' to exclude. CLTAP_LOG_FILTER.
     #[arg(long, value_name = "GLOB")]
     pub filter: Option<String>,
@@ -282,6 +285,9 @@ pub fn run(a: RunArgs) -> i32 {
     }
     if a.decode {
         set("CLTAP_LOG_DECODE", "1".into());
+    }
+    if a.device_timing {
+        set("CLTAP_DEVICE_TIMING", "1".into());
     }
     if let Some(f) = &a.filter {
         set("CLTAP_LOG_FILTER", f.clone());

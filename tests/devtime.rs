@@ -89,3 +89,79 @@ fn an_application_that_never_waits_is_reported_not_hung() {
     let pending = s["pending_at_exit"].as_i64().unwrap();
     assert_eq!(timed + pending, 8, "every fill is either timed or reported pending");
 }
+
+fn timeline(dir: &Path) -> serde_json::Value {
+    let p: PathBuf = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.extension().is_some_and(|x| x == "json") && !p.to_string_lossy().ends_with(".summary.json"))
+        .expect("timeline written");
+    serde_json::from_str(&std::fs::read_to_string(&p).unwrap()).unwrap_or_else(|e| panic!("{}: not valid JSON: {e}", p.display()))
+}
+
+#[test]
+fn timeline_has_host_calls_device_commands_and_flows() {
+    for driver in [Driver::Pocl, Driver::Intel] {
+        for mode in [Mode::Layer, Mode::Icd] {
+            let dir = root().join("target/test-devtime").join(format!("timeline-{}-{mode:?}", driver.name()));
+            let _ = std::fs::remove_dir_all(&dir);
+            std::fs::create_dir_all(&dir).unwrap();
+            let mut c = command(&programs().join("vecadd"), &["65536"], &[driver], Loader::OclIcd, mode);
+            c.env("CLTAP_DEVICE_TIMING", "1").env("CLTAP_TIMELINE", "1").env("CLTAP_OUTPUT_DIR", &dir);
+            assert_eq!(run(c).code, Some(0));
+            let t = timeline(&dir);
+            let ev = t["traceEvents"].as_array().unwrap();
+            let slices: Vec<&serde_json::Value> = ev.iter().filter(|e| e["ph"] == "X").collect();
+            assert!(slices.iter().all(|e| e["dur"].as_f64().unwrap() >= 0.0), "no negative durations");
+            let device: Vec<&&serde_json::Value> = slices.iter().filter(|e| e["cat"] == "device").collect();
+            assert_eq!(device.len(), 4, "{} {mode:?}", driver.name());
+            let host_api = |e: &&&serde_json::Value| e["cat"] == "api";
+            assert!(slices.iter().filter(|e| host_api(&e)).count() > 20);
+            for d in device {
+                let id = &d["args"]["cmd"];
+                let s = ev.iter().find(|e| e["ph"] == "s" && &e["id"] == id).expect("flow start");
+                let f = ev.iter().find(|e| e["ph"] == "f" && &e["id"] == id).expect("flow end");
+                assert_eq!(f["ts"], d["ts"]);
+                assert_eq!((&f["pid"], &f["tid"]), (&d["pid"], &d["tid"]));
+                // The flow leaves from inside the enqueue call on its thread.
+                let call = slices
+                    .iter()
+                    .find(|e| e["cat"] == "api" && e["args"]["cmd"] == *id)
+                    .expect("the enqueue's host slice");
+                assert_eq!((&call["pid"], &call["tid"]), (&s["pid"], &s["tid"]));
+                assert_eq!(call["ts"], s["ts"]);
+                assert!(d["ts"].as_f64().unwrap() + 1e-3 >= call["ts"].as_f64().unwrap(), "a command never starts before its enqueue");
+            }
+        }
+    }
+}
+
+#[test]
+fn timeline_is_valid_json_after_sigterm() {
+    let exe = root().join("target/ctests/calls-timeline");
+    let st = std::process::Command::new("gcc")
+        .args(["-std=c11", "-O1", "-Wall"])
+        .arg(root().join("tests/c/special/calls.c"))
+        .arg("-o")
+        .arg(&exe)
+        .args(["-lOpenCL", "-lpthread"])
+        .status()
+        .unwrap();
+    assert!(st.success());
+    let dir = root().join("target/test-devtime/timeline-sigterm");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut c = command(&exe, &["forever"], &[Driver::Pocl], Loader::OclIcd, Mode::Layer);
+    c.env("CLTAP_TIMELINE", "1").env("CLTAP_OUTPUT_DIR", &dir).stdout(std::process::Stdio::piped());
+    let mut child = c.spawn().unwrap();
+    let mut r = std::io::BufReader::new(child.stdout.take().unwrap());
+    let mut line = String::new();
+    while !line.contains("ready") {
+        line.clear();
+        assert!(std::io::BufRead::read_line(&mut r, &mut line).unwrap() > 0);
+    }
+    unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
+    child.wait().unwrap();
+    let t = timeline(&dir);
+    assert!(t["traceEvents"].as_array().unwrap().len() > 1000);
+}

@@ -97,6 +97,9 @@ pub fn config() -> &'static Config {
         crate::devtime::enable(record && cfg.device_timing);
         if record {
             pin_and_register_exit();
+            if cfg.timeline && !cfg.api_log {
+                cltap::warn!("CLTAP_TIMELINE=1 needs the API log's records; CLTAP_API_LOG=0 turns both off");
+            }
             if cfg.api_log {
                 start_trace(&cfg);
             }
@@ -122,6 +125,7 @@ fn start_trace(cfg: &Config) {
             LogDest::Stdout => Dest::Stdout,
         },
         options: cltap::trace::printer::Options { decode: cfg.decode },
+        timeline: cfg.timeline.then(|| cfg.output_dir.clone()),
     };
     cltap::trace::writer::start(settings);
     for (i, n) in gen::NAMES.iter().enumerate() {

@@ -61,6 +61,9 @@ pub struct RunArgs {
     /// Record each command's device times. CLTAP_DEVICE_TIMING.
     #[arg(long)]
     pub device_timing: bool,
+    /// Write a Perfetto/Chrome trace of calls and commands. CLTAP_TIMELINE.
+    #[arg(long)]
+    pub timeline: bool,
     /// Log only matching APIs: comma-separated globs, '-' to exclude. CLTAP_LOG_FILTER.
     #[arg(long, value_name = "GLOB")]
     pub filter: Option<String>,
@@ -288,6 +291,9 @@ pub fn run(a: RunArgs) -> i32 {
     }
     if a.device_timing {
         set("CLTAP_DEVICE_TIMING", "1".into());
+    }
+    if a.timeline {
+        set("CLTAP_TIMELINE", "1".into());
     }
     if let Some(f) = &a.filter {
         set("CLTAP_LOG_FILTER", f.clone());

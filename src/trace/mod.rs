@@ -7,5 +7,6 @@ pub mod enums;
 pub mod names;
 pub mod printer;
 pub mod record;
+pub mod timeline;
 pub mod tsc;
 pub mod writer;

@@ -25,6 +25,8 @@ pub struct TraceSettings {
     pub buffers: Settings,
     pub dest: Dest,
     pub options: Options,
+    /// Where the timeline goes, if it is on.
+    pub timeline: Option<std::path::PathBuf>,
 }
 
 struct Sink {
@@ -34,6 +36,7 @@ struct Sink {
     records: u64,
     line: String,
     call: cltap_formats::apilog::Call,
+    timeline: Option<super::timeline::Timeline>,
 }
 
 /// One process's trace: the buffers, the output, and when it started.
@@ -94,7 +97,7 @@ impl Trace {
         Trace {
             pipeline: Pipeline::new(settings.buffers),
             settings,
-            sink: Mutex::new(Sink { out: None, path: None, timebase: None, records: 0, line: String::new(), call: printer::empty_call() }),
+            sink: Mutex::new(Sink { out: None, path: None, timebase: None, records: 0, line: String::new(), call: printer::empty_call(), timeline: None }),
             source: tsc::init(),
             start: (tsc::now(), tsc::monotonic_ns()),
             pid: std::process::id(),
@@ -135,6 +138,13 @@ impl Trace {
         sink.out = Some(out);
         sink.path = path;
         sink.timebase = Some(tb);
+        if let Some(dir) = &self.settings.timeline {
+            let p = dir.join(log_file_name(self.pid).replace(".apilog", ".json"));
+            match super::timeline::Timeline::create(&p, self.pid, self.start.0, tb) {
+                Ok(t) => sink.timeline = Some(t),
+                Err(e) => crate::warn!("cannot create {}: {e}; no timeline", p.display()),
+            }
+        }
         let mut header = vec![
             format!("cltap {} API log", env!("CARGO_PKG_VERSION")),
             format!("application: {}", command_line()),
@@ -161,10 +171,15 @@ impl Trace {
     fn write_records(&self, sink: &mut Sink, data: &[u8]) {
         self.open(sink);
         let tb = sink.timebase.unwrap();
-        let Sink { out, line, call, records: count, .. } = sink;
+        let Sink { out, line, call, records: count, timeline, .. } = sink;
         line.clear();
         for v in records(data) {
             *count += 1;
+            if let Some(t) = timeline.as_mut() {
+                let h = &v.header;
+                let name = crate::meta::FUNCTIONS.get(h.fn_id as usize).map_or("?", |f| f.name);
+                t.host_call(name, h.tid, h.t0, h.t1, (h.flags & super::record::FLAG_CMD != 0).then_some(h.cmd_id));
+            }
             printer::print(line, call, &v, &tb, self.settings.options);
             if line.len() > 1 << 16 {
                 if let Some(o) = out.as_mut() {
@@ -237,6 +252,10 @@ impl Trace {
             }
         }
         self.open(&mut sink);
+        if let Some(mut t) = sink.timeline.take() {
+            t.device(&crate::devtime::commands());
+            t.close();
+        }
         let drops = self.pipeline.drops.load(Ordering::Relaxed);
         let trailer = format!("end: {} records, {} dropped", sink.records, drops);
         self.emit(&mut sink, &apilog::Entry::Comment(trailer));

@@ -56,6 +56,30 @@ pub fn render(rows: &[Row]) -> String {
     s
 }
 
+/// The same table with times given in nanoseconds (the layer's own tally),
+/// shown in microseconds.
+pub fn render_ns(rows: &[Row]) -> String {
+    let total: u64 = rows.iter().map(|r| r.total_us).sum();
+    let w = rows.iter().map(|r| r.name.len()).max().unwrap_or(3).max(3);
+    let us = |ns: u64| ns as f64 / 1000.0;
+    let mut s = format!("{:<w$}  {:>9}  {:>7}  {:>12}  {:>6}  {:>10}  {:>10}  {:>10}\n", "API", "calls", "errors", "total µs", "%", "avg µs", "min µs", "max µs");
+    for r in rows {
+        let pct = if total == 0 { 0.0 } else { 100.0 * r.total_us as f64 / total as f64 };
+        s += &format!(
+            "{:<w$}  {:>9}  {:>7}  {:>12.1}  {:>6.2}  {:>10.3}  {:>10.3}  {:>10.3}\n",
+            r.name,
+            r.calls,
+            r.errors,
+            us(r.total_us),
+            pct,
+            us(r.total_us) / r.calls.max(1) as f64,
+            us(r.min_us),
+            us(r.max_us)
+        );
+    }
+    s
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

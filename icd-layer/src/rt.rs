@@ -159,8 +159,12 @@ pub fn finish() {
     cltap::trace::writer::finish();
     if cfg.summary {
         write_summary_json(cfg);
-        let rows = TALLY.snapshot();
-        let table = cltap::calls::render(&rows, |i| gen::NAMES[i]);
+        // With the API log, the writer knows every call's time; without it
+        // only the counts are kept.
+        let table = match cltap::trace::writer::host_table().filter(|r| !r.is_empty()) {
+            Some(rows) => cltap::report::render_ns(&rows),
+            None => cltap::calls::render(&TALLY.snapshot(), |i| gen::NAMES[i]),
+        };
         let mut msg = String::from("cltap: calls passed through\n");
         for l in table.lines() {
             msg += "cltap:   ";

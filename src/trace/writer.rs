@@ -37,6 +37,8 @@ struct Sink {
     line: String,
     call: cltap_formats::apilog::Call,
     timeline: Option<super::timeline::Timeline>,
+    /// Per function id: calls, errors, total, min, max (ns).
+    host: Vec<[u64; 5]>,
 }
 
 /// One process's trace: the buffers, the output, and when it started.
@@ -97,7 +99,7 @@ impl Trace {
         Trace {
             pipeline: Pipeline::new(settings.buffers),
             settings,
-            sink: Mutex::new(Sink { out: None, path: None, timebase: None, records: 0, line: String::new(), call: printer::empty_call(), timeline: None }),
+            sink: Mutex::new(Sink { out: None, path: None, timebase: None, records: 0, line: String::new(), call: printer::empty_call(), timeline: None, host: Vec::new() }),
             source: tsc::init(),
             start: (tsc::now(), tsc::monotonic_ns()),
             pid: std::process::id(),
@@ -171,10 +173,25 @@ impl Trace {
     fn write_records(&self, sink: &mut Sink, data: &[u8]) {
         self.open(sink);
         let tb = sink.timebase.unwrap();
-        let Sink { out, line, call, records: count, timeline, .. } = sink;
+        let Sink { out, line, call, records: count, timeline, host, .. } = sink;
         line.clear();
         for v in records(data) {
             *count += 1;
+            {
+                let h = &v.header;
+                let id = h.fn_id as usize;
+                if host.len() <= id {
+                    host.resize(id + 1, [0, 0, 0, u64::MAX, 0]);
+                }
+                let ns = (h.t1.saturating_sub(h.t0) as f64 * 1000.0 / tb.ticks_per_us) as u64;
+                let failed = crate::meta::FUNCTIONS.get(id).is_some_and(|f| !super::capture::succeeded(f, h.ret));
+                let r = &mut host[id];
+                r[0] += 1;
+                r[1] += failed as u64;
+                r[2] += ns;
+                r[3] = r[3].min(ns);
+                r[4] = r[4].max(ns);
+            }
             if let Some(t) = timeline.as_mut() {
                 let h = &v.header;
                 let name = crate::meta::FUNCTIONS.get(h.fn_id as usize).map_or("?", |f| f.name);
@@ -291,6 +308,31 @@ fn command_line() -> String {
     std::fs::read("/proc/self/cmdline")
         .map(|b| b.split(|&c| c == 0).filter(|s| !s.is_empty()).map(|s| String::from_utf8_lossy(s).into_owned()).collect::<Vec<_>>().join(" "))
         .unwrap_or_default()
+}
+
+/// The host-API tally of everything written, times in nanoseconds.
+pub fn host_table() -> Option<Vec<crate::report::Row>> {
+    let p = CURRENT.load(Ordering::Acquire);
+    if p.is_null() {
+        return None;
+    }
+    let sink = unsafe { &*p }.sink.try_lock_for(Duration::from_secs(1))?;
+    let mut rows: Vec<crate::report::Row> = sink
+        .host
+        .iter()
+        .enumerate()
+        .filter(|(_, r)| r[0] > 0)
+        .map(|(i, r)| crate::report::Row {
+            name: crate::meta::FUNCTIONS[i].name.to_string(),
+            calls: r[0],
+            errors: r[1],
+            total_us: r[2],
+            min_us: r[3],
+            max_us: r[4],
+        })
+        .collect();
+    rows.sort_by(|a, b| b.total_us.cmp(&a.total_us).then(a.name.cmp(&b.name)));
+    Some(rows)
 }
 
 /// Ends the trace of this process (exit, `clDeinitLayer`, a fatal signal).

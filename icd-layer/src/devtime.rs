@@ -28,9 +28,6 @@ const CL_PROFILING_COMMAND_QUEUED: u32 = 0x1280;
 
 /// What the application asked of a queue.
 struct AppQueue {
-    /// Whether profiling queries must fail on this queue's events: the
-    /// application did not ask for profiling, and its driver refuses then.
-    refuse: bool,
     profiling: bool,
     /// Its `cl_queue_properties` list, for CL_QUEUE_PROPERTIES_ARRAY.
     list: Option<Vec<u64>>,
@@ -59,17 +56,19 @@ pub fn force_bits(props: u64) -> u64 {
 pub unsafe fn remember_bits(queue: *mut c_void, app: u64) {
     if on() && !queue.is_null() {
         let profiling = app & CL_QUEUE_PROFILING_ENABLE != 0;
-        let refuse = !profiling && driver_refuses(queue);
-        QUEUES.lock().get_or_insert_with(HashMap::new).insert(queue as usize, AppQueue { refuse, profiling, list: None });
+        QUEUES.lock().get_or_insert_with(HashMap::new).insert(queue as usize, AppQueue { profiling, list: None });
     }
 }
 
 static REFUSES: Mutex<Option<HashMap<usize, bool>>> = Mutex::new(None);
 
-/// Whether this queue's device refuses profiling queries for commands of a
+/// Whether this queue's driver refuses profiling queries for commands of a
 /// queue made without profiling, as the specification says it must (some
-/// drivers, such as Oclgrind, answer anyway). Probed once per device with a
-/// marker on a scratch queue, straight through the driver.
+/// drivers, such as Oclgrind, answer anyway). Probed once per driver, the
+/// first time an application asks such a question, with a marker on a
+/// scratch queue straight through the driver. The scratch queue and event
+/// are kept: releasing them right after the marker completes races with
+/// PoCL's worker thread.
 unsafe fn driver_refuses(queue: *mut c_void) -> bool {
     type Info = unsafe extern "C" fn(*mut c_void, u32, usize, *mut c_void, *mut usize) -> i32;
     let slot = |h: *mut c_void, s: usize| object_slot(h, s);
@@ -82,7 +81,8 @@ unsafe fn driver_refuses(queue: *mut c_void) -> bool {
     if qi(queue, 0x1090, 8, &mut ctx as *mut _ as *mut c_void, std::ptr::null_mut()) != 0 || qi(queue, 0x1091, 8, &mut dev as *mut _ as *mut c_void, std::ptr::null_mut()) != 0 {
         return true;
     }
-    if let Some(&r) = REFUSES.lock().as_ref().and_then(|m| m.get(&(dev as usize))) {
+    let key = cltap::exts::key_of(queue) as usize;
+    if let Some(&r) = REFUSES.lock().as_ref().and_then(|m| m.get(&key)) {
         return r;
     }
     let probe = || -> Option<bool> {
@@ -106,15 +106,11 @@ unsafe fn driver_refuses(queue: *mut c_void) -> bool {
             let pi: Info = std::mem::transmute(slot(ev, gen::slot::clGetEventProfilingInfo));
             let mut t = 0u64;
             refuses = Some(pi(ev, CL_PROFILING_COMMAND_QUEUED + 3, 8, &mut t as *mut u64 as *mut c_void, std::ptr::null_mut()) != 0);
-            let rel: unsafe extern "C" fn(*mut c_void) -> i32 = std::mem::transmute(slot(ev, gen::slot::clReleaseEvent));
-            rel(ev);
         }
-        let relq: unsafe extern "C" fn(*mut c_void) -> i32 = std::mem::transmute(slot(q, gen::slot::clReleaseCommandQueue));
-        relq(q);
         refuses
     };
     let r = probe().unwrap_or(true);
-    REFUSES.lock().get_or_insert_with(HashMap::new).insert(dev as usize, r);
+    REFUSES.lock().get_or_insert_with(HashMap::new).insert(key, r);
     r
 }
 
@@ -158,8 +154,7 @@ pub unsafe fn remember_list(queue: *mut c_void, app: *mut c_void) {
         l.push(0);
         l
     });
-    let refuse = !profiling && driver_refuses(queue);
-    QUEUES.lock().get_or_insert_with(HashMap::new).insert(queue as usize, AppQueue { refuse, profiling, list });
+    QUEUES.lock().get_or_insert_with(HashMap::new).insert(queue as usize, AppQueue { profiling, list });
 }
 
 /// Answers a queue query whose true answer would reveal the forced flag.
@@ -222,11 +217,8 @@ pub unsafe fn refuse_profiling(event: *mut c_void) -> Option<i32> {
     if f(event, CL_EVENT_COMMAND_QUEUE, 8, &mut q as *mut _ as *mut c_void, std::ptr::null_mut()) != 0 || q.is_null() {
         return None;
     }
-    let g = QUEUES.lock();
-    match g.as_ref()?.get(&(q as usize)) {
-        Some(a) if a.refuse => Some(-7),
-        _ => None,
-    }
+    let profiling = QUEUES.lock().as_ref()?.get(&(q as usize))?.profiling;
+    (!profiling && driver_refuses(q)).then_some(-7)
 }
 
 struct Pending {

@@ -239,9 +239,64 @@ impl Pending {
     unsafe fn release(p: *mut Pending) {
         if (*p).refs.fetch_sub(1, Ordering::AcqRel) == 1 {
             let b = Box::from_raw(p);
-            release_own(b.ev, b.own);
+            if b.own {
+                release_later(b.ev);
+            }
         }
     }
+}
+
+/// cltap's own events, read and waiting to be released.
+static RELEASE_LATER: Mutex<Vec<usize>> = Mutex::new(Vec::new());
+static REAPER_WAKE: parking_lot::Condvar = parking_lot::Condvar::new();
+static REAPER: std::sync::Once = std::sync::Once::new();
+
+/// Releases cltap's own events on a thread of its own, promptly but never
+/// inside a driver callback: NVIDIA's driver crashes or hangs when an event
+/// loses its last reference in its own callback. Prompt matters, because a
+/// pending event keeps its context alive (and its destructor callbacks
+/// waiting).
+fn start_reaper() {
+    REAPER.call_once(|| {
+        let _ = std::thread::Builder::new().name("cltap-reaper".into()).spawn(|| {
+            unsafe {
+                let mut all: libc::sigset_t = std::mem::zeroed();
+                libc::sigfillset(&mut all);
+                libc::pthread_sigmask(libc::SIG_BLOCK, &all, std::ptr::null_mut());
+            }
+            loop {
+                let evs = {
+                    let mut v = RELEASE_LATER.lock();
+                    while v.is_empty() {
+                        REAPER_WAKE.wait(&mut v);
+                    }
+                    std::mem::take(&mut *v)
+                };
+                for ev in evs {
+                    unsafe { release_own(ev as *mut c_void, true) };
+                }
+            }
+        });
+    });
+}
+
+fn release_later(ev: *mut c_void) {
+    start_reaper();
+    RELEASE_LATER.lock().push(ev as usize);
+    REAPER_WAKE.notify_one();
+}
+
+/// At the end of the process: whatever is still waiting.
+pub fn release_pending_events() {
+    let evs = std::mem::take(&mut *RELEASE_LATER.lock());
+    for ev in evs {
+        unsafe { release_own(ev as *mut c_void, true) };
+    }
+}
+
+impl Pending {
+    #[allow(dead_code)]
+    fn _unused(&self) {}
 }
 
 unsafe fn kernel_name(kernel: *mut c_void) -> Option<String> {

@@ -156,6 +156,7 @@ pub fn finish() {
         return;
     }
     let Some(cfg) = CONFIG.get() else { return };
+    crate::devtime::release_pending_events();
     cltap::trace::writer::finish();
     if cfg.summary {
         write_summary_json(cfg);

@@ -236,11 +236,18 @@ struct Pending {
 }
 
 impl Pending {
-    unsafe fn release(p: *mut Pending) {
+    /// `in_callback`: called from the driver's completion callback, where
+    /// the event must not be released (see `start_reaper`). Elsewhere (the
+    /// application's own thread) it is released at once: a reaper thread
+    /// calling into a driver that is not thread-safe (Oclgrind) would be
+    /// worse.
+    unsafe fn release(p: *mut Pending, in_callback: bool) {
         if (*p).refs.fetch_sub(1, Ordering::AcqRel) == 1 {
             let b = Box::from_raw(p);
-            if b.own {
+            if b.own && in_callback {
                 release_later(b.ev);
+            } else {
+                release_own(b.ev, b.own);
             }
         }
     }
@@ -248,6 +255,14 @@ impl Pending {
 
 /// cltap's own events, read and waiting to be released.
 static RELEASE_LATER: Mutex<Vec<usize>> = Mutex::new(Vec::new());
+
+thread_local! {
+    /// This thread has enqueued work: it is the application's. A driver that
+    /// runs completion callbacks on such a thread (Oclgrind, inside clFinish)
+    /// is not thread-safe enough for the reaper, and releasing there is what
+    /// it expects.
+    static APP_THREAD: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
 static REAPER_WAKE: parking_lot::Condvar = parking_lot::Condvar::new();
 static REAPER: std::sync::Once = std::sync::Once::new();
 
@@ -330,6 +345,7 @@ unsafe fn words(p: u64, n: usize) -> Vec<usize> {
 
 /// After an enqueue: follow its event to completion.
 pub unsafe fn track(id: usize, cmd_id: u64, ok: bool, event: *mut c_void, own: bool, app: &[u64]) {
+    let _ = APP_THREAD.try_with(|a| a.set(true));
     if !ok || event.is_null() {
         return;
     }
@@ -400,7 +416,7 @@ pub unsafe fn track(id: usize, cmd_id: u64, ok: bool, event: *mut c_void, own: b
             complete(ev, st, raw);
         }
     }
-    Pending::release(raw);
+    Pending::release(raw, false);
 }
 
 /// Reads the counters once, whoever gets here first.
@@ -446,7 +462,10 @@ extern "C" fn on_complete(ev: *mut c_void, status: i32, data: *mut c_void) {
     let _ = std::panic::catch_unwind(|| unsafe {
         let p = data as *mut Pending;
         complete(ev, status, p);
-        Pending::release(p);
+        // On a driver thread the event is released by the reaper; on the
+        // application's own thread, here.
+        let app_thread = APP_THREAD.try_with(|a| a.get()).unwrap_or(false);
+        Pending::release(p, !app_thread);
     });
 }
 

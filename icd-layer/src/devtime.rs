@@ -469,6 +469,20 @@ extern "C" fn on_complete(ev: *mut c_void, status: i32, data: *mut c_void) {
     });
 }
 
+/// At the end of the process: a command that finished just before exit may
+/// still have its completion callback on the way from a driver thread. Wait
+/// for those a little (at most `limit`), so the last read of a program is
+/// not lost; commands still running are then reported as pending.
+pub fn settle(limit: std::time::Duration) {
+    if !on() {
+        return;
+    }
+    let t = std::time::Instant::now();
+    while pending() > 0 && t.elapsed() < limit {
+        std::thread::sleep(std::time::Duration::from_micros(200));
+    }
+}
+
 /// Commands enqueued whose completion was never seen (the application
 /// ended without waiting for them).
 pub fn pending() -> i64 {

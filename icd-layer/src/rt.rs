@@ -156,6 +156,7 @@ pub fn finish() {
         return;
     }
     let Some(cfg) = CONFIG.get() else { return };
+    crate::devtime::settle(std::time::Duration::from_millis(250));
     crate::devtime::release_pending_events();
     cltap::trace::writer::finish();
     if cfg.summary {

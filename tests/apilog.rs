@@ -10,23 +10,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 fn calls_program() -> PathBuf {
-    static BUILT: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
-    BUILT
-        .get_or_init(|| {
-            let exe = root().join("target/ctests/calls");
-            std::fs::create_dir_all(exe.parent().unwrap()).unwrap();
-            let st = Command::new("gcc")
-                .args(["-std=c11", "-O1", "-Wall", "-Werror"])
-                .arg(root().join("tests/c/special/calls.c"))
-                .arg("-o")
-                .arg(&exe)
-                .args(["-lOpenCL", "-lpthread"])
-                .status()
-                .unwrap();
-            assert!(st.success());
-            exe
-        })
-        .clone()
+    special("calls.c", "calls")
 }
 
 fn fresh_dir(name: &str) -> PathBuf {

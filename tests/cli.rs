@@ -13,24 +13,8 @@ fn cltap() -> PathBuf {
     p
 }
 
-/// Built once: tests run in parallel and must not rewrite a running binary.
 fn calls() -> PathBuf {
-    static EXE: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
-    EXE.get_or_init(|| {
-        let exe = root().join("target/ctests/calls-cli");
-        std::fs::create_dir_all(exe.parent().unwrap()).unwrap();
-        let st = Command::new("gcc")
-            .args(["-std=c11", "-O1", "-Wall", "-Werror"])
-            .arg(root().join("tests/c/special/calls.c"))
-            .arg("-o")
-            .arg(&exe)
-            .args(["-lOpenCL", "-lpthread"])
-            .status()
-            .unwrap();
-        assert!(st.success());
-        exe
-    })
-    .clone()
+    special("calls.c", "calls-cli")
 }
 
 fn workdir(name: &str) -> PathBuf {

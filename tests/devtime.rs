@@ -66,16 +66,7 @@ fn edge_cases_neither_crash_nor_hang() {
 
 #[test]
 fn an_application_that_never_waits_is_reported_not_hung() {
-    let exe = root().join("target/ctests/calls-devtime");
-    let st = std::process::Command::new("gcc")
-        .args(["-std=c11", "-O1", "-Wall"])
-        .arg(root().join("tests/c/special/calls.c"))
-        .arg("-o")
-        .arg(&exe)
-        .args(["-lOpenCL", "-lpthread"])
-        .status()
-        .unwrap();
-    assert!(st.success());
+    let exe = special("calls.c", "calls-devtime");
     let dir = root().join("target/test-devtime/nofinish");
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
@@ -138,16 +129,7 @@ fn timeline_has_host_calls_device_commands_and_flows() {
 
 #[test]
 fn timeline_is_valid_json_after_sigterm() {
-    let exe = root().join("target/ctests/calls-timeline");
-    let st = std::process::Command::new("gcc")
-        .args(["-std=c11", "-O1", "-Wall"])
-        .arg(root().join("tests/c/special/calls.c"))
-        .arg("-o")
-        .arg(&exe)
-        .args(["-lOpenCL", "-lpthread"])
-        .status()
-        .unwrap();
-    assert!(st.success());
+    let exe = special("calls.c", "calls-devtime");
     let dir = root().join("target/test-devtime/timeline-sigterm");
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();

@@ -123,18 +123,7 @@ fn three_drivers_behind_one_icd() {
 fn empty_driver_slot_answers_invalid_operation() {
     // PoCL leaves clSetCommandQueueProperty empty; ocl-icd would jump to
     // address 0. Through cltap the call returns CL_INVALID_OPERATION.
-    let src = root().join("tests/c/special/null_slot.c");
-    let exe = root().join("target/ctests/null_slot");
-    std::fs::create_dir_all(exe.parent().unwrap()).unwrap();
-    let st = Command::new("gcc")
-        .args(["-std=c11", "-O1", "-Wall", "-DCL_TARGET_OPENCL_VERSION=300"])
-        .arg(&src)
-        .arg("-o")
-        .arg(&exe)
-        .arg("-lOpenCL")
-        .status()
-        .unwrap();
-    assert!(st.success());
+    let exe = special("null_slot.c", "null_slot");
     for mode in [Mode::Layer, Mode::Icd] {
         let o = run(command(&exe, &[], &[Driver::Pocl], Loader::OclIcd, mode));
         assert_eq!(o.code, Some(0), "{mode:?}: {}{}", o.stdout, o.stderr);

@@ -229,3 +229,26 @@ pub fn difference(what: &str, a: &Outcome, b: &Outcome) -> Option<String> {
     }
     Some(s)
 }
+
+/// Builds a program of `tests/c/special/` once per test binary (tests run in
+/// parallel and must not rewrite a binary another test is running).
+pub fn special(source: &str, exe_name: &str) -> PathBuf {
+    static BUILT: std::sync::Mutex<Vec<(String, PathBuf)>> = std::sync::Mutex::new(Vec::new());
+    let mut built = BUILT.lock().unwrap();
+    if let Some((_, p)) = built.iter().find(|(n, _)| n == exe_name) {
+        return p.clone();
+    }
+    let exe = root().join("target/ctests").join(exe_name);
+    std::fs::create_dir_all(exe.parent().unwrap()).unwrap();
+    let st = Command::new("gcc")
+        .args(["-std=c11", "-O1", "-Wall", "-Werror"])
+        .arg(root().join("tests/c/special").join(source))
+        .arg("-o")
+        .arg(&exe)
+        .args(["-lOpenCL", "-lpthread"])
+        .status()
+        .expect("run gcc");
+    assert!(st.success(), "building tests/c/special/{source} failed");
+    built.push((exe_name.to_string(), exe.clone()));
+    exe
+}

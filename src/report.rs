@@ -35,38 +35,25 @@ pub fn host_tally(entries: &[Entry]) -> Vec<Row> {
     v
 }
 
-pub fn render(rows: &[Row]) -> String {
-    let total: u64 = rows.iter().map(|r| r.total_us).sum();
-    let w = rows.iter().map(|r| r.name.len()).max().unwrap_or(3).max(3);
-    let mut s = format!("{:<w$}  {:>9}  {:>7}  {:>12}  {:>6}  {:>10}  {:>10}  {:>10}\n", "API", "calls", "errors", "total µs", "%", "avg µs", "min µs", "max µs");
-    for r in rows {
-        let pct = if total == 0 { 0.0 } else { 100.0 * r.total_us as f64 / total as f64 };
-        s += &format!(
-            "{:<w$}  {:>9}  {:>7}  {:>12}  {:>6.2}  {:>10.2}  {:>10}  {:>10}\n",
-            r.name,
-            r.calls,
-            r.errors,
-            r.total_us,
-            pct,
-            r.total_us as f64 / r.calls.max(1) as f64,
-            r.min_us,
-            r.max_us
-        );
-    }
-    s
+/// How a table's times are kept and shown.
+struct Units {
+    /// Stored units per microsecond.
+    per_us: f64,
+    /// Decimals for the total, and for average, minimum and maximum.
+    total_prec: usize,
+    point_prec: usize,
 }
 
-/// The same table with times given in nanoseconds (the layer's own tally),
-/// shown in microseconds.
-pub fn render_ns(rows: &[Row]) -> String {
+fn render_in(rows: &[Row], u: Units) -> String {
     let total: u64 = rows.iter().map(|r| r.total_us).sum();
     let w = rows.iter().map(|r| r.name.len()).max().unwrap_or(3).max(3);
-    let us = |ns: u64| ns as f64 / 1000.0;
+    let us = |t: u64| t as f64 / u.per_us;
+    let (tp, pp) = (u.total_prec, u.point_prec);
     let mut s = format!("{:<w$}  {:>9}  {:>7}  {:>12}  {:>6}  {:>10}  {:>10}  {:>10}\n", "API", "calls", "errors", "total µs", "%", "avg µs", "min µs", "max µs");
     for r in rows {
         let pct = if total == 0 { 0.0 } else { 100.0 * r.total_us as f64 / total as f64 };
         s += &format!(
-            "{:<w$}  {:>9}  {:>7}  {:>12.1}  {:>6.2}  {:>10.3}  {:>10.3}  {:>10.3}\n",
+            "{:<w$}  {:>9}  {:>7}  {:>12.tp$}  {:>6.2}  {:>10.ap$}  {:>10.pp$}  {:>10.pp$}\n",
             r.name,
             r.calls,
             r.errors,
@@ -74,10 +61,22 @@ pub fn render_ns(rows: &[Row]) -> String {
             pct,
             us(r.total_us) / r.calls.max(1) as f64,
             us(r.min_us),
-            us(r.max_us)
+            us(r.max_us),
+            ap = pp.max(2)
         );
     }
     s
+}
+
+/// The table of a log's tally (times in whole microseconds, as the log has them).
+pub fn render(rows: &[Row]) -> String {
+    render_in(rows, Units { per_us: 1.0, total_prec: 0, point_prec: 0 })
+}
+
+/// The same table with times given in nanoseconds (the layer's own tally),
+/// shown in microseconds.
+pub fn render_ns(rows: &[Row]) -> String {
+    render_in(rows, Units { per_us: 1000.0, total_prec: 1, point_prec: 3 })
 }
 
 #[cfg(test)]

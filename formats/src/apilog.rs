@@ -246,69 +246,64 @@ pub fn parse_line(l: &str) -> Result<Entry, String> {
     Ok(Entry::Call(Call { tid, start, duration_us, cmd_id, name, args, result, outs }))
 }
 
+/// Walks text keeping track of brackets and quoted strings.
+#[derive(Default)]
+struct Scan {
+    depth: i32,
+    quoted: bool,
+    escaped: bool,
+}
+
+impl Scan {
+    /// Takes one character; true when it is outside any quoted string (the
+    /// depth then already counts it).
+    fn step(&mut self, c: char) -> bool {
+        if self.quoted {
+            match c {
+                _ if self.escaped => self.escaped = false,
+                '\\' => self.escaped = true,
+                '"' => self.quoted = false,
+                _ => {}
+            }
+            return false;
+        }
+        match c {
+            '"' => self.quoted = true,
+            '(' | '[' | '{' => self.depth += 1,
+            ')' | ']' | '}' => self.depth -= 1,
+            _ => {}
+        }
+        !self.quoted
+    }
+}
+
 /// Index of the `)` closing the `(` at `open`, skipping nested brackets and
 /// quoted strings.
 fn matching(s: &str, open: usize) -> Option<usize> {
-    let mut depth = 0i32;
-    let mut quoted = false;
-    let mut escaped = false;
-    for (i, c) in s.char_indices().skip_while(|(i, _)| *i < open) {
-        if quoted {
-            match c {
-                _ if escaped => escaped = false,
-                '\\' => escaped = true,
-                '"' => quoted = false,
-                _ => {}
-            }
-            continue;
-        }
-        match c {
-            '"' => quoted = true,
-            '(' | '[' | '{' => depth += 1,
-            ')' | ']' | '}' => {
-                depth -= 1;
-                if depth == 0 {
-                    return Some(i);
-                }
-            }
-            _ => {}
-        }
-    }
-    None
+    let mut scan = Scan::default();
+    s.char_indices()
+        .skip_while(|(i, _)| *i < open)
+        .find(|&(_, c)| scan.step(c) && c == ')' && scan.depth == 0)
+        .map(|(i, _)| i)
 }
 
-/// Splits on ", " outside brackets and quotes.
-fn split_top(s: &str) -> Vec<String> {
+/// Splits on ", " outside brackets and quotes (an argument list).
+pub fn split_top(s: &str) -> Vec<String> {
     let mut out = Vec::new();
     if s.is_empty() {
         return out;
     }
-    let (mut depth, mut quoted, mut escaped) = (0i32, false, false);
+    let mut scan = Scan::default();
     let mut cur = String::new();
-    let b = s.as_bytes();
     let mut i = 0;
-    while i < b.len() {
+    while i < s.len() {
         let c = s[i..].chars().next().unwrap();
-        if quoted {
-            match c {
-                _ if escaped => escaped = false,
-                '\\' => escaped = true,
-                '"' => quoted = false,
-                _ => {}
-            }
-        } else {
-            match c {
-                '"' => quoted = true,
-                '(' | '[' | '{' => depth += 1,
-                ')' | ']' | '}' => depth -= 1,
-                ',' if depth == 0 && s[i..].starts_with(", ") => {
-                    out.push(std::mem::take(&mut cur));
-                    i += 2;
-                    continue;
-                }
-                _ => {}
-            }
+        if c == ',' && !scan.quoted && scan.depth == 0 && s[i..].starts_with(", ") {
+            out.push(std::mem::take(&mut cur));
+            i += 2;
+            continue;
         }
+        scan.step(c);
         cur.push(c);
         i += c.len_utf8();
     }

@@ -288,7 +288,7 @@ fn reparse(text: &str) -> Vec<NCall> {
             let cmd = head.split_whitespace().find_map(|w| w.strip_prefix("[cmd#").and_then(|x| x.strip_suffix(']')).and_then(|x| x.parse().ok()));
             let close = rest.rfind(')').unwrap_or(rest.len());
             let args = if open < close {
-                split_args(&rest[open + 1..close]).into_iter().map(|a| a.split_once(" = ").map_or((a.clone(), String::new()), |(k, v)| (k.to_string(), v.to_string()))).collect()
+                apilog::split_top(&rest[open + 1..close]).into_iter().map(|a| a.split_once(" = ").map_or((a.clone(), String::new()), |(k, v)| (k.to_string(), v.to_string()))).collect()
             } else {
                 Vec::new()
             };
@@ -306,27 +306,4 @@ fn reparse(text: &str) -> Vec<NCall> {
             }
         })
         .collect()
-}
-
-fn split_args(s: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    let (mut depth, mut cur) = (0i32, String::new());
-    let mut chars = s.chars().peekable();
-    while let Some(c) = chars.next() {
-        match c {
-            '(' | '{' | '[' => depth += 1,
-            ')' | '}' | ']' => depth -= 1,
-            ',' if depth == 0 && chars.peek() == Some(&' ') => {
-                chars.next();
-                out.push(std::mem::take(&mut cur));
-                continue;
-            }
-            _ => {}
-        }
-        cur.push(c);
-    }
-    if !cur.is_empty() {
-        out.push(cur);
-    }
-    out
 }

@@ -160,6 +160,34 @@ impl Names {
     }
 }
 
+/// A build log holds the compiler's temporary paths and the host CPU's name,
+/// so its length differs between machines running the same driver.
+fn is_build_log(name: &str, args: &[(String, String)]) -> bool {
+    name == "clGetProgramBuildInfo"
+        && args.iter().any(|(n, v)| n == "param_name" && v.split(' ').next() == Some(CL_PROGRAM_BUILD_LOG))
+}
+
+const CL_PROGRAM_BUILD_LOG: &str = "4483";
+
+/// Sizes (and, when decoded, the text) of a build log become `<log>`; a
+/// size of 0 (the length query) stays, since it is the application's choice.
+fn mask_log_sizes(args: Vec<(String, String)>, outs: Vec<(String, String)>) -> (Vec<(String, String)>, Vec<(String, String)>) {
+    let mask = |(n, v): (String, String)| {
+        let sized = n == "param_value_size" && v != "0";
+        let numeric = n == "param_value_size_ret" && v.bytes().all(|b| b.is_ascii_digit());
+        let text = n == "param_value" && v.contains(' ');
+        let v = if sized || numeric {
+            "<log>".to_string()
+        } else if text {
+            format!("{} <log>", v.split(' ').next().unwrap_or(""))
+        } else {
+            v
+        };
+        (n, v)
+    };
+    (args.into_iter().map(mask).collect(), outs.into_iter().map(mask).collect())
+}
+
 fn bucket(us: u64) -> String {
     match us {
         0 => "<1us".into(),
@@ -191,7 +219,7 @@ pub fn normalize(entries: &[Entry], opt: Options) -> Vec<NCall> {
             *cmds.entry(id).or_insert(n)
         });
         let fmeta = meta::by_name(&c.name).map(|i| &meta::FUNCTIONS[i]);
-        let args = c
+        let args: Vec<(String, String)> = c
             .args
             .iter()
             .map(|a| {
@@ -215,7 +243,7 @@ pub fn normalize(entries: &[Entry], opt: Options) -> Vec<NCall> {
                 r.clone()
             }
         });
-        let outs = c
+        let outs: Vec<(String, String)> = c
             .outs
             .iter()
             .map(|(n, v)| {
@@ -227,6 +255,7 @@ pub fn normalize(entries: &[Entry], opt: Options) -> Vec<NCall> {
                 (n.clone(), v)
             })
             .collect();
+        let (args, outs) = if is_build_log(&c.name, &args) { mask_log_sizes(args, outs) } else { (args, outs) };
         let local_size = match pending_lws.take() {
             Some((id, sizes)) if Some(id) == c.cmd_id => Some(sizes),
             _ => None,
@@ -312,6 +341,19 @@ mod tests {
         assert_eq!(a, b);
         let again = render(&normalize(&apilog::read(&apilog::write(&sample(10, 0x5000_0000))).unwrap(), Options::default()));
         assert_eq!(a, again, "normalizing is stable through the text form");
+    }
+
+    #[test]
+    fn build_log_sizes_are_masked_but_the_length_query_stays() {
+        let q = |size: &str, ret: &str| call(1, "clGetProgramBuildInfo", &[("cl_program", "program", "0000000000001000"), ("cl_program_build_info", "param_name", "4483 (CL_PROGRAM_BUILD_LOG)"), ("size_t", "param_value_size", size)], "CL_SUCCESS", &[("param_value_size_ret", ret)], None);
+        let other = call(1, "clGetProgramBuildInfo", &[("cl_program_build_info", "param_name", "4481"), ("size_t", "param_value_size", "4")], "CL_SUCCESS", &[("param_value_size_ret", "4")], None);
+        let n = normalize(&[q("0", "167"), q("167", "NULL"), other], Options::default());
+        assert_eq!(n[0].args[2].1, "0");
+        assert_eq!(n[0].outs[0].1, "<log>");
+        assert_eq!(n[1].args[2].1, "<log>");
+        assert_eq!(n[1].outs[0].1, "NULL");
+        assert_eq!(n[2].args[1].1, "4", "other queries keep their sizes");
+        assert_eq!(n[2].outs[0].1, "4");
     }
 
     #[test]

@@ -51,14 +51,14 @@ fn generate(api: &Api) -> String {
 
     // Extension-only functions are numbered for the per-driver pointer table.
     let mut ext_idx = std::collections::HashMap::new();
-    for f in api.functions.iter().filter(|f| f.slot.is_none()) {
+    for f in api.functions.iter().filter(|f| f.slot.is_none() && !f.local) {
         let i = ext_idx.len();
         ext_idx.insert(f.name.clone(), i);
     }
     assert!(ext_idx.len() <= 256, "raise cltap::exts::MAX_EXTS");
 
     // Name lookup for clGetExtensionFunctionAddress*: every described function.
-    writeln!(s, "pub struct Entry {{ pub name: &'static str, pub ext: Option<usize>, pub layer: *const ::core::ffi::c_void, pub icd: *const ::core::ffi::c_void }}").unwrap();
+    writeln!(s, "pub struct Entry {{ pub name: &'static str, pub ext: Option<usize>, pub local: bool, pub layer: *const ::core::ffi::c_void, pub icd: *const ::core::ffi::c_void }}").unwrap();
     writeln!(s, "unsafe impl Sync for Entry {{}}").unwrap();
     writeln!(s, "pub static ENTRIES: [Entry; {n}] = [").unwrap();
     for f in &api.functions {
@@ -68,10 +68,13 @@ fn generate(api: &Api) -> String {
         };
         let (l, i) = if f.windows_only {
             ("::core::ptr::null()".to_string(), "::core::ptr::null()".to_string())
+        } else if f.local {
+            let own = format!("crate::markers::{} as *const ::core::ffi::c_void", f.name);
+            (own.clone(), own)
         } else {
             (format!("{} as *const ::core::ffi::c_void", layer_fn(f)), format!("{} as *const ::core::ffi::c_void", icd_fn(f)))
         };
-        writeln!(s, "    Entry {{ name: {:?}, ext: {ext}, layer: {l}, icd: {i} }},", f.name).unwrap();
+        writeln!(s, "    Entry {{ name: {:?}, ext: {ext}, local: {}, layer: {l}, icd: {i} }},", f.name, f.local).unwrap();
     }
     writeln!(s, "];").unwrap();
 
@@ -104,7 +107,7 @@ fn generate(api: &Api) -> String {
         api.functions.iter().filter(|f| f.windows_only).filter_map(|f| f.slot).collect::<Vec<_>>()).unwrap();
 
     for (id, f) in api.functions.iter().enumerate() {
-        if f.windows_only {
+        if f.windows_only || f.local {
             continue;
         }
         let ext = ext_idx.get(&f.name).copied();
@@ -243,6 +246,7 @@ fn devtime_pre(s: &mut String, f: &Function) {
         Some("enqueue") => {
             writeln!(s, "    let mut __own_ev: *mut ::core::ffi::c_void = ::core::ptr::null_mut();").unwrap();
             writeln!(s, "    let __own = event.is_null() && crate::devtime::on();").unwrap();
+            writeln!(s, "    let __enq_t0 = if crate::devtime::on() {{ ::cltap::trace::tsc::now() }} else {{ 0 }};").unwrap();
             writeln!(s, "    let event = if __own {{ &mut __own_ev as *mut _ as *mut ::core::ffi::c_void }} else {{ event }};").unwrap();
         }
         _ => {}
@@ -259,7 +263,7 @@ fn devtime_post(s: &mut String, f: &Function) {
                 RetKind::Status => "r == 0",
                 _ => "!r.is_null()",
             };
-            writeln!(s, "    if crate::devtime::on() {{ crate::devtime::track({}, __t.cmd, {ok}, event, __own, &{}); }}", "ID", "__app").unwrap();
+            writeln!(s, "    if crate::devtime::on() {{ crate::devtime::track({}, __t.cmd, __enq_t0, {ok}, event, __own, &{}); }}", "ID", "__app").unwrap();
         }
         _ => {}
     }

@@ -19,6 +19,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+/* cltap's perf markers, when cltap is there: they name the phases in its
+ * .atp trace and timeline. Without cltap the look-up gives NULL and the
+ * markers are skipped, so the program runs unchanged either way. */
+typedef cl_int (*begin_marker_fn)(const char *name, const char *group);
+typedef cl_int (*end_marker_fn)(void);
+static begin_marker_fn begin_marker;
+static end_marker_fn end_marker;
+#define MARK_BEGIN(name, group) (begin_marker ? (void)begin_marker(name, group) : (void)0)
+#define MARK_END() (end_marker ? (void)end_marker() : (void)0)
+
 /* c = a + b, and a per-work-group partial sum of c. */
 static const char *kernel_source =
     "__kernel void vecadd(__global const float *a, __global const float *b,\n"
@@ -75,9 +85,14 @@ int main(int argc, char **argv)
     char pname[256] = "", dname[256] = "";
     CL_OK(clGetPlatformInfo(platform, CL_PLATFORM_NAME, sizeof pname, pname, NULL));
     CL_OK(clGetDeviceInfo(device, CL_DEVICE_NAME, sizeof dname, dname, NULL));
+    begin_marker = (begin_marker_fn)clGetExtensionFunctionAddressForPlatform(platform, "clBeginPerfMarkerCLTAP");
+    end_marker = (end_marker_fn)clGetExtensionFunctionAddressForPlatform(platform, "clEndPerfMarkerCLTAP");
+    if (!begin_marker || !end_marker)
+        begin_marker = NULL, end_marker = NULL;
     printf("platform: %s\n", pname);
     printf("device: %s\n", dname);
 
+    MARK_BEGIN("setup", "vecadd");
     cl_context ctx = clCreateContext(NULL, 1, &device, NULL, NULL, &err);
     CL_OK(err);
     cl_command_queue queue = clCreateCommandQueue(ctx, device, 0, &err);
@@ -120,22 +135,30 @@ int main(int argc, char **argv)
     cl_mem dsums = clCreateBuffer(ctx, CL_MEM_WRITE_ONLY, groups * sizeof(float), NULL, &err);
     CL_OK(err);
 
+    MARK_END(); /* setup */
+
     /* 5. c = a + b, then the partial sums; the in-order queue orders them. */
+    MARK_BEGIN("compute", "vecadd");
+    MARK_BEGIN("add", "kernels");
     CL_OK(clSetKernelArg(add, 0, sizeof da, &da));
     CL_OK(clSetKernelArg(add, 1, sizeof db, &db));
     CL_OK(clSetKernelArg(add, 2, sizeof dc, &dc));
     CL_OK(clSetKernelArg(add, 3, sizeof n, &n));
     CL_OK(clEnqueueNDRangeKernel(queue, add, 1, NULL, &global, &local, 0, NULL, NULL));
+    MARK_END(); /* add */
+    MARK_BEGIN("reduce", "kernels");
 
     CL_OK(clSetKernelArg(reduce, 0, sizeof dc, &dc));
     CL_OK(clSetKernelArg(reduce, 1, sizeof dsums, &dsums));
     CL_OK(clSetKernelArg(reduce, 2, WG * sizeof(float), NULL)); /* __local */
     CL_OK(clSetKernelArg(reduce, 3, sizeof n, &n));
     CL_OK(clEnqueueNDRangeKernel(queue, reduce, 1, NULL, &global, &local, 0, NULL, NULL));
+    MARK_END(); /* reduce */
 
     /* 6. Read back (blocking) and check against the host. */
     CL_OK(clEnqueueReadBuffer(queue, dc, CL_TRUE, 0, bytes, c, 0, NULL, NULL));
     CL_OK(clEnqueueReadBuffer(queue, dsums, CL_TRUE, 0, groups * sizeof(float), sums, 0, NULL, NULL));
+    MARK_END(); /* compute */
 
     int ok = 1;
     double expected_total = 0.0, total = 0.0;

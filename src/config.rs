@@ -18,6 +18,7 @@ pub const VARIABLES: &[(&str, &str)] = &[
     ("CLTAP_BUFFER_POLICY", "lossless or discard"),
     ("CLTAP_DEVICE_TIMING", "0 or 1: force event profiling and record each command's device times"),
     ("CLTAP_TIMELINE", "0 or 1: write a Chrome/Perfetto trace of host calls and device commands"),
+    ("CLTAP_ATP", "0 or 1: write the Radeon Compute Profiler application trace (.atp); implies CLTAP_DEVICE_TIMING=1"),
 ];
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -45,6 +46,7 @@ pub struct Config {
     pub lossless: bool,
     pub device_timing: bool,
     pub timeline: bool,
+    pub atp: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -68,6 +70,7 @@ impl Default for Config {
             lossless: true,
             device_timing: false,
             timeline: false,
+            atp: false,
         }
     }
 }
@@ -78,6 +81,16 @@ impl Config {
             Watermark::Bytes(b) => b,
             Watermark::Percent(p) => self.buffer_size * p as usize / 100,
         }
+    }
+
+    /// The `.atp` needs each enqueue's device times.
+    pub fn times_devices(&self) -> bool {
+        self.device_timing || self.atp
+    }
+
+    /// Whether calls are recorded at all: some output needs their records.
+    pub fn records_calls(&self) -> bool {
+        self.api_log || self.timeline || self.atp
     }
 
     /// Whether the API named `name` passes `CLTAP_LOG_FILTER`.
@@ -190,6 +203,7 @@ impl Config {
                 "CLTAP_API_LOG" => flag("CLTAP_API_LOG", &v).map(|b| cfg.api_log = b),
                 "CLTAP_DEVICE_TIMING" => flag("CLTAP_DEVICE_TIMING", &v).map(|b| cfg.device_timing = b),
                 "CLTAP_TIMELINE" => flag("CLTAP_TIMELINE", &v).map(|b| cfg.timeline = b),
+                "CLTAP_ATP" => flag("CLTAP_ATP", &v).map(|b| cfg.atp = b),
                 "CLTAP_LOG_DECODE" => flag("CLTAP_LOG_DECODE", &v).map(|b| cfg.decode = b),
                 "CLTAP_LOG" => match v.trim() {
                     "file" | "" => Ok(cfg.log_dest = LogDest::File),

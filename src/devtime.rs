@@ -4,6 +4,8 @@
 //! on the application's call path.
 
 use parking_lot::Mutex;
+use std::collections::BTreeMap;
+use std::sync::Arc;
 
 /// One command as the device ran it. Times are the device's nanoseconds.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -14,6 +16,15 @@ pub struct Command {
     pub tid: u32,
     /// The application's queue handle, for grouping per queue.
     pub queue: u64,
+    /// The application's context handle.
+    pub context: u64,
+    /// The name of the queue's device.
+    pub device: Arc<str>,
+    /// `CL_EVENT_COMMAND_TYPE` (0 where the driver would not say).
+    pub cmd_type: u32,
+    /// Nanoseconds to add to this device's times to put them on the host's
+    /// `CLOCK_MONOTONIC`, from `clGetDeviceAndHostTimer`; `None` where the
+    /// driver does not support it (then [`offsets`] measures one).
     pub kernel: Option<String>,
     pub global: Vec<usize>,
     pub local: Option<Vec<usize>>,
@@ -25,8 +36,55 @@ pub struct Command {
     pub end: u64,
     /// `CL_COMPLETE` (0) or the negative error the command ended with.
     pub status: i32,
-    /// Host TSC at enqueue, to draw the flow from the call to the command.
+    /// Host TSC when the enqueue call began and ended: the command was
+    /// queued in between.
     pub enqueue_tsc: u64,
+    pub enqueue_end_tsc: u64,
+    pub to_host: Option<i64>,
+}
+
+/// How a queue's device times were put on the host's clock.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Alignment {
+    /// The driver's `clGetDeviceAndHostTimer`, sampled once per device.
+    HostTimer,
+    /// No host timer: the smallest shift that puts no command before its
+    /// enqueue call.
+    Measured,
+}
+
+/// Per queue, the nanoseconds to add to a device time to get host
+/// `CLOCK_MONOTONIC` nanoseconds; `host_ns` turns an enqueue's TSC into
+/// those. Without a host timer, each command was queued during its enqueue
+/// call, which bounds the offset from both sides; the middle of the tightest
+/// bounds is taken (or the lower bound, should the bounds cross).
+pub fn offsets(cmds: &[Command], host_ns: impl Fn(u64) -> u64) -> BTreeMap<u64, (i64, Alignment)> {
+    let mut timer: BTreeMap<u64, i64> = BTreeMap::new();
+    let mut bounds: BTreeMap<u64, (i64, i64)> = BTreeMap::new();
+    for c in cmds {
+        match c.to_host {
+            Some(o) => {
+                timer.entry(c.queue).or_insert(o);
+            }
+            None => {
+                let lo = host_ns(c.enqueue_tsc) as i64 - c.queued as i64;
+                let hi = host_ns(c.enqueue_end_tsc.max(c.enqueue_tsc)) as i64 - c.queued as i64;
+                let b = bounds.entry(c.queue).or_insert((i64::MIN, i64::MAX));
+                *b = (b.0.max(lo), b.1.min(hi));
+            }
+        }
+    }
+    let mut m: BTreeMap<u64, (i64, Alignment)> = timer.into_iter().map(|(q, o)| (q, (o, Alignment::HostTimer))).collect();
+    for (q, (lo, hi)) in bounds {
+        let off = if lo <= hi { lo + (hi - lo) / 2 } else { lo };
+        m.entry(q).or_insert((off, Alignment::Measured));
+    }
+    m
+}
+
+/// A device time on the host's clock.
+pub fn on_host(t: u64, off: i64) -> u64 {
+    (t as i64).saturating_add(off).max(0) as u64
 }
 
 impl Command {
@@ -200,6 +258,9 @@ mod tests {
             api,
             tid: 1,
             queue: 7,
+            context: 3,
+            device: "dev".into(),
+            cmd_type: 0x11F0,
             kernel: kernel.map(str::to_string),
             global: vec![1024],
             local: None,
@@ -210,7 +271,30 @@ mod tests {
             end,
             status: 0,
             enqueue_tsc: 0,
+            enqueue_end_tsc: 0,
+            to_host: None,
         }
+    }
+
+    #[test]
+    fn measured_offsets_keep_each_command_inside_its_enqueue_call() {
+        // Host ns below (identity clock). Device clock = host - 9000.
+        let mut a = cmd(1, "clEnqueueNDRangeKernel", Some("k"), 1000, 2000, None);
+        let mut b = cmd(2, "clEnqueueReadBuffer", None, 5000, 6000, Some(4));
+        (a.enqueue_tsc, a.enqueue_end_tsc) = (a.queued + 8990, a.queued + 9100);
+        // A blocking read: its call lasts long after the command was queued.
+        (b.enqueue_tsc, b.enqueue_end_tsc) = (b.queued + 8950, b.queued + 9000 + 50_000);
+        let off = offsets(&[a.clone(), b.clone()], |t| t);
+        let (o, how) = off[&7];
+        assert_eq!(how, Alignment::Measured);
+        for c in [&a, &b] {
+            let q = on_host(c.queued, o);
+            assert!(c.enqueue_tsc <= q && q <= c.enqueue_end_tsc, "{q} outside its call");
+        }
+        assert_eq!(o, 8990 + (9100 - 8990) / 2, "the middle of the tightest bounds");
+        b.to_host = Some(-5);
+        let off = offsets(&[b], |t| t);
+        assert_eq!(off[&7], (-5, Alignment::HostTimer));
     }
 
     #[test]

@@ -2,6 +2,7 @@
 //! and is unit-tested without a driver; `icd-layer/` is the thin shell that
 //! exposes it to loaders and applications.
 
+pub mod atp_input;
 pub mod calls;
 pub mod config;
 pub mod devtime;

@@ -287,6 +287,80 @@ pub fn normalize(entries: &[Entry], opt: Options) -> Vec<NCall> {
     out
 }
 
+/// A handle in an `.atp` is written `0x` and up to 16 hex digits, unpadded;
+/// as 16 upper-case digits the API log's token rules apply to it.
+fn hex_tokens(v: &str) -> String {
+    let b = v.as_bytes();
+    let mut out = String::with_capacity(v.len());
+    let mut i = 0;
+    while i < b.len() {
+        let starts = b[i] == b'0' && b.get(i + 1) == Some(&b'x') && (i == 0 || !b[i - 1].is_ascii_alphanumeric());
+        if starts {
+            let n = b[i + 2..].iter().take_while(|c| c.is_ascii_hexdigit()).count();
+            let ends = b.get(i + 2 + n).is_none_or(|c| !c.is_ascii_alphanumeric());
+            if (1..=16).contains(&n) && ends {
+                if let Ok(x) = u64::from_str_radix(&v[i + 2..i + 2 + n], 16) {
+                    out += &format!("{x:016X}");
+                    i += 2 + n;
+                    continue;
+                }
+            }
+        }
+        let ch = v[i..].chars().next().unwrap();
+        out.push(ch);
+        i += ch.len_utf8();
+    }
+    out
+}
+
+/// Normalizes an `.atp`'s API section, thread block by thread block, with
+/// the same names as for an API log. The timestamps give the durations
+/// when they are kept.
+pub fn normalize_atp(atp: &cltap_formats::atp::Atp, opt: Options) -> Vec<NCall> {
+    let mut names = Names { by_value: HashMap::new(), counters: HashMap::new() };
+    let mut out: Vec<NCall> = Vec::new();
+    for (b, block) in atp.api.iter().enumerate() {
+        let thread = format!("T{}", b + 1);
+        let times = atp.timestamps.get(b).map(|t| &t.items[..]).unwrap_or(&[]);
+        for (i, c) in block.items.iter().enumerate() {
+            let fmeta = meta::by_name(&c.name).map(|i| &meta::FUNCTIONS[i]);
+            let args = c
+                .args
+                .iter()
+                .enumerate()
+                .map(|(j, a)| {
+                    let p = fmeta.and_then(|f| f.params.get(j));
+                    let name = p.map_or_else(|| format!("arg{}", j + 1), |p| p.name.to_string());
+                    let kind = p.map_or("ptr", |p| kind_of(p.c_type));
+                    let v = hex_tokens(a);
+                    let v = match p.map(|p| p.kind) {
+                        // What the call made is a new object.
+                        Some(meta::Kind::OutHandle) => match v.strip_prefix('[').and_then(|x| x.strip_suffix(']')) {
+                            Some(inner) => format!("[{}]", names.fresh_tokens(inner, kind)),
+                            None => names.tokens(&v, "ptr"),
+                        },
+                        _ => names.tokens(&v, kind),
+                    };
+                    (name, v)
+                })
+                .collect();
+            let ret_kind = fmeta.map_or("ptr", |f| kind_of(f.ret_type));
+            let r = hex_tokens(&c.ret);
+            let result = if r.len() == 16 && r.bytes().all(|b| b.is_ascii_hexdigit()) { names.fresh(&r, ret_kind) } else { r };
+            let duration = times.get(i).filter(|_| opt.durations == Durations::Bucket).map(|t| bucket(t.end.saturating_sub(t.start) / 1000));
+            let call = NCall { thread: thread.clone(), name: c.name.clone(), cmd: None, args, result: Some(result), outs: Vec::new(), duration, local_size: None, repeated: false };
+            if opt.collapse_repeats {
+                if let Some(prev) = out.last_mut().filter(|p| p.thread == call.thread && p.name == call.name && p.args == call.args && p.result == call.result) {
+                    prev.repeated = true;
+                    continue;
+                }
+            }
+            out.push(call);
+        }
+    }
+    out
+}
+
 /// The normalized text: one call per line, threads in order of appearance.
 pub fn render(calls: &[NCall]) -> String {
     let mut s = String::new();
@@ -354,6 +428,31 @@ mod tests {
         assert_eq!(n[1].outs[0].1, "NULL");
         assert_eq!(n[2].args[1].1, "4", "other queries keep their sizes");
         assert_eq!(n[2].outs[0].1, "4");
+    }
+
+    #[test]
+    fn atp_handles_become_typed_names() {
+        use cltap_formats::atp::{ApiCall, Atp, Block};
+        let atp = |base: u64| {
+            let h = |x: u64| format!("{:#x}", base + x);
+            Atp {
+                api: vec![Block {
+                    tid: base,
+                    items: vec![
+                        ApiCall { ret: h(2), name: "clCreateBuffer".into(), args: vec![h(1), "CL_MEM_READ_WRITE".into(), "64".into(), "NULL".into(), "[CL_SUCCESS]".into()] },
+                        ApiCall { ret: "CL_SUCCESS".into(), name: "clEnqueueReadBuffer".into(), args: vec![h(3), h(2), "CL_TRUE".into(), "0".into(), "64".into(), h(9), "1".into(), format!("[{}]", h(4)), format!("[{}]", h(5))] },
+                    ],
+                }],
+                ..Atp::default()
+            }
+        };
+        let a = render(&normalize_atp(&atp(0x7000_0000), Options::default()));
+        assert_eq!(a, render(&normalize_atp(&atp(0x5555_0000_0000), Options::default())), "addresses do not matter");
+        assert_eq!(
+            a,
+            "T1 clCreateBuffer(context = context#1, flags = CL_MEM_READ_WRITE, size = 64, host_ptr = NULL, errcode_ret = [CL_SUCCESS]) = mem#1\n\
+             T1 clEnqueueReadBuffer(command_queue = queue#1, buffer = mem#1, blocking_read = CL_TRUE, offset = 0, size = 64, ptr = ptr, num_events_in_wait_list = 1, event_wait_list = [event#1], event = [event#2]) = CL_SUCCESS\n"
+        );
     }
 
     #[test]

@@ -124,6 +124,8 @@ pub struct Function {
     pub dispatch: Dispatch,
     /// Slot that exists only on Windows (D3D/DX9 sharing).
     pub windows_only: bool,
+    /// Implemented by cltap itself (its own extensions), never by a driver.
+    pub local: bool,
     /// Line of the declaration in the description, for messages.
     pub line: usize,
 }

@@ -94,10 +94,12 @@ fn parse_decl(decl: &str, ext: &str, line: usize) -> Result<Function, ParseError
 
     let attrs = attrs_of(decl[close + 1..].trim(), line)?;
     let mut windows_only = false;
+    let mut local = false;
     let mut dispatch_attr: Option<String> = None;
     for (k, v) in attrs {
         match (k.as_str(), v) {
             ("windows", None) => windows_only = true,
+            ("local", None) => local = true,
             ("dispatch", Some(v)) => dispatch_attr = Some(v),
             (k, _) => return err(line, format!("{name}: unknown function attribute `{k}`")),
         }
@@ -112,6 +114,7 @@ fn parse_decl(decl: &str, ext: &str, line: usize) -> Result<Function, ParseError
         params,
         dispatch: Dispatch::None,
         windows_only,
+        local,
         line,
     };
     infer_user_data(&mut f);
@@ -123,7 +126,7 @@ fn parse_decl(decl: &str, ext: &str, line: usize) -> Result<Function, ParseError
         ),
         None => match f.params.iter().position(|p| p.role == Role::Handle) {
             Some(i) => Dispatch::Param(i),
-            None if f.windows_only => Dispatch::None,
+            None if f.windows_only || f.local => Dispatch::None,
             None => {
                 return err(line, format!("{}: no handle parameter chooses the driver; add [dispatch=...]", f.name))
             }

@@ -2,3 +2,5 @@
 //! that the two agree.
 
 pub mod apilog;
+pub mod atp;
+mod atp_api_types;

@@ -55,6 +55,7 @@ pub fn force_bits(props: u64) -> u64 {
 
 pub unsafe fn remember_bits(queue: *mut c_void, app: u64) {
     if on() && !queue.is_null() {
+        forget_queue(queue);
         let profiling = app & CL_QUEUE_PROFILING_ENABLE != 0;
         QUEUES.lock().get_or_insert_with(HashMap::new).insert(queue as usize, AppQueue { profiling, list: None });
     }
@@ -147,6 +148,7 @@ pub unsafe fn remember_list(queue: *mut c_void, app: *mut c_void) {
     if !on() || queue.is_null() {
         return;
     }
+    forget_queue(queue);
     let pairs = read_list(app as *const u64);
     let profiling = pairs.chunks_exact(2).any(|kv| kv[0] == CL_QUEUE_PROPERTIES && kv[1] & CL_QUEUE_PROFILING_ENABLE != 0);
     let list = (!app.is_null()).then(|| {
@@ -309,11 +311,6 @@ pub fn release_pending_events() {
     }
 }
 
-impl Pending {
-    #[allow(dead_code)]
-    fn _unused(&self) {}
-}
-
 unsafe fn kernel_name(kernel: *mut c_void) -> Option<String> {
     if kernel.is_null() {
         return None;
@@ -336,6 +333,138 @@ unsafe fn kernel_name(kernel: *mut c_void) -> Option<String> {
     Some(name)
 }
 
+/// What the records need of a queue, looked up once per queue.
+struct QueueInfo {
+    context: u64,
+    device: std::sync::Arc<str>,
+    to_host: Option<i64>,
+}
+
+static QUEUE_INFO: Mutex<Option<HashMap<usize, std::sync::Arc<QueueInfo>>>> = Mutex::new(None);
+/// Per driver device: its clock's offset to the host's, sampled once.
+static CLOCKS: Mutex<Option<HashMap<usize, Option<i64>>>> = Mutex::new(None);
+
+type InfoFn = unsafe extern "C" fn(*mut c_void, u32, usize, *mut c_void, *mut usize) -> i32;
+
+unsafe fn info_fn(h: *mut c_void, slot: usize) -> Option<InfoFn> {
+    let f = object_slot(h, slot);
+    (!f.is_null()).then(|| std::mem::transmute::<*const c_void, InfoFn>(f))
+}
+
+unsafe fn handle_info(f: InfoFn, h: *mut c_void, param: u32) -> *mut c_void {
+    let mut v: *mut c_void = std::ptr::null_mut();
+    if f(h, param, 8, &mut v as *mut _ as *mut c_void, std::ptr::null_mut()) != 0 {
+        return std::ptr::null_mut();
+    }
+    v
+}
+
+/// The application's queue `app_queue`: its context (as the application
+/// sees it), its device's name and clock offset.
+unsafe fn queue_info(app_queue: u64) -> std::sync::Arc<QueueInfo> {
+    if let Some(q) = QUEUE_INFO.lock().as_ref().and_then(|m| m.get(&(app_queue as usize)).cloned()) {
+        return q;
+    }
+    let hs = crate::icd_mode::handles_if_ready();
+    let real = hs.map_or(app_queue as *mut c_void, |h| h.unwrap(app_queue as *mut c_void));
+    let (mut ctx, mut dev) = (std::ptr::null_mut(), std::ptr::null_mut());
+    if let Some(qi) = info_fn(real, gen::slot::clGetCommandQueueInfo) {
+        ctx = handle_info(qi, real, 0x1090);
+        dev = handle_info(qi, real, 0x1091);
+    }
+    let mut name = String::new();
+    if let Some(di) = (!dev.is_null()).then(|| info_fn(dev, gen::slot::clGetDeviceInfo)).flatten() {
+        let mut buf = [0u8; 256];
+        let mut n = 0usize;
+        if di(dev, 0x102B, buf.len(), buf.as_mut_ptr() as *mut c_void, &mut n) == 0 {
+            name = String::from_utf8_lossy(&buf[..n.saturating_sub(1).min(buf.len())]).into_owned();
+        }
+    }
+    let to_host = if dev.is_null() { None } else { device_clock(dev) };
+    let context = match hs {
+        Some(h) if !ctx.is_null() => h.wrap(ctx) as u64,
+        _ => ctx as u64,
+    };
+    let q = std::sync::Arc::new(QueueInfo { context, device: name.into(), to_host });
+    QUEUE_INFO.lock().get_or_insert_with(HashMap::new).insert(app_queue as usize, q.clone());
+    q
+}
+
+/// A new queue (`queue`, the driver's handle) may sit at the address of a
+/// released one.
+pub fn forget_queue(queue: *mut c_void) {
+    let app = crate::icd_mode::handles_if_ready().map_or(queue, |h| h.wrap(queue));
+    if let Some(m) = QUEUE_INFO.lock().as_mut() {
+        m.remove(&(queue as usize));
+        m.remove(&(app as usize));
+    }
+}
+
+/// Nanoseconds to add to `dev`'s profiling times to get the host's
+/// `CLOCK_MONOTONIC`, from `clGetDeviceAndHostTimer`. The driver's host
+/// clock need not be `CLOCK_MONOTONIC`, so it is itself placed by reading
+/// `clGetHostTimer` between two monotonic readings (the tightest of a few).
+unsafe fn device_clock(dev: *mut c_void) -> Option<i64> {
+    if let Some(c) = CLOCKS.lock().as_ref().and_then(|m| m.get(&(dev as usize)).copied()) {
+        return c;
+    }
+    let c = sample_clock(dev);
+    CLOCKS.lock().get_or_insert_with(HashMap::new).insert(dev as usize, c);
+    c
+}
+
+/// The device's OpenCL version, from `CL_DEVICE_VERSION` ("OpenCL 3.0 …").
+unsafe fn device_version(dev: *mut c_void) -> Option<(u32, u32)> {
+    let di = info_fn(dev, gen::slot::clGetDeviceInfo)?;
+    let mut buf = [0u8; 128];
+    if di(dev, 0x102F, buf.len(), buf.as_mut_ptr() as *mut c_void, std::ptr::null_mut()) != 0 {
+        return None;
+    }
+    let text = String::from_utf8_lossy(&buf);
+    let v = text.strip_prefix("OpenCL ")?.split(|c: char| c == ' ' || c == '\0').next()?;
+    let (major, minor) = v.split_once('.')?;
+    Some((major.parse().ok()?, minor.parse().ok()?))
+}
+
+unsafe fn sample_clock(dev: *mut c_void) -> Option<i64> {
+    // The timers came with OpenCL 2.1. An older driver's table may hold
+    // anything in their slots: Oclgrind's leads back into the loader's own
+    // entry point and recurses until the stack runs out.
+    if device_version(dev)? < (2, 1) {
+        return None;
+    }
+    type Both = unsafe extern "C" fn(*mut c_void, *mut u64, *mut u64) -> i32;
+    type Host = unsafe extern "C" fn(*mut c_void, *mut u64) -> i32;
+    let both = object_slot(dev, gen::slot::clGetDeviceAndHostTimer);
+    let host = object_slot(dev, gen::slot::clGetHostTimer);
+    if both.is_null() || host.is_null() {
+        return None;
+    }
+    let (both, host): (Both, Host) = (std::mem::transmute(both), std::mem::transmute(host));
+    let mono = cltap::trace::tsc::monotonic_ns;
+    let (mut d, mut h) = (0u64, 0u64);
+    if both(dev, &mut d, &mut h) != 0 || d == 0 {
+        return None;
+    }
+    let mut best: Option<(u64, i64)> = None;
+    for _ in 0..5 {
+        let mut x = 0u64;
+        let m0 = mono();
+        let r = host(dev, &mut x);
+        let m1 = mono();
+        if r != 0 {
+            return None;
+        }
+        let window = m1 - m0;
+        let host_minus_mono = x as i64 - (m0 + window / 2) as i64;
+        if best.is_none_or(|(w, _)| window < w) {
+            best = Some((window, host_minus_mono));
+        }
+    }
+    let (_, host_minus_mono) = best?;
+    Some(h as i64 - d as i64 - host_minus_mono)
+}
+
 unsafe fn words(p: u64, n: usize) -> Vec<usize> {
     if p == 0 {
         return Vec::new();
@@ -344,7 +473,7 @@ unsafe fn words(p: u64, n: usize) -> Vec<usize> {
 }
 
 /// After an enqueue: follow its event to completion.
-pub unsafe fn track(id: usize, cmd_id: u64, ok: bool, event: *mut c_void, own: bool, app: &[u64]) {
+pub unsafe fn track(id: usize, cmd_id: u64, t0: u64, ok: bool, event: *mut c_void, own: bool, app: &[u64]) {
     let _ = APP_THREAD.try_with(|a| a.set(true));
     if !ok || event.is_null() {
         return;
@@ -367,12 +496,17 @@ pub unsafe fn track(id: usize, cmd_id: u64, ok: bool, event: *mut c_void, own: b
     } else {
         bytes = arg("cb").or_else(|| arg("size"));
     }
+    let qi = queue_info(app[0]);
     let p = Box::new(Pending {
         cmd: Command {
             cmd_id,
             api: f.name,
             tid: cltap::trace::writer::thread_id(),
             queue: app[0],
+            context: qi.context,
+            device: qi.device.clone(),
+            cmd_type: 0,
+            to_host: qi.to_host,
             kernel,
             global,
             local,
@@ -382,7 +516,8 @@ pub unsafe fn track(id: usize, cmd_id: u64, ok: bool, event: *mut c_void, own: b
             start: 0,
             end: 0,
             status: 0,
-            enqueue_tsc: cltap::trace::tsc::now(),
+            enqueue_tsc: t0,
+            enqueue_end_tsc: cltap::trace::tsc::now(),
         },
         own,
         ev,
@@ -427,6 +562,12 @@ unsafe fn complete(ev: *mut c_void, status: i32, p: *mut Pending) {
     PENDING.fetch_sub(1, Ordering::AcqRel);
     let mut cmd = (*p).cmd.clone();
     cmd.status = status;
+    if let Some(ei) = info_fn(ev, gen::slot::clGetEventInfo) {
+        let mut t: u32 = 0;
+        if ei(ev, 0x11D1, 4, &mut t as *mut u32 as *mut c_void, std::ptr::null_mut()) == 0 {
+            cmd.cmd_type = t;
+        }
+    }
     let info = object_slot(ev, gen::slot::clGetEventProfilingInfo);
     let mut t = [0u64; 4];
     let mut ok = !info.is_null();

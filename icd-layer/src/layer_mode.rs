@@ -80,6 +80,9 @@ pub unsafe fn ext_ptr(ext: usize, handle: *mut c_void) -> *const c_void {
 
 /// Swaps the driver's pointer for cltap's wrapper of the same function.
 unsafe fn substitute(name: *const c_char, real: *mut c_void, key: *const c_void) -> *mut c_void {
+    if let Some(own) = crate::markers::own(name) {
+        return own;
+    }
     if real.is_null() {
         return real;
     }

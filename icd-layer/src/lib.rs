@@ -13,6 +13,7 @@ mod devtime;
 mod icd_mode;
 mod layer_mode;
 mod lws;
+mod markers;
 mod rt;
 mod trampolines;
 

@@ -94,13 +94,10 @@ pub fn config() -> &'static Config {
         }
         let record = errors.is_empty();
         TALLY.enable(record && cfg.summary);
-        crate::devtime::enable(record && cfg.device_timing);
+        crate::devtime::enable(record && cfg.times_devices());
         if record {
             pin_and_register_exit();
-            if cfg.timeline && !cfg.api_log {
-                cltap::warn!("CLTAP_TIMELINE=1 needs the API log's records; CLTAP_API_LOG=0 turns both off");
-            }
-            if cfg.api_log {
+            if cfg.records_calls() {
                 start_trace(&cfg);
             }
         }
@@ -119,13 +116,14 @@ fn start_trace(cfg: &Config) {
             watermark: cfg.watermark_bytes(),
             policy: if cfg.lossless { cltap::trace::buffers::Policy::Lossless } else { cltap::trace::buffers::Policy::Discard },
         },
-        dest: match cfg.log_dest {
+        dest: cfg.api_log.then(|| match cfg.log_dest {
             LogDest::File => Dest::Dir(cfg.output_dir.clone()),
             LogDest::Stderr => Dest::Stderr,
             LogDest::Stdout => Dest::Stdout,
-        },
+        }),
         options: cltap::trace::printer::Options { decode: cfg.decode },
         timeline: cfg.timeline.then(|| cfg.output_dir.clone()),
+        atp: cfg.atp.then(|| cfg.output_dir.clone()),
     };
     cltap::trace::writer::start(settings);
     for (i, n) in gen::NAMES.iter().enumerate() {
@@ -173,7 +171,7 @@ pub fn finish() {
             msg += l;
             msg += "\n";
         }
-        if cfg.device_timing {
+        if cfg.times_devices() {
             msg += &device_tables();
         }
         let unknown = crate::icd_mode::unknown_extensions();
@@ -208,7 +206,7 @@ fn write_summary_json(cfg: &Config) {
         "cltap": env!("CARGO_PKG_VERSION"),
         "pid": std::process::id(),
         "host": host,
-        "device_timing": cfg.device_timing,
+        "device_timing": cfg.times_devices(),
         "kernels": kernels,
         "transfers": transfers,
         "commands": commands,

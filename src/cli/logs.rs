@@ -40,7 +40,7 @@ impl NormOpts {
 
 #[derive(Args, Debug)]
 pub struct NormalizeArgs {
-    /// An API log (.apilog).
+    /// An API log (.apilog) or an RCP application trace (.atp).
     pub file: PathBuf,
     /// Write here instead of standard output.
     #[arg(short, long)]
@@ -67,7 +67,7 @@ pub struct DiffArgs {
 
 #[derive(Args, Debug)]
 pub struct ReportArgs {
-    /// API logs to tally (together).
+    /// API logs (.apilog) and application traces (.atp) to tally (together).
     #[arg(required = true)]
     pub files: Vec<PathBuf>,
 }
@@ -132,7 +132,25 @@ pub fn load(path: &Path) -> Result<Vec<Entry>, String> {
     Ok(out)
 }
 
+fn is_atp(path: &Path) -> bool {
+    path.extension().is_some_and(|x| x == "atp")
+}
+
+/// Reads an `.atp`; errors name the file, the line and the reason.
+pub fn load_atp(path: &Path) -> Result<cltap_formats::atp::Atp, String> {
+    let len = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
+    let bar = progress(len, path);
+    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    if let Some(b) = bar {
+        b.finish_and_clear();
+    }
+    cltap_formats::atp::read(&text).map_err(|e| format!("{}:{}: {}", path.display(), e.line, e.reason))
+}
+
 fn normalized(path: &Path, o: &NormOpts) -> Result<Vec<NCall>, String> {
+    if is_atp(path) {
+        return Ok(normalize::normalize_atp(&load_atp(path)?, o.options()));
+    }
     Ok(normalize::normalize(&load(path)?, o.options()))
 }
 
@@ -175,21 +193,50 @@ pub fn diff_cmd(a: DiffArgs) -> i32 {
 }
 
 pub fn report_cmd(a: ReportArgs) -> i32 {
-    let mut all = Vec::new();
+    let mut logs = Vec::new();
+    let mut atps = Vec::new();
     for f in &a.files {
-        if f.extension().is_some_and(|x| x == "atp") {
-            eprintln!("cltap: {}: .atp reports come with the device-timing work; not supported yet", f.display());
+        let r = if is_atp(f) { load_atp(f).map(|x| atps.push(x)) } else { load(f).map(|mut e| logs.append(&mut e)) };
+        if let Err(e) = r {
+            eprintln!("cltap: {e}");
             return 2;
         }
-        match load(f) {
-            Ok(mut e) => all.append(&mut e),
-            Err(e) => {
-                eprintln!("cltap: {e}");
-                return 2;
+    }
+    if !logs.is_empty() {
+        print!("{}", cltap::report::render(&cltap::report::host_tally(&logs)));
+    }
+    if atps.is_empty() {
+        return 0;
+    }
+    let mut rows: Vec<cltap::report::Row> = Vec::new();
+    let mut cmds = Vec::new();
+    for x in &atps {
+        for r in cltap::atp_input::host_tally(x) {
+            match rows.iter_mut().find(|o| o.name == r.name) {
+                Some(o) => {
+                    o.calls += r.calls;
+                    o.errors += r.errors;
+                    o.total_us += r.total_us;
+                    o.min_us = o.min_us.min(r.min_us);
+                    o.max_us = o.max_us.max(r.max_us);
+                }
+                None => rows.push(r),
             }
         }
+        cmds.extend(cltap::atp_input::commands(x));
     }
-    print!("{}", cltap::report::render(&cltap::report::host_tally(&all)));
+    rows.sort_by(|a, b| b.total_us.cmp(&a.total_us).then(a.name.cmp(&b.name)));
+    if !logs.is_empty() {
+        println!();
+    }
+    print!("{}", cltap::report::render_ns(&rows));
+    println!("\ndevice time per kernel ({} commands)", cmds.len());
+    print!("{}", cltap::devtime::render_kernels(&cltap::devtime::kernel_table(&cmds)));
+    let t = cltap::devtime::transfer_table(&cmds);
+    if !t.is_empty() {
+        println!("\ntransfers");
+        print!("{}", cltap::devtime::render_transfers(&t));
+    }
     0
 }
 

@@ -64,6 +64,9 @@ pub struct RunArgs {
     /// Write a Perfetto/Chrome trace of calls and commands. CLTAP_TIMELINE.
     #[arg(long)]
     pub timeline: bool,
+    /// Write the Radeon Compute Profiler application trace (.atp); turns on device timing. CLTAP_ATP.
+    #[arg(long)]
+    pub atp: bool,
     /// Log only matching APIs: comma-separated globs, '-' to exclude. CLTAP_LOG_FILTER.
     #[arg(long, value_name = "GLOB")]
     pub filter: Option<String>,
@@ -294,6 +297,9 @@ pub fn run(a: RunArgs) -> i32 {
     }
     if a.timeline {
         set("CLTAP_TIMELINE", "1".into());
+    }
+    if a.atp {
+        set("CLTAP_ATP", "1".into());
     }
     if let Some(f) = &a.filter {
         set("CLTAP_LOG_FILTER", f.clone());

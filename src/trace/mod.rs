@@ -1,6 +1,7 @@
 //! The record pipeline and the API log: capture on the application's
 //! threads, per-thread buffers, a background writer, the seed-004 printer.
 
+pub mod atp;
 pub mod buffers;
 pub mod capture;
 pub mod enums;

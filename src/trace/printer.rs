@@ -32,7 +32,7 @@ fn hex(v: u64) -> String {
 }
 
 /// 16 upper-case hex digits, as the seed prints pointers.
-fn push_hex(s: &mut String, v: u64) {
+pub(crate) fn push_hex(s: &mut String, v: u64) {
     const D: &[u8; 16] = b"0123456789ABCDEF";
     let mut b = [0u8; 16];
     for (i, c) in b.iter_mut().enumerate() {
@@ -41,7 +41,7 @@ fn push_hex(s: &mut String, v: u64) {
     s.push_str(std::str::from_utf8(&b).unwrap());
 }
 
-fn is_pointer_type(c_type: &str) -> bool {
+pub(crate) fn is_pointer_type(c_type: &str) -> bool {
     c_type.ends_with('*') || c_type.ends_with("_fn") || c_type.starts_with("cl_cb_") || cltap_apidesc_handle(c_type)
 }
 
@@ -60,13 +60,13 @@ fn is_signed(c_type: &str) -> bool {
 }
 
 /// A scalar as C would print it.
-fn scalar(c_type: &str, v: u64) -> String {
+pub(crate) fn scalar(c_type: &str, v: u64) -> String {
     let mut s = String::new();
     push_scalar(&mut s, c_type, v);
     s
 }
 
-fn push_scalar(s: &mut String, c_type: &str, v: u64) {
+pub(crate) fn push_scalar(s: &mut String, c_type: &str, v: u64) {
     let mut b = itoa::Buffer::new();
     if is_pointer_type(c_type) {
         push_hex(s, v)
@@ -80,7 +80,7 @@ fn push_scalar(s: &mut String, c_type: &str, v: u64) {
     }
 }
 
-fn words(b: &[u8], elem: usize) -> Vec<u64> {
+pub(crate) fn words(b: &[u8], elem: usize) -> Vec<u64> {
     b.chunks_exact(elem.clamp(1, 8))
         .map(|c| {
             let mut w = [0u8; 8];
@@ -90,7 +90,7 @@ fn words(b: &[u8], elem: usize) -> Vec<u64> {
         .collect()
 }
 
-fn quoted(b: &[u8]) -> String {
+pub(crate) fn quoted(b: &[u8]) -> String {
     let mut s = String::from("\"");
     for c in String::from_utf8_lossy(b).chars() {
         match c {
@@ -108,7 +108,7 @@ fn quoted(b: &[u8]) -> String {
 }
 
 /// The symbolic name of an enum value, or the names of a bitfield's bits.
-fn symbolic(c_type: &str, v: u64) -> Option<String> {
+pub(crate) fn symbolic(c_type: &str, v: u64) -> Option<String> {
     let g = super::enums::GROUPS.iter().find(|g| g.c_type == c_type)?;
     let bitfield = g.bitfield || c_type.ends_with("_flags") || c_type.ends_with("capabilities");
     if !bitfield {
@@ -137,7 +137,7 @@ fn symbolic(c_type: &str, v: u64) -> Option<String> {
 
 /// A NUL-terminated printable string at the start of `data`, if that is
 /// what it holds.
-fn text_prefix(data: &[u8]) -> Option<&[u8]> {
+pub(crate) fn text_prefix(data: &[u8]) -> Option<&[u8]> {
     let end = data.iter().position(|&b| b == 0)?;
     let s = &data[..end];
     (end > 0 && s.iter().all(|b| (0x20..0x7f).contains(b) || *b == b'\n' || *b == b'\t')).then_some(s)

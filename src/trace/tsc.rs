@@ -62,6 +62,22 @@ pub fn now() -> u64 {
     monotonic_ns()
 }
 
+/// Puts [`now`] readings on the host's `CLOCK_MONOTONIC` nanoseconds, from
+/// one reading of both and the measured tick rate.
+#[derive(Debug, Clone, Copy)]
+pub struct HostClock {
+    pub tsc0: u64,
+    pub mono0: u64,
+    pub ticks_per_us: f64,
+}
+
+impl HostClock {
+    pub fn ns(&self, tsc: u64) -> u64 {
+        let d = tsc.wrapping_sub(self.tsc0) as i64 as f64 * 1000.0 / self.ticks_per_us;
+        (self.mono0 as f64 + d).max(0.0) as u64
+    }
+}
+
 /// Ticks of [`now`] per microsecond, measured against CLOCK_MONOTONIC over
 /// `window`. With the monotonic source this is exactly 1000.
 pub fn ticks_per_us(window: std::time::Duration) -> f64 {

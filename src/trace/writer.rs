@@ -23,10 +23,13 @@ pub enum Dest {
 #[derive(Debug, Clone)]
 pub struct TraceSettings {
     pub buffers: Settings,
-    pub dest: Dest,
+    /// Where the API log goes; `None` when only other outputs need records.
+    pub dest: Option<Dest>,
     pub options: Options,
     /// Where the timeline goes, if it is on.
     pub timeline: Option<std::path::PathBuf>,
+    /// Where the `.atp` goes, if it is on.
+    pub atp: Option<std::path::PathBuf>,
 }
 
 struct Sink {
@@ -37,6 +40,8 @@ struct Sink {
     line: String,
     call: cltap_formats::apilog::Call,
     timeline: Option<super::timeline::Timeline>,
+    atp: Option<super::atp::AtpWriter>,
+    opened: bool,
     /// Per function id: calls, errors, total, min, max (ns).
     host: Vec<[u64; 5]>,
 }
@@ -99,7 +104,7 @@ impl Trace {
         Trace {
             pipeline: Pipeline::new(settings.buffers),
             settings,
-            sink: Mutex::new(Sink { out: None, path: None, timebase: None, records: 0, line: String::new(), call: printer::empty_call(), timeline: None, host: Vec::new() }),
+            sink: Mutex::new(Sink { out: None, path: None, timebase: None, records: 0, line: String::new(), call: printer::empty_call(), timeline: None, atp: None, opened: false, host: Vec::new() }),
             source: tsc::init(),
             start: (tsc::now(), tsc::monotonic_ns()),
             pid: std::process::id(),
@@ -118,16 +123,38 @@ impl Trace {
         Timebase { ticks_per_us: t.wrapping_sub(self.start.0) as f64 * 1000.0 / (n - self.start.1) as f64 }
     }
 
+    fn clock(&self, tb: Timebase) -> tsc::HostClock {
+        tsc::HostClock { tsc0: self.start.0, mono0: self.start.1, ticks_per_us: tb.ticks_per_us }
+    }
+
     fn open(&self, sink: &mut Sink) {
-        if sink.out.is_some() {
+        if sink.opened {
             return;
         }
+        sink.opened = true;
         let tb = self.timebase();
-        let (out, path): (Box<dyn Write + Send>, _) = match &self.settings.dest {
+        sink.timebase = Some(tb);
+        let name = log_file_name(self.pid);
+        if let Some(dir) = &self.settings.timeline {
+            let p = dir.join(name.replace(".apilog", ".json"));
+            match super::timeline::Timeline::create(&p, self.pid, self.clock(tb)) {
+                Ok(t) => sink.timeline = Some(t),
+                Err(e) => crate::warn!("cannot create {}: {e}; no timeline", p.display()),
+            }
+        }
+        if let Some(dir) = &self.settings.atp {
+            let p = dir.join(name.replace(".apilog", ".atp"));
+            match super::atp::AtpWriter::create(p.clone(), self.clock(tb)) {
+                Ok(a) => sink.atp = Some(a),
+                Err(e) => crate::warn!("cannot create {}: {e}; no .atp", p.display()),
+            }
+        }
+        let Some(dest) = &self.settings.dest else { return };
+        let (out, path): (Box<dyn Write + Send>, _) = match dest {
             Dest::Stderr => (Box::new(std::io::stderr()), None),
             Dest::Stdout => (Box::new(std::io::stdout()), None),
             Dest::Dir(d) => {
-                let path = d.join(log_file_name(self.pid));
+                let path = d.join(&name);
                 match std::fs::File::create(&path) {
                     Ok(f) => (Box::new(std::io::BufWriter::with_capacity(1 << 20, f)), Some(path)),
                     Err(e) => {
@@ -139,14 +166,6 @@ impl Trace {
         };
         sink.out = Some(out);
         sink.path = path;
-        sink.timebase = Some(tb);
-        if let Some(dir) = &self.settings.timeline {
-            let p = dir.join(log_file_name(self.pid).replace(".apilog", ".json"));
-            match super::timeline::Timeline::create(&p, self.pid, self.start.0, tb) {
-                Ok(t) => sink.timeline = Some(t),
-                Err(e) => crate::warn!("cannot create {}: {e}; no timeline", p.display()),
-            }
-        }
         let mut header = vec![
             format!("cltap {} API log", env!("CARGO_PKG_VERSION")),
             format!("application: {}", command_line()),
@@ -173,7 +192,7 @@ impl Trace {
     fn write_records(&self, sink: &mut Sink, data: &[u8]) {
         self.open(sink);
         let tb = sink.timebase.unwrap();
-        let Sink { out, line, call, records: count, timeline, host, .. } = sink;
+        let Sink { out, line, call, records: count, timeline, atp, host, .. } = sink;
         line.clear();
         for v in records(data) {
             *count += 1;
@@ -193,9 +212,13 @@ impl Trace {
                 r[4] = r[4].max(ns);
             }
             if let Some(t) = timeline.as_mut() {
-                let h = &v.header;
-                let name = crate::meta::FUNCTIONS.get(h.fn_id as usize).map_or("?", |f| f.name);
-                t.host_call(name, h.tid, h.t0, h.t1, (h.flags & super::record::FLAG_CMD != 0).then_some(h.cmd_id));
+                t.record(&v);
+            }
+            if let Some(a) = atp.as_mut() {
+                a.record(&v);
+            }
+            if out.is_none() {
+                continue;
             }
             printer::print(line, call, &v, &tb, self.settings.options);
             if line.len() > 1 << 16 {
@@ -269,9 +292,16 @@ impl Trace {
             }
         }
         self.open(&mut sink);
+        let cmds = crate::devtime::commands();
         if let Some(mut t) = sink.timeline.take() {
-            t.device(&crate::devtime::commands());
+            t.device(&cmds);
             t.close();
+        }
+        if let Some(a) = sink.atp.take() {
+            let path = a.path().to_path_buf();
+            if let Err(e) = a.finish(self.atp_header(), &cmds) {
+                crate::warn!("cannot write {}: {e}", path.display());
+            }
         }
         let drops = self.pipeline.drops.load(Ordering::Relaxed);
         let trailer = format!("end: {} records, {} dropped", sink.records, drops);
@@ -284,6 +314,27 @@ impl Trace {
                 "{drops} call records were dropped (CLTAP_BUFFER_POLICY=discard); a larger CLTAP_BUFFER_SIZE or lossless keeps them"
             );
         }
+    }
+}
+
+impl Trace {
+    /// The `.atp` header (FACTS.md §6): RCP's keys, cltap's values.
+    fn atp_header(&self) -> Vec<(String, String)> {
+        let args: Vec<String> = std::fs::read("/proc/self/cmdline")
+            .map(|b| b.split(|&c| c == 0).filter(|s| !s.is_empty()).map(|s| String::from_utf8_lossy(s).into_owned()).collect())
+            .unwrap_or_default();
+        let app = std::env::current_exe().map(|p| p.display().to_string()).unwrap_or_else(|_| args.first().cloned().unwrap_or_default());
+        let os = std::fs::read_to_string("/proc/sys/kernel/osrelease").map(|s| format!("Linux {}", s.trim())).unwrap_or_else(|_| "Linux".into());
+        let cwd = std::env::current_dir().map(|p| p.display().to_string()).unwrap_or_default();
+        cltap_formats::atp::HeaderInfo {
+            profiler_version: format!("cltap {}", env!("CARGO_PKG_VERSION")),
+            application: app,
+            application_args: args.iter().skip(1).cloned().collect::<Vec<_>>().join(" "),
+            working_directory: cwd,
+            os_version: os,
+            ..Default::default()
+        }
+        .to_header()
     }
 }
 

@@ -1,0 +1,381 @@
+//! The Radeon Compute Profiler application trace (`CLTAP_ATP=1`, seed 000).
+//!
+//! Records arrive on the writer thread as the application makes them. Each
+//! thread's API lines, timestamp lines and perf markers go to spill files of
+//! their own, so a trace of millions of calls is never held in memory; at the
+//! end of the process the file is assembled section by section from them.
+//! An enqueue's device times are only known once its command completes, so
+//! its timestamp line is spilled with a placeholder and joined with the
+//! device record (by command id) during assembly.
+
+use super::names::status_text;
+use super::printer::{is_pointer_type, scalar, symbolic, text_prefix, words};
+use super::record::{Capture, Tag, View, FLAG_CMD, FLAG_OK};
+use super::tsc::HostClock;
+use crate::devtime::{self, Alignment, Command};
+use crate::meta::{FnMeta, Kind, ParamMeta, Ret, FUNCTIONS};
+use cltap_formats::atp::{self, ApiCall, Detail, Enqueue, Marker, Timestamp};
+use std::collections::HashMap;
+use std::fs::File;
+use std::io::{BufRead, BufReader, BufWriter, Write};
+use std::path::{Path, PathBuf};
+
+/// One thread's three spill files and how many lines each holds.
+struct Spill {
+    tid: u32,
+    api: BufWriter<File>,
+    api_n: usize,
+    ts: BufWriter<File>,
+    ts_n: usize,
+    marks: BufWriter<File>,
+    marks_n: usize,
+}
+
+pub struct AtpWriter {
+    path: PathBuf,
+    parts: PathBuf,
+    clock: HostClock,
+    threads: Vec<Spill>,
+    by_tid: HashMap<u32, usize>,
+    line: String,
+    failed: bool,
+}
+
+/// Spilled timestamp lines are either final (`T`) or an enqueue waiting for
+/// its device times (`E`, tab-separated fields).
+const FINAL: char = 'T';
+const ENQUEUE: char = 'E';
+
+impl AtpWriter {
+    pub fn create(path: PathBuf, clock: HostClock) -> std::io::Result<Self> {
+        let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        let parts = path.with_file_name(format!(".{name}.parts"));
+        std::fs::create_dir_all(&parts)?;
+        File::create(&path)?;
+        Ok(AtpWriter { path, parts, clock, threads: Vec::new(), by_tid: HashMap::new(), line: String::new(), failed: false })
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    fn spill(&mut self, tid: u32) -> std::io::Result<&mut Spill> {
+        let i = match self.by_tid.get(&tid) {
+            Some(&i) => i,
+            None => {
+                let open = |kind: &str| -> std::io::Result<BufWriter<File>> {
+                    Ok(BufWriter::with_capacity(1 << 16, File::create(self.parts.join(format!("{tid}.{kind}")))?))
+                };
+                let s = Spill { tid, api: open("api")?, api_n: 0, ts: open("ts")?, ts_n: 0, marks: open("marks")?, marks_n: 0 };
+                self.threads.push(s);
+                self.by_tid.insert(tid, self.threads.len() - 1);
+                self.threads.len() - 1
+            }
+        };
+        Ok(&mut self.threads[i])
+    }
+
+    /// Adds one call record.
+    pub fn record(&mut self, v: &View<'_>) {
+        if self.failed {
+            return;
+        }
+        if let Err(e) = self.try_record(v) {
+            self.failed = true;
+            crate::warn!("cannot write the .atp spill files in {}: {e}; the .atp will be incomplete", self.parts.display());
+        }
+    }
+
+    fn try_record(&mut self, v: &View<'_>) -> std::io::Result<()> {
+        let h = &v.header;
+        let Some(f) = FUNCTIONS.get(h.fn_id as usize) else { return Ok(()) };
+        let (start, end) = (self.clock.ns(h.t0), self.clock.ns(h.t1));
+        let ok = h.ret == 0;
+        let mut line = std::mem::take(&mut self.line);
+        line.clear();
+        if f.ext == "cltap_perf_marker" {
+            let m = match f.name {
+                "clBeginPerfMarkerCLTAP" if ok => {
+                    let text = |i: usize| string_arg(v, i).unwrap_or_default();
+                    Some(Marker::Begin { name: text(0), time: start, group: text(1) })
+                }
+                "clEndPerfMarkerCLTAP" if ok => Some(Marker::End { time: start }),
+                _ => None,
+            };
+            if let Some(m) = m {
+                atp::write_marker(&mut line, &m);
+                let s = self.spill(h.tid)?;
+                s.marks.write_all(line.as_bytes())?;
+                s.marks_n += 1;
+            }
+            self.line = line;
+            return Ok(());
+        }
+        atp::write_api_call(&mut line, &api_call(f, v));
+        let tid = h.tid;
+        let enqueue = h.flags & FLAG_CMD != 0 && h.flags & FLAG_OK != 0 && f.params.first().is_some_and(|p| p.c_type == "cl_command_queue");
+        let s = self.spill(tid)?;
+        s.api.write_all(line.as_bytes())?;
+        s.api_n += 1;
+        line.clear();
+        let api_type = atp::api_type(f.name);
+        if enqueue {
+            let kernel = if f.name == "clEnqueueNDRangeKernel" || f.name == "clEnqueueTask" { v.args.get(1).copied().unwrap_or(0) } else { 0 };
+            use std::fmt::Write as _;
+            let _ = writeln!(line, "{ENQUEUE}{}\t{api_type}\t{}\t{start}\t{end}\t{kernel}", h.cmd_id, f.name);
+        } else {
+            line.push(FINAL);
+            atp::write_timestamp(&mut line, &Timestamp { api_type, name: f.name.to_string(), start, end, enqueue: None });
+        }
+        s.ts.write_all(line.as_bytes())?;
+        s.ts_n += 1;
+        self.line = line;
+        Ok(())
+    }
+
+    /// Assembles the file from the spills and the device records, then
+    /// removes the spills.
+    pub fn finish(mut self, header: Vec<(String, String)>, cmds: &[Command]) -> std::io::Result<PathBuf> {
+        for s in &mut self.threads {
+            s.api.flush()?;
+            s.ts.flush()?;
+            s.marks.flush()?;
+        }
+        let r = self.assemble(header, cmds);
+        let _ = std::fs::remove_dir_all(&self.parts);
+        r.map(|_| self.path.clone())
+    }
+
+    fn assemble(&self, header: Vec<(String, String)>, cmds: &[Command]) -> std::io::Result<()> {
+        let mut out = BufWriter::with_capacity(1 << 20, File::create(&self.path)?);
+        let mut text = String::new();
+        atp::write_header(&mut text, &header);
+        out.write_all(text.as_bytes())?;
+        // Empty sections are left out, as the formats crate writes them.
+        if self.threads.iter().all(|s| s.api_n == 0) {
+            return self.markers(&mut out);
+        }
+        section(&mut out, atp::API_SECTION)?;
+        for s in self.threads.iter().filter(|s| s.api_n > 0) {
+            self.block(&mut out, s.tid, s.api_n, "api", |l, o| o.write_all(l.as_bytes()))?;
+        }
+        let by_id: HashMap<u64, &Command> = cmds.iter().map(|c| (c.cmd_id, c)).collect();
+        let offsets = devtime::offsets(cmds, |t| self.clock.ns(t));
+        let mut ids = Ids::default();
+        section(&mut out, atp::TIMESTAMP_SECTION)?;
+        for s in self.threads.iter().filter(|s| s.ts_n > 0) {
+            self.block(&mut out, s.tid, s.ts_n, "ts", |l, o| {
+                let mut t = String::new();
+                match l.strip_prefix(FINAL) {
+                    Some(rest) => t.push_str(rest),
+                    None => atp::write_timestamp(&mut t, &joined(l, &by_id, &offsets, &mut ids)),
+                }
+                o.write_all(t.as_bytes())
+            })?;
+        }
+        self.markers(&mut out)
+    }
+
+    fn markers(&self, out: &mut BufWriter<File>) -> std::io::Result<()> {
+        if self.threads.iter().any(|s| s.marks_n > 0) {
+            section(out, atp::MARKER_SECTION)?;
+            for s in self.threads.iter().filter(|s| s.marks_n > 0) {
+                self.block(out, s.tid, s.marks_n, "marks", |l, o| o.write_all(l.as_bytes()))?;
+            }
+        }
+        out.flush()
+    }
+
+    /// One thread block: its start, then each spilled line through `line`.
+    fn block(
+        &self,
+        out: &mut BufWriter<File>,
+        tid: u32,
+        n: usize,
+        kind: &str,
+        mut line: impl FnMut(&str, &mut BufWriter<File>) -> std::io::Result<()>,
+    ) -> std::io::Result<()> {
+        let mut start = String::new();
+        atp::write_block_start(&mut start, tid as u64, n);
+        out.write_all(start.as_bytes())?;
+        let mut r = BufReader::with_capacity(1 << 16, File::open(self.parts.join(format!("{tid}.{kind}")))?);
+        let mut l = String::new();
+        while r.read_line(&mut l)? > 0 {
+            line(&l, out)?;
+            l.clear();
+        }
+        Ok(())
+    }
+}
+
+fn section(out: &mut BufWriter<File>, name: &str) -> std::io::Result<()> {
+    let mut s = String::new();
+    atp::write_section_start(&mut s, name);
+    out.write_all(s.as_bytes())
+}
+
+/// Queue and context numbers, in order of first appearance.
+#[derive(Default)]
+struct Ids {
+    queues: HashMap<u64, u32>,
+    contexts: HashMap<u64, u32>,
+}
+
+fn number(m: &mut HashMap<u64, u32>, h: u64) -> u32 {
+    let n = m.len() as u32 + 1;
+    *m.entry(h).or_insert(n)
+}
+
+/// An enqueue's spilled line joined with its device record, when there is
+/// one (a command that never completed, or whose times the driver refused,
+/// keeps only its host times).
+fn joined(l: &str, by_id: &HashMap<u64, &Command>, offsets: &std::collections::BTreeMap<u64, (i64, Alignment)>, ids: &mut Ids) -> Timestamp {
+    let f: Vec<&str> = l[1..].trim_end().split('\t').collect();
+    let num = |i: usize| f.get(i).and_then(|x| x.parse::<u64>().ok()).unwrap_or(0);
+    let (cmd_id, api_type, name, start, end, kernel) = (num(0), num(1) as u32, f.get(2).copied().unwrap_or("?"), num(3), num(4), num(5));
+    let mut t = Timestamp { api_type, name: name.to_string(), start, end, enqueue: None };
+    let Some(c) = by_id.get(&cmd_id) else { return t };
+    let off = offsets.get(&c.queue).map_or(0, |o| o.0);
+    let host = |x: u64| devtime::on_host(x, off);
+    let detail = match (&c.kernel, c.bytes) {
+        (Some(k), _) => Detail::Kernel {
+            handle: kernel,
+            name: k.clone(),
+            global: c.global.iter().map(|&x| x as u64).collect(),
+            local: c.local.as_ref().map(|l| l.iter().map(|&x| x as u64).collect()),
+        },
+        (None, Some(b)) => Detail::Transfer { bytes: b },
+        _ => Detail::None,
+    };
+    t.enqueue = Some(Enqueue {
+        cmd_type: c.cmd_type,
+        cmd_name: symbolic("cl_command_type", c.cmd_type as u64).unwrap_or_else(|| format!("{:#x}", c.cmd_type)),
+        queued: host(c.queued),
+        submit: host(c.submit),
+        start: host(c.start),
+        end: host(c.end),
+        queue_id: number(&mut ids.queues, c.queue),
+        queue: c.queue,
+        context_id: number(&mut ids.contexts, c.context),
+        context: c.context,
+        device: c.device.to_string(),
+        detail,
+    });
+    t
+}
+
+/// A string argument's captured text.
+fn string_arg(v: &View<'_>, i: usize) -> Option<String> {
+    v.captures
+        .iter()
+        .find(|(c, _)| c.param as usize == i && c.tag == Tag::Str as u8)
+        .map(|(_, d)| String::from_utf8_lossy(d).into_owned())
+}
+
+/// A handle or pointer as RCP's Linux build prints it: `0x` and lower-case
+/// digits, unpadded; NULL for 0.
+fn hex(v: u64) -> String {
+    if v == 0 {
+        "NULL".into()
+    } else {
+        format!("{v:#x}")
+    }
+}
+
+/// A value of C type `t` as the API trace writes it: enum and bitfield
+/// names where known, handles and pointers in hex, numbers in decimal.
+fn value(t: &str, v: u64) -> String {
+    let t = t.trim_start_matches("const ").trim_end_matches('*').trim();
+    if let Some(n) = symbolic(t, v) {
+        // RCP joins flags without spaces.
+        return n.replace(" | ", "|");
+    }
+    if is_pointer_type(t) {
+        hex(v)
+    } else {
+        scalar(t, v)
+    }
+}
+
+/// The API line of one call: `Ret = Name ( a;b;c )`.
+pub fn api_call(f: &FnMeta, v: &View<'_>) -> ApiCall {
+    let args = f.params.iter().enumerate().map(|(i, p)| {
+        let raw = v.args.get(i).copied().unwrap_or(0);
+        let caps: Vec<(&Capture, &[u8])> = v.captures.iter().filter(|(c, _)| c.param as usize == i).map(|(c, d)| (c, *d)).collect();
+        arg(p, raw, &caps)
+    });
+    let ret = match f.ret {
+        Ret::Status => status_text(v.header.ret as u32 as i32),
+        Ret::Handle | Ret::Pointer => hex(v.header.ret),
+        Ret::Scalar => scalar(f.ret_type, v.header.ret),
+        Ret::Void => String::new(),
+    };
+    ApiCall { ret, name: f.name.to_string(), args: args.collect() }
+}
+
+fn list(items: impl Iterator<Item = String>) -> String {
+    format!("[{}]", items.collect::<Vec<_>>().join(","))
+}
+
+fn arg(p: &ParamMeta, raw: u64, caps: &[(&Capture, &[u8])]) -> String {
+    let is_ptr = !matches!(p.kind, Kind::Scalar | Kind::Handle);
+    if raw == 0 && is_ptr || raw == 0 && p.kind == Kind::Handle {
+        return "NULL".into();
+    }
+    let pointee = p.c_type.trim_start_matches("const ").trim_end_matches('*').trim();
+    let first = caps.first();
+    match (p.kind, first) {
+        (Kind::Scalar, _) => value(p.c_type, raw),
+        (Kind::Handle, _) => hex(raw),
+        (Kind::InArray { elem, .. }, Some((c, d))) | (Kind::OutArray { elem, .. }, Some((c, d))) if c.tag == Tag::Array as u8 || c.tag == Tag::OutArray as u8 => {
+            list(words(d, elem).into_iter().map(|w| value(pointee, w)))
+        }
+        (Kind::InString, Some((_, d))) => quoted(d),
+        (Kind::InStrings { .. }, _) if !caps.is_empty() => list(caps.iter().map(|(_, d)| quoted(d))),
+        (Kind::Errcode, Some((c, d))) if c.tag == Tag::Out as u8 => format!("[{}]", status_text(word(d) as i64 as i32)),
+        (Kind::OutHandle, Some((c, d))) if c.tag == Tag::Out as u8 => format!("[{}]", hex(word(d))),
+        (Kind::OutValue { .. }, Some((c, d))) if c.tag == Tag::Out as u8 => format!("[{}]", value(pointee, word(d))),
+        (Kind::Properties(_), Some((_, d))) => {
+            let w = words(d, 8);
+            let pairs = w.chunks(2).flat_map(|kv| {
+                let v = kv.get(1).copied().unwrap_or(0);
+                // Only the platform is a handle; other values are numbers or bits.
+                let shown = if kv[0] == CL_CONTEXT_PLATFORM { hex(v) } else { v.to_string() };
+                [value(pointee, kv[0]), shown]
+            });
+            format!("[{{{}}}]", pairs.chain(std::iter::once("NULL".to_string())).collect::<Vec<_>>().join(","))
+        }
+        (Kind::Info { .. }, Some((_, d))) => match text_prefix(d) {
+            Some(t) => format!("[{}]", quoted(t)),
+            None if d.len() == 4 || d.len() == 8 => format!("[{}]", word(d)),
+            None => hex(raw),
+        },
+        _ => hex(raw),
+    }
+}
+
+const CL_CONTEXT_PLATFORM: u64 = 0x1084;
+
+/// A string as RCP writes one: in double quotes, with C escapes.
+fn quoted(d: &[u8]) -> String {
+    let mut s = String::from("\"");
+    for c in String::from_utf8_lossy(d).chars() {
+        match c {
+            '"' => s.push_str("\\\""),
+            '\\' => s.push_str("\\\\"),
+            '\n' => s.push_str("\\n"),
+            '\r' => s.push_str("\\r"),
+            '\t' => s.push_str("\\t"),
+            c => s.push(c),
+        }
+    }
+    s.push('"');
+    s
+}
+
+fn word(d: &[u8]) -> u64 {
+    let mut w = [0u8; 8];
+    let n = d.len().min(8);
+    w[..n].copy_from_slice(&d[..n]);
+    u64::from_ne_bytes(w)
+}

@@ -186,8 +186,15 @@ pub unsafe fn answer_queue_info(queue: *mut c_void, param: u32, size: usize, val
             }
             v.to_ne_bytes().to_vec()
         }
-        _ if param == CL_QUEUE_PROPERTIES_ARRAY => match &q.list {
-            Some(l) => l.iter().flat_map(|w| w.to_ne_bytes()).collect(),
+        _ if param == CL_QUEUE_PROPERTIES_ARRAY => match q.list.clone() {
+            Some(mut l) => {
+                drop(g);
+                // `l` ends in the terminator; drivers differ on returning it.
+                if !returns_terminator(queue, l.len() == 1) {
+                    l.pop();
+                }
+                l.iter().flat_map(|w| w.to_ne_bytes()).collect()
+            }
             None => Vec::new(),
         },
         _ => return None,
@@ -202,6 +209,53 @@ pub unsafe fn answer_queue_info(queue: *mut c_void, param: u32, size: usize, val
         *size_ret = bytes.len();
     }
     Some(0)
+}
+
+/// Per driver: whether it returns the terminator for a queue made with the
+/// empty list `{0}` (PoCL and Intel do, NVIDIA answers with no entries).
+static EMPTY_LIST_TERMINATOR: Mutex<Option<HashMap<usize, bool>>> = Mutex::new(None);
+
+/// Whether `queue`'s driver includes the terminator in its
+/// `CL_QUEUE_PROPERTIES_ARRAY` answer. For a non-empty list the driver's
+/// answer about the list it was given (pairs, so an odd count means a
+/// terminator) says; for an empty one a scratch queue made with `{0}` is
+/// asked, once per driver.
+unsafe fn returns_terminator(queue: *mut c_void, empty: bool) -> bool {
+    let Some(qi) = info_fn(queue, gen::slot::clGetCommandQueueInfo) else { return true };
+    let words = |q: *mut c_void| {
+        let mut n = 0usize;
+        (qi(q, CL_QUEUE_PROPERTIES_ARRAY, 0, std::ptr::null_mut(), &mut n) == 0).then_some(n / 8)
+    };
+    if !empty {
+        return words(queue).is_none_or(|n| n % 2 == 1);
+    }
+    let key = cltap::exts::key_of(queue) as usize;
+    if let Some(&t) = EMPTY_LIST_TERMINATOR.lock().as_ref().and_then(|m| m.get(&key)) {
+        return t;
+    }
+    let probe = || -> Option<bool> {
+        let (ctx, dev) = (handle_info(qi, queue, 0x1090), handle_info(qi, queue, 0x1091));
+        let create = object_slot(ctx, gen::slot::clCreateCommandQueueWithProperties);
+        if ctx.is_null() || dev.is_null() || create.is_null() {
+            return None;
+        }
+        let create: unsafe extern "C" fn(*mut c_void, *mut c_void, *const u64, *mut i32) -> *mut c_void = std::mem::transmute(create);
+        let empty = [0u64];
+        let mut err = 0;
+        let q = create(ctx, dev, empty.as_ptr(), &mut err);
+        if q.is_null() {
+            return None;
+        }
+        let n = words(q);
+        let release = object_slot(q, gen::slot::clReleaseCommandQueue);
+        if !release.is_null() {
+            std::mem::transmute::<*const c_void, unsafe extern "C" fn(*mut c_void) -> i32>(release)(q);
+        }
+        n.map(|n| n > 0)
+    };
+    let t = probe().unwrap_or(true);
+    EMPTY_LIST_TERMINATOR.lock().get_or_insert_with(HashMap::new).insert(key, t);
+    t
 }
 
 /// `CL_PROFILING_INFO_NOT_AVAILABLE` for an event of a queue the application

@@ -353,8 +353,16 @@ fn start_reaper() {
 
 fn release_later(ev: *mut c_void) {
     start_reaper();
-    RELEASE_LATER.lock().push(ev as usize);
-    REAPER_WAKE.notify_one();
+    let was_empty = {
+        let mut v = RELEASE_LATER.lock();
+        v.push(ev as usize);
+        v.len() == 1
+    };
+    // The reaper takes the whole list when it wakes: one wake-up (a futex
+    // call) per batch, not per event.
+    if was_empty {
+        REAPER_WAKE.notify_one();
+    }
 }
 
 /// At the end of the process: whatever is still waiting.

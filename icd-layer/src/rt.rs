@@ -232,6 +232,13 @@ fn device_tables() -> String {
         s += "cltap: transfers\n";
         s += &indent(cltap::devtime::render_transfers(&t));
     }
+    let mut clocks: Vec<(String, bool)> = cmds.iter().map(|c| (c.device.to_string(), c.to_host.is_some())).collect();
+    clocks.sort();
+    clocks.dedup();
+    for (dev, timer) in clocks {
+        let how = if timer { "clGetDeviceAndHostTimer" } else { "an offset measured from the enqueue calls (no host timer)" };
+        s += &format!("cltap: {dev}: device times put on the host clock with {how}\n");
+    }
     let pending = crate::devtime::pending();
     if pending > 0 {
         s += &format!("cltap: {pending} command(s) had not completed when the process ended; they are not timed\n");

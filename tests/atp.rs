@@ -171,3 +171,36 @@ fn a_long_trace_is_spilled_not_held() {
     // A million API lines held in memory would take well over 100 MiB.
     assert!(with_atp - base < 48 * 1024, "peak RSS {with_atp} KiB with the .atp, {base} KiB without");
 }
+
+#[test]
+fn sigterm_leaves_a_complete_trace_without_the_api_log() {
+    use std::io::{BufRead, BufReader};
+    let exe = special("calls.c", "calls-atp");
+    let dir = fresh("sigterm");
+    let mut c = command(&exe, &["forever"], &[Driver::Pocl], Loader::OclIcd, Mode::Layer);
+    // The .atp and the timeline need no API log.
+    c.env("CLTAP_ATP", "1").env("CLTAP_TIMELINE", "1").env("CLTAP_API_LOG", "0").env("CLTAP_OUTPUT_DIR", &dir);
+    c.stdout(std::process::Stdio::piped()).stderr(std::process::Stdio::null());
+    let mut child = c.spawn().unwrap();
+    let mut out = BufReader::new(child.stdout.take().unwrap());
+    let mut line = String::new();
+    while !line.contains("ready") {
+        line.clear();
+        assert!(out.read_line(&mut line).unwrap() > 0, "program ended before ready");
+    }
+    // `timeout` passes SIGTERM on to the program.
+    unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
+    assert!(!child.wait().unwrap().success(), "the signal still ends the program");
+    let names: Vec<String> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+    assert!(!names.iter().any(|n| n.ends_with(".apilog") || n.ends_with(".parts")), "{names:?}");
+    let a = atp::read(&std::fs::read_to_string(only(&dir, "atp")).unwrap()).unwrap();
+    let calls = &a.api[0].items;
+    // Every call made before the signal, in order: CL_PLATFORM_NAME with
+    // param_value_size 1, 2, 3, …
+    let sizes: Vec<u64> = calls.iter().filter(|c| c.name == "clGetPlatformInfo").map(|c| c.args[2].parse().unwrap()).collect();
+    assert!(sizes.len() >= 1000, "{} calls", sizes.len());
+    assert_eq!(sizes, (1..=sizes.len() as u64).collect::<Vec<_>>(), "a gap before the kill");
+    assert_eq!(a.timestamps[0].items.len(), calls.len());
+    let t: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(only(&dir, "json")).unwrap()).expect("valid JSON");
+    assert!(t["traceEvents"].as_array().unwrap().len() > 1000);
+}

@@ -92,17 +92,18 @@ fn generate(api: &Api) -> String {
         }
         writeln!(s, "] }};").unwrap();
     }
+    // Function ids by name, for the hand-written code.
+    writeln!(s, "#[allow(non_upper_case_globals, dead_code)] pub mod id {{").unwrap();
+    for (i, f) in api.functions.iter().enumerate() {
+        writeln!(s, "    pub const {}: usize = {i};", f.name).unwrap();
+    }
+    writeln!(s, "}}").unwrap();
     // Slot numbers by name, for the hand-written special cases.
     writeln!(s, "#[allow(non_upper_case_globals, dead_code)] pub mod slot {{").unwrap();
     for f in api.functions.iter().filter(|f| f.slot.is_some()) {
         writeln!(s, "    pub const {}: usize = {};", f.name, f.slot.unwrap()).unwrap();
     }
     writeln!(s, "}}").unwrap();
-    writeln!(s, "pub static NAMES_BY_SLOT: [&str; {}] = [", cltap_apidesc::DISPATCH_SLOTS).unwrap();
-    for f in api.by_slot() {
-        writeln!(s, "    {:?},", f.unwrap().name).unwrap();
-    }
-    writeln!(s, "];").unwrap();
     writeln!(s, "pub static WINDOWS_SLOTS: &[usize] = &{:?};",
         api.functions.iter().filter(|f| f.windows_only).filter_map(|f| f.slot).collect::<Vec<_>>()).unwrap();
 

@@ -287,7 +287,7 @@ pub unsafe extern "C" fn clIcdGetPlatformIDsKHR(num_entries: u32, platforms: *mu
             0
         }
     });
-    rt::done(crate::id_of_name("clIcdGetPlatformIDsKHR"), r != 0);
+    rt::done(gen::id::clIcdGetPlatformIDsKHR, r != 0);
     r
 }
 
@@ -333,7 +333,7 @@ pub unsafe extern "C" fn clGetExtensionFunctionAddressForPlatform(platform: *mut
         return std::ptr::null_mut();
     }
     let fp = cltap::dispatch::object_slot(real_p, gen::slot::clGetExtensionFunctionAddressForPlatform);
-    let id = crate::id_of_name("clGetExtensionFunctionAddressForPlatform");
+    let id = gen::id::clGetExtensionFunctionAddressForPlatform;
     let t = rt::enter(id);
     let real = if fp.is_null() {
         std::ptr::null_mut()
@@ -352,6 +352,6 @@ pub unsafe extern "C" fn clUnloadCompiler() -> i32 {
             std::mem::transmute::<*const c_void, unsafe extern "C" fn(*mut c_void) -> i32>(f)(*p);
         }
     }
-    rt::done(crate::id_of_name("clUnloadCompiler"), false);
+    rt::done(gen::id::clUnloadCompiler, false);
     0
 }

@@ -107,7 +107,7 @@ pub unsafe extern "C" fn clGetExtensionFunctionAddress(name: *mut c_void) -> *mu
         return std::ptr::null_mut();
     }
     let f: unsafe extern "C" fn(*mut c_void) -> *mut c_void = std::mem::transmute(f);
-    let id = crate::id_of_name(gen::NAMES_BY_SLOT[SLOT]);
+    let id = gen::id::clGetExtensionFunctionAddress;
     let t = rt::enter(id);
     let real = f(name);
     let out = rt::guard(real, || substitute(name as *const c_char, real, std::ptr::null()));
@@ -122,7 +122,7 @@ pub unsafe extern "C" fn clGetExtensionFunctionAddressForPlatform(platform: *mut
         return std::ptr::null_mut();
     }
     let f: unsafe extern "C" fn(*mut c_void, *mut c_void) -> *mut c_void = std::mem::transmute(f);
-    let id = crate::id_of_name(gen::NAMES_BY_SLOT[SLOT]);
+    let id = gen::id::clGetExtensionFunctionAddressForPlatform;
     let t = rt::enter(id);
     let real = f(platform, name);
     let out = rt::guard(real, || substitute(name as *const c_char, real, key_of(platform)));

@@ -28,11 +28,6 @@ pub(crate) fn entry(name: *const c_char) -> Option<&'static gen::Entry> {
     gen::ENTRIES.iter().find(|e| e.name.as_bytes() == n)
 }
 
-/// The function id (index into `gen::NAMES`) of a described function.
-pub(crate) fn id_of_name(name: &str) -> usize {
-    gen::NAMES.iter().position(|n| *n == name).unwrap_or(0)
-}
-
 // ---- Loader-layer entry points (cl_loader_layers) ----
 
 #[no_mangle]

@@ -15,7 +15,9 @@ const NAME: &str = "clGetKernelSuggestedLocalWorkSizeKHR";
 const ABSENT: *const c_void = 1 as *const c_void;
 
 fn ext_index() -> Option<usize> {
-    gen::ENTRIES.iter().find(|e| e.name == NAME).and_then(|e| e.ext)
+    // Looked up once: this runs on every NDRange with a NULL local size.
+    static X: std::sync::OnceLock<Option<usize>> = std::sync::OnceLock::new();
+    *X.get_or_init(|| gen::ENTRIES.iter().find(|e| e.name == NAME).and_then(|e| e.ext))
 }
 
 /// In layer mode the queue is the driver's: find (once per driver) the

@@ -33,7 +33,7 @@ pub unsafe extern "C" fn clBeginPerfMarkerCLTAP(name: *const c_char, group: *con
 }
 
 unsafe fn begin(name: *const c_char, group: *const c_char) -> i32 {
-    let id = crate::id_of_name("clBeginPerfMarkerCLTAP");
+    let id = crate::gen::id::clBeginPerfMarkerCLTAP;
     let t = rt::enter(id);
     let r = if name.is_null() {
         CL_INVALID_VALUE
@@ -52,7 +52,7 @@ pub unsafe extern "C" fn clEndPerfMarkerCLTAP() -> i32 {
 }
 
 unsafe fn end() -> i32 {
-    let id = crate::id_of_name("clEndPerfMarkerCLTAP");
+    let id = crate::gen::id::clEndPerfMarkerCLTAP;
     let t = rt::enter(id);
     let open = DEPTH.try_with(|d| {
         let n = d.get();

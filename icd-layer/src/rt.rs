@@ -49,15 +49,11 @@ pub fn exit(id: usize, e: Enter, ret: u64, args: &[u64], failed: bool) {
     let cmd = cltap::meta::FUNCTIONS[id].event_out.then_some(e.cmd);
     // SAFETY: the arguments are the application's, after a call that used them.
     unsafe {
-        let lws = if id == ndrange_id() && args[5] == 0 && ret == 0 { crate::lws::suggested(args) } else { None };
+        let lws = if id == gen::id::clEnqueueNDRangeKernel && args[5] == 0 && ret == 0 { crate::lws::suggested(args) } else { None };
         cltap::trace::writer::submit(id, cmd, e.t0, t1, ret, args, lws.as_ref().map(|(v, n)| &v[..*n]))
     };
 }
 
-fn ndrange_id() -> usize {
-    static ID: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
-    *ID.get_or_init(|| crate::id_of_name("clEnqueueNDRangeKernel"))
-}
 
 /// After a call cltap answers in hand-written code: logged if on, else counted.
 pub fn finish_call(id: usize, e: Enter, ret: u64, args: &[u64], failed: bool) {

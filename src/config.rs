@@ -18,6 +18,7 @@ pub const VARIABLES: &[(&str, &str)] = &[
     ("CLTAP_BUFFER_POLICY", "lossless or discard"),
     ("CLTAP_DEVICE_TIMING", "0 or 1: force event profiling and record each command's device times"),
     ("CLTAP_TIMELINE", "0 or 1: write a Chrome/Perfetto trace of host calls and device commands"),
+    ("CLTAP_LAYER", "the layer library path, for the cltap launcher (the layer itself ignores it)"),
     ("CLTAP_ATP", "0 or 1: write the Radeon Compute Profiler application trace (.atp); implies CLTAP_DEVICE_TIMING=1"),
 ];
 
@@ -204,6 +205,9 @@ impl Config {
                 "CLTAP_DEVICE_TIMING" => flag("CLTAP_DEVICE_TIMING", &v).map(|b| cfg.device_timing = b),
                 "CLTAP_TIMELINE" => flag("CLTAP_TIMELINE", &v).map(|b| cfg.timeline = b),
                 "CLTAP_ATP" => flag("CLTAP_ATP", &v).map(|b| cfg.atp = b),
+                // The launcher's setting; it reaches the application's
+                // environment and must not turn recording off.
+                "CLTAP_LAYER" => Ok(()),
                 "CLTAP_LOG_DECODE" => flag("CLTAP_LOG_DECODE", &v).map(|b| cfg.decode = b),
                 "CLTAP_LOG" => match v.trim() {
                     "file" | "" => Ok(cfg.log_dest = LogDest::File),
@@ -281,6 +285,13 @@ mod tests {
         assert!(msg.contains("CLTAP_SUMMARY=\"maybe\""), "{msg}");
         assert!(msg.contains("accepted: 0 or 1"), "{msg}");
         assert!(msg.contains("pure pass-through"), "{msg}");
+    }
+
+    #[test]
+    fn the_launchers_variable_is_known() {
+        let (c, e) = Config::from_vars(vars(&[("CLTAP_LAYER", "/opt/cltap/libcltap_layer.so")]));
+        assert!(e.is_empty(), "{e:?}");
+        assert_eq!(c, Config::default());
     }
 
     #[test]

@@ -49,6 +49,20 @@ fn logs(dir: &Path) -> Vec<PathBuf> {
 }
 
 #[test]
+fn run_finds_the_layer_through_cltap_layer_and_still_records() {
+    // CLTAP_LAYER reaches the application's environment too: the layer
+    // must take it as the launcher's setting, not as a bad one.
+    let d = workdir("run-layer-var");
+    let exe = calls();
+    let mut c = cmd(&d, &["run", "--no-summary", "--", exe.to_str().unwrap(), "exit", "0"]);
+    c.env("CLTAP_LAYER", layer());
+    let (code, _, err) = out(c);
+    assert_eq!(code, 0, "{err}");
+    assert!(!err.contains("not a cltap variable"), "{err}");
+    assert_eq!(logs(&d).len(), 1, "{err}");
+}
+
+#[test]
 fn run_returns_the_exit_code_and_lists_files() {
     let d = workdir("run");
     let exe = calls();

@@ -91,6 +91,10 @@ pub fn config() -> &'static Config {
         let record = errors.is_empty();
         TALLY.enable(record && cfg.summary);
         crate::devtime::enable(record && cfg.times_devices());
+        if record && cfg.times_devices() {
+            let name = cltap::trace::writer::log_file_name(std::process::id()).replace(".apilog", ".commands");
+            cltap::devtime::configure_spill(&cfg.output_dir, &format!(".{name}"));
+        }
         if record {
             pin_and_register_exit();
             if cfg.records_calls() {
@@ -177,61 +181,79 @@ pub fn finish() {
         use std::io::Write;
         let _ = std::io::stderr().lock().write_all(msg.as_bytes());
     }
+    cltap::devtime::remove_spill();
 }
 
-/// `<app>.<pid>.summary.json`: the same tallies, for machines.
+/// `<app>.<pid>.summary.json`: the same tallies, for machines. The list of
+/// commands is streamed from the device records, so it is never built in
+/// memory.
 fn write_summary_json(cfg: &Config) {
     use serde_json::json;
     let host: Vec<_> = TALLY.snapshot().into_iter().map(|(i, c, e)| json!({"api": gen::NAMES[i], "calls": c, "errors": e})).collect();
-    let cmds = cltap::devtime::commands();
-    let kernels: Vec<_> = cltap::devtime::kernel_table(&cmds)
+    let t = cltap::devtime::tables();
+    let kernels: Vec<_> = t
+        .kernels()
         .into_iter()
         .map(|k| json!({"kernel": k.kernel, "launches": k.launches, "total_ns": k.total_ns, "min_ns": k.min_ns, "max_ns": k.max_ns,
             "by_size": k.by_size.iter().map(|(s, n, t)| json!({"sizes": s, "launches": n, "total_ns": t})).collect::<Vec<_>>()}))
         .collect();
-    let transfers: Vec<_> = cltap::devtime::transfer_table(&cmds)
+    let transfers: Vec<_> = t
+        .transfers()
         .into_iter()
         .map(|t| json!({"direction": t.direction, "count": t.count, "bytes": t.bytes, "total_ns": t.total_ns, "gb_per_s": t.gb_per_s()}))
         .collect();
-    let commands: Vec<_> = cmds
-        .iter()
-        .map(|c| json!({"cmd_id": c.cmd_id, "api": c.api, "tid": c.tid, "queue": format!("{:016X}", c.queue), "kernel": c.kernel,
-            "global": c.global, "local": c.local, "bytes": c.bytes, "queued": c.queued, "submit": c.submit, "start": c.start, "end": c.end, "status": c.status}))
-        .collect();
-    let v = json!({
+    let head = json!({
         "cltap": env!("CARGO_PKG_VERSION"),
         "pid": std::process::id(),
         "host": host,
         "device_timing": cfg.times_devices(),
         "kernels": kernels,
         "transfers": transfers,
-        "commands": commands,
         "pending_at_exit": crate::devtime::pending(),
         "untimed": cltap::devtime::untimed_commands().len(),
     });
     let name = cltap::trace::writer::log_file_name(std::process::id()).replace(".apilog", ".summary.json");
     let path = cfg.output_dir.join(name);
-    if let Err(e) = std::fs::write(&path, serde_json::to_string_pretty(&v).unwrap_or_default()) {
+    let write = || -> std::io::Result<()> {
+        use std::io::Write;
+        let mut out = std::io::BufWriter::new(std::fs::File::create(&path)?);
+        // The object without its closing brace, then the command list.
+        let text = serde_json::to_string_pretty(&head).unwrap_or_default();
+        out.write_all(text.trim_end().trim_end_matches('}').trim_end().as_bytes())?;
+        out.write_all(b",\n  \"commands\": [")?;
+        let mut first = true;
+        let mut result = Ok(());
+        cltap::devtime::for_each(|c| {
+            let v = json!({"cmd_id": c.cmd_id, "api": c.api, "tid": c.tid, "queue": format!("{:016X}", c.queue), "kernel": c.kernel,
+                "global": c.global, "local": c.local, "bytes": c.bytes, "queued": c.queued, "submit": c.submit, "start": c.start, "end": c.end, "status": c.status});
+            let sep: &[u8] = if first { b"\n    " } else { b",\n    " };
+            first = false;
+            if result.is_ok() {
+                result = out.write_all(sep).and_then(|_| out.write_all(v.to_string().as_bytes()));
+            }
+        });
+        result?;
+        out.write_all(b"\n  ]\n}\n")?;
+        out.flush()
+    };
+    if let Err(e) = write() {
         cltap::warn!("cannot write {}: {e}", path.display());
     }
 }
 
 /// The device-side tables of the summary.
 fn device_tables() -> String {
-    let cmds = cltap::devtime::commands();
+    let t = cltap::devtime::tables();
     let mut s = String::new();
     let indent = |t: String| t.lines().map(|l| format!("cltap:   {l}\n")).collect::<String>();
-    s += &format!("cltap: device time per kernel ({} commands timed)\n", cmds.len());
-    s += &indent(cltap::devtime::render_kernels(&cltap::devtime::kernel_table(&cmds)));
-    let t = cltap::devtime::transfer_table(&cmds);
-    if !t.is_empty() {
+    s += &format!("cltap: device time per kernel ({} commands timed)\n", cltap::devtime::count());
+    s += &indent(cltap::devtime::render_kernels(&t.kernels()));
+    let tr = t.transfers();
+    if !tr.is_empty() {
         s += "cltap: transfers\n";
-        s += &indent(cltap::devtime::render_transfers(&t));
+        s += &indent(cltap::devtime::render_transfers(&tr));
     }
-    let mut clocks: Vec<(String, bool)> = cmds.iter().map(|c| (c.device.to_string(), c.to_host.is_some())).collect();
-    clocks.sort();
-    clocks.dedup();
-    for (dev, timer) in clocks {
+    for (dev, timer) in cltap::devtime::device_clocks() {
         let how = if timer { "clGetDeviceAndHostTimer" } else { "an offset measured from the enqueue calls (no host timer)" };
         s += &format!("cltap: {dev}: device times put on the host clock with {how}\n");
     }

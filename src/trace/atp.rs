@@ -12,7 +12,7 @@ use super::names::status_text;
 use super::printer::{is_pointer_type, scalar, symbolic, text_prefix, words};
 use super::record::{Capture, Tag, View, FLAG_CMD, FLAG_OK};
 use super::tsc::HostClock;
-use crate::devtime::{self, Alignment, Command};
+use crate::devtime::{self, QueueOffsets};
 use crate::meta::{FnMeta, Kind, ParamMeta, Ret, FUNCTIONS};
 use cltap_formats::atp::{self, ApiCall, Detail, Enqueue, Marker, Timestamp};
 use std::collections::HashMap;
@@ -135,18 +135,18 @@ impl AtpWriter {
 
     /// Assembles the file from the spills and the device records, then
     /// removes the spills.
-    pub fn finish(mut self, header: Vec<(String, String)>, cmds: &[Command]) -> std::io::Result<PathBuf> {
+    pub fn finish(mut self, header: Vec<(String, String)>, offsets: &QueueOffsets, cmds: devtime::Lookup) -> std::io::Result<PathBuf> {
         for s in &mut self.threads {
             s.api.flush()?;
             s.ts.flush()?;
             s.marks.flush()?;
         }
-        let r = self.assemble(header, cmds);
+        let r = self.assemble(header, offsets, cmds);
         let _ = std::fs::remove_dir_all(&self.parts);
         r.map(|_| self.path.clone())
     }
 
-    fn assemble(&self, header: Vec<(String, String)>, cmds: &[Command]) -> std::io::Result<()> {
+    fn assemble(&self, header: Vec<(String, String)>, offsets: &QueueOffsets, mut cmds: devtime::Lookup) -> std::io::Result<()> {
         let mut out = BufWriter::with_capacity(1 << 20, File::create(&self.path)?);
         let mut text = String::new();
         atp::write_header(&mut text, &header);
@@ -159,8 +159,6 @@ impl AtpWriter {
         for s in self.threads.iter().filter(|s| s.api_n > 0) {
             self.block(&mut out, s.tid, s.api_n, "api", |l, o| o.write_all(l.as_bytes()))?;
         }
-        let by_id: HashMap<u64, &Command> = cmds.iter().map(|c| (c.cmd_id, c)).collect();
-        let offsets = devtime::offsets(cmds, |t| self.clock.ns(t));
         let mut ids = Ids::default();
         section(&mut out, atp::TIMESTAMP_SECTION)?;
         for s in self.threads.iter().filter(|s| s.ts_n > 0) {
@@ -168,7 +166,7 @@ impl AtpWriter {
                 let mut t = String::new();
                 match l.strip_prefix(FINAL) {
                     Some(rest) => t.push_str(rest),
-                    None => atp::write_timestamp(&mut t, &joined(l, &by_id, &offsets, &mut ids)),
+                    None => atp::write_timestamp(&mut t, &joined(l, &mut cmds, offsets, &mut ids)),
                 }
                 o.write_all(t.as_bytes())
             })?;
@@ -229,12 +227,12 @@ fn number(m: &mut HashMap<u64, u32>, h: u64) -> u32 {
 /// An enqueue's spilled line joined with its device record, when there is
 /// one (a command that never completed, or whose times the driver refused,
 /// keeps only its host times).
-fn joined(l: &str, by_id: &HashMap<u64, &Command>, offsets: &std::collections::BTreeMap<u64, (i64, Alignment)>, ids: &mut Ids) -> Timestamp {
+fn joined(l: &str, cmds: &mut devtime::Lookup, offsets: &QueueOffsets, ids: &mut Ids) -> Timestamp {
     let f: Vec<&str> = l[1..].trim_end().split('\t').collect();
     let num = |i: usize| f.get(i).and_then(|x| x.parse::<u64>().ok()).unwrap_or(0);
     let (cmd_id, api_type, name, start, end, kernel) = (num(0), num(1) as u32, f.get(2).copied().unwrap_or("?"), num(3), num(4), num(5));
     let mut t = Timestamp { api_type, name: name.to_string(), start, end, enqueue: None };
-    let Some(c) = by_id.get(&cmd_id) else { return t };
+    let Some(c) = cmds.get(cmd_id) else { return t };
     let off = offsets.get(&c.queue).map_or(0, |o| o.0);
     let host = |x: u64| devtime::on_host(x, off);
     let detail = match (&c.kernel, c.bytes) {

@@ -97,12 +97,10 @@ impl Timeline {
     /// Device commands, placed on the host's time axis: through the
     /// driver's `clGetDeviceAndHostTimer` where it has one, else by the
     /// smallest shift that draws no command before its enqueue.
-    pub fn device(&mut self, cmds: &[Command]) {
-        let clock = self.clock;
-        let offsets = devtime::offsets(cmds, |t| clock.ns(t));
+    pub fn device(&mut self, offsets: &devtime::QueueOffsets) {
         let dpid = self.pid + DEVICE_PID_OFFSET;
         let mut track: BTreeMap<u64, usize> = BTreeMap::new();
-        for c in cmds {
+        devtime::for_each(|c| {
             let n = track.len() + 1;
             let tid = *track.entry(c.queue).or_insert(n);
             if tid == n {
@@ -115,22 +113,24 @@ impl Timeline {
                     json_str(&format!("{} queue {:016X} ({how})", c.device, c.queue))
                 ));
             }
-        }
-        for c in cmds {
-            let (Some(&(off, _)), Some(&(htid, hts)), Some(&tid)) = (offsets.get(&c.queue), self.enqueues.get(&c.cmd_id), track.get(&c.queue)) else { continue };
-            let ts = self.ns_us(devtime::on_host(c.start, off));
-            let dur = c.duration_ns() as f64 / 1000.0;
-            let name = c.kernel.clone().unwrap_or_else(|| c.api.trim_start_matches("clEnqueue").to_string());
-            self.event(&format!(
-                "{{\"name\":{},\"cat\":\"device\",\"ph\":\"X\",\"ts\":{ts:.3},\"dur\":{dur:.3},\"pid\":{dpid},\"tid\":{tid},\"args\":{{\"cmd\":{},\"api\":{},\"queued_ns\":{},\"submit_ns\":{},\"start_ns\":{},\"end_ns\":{}}}}}",
-                json_str(&name), c.cmd_id, json_str(c.api), c.queued, c.submit, c.start, c.end
-            ));
-            // A flow may not end before it starts: with a host timer whose
-            // reading lags, the arrow is drawn from the enqueue's start.
-            let fts = ts.max(hts);
-            self.event(&format!("{{\"name\":\"enqueue\",\"cat\":\"flow\",\"ph\":\"s\",\"id\":{},\"ts\":{hts:.3},\"pid\":{},\"tid\":{htid}}}", c.cmd_id, self.pid));
-            self.event(&format!("{{\"name\":\"enqueue\",\"cat\":\"flow\",\"ph\":\"f\",\"bp\":\"e\",\"id\":{},\"ts\":{fts:.3},\"pid\":{dpid},\"tid\":{tid}}}", c.cmd_id));
-        }
+            self.command(&c, offsets, dpid, tid);
+        });
+    }
+
+    fn command(&mut self, c: &Command, offsets: &devtime::QueueOffsets, dpid: u32, tid: usize) {
+        let (Some(&(off, _)), Some(&(htid, hts))) = (offsets.get(&c.queue), self.enqueues.get(&c.cmd_id)) else { return };
+        let ts = self.ns_us(devtime::on_host(c.start, off));
+        let dur = c.duration_ns() as f64 / 1000.0;
+        let name = c.kernel.clone().unwrap_or_else(|| c.api.trim_start_matches("clEnqueue").to_string());
+        self.event(&format!(
+            "{{\"name\":{},\"cat\":\"device\",\"ph\":\"X\",\"ts\":{ts:.3},\"dur\":{dur:.3},\"pid\":{dpid},\"tid\":{tid},\"args\":{{\"cmd\":{},\"api\":{},\"queued_ns\":{},\"submit_ns\":{},\"start_ns\":{},\"end_ns\":{}}}}}",
+            json_str(&name), c.cmd_id, json_str(c.api), c.queued, c.submit, c.start, c.end
+        ));
+        // A flow may not end before it starts: with a host timer whose
+        // reading lags, the arrow is drawn from the enqueue's start.
+        let fts = ts.max(hts);
+        self.event(&format!("{{\"name\":\"enqueue\",\"cat\":\"flow\",\"ph\":\"s\",\"id\":{},\"ts\":{hts:.3},\"pid\":{},\"tid\":{htid}}}", c.cmd_id, self.pid));
+        self.event(&format!("{{\"name\":\"enqueue\",\"cat\":\"flow\",\"ph\":\"f\",\"bp\":\"e\",\"id\":{},\"ts\":{fts:.3},\"pid\":{dpid},\"tid\":{tid}}}", c.cmd_id));
     }
 
     pub fn close(mut self) {

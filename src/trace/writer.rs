@@ -292,15 +292,20 @@ impl Trace {
             }
         }
         self.open(&mut sink);
-        let cmds = crate::devtime::commands();
-        if let Some(mut t) = sink.timeline.take() {
-            t.device(&cmds);
-            t.close();
-        }
-        if let Some(a) = sink.atp.take() {
-            let path = a.path().to_path_buf();
-            if let Err(e) = a.finish(self.atp_header(), &cmds) {
-                crate::warn!("cannot write {}: {e}", path.display());
+        if sink.timeline.is_some() || sink.atp.is_some() {
+            let clock = self.clock(sink.timebase.unwrap_or(Timebase { ticks_per_us: 1000.0 }));
+            let mut off = crate::devtime::Offsets::default();
+            crate::devtime::for_each(|c| off.add(&c, |t| clock.ns(t)));
+            let offsets = off.finish();
+            if let Some(mut t) = sink.timeline.take() {
+                t.device(&offsets);
+                t.close();
+            }
+            if let Some(a) = sink.atp.take() {
+                let path = a.path().to_path_buf();
+                if let Err(e) = a.finish(self.atp_header(), &offsets, crate::devtime::lookup()) {
+                    crate::warn!("cannot write {}: {e}", path.display());
+                }
             }
         }
         let drops = self.pipeline.drops.load(Ordering::Relaxed);
@@ -500,6 +505,8 @@ fn install_signal_handlers() {
 
 extern "C" fn on_signal(sig: i32) {
     let _ = std::panic::catch_unwind(finish);
+    // The process ends with the signal: no exit handler will remove it.
+    let _ = std::panic::catch_unwind(crate::devtime::remove_spill);
     let old = OLD_ACTIONS.try_lock().and_then(|v| v.iter().find(|(s, _)| *s == sig).map(|(_, a)| *a));
     unsafe {
         match old {

@@ -3,7 +3,6 @@
 //! the counters in the event's completion callback (a driver thread), never
 //! on the application's call path.
 
-use parking_lot::Mutex;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
@@ -54,32 +53,51 @@ pub enum Alignment {
 }
 
 /// Per queue, the nanoseconds to add to a device time to get host
-/// `CLOCK_MONOTONIC` nanoseconds; `host_ns` turns an enqueue's TSC into
-/// those. Without a host timer, each command was queued during its enqueue
-/// call, which bounds the offset from both sides; the middle of the tightest
-/// bounds is taken (or the lower bound, should the bounds cross).
-pub fn offsets(cmds: &[Command], host_ns: impl Fn(u64) -> u64) -> BTreeMap<u64, (i64, Alignment)> {
-    let mut timer: BTreeMap<u64, i64> = BTreeMap::new();
-    let mut bounds: BTreeMap<u64, (i64, i64)> = BTreeMap::new();
-    for c in cmds {
+/// `CLOCK_MONOTONIC` nanoseconds. Commands are added one by one (a long run
+/// is read back from its spill file); `host_ns` turns an enqueue's TSC into
+/// host nanoseconds. Without a host timer, each command was queued during
+/// its enqueue call, which bounds the offset from both sides; the middle of
+/// the tightest bounds is taken (or the lower bound, should they cross).
+#[derive(Debug, Default)]
+pub struct Offsets {
+    timer: BTreeMap<u64, i64>,
+    bounds: BTreeMap<u64, (i64, i64)>,
+}
+
+pub type QueueOffsets = BTreeMap<u64, (i64, Alignment)>;
+
+impl Offsets {
+    pub fn add(&mut self, c: &Command, host_ns: impl Fn(u64) -> u64) {
         match c.to_host {
             Some(o) => {
-                timer.entry(c.queue).or_insert(o);
+                self.timer.entry(c.queue).or_insert(o);
             }
             None => {
                 let lo = host_ns(c.enqueue_tsc) as i64 - c.queued as i64;
                 let hi = host_ns(c.enqueue_end_tsc.max(c.enqueue_tsc)) as i64 - c.queued as i64;
-                let b = bounds.entry(c.queue).or_insert((i64::MIN, i64::MAX));
+                let b = self.bounds.entry(c.queue).or_insert((i64::MIN, i64::MAX));
                 *b = (b.0.max(lo), b.1.min(hi));
             }
         }
     }
-    let mut m: BTreeMap<u64, (i64, Alignment)> = timer.into_iter().map(|(q, o)| (q, (o, Alignment::HostTimer))).collect();
-    for (q, (lo, hi)) in bounds {
-        let off = if lo <= hi { lo + (hi - lo) / 2 } else { lo };
-        m.entry(q).or_insert((off, Alignment::Measured));
+
+    pub fn finish(self) -> QueueOffsets {
+        let mut m: QueueOffsets = self.timer.into_iter().map(|(q, o)| (q, (o, Alignment::HostTimer))).collect();
+        for (q, (lo, hi)) in self.bounds {
+            let off = if lo <= hi { lo + (hi - lo) / 2 } else { lo };
+            m.entry(q).or_insert((off, Alignment::Measured));
+        }
+        m
     }
-    m
+}
+
+/// The offsets of a list of commands held in memory.
+pub fn offsets(cmds: &[Command], host_ns: impl Fn(u64) -> u64) -> QueueOffsets {
+    let mut o = Offsets::default();
+    for c in cmds {
+        o.add(c, &host_ns);
+    }
+    o.finish()
 }
 
 /// A device time on the host's clock.
@@ -105,33 +123,9 @@ impl Command {
     }
 }
 
-static COMMANDS: Mutex<Vec<Command>> = Mutex::new(Vec::new());
-/// Commands whose profiling counters could not be read (refused, failed).
-static UNTIMED: Mutex<Vec<(u64, &'static str, String)>> = Mutex::new(Vec::new());
-
-pub fn record(c: Command) {
-    COMMANDS.lock().push(c);
-}
-
-pub fn untimed(cmd_id: u64, api: &'static str, why: String) {
-    UNTIMED.lock().push((cmd_id, api, why));
-}
-
-pub fn commands() -> Vec<Command> {
-    let mut v = COMMANDS.lock().clone();
-    v.sort_by_key(|c| c.cmd_id);
-    v
-}
-
-pub fn untimed_commands() -> Vec<(u64, &'static str, String)> {
-    UNTIMED.lock().clone()
-}
-
-/// After `fork`: the child's commands are its own.
-pub fn clear() {
-    COMMANDS.lock().clear();
-    UNTIMED.lock().clear();
-}
+mod codec;
+mod store;
+pub use store::{clear, configure_spill, count, device_clocks, for_each, lookup, record, remove_spill, tables, untimed, untimed_commands, Lookup};
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct KernelRow {
@@ -148,18 +142,42 @@ fn sizes(v: &[usize]) -> String {
     v.iter().map(usize::to_string).collect::<Vec<_>>().join("x")
 }
 
-pub fn kernel_table(cmds: &[Command]) -> Vec<KernelRow> {
-    let mut rows: Vec<KernelRow> = Vec::new();
-    for c in cmds.iter().filter(|c| c.kernel.is_some() && c.status == 0) {
-        let k = c.kernel.clone().unwrap();
-        let i = match rows.iter().position(|r| r.kernel == k) {
+/// The kernel and transfer tallies, built one command at a time.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Tables {
+    kernels: Vec<KernelRow>,
+    transfers: Vec<TransferRow>,
+}
+
+impl Tables {
+    pub fn add(&mut self, c: &Command) {
+        if c.status != 0 {
+            return;
+        }
+        if let Some(k) = &c.kernel {
+            self.add_kernel(k, c);
+        }
+        if let (Some(dir), Some(b)) = (c.direction(), c.bytes) {
+            match self.transfers.iter_mut().find(|r| r.direction == dir) {
+                Some(r) => {
+                    r.count += 1;
+                    r.bytes += b;
+                    r.total_ns += c.duration_ns();
+                }
+                None => self.transfers.push(TransferRow { direction: dir, count: 1, bytes: b, total_ns: c.duration_ns() }),
+            }
+        }
+    }
+
+    fn add_kernel(&mut self, k: &str, c: &Command) {
+        let i = match self.kernels.iter().position(|r| r.kernel == k) {
             Some(i) => i,
             None => {
-                rows.push(KernelRow { kernel: k, launches: 0, total_ns: 0, min_ns: u64::MAX, max_ns: 0, by_size: Vec::new() });
-                rows.len() - 1
+                self.kernels.push(KernelRow { kernel: k.to_string(), launches: 0, total_ns: 0, min_ns: u64::MAX, max_ns: 0, by_size: Vec::new() });
+                self.kernels.len() - 1
             }
         };
-        let r = &mut rows[i];
+        let r = &mut self.kernels[i];
         let d = c.duration_ns();
         r.launches += 1;
         r.total_ns += d;
@@ -174,8 +192,32 @@ pub fn kernel_table(cmds: &[Command]) -> Vec<KernelRow> {
             None => r.by_size.push((key, 1, d)),
         }
     }
-    rows.sort_by(|a, b| b.total_ns.cmp(&a.total_ns).then(a.kernel.cmp(&b.kernel)));
-    rows
+
+    /// Busiest kernel first.
+    pub fn kernels(&self) -> Vec<KernelRow> {
+        let mut rows = self.kernels.clone();
+        rows.sort_by(|a, b| b.total_ns.cmp(&a.total_ns).then(a.kernel.cmp(&b.kernel)));
+        rows
+    }
+
+    /// Busiest direction first.
+    pub fn transfers(&self) -> Vec<TransferRow> {
+        let mut rows = self.transfers.clone();
+        rows.sort_by(|a, b| b.total_ns.cmp(&a.total_ns));
+        rows
+    }
+}
+
+fn tally(cmds: &[Command]) -> Tables {
+    let mut t = Tables::default();
+    for c in cmds {
+        t.add(c);
+    }
+    t
+}
+
+pub fn kernel_table(cmds: &[Command]) -> Vec<KernelRow> {
+    tally(cmds).kernels()
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -197,20 +239,7 @@ impl TransferRow {
 }
 
 pub fn transfer_table(cmds: &[Command]) -> Vec<TransferRow> {
-    let mut rows: Vec<TransferRow> = Vec::new();
-    for c in cmds.iter().filter(|c| c.status == 0) {
-        let (Some(dir), Some(b)) = (c.direction(), c.bytes) else { continue };
-        match rows.iter_mut().find(|r| r.direction == dir) {
-            Some(r) => {
-                r.count += 1;
-                r.bytes += b;
-                r.total_ns += c.duration_ns();
-            }
-            None => rows.push(TransferRow { direction: dir, count: 1, bytes: b, total_ns: c.duration_ns() }),
-        }
-    }
-    rows.sort_by(|a, b| b.total_ns.cmp(&a.total_ns));
-    rows
+    tally(cmds).transfers()
 }
 
 fn us(ns: u64) -> f64 {

@@ -1,0 +1,261 @@
+//! Where timed commands go. Their tallies stay in memory; the commands
+//! themselves are appended to a spill file (once one is configured), so a run
+//! with millions of enqueues is not held in memory. The end-of-process
+//! outputs read them back in one pass, or one by one by command id.
+
+use super::codec::{decode, encode};
+use super::{Command, Tables};
+use parking_lot::Mutex;
+use std::collections::{BTreeSet, HashMap};
+use std::fs::File;
+use std::io::{BufWriter, Read, Seek, SeekFrom, Write};
+use std::path::{Path, PathBuf};
+
+#[derive(Default)]
+struct Store {
+    tables: Tables,
+    count: u64,
+    /// (device name, whether its clock came from its host timer).
+    clocks: BTreeSet<(String, bool)>,
+    /// Where commands go; `None` until configured, or after a write failed.
+    path: Option<PathBuf>,
+    spill: Option<BufWriter<File>>,
+    /// Bytes written to the spill file.
+    spilled: u64,
+    /// Commands kept in memory: before a spill file is configured, or when
+    /// it cannot be written.
+    mem: Vec<Command>,
+    scratch: Vec<u8>,
+    pid: u32,
+}
+
+static STORE: Mutex<Option<Store>> = Mutex::new(None);
+/// Commands whose profiling counters could not be read (refused, failed).
+static UNTIMED: Mutex<Vec<(u64, &'static str, String)>> = Mutex::new(Vec::new());
+
+fn with<T>(f: impl FnOnce(&mut Store) -> T) -> T {
+    let mut g = STORE.lock();
+    let s = g.get_or_insert_with(|| Store { pid: std::process::id(), ..Store::default() });
+    if s.pid != std::process::id() {
+        // A forked child: the parent's commands and file are not its own.
+        *s = Store { pid: std::process::id(), ..Store::default() };
+    }
+    f(s)
+}
+
+/// Spill commands to `dir/name` from now on.
+pub fn configure_spill(dir: &Path, name: &str) {
+    with(|s| s.path = Some(dir.join(name)));
+}
+
+pub fn record(c: Command) {
+    with(|s| {
+        s.tables.add(&c);
+        s.count += 1;
+        if !s.clocks.iter().any(|(d, t)| **d == *c.device && *t == c.to_host.is_some()) {
+            s.clocks.insert((c.device.to_string(), c.to_host.is_some()));
+        }
+        if s.spill.is_none() {
+            if let Some(p) = &s.path {
+                match File::create(p) {
+                    Ok(f) => s.spill = Some(BufWriter::with_capacity(1 << 16, f)),
+                    Err(e) => {
+                        crate::warn!("cannot create {}: {e}; device records stay in memory", p.display());
+                        s.path = None;
+                    }
+                }
+            }
+        }
+        let Some(out) = s.spill.as_mut() else {
+            s.mem.push(c);
+            return;
+        };
+        s.scratch.clear();
+        encode(&c, &mut s.scratch);
+        match out.write_all(&s.scratch) {
+            Ok(()) => s.spilled += s.scratch.len() as u64,
+            Err(e) => {
+                crate::warn!("cannot write device records: {e}; the rest stay in memory");
+                s.spill = None;
+                s.path = None;
+                s.mem.push(c);
+            }
+        }
+    })
+}
+
+pub fn untimed(cmd_id: u64, api: &'static str, why: String) {
+    UNTIMED.lock().push((cmd_id, api, why));
+}
+
+pub fn untimed_commands() -> Vec<(u64, &'static str, String)> {
+    UNTIMED.lock().clone()
+}
+
+/// Commands timed so far.
+pub fn count() -> u64 {
+    with(|s| s.count)
+}
+
+pub fn tables() -> Tables {
+    with(|s| s.tables.clone())
+}
+
+/// Each device, and whether its clock came from `clGetDeviceAndHostTimer`.
+pub fn device_clocks() -> Vec<(String, bool)> {
+    with(|s| s.clocks.iter().cloned().collect())
+}
+
+/// The spill file flushed, with its length, and the commands in memory.
+fn snapshot() -> (Option<(PathBuf, u64)>, Vec<Command>) {
+    with(|s| {
+        let flushed = s.spill.as_mut().is_some_and(|out| out.flush().is_ok());
+        let file = s.path.clone().filter(|_| flushed).map(|p| (p, s.spilled));
+        (file, s.mem.clone())
+    })
+}
+
+/// Every command recorded so far, in the order they completed. Commands
+/// recorded while this runs are not included.
+pub fn for_each(mut f: impl FnMut(Command)) {
+    let (file, mem) = snapshot();
+    if let Some((p, len)) = file {
+        if let Ok(fh) = File::open(&p) {
+            let mut r = std::io::BufReader::with_capacity(1 << 16, fh.take(len));
+            let mut buf = Vec::new();
+            let mut chunk = [0u8; 1 << 16];
+            loop {
+                let n = r.read(&mut chunk).unwrap_or(0);
+                buf.extend_from_slice(&chunk[..n]);
+                let mut at = 0;
+                while let Some((c, used)) = decode(&buf[at..]) {
+                    f(c);
+                    at += used;
+                }
+                buf.drain(..at);
+                if n == 0 {
+                    break;
+                }
+            }
+        }
+    }
+    mem.into_iter().for_each(f);
+}
+
+/// Commands by command id, for the `.atp`'s join: an index of offsets into
+/// the spill file, with the commands in memory beside it.
+pub struct Lookup {
+    file: Option<File>,
+    offsets: HashMap<u64, u64>,
+    mem: HashMap<u64, Command>,
+}
+
+impl Lookup {
+    pub fn get(&mut self, cmd_id: u64) -> Option<Command> {
+        if let Some(c) = self.mem.get(&cmd_id) {
+            return Some(c.clone());
+        }
+        let off = *self.offsets.get(&cmd_id)?;
+        let f = self.file.as_mut()?;
+        f.seek(SeekFrom::Start(off)).ok()?;
+        let mut len = [0u8; 4];
+        f.read_exact(&mut len).ok()?;
+        let mut rec = len.to_vec();
+        rec.resize(4 + u32::from_le_bytes(len) as usize, 0);
+        f.read_exact(&mut rec[4..]).ok()?;
+        decode(&rec).map(|(c, _)| c)
+    }
+}
+
+pub fn lookup() -> Lookup {
+    let (file, mem) = snapshot();
+    let mut offsets = HashMap::new();
+    let mut fh = None;
+    if let Some((p, len)) = file {
+        if let Ok(mut f) = File::open(&p) {
+            // Only the id and the length of each record are read here.
+            let mut at = 0u64;
+            let mut head = [0u8; 12];
+            while at + 12 <= len && f.seek(SeekFrom::Start(at)).is_ok() && f.read_exact(&mut head).is_ok() {
+                let n = u32::from_le_bytes(head[..4].try_into().unwrap()) as u64;
+                offsets.insert(u64::from_le_bytes(head[4..].try_into().unwrap()), at);
+                at += 4 + n;
+            }
+            fh = Some(f);
+        }
+    }
+    Lookup { file: fh, offsets, mem: mem.into_iter().map(|c| (c.cmd_id, c)).collect() }
+}
+
+/// At the very end: the spill file is no longer needed.
+pub fn remove_spill() {
+    with(|s| {
+        s.spill = None;
+        if let Some(p) = s.path.take() {
+            let _ = std::fs::remove_file(p);
+        }
+    })
+}
+
+/// Forgets everything (tests; a forked child starts afresh by itself).
+pub fn clear() {
+    remove_spill();
+    with(|s| *s = Store { pid: std::process::id(), ..Store::default() });
+    UNTIMED.lock().clear();
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::Arc;
+
+    fn cmd(id: u64) -> Command {
+        Command {
+            cmd_id: id,
+            api: "clEnqueueReadBuffer",
+            tid: 1,
+            queue: 2,
+            context: 3,
+            device: Arc::from("dev"),
+            cmd_type: 0x11F3,
+            kernel: None,
+            global: vec![],
+            local: None,
+            bytes: Some(id * 10),
+            queued: id,
+            submit: id + 1,
+            start: id + 2,
+            end: id + 3,
+            status: 0,
+            enqueue_tsc: 0,
+            enqueue_end_tsc: 0,
+            to_host: None,
+        }
+    }
+
+    #[test]
+    fn spilled_commands_come_back_in_order_and_by_id() {
+        clear();
+        let dir = std::env::temp_dir().join(format!("cltap-store-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        record(cmd(1)); // before the spill is configured: kept in memory
+        configure_spill(&dir, "cmds");
+        for id in 2..=5000 {
+            record(cmd(id));
+        }
+        assert!(dir.join("cmds").metadata().unwrap().len() > 0, "spilled");
+        let mut ids = Vec::new();
+        for_each(|c| ids.push(c.cmd_id));
+        ids.sort();
+        assert_eq!(ids, (1..=5000).collect::<Vec<_>>());
+        let mut l = lookup();
+        assert_eq!(l.get(4321), Some(cmd(4321)));
+        assert_eq!(l.get(1), Some(cmd(1)));
+        assert_eq!(l.get(9999), None);
+        assert_eq!(count(), 5000);
+        assert_eq!(tables().transfers()[0].count, 5000);
+        remove_spill();
+        assert!(!dir.join("cmds").exists());
+        clear();
+    }
+}

@@ -147,3 +147,38 @@ fn timeline_is_valid_json_after_sigterm() {
     let t = timeline(&dir);
     assert!(t["traceEvents"].as_array().unwrap().len() > 1000);
 }
+
+/// Peak resident memory of a finished child, in KiB.
+fn peak_kib(mut c: std::process::Command) -> (i32, i64) {
+    let child = c.stdout(std::process::Stdio::null()).stderr(std::process::Stdio::null()).spawn().unwrap();
+    let mut status = 0;
+    let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: waits for our own child and fills the structs.
+    let pid = unsafe { libc::wait4(child.id() as i32, &mut status, 0, &mut ru) };
+    assert_eq!(pid, child.id() as i32);
+    (status, ru.ru_maxrss)
+}
+
+#[test]
+fn device_records_are_spilled_not_held() {
+    let exe = special("calls.c", "calls-devtime");
+    let n = 300_000u64;
+    let runs: Vec<(i32, i64, PathBuf)> = ["0", "1"]
+        .iter()
+        .map(|on| {
+            let dir = root().join("target/test-devtime").join(format!("spill-{on}"));
+            let _ = std::fs::remove_dir_all(&dir);
+            std::fs::create_dir_all(&dir).unwrap();
+            let mut c = command(&exe, &["markers", &n.to_string()], &[Driver::Pocl], Loader::OclIcd, Mode::Layer);
+            c.env("CLTAP_DEVICE_TIMING", on).env("CLTAP_SUMMARY", "1").env("CLTAP_API_LOG", "0").env("CLTAP_OUTPUT_DIR", &dir);
+            let (st, kib) = peak_kib(c);
+            (st, kib, dir)
+        })
+        .collect();
+    assert_eq!((runs[0].0, runs[1].0), (0, 0));
+    let s = summary(&runs[1].2);
+    assert_eq!(s["commands"].as_array().unwrap().len() as u64, n, "every marker timed and listed");
+    assert!(!std::fs::read_dir(&runs[1].2).unwrap().any(|e| e.unwrap().file_name().to_string_lossy().starts_with('.')), "spill removed");
+    // Held in memory, 300,000 records would take about 60 MiB.
+    assert!(runs[1].1 - runs[0].1 < 24 * 1024, "peak RSS {} KiB with device timing, {} KiB without", runs[1].1, runs[0].1);
+}

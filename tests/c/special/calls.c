@@ -84,6 +84,25 @@ int main(int argc, char **argv) {
         printf("left\n");
         return 0;
     }
+    if (!strcmp(argv[1], "markers") && argc == 3) {
+        /* Many cheap enqueues (markers, no event asked for), drained now and
+         * then: each is a command for device timing to record. */
+        cl_int err;
+        cl_device_id dev;
+        clGetDeviceIDs(plat, CL_DEVICE_TYPE_ALL, 1, &dev, NULL);
+        cl_context ctx = clCreateContext(NULL, 1, &dev, NULL, NULL, &err);
+        cl_command_queue q = clCreateCommandQueue(ctx, dev, 0, &err);
+        long n = atol(argv[2]);
+        for (long i = 1; i <= n; i++) {
+            if (clEnqueueMarkerWithWaitList(q, 0, NULL, NULL) != CL_SUCCESS) return 4;
+            if (i % 1000 == 0) clFinish(q);
+        }
+        clFinish(q);
+        clReleaseCommandQueue(q);
+        clReleaseContext(ctx);
+        printf("markers %ld\n", n);
+        return 0;
+    }
     if (!strcmp(argv[1], "stress") && argc == 4) {
         int t = atoi(argv[2]);
         per_thread = atol(argv[3]);

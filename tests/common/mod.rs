@@ -252,3 +252,14 @@ pub fn special(source: &str, exe_name: &str) -> PathBuf {
     built.push((exe_name.to_string(), exe.clone()));
     exe
 }
+
+/// Peak resident memory of a finished child, in KiB.
+pub fn peak_kib(mut c: std::process::Command) -> (i32, i64) {
+    let child = c.stdout(std::process::Stdio::null()).stderr(std::process::Stdio::null()).spawn().unwrap();
+    let mut status = 0;
+    let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: waits for our own child and fills the structs.
+    let pid = unsafe { libc::wait4(child.id() as i32, &mut status, 0, &mut ru) };
+    assert_eq!(pid, child.id() as i32);
+    (status, ru.ru_maxrss)
+}

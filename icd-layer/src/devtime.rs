@@ -278,7 +278,8 @@ pub unsafe fn refuse_profiling(event: *mut c_void) -> Option<i32> {
 }
 
 struct Pending {
-    cmd: Command,
+    /// Taken by whoever claims the completion (see `claimed`).
+    cmd: std::cell::UnsafeCell<Option<Command>>,
     own: bool,
     /// The event, released with the box when it is cltap's own: only once
     /// the driver is done calling back, so it never calls back on a freed one.
@@ -560,7 +561,7 @@ pub unsafe fn track(id: usize, cmd_id: u64, t0: u64, ok: bool, event: *mut c_voi
     }
     let qi = queue_info(app[0]);
     let p = Box::new(Pending {
-        cmd: Command {
+        cmd: std::cell::UnsafeCell::new(Some(Command {
             cmd_id,
             api: f.name,
             tid: cltap::trace::writer::thread_id(),
@@ -580,7 +581,7 @@ pub unsafe fn track(id: usize, cmd_id: u64, t0: u64, ok: bool, event: *mut c_voi
             status: 0,
             enqueue_tsc: t0,
             enqueue_end_tsc: cltap::trace::tsc::now(),
-        },
+        })),
         own,
         ev,
         claimed: AtomicBool::new(false),
@@ -598,8 +599,8 @@ pub unsafe fn track(id: usize, cmd_id: u64, t0: u64, ok: bool, event: *mut c_voi
     let r = set(ev, CL_COMPLETE, on_complete as *mut c_void, raw as *mut c_void);
     if r != 0 {
         PENDING.fetch_sub(1, Ordering::AcqRel);
-        let p = Box::from_raw(raw);
-        devtime::untimed(cmd_id, p.cmd.api, format!("clSetEventCallback failed ({r})"));
+        drop(Box::from_raw(raw));
+        devtime::untimed(cmd_id, f.name, format!("clSetEventCallback failed ({r})"));
         release_own(ev, own);
         return;
     }
@@ -622,7 +623,8 @@ unsafe fn complete(ev: *mut c_void, status: i32, p: *mut Pending) {
         return;
     }
     PENDING.fetch_sub(1, Ordering::AcqRel);
-    let mut cmd = (*p).cmd.clone();
+    // SAFETY: only the one that set `claimed` gets here, once.
+    let Some(mut cmd) = (*(*p).cmd.get()).take() else { return };
     cmd.status = status;
     if let Some(ei) = info_fn(ev, gen::slot::clGetEventInfo) {
         let mut t: u32 = 0;

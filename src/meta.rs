@@ -65,6 +65,13 @@ pub struct FnMeta {
 
 include!(concat!(env!("OUT_DIR"), "/meta.rs"));
 
+impl FnMeta {
+    /// cltap's own perf-marker functions, recorded as markers, not calls.
+    pub fn is_marker(&self) -> bool {
+        self.ext == "cltap_perf_marker"
+    }
+}
+
 pub fn by_name(name: &str) -> Option<usize> {
     FUNCTIONS.iter().position(|f| f.name == name)
 }

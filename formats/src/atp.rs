@@ -499,7 +499,7 @@ impl Small {
 
 /// RCP's string quoting (`CLStringUtils::GetStringString`), plus `\\` so that
 /// the reader can always find the closing quote.
-fn push_quoted(out: &mut String, s: &str) {
+pub fn push_quoted(out: &mut String, s: &str) {
     out.push('"');
     for c in s.chars() {
         match c {

@@ -93,10 +93,10 @@ impl AtpWriter {
         let ok = h.ret == 0;
         let mut line = std::mem::take(&mut self.line);
         line.clear();
-        if f.ext == "cltap_perf_marker" {
+        if f.is_marker() {
             let m = match f.name {
                 "clBeginPerfMarkerCLTAP" if ok => {
-                    let text = |i: usize| string_arg(v, i).unwrap_or_default();
+                    let text = |i: usize| v.string_arg(i).unwrap_or_default();
                     Some(Marker::Begin { name: text(0), time: start, group: text(1) })
                 }
                 "clEndPerfMarkerCLTAP" if ok => Some(Marker::End { time: start }),
@@ -262,14 +262,6 @@ fn joined(l: &str, cmds: &mut devtime::Lookup, offsets: &QueueOffsets, ids: &mut
     t
 }
 
-/// A string argument's captured text.
-fn string_arg(v: &View<'_>, i: usize) -> Option<String> {
-    v.captures
-        .iter()
-        .find(|(c, _)| c.param as usize == i && c.tag == Tag::Str as u8)
-        .map(|(_, d)| String::from_utf8_lossy(d).into_owned())
-}
-
 /// A handle or pointer as RCP's Linux build prints it: `0x` and lower-case
 /// digits, unpadded; NULL for 0.
 fn hex(v: u64) -> String {
@@ -354,20 +346,10 @@ fn arg(p: &ParamMeta, raw: u64, caps: &[(&Capture, &[u8])]) -> String {
 
 const CL_CONTEXT_PLATFORM: u64 = 0x1084;
 
-/// A string as RCP writes one: in double quotes, with C escapes.
+/// A string as RCP writes one, in double quotes with C escapes.
 fn quoted(d: &[u8]) -> String {
-    let mut s = String::from("\"");
-    for c in String::from_utf8_lossy(d).chars() {
-        match c {
-            '"' => s.push_str("\\\""),
-            '\\' => s.push_str("\\\\"),
-            '\n' => s.push_str("\\n"),
-            '\r' => s.push_str("\\r"),
-            '\t' => s.push_str("\\t"),
-            c => s.push(c),
-        }
-    }
-    s.push('"');
+    let mut s = String::new();
+    atp::push_quoted(&mut s, &String::from_utf8_lossy(d));
     s
 }
 

@@ -86,6 +86,16 @@ pub struct View<'a> {
     pub captures: Vec<(Capture, &'a [u8])>,
 }
 
+impl View<'_> {
+    /// The captured text of string argument `i`.
+    pub fn string_arg(&self, i: usize) -> Option<String> {
+        self.captures
+            .iter()
+            .find(|(c, _)| c.param as usize == i && c.tag == Tag::Str as u8)
+            .map(|(_, d)| String::from_utf8_lossy(d).into_owned())
+    }
+}
+
 /// Splits a buffer into records. Stops at the first malformed one.
 pub fn records(mut buf: &[u8]) -> impl Iterator<Item = View<'_>> {
     std::iter::from_fn(move || {

@@ -4,7 +4,7 @@
 //! file is written as the records are, so a long run is never held in
 //! memory, and it is closed at the end of the process however it ends.
 
-use super::record::{Tag, View, FLAG_CMD};
+use super::record::{View, FLAG_CMD};
 use super::tsc::HostClock;
 use crate::devtime::{self, Alignment, Command};
 use std::collections::{BTreeMap, HashSet};
@@ -63,15 +63,13 @@ impl Timeline {
     pub fn record(&mut self, v: &View<'_>) {
         let h = &v.header;
         let Some(f) = crate::meta::FUNCTIONS.get(h.fn_id as usize) else { return };
-        if f.ext == "cltap_perf_marker" {
+        if f.is_marker() {
             if h.ret != 0 {
                 return;
             }
             self.name_thread(h.tid);
             let ts = self.us(h.t0);
-            let text = |i: usize| {
-                v.captures.iter().find(|(c, _)| c.param as usize == i && c.tag == Tag::Str as u8).map(|(_, d)| String::from_utf8_lossy(d).into_owned()).unwrap_or_default()
-            };
+            let text = |i: usize| v.string_arg(i).unwrap_or_default();
             let e = if f.name == "clBeginPerfMarkerCLTAP" {
                 format!("{{\"name\":{},\"cat\":\"marker\",\"ph\":\"B\",\"ts\":{ts:.3},\"pid\":{},\"tid\":{},\"args\":{{\"group\":{}}}}}", json_str(&text(0)), self.pid, h.tid, json_str(&text(1)))
             } else {

@@ -18,10 +18,12 @@ fn failed(name: &str, ret: &str, args: &[String]) -> bool {
     bad(ret) || errcode.is_some_and(bad)
 }
 
-/// Per API: calls, errors and host time in nanoseconds, busiest first.
-pub fn host_tally(atp: &Atp) -> Vec<Row> {
+/// Per API, over all the traces: calls, errors and host time in
+/// nanoseconds, busiest first.
+pub fn host_tally(atps: &[Atp]) -> Vec<Row> {
     let mut m: HashMap<&str, Row> = HashMap::new();
-    for (api, ts) in atp.api.iter().zip(&atp.timestamps) {
+    let blocks = atps.iter().flat_map(|a| a.api.iter().zip(&a.timestamps));
+    for (api, ts) in blocks {
         for (c, t) in api.items.iter().zip(&ts.items) {
             let r = m.entry(&t.name).or_insert_with(|| Row { name: t.name.clone(), min_us: u64::MAX, ..Row::default() });
             let ns = t.end.saturating_sub(t.start);
@@ -37,11 +39,11 @@ pub fn host_tally(atp: &Atp) -> Vec<Row> {
     v
 }
 
-/// The device commands of the timestamp section, for the kernel and
-/// transfer tables. Times are already on the host's clock.
-pub fn commands(atp: &Atp) -> Vec<Command> {
+/// The device commands of the traces' timestamp sections, for the kernel
+/// and transfer tables. Times are already on the host's clock.
+pub fn commands(atps: &[Atp]) -> Vec<Command> {
     let mut out = Vec::new();
-    for block in &atp.timestamps {
+    for block in atps.iter().flat_map(|a| &a.timestamps) {
         for t in &block.items {
             let Some(e) = &t.enqueue else { continue };
             let api = crate::meta::by_name(&t.name).map_or("clEnqueue?", |i| crate::meta::FUNCTIONS[i].name);
@@ -127,7 +129,7 @@ mod tests {
 
     #[test]
     fn tallies_hosts_errors_and_device_commands() {
-        let a = sample();
+        let a = [sample()];
         let rows = host_tally(&a);
         assert_eq!(rows[0].name, "clEnqueueNDRangeKernel");
         assert_eq!((rows[0].calls, rows[0].total_us), (1, 300));

@@ -71,15 +71,10 @@ static REFUSES: Mutex<Option<HashMap<usize, bool>>> = Mutex::new(None);
 /// are kept: releasing them right after the marker completes races with
 /// PoCL's worker thread.
 unsafe fn driver_refuses(queue: *mut c_void) -> bool {
-    type Info = unsafe extern "C" fn(*mut c_void, u32, usize, *mut c_void, *mut usize) -> i32;
     let slot = |h: *mut c_void, s: usize| object_slot(h, s);
-    let qi = slot(queue, gen::slot::clGetCommandQueueInfo);
-    if qi.is_null() {
-        return true;
-    }
-    let qi: Info = std::mem::transmute(qi);
-    let (mut ctx, mut dev): (*mut c_void, *mut c_void) = (std::ptr::null_mut(), std::ptr::null_mut());
-    if qi(queue, 0x1090, 8, &mut ctx as *mut _ as *mut c_void, std::ptr::null_mut()) != 0 || qi(queue, 0x1091, 8, &mut dev as *mut _ as *mut c_void, std::ptr::null_mut()) != 0 {
+    let Some(qi) = info_fn(queue, gen::slot::clGetCommandQueueInfo) else { return true };
+    let (ctx, dev) = (handle_info(qi, queue, 0x1090), handle_info(qi, queue, 0x1091));
+    if ctx.is_null() || dev.is_null() {
         return true;
     }
     let key = cltap::exts::key_of(queue) as usize;
@@ -104,9 +99,8 @@ unsafe fn driver_refuses(queue: *mut c_void) -> bool {
         if marker(q, 0, std::ptr::null(), &mut ev) == 0 && !ev.is_null() {
             let finish: unsafe extern "C" fn(*mut c_void) -> i32 = std::mem::transmute(slot(q, gen::slot::clFinish));
             finish(q);
-            let pi: Info = std::mem::transmute(slot(ev, gen::slot::clGetEventProfilingInfo));
-            let mut t = 0u64;
-            refuses = Some(pi(ev, CL_PROFILING_COMMAND_QUEUED + 3, 8, &mut t as *mut u64 as *mut c_void, std::ptr::null_mut()) != 0);
+            let pi = info_fn(ev, gen::slot::clGetEventProfilingInfo)?;
+            refuses = Some(read::<u64>(pi, ev, CL_PROFILING_COMMAND_QUEUED + 3).is_none());
         }
         refuses
     };
@@ -170,16 +164,8 @@ pub unsafe fn answer_queue_info(queue: *mut c_void, param: u32, size: usize, val
         CL_QUEUE_PROPERTIES => {
             // The driver's answer with only the profiling bit put back.
             drop(g);
-            let f = object_slot(queue, gen::slot::clGetCommandQueueInfo);
-            if f.is_null() {
-                return None;
-            }
-            let f: unsafe extern "C" fn(*mut c_void, u32, usize, *mut c_void, *mut usize) -> i32 = std::mem::transmute(f);
-            let mut v: u64 = 0;
-            let r = f(queue, param, 8, &mut v as *mut u64 as *mut c_void, std::ptr::null_mut());
-            if r != 0 {
-                return None;
-            }
+            let f = info_fn(queue, gen::slot::clGetCommandQueueInfo)?;
+            let mut v: u64 = read(f, queue, param)?;
             let app_profiling = QUEUES.lock().as_ref().and_then(|m| m.get(&(queue as usize)).map(|q| q.profiling)).unwrap_or(true);
             if !app_profiling {
                 v &= !CL_QUEUE_PROFILING_ENABLE;
@@ -264,13 +250,9 @@ pub unsafe fn refuse_profiling(event: *mut c_void) -> Option<i32> {
     if !on() || event.is_null() {
         return None;
     }
-    let f = object_slot(event, gen::slot::clGetEventInfo);
-    if f.is_null() {
-        return None;
-    }
-    let f: unsafe extern "C" fn(*mut c_void, u32, usize, *mut c_void, *mut usize) -> i32 = std::mem::transmute(f);
-    let mut q: *mut c_void = std::ptr::null_mut();
-    if f(event, CL_EVENT_COMMAND_QUEUE, 8, &mut q as *mut _ as *mut c_void, std::ptr::null_mut()) != 0 || q.is_null() {
+    let f = info_fn(event, gen::slot::clGetEventInfo)?;
+    let q = handle_info(f, event, CL_EVENT_COMMAND_QUEUE);
+    if q.is_null() {
         return None;
     }
     let profiling = QUEUES.lock().as_ref()?.get(&(q as usize))?.profiling;
@@ -381,11 +363,7 @@ unsafe fn kernel_name(kernel: *mut c_void) -> Option<String> {
     if let Some(n) = KERNEL_NAMES.lock().as_ref().and_then(|m| m.get(&(kernel as usize)).cloned()) {
         return Some(n);
     }
-    let f = object_slot(kernel, gen::slot::clGetKernelInfo);
-    if f.is_null() {
-        return None;
-    }
-    let f: unsafe extern "C" fn(*mut c_void, u32, usize, *mut c_void, *mut usize) -> i32 = std::mem::transmute(f);
+    let f = info_fn(kernel, gen::slot::clGetKernelInfo)?;
     let mut buf = [0u8; 256];
     let mut n = 0usize;
     if f(kernel, 0x1190, buf.len(), buf.as_mut_ptr() as *mut c_void, &mut n) != 0 {
@@ -414,12 +392,15 @@ unsafe fn info_fn(h: *mut c_void, slot: usize) -> Option<InfoFn> {
     (!f.is_null()).then(|| std::mem::transmute::<*const c_void, InfoFn>(f))
 }
 
+/// A fixed-size answer of an info function (`T` a number or a handle).
+unsafe fn read<T: Copy>(f: InfoFn, h: *mut c_void, param: u32) -> Option<T> {
+    let mut v: T = std::mem::zeroed();
+    (f(h, param, std::mem::size_of::<T>(), &mut v as *mut T as *mut c_void, std::ptr::null_mut()) == 0).then_some(v)
+}
+
+/// A handle-valued answer, NULL when the driver would not give it.
 unsafe fn handle_info(f: InfoFn, h: *mut c_void, param: u32) -> *mut c_void {
-    let mut v: *mut c_void = std::ptr::null_mut();
-    if f(h, param, 8, &mut v as *mut _ as *mut c_void, std::ptr::null_mut()) != 0 {
-        return std::ptr::null_mut();
-    }
-    v
+    read(f, h, param).unwrap_or(std::ptr::null_mut())
 }
 
 /// The application's queue `app_queue`: its context (as the application
@@ -606,13 +587,9 @@ pub unsafe fn track(id: usize, cmd_id: u64, t0: u64, ok: bool, event: *mut c_voi
     }
     // Some drivers (Oclgrind) never call back for an event that had already
     // completed when the callback was set: read those now.
-    let info = object_slot(ev, gen::slot::clGetEventInfo);
-    if !info.is_null() {
-        let info: unsafe extern "C" fn(*mut c_void, u32, usize, *mut c_void, *mut usize) -> i32 = std::mem::transmute(info);
-        let mut st: i32 = 1;
-        if info(ev, 0x11D3, 4, &mut st as *mut i32 as *mut c_void, std::ptr::null_mut()) == 0 && st <= CL_COMPLETE {
-            complete(ev, st, raw);
-        }
+    let status = info_fn(ev, gen::slot::clGetEventInfo).and_then(|f| read::<i32>(f, ev, 0x11D3));
+    if let Some(st) = status.filter(|&st| st <= CL_COMPLETE) {
+        complete(ev, st, raw);
     }
     Pending::release(raw, false);
 }
@@ -626,17 +603,13 @@ unsafe fn complete(ev: *mut c_void, status: i32, p: *mut Pending) {
     // SAFETY: only the one that set `claimed` gets here, once.
     let Some(mut cmd) = (*(*p).cmd.get()).take() else { return };
     cmd.status = status;
-    if let Some(ei) = info_fn(ev, gen::slot::clGetEventInfo) {
-        let mut t: u32 = 0;
-        if ei(ev, 0x11D1, 4, &mut t as *mut u32 as *mut c_void, std::ptr::null_mut()) == 0 {
-            cmd.cmd_type = t;
-        }
+    if let Some(t) = info_fn(ev, gen::slot::clGetEventInfo).and_then(|f| read::<u32>(f, ev, 0x11D1)) {
+        cmd.cmd_type = t;
     }
-    let info = object_slot(ev, gen::slot::clGetEventProfilingInfo);
+    let info = info_fn(ev, gen::slot::clGetEventProfilingInfo);
     let mut t = [0u64; 4];
-    let mut ok = !info.is_null();
-    if ok {
-        let info: unsafe extern "C" fn(*mut c_void, u32, usize, *mut c_void, *mut usize) -> i32 = std::mem::transmute(info);
+    let mut ok = info.is_some();
+    if let Some(info) = info {
         for (i, v) in t.iter_mut().enumerate() {
             let r = info(ev, CL_PROFILING_COMMAND_QUEUED + i as u32, 8, v as *mut u64 as *mut c_void, std::ptr::null_mut());
             if r != 0 {

@@ -208,24 +208,8 @@ pub fn report_cmd(a: ReportArgs) -> i32 {
     if atps.is_empty() {
         return 0;
     }
-    let mut rows: Vec<cltap::report::Row> = Vec::new();
-    let mut cmds = Vec::new();
-    for x in &atps {
-        for r in cltap::atp_input::host_tally(x) {
-            match rows.iter_mut().find(|o| o.name == r.name) {
-                Some(o) => {
-                    o.calls += r.calls;
-                    o.errors += r.errors;
-                    o.total_us += r.total_us;
-                    o.min_us = o.min_us.min(r.min_us);
-                    o.max_us = o.max_us.max(r.max_us);
-                }
-                None => rows.push(r),
-            }
-        }
-        cmds.extend(cltap::atp_input::commands(x));
-    }
-    rows.sort_by(|a, b| b.total_us.cmp(&a.total_us).then(a.name.cmp(&b.name)));
+    let rows = cltap::atp_input::host_tally(&atps);
+    let cmds = cltap::atp_input::commands(&atps);
     if !logs.is_empty() {
         println!();
     }

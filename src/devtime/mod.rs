@@ -91,15 +91,6 @@ impl Offsets {
     }
 }
 
-/// The offsets of a list of commands held in memory.
-pub fn offsets(cmds: &[Command], host_ns: impl Fn(u64) -> u64) -> QueueOffsets {
-    let mut o = Offsets::default();
-    for c in cmds {
-        o.add(c, &host_ns);
-    }
-    o.finish()
-}
-
 /// A device time on the host's clock.
 pub fn on_host(t: u64, off: i64) -> u64 {
     (t as i64).saturating_add(off).max(0) as u64
@@ -125,7 +116,7 @@ impl Command {
 
 mod codec;
 mod store;
-pub use store::{clear, configure_spill, count, device_clocks, for_each, lookup, record, remove_spill, tables, untimed, untimed_commands, Lookup};
+pub use store::{configure_spill, count, device_clocks, for_each, lookup, record, remove_spill, tables, untimed, untimed_commands, Lookup};
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct KernelRow {
@@ -303,6 +294,14 @@ mod tests {
             enqueue_end_tsc: 0,
             to_host: None,
         }
+    }
+
+    fn offsets(cmds: &[Command], host_ns: impl Fn(u64) -> u64) -> QueueOffsets {
+        let mut o = Offsets::default();
+        for c in cmds {
+            o.add(c, &host_ns);
+        }
+        o.finish()
     }
 
     #[test]

@@ -197,8 +197,9 @@ pub fn remove_spill() {
     })
 }
 
-/// Forgets everything (tests; a forked child starts afresh by itself).
-pub fn clear() {
+/// Forgets everything (a forked child starts afresh by itself).
+#[cfg(test)]
+fn clear() {
     remove_spill();
     with(|s| *s = Store { pid: std::process::id(), ..Store::default() });
     UNTIMED.lock().clear();

@@ -150,17 +150,8 @@ fn sigterm_leaves_a_complete_log() {
     for mode in [Mode::Layer, Mode::Icd] {
         let dir = fresh_dir(&format!("sigterm-{mode:?}"));
         let mut c = cmd(&["forever"], Loader::OclIcd, mode, &dir);
-        c.stdout(Stdio::piped()).stderr(Stdio::piped());
-        let mut child = c.spawn().unwrap();
-        let mut out = BufReader::new(child.stdout.take().unwrap());
-        let mut line = String::new();
-        while !line.contains("ready") {
-            line.clear();
-            assert!(out.read_line(&mut line).unwrap() > 0, "program ended before ready");
-        }
-        // `timeout` passes SIGTERM on to the program.
-        unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
-        let st = child.wait().unwrap();
+        c.stderr(Stdio::piped());
+        let st = signal_when_ready(c, libc::SIGTERM);
         assert!(!st.success(), "the signal still ends the program");
         let logs = logs_in(&dir);
         assert_eq!(logs.len(), 1);

@@ -167,23 +167,13 @@ fn a_long_trace_is_spilled_not_held() {
 
 #[test]
 fn sigterm_leaves_a_complete_trace_without_the_api_log() {
-    use std::io::{BufRead, BufReader};
     let exe = special("calls.c", "calls-atp");
     let dir = fresh("sigterm");
     let mut c = command(&exe, &["forever"], &[Driver::Pocl], Loader::OclIcd, Mode::Layer);
     // The .atp and the timeline need no API log.
     c.env("CLTAP_ATP", "1").env("CLTAP_TIMELINE", "1").env("CLTAP_API_LOG", "0").env("CLTAP_OUTPUT_DIR", &dir);
-    c.stdout(std::process::Stdio::piped()).stderr(std::process::Stdio::null());
-    let mut child = c.spawn().unwrap();
-    let mut out = BufReader::new(child.stdout.take().unwrap());
-    let mut line = String::new();
-    while !line.contains("ready") {
-        line.clear();
-        assert!(out.read_line(&mut line).unwrap() > 0, "program ended before ready");
-    }
-    // `timeout` passes SIGTERM on to the program.
-    unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
-    assert!(!child.wait().unwrap().success(), "the signal still ends the program");
+    c.stderr(std::process::Stdio::null());
+    assert!(!signal_when_ready(c, libc::SIGTERM).success(), "the signal still ends the program");
     let names: Vec<String> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
     assert!(!names.iter().any(|n| n.ends_with(".apilog") || n.ends_with(".parts") || n.ends_with(".commands")), "{names:?}");
     let a = atp::read(&std::fs::read_to_string(only(&dir, "atp")).unwrap()).unwrap();

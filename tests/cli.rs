@@ -3,7 +3,6 @@
 
 mod common;
 use common::*;
-use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
@@ -80,16 +79,8 @@ fn run_forwards_sigint_and_the_log_survives() {
     let d = workdir("sigint");
     let exe = calls();
     let mut c = cmd(&d, &["run", "--no-summary", "--output", d.to_str().unwrap(), "--", exe.to_str().unwrap(), "forever"]);
-    c.stdout(Stdio::piped()).stderr(Stdio::piped());
-    let mut child = c.spawn().unwrap();
-    let mut r = BufReader::new(child.stdout.take().unwrap());
-    let mut line = String::new();
-    while !line.contains("ready") {
-        line.clear();
-        assert!(r.read_line(&mut line).unwrap() > 0);
-    }
-    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
-    let st = child.wait().unwrap();
+    c.stderr(Stdio::piped());
+    let st = signal_when_ready(c, libc::SIGINT);
     assert_eq!(st.code(), Some(128 + libc::SIGINT), "the application's death by SIGINT is cltap's exit code");
     let text = std::fs::read_to_string(&logs(&d)[0]).unwrap();
     assert!(text.lines().last().unwrap().starts_with("# end:"), "the log was flushed");

@@ -134,16 +134,8 @@ fn timeline_is_valid_json_after_sigterm() {
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     let mut c = command(&exe, &["forever"], &[Driver::Pocl], Loader::OclIcd, Mode::Layer);
-    c.env("CLTAP_TIMELINE", "1").env("CLTAP_OUTPUT_DIR", &dir).stdout(std::process::Stdio::piped());
-    let mut child = c.spawn().unwrap();
-    let mut r = std::io::BufReader::new(child.stdout.take().unwrap());
-    let mut line = String::new();
-    while !line.contains("ready") {
-        line.clear();
-        assert!(std::io::BufRead::read_line(&mut r, &mut line).unwrap() > 0);
-    }
-    unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
-    child.wait().unwrap();
+    c.env("CLTAP_TIMELINE", "1").env("CLTAP_OUTPUT_DIR", &dir);
+    signal_when_ready(c, libc::SIGTERM);
     let t = timeline(&dir);
     assert!(t["traceEvents"].as_array().unwrap().len() > 1000);
 }

@@ -263,3 +263,20 @@ pub fn peak_kib(mut c: std::process::Command) -> (i32, i64) {
     assert_eq!(pid, child.id() as i32);
     (status, ru.ru_maxrss)
 }
+
+/// Starts `c` (a `calls forever` run), waits for its "ready" line, sends it
+/// `sig`, and returns how it ended.
+pub fn signal_when_ready(mut c: Command, sig: i32) -> std::process::ExitStatus {
+    use std::io::BufRead;
+    c.stdout(std::process::Stdio::piped());
+    let mut child = c.spawn().unwrap();
+    let mut out = std::io::BufReader::new(child.stdout.take().unwrap());
+    let mut line = String::new();
+    while !line.contains("ready") {
+        line.clear();
+        assert!(out.read_line(&mut line).unwrap() > 0, "program ended before ready");
+    }
+    // SAFETY: signals our own child (`timeout` passes it on to the program).
+    unsafe { libc::kill(child.id() as i32, sig) };
+    child.wait().unwrap()
+}

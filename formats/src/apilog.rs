@@ -315,18 +315,7 @@ pub fn split_top(s: &str) -> Vec<String> {
 mod tests {
     use super::*;
 
-    struct Rng(u64);
-    impl Rng {
-        fn next(&mut self) -> u64 {
-            self.0 ^= self.0 << 13;
-            self.0 ^= self.0 >> 7;
-            self.0 ^= self.0 << 17;
-            self.0
-        }
-        fn pick<'a>(&mut self, v: &[&'a str]) -> &'a str {
-            v[(self.next() % v.len() as u64) as usize]
-        }
-    }
+    use crate::test_rng::Rng;
 
     fn value(r: &mut Rng) -> String {
         match r.next() % 7 {

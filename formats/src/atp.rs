@@ -1841,21 +1841,7 @@ mod tests {
         assert_eq!(api_name(u32::MAX), None);
     }
 
-    struct Rng(u64);
-    impl Rng {
-        fn next(&mut self) -> u64 {
-            self.0 ^= self.0 << 13;
-            self.0 ^= self.0 >> 7;
-            self.0 ^= self.0 << 17;
-            self.0
-        }
-        fn below(&mut self, n: u64) -> u64 {
-            self.next() % n
-        }
-        fn pick<'a>(&mut self, v: &[&'a str]) -> &'a str {
-            v[self.below(v.len() as u64) as usize]
-        }
-    }
+    use crate::test_rng::Rng;
 
     fn random_sizes(r: &mut Rng) -> Vec<u64> {
         (0..1 + r.below(3)).map(|_| 1 + r.below(1 << 20)).collect()

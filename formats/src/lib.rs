@@ -4,3 +4,5 @@
 pub mod apilog;
 pub mod atp;
 mod atp_api_types;
+#[cfg(test)]
+mod test_rng;

@@ -325,9 +325,7 @@ impl Trace {
 impl Trace {
     /// The `.atp` header (FACTS.md §6): RCP's keys, cltap's values.
     fn atp_header(&self) -> Vec<(String, String)> {
-        let args: Vec<String> = std::fs::read("/proc/self/cmdline")
-            .map(|b| b.split(|&c| c == 0).filter(|s| !s.is_empty()).map(|s| String::from_utf8_lossy(s).into_owned()).collect())
-            .unwrap_or_default();
+        let args = command_args();
         let app = std::env::current_exe().map(|p| p.display().to_string()).unwrap_or_else(|_| args.first().cloned().unwrap_or_default());
         let os = std::fs::read_to_string("/proc/sys/kernel/osrelease").map(|s| format!("Linux {}", s.trim())).unwrap_or_else(|_| "Linux".into());
         let cwd = std::env::current_dir().map(|p| p.display().to_string()).unwrap_or_default();
@@ -360,10 +358,15 @@ fn mpi_rank() -> Option<String> {
         .find_map(|v| std::env::var(v).ok())
 }
 
-fn command_line() -> String {
+/// The process's command line, program first.
+fn command_args() -> Vec<String> {
     std::fs::read("/proc/self/cmdline")
-        .map(|b| b.split(|&c| c == 0).filter(|s| !s.is_empty()).map(|s| String::from_utf8_lossy(s).into_owned()).collect::<Vec<_>>().join(" "))
+        .map(|b| b.split(|&c| c == 0).filter(|s| !s.is_empty()).map(|s| String::from_utf8_lossy(s).into_owned()).collect())
         .unwrap_or_default()
+}
+
+fn command_line() -> String {
+    command_args().join(" ")
 }
 
 /// The host-API tally of everything written, times in nanoseconds.

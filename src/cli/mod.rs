@@ -17,13 +17,13 @@ struct Cli {
 enum Cmd {
     /// Run an application under the cltap layer.
     Run(run::RunArgs),
-    /// Write the deterministic form of an API log (for snapshots and diffs).
+    /// Write the deterministic form of an API log or .atp (for snapshots and diffs).
     Normalize(logs::NormalizeArgs),
-    /// Compare two API logs call by call; exit 1 when they differ.
+    /// Compare two API logs (or .atp files) call by call; exit 1 when they differ.
     Diff(logs::DiffArgs),
     /// Run an application under cltap and compare its normalized log with a snapshot.
     Check(logs::CheckArgs),
-    /// Print the host-API tally of captured logs.
+    /// Print the host-API tally of captured logs; for .atp files also the kernel and transfer tables.
     Report(logs::ReportArgs),
     /// Measure what cltap adds per call, and the API log's throughput.
     Bench(bench::BenchArgs),

@@ -13,11 +13,8 @@ fn calls_program() -> PathBuf {
     special("calls.c", "calls")
 }
 
-fn fresh_dir(name: &str) -> PathBuf {
-    let d = root().join("target/test-apilog").join(name);
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
+fn fresh_dir(name: &str) -> Scratch {
+    scratch(name)
 }
 
 fn cmd(args: &[&str], loader: Loader, mode: Mode, dir: &Path) -> Command {

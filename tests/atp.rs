@@ -8,11 +8,8 @@ use cltap_formats::atp::{self, Atp, Detail, Marker};
 use common::*;
 use std::path::{Path, PathBuf};
 
-fn fresh(name: &str) -> PathBuf {
-    let dir = root().join("target/test-atp").join(name);
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+fn fresh(name: &str) -> Scratch {
+    scratch(name)
 }
 
 fn only(dir: &Path, ext: &str) -> PathBuf {

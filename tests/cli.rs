@@ -16,11 +16,8 @@ fn calls() -> PathBuf {
     special("calls.c", "calls-cli")
 }
 
-fn workdir(name: &str) -> PathBuf {
-    let d = root().join("target/test-cli").join(name);
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
+fn workdir(name: &str) -> Scratch {
+    scratch(name)
 }
 
 /// `cltap …` on PoCL through ocl-icd, with a clean environment.
@@ -158,4 +155,60 @@ fn report_tallies_a_log() {
     let line = |api: &str| text.lines().find(|l| l.split_whitespace().next() == Some(api)).map(|l| l.split_whitespace().map(str::to_string).collect::<Vec<_>>()).unwrap();
     assert_eq!(line("clCreateBuffer")[1..3], ["2", "1"], "two calls, one failed: {text}");
     assert_eq!(line("clEnqueueReadBuffer")[1..3], ["2", "0"]);
+}
+
+/// The same program's log as another host would write it: the device's
+/// name is `delta` bytes longer, and so is every size that follows from it.
+fn as_on_another_host(log: &str, delta: i64) -> String {
+    log.lines()
+        .map(|l| {
+            if !l.contains("clGetDeviceInfo(") || !l.contains("param_name = 4139") {
+                return format!("{l}\n");
+            }
+            let mut out = String::new();
+            let mut rest = l;
+            for key in ["param_value_size = ", "*param_value_size_ret = "] {
+                if let Some(i) = rest.find(key) {
+                    let start = i + key.len();
+                    let n = rest[start..].bytes().take_while(u8::is_ascii_digit).count();
+                    out += &rest[..start];
+                    match rest[start..start + n].parse::<i64>() {
+                        Ok(v) if v > 0 => out += &(v + delta).to_string(),
+                        _ => out += &rest[start..start + n],
+                    }
+                    rest = &rest[start + n..];
+                }
+            }
+            out + rest + "\n"
+        })
+        .collect()
+}
+
+#[test]
+fn portable_normalize_and_diff_ignore_host_facts_only() {
+    let d = workdir("portable");
+    let mut c = command(&programs().join("platform_device"), &[], &[Driver::Pocl], Loader::OclIcd, Mode::Layer);
+    c.env("CLTAP_OUTPUT_DIR", &*d);
+    assert_eq!(run(c).code, Some(0));
+    let here = logs(&d).pop().unwrap();
+    let text = std::fs::read_to_string(&here).unwrap();
+    let there = d.join("there.apilog");
+    std::fs::write(&there, as_on_another_host(&text, 18)).unwrap();
+    assert_ne!(std::fs::read_to_string(&there).unwrap(), text, "the rewrite changed the device name's sizes");
+    let (h, t) = (here.to_str().unwrap(), there.to_str().unwrap());
+    let normalized = |f: &str, extra: &[&str]| {
+        let (code, o, e) = out(cmd(&d, &[&["normalize", f][..], extra].concat()));
+        assert_eq!(code, 0, "{e}");
+        o
+    };
+    assert_eq!(normalized(h, &["--portable"]), normalized(t, &["--portable"]));
+    assert_ne!(normalized(h, &[]), normalized(t, &[]), "the default keeps every value");
+    assert_eq!(out(cmd(&d, &["diff", "--portable", h, t])).0, 0);
+    assert_eq!(out(cmd(&d, &["diff", h, t])).0, 1);
+    // A change the program made still shows.
+    let changed = d.join("changed.apilog");
+    std::fs::write(&changed, as_on_another_host(&text, 18).replacen("param_name = 4098", "param_name = 4099", 1)).unwrap();
+    let (code, o, _) = out(cmd(&d, &["diff", "--portable", h, changed.to_str().unwrap()]));
+    assert_eq!(code, 1, "{o}");
+    assert!(o.contains("param_name"), "{o}");
 }

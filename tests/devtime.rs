@@ -13,9 +13,7 @@ fn summary(dir: &Path) -> serde_json::Value {
 }
 
 fn timed(prog: &str, args: &[&str], driver: Driver, mode: Mode, name: &str) -> (Outcome, serde_json::Value) {
-    let dir = root().join("target/test-devtime").join(name);
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = scratch(&name);
     let mut c = command(&programs().join(prog), args, &[driver], Loader::OclIcd, mode);
     c.env("CLTAP_DEVICE_TIMING", "1").env("CLTAP_SUMMARY", "1").env("CLTAP_OUTPUT_DIR", &dir);
     let o = run(c);
@@ -67,9 +65,7 @@ fn edge_cases_neither_crash_nor_hang() {
 #[test]
 fn an_application_that_never_waits_is_reported_not_hung() {
     let exe = special("calls.c", "calls-devtime");
-    let dir = root().join("target/test-devtime/nofinish");
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = scratch("nofinish");
     let mut c = command(&exe, &["nofinish"], &[Driver::Pocl], Loader::OclIcd, Mode::Layer);
     c.env("CLTAP_DEVICE_TIMING", "1").env("CLTAP_SUMMARY", "1").env("CLTAP_OUTPUT_DIR", &dir);
     let o = run(c);
@@ -94,9 +90,7 @@ fn timeline(dir: &Path) -> serde_json::Value {
 fn timeline_has_host_calls_device_commands_and_flows() {
     for driver in [Driver::Pocl, Driver::Intel] {
         for mode in [Mode::Layer, Mode::Icd] {
-            let dir = root().join("target/test-devtime").join(format!("timeline-{}-{mode:?}", driver.name()));
-            let _ = std::fs::remove_dir_all(&dir);
-            std::fs::create_dir_all(&dir).unwrap();
+            let dir = scratch(&format!("timeline-{}-{mode:?}", driver.name()));
             let mut c = command(&programs().join("vecadd"), &["65536"], &[driver], Loader::OclIcd, mode);
             c.env("CLTAP_DEVICE_TIMING", "1").env("CLTAP_TIMELINE", "1").env("CLTAP_OUTPUT_DIR", &dir);
             assert_eq!(run(c).code, Some(0));
@@ -130,9 +124,7 @@ fn timeline_has_host_calls_device_commands_and_flows() {
 #[test]
 fn timeline_is_valid_json_after_sigterm() {
     let exe = special("calls.c", "calls-devtime");
-    let dir = root().join("target/test-devtime/timeline-sigterm");
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = scratch("timeline-sigterm");
     let mut c = command(&exe, &["forever"], &[Driver::Pocl], Loader::OclIcd, Mode::Layer);
     c.env("CLTAP_TIMELINE", "1").env("CLTAP_OUTPUT_DIR", &dir);
     signal_when_ready(c, libc::SIGTERM);
@@ -145,12 +137,10 @@ fn timeline_is_valid_json_after_sigterm() {
 fn device_records_are_spilled_not_held() {
     let exe = special("calls.c", "calls-devtime");
     let n = 300_000u64;
-    let runs: Vec<(i32, i64, PathBuf)> = ["0", "1"]
+    let runs: Vec<(i32, i64, Scratch)> = ["0", "1"]
         .iter()
         .map(|on| {
-            let dir = root().join("target/test-devtime").join(format!("spill-{on}"));
-            let _ = std::fs::remove_dir_all(&dir);
-            std::fs::create_dir_all(&dir).unwrap();
+            let dir = scratch(&format!("spill-{on}"));
             let mut c = command(&exe, &["markers", &n.to_string()], &[Driver::Pocl], Loader::OclIcd, Mode::Layer);
             c.env("CLTAP_DEVICE_TIMING", on).env("CLTAP_SUMMARY", "1").env("CLTAP_API_LOG", "0").env("CLTAP_OUTPUT_DIR", &dir);
             let (st, kib) = peak_kib(c);

@@ -27,6 +27,12 @@ pub struct NormOpts {
     /// into one line marked [repeated].
     #[arg(long)]
     pub collapse_repeats: bool,
+    /// Hide facts about the host, so one snapshot holds on any machine: the
+    /// sizes (and decoded text) of the driver's strings and build logs,
+    /// decoded device answers, local sizes the driver chose, and
+    /// allocation sizes of 1 GiB or more. By default every value is kept.
+    #[arg(long)]
+    pub portable: bool,
 }
 
 impl NormOpts {
@@ -34,6 +40,7 @@ impl NormOpts {
         normalize::Options {
             durations: if self.keep_durations.is_some() { Durations::Bucket } else { Durations::Drop },
             collapse_repeats: self.collapse_repeats,
+            portable: self.portable,
         }
     }
 }

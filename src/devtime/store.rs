@@ -237,10 +237,10 @@ mod tests {
     #[test]
     fn spilled_commands_come_back_in_order_and_by_id() {
         clear();
-        let dir = std::env::temp_dir().join(format!("cltap-store-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
+        let tmp = tempfile::Builder::new().prefix("cltap-store-").tempdir().unwrap();
+        let dir = tmp.path();
         record(cmd(1)); // before the spill is configured: kept in memory
-        configure_spill(&dir, "cmds");
+        configure_spill(dir, "cmds");
         for id in 2..=5000 {
             record(cmd(id));
         }

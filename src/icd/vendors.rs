@@ -91,12 +91,10 @@ pub fn self_path() -> Option<PathBuf> {
 mod tests {
     use super::*;
 
-    fn dir_with(files: &[(&str, &str)]) -> PathBuf {
-        let d = std::env::temp_dir().join(format!("cltap-vendors-{}-{}", std::process::id(), files.len()));
-        let _ = std::fs::remove_dir_all(&d);
-        std::fs::create_dir_all(&d).unwrap();
+    fn dir_with(files: &[(&str, &str)]) -> tempfile::TempDir {
+        let d = tempfile::Builder::new().prefix("cltap-vendors-").tempdir().unwrap();
         for (n, c) in files {
-            std::fs::write(d.join(n), c).unwrap();
+            std::fs::write(d.path().join(n), c).unwrap();
         }
         d
     }
@@ -104,7 +102,7 @@ mod tests {
     #[test]
     fn explicit_list_wins() {
         let d = dir_with(&[("a.icd", "liba.so\n")]);
-        let v = candidates(Some(&[PathBuf::from("/x/libpocl.so.2")]), Some("/whatever"), &d);
+        let v = candidates(Some(&[PathBuf::from("/x/libpocl.so.2")]), Some("/whatever"), d.path());
         assert_eq!(v.len(), 1);
         assert_eq!(v[0].library, PathBuf::from("/x/libpocl.so.2"));
     }
@@ -112,11 +110,11 @@ mod tests {
     #[test]
     fn vendor_dir_sorted_and_cltap_named_alone_falls_back() {
         let d = dir_with(&[("b.icd", "libb.so\n"), ("a.icd", "  liba.so  \n"), ("readme.txt", "x")]);
-        let v = candidates(None, None, &d);
+        let v = candidates(None, None, d.path());
         assert_eq!(v.iter().map(|c| c.library.to_str().unwrap()).collect::<Vec<_>>(), ["liba.so", "libb.so"]);
-        let v = candidates(None, Some("/opt/libcltap_layer.so"), &d);
+        let v = candidates(None, Some("/opt/libcltap_layer.so"), d.path());
         assert_eq!(v.len(), 2, "OCL_ICD_VENDORS naming only cltap uses the vendor dir");
-        let v = candidates(None, Some("/usr/lib/libpocl.so.2"), &d);
+        let v = candidates(None, Some("/usr/lib/libpocl.so.2"), d.path());
         assert_eq!(v[0].library, PathBuf::from("/usr/lib/libpocl.so.2"));
     }
 }

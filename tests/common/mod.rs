@@ -69,10 +69,54 @@ pub enum Mode {
     Icd,
 }
 
+/// A folder of the system's temporary space that is removed when dropped,
+/// also when the test fails (the panic unwinds through it).
+pub struct Scratch(tempfile::TempDir);
+
+impl std::ops::Deref for Scratch {
+    type Target = Path;
+    fn deref(&self) -> &Path {
+        self.0.path()
+    }
+}
+
+impl AsRef<Path> for Scratch {
+    fn as_ref(&self) -> &Path {
+        self.0.path()
+    }
+}
+
+impl AsRef<std::ffi::OsStr> for Scratch {
+    fn as_ref(&self) -> &std::ffi::OsStr {
+        self.0.path().as_os_str()
+    }
+}
+
+pub fn scratch(name: &str) -> Scratch {
+    Scratch(tempfile::Builder::new().prefix(&format!("cltap-test-{name}-")).tempdir().unwrap())
+}
+
+/// The folder shared by one test binary's tests (vendor lists, default
+/// outputs); removed when the binary exits.
+fn process_dir() -> &'static Path {
+    static D: OnceLock<PathBuf> = OnceLock::new();
+    D.get_or_init(|| {
+        let d = tempfile::Builder::new().prefix("cltap-test-").tempdir().unwrap().keep();
+        extern "C" fn remove() {
+            if let Some(d) = D.get() {
+                let _ = std::fs::remove_dir_all(d);
+            }
+        }
+        // SAFETY: registering a plain function; the harness ends with exit().
+        unsafe { libc::atexit(remove) };
+        d
+    })
+}
+
 fn empty_dir() -> &'static Path {
     static D: OnceLock<PathBuf> = OnceLock::new();
     D.get_or_init(|| {
-        let d = root().join("target/test-empty-vendors");
+        let d = process_dir().join("empty-vendors");
         std::fs::create_dir_all(&d).unwrap();
         d
     })
@@ -131,14 +175,14 @@ pub fn command(program: &Path, args: &[&str], drivers: &[Driver], loader: Loader
 
 /// Where the layer's files go during the tests.
 pub fn log_dir() -> PathBuf {
-    let d = root().join("target/test-logs");
+    let d = process_dir().join("logs");
     std::fs::create_dir_all(&d).unwrap();
     d
 }
 
 /// A directory of `.icd` files naming `libs`, for ocl-icd.
 pub fn vendor_dir(libs: &[String]) -> PathBuf {
-    let d = root().join(format!("target/test-vendors-{}", libs.len()));
+    let d = process_dir().join(format!("vendors-{}", libs.len()));
     let _ = std::fs::remove_dir_all(&d);
     std::fs::create_dir_all(&d).unwrap();
     for (i, l) in libs.iter().enumerate() {

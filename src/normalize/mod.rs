@@ -2,7 +2,10 @@
 //! become T1, T2…, handles become typed names (`context#1`, `mem#3`)
 //! numbered as objects are made, host pointers `ptr` (their addresses and
 //! aliasing vary between runs), command ids are renumbered from 1, and times
-//! are removed (or kept as order-of-magnitude buckets).
+//! are removed (or kept as order-of-magnitude buckets). With `portable`,
+//! facts about the host are hidden as well (see [`portable`]).
+
+pub mod portable;
 
 use crate::meta;
 use cltap_formats::apilog::{Call, Entry};
@@ -23,6 +26,9 @@ pub struct Options {
     /// Consecutive identical calls on a thread (polling loops) become one
     /// line marked `[repeated]`, so their count does not make runs differ.
     pub collapse_repeats: bool,
+    /// Hide host facts (driver strings' sizes, driver-chosen local sizes,
+    /// memory-derived sizes): see [`portable`].
+    pub portable: bool,
 }
 
 /// One normalized call, kept structured for the diff.
@@ -36,7 +42,7 @@ pub struct NCall {
     pub outs: Vec<(String, String)>,
     pub duration: Option<String>,
     /// Set for a `local_work_size` line: the sizes, before its call.
-    pub local_size: Option<Vec<u64>>,
+    pub local_size: Option<Vec<String>>,
     pub repeated: bool,
 }
 
@@ -65,8 +71,7 @@ impl NCall {
             let _ = write!(s, ", *{n} = {v}");
         }
         if let Some(l) = &self.local_size {
-            let v: Vec<String> = l.iter().map(u64::to_string).collect();
-            let _ = write!(s, " [local size chosen by the driver: ({})]", v.join(", "));
+            let _ = write!(s, " [local size chosen by the driver: ({})]", l.join(", "));
         }
         if self.repeated {
             s += " [repeated]";
@@ -160,34 +165,6 @@ impl Names {
     }
 }
 
-/// A build log holds the compiler's temporary paths and the host CPU's name,
-/// so its length differs between machines running the same driver.
-fn is_build_log(name: &str, args: &[(String, String)]) -> bool {
-    name == "clGetProgramBuildInfo"
-        && args.iter().any(|(n, v)| n == "param_name" && v.split(' ').next() == Some(CL_PROGRAM_BUILD_LOG))
-}
-
-const CL_PROGRAM_BUILD_LOG: &str = "4483";
-
-/// Sizes (and, when decoded, the text) of a build log become `<log>`; a
-/// size of 0 (the length query) stays, since it is the application's choice.
-fn mask_log_sizes(args: Vec<(String, String)>, outs: Vec<(String, String)>) -> (Vec<(String, String)>, Vec<(String, String)>) {
-    let mask = |(n, v): (String, String)| {
-        let sized = n == "param_value_size" && v != "0";
-        let numeric = n == "param_value_size_ret" && v.bytes().all(|b| b.is_ascii_digit());
-        let text = n == "param_value" && v.contains(' ');
-        let v = if sized || numeric {
-            "<log>".to_string()
-        } else if text {
-            format!("{} <log>", v.split(' ').next().unwrap_or(""))
-        } else {
-            v
-        };
-        (n, v)
-    };
-    (args.into_iter().map(mask).collect(), outs.into_iter().map(mask).collect())
-}
-
 fn bucket(us: u64) -> String {
     match us {
         0 => "<1us".into(),
@@ -255,11 +232,14 @@ pub fn normalize(entries: &[Entry], opt: Options) -> Vec<NCall> {
                 (n.clone(), v)
             })
             .collect();
-        let (args, outs) = if is_build_log(&c.name, &args) { mask_log_sizes(args, outs) } else { (args, outs) };
-        let local_size = match pending_lws.take() {
-            Some((id, sizes)) if Some(id) == c.cmd_id => Some(sizes),
+        let (mut args, mut outs) = (args, outs);
+        let mut local_size = match pending_lws.take() {
+            Some((id, sizes)) if Some(id) == c.cmd_id => Some(sizes.iter().map(u64::to_string).collect()),
             _ => None,
         };
+        if opt.portable {
+            portable::mask(&c.name, &mut args, &mut outs, &mut local_size, portable::Form::ApiLog);
+        }
         let call = NCall {
             thread: thread.clone(),
             name: c.name.clone(),
@@ -324,7 +304,7 @@ pub fn normalize_atp(atp: &cltap_formats::atp::Atp, opt: Options) -> Vec<NCall> 
         let times = atp.timestamps.get(b).map(|t| &t.items[..]).unwrap_or(&[]);
         for (i, c) in block.items.iter().enumerate() {
             let fmeta = meta::by_name(&c.name).map(|i| &meta::FUNCTIONS[i]);
-            let args = c
+            let mut args: Vec<(String, String)> = c
                 .args
                 .iter()
                 .enumerate()
@@ -344,6 +324,9 @@ pub fn normalize_atp(atp: &cltap_formats::atp::Atp, opt: Options) -> Vec<NCall> 
                     (name, v)
                 })
                 .collect();
+            if opt.portable {
+                portable::mask(&c.name, &mut args, &mut [], &mut None, portable::Form::Atp);
+            }
             let ret_kind = fmeta.map_or("ptr", |f| kind_of(f.ret_type));
             let r = hex_tokens(&c.ret);
             let result = if r.len() == 16 && r.bytes().all(|b| b.is_ascii_hexdigit()) { names.fresh(&r, ret_kind) } else { r };
@@ -418,16 +401,73 @@ mod tests {
     }
 
     #[test]
-    fn build_log_sizes_are_masked_but_the_length_query_stays() {
+    fn build_log_sizes_are_portable_only() {
         let q = |size: &str, ret: &str| call(1, "clGetProgramBuildInfo", &[("cl_program", "program", "0000000000001000"), ("cl_program_build_info", "param_name", "4483 (CL_PROGRAM_BUILD_LOG)"), ("size_t", "param_value_size", size)], "CL_SUCCESS", &[("param_value_size_ret", ret)], None);
         let other = call(1, "clGetProgramBuildInfo", &[("cl_program_build_info", "param_name", "4481"), ("size_t", "param_value_size", "4")], "CL_SUCCESS", &[("param_value_size_ret", "4")], None);
-        let n = normalize(&[q("0", "167"), q("167", "NULL"), other], Options::default());
+        let log = [q("0", "167"), q("167", "NULL"), other];
+        let exact = normalize(&log, Options::default());
+        assert_eq!(exact[0].outs[0].1, "167", "the default keeps every value");
+        let n = normalize(&log, Options { portable: true, ..Options::default() });
         assert_eq!(n[0].args[2].1, "0");
-        assert_eq!(n[0].outs[0].1, "<log>");
-        assert_eq!(n[1].args[2].1, "<log>");
+        assert_eq!(n[0].outs[0].1, "<host>");
+        assert_eq!(n[1].args[2].1, "<host>");
         assert_eq!(n[1].outs[0].1, "NULL");
         assert_eq!(n[2].args[1].1, "4", "other queries keep their sizes");
         assert_eq!(n[2].outs[0].1, "4");
+    }
+
+    /// One program's log as two hosts write it: `host` picks the device
+    /// name's length and the local size the driver chose.
+    fn host_log(name_len: u64, lws: u64, edit: impl Fn(&mut Vec<Entry>)) -> String {
+        let info = |size: &str, ret: &str| call(1, "clGetDeviceInfo", &[("cl_device_id", "device", "0000000000002000"), ("cl_device_info", "param_name", "4139"), ("size_t", "param_value_size", size)], "CL_SUCCESS", &[("param_value_size_ret", ret)], None);
+        let ndrange = call(1, "clEnqueueNDRangeKernel", &[("cl_command_queue", "command_queue", "0000000000003000"), ("cl_uint", "work_dim", "1"), ("const size_t*", "local_work_size", "0000000000000000")], "CL_SUCCESS", &[], Some(40));
+        let mut log = vec![
+            info("0", &name_len.to_string()),
+            info(&name_len.to_string(), "NULL"),
+            Entry::LocalWorkSize { cmd_id: 40, sizes: vec![lws] },
+            ndrange,
+            call(1, "clCreateBuffer", &[("cl_context", "context", "0000000000004000"), ("size_t", "size", "4096")], "0000000000005000", &[], None),
+        ];
+        edit(&mut log);
+        let text = apilog::write(&log);
+        render(&normalize(&apilog::read(&text).unwrap(), Options { portable: true, collapse_repeats: true, ..Options::default() }))
+    }
+
+    #[test]
+    fn portable_logs_of_two_hosts_are_the_same_bytes() {
+        let xeon = host_log(50, 64, |_| {});
+        let epyc = host_log(32, 32, |_| {});
+        assert_eq!(xeon, epyc);
+        assert!(xeon.contains("[local size chosen by the driver: (<host>)]"), "{xeon}");
+        let exact = |n, l| render(&normalize(&apilog::read(&apilog::write(&{
+            let mut v = Vec::new();
+            v.push(call(1, "clGetDeviceInfo", &[("cl_device_info", "param_name", "4139"), ("size_t", "param_value_size", "0")], "CL_SUCCESS", &[("param_value_size_ret", n)], None));
+            v.push(Entry::LocalWorkSize { cmd_id: 1, sizes: vec![l] });
+            v.push(call(1, "clEnqueueNDRangeKernel", &[("cl_uint", "work_dim", "1")], "CL_SUCCESS", &[], Some(1)));
+            v
+        })).unwrap(), Options::default()));
+        assert_ne!(exact("50", 64), exact("32", 32), "without --portable every value is kept");
+    }
+
+    #[test]
+    fn portable_still_sees_calls_arguments_and_statuses() {
+        let base = host_log(50, 64, |_| {});
+        fn set(i: usize, f: impl Fn(&mut Call)) -> impl Fn(&mut Vec<Entry>) {
+            move |log| {
+                if let Entry::Call(c) = &mut log[i] {
+                    f(c)
+                }
+            }
+        }
+        let changed_arg = host_log(32, 32, set(4, |c| c.args[1].value = "8192".into()));
+        let changed_status = host_log(32, 32, set(4, |c| c.result = Some("0000000000000000".into())));
+        let changed_param = host_log(32, 32, set(0, |c| c.args[1].value = "4140".into()));
+        let removed = host_log(32, 32, |log| {
+            log.remove(4);
+        });
+        for other in [changed_arg, changed_status, changed_param, removed] {
+            assert_ne!(base, other);
+        }
     }
 
     #[test]
@@ -461,7 +501,7 @@ mod tests {
         let poll = call(1, "clGetEventInfo", &[("cl_event", "event", "0000000000001005"), ("cl_event_info", "param_name", "4563")], "CL_SUCCESS", &[], None);
         e.push(poll.clone());
         e.push(poll);
-        let n = normalize(&e, Options { durations: Durations::Bucket, collapse_repeats: true });
+        let n = normalize(&e, Options { durations: Durations::Bucket, collapse_repeats: true, portable: false });
         assert_eq!(n.len(), 3);
         assert!(n[0].line().contains("[~10us]"));
         assert!(!n[0].repeated);

@@ -298,7 +298,7 @@ fn layer_wrapper(s: &mut String, f: &Function, id: usize, ext: Option<usize>) {
     // The log shows the application's arguments, not cltap's substitutes.
     writeln!(s, "    let __app = {};", arg_words(f)).unwrap();
     devtime_pre(s, f);
-    writeln!(s, "    let __t = crate::rt::enter({id});").unwrap();
+    writeln!(s, "    let __t = crate::rt::enter({id}, &__app);").unwrap();
     writeln!(s, "    let r = f({args});").unwrap();
     let mut post = String::new();
     devtime_post(&mut post, f);
@@ -436,7 +436,7 @@ fn icd_wrapper(s: &mut String, f: &Function, id: usize, ext: Option<usize>) {
     writeln!(s, "    if f.is_null() {{ crate::rt::missing({id}); {} }}", fail_with(f, "-59")).unwrap();
     writeln!(s, "    let f: {fty} = ::core::mem::transmute(f);").unwrap();
     devtime_pre(s, f);
-    writeln!(s, "    let __t = crate::rt::enter({id});").unwrap();
+    writeln!(s, "    let __t = crate::rt::enter({id}, &__app);").unwrap();
     writeln!(s, "    let r = f({args});").unwrap();
     let mut post = String::new();
     devtime_post(&mut post, f);

@@ -54,7 +54,7 @@ impl Default for Tally {
 }
 
 /// Formats the tally as an aligned table, busiest API first.
-pub fn render(rows: &[(usize, u64, u64)], name_of: impl Fn(usize) -> &'static str) -> String {
+pub fn render<'a>(rows: &[(usize, u64, u64)], name_of: impl Fn(usize) -> &'a str) -> String {
     let mut rows: Vec<_> = rows.iter().map(|&(id, c, e)| (name_of(id), c, e)).collect();
     rows.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
     let w = rows.iter().map(|r| r.0.len()).max().unwrap_or(3).max(3);

@@ -8,7 +8,7 @@ use std::path::PathBuf;
 pub const VARIABLES: &[(&str, &str)] = &[
     ("CLTAP_ICD_FILENAMES", "colon-separated paths of the real OpenCL drivers (ICD mode)"),
     ("CLTAP_SUMMARY", "0 or 1: print the call summary at exit"),
-    ("CLTAP_OUTPUT_DIR", "an existing directory for output files"),
+    ("CLTAP_OUTPUT_DIR", "a directory for output files, created if missing"),
     ("CLTAP_API_LOG", "0 or 1: write the API log (default 1)"),
     ("CLTAP_LOG", "file, stderr or stdout: where the API log goes"),
     ("CLTAP_LOG_DECODE", "0 or 1: add decoded values to the API log"),
@@ -194,11 +194,23 @@ impl Config {
                     }
                 }
                 "CLTAP_OUTPUT_DIR" => {
-                    if std::path::Path::new(&v).is_dir() {
-                        cfg.output_dir = PathBuf::from(&v);
-                        Ok(())
-                    } else {
-                        Err(ConfigError::Invalid { var: "CLTAP_OUTPUT_DIR", value: v.clone(), accepted: "an existing directory" })
+                    // Created when missing, as `cltap run --output` does.
+                    let p = std::path::Path::new(&v);
+                    match std::fs::create_dir_all(p) {
+                        Ok(()) if p.is_dir() => {
+                            cfg.output_dir = PathBuf::from(&v);
+                            Ok(())
+                        }
+                        Ok(()) => Err(ConfigError::Invalid { var: "CLTAP_OUTPUT_DIR", value: v.clone(), accepted: "a directory" }),
+                        Err(e) => Err(ConfigError::Invalid {
+                            var: "CLTAP_OUTPUT_DIR",
+                            value: v.clone(),
+                            accepted: if e.kind() == std::io::ErrorKind::PermissionDenied {
+                                "a directory that exists or can be created (permission denied)"
+                            } else {
+                                "a directory that exists or can be created"
+                            },
+                        }),
                     }
                 }
                 "CLTAP_API_LOG" => flag("CLTAP_API_LOG", &v).map(|b| cfg.api_log = b),
@@ -333,8 +345,16 @@ mod tests {
     }
 
     #[test]
-    fn output_dir_must_exist() {
-        let (_, e) = Config::from_vars(vars(&[("CLTAP_OUTPUT_DIR", "/definitely/not/here")]));
+    fn output_dir_is_created_or_refused_clearly() {
+        let tmp = tempfile::tempdir().unwrap();
+        let want = tmp.path().join("a/b");
+        let (c, e) = Config::from_vars(vars(&[("CLTAP_OUTPUT_DIR", want.to_str().unwrap())]));
+        assert!(e.is_empty(), "{e:?}");
+        assert!(want.is_dir() && c.output_dir == want);
+        let file = tmp.path().join("f");
+        std::fs::write(&file, "").unwrap();
+        let (_, e) = Config::from_vars(vars(&[("CLTAP_OUTPUT_DIR", file.join("x").to_str().unwrap())]));
         assert_eq!(e.len(), 1);
+        assert!(e[0].to_string().contains("CLTAP_OUTPUT_DIR") && e[0].to_string().contains("can be created"), "{}", e[0]);
     }
 }

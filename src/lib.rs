@@ -14,5 +14,6 @@ pub mod icd;
 pub mod meta;
 pub mod normalize;
 pub mod report;
+pub mod summary;
 pub mod sys;
 pub mod trace;

@@ -30,7 +30,8 @@ fn bad_settings_get_one_message_and_the_application_runs_unchanged() {
     let plain = run(command(&prog, &[], &[Driver::Pocl], Loader::OclIcd, Mode::Plain));
     for (var, value) in [
         ("CLTAP_SUMMARY", "maybe"),
-        ("CLTAP_OUTPUT_DIR", "/no/such/dir"),
+        // A folder that cannot be created (one that is missing is).
+        ("CLTAP_OUTPUT_DIR", "/dev/null/cltap"),
         ("CLTAP_SUMARY", "1"),
         ("CLTAP_API_LOG", "sometimes"),
         ("CLTAP_LOG", "syslog"),
@@ -53,6 +54,19 @@ fn bad_settings_get_one_message_and_the_application_runs_unchanged() {
             assert!(!o.stderr.contains("TID "), "no API log either");
         }
     }
+}
+
+#[test]
+fn a_missing_output_folder_is_created() {
+    let d = scratch("outdir");
+    let want = d.join("not/yet");
+    let mut c = command(&programs().join("queues"), &[], &[Driver::Pocl], Loader::OclIcd, Mode::Layer);
+    c.env("CLTAP_OUTPUT_DIR", &want);
+    let o = run(c);
+    assert_eq!(o.code, Some(0), "{}", o.stderr);
+    assert!(!o.stderr.contains("cltap:"), "no message: {}", o.stderr);
+    let logs: Vec<_> = std::fs::read_dir(&want).unwrap().filter_map(|e| e.ok()).filter(|e| e.path().extension().is_some_and(|x| x == "apilog")).collect();
+    assert_eq!(logs.len(), 1);
 }
 
 /// Parses the tally cltap prints at exit into (API, calls).

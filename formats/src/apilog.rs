@@ -16,6 +16,10 @@ pub struct Arg {
     pub value: String,
 }
 
+/// Written instead of the result of a call that never returned (the process
+/// died in it); its duration is 0 and it has no outputs.
+pub const NOT_RETURNED: &str = "<did not return>";
+
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Call {
     pub tid: u64,
@@ -31,6 +35,12 @@ pub struct Call {
     pub result: Option<String>,
     /// Output parameters after the call: (`event`, `0000000001234560`).
     pub outs: Vec<(String, String)>,
+}
+
+impl Call {
+    pub fn returned(&self) -> bool {
+        self.result.as_deref() != Some(NOT_RETURNED)
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -3,6 +3,7 @@
 
 pub mod apilog;
 pub mod atp;
+pub mod cltrace;
 mod atp_api_types;
 #[cfg(test)]
 mod test_rng;

@@ -334,7 +334,7 @@ pub unsafe extern "C" fn clGetExtensionFunctionAddressForPlatform(platform: *mut
     }
     let fp = cltap::dispatch::object_slot(real_p, gen::slot::clGetExtensionFunctionAddressForPlatform);
     let id = gen::id::clGetExtensionFunctionAddressForPlatform;
-    let t = rt::enter(id);
+    let t = rt::enter(id, &[platform as u64, name as u64]);
     let real = if fp.is_null() {
         std::ptr::null_mut()
     } else {

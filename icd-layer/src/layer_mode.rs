@@ -108,7 +108,7 @@ pub unsafe extern "C" fn clGetExtensionFunctionAddress(name: *mut c_void) -> *mu
     }
     let f: unsafe extern "C" fn(*mut c_void) -> *mut c_void = std::mem::transmute(f);
     let id = gen::id::clGetExtensionFunctionAddress;
-    let t = rt::enter(id);
+    let t = rt::enter(id, &[name as u64]);
     let real = f(name);
     let out = rt::guard(real, || substitute(name as *const c_char, real, std::ptr::null()));
     rt::finish_call(id, t, out as u64, &[name as u64], out.is_null());
@@ -123,7 +123,7 @@ pub unsafe extern "C" fn clGetExtensionFunctionAddressForPlatform(platform: *mut
     }
     let f: unsafe extern "C" fn(*mut c_void, *mut c_void) -> *mut c_void = std::mem::transmute(f);
     let id = gen::id::clGetExtensionFunctionAddressForPlatform;
-    let t = rt::enter(id);
+    let t = rt::enter(id, &[platform as u64, name as u64]);
     let real = f(platform, name);
     let out = rt::guard(real, || substitute(name as *const c_char, real, key_of(platform)));
     rt::finish_call(id, t, out as u64, &[platform as u64, name as u64], out.is_null());

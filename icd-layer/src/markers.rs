@@ -34,7 +34,7 @@ pub unsafe extern "C" fn clBeginPerfMarkerCLTAP(name: *const c_char, group: *con
 
 unsafe fn begin(name: *const c_char, group: *const c_char) -> i32 {
     let id = crate::gen::id::clBeginPerfMarkerCLTAP;
-    let t = rt::enter(id);
+    let t = rt::enter(id, &[name as u64, group as u64]);
     let r = if name.is_null() {
         CL_INVALID_VALUE
     } else {
@@ -53,7 +53,7 @@ pub unsafe extern "C" fn clEndPerfMarkerCLTAP() -> i32 {
 
 unsafe fn end() -> i32 {
     let id = crate::gen::id::clEndPerfMarkerCLTAP;
-    let t = rt::enter(id);
+    let t = rt::enter(id, &[]);
     let open = DEPTH.try_with(|d| {
         let n = d.get();
         d.set(n.saturating_sub(1));

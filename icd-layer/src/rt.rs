@@ -4,6 +4,7 @@
 use crate::gen;
 use cltap::calls::Tally;
 use cltap::config::Config;
+use cltap::trace::local::{self, Opened};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::OnceLock;
 
@@ -24,33 +25,38 @@ static NEXT_CMD: AtomicU64 = AtomicU64::new(1);
 pub struct Enter {
     pub on: bool,
     pub cmd: u64,
-    pub t0: u64,
+    rec: Opened,
 }
 
-/// Before each forwarded call: one relaxed load when the call is not logged.
+/// Before each forwarded call: one relaxed load when the call is not
+/// logged; otherwise its record is opened in this thread's chunk of the
+/// trace, so that a call that never returns is still there.
 #[inline(always)]
-pub fn enter(id: usize) -> Enter {
+pub fn enter(id: usize, args: &[u64]) -> Enter {
     if !LOGGED[id].load(Ordering::Relaxed) {
         // Command ids stay the same whatever CLTAP_LOG_FILTER leaves out.
         if NUMBERED[id].load(Ordering::Relaxed) {
             NEXT_CMD.fetch_add(1, Ordering::Relaxed);
         }
-        return Enter { on: false, cmd: 0, t0: 0 };
+        return Enter { on: false, cmd: 0, rec: Opened::NONE };
     }
-    let cmd = if cltap::meta::FUNCTIONS[id].event_out { NEXT_CMD.fetch_add(1, Ordering::Relaxed) } else { 0 };
-    Enter { on: true, cmd, t0: cltap::trace::tsc::now() }
+    let f = &cltap::meta::FUNCTIONS[id];
+    let cmd = if f.event_out { NEXT_CMD.fetch_add(1, Ordering::Relaxed) } else { 0 };
+    let t0 = cltap::trace::tsc::now();
+    // SAFETY: the application's argument words.
+    let rec = unsafe { local::open(id, f, f.event_out.then_some(cmd), t0, args) };
+    Enter { on: true, cmd, rec }
 }
 
-/// After a logged call: its record goes to this thread's buffer.
+/// After a logged call: its record is completed. The host tally is taken
+/// from the trace, so nothing here is written by other threads.
 #[inline(always)]
-pub fn exit(id: usize, e: Enter, ret: u64, args: &[u64], failed: bool) {
+pub fn exit(id: usize, e: Enter, ret: u64, args: &[u64], _failed: bool) {
     let t1 = cltap::trace::tsc::now();
-    TALLY.record(id, failed);
-    let cmd = cltap::meta::FUNCTIONS[id].event_out.then_some(e.cmd);
     // SAFETY: the arguments are the application's, after a call that used them.
     unsafe {
         let lws = if id == gen::id::clEnqueueNDRangeKernel && args[5] == 0 && ret == 0 { crate::lws::suggested(args) } else { None };
-        cltap::trace::writer::submit(id, cmd, e.t0, t1, ret, args, lws.as_ref().map(|(v, n)| &v[..*n]))
+        local::complete(e.rec, &cltap::meta::FUNCTIONS[id], t1, ret, args, lws.as_ref().map(|(v, n)| &v[..*n]))
     };
 }
 
@@ -107,7 +113,8 @@ pub fn config() -> &'static Config {
 
 fn start_trace(cfg: &Config) {
     use cltap::config::LogDest;
-    use cltap::trace::writer::{Dest, TraceSettings};
+    use cltap::trace::render::Dest;
+    use cltap::trace::writer::TraceSettings;
     // The core's metadata and the layer's wrappers come from one description.
     debug_assert!(gen::NAMES.iter().zip(cltap::meta::FUNCTIONS.iter()).all(|(a, b)| *a == b.name));
     let settings = TraceSettings {
@@ -116,14 +123,17 @@ fn start_trace(cfg: &Config) {
             watermark: cfg.watermark_bytes(),
             policy: if cfg.lossless { cltap::trace::buffers::Policy::Lossless } else { cltap::trace::buffers::Policy::Discard },
         },
-        dest: cfg.api_log.then(|| match cfg.log_dest {
-            LogDest::File => Dest::Dir(cfg.output_dir.clone()),
+        dir: cfg.output_dir.clone(),
+        api_log: cfg.api_log.then(|| match cfg.log_dest {
+            LogDest::File => Dest::File,
             LogDest::Stderr => Dest::Stderr,
             LogDest::Stdout => Dest::Stdout,
         }),
         options: cltap::trace::printer::Options { decode: cfg.decode },
-        timeline: cfg.timeline.then(|| cfg.output_dir.clone()),
-        atp: cfg.atp.then(|| cfg.output_dir.clone()),
+        timeline: cfg.timeline,
+        atp: cfg.atp,
+        summary: cfg.summary,
+        device_timing: cfg.times_devices(),
     };
     cltap::trace::writer::start(settings);
     for (i, n) in gen::NAMES.iter().enumerate() {
@@ -158,114 +168,28 @@ pub fn finish() {
     crate::devtime::release_pending_events();
     cltap::trace::writer::finish();
     if cfg.summary {
-        write_summary_json(cfg);
-        // With the API log, the writer knows every call's time; without it
-        // only the counts are kept.
-        let table = match cltap::trace::writer::host_table().filter(|r| !r.is_empty()) {
-            Some(rows) => cltap::report::render_ns(&rows),
-            None => cltap::calls::render(&TALLY.snapshot(), |i| gen::NAMES[i]),
+        use cltap::summary::{Host, Summary};
+        // With the trace, every call's time is known; without it only the
+        // counts are kept.
+        let host = match cltap::trace::writer::host_table().filter(|r| !r.is_empty()) {
+            Some(rows) => Host::Timed(rows),
+            None => Host::Counted(TALLY.snapshot().into_iter().map(|(i, c, e)| (gen::NAMES[i].to_string(), c, e)).collect()),
         };
-        let mut msg = String::from("cltap: calls passed through\n");
-        for l in table.lines() {
-            msg += "cltap:   ";
-            msg += l;
-            msg += "\n";
-        }
-        if cfg.times_devices() {
-            msg += &device_tables();
-        }
         let unknown = crate::icd_mode::unknown_extensions();
+        let mut notes = Vec::new();
         if !unknown.is_empty() {
-            msg += &format!("cltap: extension functions unknown to cltap, passed through unrecorded: {}\n", unknown.join(", "));
+            notes.push(format!("extension functions unknown to cltap, passed through unrecorded: {}", unknown.join(", ")));
+        }
+        let in_flight = cltap::trace::writer::in_flight();
+        let s = Summary { pid: std::process::id(), host, device_timing: cfg.times_devices(), pending_at_exit: crate::devtime::pending(), in_flight: &in_flight, notes };
+        let path = cfg.output_dir.join(format!("{}.summary.json", cltap::trace::writer::stem(std::process::id())));
+        if let Err(e) = s.write_json(&path) {
+            cltap::warn!("cannot write {}: {e}", path.display());
         }
         use std::io::Write;
-        let _ = std::io::stderr().lock().write_all(msg.as_bytes());
+        let _ = std::io::stderr().lock().write_all(s.table().as_bytes());
     }
     cltap::devtime::remove_spill();
-}
-
-/// `<app>.<pid>.summary.json`: the same tallies, for machines. The list of
-/// commands is streamed from the device records, so it is never built in
-/// memory.
-fn write_summary_json(cfg: &Config) {
-    use serde_json::json;
-    let host: Vec<_> = TALLY.snapshot().into_iter().map(|(i, c, e)| json!({"api": gen::NAMES[i], "calls": c, "errors": e})).collect();
-    let t = cltap::devtime::tables();
-    let kernels: Vec<_> = t
-        .kernels()
-        .into_iter()
-        .map(|k| json!({"kernel": k.kernel, "launches": k.launches, "total_ns": k.total_ns, "min_ns": k.min_ns, "max_ns": k.max_ns,
-            "by_size": k.by_size.iter().map(|(s, n, t)| json!({"sizes": s, "launches": n, "total_ns": t})).collect::<Vec<_>>()}))
-        .collect();
-    let transfers: Vec<_> = t
-        .transfers()
-        .into_iter()
-        .map(|t| json!({"direction": t.direction, "count": t.count, "bytes": t.bytes, "total_ns": t.total_ns, "gb_per_s": t.gb_per_s()}))
-        .collect();
-    let head = json!({
-        "cltap": env!("CARGO_PKG_VERSION"),
-        "pid": std::process::id(),
-        "host": host,
-        "device_timing": cfg.times_devices(),
-        "kernels": kernels,
-        "transfers": transfers,
-        "pending_at_exit": crate::devtime::pending(),
-        "untimed": cltap::devtime::untimed_commands().len(),
-    });
-    let name = cltap::trace::writer::log_file_name(std::process::id()).replace(".apilog", ".summary.json");
-    let path = cfg.output_dir.join(name);
-    let write = || -> std::io::Result<()> {
-        use std::io::Write;
-        let mut out = std::io::BufWriter::new(std::fs::File::create(&path)?);
-        // The object without its closing brace, then the command list.
-        let text = serde_json::to_string_pretty(&head).unwrap_or_default();
-        out.write_all(text.trim_end().trim_end_matches('}').trim_end().as_bytes())?;
-        out.write_all(b",\n  \"commands\": [")?;
-        let mut first = true;
-        let mut result = Ok(());
-        cltap::devtime::for_each(|c| {
-            let v = json!({"cmd_id": c.cmd_id, "api": c.api, "tid": c.tid, "queue": format!("{:016X}", c.queue), "kernel": c.kernel,
-                "global": c.global, "local": c.local, "bytes": c.bytes, "queued": c.queued, "submit": c.submit, "start": c.start, "end": c.end, "status": c.status});
-            let sep: &[u8] = if first { b"\n    " } else { b",\n    " };
-            first = false;
-            if result.is_ok() {
-                result = out.write_all(sep).and_then(|_| out.write_all(v.to_string().as_bytes()));
-            }
-        });
-        result?;
-        out.write_all(b"\n  ]\n}\n")?;
-        out.flush()
-    };
-    if let Err(e) = write() {
-        cltap::warn!("cannot write {}: {e}", path.display());
-    }
-}
-
-/// The device-side tables of the summary.
-fn device_tables() -> String {
-    let t = cltap::devtime::tables();
-    let mut s = String::new();
-    let indent = |t: String| t.lines().map(|l| format!("cltap:   {l}\n")).collect::<String>();
-    s += &format!("cltap: device time per kernel ({} commands timed)\n", cltap::devtime::count());
-    s += &indent(cltap::devtime::render_kernels(&t.kernels()));
-    let tr = t.transfers();
-    if !tr.is_empty() {
-        s += "cltap: transfers\n";
-        s += &indent(cltap::devtime::render_transfers(&tr));
-    }
-    for (dev, timer) in cltap::devtime::device_clocks() {
-        let how = if timer { "clGetDeviceAndHostTimer" } else { "an offset measured from the enqueue calls (no host timer)" };
-        s += &format!("cltap: {dev}: device times put on the host clock with {how}\n");
-    }
-    let pending = crate::devtime::pending();
-    if pending > 0 {
-        s += &format!("cltap: {pending} command(s) had not completed when the process ended; they are not timed\n");
-    }
-    let untimed = cltap::devtime::untimed_commands();
-    if !untimed.is_empty() {
-        s += &format!("cltap: {} command(s) could not be timed (first: {} {}: {})\n", untimed.len(), untimed[0].1, untimed[0].0, untimed[0].2);
-    }
-    s
 }
 
 /// Runs layer code that is not a forwarded call: a panic in it is caught and

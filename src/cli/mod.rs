@@ -2,6 +2,7 @@
 
 mod bench;
 mod logs;
+mod render;
 mod run;
 
 use clap::{Parser, Subcommand};
@@ -25,6 +26,8 @@ enum Cmd {
     Check(logs::CheckArgs),
     /// Print the host-API tally of captured logs; for .atp files also the kernel and transfer tables.
     Report(logs::ReportArgs),
+    /// Render a binary trace (.cltrace) into the API log, .atp, timeline and summary it asked for.
+    Render(render::RenderArgs),
     /// Measure what cltap adds per call, and the API log's throughput.
     Bench(bench::BenchArgs),
 }
@@ -37,6 +40,7 @@ pub fn main() -> i32 {
         Cmd::Diff(a) => logs::diff_cmd(a),
         Cmd::Check(a) => logs::check_cmd(a),
         Cmd::Report(a) => logs::report_cmd(a),
+        Cmd::Render(a) => render::run(a),
         Cmd::Bench(a) => bench::run(a),
     }
 }

@@ -199,6 +199,8 @@ fn forward_signals() {
 /// What a run left behind.
 pub struct Outcome {
     pub code: i32,
+    /// The signal that ended the application, if one did.
+    pub signal: Option<i32>,
     pub pid: u32,
     pub started: SystemTime,
 }
@@ -217,7 +219,7 @@ pub fn spawn(app: &[String], env: &[(String, String)]) -> Result<Outcome, String
     forward_signals();
     let st = child.wait().map_err(|e| e.to_string())?;
     use std::os::unix::process::ExitStatusExt;
-    Ok(Outcome { code: st.code().unwrap_or_else(|| 128 + st.signal().unwrap_or(0)), pid: child.id(), started })
+    Ok(Outcome { code: st.code().unwrap_or_else(|| 128 + st.signal().unwrap_or(0)), signal: st.signal(), pid: child.id(), started })
 }
 
 /// cltap's files in `dir` written since `since`.
@@ -227,7 +229,7 @@ pub fn files_written(dir: &Path, since: SystemTime) -> Vec<(PathBuf, u64)> {
             rd.filter_map(|e| {
                 let p = e.ok()?.path();
                 let m = p.metadata().ok()?;
-                let ours = p.extension().is_some_and(|x| ["apilog", "atp", "json", "csv", "occupancy"].contains(&x.to_str().unwrap_or("")));
+                let ours = p.extension().is_some_and(|x| ["apilog", "atp", "json", "csv", "occupancy", "cltrace"].contains(&x.to_str().unwrap_or("")));
                 (ours && m.modified().ok()? >= since).then(|| (p, m.len()))
             })
             .collect()
@@ -235,6 +237,79 @@ pub fn files_written(dir: &Path, since: SystemTime) -> Vec<(PathBuf, u64)> {
         .unwrap_or_default();
     v.sort();
     v
+}
+
+/// `SIGSEGV` for 11, and so on.
+pub fn signal_name(sig: i32) -> String {
+    let names = [
+        (libc::SIGHUP, "SIGHUP"),
+        (libc::SIGINT, "SIGINT"),
+        (libc::SIGQUIT, "SIGQUIT"),
+        (libc::SIGILL, "SIGILL"),
+        (libc::SIGTRAP, "SIGTRAP"),
+        (libc::SIGABRT, "SIGABRT"),
+        (libc::SIGBUS, "SIGBUS"),
+        (libc::SIGFPE, "SIGFPE"),
+        (libc::SIGKILL, "SIGKILL"),
+        (libc::SIGUSR1, "SIGUSR1"),
+        (libc::SIGSEGV, "SIGSEGV"),
+        (libc::SIGUSR2, "SIGUSR2"),
+        (libc::SIGPIPE, "SIGPIPE"),
+        (libc::SIGALRM, "SIGALRM"),
+        (libc::SIGTERM, "SIGTERM"),
+        (libc::SIGXCPU, "SIGXCPU"),
+        (libc::SIGXFSZ, "SIGXFSZ"),
+        (libc::SIGSYS, "SIGSYS"),
+    ];
+    names.iter().find(|(n, _)| *n == sig).map_or_else(|| format!("signal {sig}"), |(_, s)| s.to_string())
+}
+
+/// The application's trace, when cltap recorded it.
+fn trace_of(dir: &Path, pid: u32) -> Option<PathBuf> {
+    std::fs::read_dir(dir).ok()?.filter_map(|e| e.ok().map(|e| e.path())).find(|p| {
+        let n = p.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        n.ends_with(".cltrace") && (n.contains(&format!(".{pid}.cltrace")) || n.contains(&format!(".{pid}.r")))
+    })
+}
+
+/// When the application died before rendering its trace, renders it, and
+/// says how it died and which call was in flight.
+fn after_death(dir: &Path, o: &Outcome) {
+    let Some(trace) = trace_of(dir, o.pid) else { return };
+    let how = match o.signal {
+        Some(s) => format!("killed by {}", signal_name(s)),
+        None => format!("ended (exit code {}) without running its exit handlers", o.code),
+    };
+    if super::render::finished(&trace) {
+        // It rendered its files itself (an exit, or a signal it could
+        // handle); the summary names any call still in flight.
+        if o.signal.is_some() {
+            let in_flight = summary_in_flight(&trace);
+            eprintln!("cltap: {}", cltap::summary::death_line(&how, &in_flight));
+        }
+        return;
+    }
+    match super::render::render_trace(&trace, None) {
+        Ok(r) => eprintln!("cltap: {}; its trace was rendered", cltap::summary::death_line(&how, &r.in_flight)),
+        Err(e) => eprintln!("cltap: application {how}; its trace could not be rendered: {e}"),
+    }
+}
+
+fn summary_in_flight(trace: &Path) -> Vec<cltap::trace::render::InFlight> {
+    let p = trace.with_extension("summary.json");
+    let Ok(v) = std::fs::read_to_string(&p).map(|t| serde_json::from_str::<serde_json::Value>(&t).unwrap_or_default()) else { return Vec::new() };
+    v["did_not_return"]
+        .as_array()
+        .map(|a| {
+            a.iter()
+                .map(|c| cltap::trace::render::InFlight {
+                    api: c["api"].as_str().unwrap_or("?").to_string(),
+                    tid: c["tid"].as_u64().unwrap_or(0) as u32,
+                    cmd_id: c["cmd_id"].as_u64(),
+                })
+                .collect()
+        })
+        .unwrap_or_default()
 }
 
 /// Checks the app and resolves the environment for an activation.
@@ -328,6 +403,7 @@ pub fn run(a: RunArgs) -> i32 {
             return 127;
         }
     };
+    after_death(&out_dir, &o);
     let files = files_written(&out_dir, o.started);
     if !files.is_empty() {
         eprintln!("cltap: files written:");

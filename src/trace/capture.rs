@@ -1,6 +1,6 @@
 //! Turning a call into a record. Runs on the application's thread, inside
-//! every recorded call: it only copies bytes into a preallocated scratch
-//! area. No lock, no allocation, no system call, no formatting.
+//! every recorded call: it only copies bytes into the thread's chunk of the
+//! trace. No lock, no allocation, no system call, no formatting.
 
 use super::record::*;
 use crate::meta::{Count, FnMeta, Kind, Props, Ret};
@@ -22,12 +22,6 @@ impl Out<'_> {
     #[inline(always)]
     fn room(&self) -> usize {
         self.buf.len() - self.len
-    }
-
-    #[inline(always)]
-    fn word(&mut self, v: u64) {
-        self.buf[self.len..self.len + 8].copy_from_slice(&v.to_ne_bytes());
-        self.len += 8;
     }
 
     /// Appends a capture of `bytes` from `src`, truncated to fit.
@@ -84,34 +78,48 @@ pub fn succeeded(f: &FnMeta, ret: u64) -> bool {
     }
 }
 
-/// Writes the record of one call into `scratch`; returns its length.
+/// Opens the record of a call about to be forwarded: the header (without
+/// [`FLAG_DONE`]) and the argument words. Returns its length so far.
+/// `buf` must hold at least `HEADER + 8 * args.len()` bytes.
+#[inline(always)]
+pub fn open_record(buf: &mut [u8], fn_id: usize, f: &FnMeta, tid: u32, cmd_id: Option<u64>, t0: u64, args: &[u64]) -> usize {
+    let nargs = args.len().min(f.params.len());
+    let len = HEADER + 8 * nargs;
+    let h = Header {
+        len: len as u32,
+        fn_id: fn_id as u16,
+        nargs: nargs as u8,
+        flags: if cmd_id.is_some() { FLAG_CMD } else { 0 },
+        tid,
+        kind: KIND_OPENCL_CALL,
+        _pad: 0,
+        cmd_id: cmd_id.unwrap_or(0),
+        t0,
+        t1: 0,
+        ret: 0,
+    };
+    // SAFETY: the buffer holds the header; write_unaligned copes with any address.
+    unsafe { std::ptr::write_unaligned(buf.as_mut_ptr() as *mut Header, h) };
+    for (i, &a) in args[..nargs].iter().enumerate() {
+        buf[HEADER + 8 * i..HEADER + 8 * i + 8].copy_from_slice(&a.to_ne_bytes());
+    }
+    len
+}
+
+/// Completes a record opened by [`open_record`] at the start of `buf`: the
+/// contents behind the call's pointers follow the arguments, and the header
+/// gets the end time, the result and [`FLAG_DONE`]. The header is written
+/// last, so a record cut short by the process's death still reads as open.
+/// Returns the record's whole length.
 ///
 /// # Safety
 /// `args` must be the call's arguments as the application passed them, and
 /// every pointer among them must be valid as the call's contract requires.
-#[allow(clippy::too_many_arguments)]
-pub unsafe fn write_record(
-    scratch: &mut [u8],
-    fn_id: usize,
-    f: &FnMeta,
-    tid: u32,
-    cmd_id: Option<u64>,
-    t0: u64,
-    t1: u64,
-    ret: u64,
-    args: &[u64],
-    local_size: Option<&[usize]>,
-) -> usize {
+pub unsafe fn complete_record(buf: &mut [u8], f: &FnMeta, t1: u64, ret: u64, args: &[u64], local_size: Option<&[usize]>) -> usize {
+    let mut h: Header = std::ptr::read_unaligned(buf.as_ptr() as *const Header);
     let ok = succeeded(f, ret);
-    let mut flags = if ok { FLAG_OK } else { 0 };
-    if cmd_id.is_some() {
-        flags |= FLAG_CMD;
-    }
-    let nargs = args.len().min(f.params.len());
-    let mut o = Out { buf: scratch, len: HEADER };
-    for &a in &args[..nargs] {
-        o.word(a);
-    }
+    let nargs = h.nargs as usize;
+    let mut o = Out { buf, len: HEADER + 8 * nargs };
     for (i, p) in f.params.iter().enumerate().take(nargs) {
         let v = args[i];
         let ptr = v as *const u8;
@@ -189,20 +197,33 @@ pub unsafe fn write_record(
         o.capture(255, Tag::LocalSize, ls.as_ptr() as *const u8, std::mem::size_of_val(ls), ls.len() as u64);
     }
     let len = o.len;
-    let h = Header {
-        len: len as u32,
-        fn_id: fn_id as u16,
-        nargs: nargs as u8,
-        flags,
-        tid,
-        _pad: 0,
-        cmd_id: cmd_id.unwrap_or(0),
-        t0,
-        t1,
-        ret,
-    };
+    h.len = len as u32;
+    h.t1 = t1;
+    h.ret = ret;
+    h.flags |= FLAG_DONE | if ok { FLAG_OK } else { 0 };
     std::ptr::write_unaligned(o.buf.as_mut_ptr() as *mut Header, h);
     len
+}
+
+/// Both phases at once, into `buf`; returns the record's length.
+///
+/// # Safety
+/// As for [`complete_record`].
+#[allow(clippy::too_many_arguments)]
+pub unsafe fn write_record(
+    buf: &mut [u8],
+    fn_id: usize,
+    f: &FnMeta,
+    tid: u32,
+    cmd_id: Option<u64>,
+    t0: u64,
+    t1: u64,
+    ret: u64,
+    args: &[u64],
+    local_size: Option<&[usize]>,
+) -> usize {
+    open_record(buf, fn_id, f, tid, cmd_id, t0, args);
+    complete_record(buf, f, t1, ret, args, local_size)
 }
 
 #[cfg(test)]

@@ -295,6 +295,13 @@ fn fill(call: &mut Call, v: &View<'_>, tb: &Timebase, opt: Options) -> Option<En
         }
     }
     call.outs.truncate(nouts);
+    if !v.returned() {
+        // The process died in the call: no end, no result, no outputs.
+        call.duration_us = 0;
+        call.outs.clear();
+        call.result = Some(cltap_formats::apilog::NOT_RETURNED.to_string());
+        return lws;
+    }
     call.result = match f.ret {
         Ret::Status => Some(status_text(h.ret as u32 as i32)),
         Ret::Handle | Ret::Pointer => Some(hex(h.ret)),

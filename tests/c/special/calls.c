@@ -7,11 +7,21 @@
  *                           argument numbers each thread's calls 1..N
  *   calls forever           calls until killed; prints "ready" after 1000
  *   calls fork              calls in the parent, forks, calls in both
+ *   calls die HOW N         N clGetPlatformInfo calls, then dies: segv (a
+ *                           NULL write), kill (SIGKILL), _exit, quick_exit,
+ *                           abort
+ *   calls driver-crash N    N calls, then one whose param_value is an
+ *                           invalid pointer: the driver writes through it
+ *                           and the process dies inside the call
+ *   calls threads-die T N   T threads x N calls each, then SIGKILL while
+ *                           they wait in no call
  * Every call made is one the log must show. */
 #define CL_TARGET_OPENCL_VERSION 300
 #define CL_USE_DEPRECATED_OPENCL_1_2_APIS
 #include <CL/cl.h>
 #include <pthread.h>
+#include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -120,6 +130,27 @@ int main(int argc, char **argv) {
                 fflush(stdout);
             }
         }
+    }
+    if (!strcmp(argv[1], "die") && argc == 4) {
+        long n = atol(argv[3]);
+        size_t sz;
+        for (long i = 1; i <= n; i++) clGetPlatformInfo(plat, CL_PLATFORM_NAME, (size_t)i, NULL, &sz);
+        fflush(stdout);
+        const char *how = argv[2];
+        if (!strcmp(how, "segv")) *(volatile int *)(uintptr_t)0 = 1;
+        if (!strcmp(how, "kill")) raise(SIGKILL);
+        if (!strcmp(how, "_exit")) _exit(3);
+        if (!strcmp(how, "quick_exit")) quick_exit(4);
+        if (!strcmp(how, "abort")) abort();
+        return 2;
+    }
+    if (!strcmp(argv[1], "driver-crash") && argc == 3) {
+        long n = atol(argv[2]);
+        size_t sz;
+        for (long i = 1; i <= n; i++) clGetPlatformInfo(plat, CL_PLATFORM_NAME, (size_t)i, NULL, &sz);
+        fflush(stdout);
+        clGetPlatformInfo(plat, CL_PLATFORM_NAME, 256, (void *)(uintptr_t)16, NULL);
+        return 2;
     }
     if (!strcmp(argv[1], "fork")) {
         size_t sz;

@@ -1,0 +1,328 @@
+//! The binary trace, `<app>.<pid>.cltrace`: the primary record of a run.
+//! The API log, the `.atp`, the timeline and the summary are rendered from
+//! it. docs/trace-format.md describes the layout; in short:
+//!
+//! ```text
+//! offset 0           file header (HEADER_SIZE bytes): fixed fields, then
+//!                    key=value information (application, arguments, …)
+//! HEADER_SIZE + i·C  chunk i (C = chunk_size): a chunk header, then records
+//! ```
+//!
+//! Each chunk belongs to one thread. The process writes it through a shared
+//! file mapping, so whatever it stored is in the file however it dies. A
+//! chunk is *sealed* when it is handed to the renderer; seal numbers give
+//! the order in which chunks are rendered, and chunks never sealed (the ones
+//! in use when the process ended) follow in index order.
+
+pub mod record;
+mod writer;
+
+pub use writer::{ThreadWriter, TraceWriter};
+
+use std::fs::File;
+use std::os::unix::fs::FileExt;
+use std::path::{Path, PathBuf};
+
+pub const MAGIC: [u8; 8] = *b"CLTRACE\0";
+pub const VERSION: u32 = 1;
+pub const HEADER_SIZE: usize = 4096;
+pub const CHUNK_MAGIC: u32 = u32::from_le_bytes(*b"CLCK");
+/// Set in [`FileHeader::flags`] once the process rendered everything itself.
+pub const FLAG_FINISHED: u32 = 1;
+
+/// How record times are counted.
+#[repr(u32)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Clock {
+    /// The processor's invariant time-stamp counter.
+    InvariantTsc = 0,
+    /// CLOCK_MONOTONIC, in nanoseconds.
+    Monotonic = 1,
+}
+
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FileHeader {
+    pub magic: [u8; 8],
+    pub version: u32,
+    pub header_size: u32,
+    pub chunk_size: u64,
+    pub pid: u32,
+    /// [`FLAG_FINISHED`].
+    pub flags: u32,
+    /// A [`Clock`].
+    pub clock: u32,
+    pub info_len: u32,
+    /// Clock reading and CLOCK_MONOTONIC (ns) when the trace began.
+    pub tsc0: u64,
+    pub mono0: u64,
+    /// A later pair, for the clock's rate; 0 until measured.
+    pub tsc1: u64,
+    pub mono1: u64,
+    /// Records dropped: discard policy, or a file that could not grow.
+    pub drops: u64,
+}
+
+pub const FILE_HEADER: usize = std::mem::size_of::<FileHeader>();
+
+impl FileHeader {
+    pub fn new(chunk_size: u64, pid: u32, clock: Clock, tsc0: u64, mono0: u64) -> Self {
+        FileHeader {
+            magic: MAGIC,
+            version: VERSION,
+            header_size: HEADER_SIZE as u32,
+            chunk_size,
+            pid,
+            flags: 0,
+            clock: clock as u32,
+            info_len: 0,
+            tsc0,
+            mono0,
+            tsc1: 0,
+            mono1: 0,
+            drops: 0,
+        }
+    }
+
+    /// Clock ticks per microsecond, if a second reading was taken.
+    pub fn ticks_per_us(&self) -> Option<f64> {
+        if self.clock == Clock::Monotonic as u32 {
+            return Some(1000.0);
+        }
+        (self.mono1 > self.mono0 && self.tsc1 > self.tsc0)
+            .then(|| (self.tsc1 - self.tsc0) as f64 * 1000.0 / (self.mono1 - self.mono0) as f64)
+    }
+}
+
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct ChunkHeader {
+    pub magic: u32,
+    pub version: u16,
+    pub _pad: u16,
+    pub tid: u32,
+    /// This thread's chunk number: 0, 1, 2, …
+    pub seq: u32,
+    /// 1 + the order in which the chunk was handed to the renderer; 0 while
+    /// its thread still writes in it.
+    pub sealed: u64,
+    /// Bytes of records after the chunk header, open ones included.
+    pub used: u64,
+    /// Records this thread dropped while the chunk was its current one.
+    pub drops: u64,
+    pub _reserved: [u64; 3],
+}
+
+pub const CHUNK_HEADER: usize = std::mem::size_of::<ChunkHeader>();
+
+/// Encodes the key=value information that follows the file header.
+pub fn encode_info(pairs: &[(&str, &str)]) -> Vec<u8> {
+    let mut v = Vec::new();
+    for (k, val) in pairs {
+        v.extend_from_slice(k.as_bytes());
+        v.push(0);
+        v.extend_from_slice(val.as_bytes());
+        v.push(0);
+    }
+    v.truncate(HEADER_SIZE - FILE_HEADER);
+    v
+}
+
+fn decode_info(b: &[u8]) -> Vec<(String, String)> {
+    let parts: Vec<&[u8]> = b.split(|&c| c == 0).collect();
+    parts.chunks(2).filter(|p| p.len() == 2).map(|p| (String::from_utf8_lossy(p[0]).into_owned(), String::from_utf8_lossy(p[1]).into_owned())).collect()
+}
+
+#[derive(Debug, thiserror::Error)]
+#[error("{}: offset {offset}: {reason}", file.display())]
+pub struct Error {
+    pub file: PathBuf,
+    pub offset: u64,
+    pub reason: String,
+}
+
+/// One chunk as found in the file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ChunkInfo {
+    pub index: u64,
+    pub offset: u64,
+    pub header: ChunkHeader,
+}
+
+/// A trace opened for reading; it may still be growing, or be what a dead
+/// process left.
+pub struct Reader {
+    path: PathBuf,
+    file: File,
+    pub header: FileHeader,
+    pub info: Vec<(String, String)>,
+}
+
+fn read_struct<T: Copy>(b: &[u8]) -> T {
+    assert!(b.len() >= std::mem::size_of::<T>());
+    // SAFETY: T is a plain repr(C) struct of integers; any bytes are a value.
+    unsafe { std::ptr::read_unaligned(b.as_ptr() as *const T) }
+}
+
+impl Reader {
+    pub fn open(path: &Path) -> Result<Reader, Error> {
+        let err = |offset, reason: String| Error { file: path.to_path_buf(), offset, reason };
+        let file = File::open(path).map_err(|e| err(0, e.to_string()))?;
+        let mut page = vec![0u8; HEADER_SIZE];
+        let n = read_full(&file, &mut page, 0).map_err(|e| err(0, e.to_string()))?;
+        if n < HEADER_SIZE {
+            return Err(err(n as u64, format!("the file ends inside the header ({n} of {HEADER_SIZE} bytes)")));
+        }
+        let header: FileHeader = read_struct(&page);
+        if header.magic != MAGIC {
+            return Err(err(0, "not a cltap trace (bad magic)".into()));
+        }
+        if header.version != VERSION {
+            return Err(err(8, format!("trace format version {} (this cltap reads {VERSION})", header.version)));
+        }
+        if header.header_size as usize != HEADER_SIZE {
+            return Err(err(12, format!("header size {} (expected {HEADER_SIZE})", header.header_size)));
+        }
+        if header.chunk_size < 4096 || header.chunk_size % 4096 != 0 || header.chunk_size > 1 << 32 {
+            return Err(err(16, format!("chunk size {} is not a multiple of 4096 up to 4 GiB", header.chunk_size)));
+        }
+        let info_end = (FILE_HEADER + header.info_len as usize).min(n);
+        let info = decode_info(&page[FILE_HEADER..info_end]);
+        Ok(Reader { path: path.to_path_buf(), file, header, info })
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    pub fn info(&self, key: &str) -> Option<&str> {
+        self.info.iter().find(|(k, _)| k == key).map(|(_, v)| v.as_str())
+    }
+
+    fn error(&self, offset: u64, reason: impl Into<String>) -> Error {
+        Error { file: self.path.clone(), offset, reason: reason.into() }
+    }
+
+    /// The file header as it is now (the process may still be writing).
+    pub fn reread_header(&mut self) -> Result<(), Error> {
+        let mut b = vec![0u8; FILE_HEADER];
+        read_full(&self.file, &mut b, 0).map_err(|e| self.error(0, e.to_string()))?;
+        self.header = read_struct(&b);
+        Ok(())
+    }
+
+    /// Every chunk in use, in render order: sealed ones by seal number, then
+    /// the others by index. Chunks never started (all zero) are skipped; a
+    /// chunk whose header is damaged is an error.
+    pub fn chunks(&self) -> Result<Vec<ChunkInfo>, Error> {
+        let len = self.file.metadata().map_err(|e| self.error(0, e.to_string()))?.len();
+        let size = self.header.chunk_size;
+        let mut out = Vec::new();
+        let mut index = 0u64;
+        let mut b = [0u8; CHUNK_HEADER];
+        loop {
+            let offset = HEADER_SIZE as u64 + index * size;
+            if offset + CHUNK_HEADER as u64 > len {
+                break;
+            }
+            read_full(&self.file, &mut b, offset).map_err(|e| self.error(offset, e.to_string()))?;
+            let h: ChunkHeader = read_struct(&b);
+            if h.magic == CHUNK_MAGIC {
+                if CHUNK_HEADER as u64 + h.used > size {
+                    return Err(self.error(offset, format!("chunk {index}: {} bytes of records do not fit a {size}-byte chunk", h.used)));
+                }
+                out.push(ChunkInfo { index, offset, header: h });
+            } else if h.magic != 0 {
+                return Err(self.error(offset, format!("chunk {index}: bad chunk magic {:#x}", h.magic)));
+            }
+            index += 1;
+        }
+        out.sort_by_key(|c| (c.header.sealed == 0, c.header.sealed, c.index));
+        Ok(out)
+    }
+
+    /// The header of chunk `index`, as it is now.
+    pub fn chunk(&self, index: u64) -> Result<ChunkInfo, Error> {
+        let offset = HEADER_SIZE as u64 + index * self.header.chunk_size;
+        let mut b = [0u8; CHUNK_HEADER];
+        let n = read_full(&self.file, &mut b, offset).map_err(|e| self.error(offset, e.to_string()))?;
+        if n < CHUNK_HEADER {
+            return Err(self.error(offset, format!("chunk {index} is past the end of the file")));
+        }
+        let header: ChunkHeader = read_struct(&b);
+        if header.magic != CHUNK_MAGIC || CHUNK_HEADER as u64 + header.used > self.header.chunk_size {
+            return Err(self.error(offset, format!("chunk {index}: bad chunk header")));
+        }
+        Ok(ChunkInfo { index, offset, header })
+    }
+
+    /// The record bytes of a chunk, read into `buf`.
+    pub fn chunk_records(&self, c: &ChunkInfo, buf: &mut Vec<u8>) -> Result<(), Error> {
+        let n = c.header.used as usize;
+        buf.resize(n, 0);
+        let start = c.offset + CHUNK_HEADER as u64;
+        let got = read_full(&self.file, buf, start).map_err(|e| self.error(start, e.to_string()))?;
+        if got < n {
+            return Err(self.error(start + got as u64, format!("chunk {} is cut short: {got} of {n} bytes", c.index)));
+        }
+        Ok(())
+    }
+
+    /// Walks a chunk's records in the order they were opened. A call that
+    /// never returned comes with its header and arguments only (that is all
+    /// a call has before it returns) and `returned()` false. Records moved
+    /// on completion are skipped here and met again where they were
+    /// completed. A damaged record ends the walk with an error naming its
+    /// offset in the file.
+    pub fn walk<'a>(&self, c: &ChunkInfo, buf: &'a [u8], mut f: impl FnMut(record::View<'a>)) -> Result<(), Error> {
+        let mut off = 0usize;
+        while off < buf.len() {
+            let at = c.offset + (CHUNK_HEADER + off) as u64;
+            let damaged = |r: String| self.error(at, format!("chunk {}: {r}", c.index));
+            let rest = &buf[off..];
+            if rest.len() < record::HEADER {
+                return Err(damaged(format!("{} bytes left, a record header needs {}", rest.len(), record::HEADER)));
+            }
+            // SAFETY: a plain integer struct, read from at least its size.
+            let h: record::Header = unsafe { std::ptr::read_unaligned(rest.as_ptr() as *const record::Header) };
+            if h.tid != c.header.tid {
+                return Err(damaged(format!("a record of thread {} in thread {}'s chunk", h.tid, c.header.tid)));
+            }
+            let opened = record::HEADER + 8 * h.nargs as usize;
+            let len = if h.flags & record::FLAG_DONE != 0 { h.len as usize } else { opened };
+            if h.flags & record::FLAG_DONE != 0 && len > rest.len() {
+                // Completed while the process died: only the opened part counts.
+                let v = record::last(&rest[..opened.min(rest.len())]).ok_or_else(|| damaged("the last record is cut short".into()))?;
+                f(v);
+                return Ok(());
+            }
+            if h.flags & record::FLAG_DONE != 0 {
+                record::check(rest).map_err(damaged)?;
+            } else if opened > rest.len() {
+                return Err(damaged(format!("an open record of {} arguments runs past the end", h.nargs)));
+            }
+            if h.flags & record::FLAG_MOVED == 0 {
+                let v = if h.flags & record::FLAG_DONE != 0 { record::records(&rest[..len]).next() } else { record::last(&rest[..len]) };
+                f(v.ok_or_else(|| damaged("unreadable record".into()))?);
+            }
+            off += len;
+        }
+        Ok(())
+    }
+}
+
+fn read_full(f: &File, buf: &mut [u8], offset: u64) -> std::io::Result<usize> {
+    let mut got = 0;
+    while got < buf.len() {
+        match f.read_at(&mut buf[got..], offset + got as u64) {
+            Ok(0) => break,
+            Ok(n) => got += n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(got)
+}
+
+#[cfg(test)]
+mod tests;

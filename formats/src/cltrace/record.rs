@@ -1,0 +1,207 @@
+//! The call record: what the hot path writes into a chunk and the renderer
+//! reads. Everything is 8-byte aligned; a record is a header, one word per
+//! argument, then the captured contents behind pointer arguments.
+//!
+//! A record is written in two phases. Before the call is forwarded it holds
+//! the header (thread, function, start time, command id) and the argument
+//! words, without [`FLAG_DONE`]; after the call returns, the captures follow
+//! and the header is completed (end time, result, [`FLAG_DONE`]). A record
+//! without [`FLAG_DONE`] is a call that never returned.
+
+/// Largest record; longer captures are truncated to fit.
+pub const MAX_RECORD: usize = 8192;
+
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Header {
+    /// Whole record, bytes, a multiple of 8.
+    pub len: u32,
+    pub fn_id: u16,
+    pub nargs: u8,
+    pub flags: u8,
+    pub tid: u32,
+    /// What the record describes: [`KIND_OPENCL_CALL`]; other values are
+    /// kept for HSA calls and device records.
+    pub kind: u16,
+    pub _pad: u16,
+    pub cmd_id: u64,
+    pub t0: u64,
+    pub t1: u64,
+    pub ret: u64,
+}
+
+pub const HEADER: usize = std::mem::size_of::<Header>();
+pub const FLAG_CMD: u8 = 1;
+/// The call succeeded, so the contents behind its pointers were captured.
+pub const FLAG_OK: u8 = 2;
+/// The call returned and the record is complete.
+pub const FLAG_DONE: u8 = 4;
+/// The record was completed elsewhere (later in the thread's records),
+/// because calls made inside this one (callbacks) came after it.
+pub const FLAG_MOVED: u8 = 8;
+
+/// An OpenCL call; `fn_id` indexes `api/opencl.api`'s functions.
+pub const KIND_OPENCL_CALL: u16 = 0;
+
+/// One captured content: `bytes` of data follow, padded to 8.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Capture {
+    pub param: u8,
+    pub tag: u8,
+    pub _pad: u16,
+    pub bytes: u32,
+    /// Elements or bytes the application had, before truncation.
+    pub total: u64,
+}
+
+pub const CAPTURE: usize = std::mem::size_of::<Capture>();
+
+#[repr(u8)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Tag {
+    /// An input array, element by element.
+    Array = 1,
+    /// Raw bytes (kernel argument values, fill patterns, IL, info answers).
+    Bytes = 2,
+    /// A string, without its NUL.
+    Str = 3,
+    /// One value written by the callee (`*errcode_ret`, `*event`, …).
+    Out = 4,
+    /// Elements written by the callee into an output array.
+    OutArray = 5,
+    /// A zero-terminated property list, terminator excluded.
+    Props = 6,
+    /// The local work size the driver chose for a NULL local size.
+    LocalSize = 7,
+}
+
+impl Tag {
+    pub fn from_u8(v: u8) -> Option<Tag> {
+        Some(match v {
+            1 => Tag::Array,
+            2 => Tag::Bytes,
+            3 => Tag::Str,
+            4 => Tag::Out,
+            5 => Tag::OutArray,
+            6 => Tag::Props,
+            7 => Tag::LocalSize,
+            _ => return None,
+        })
+    }
+}
+
+pub const fn pad8(n: usize) -> usize {
+    (n + 7) & !7
+}
+
+/// A record read back from a buffer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct View<'a> {
+    pub header: Header,
+    pub args: Vec<u64>,
+    pub captures: Vec<(Capture, &'a [u8])>,
+}
+
+impl View<'_> {
+    /// Whether the call returned (the record was completed).
+    pub fn returned(&self) -> bool {
+        self.header.flags & FLAG_DONE != 0
+    }
+
+    /// The captured text of string argument `i`.
+    pub fn string_arg(&self, i: usize) -> Option<String> {
+        self.captures
+            .iter()
+            .find(|(c, _)| c.param as usize == i && c.tag == Tag::Str as u8)
+            .map(|(_, d)| String::from_utf8_lossy(d).into_owned())
+    }
+}
+
+/// Why the bytes at some offset are not a record.
+pub fn check(buf: &[u8]) -> Result<Header, String> {
+    if buf.len() < HEADER {
+        return Err(format!("{} bytes left, a record header needs {HEADER}", buf.len()));
+    }
+    // SAFETY: the buffer holds at least a header; read_unaligned copes with any address.
+    let h: Header = unsafe { std::ptr::read_unaligned(buf.as_ptr() as *const Header) };
+    let len = h.len as usize;
+    if len % 8 != 0 || len < HEADER + 8 * h.nargs as usize {
+        return Err(format!("record length {len} is not a multiple of 8 or is shorter than its {} arguments", h.nargs));
+    }
+    if len > buf.len() {
+        return Err(format!("record length {len} runs past the end ({} bytes left)", buf.len()));
+    }
+    Ok(h)
+}
+
+/// A record that may not be complete: `buf` runs from the record to the end
+/// of what its chunk holds. Complete when the header says so and its length
+/// fits; otherwise the call had not returned, and only the header and
+/// arguments are trusted (the rest may be half written).
+pub fn last(buf: &[u8]) -> Option<View<'_>> {
+    if buf.len() < HEADER {
+        return None;
+    }
+    // SAFETY: as in `check`.
+    let mut h: Header = unsafe { std::ptr::read_unaligned(buf.as_ptr() as *const Header) };
+    if h.flags & FLAG_DONE != 0 && h.len as usize <= buf.len() {
+        return records(&buf[..h.len as usize]).next();
+    }
+    let len = HEADER + 8 * h.nargs as usize;
+    if len > buf.len() {
+        return None;
+    }
+    h.len = len as u32;
+    h.flags &= !(FLAG_DONE | FLAG_OK);
+    let args = buf[HEADER..len].chunks_exact(8).map(|w| u64::from_ne_bytes(w.try_into().unwrap())).collect();
+    Some(View { header: h, args, captures: Vec::new() })
+}
+
+/// Splits a buffer into records. Stops at the first malformed one.
+pub fn records(mut buf: &[u8]) -> impl Iterator<Item = View<'_>> {
+    std::iter::from_fn(move || {
+        let h = check(buf).ok()?;
+        let len = h.len as usize;
+        let (rec, rest) = buf.split_at(len);
+        buf = rest;
+        let mut off = HEADER;
+        let args = (0..h.nargs as usize)
+            .map(|i| u64::from_ne_bytes(rec[off + 8 * i..off + 8 * i + 8].try_into().unwrap()))
+            .collect();
+        off += 8 * h.nargs as usize;
+        let mut captures = Vec::new();
+        while off + CAPTURE <= len {
+            // SAFETY: bounds checked above.
+            let c: Capture = unsafe { std::ptr::read_unaligned(rec[off..].as_ptr() as *const Capture) };
+            let start = off + CAPTURE;
+            let end = start + c.bytes as usize;
+            if end > len {
+                break;
+            }
+            captures.push((c, &rec[start..end]));
+            off = start + pad8(c.bytes as usize);
+        }
+        Some(View { header: h, args, captures })
+    })
+}
+
+/// Encodes a record (for tools and tests; the hot path writes in place).
+/// `len` and `nargs` are set from what is given.
+pub fn encode(h: &Header, args: &[u64], captures: &[(Capture, &[u8])]) -> Vec<u8> {
+    let mut v = vec![0u8; HEADER];
+    for a in args {
+        v.extend_from_slice(&a.to_ne_bytes());
+    }
+    for (c, d) in captures {
+        let c = Capture { bytes: d.len() as u32, ..*c };
+        // SAFETY: Capture is a plain repr(C) struct of integers.
+        v.extend_from_slice(unsafe { std::slice::from_raw_parts(&c as *const Capture as *const u8, CAPTURE) });
+        v.extend_from_slice(d);
+        v.resize(pad8(v.len()), 0);
+    }
+    let h = Header { len: v.len() as u32, nargs: args.len() as u8, ..*h };
+    // SAFETY: as above, for Header.
+    v[..HEADER].copy_from_slice(unsafe { std::slice::from_raw_parts(&h as *const Header as *const u8, HEADER) });
+    v
+}

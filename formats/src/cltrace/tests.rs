@@ -1,0 +1,202 @@
+use super::record::*;
+use super::*;
+use crate::test_rng::Rng;
+
+fn header(chunk: u64) -> FileHeader {
+    FileHeader::new(chunk, 4242, Clock::InvariantTsc, 1000, 5_000_000)
+}
+
+/// A call record numbered `n` on thread `tid`, with a few captures.
+fn call(rng: &mut Rng, tid: u32, n: u64) -> Vec<u8> {
+    let nargs = rng.below(8) as usize;
+    let args: Vec<u64> = (0..nargs).map(|_| rng.next()).collect();
+    let data: Vec<Vec<u8>> = (0..rng.below(3)).map(|_| (0..rng.below(40)).map(|_| rng.next() as u8).collect()).collect();
+    let caps: Vec<(Capture, &[u8])> = data.iter().enumerate().map(|(i, d)| (Capture { param: i as u8, tag: Tag::Bytes as u8, _pad: 0, bytes: 0, total: d.len() as u64 }, &d[..])).collect();
+    let h = Header { fn_id: rng.below(150) as u16, flags: FLAG_DONE | FLAG_OK, tid, cmd_id: n, t0: n * 10, t1: n * 10 + 5, ret: rng.next(), ..Header::default() };
+    encode(&h, &args, &caps)
+}
+
+fn read_all(path: &Path) -> Result<Vec<(u32, Vec<u8>, bool)>, Error> {
+    let r = Reader::open(path)?;
+    let mut out = Vec::new();
+    let mut buf = Vec::new();
+    for c in r.chunks()? {
+        r.chunk_records(&c, &mut buf)?;
+        r.walk(&c, &buf, |v| out.push((v.header.tid, v.header.cmd_id.to_ne_bytes().to_vec(), v.returned())))?;
+    }
+    Ok(out)
+}
+
+#[test]
+fn round_trip_keeps_every_record_and_each_threads_order() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("t.cltrace");
+    let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
+    let mut w = TraceWriter::create(&path, header(4096), &[("application", "app -x"), ("cwd", "/tmp")]).unwrap();
+    let mut threads: Vec<ThreadWriter> = (1..=4).map(|t| w.thread(t)).collect();
+    let mut written: Vec<Vec<u8>> = Vec::new();
+    for n in 0..3000u64 {
+        let t = rng.below(4) as usize;
+        let rec = call(&mut rng, threads[t].tid, n);
+        w.push(&mut threads[t], &rec).unwrap();
+        written.push(rec);
+    }
+    w.header.tsc1 = 3000;
+    w.header.mono1 = 6_000_000;
+    w.update_header().unwrap();
+    let r = Reader::open(&path).unwrap();
+    assert_eq!(r.info("application"), Some("app -x"));
+    assert_eq!(r.info("cwd"), Some("/tmp"));
+    assert_eq!(r.header.ticks_per_us(), Some(2.0));
+    // Every record read back, byte for byte, each thread's in its order.
+    let mut got: Vec<Vec<u8>> = Vec::new();
+    let mut buf = Vec::new();
+    let mut last_per_thread = std::collections::HashMap::new();
+    for c in r.chunks().unwrap() {
+        r.chunk_records(&c, &mut buf).unwrap();
+        r.walk(&c, &buf, |v| {
+            assert!(v.returned());
+            let prev = last_per_thread.insert(v.header.tid, v.header.cmd_id);
+            assert!(prev.is_none_or(|p| p < v.header.cmd_id), "thread {} out of order", v.header.tid);
+            got.push(encode(&v.header, &v.args, &v.captures));
+        })
+        .unwrap();
+    }
+    got.sort_by_key(|r| u64::from_ne_bytes(r[16..24].try_into().unwrap()));
+    assert_eq!(got, written);
+}
+
+#[test]
+fn sealed_chunks_come_first_in_seal_order_then_open_ones() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("t.cltrace");
+    let mut rng = Rng(7);
+    let mut w = TraceWriter::create(&path, header(4096), &[]).unwrap();
+    let (mut a, mut b) = (w.thread(1), w.thread(2));
+    w.push(&mut a, &call(&mut rng, 1, 1)).unwrap(); // chunk 0
+    w.push(&mut b, &call(&mut rng, 2, 2)).unwrap(); // chunk 1
+    w.seal(&mut b).unwrap(); // seal 1
+    w.seal(&mut a).unwrap(); // seal 2
+    w.push(&mut b, &call(&mut rng, 2, 3)).unwrap(); // chunk 2, never sealed
+    let order: Vec<u64> = read_all(&path).unwrap().iter().map(|(_, id, _)| u64::from_ne_bytes(id[..].try_into().unwrap())).collect();
+    assert_eq!(order, [2, 1, 3]);
+}
+
+#[test]
+fn an_open_record_is_the_threads_last_and_did_not_return() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("t.cltrace");
+    let mut rng = Rng(11);
+    let mut w = TraceWriter::create(&path, header(4096), &[]).unwrap();
+    let mut t = w.thread(9);
+    w.push(&mut t, &call(&mut rng, 9, 1)).unwrap();
+    let h = Header { fn_id: 12, tid: 9, cmd_id: 2, t0: 77, ..Header::default() };
+    // Cut short after its arguments, as the process left it.
+    w.push_open(&mut t, &encode(&h, &[5, 6], &[])).unwrap();
+    let r = Reader::open(&path).unwrap();
+    let c = r.chunks().unwrap()[0];
+    let mut buf = Vec::new();
+    r.chunk_records(&c, &mut buf).unwrap();
+    let mut views = Vec::new();
+    r.walk(&c, &buf, |v| views.push(v)).unwrap();
+    assert_eq!(views.len(), 2);
+    assert!(views[0].returned());
+    assert!(!views[1].returned());
+    assert_eq!(views[1].args, [5, 6]);
+    assert_eq!(views[1].header.t0, 77);
+}
+
+#[test]
+fn open_calls_inside_the_chunk_and_moved_records() {
+    // A call (cmd 1) opened; a callback inside it made a call (cmd 2); the
+    // outer call then completed, as a copy after it (cmd 1 again), and its
+    // opened record was marked moved. A third call (cmd 3) is still open,
+    // with a callback call (cmd 4) inside it that returned.
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("t.cltrace");
+    let mut rng = Rng(17);
+    let mut w = TraceWriter::create(&path, header(4096), &[]).unwrap();
+    let mut t = w.thread(1);
+    let opened = |cmd: u64, flags: u8| encode(&Header { tid: 1, cmd_id: cmd, flags, ..Header::default() }, &[cmd], &[]);
+    w.push(&mut t, &opened(1, FLAG_MOVED)).unwrap();
+    w.push(&mut t, &call(&mut rng, 1, 2)).unwrap();
+    w.push(&mut t, &call(&mut rng, 1, 1)).unwrap();
+    w.push(&mut t, &opened(3, 0)).unwrap();
+    w.push(&mut t, &call(&mut rng, 1, 4)).unwrap();
+    let got: Vec<(u64, bool)> = read_all(&path).unwrap().iter().map(|(_, id, done)| (u64::from_ne_bytes(id[..].try_into().unwrap()), *done)).collect();
+    assert_eq!(got, [(2, true), (1, true), (3, false), (4, true)]);
+}
+
+#[test]
+fn a_half_completed_record_counts_as_not_returned() {
+    // The process died after writing the record's end but before moving the
+    // chunk's marks: the header says DONE, its length passes `open`.
+    let mut rng = Rng(3);
+    let rec = call(&mut rng, 1, 1);
+    let h: Header = unsafe { std::ptr::read_unaligned(rec.as_ptr() as *const Header) };
+    let opened = HEADER + 8 * h.nargs as usize;
+    let v = last(&rec[..opened]).unwrap();
+    let walked = {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.cltrace");
+        let mut w = TraceWriter::create(&path, header(4096), &[]).unwrap();
+        let mut t = w.thread(1);
+        w.push(&mut t, &rec[..opened]).unwrap();
+        read_all(&path).unwrap()
+    };
+    assert_eq!(walked.len(), 1);
+    assert!(!walked[0].2, "DONE, but longer than what the chunk holds: not returned");
+    assert!(!v.returned());
+    assert!(v.captures.is_empty());
+    assert!(last(&rec).unwrap().returned(), "length reaching the mark: complete");
+}
+
+fn damaged(edit: impl Fn(&mut Vec<u8>)) -> String {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("t.cltrace");
+    let mut rng = Rng(5);
+    let mut w = TraceWriter::create(&path, header(4096), &[]).unwrap();
+    let mut t = w.thread(1);
+    for n in 0..50 {
+        w.push(&mut t, &call(&mut rng, 1, n)).unwrap();
+    }
+    drop(w);
+    let mut bytes = std::fs::read(&path).unwrap();
+    edit(&mut bytes);
+    std::fs::write(&path, &bytes).unwrap();
+    read_all(&path).map(|_| String::new()).unwrap_or_else(|e| e.to_string())
+}
+
+#[test]
+fn damage_is_named_by_file_and_offset() {
+    let e = damaged(|b| b.truncate(100));
+    assert!(e.contains("t.cltrace: offset 100: the file ends inside the header"), "{e}");
+    let e = damaged(|b| b[0] = b'X');
+    assert!(e.ends_with("offset 0: not a cltap trace (bad magic)"), "{e}");
+    let e = damaged(|b| b[HEADER_SIZE] = 0x55);
+    assert!(e.contains(&format!("offset {HEADER_SIZE}: chunk 0: bad chunk magic")), "{e}");
+    // A record's length made odd: the walk stops there, naming the record.
+    let first = HEADER_SIZE + CHUNK_HEADER;
+    let e = damaged(|b| b[first] = 0x0B);
+    assert!(e.contains(&format!("offset {first}: chunk 0: record length")), "{e}");
+    // A chunk cut short by a truncated file.
+    let e = damaged(|b| b.truncate(HEADER_SIZE + CHUNK_HEADER + 64));
+    assert!(e.contains("is cut short"), "{e}");
+}
+
+#[test]
+fn the_reader_never_panics_on_damaged_traces() {
+    let mut rng = Rng(0xDEAD_BEEF);
+    for _ in 0..300 {
+        let (at, val, cut) = (rng.below(3 * 4096) as usize, rng.next() as u8, rng.below(4) == 0);
+        let len = rng.below(4 * 4096) as usize;
+        let _ = damaged(|b| {
+            if at < b.len() {
+                b[at] = val;
+            }
+            if cut {
+                b.truncate(len);
+            }
+        });
+    }
+}

@@ -1,0 +1,85 @@
+//! `cltap render TRACE`: the API log, `.atp`, timeline and summary of a
+//! binary trace, as the process would have written them. `cltap run` does
+//! the same when the application died before it could.
+
+use clap::Args;
+use cltap::summary::{Host, Summary};
+use cltap::trace::render::{self, InFlight, Renderer};
+use cltap::trace::writer::outputs_of;
+use cltap_formats::cltrace::{Reader, FLAG_FINISHED};
+use std::path::{Path, PathBuf};
+
+#[derive(Args, Debug)]
+pub struct RenderArgs {
+    /// A binary trace (`<app>.<pid>.cltrace`).
+    pub trace: PathBuf,
+    /// Where the rendered files go (default: beside the trace).
+    #[arg(short, long, value_name = "DIR")]
+    pub output: Option<PathBuf>,
+}
+
+pub struct Rendered {
+    pub in_flight: Vec<InFlight>,
+    pub files: Vec<PathBuf>,
+}
+
+/// Whether the process rendered its trace itself.
+pub fn finished(trace: &Path) -> bool {
+    Reader::open(trace).is_ok_and(|r| r.header.flags & FLAG_FINISHED != 0)
+}
+
+/// Renders everything the trace's settings ask for into `out` (default:
+/// the trace's folder); prints the summary table when it was asked for.
+pub fn render_trace(trace: &Path, out: Option<&Path>) -> Result<Rendered, String> {
+    let reader = Reader::open(trace).map_err(|e| e.to_string())?;
+    let dir = out.map(Path::to_path_buf).unwrap_or_else(|| trace.parent().map(Path::to_path_buf).unwrap_or_default());
+    if let Some(o) = out {
+        std::fs::create_dir_all(o).map_err(|e| format!("{}: {e}", o.display()))?;
+    }
+    let stem = reader.info("stem").map(str::to_string).unwrap_or_else(|| render::stem_of(trace));
+    let outputs = outputs_of(&reader, &dir, stem.clone());
+    let summary = reader.info("summary") == Some("1");
+    let device_timing = reader.info("device_timing") == Some("1");
+    let pid = reader.header.pid;
+    let atp_header = render::atp_header(&reader);
+    let mut r = Renderer::new(reader, outputs.clone());
+    let drops = r.finish(atp_header);
+    if drops > 0 {
+        eprintln!("cltap: {drops} call records were dropped during the run");
+    }
+    let mut files = Vec::new();
+    for ext in ["apilog", "atp", "json"] {
+        let p = outputs.path(ext);
+        if p.is_file() && (ext != "apilog" || outputs.api_log == Some(render::Dest::File)) && (ext != "atp" || outputs.atp) && (ext != "json" || outputs.timeline) {
+            files.push(p);
+        }
+    }
+    if summary {
+        let s = Summary { pid, host: Host::Timed(r.host_table()), device_timing, pending_at_exit: 0, in_flight: &r.in_flight, notes: Vec::new() };
+        let p = dir.join(format!("{stem}.summary.json"));
+        s.write_json(&p).map_err(|e| format!("{}: {e}", p.display()))?;
+        files.push(p);
+        eprint!("{}", s.table());
+    }
+    Ok(Rendered { in_flight: r.in_flight.clone(), files })
+}
+
+pub fn run(a: RenderArgs) -> i32 {
+    match render_trace(&a.trace, a.output.as_deref()) {
+        Ok(r) => {
+            for c in &r.in_flight {
+                eprintln!("cltap: {} did not return (thread {}{})", c.api, c.tid, c.cmd_id.map(|c| format!(", CMD ID {c}")).unwrap_or_default());
+            }
+            eprintln!("cltap: files written:");
+            for p in &r.files {
+                let n = p.metadata().map(|m| m.len()).unwrap_or(0);
+                eprintln!("cltap:   {} ({n} bytes)", p.display());
+            }
+            0
+        }
+        Err(e) => {
+            eprintln!("cltap: {e}");
+            1
+        }
+    }
+}

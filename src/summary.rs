@@ -1,0 +1,166 @@
+//! The summary of a run: the table printed on stderr and
+//! `<stem>.summary.json`. The layer writes it at the end of the process;
+//! `cltap run` and `cltap render` write it from a trace the process left.
+
+use crate::report::Row;
+use crate::trace::render::InFlight;
+use serde_json::json;
+use std::path::Path;
+
+/// What the summary says.
+pub struct Summary<'a> {
+    pub pid: u32,
+    /// Calls with times (from the trace), or only counted: (name, calls, errors).
+    pub host: Host,
+    pub device_timing: bool,
+    /// Commands not complete at exit (the layer's count; 0 offline).
+    pub pending_at_exit: i64,
+    pub in_flight: &'a [InFlight],
+    /// Extra lines for the table (unknown extension functions…).
+    pub notes: Vec<String>,
+}
+
+pub enum Host {
+    Timed(Vec<Row>),
+    Counted(Vec<(String, u64, u64)>),
+}
+
+impl Summary<'_> {
+    /// The table for stderr, each line prefixed with `cltap: `.
+    pub fn table(&self) -> String {
+        let table = match &self.host {
+            Host::Timed(rows) => crate::report::render_ns(rows),
+            Host::Counted(rows) => {
+                let numbered: Vec<(usize, u64, u64)> = rows.iter().enumerate().map(|(i, r)| (i, r.1, r.2)).collect();
+                crate::calls::render(&numbered, |i| rows[i].0.as_str())
+            }
+        };
+        let mut msg = String::from("cltap: calls passed through\n");
+        msg += &indent(&table);
+        if self.device_timing {
+            msg += &device_tables(self.pending_at_exit);
+        }
+        for c in self.in_flight {
+            msg += &format!("cltap: {} did not return (thread {}{})\n", c.api, c.tid, cmd_text(c.cmd_id));
+        }
+        for n in &self.notes {
+            msg += &format!("cltap: {n}\n");
+        }
+        msg
+    }
+
+    /// `path`: the same tallies, for machines. The list of commands is
+    /// streamed from the device records, never built in memory.
+    pub fn write_json(&self, path: &Path) -> std::io::Result<()> {
+        let host: Vec<_> = match &self.host {
+            Host::Timed(rows) => rows.iter().map(|r| json!({"api": r.name, "calls": r.calls, "errors": r.errors, "total_ns": r.total_us})).collect(),
+            Host::Counted(rows) => rows.iter().map(|(n, c, e)| json!({"api": n, "calls": c, "errors": e})).collect(),
+        };
+        let t = crate::devtime::tables();
+        let kernels: Vec<_> = t
+            .kernels()
+            .into_iter()
+            .map(|k| json!({"kernel": k.kernel, "launches": k.launches, "total_ns": k.total_ns, "min_ns": k.min_ns, "max_ns": k.max_ns,
+                "by_size": k.by_size.iter().map(|(s, n, t)| json!({"sizes": s, "launches": n, "total_ns": t})).collect::<Vec<_>>()}))
+            .collect();
+        let transfers: Vec<_> = t
+            .transfers()
+            .into_iter()
+            .map(|t| json!({"direction": t.direction, "count": t.count, "bytes": t.bytes, "total_ns": t.total_ns, "gb_per_s": t.gb_per_s()}))
+            .collect();
+        let in_flight: Vec<_> = self.in_flight.iter().map(|c| json!({"api": c.api, "tid": c.tid, "cmd_id": c.cmd_id})).collect();
+        let head = json!({
+            "cltap": env!("CARGO_PKG_VERSION"),
+            "pid": self.pid,
+            "host": host,
+            "did_not_return": in_flight,
+            "device_timing": self.device_timing,
+            "kernels": kernels,
+            "transfers": transfers,
+            "pending_at_exit": self.pending_at_exit,
+            "untimed": crate::devtime::untimed_commands().len(),
+        });
+        use std::io::Write;
+        let mut out = std::io::BufWriter::new(std::fs::File::create(path)?);
+        // The object without its closing brace, then the command list.
+        let text = serde_json::to_string_pretty(&head).unwrap_or_default();
+        out.write_all(text.trim_end().trim_end_matches('}').trim_end().as_bytes())?;
+        out.write_all(b",\n  \"commands\": [")?;
+        let mut first = true;
+        let mut result = Ok(());
+        crate::devtime::for_each(|c| {
+            let v = json!({"cmd_id": c.cmd_id, "api": c.api, "tid": c.tid, "queue": format!("{:016X}", c.queue), "kernel": c.kernel,
+                "global": c.global, "local": c.local, "bytes": c.bytes, "queued": c.queued, "submit": c.submit, "start": c.start, "end": c.end, "status": c.status});
+            let sep: &[u8] = if first { b"\n    " } else { b",\n    " };
+            first = false;
+            if result.is_ok() {
+                result = out.write_all(sep).and_then(|_| out.write_all(v.to_string().as_bytes()));
+            }
+        });
+        result?;
+        out.write_all(b"\n  ]\n}\n")?;
+        out.flush()
+    }
+}
+
+fn cmd_text(cmd: Option<u64>) -> String {
+    cmd.map(|c| format!(", CMD ID {c}")).unwrap_or_default()
+}
+
+/// The line `cltap run` prints when the application died: which call was
+/// in flight on which thread.
+pub fn death_line(how: &str, in_flight: &[InFlight]) -> String {
+    match in_flight {
+        [] => format!("application {how}; no call was in flight"),
+        [c] => format!("application {how} during {} (thread {}{})", c.api, c.tid, cmd_text(c.cmd_id)),
+        [c, rest @ ..] => format!(
+            "application {how} during {} (thread {}{}); {} more call(s) in flight on other threads",
+            c.api,
+            c.tid,
+            cmd_text(c.cmd_id),
+            rest.len()
+        ),
+    }
+}
+
+fn indent(t: &str) -> String {
+    t.lines().map(|l| format!("cltap:   {l}\n")).collect()
+}
+
+/// The device-side tables.
+fn device_tables(pending: i64) -> String {
+    let t = crate::devtime::tables();
+    let mut s = String::new();
+    s += &format!("cltap: device time per kernel ({} commands timed)\n", crate::devtime::count());
+    s += &indent(&crate::devtime::render_kernels(&t.kernels()));
+    let tr = t.transfers();
+    if !tr.is_empty() {
+        s += "cltap: transfers\n";
+        s += &indent(&crate::devtime::render_transfers(&tr));
+    }
+    for (dev, timer) in crate::devtime::device_clocks() {
+        let how = if timer { "clGetDeviceAndHostTimer" } else { "an offset measured from the enqueue calls (no host timer)" };
+        s += &format!("cltap: {dev}: device times put on the host clock with {how}\n");
+    }
+    if pending > 0 {
+        s += &format!("cltap: {pending} command(s) had not completed when the process ended; they are not timed\n");
+    }
+    let untimed = crate::devtime::untimed_commands();
+    if !untimed.is_empty() {
+        s += &format!("cltap: {} command(s) could not be timed (first: {} {}: {})\n", untimed.len(), untimed[0].1, untimed[0].0, untimed[0].2);
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_death_line_names_the_call_in_flight() {
+        let c = InFlight { api: "clFinish".into(), tid: 77, cmd_id: Some(41) };
+        assert_eq!(death_line("killed by SIGSEGV", &[c.clone()]), "application killed by SIGSEGV during clFinish (thread 77, CMD ID 41)");
+        assert_eq!(death_line("killed by SIGKILL", &[]), "application killed by SIGKILL; no call was in flight");
+        assert!(death_line("x", &[c.clone(), c]).ends_with("1 more call(s) in flight on other threads"));
+    }
+}

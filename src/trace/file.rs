@@ -1,0 +1,259 @@
+//! The process's binary trace on disk (`<app>.<pid>.cltrace`, layout in
+//! `cltap_formats::cltrace`). Threads get chunks of it as shared, writable
+//! mappings: what they store is the kernel's page cache, so it is in the
+//! file whatever ends the process. A full chunk is sealed (numbered for the
+//! renderer, queued, unmapped), so a thread holds one chunk at a time and
+//! memory stays flat however long the trace grows.
+
+use cltap_formats::cltrace::{self, ChunkHeader, Clock, FileHeader, CHUNK_HEADER, CHUNK_MAGIC, FILE_HEADER, HEADER_SIZE};
+use crossbeam_queue::{ArrayQueue, SegQueue};
+use memmap2::{MmapMut, MmapOptions};
+use parking_lot::Mutex;
+use std::fs::File;
+use std::io;
+use std::os::fd::AsRawFd;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+
+/// The file grows by doubling, up to this much at a time (reserved with
+/// fallocate where the filesystem can, so a full disk shows here and not as
+/// a fault when a page is written).
+const GROW_BYTES: u64 = 64 << 20;
+/// Chunks mapped and touched ahead of need by the background thread, so
+/// that application threads rarely take a page fault or a system call.
+const READY: usize = 2;
+
+/// One chunk, mapped for writing. Dropping it unmaps it.
+pub struct Chunk {
+    pub index: u64,
+    map: MmapMut,
+}
+
+impl Chunk {
+    pub fn header(&self) -> *mut ChunkHeader {
+        self.map.as_ptr() as *mut ChunkHeader
+    }
+
+    /// The records area.
+    pub fn data(&mut self) -> *mut u8 {
+        // SAFETY: the mapping is a whole chunk, larger than its header.
+        unsafe { self.map.as_mut_ptr().add(CHUNK_HEADER) }
+    }
+
+    /// `used`, the end of the records, as another thread may read it.
+    pub fn used_cell(&self) -> &AtomicU64 {
+        // SAFETY: the field is 8-byte aligned in a page-aligned mapping.
+        unsafe { &*(std::ptr::addr_of_mut!((*self.header()).used) as *const AtomicU64) }
+    }
+
+    pub fn drops_cell(&self) -> &AtomicU64 {
+        // SAFETY: as above.
+        unsafe { &*(std::ptr::addr_of_mut!((*self.header()).drops) as *const AtomicU64) }
+    }
+}
+
+// A chunk belongs to one thread at a time; the mapping is plain memory.
+unsafe impl Send for Chunk {}
+
+pub struct TraceFile {
+    pub path: PathBuf,
+    file: File,
+    pub chunk_size: usize,
+    /// The header page, for the fields that change during the run.
+    header: Mutex<MmapMut>,
+    next_index: AtomicU64,
+    /// Chunks the file has room for, and whether it can grow no more.
+    capacity: Mutex<u64>,
+    limit: Option<u64>,
+    full: AtomicBool,
+    next_seal: AtomicU64,
+    /// (seal number, chunk index), for the renderer.
+    pub sealed: SegQueue<(u64, u64)>,
+    /// Sealed and not yet rendered.
+    pub pending: AtomicUsize,
+    ready: ArrayQueue<Chunk>,
+}
+
+impl TraceFile {
+    pub fn create(path: &Path, chunk_size: usize, clock: Clock, tsc0: u64, mono0: u64, info: &[(&str, &str)]) -> io::Result<TraceFile> {
+        if file_size_limit().is_some_and(|l| l < (HEADER_SIZE + chunk_size) as u64) {
+            return Err(io::Error::other("the file-size limit (ulimit -f) leaves no room for one chunk"));
+        }
+        let file = std::fs::OpenOptions::new().read(true).write(true).create(true).truncate(true).open(path)?;
+        file.set_len(HEADER_SIZE as u64)?;
+        let mut header = unsafe { MmapOptions::new().len(HEADER_SIZE).map_mut(&file)? };
+        let info = cltrace::encode_info(info);
+        let mut h = FileHeader::new(chunk_size as u64, std::process::id(), clock, tsc0, mono0);
+        h.info_len = info.len() as u32;
+        // SAFETY: the page holds the header; unaligned writes are allowed.
+        unsafe { std::ptr::write_unaligned(header.as_mut_ptr() as *mut FileHeader, h) };
+        header[FILE_HEADER..FILE_HEADER + info.len()].copy_from_slice(&info);
+        Ok(TraceFile {
+            path: path.to_path_buf(),
+            file,
+            chunk_size,
+            header: Mutex::new(header),
+            next_index: AtomicU64::new(0),
+            capacity: Mutex::new(0),
+            limit: file_size_limit().map(|l| l.saturating_sub(HEADER_SIZE as u64) / chunk_size as u64),
+            full: AtomicBool::new(false),
+            next_seal: AtomicU64::new(0),
+            sealed: SegQueue::new(),
+            pending: AtomicUsize::new(0),
+            ready: ArrayQueue::new(READY),
+        })
+    }
+
+    fn offset(&self, index: u64) -> u64 {
+        HEADER_SIZE as u64 + index * self.chunk_size as u64
+    }
+
+    /// Makes room for chunk `index`; false when the file cannot grow (the
+    /// file-size limit, a full disk).
+    fn grow(&self, index: u64) -> bool {
+        let mut cap = self.capacity.lock();
+        if index < *cap {
+            return true;
+        }
+        let step = (*cap).clamp(4, (GROW_BYTES / self.chunk_size as u64).max(4));
+        let mut want = (index + 1).max(*cap + step);
+        if let Some(l) = self.limit {
+            want = want.min(l);
+        }
+        if want <= index {
+            return false;
+        }
+        let (from, to) = (self.offset(*cap), self.offset(want));
+        // SAFETY: fallocate on our own descriptor.
+        let r = unsafe { libc::fallocate(self.file.as_raw_fd(), 0, from as i64, (to - from) as i64) };
+        if r != 0 {
+            let e = io::Error::last_os_error();
+            // Without fallocate, a sparse extension; a full disk then shows
+            // as a failed write of the kernel's, not as a fault here, since
+            // what is written is already in the page cache.
+            let unsupported = matches!(e.raw_os_error(), Some(libc::EOPNOTSUPP) | Some(libc::EINVAL));
+            if !unsupported || self.file.set_len(to).is_err() {
+                return false;
+            }
+        }
+        *cap = want;
+        true
+    }
+
+    /// Maps chunk `index` and touches each page, so that writing it later
+    /// takes no fault.
+    fn map(&self, index: u64) -> Option<Chunk> {
+        if !self.grow(index) {
+            return None;
+        }
+        // SAFETY: a shared mapping of a range the file now has.
+        let mut map = unsafe { MmapOptions::new().offset(self.offset(index)).len(self.chunk_size).map_mut(&self.file).ok()? };
+        for p in (0..self.chunk_size).step_by(4096) {
+            // SAFETY: inside the mapping; a volatile write is not elided.
+            unsafe { std::ptr::write_volatile(map.as_mut_ptr().add(p), 0) };
+        }
+        Some(Chunk { index, map })
+    }
+
+    fn allocate(&self) -> Option<Chunk> {
+        if self.full.load(Ordering::Relaxed) {
+            return None;
+        }
+        let index = self.next_index.fetch_add(1, Ordering::Relaxed);
+        let c = self.map(index);
+        if c.is_none() && !self.full.swap(true, Ordering::Relaxed) {
+            crate::warn!(
+                "{}: the trace cannot grow (file-size limit or full disk); later calls are not recorded and are counted as dropped",
+                self.path.display()
+            );
+        }
+        c
+    }
+
+    /// A chunk for thread `tid`, its `seq`-th: a prepared one if any.
+    pub fn take(&self, tid: u32, seq: u32) -> Option<Chunk> {
+        let c = self.ready.pop().or_else(|| self.allocate())?;
+        let h = ChunkHeader { magic: CHUNK_MAGIC, version: 1, tid, seq, ..Default::default() };
+        // SAFETY: the chunk is ours and mapped; its header is at its start.
+        unsafe { std::ptr::write_volatile(c.header(), h) };
+        Some(c)
+    }
+
+    /// Keeps a few chunks prepared (the background thread calls this).
+    pub fn prepare(&self) {
+        while !self.ready.is_full() {
+            match self.allocate() {
+                Some(c) => {
+                    if let Err(c) = self.ready.push(c) {
+                        // Someone filled the queue meanwhile; it stays
+                        // unused (all zero), which readers skip.
+                        drop(c);
+                        break;
+                    }
+                }
+                None => break,
+            }
+        }
+    }
+
+    /// Hands a chunk to the renderer and unmaps it.
+    pub fn seal(&self, c: Chunk) {
+        let n = self.next_seal.fetch_add(1, Ordering::AcqRel) + 1;
+        // SAFETY: the header is in the mapping; the renderer reads it from the file.
+        unsafe { std::ptr::write_volatile(std::ptr::addr_of_mut!((*c.header()).sealed), n) };
+        self.pending.fetch_add(1, Ordering::AcqRel);
+        self.sealed.push((n, c.index));
+    }
+
+    pub fn seals(&self) -> u64 {
+        self.next_seal.load(Ordering::Acquire)
+    }
+
+    /// Cuts the room reserved ahead off the end of the file. Every chunk
+    /// handed out stays inside it (a thread still writing after the end
+    /// never touches a page past the file).
+    pub fn trim(&self) {
+        let cap = self.capacity.lock();
+        let n = self.next_index.load(Ordering::Acquire).min(*cap);
+        let _ = self.file.set_len(self.offset(n));
+    }
+
+    /// Records the clock's rate (a second reading) in the header.
+    pub fn set_rate(&self, tsc1: u64, mono1: u64) {
+        self.update(|h| {
+            h.tsc1 = tsc1;
+            h.mono1 = mono1;
+        });
+    }
+
+    pub fn add_drops(&self, n: u64) {
+        self.update(|h| h.drops += n);
+    }
+
+    /// Marks the trace rendered by the process itself.
+    pub fn mark_finished(&self) {
+        self.update(|h| h.flags |= cltrace::FLAG_FINISHED);
+    }
+
+    fn update(&self, f: impl FnOnce(&mut FileHeader)) {
+        let mut m = self.header.lock();
+        // SAFETY: the page holds the header.
+        unsafe {
+            let p = m.as_mut_ptr() as *mut FileHeader;
+            let mut h = std::ptr::read_unaligned(p);
+            f(&mut h);
+            std::ptr::write_unaligned(p, h);
+        }
+    }
+}
+
+/// RLIMIT_FSIZE in bytes, if set. Writing past it would raise SIGXFSZ in the
+/// application, so the trace stops short of it.
+fn file_size_limit() -> Option<u64> {
+    let mut r = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
+    // SAFETY: getrlimit fills the struct.
+    if unsafe { libc::getrlimit(libc::RLIMIT_FSIZE, &mut r) } != 0 || r.rlim_cur == libc::RLIM_INFINITY {
+        return None;
+    }
+    Some(r.rlim_cur)
+}

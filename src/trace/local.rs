@@ -1,0 +1,278 @@
+//! The hot path: each application thread writes its calls' records in place
+//! into its own chunk of the trace. Opening a record (before the call is
+//! forwarded) and completing it (after it returns) are plain stores into
+//! mapped memory: no lock, no allocation, no system call, no formatting,
+//! and nothing that other threads write. Only changing chunks, once per
+//! thousands of records, touches shared state.
+//!
+//! A call made inside another on the same thread (a callback the driver
+//! runs synchronously) opens its own record after the outer one. The outer
+//! call, completed later, then cannot grow in place: its completed copy is
+//! written after the inner records and the opened one is marked moved.
+//! Chunks filled while a call is open are sealed only once no call is open,
+//! so the renderer never sees a call as unfinished that is still running.
+
+use super::capture::{complete_record, open_record};
+use super::file::Chunk;
+use super::record::{FLAG_MOVED, HEADER, MAX_RECORD};
+use super::writer::{current, Trace, GENERATION};
+use crate::meta::FnMeta;
+use std::sync::atomic::Ordering;
+
+pub(crate) struct Local {
+    trace: *const Trace,
+    generation: u64,
+    tid: u32,
+    seq: u32,
+    chunk: Option<Chunk>,
+    data: *mut u8,
+    cap: usize,
+    used: usize,
+    /// Calls opened and not yet completed on this thread.
+    depth: u32,
+    /// Chunks filled while a call was open, sealed when none is.
+    held: Vec<Chunk>,
+    /// Set while a record is being written; a signal handler that calls
+    /// OpenCL meanwhile is not recorded.
+    busy: bool,
+}
+
+/// A record opened before a call; `rec` is null when the call is not
+/// recorded (tracing off, the record dropped, a re-entrant signal handler).
+#[derive(Clone, Copy)]
+pub struct Opened {
+    rec: *mut u8,
+    len: u32,
+    chunk: u64,
+}
+
+impl Opened {
+    pub const NONE: Opened = Opened { rec: std::ptr::null_mut(), len: 0, chunk: 0 };
+}
+
+thread_local! {
+    static LOCAL: std::cell::UnsafeCell<Option<Local>> = const { std::cell::UnsafeCell::new(None) };
+    static TID: std::cell::Cell<u32> = const { std::cell::Cell::new(0) };
+}
+
+/// The kernel's id for this thread, asked once per thread.
+#[inline]
+pub fn thread_id() -> u32 {
+    TID.try_with(|t| {
+        let v = t.get();
+        if v != 0 {
+            return v;
+        }
+        let v = unsafe { libc::syscall(libc::SYS_gettid) } as u32;
+        t.set(v);
+        v
+    })
+    .unwrap_or(0)
+}
+
+impl Local {
+    fn new(tr: &Trace, generation: u64) -> Local {
+        tr.threads.fetch_add(1, Ordering::Relaxed);
+        Local {
+            trace: tr,
+            generation,
+            tid: thread_id(),
+            seq: 0,
+            chunk: None,
+            data: std::ptr::null_mut(),
+            cap: 0,
+            used: 0,
+            depth: 0,
+            held: Vec::with_capacity(4),
+            busy: false,
+        }
+    }
+
+    fn trace(&self) -> &'static Trace {
+        // SAFETY: traces are never freed (a forked child makes a new one).
+        unsafe { &*self.trace }
+    }
+
+    #[inline(always)]
+    fn publish(&self) {
+        if let Some(c) = &self.chunk {
+            c.used_cell().store(self.used as u64, Ordering::Release);
+        }
+    }
+
+    /// Moves to a new chunk. The old one is sealed, or held while a call is
+    /// open. False when none can be had: discard mode with the renderer
+    /// behind, or a trace that cannot grow.
+    #[cold]
+    fn rotate(&mut self) -> bool {
+        let tr = self.trace();
+        let behind = tr.discard() && tr.file.pending.load(Ordering::Acquire) >= tr.threads.load(Ordering::Relaxed).max(1);
+        let next = if behind { None } else { tr.file.take(self.tid, self.seq) };
+        let Some(mut next) = next else { return false };
+        self.seq += 1;
+        if let Some(old) = self.chunk.take() {
+            if self.depth > 0 {
+                self.held.push(old);
+            } else {
+                tr.file.seal(old);
+            }
+        }
+        self.data = next.data();
+        self.cap = tr.file.chunk_size - cltap_formats::cltrace::CHUNK_HEADER;
+        self.used = 0;
+        self.chunk = Some(next);
+        true
+    }
+
+    #[cold]
+    fn drop_record(&mut self) {
+        match &self.chunk {
+            Some(c) => {
+                c.drops_cell().fetch_add(1, Ordering::Relaxed);
+            }
+            None => self.trace().file.add_drops(1),
+        }
+    }
+
+    /// Room for a whole record at the end of the chunk.
+    #[inline(always)]
+    fn room(&mut self) -> bool {
+        self.cap - self.used >= MAX_RECORD || self.rotate()
+    }
+
+    fn seal_held(&mut self) {
+        let tr = self.trace();
+        for c in self.held.drain(..) {
+            tr.file.seal(c);
+        }
+    }
+
+    /// The thread ends, or the process: its chunks go to the renderer.
+    fn retire(&mut self) {
+        self.seal_held();
+        if let Some(c) = self.chunk.take() {
+            self.trace().file.seal(c);
+        }
+    }
+}
+
+impl Drop for Local {
+    fn drop(&mut self) {
+        // A thread that ends hands its records to the renderer, unless they
+        // belong to a trace this process no longer owns (after fork).
+        if self.generation == GENERATION.load(Ordering::Acquire) && std::ptr::eq(super::writer::current_ptr(), self.trace) && self.depth == 0 {
+            self.retire();
+        }
+    }
+}
+
+/// This thread's state for the current trace, made on first use.
+#[inline(always)]
+unsafe fn with_local<R>(f: impl FnOnce(&mut Local) -> R) -> Option<R> {
+    LOCAL
+        .try_with(|cell| {
+            let slot = &mut *cell.get();
+            let gen = GENERATION.load(Ordering::Relaxed);
+            let fresh = matches!(slot, Some(l) if l.generation == gen && std::ptr::eq(l.trace, super::writer::current_ptr()));
+            if !fresh {
+                let tr = current()?;
+                if let Some(old) = slot.take() {
+                    // Chunks made before a fork are the parent's.
+                    std::mem::forget(old);
+                }
+                *slot = Some(Local::new(tr, gen));
+            }
+            let l = slot.as_mut()?;
+            if l.busy || l.trace().finished.load(Ordering::Relaxed) {
+                return None;
+            }
+            l.busy = true;
+            let r = f(l);
+            l.busy = false;
+            Some(r)
+        })
+        .ok()
+        .flatten()
+}
+
+/// Opens the record of a call about to be forwarded.
+///
+/// # Safety
+/// `args` are the call's argument words.
+#[inline]
+pub unsafe fn open(fn_id: usize, f: &FnMeta, cmd_id: Option<u64>, t0: u64, args: &[u64]) -> Opened {
+    with_local(|l| {
+        if !l.room() {
+            l.drop_record();
+            return Opened::NONE;
+        }
+        let rec = l.data.add(l.used);
+        let n = open_record(std::slice::from_raw_parts_mut(rec, MAX_RECORD), fn_id, f, l.tid, cmd_id, t0, args);
+        l.used += n;
+        l.depth += 1;
+        l.publish();
+        Opened { rec, len: n as u32, chunk: l.chunk.as_ref().map_or(0, |c| c.index) }
+    })
+    .unwrap_or(Opened::NONE)
+}
+
+/// Completes the record of a call that returned.
+///
+/// # Safety
+/// As for [`complete_record`]; `o` came from [`open`] on this thread.
+#[inline]
+pub unsafe fn complete(o: Opened, f: &FnMeta, t1: u64, ret: u64, args: &[u64], local_size: Option<&[usize]>) {
+    if o.rec.is_null() {
+        return;
+    }
+    with_local(|l| {
+        let current = l.chunk.as_ref().map_or(u64::MAX, |c| c.index);
+        let last = current == o.chunk && o.rec.add(o.len as usize) == l.data.add(l.used);
+        if last {
+            let n = complete_record(std::slice::from_raw_parts_mut(o.rec, MAX_RECORD), f, t1, ret, args, local_size);
+            l.used += n - o.len as usize;
+        } else if l.room() {
+            // Calls made inside this one follow it: complete a copy at the end.
+            let dst = l.data.add(l.used);
+            std::ptr::copy_nonoverlapping(o.rec, dst, o.len as usize);
+            let n = complete_record(std::slice::from_raw_parts_mut(dst, MAX_RECORD), f, t1, ret, args, local_size);
+            l.used += n;
+            mark_moved(o.rec);
+        } else {
+            mark_moved(o.rec);
+            l.drop_record();
+        }
+        l.publish();
+        l.depth -= 1;
+        if l.depth == 0 {
+            if !l.held.is_empty() {
+                l.seal_held();
+            }
+            if l.used >= l.trace().watermark() {
+                l.rotate();
+            }
+        }
+    });
+}
+
+unsafe fn mark_moved(rec: *mut u8) {
+    // `flags` is the header's eighth byte.
+    const FLAGS: usize = 7;
+    const _: () = assert!(HEADER > FLAGS);
+    let p = rec.add(FLAGS);
+    std::ptr::write_volatile(p, *p | FLAG_MOVED);
+}
+
+/// At the end of the process: this thread's chunks go to the renderer
+/// (other threads' are found in the file).
+pub fn retire_current_thread() {
+    let _ = LOCAL.try_with(|cell| {
+        // SAFETY: this thread's own state, not borrowed at this point.
+        let slot = unsafe { &mut *cell.get() };
+        if let Some(l) = slot.as_mut() {
+            if !l.busy && l.depth == 0 && l.generation == GENERATION.load(Ordering::Acquire) && std::ptr::eq(l.trace, super::writer::current_ptr()) {
+                l.retire();
+            }
+        }
+    });
+}

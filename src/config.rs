@@ -19,6 +19,7 @@ pub const VARIABLES: &[(&str, &str)] = &[
     ("CLTAP_DEVICE_TIMING", "0 or 1: force event profiling and record each command's device times"),
     ("CLTAP_TIMELINE", "0 or 1: write a Chrome/Perfetto trace of host calls and device commands"),
     ("CLTAP_LAYER", "the layer library path, for the cltap launcher (the layer itself ignores it)"),
+    ("CLTAP_RENDER", "0 or 1: render the text files during the run and at exit (0: only the binary trace; `cltap render` makes them later)"),
     ("CLTAP_ATP", "0 or 1: write the Radeon Compute Profiler application trace (.atp); implies CLTAP_DEVICE_TIMING=1"),
 ];
 
@@ -48,6 +49,8 @@ pub struct Config {
     pub device_timing: bool,
     pub timeline: bool,
     pub atp: bool,
+    /// Render the text files in the process (else only the binary trace).
+    pub render: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -72,6 +75,7 @@ impl Default for Config {
             device_timing: false,
             timeline: false,
             atp: false,
+            render: true,
         }
     }
 }
@@ -217,6 +221,7 @@ impl Config {
                 "CLTAP_DEVICE_TIMING" => flag("CLTAP_DEVICE_TIMING", &v).map(|b| cfg.device_timing = b),
                 "CLTAP_TIMELINE" => flag("CLTAP_TIMELINE", &v).map(|b| cfg.timeline = b),
                 "CLTAP_ATP" => flag("CLTAP_ATP", &v).map(|b| cfg.atp = b),
+                "CLTAP_RENDER" => flag("CLTAP_RENDER", &v).map(|b| cfg.render = b),
                 // The launcher's setting; it reaches the application's
                 // environment and must not turn recording off.
                 "CLTAP_LAYER" => Ok(()),

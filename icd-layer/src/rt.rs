@@ -132,6 +132,7 @@ fn start_trace(cfg: &Config) {
         options: cltap::trace::printer::Options { decode: cfg.decode },
         timeline: cfg.timeline,
         atp: cfg.atp,
+        render: cfg.render,
         summary: cfg.summary,
         device_timing: cfg.times_devices(),
     };

@@ -5,7 +5,7 @@
 
 use clap::Args;
 use std::collections::BTreeMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Instant;
 
@@ -20,8 +20,8 @@ pub struct BenchArgs {
     /// Calls per timed repetition of the cheap calls.
     #[arg(long, default_value_t = 200_000)]
     pub iterations: u64,
-    /// Calls per thread in the throughput runs.
-    #[arg(long, default_value_t = 200_000)]
+    /// Calls in all (shared among the threads) in each throughput run.
+    #[arg(long, default_value_t = 20_000_000)]
     pub throughput_calls: u64,
     #[arg(long, hide = true)]
     pub child: Option<String>,
@@ -31,6 +31,7 @@ pub struct BenchArgs {
 const MODES: &[(&str, &[(&str, &str)])] = &[
     ("no layer", &[]),
     ("pass-through", &[("CLTAP_API_LOG", "0")]),
+    ("trace only", &[("CLTAP_RENDER", "0")]),
     ("API log", &[]),
     ("API log + decode", &[("CLTAP_LOG_DECODE", "1")]),
     ("API log, discard", &[("CLTAP_BUFFER_POLICY", "discard")]),
@@ -121,51 +122,136 @@ pub fn run(a: BenchArgs) -> i32 {
         println!();
     }
 
-    // Records per second to the file, with the exit flush included.
+    // Records per second into the binary trace: the calling phase, timed
+    // in the child, with nothing rendered (CLTAP_RENDER=0); then the API
+    // log rendered from that trace. Discard: what is kept while the
+    // renderer runs behind, and what is dropped.
     println!();
-    println!("records per second to the file ({} calls per thread, flush at exit included)", a.throughput_calls);
-    println!("{:<10}{:>18}{:>18}{:>26}", "threads", "lossless", "discard (64K)", "discard: kept / dropped");
-    // Lossless: records written per second. Discard: calls absorbed per
-    // second, most of them dropped, which is the point of that policy.
+    println!("records per second into the binary trace ({} calls in all per row, lossless; peak RSS over the same run without cltap)", a.throughput_calls);
+    println!("{:<10}{:>16}{:>8}{:>14}{:>24}{:>22}", "threads", "lossless", "drops", "peak RSS +", "discard (64K): kept", "dropped");
+    let mut last_trace = None;
     for threads in [1u32, 2, 8] {
-        let what = format!("threads:{threads}");
-        let t0 = Instant::now();
-        let empty = spawn(&format!("threads:{threads}:0"), &[], true, 0);
-        let base = t0.elapsed().as_secs_f64();
-        let _ = (empty, clean(&out));
-        let mut row = format!("{threads:<10}");
-        let mut drops = String::new();
-        for env in [&[][..], &[("CLTAP_BUFFER_POLICY", "discard"), ("CLTAP_BUFFER_SIZE", "64K")][..]] {
-            let t = Instant::now();
-            if let Err(e) = spawn(&format!("{what}:{}", a.throughput_calls), env, true, 0) {
+        let per = (a.throughput_calls / threads as u64).max(1);
+        let total = per * threads as u64;
+        let what = format!("threads:{threads}:{per}");
+        let base = match measure(&exe, &what, &a.driver, None, &[], &out) {
+            Ok(m) => m,
+            Err(e) => {
                 eprintln!("cltap bench: {e}");
                 return 1;
             }
-            let secs = (t.elapsed().as_secs_f64() - base).max(1e-6);
-            let total = threads as u64 * a.throughput_calls + 1;
-            let (kept, dropped) = trailer(&out).unwrap_or((0, 0));
-            row += &format!("{:>18}", format!("{:.2} M/s", total as f64 / secs / 1e6));
-            if !env.is_empty() {
-                drops = format!("{kept} / {dropped}");
+        };
+        let _ = clean(&out);
+        let traced = match measure(&exe, &what, &a.driver, Some(&layer), &[("CLTAP_RENDER", "0")], &out) {
+            Ok(m) => m,
+            Err(e) => {
+                eprintln!("cltap bench: {e}");
+                return 1;
             }
-            let _ = clean(&out);
+        };
+        let trace = only(&out, "cltrace");
+        let drops = trace.as_ref().and_then(|t| cltap_formats::cltrace::Reader::open(t).ok()).map(|r| trace_drops(&r)).unwrap_or(u64::MAX);
+        if threads == 8 {
+            if let Some(t) = &trace {
+                let keep = std::env::temp_dir().join(format!("cltap-bench-trace-{}.cltrace", std::process::id()));
+                if std::fs::rename(t, &keep).is_ok() {
+                    last_trace = Some(keep);
+                }
+            }
         }
-        println!("{row}{drops:>26}");
+        let _ = clean(&out);
+        let discard = measure(&exe, &what, &a.driver, Some(&layer), &[("CLTAP_BUFFER_POLICY", "discard"), ("CLTAP_BUFFER_SIZE", "64K")], &out);
+        let (kept, dropped) = trailer(&out).unwrap_or((0, 0));
+        let _ = clean(&out);
+        let rate = |n: u64, ns: u64| format!("{:.2} M/s", n as f64 / ns.max(1) as f64 * 1e3);
+        let disc = match discard {
+            Ok(m) => rate(kept, m.calling_ns),
+            Err(_) => "failed".into(),
+        };
+        println!(
+            "{threads:<10}{:>16}{:>8}{:>14}{:>24}{:>22}",
+            rate(total, traced.calling_ns),
+            drops,
+            format!("{:+.1} MiB", (traced.peak_kib - base.peak_kib) as f64 / 1024.0),
+            disc,
+            dropped
+        );
+    }
+    if let Some(t) = last_trace {
+        println!();
+        println!("rendering the API log from the 8-thread trace (cltap render)");
+        let t0 = Instant::now();
+        let o = Command::new(&exe).args(["render", "--output"]).arg(&out).arg(&t).output();
+        let secs = t0.elapsed().as_secs_f64();
+        let n = trailer(&out).map(|(k, _)| k).unwrap_or(0);
+        match o {
+            Ok(o) if o.status.success() => println!("{:<10}{:>16}", "1 thread", format!("{:.2} M/s", n as f64 / secs / 1e6)),
+            _ => println!("rendering failed"),
+        }
+        let _ = std::fs::remove_file(&t);
+        let _ = clean(&out);
     }
     let _ = std::fs::remove_dir_all(&out);
     0
 }
 
-fn clean(dir: &PathBuf) -> std::io::Result<()> {
+/// A measuring child's account: its calling phase and its peak memory.
+struct Measured {
+    calling_ns: u64,
+    peak_kib: i64,
+}
+
+fn measure(exe: &Path, what: &str, driver: &Path, layer: Option<&Path>, env: &[(&str, &str)], out: &Path) -> Result<Measured, String> {
+    let mut c = Command::new(exe);
+    c.args(["bench", "--child", what, "--iterations", "0"]);
+    for (k, _) in std::env::vars() {
+        if k.starts_with("CLTAP_") || k.starts_with("OCL_ICD") || k == "OPENCL_LAYERS" {
+            c.env_remove(k);
+        }
+    }
+    c.env("OCL_ICD_VENDORS", driver).env("OCL_ICD_FILENAMES", driver).env("CLTAP_OUTPUT_DIR", out);
+    if let Some(l) = layer {
+        c.env("OPENCL_LAYERS", l);
+    }
+    for (k, v) in env {
+        c.env(k, v);
+    }
+    let child = c.stdout(std::process::Stdio::piped()).stderr(std::process::Stdio::null()).spawn().map_err(|e| e.to_string())?;
+    let pid = child.id() as i32;
+    let mut stdout = child.stdout.ok_or("no stdout")?;
+    let mut text = String::new();
+    use std::io::Read;
+    let _ = stdout.read_to_string(&mut text);
+    let mut status = 0;
+    // SAFETY: our own child; wait4 fills the structs.
+    let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
+    unsafe { libc::wait4(pid, &mut status, 0, &mut ru) };
+    if status != 0 {
+        return Err(format!("{what}: the measuring child failed ({status})"));
+    }
+    let calling_ns = text.lines().find_map(|l| l.strip_prefix("calling_ns ")).and_then(|v| v.trim().parse().ok()).ok_or("no timing from the child")?;
+    Ok(Measured { calling_ns, peak_kib: ru.ru_maxrss })
+}
+
+/// Records dropped, as the trace counts them.
+fn trace_drops(r: &cltap_formats::cltrace::Reader) -> u64 {
+    r.header.drops + r.chunks().map(|c| c.iter().map(|c| c.header.drops).sum::<u64>()).unwrap_or(0)
+}
+
+fn only(dir: &Path, ext: &str) -> Option<PathBuf> {
+    std::fs::read_dir(dir).ok()?.filter_map(|e| e.ok().map(|e| e.path())).find(|p| p.extension().is_some_and(|x| x == ext))
+}
+
+fn clean(dir: &Path) -> std::io::Result<()> {
     for e in std::fs::read_dir(dir)? {
         std::fs::remove_file(e?.path())?;
     }
     Ok(())
 }
 
-/// (records, dropped) from the trailer of the one log in `dir`.
-fn trailer(dir: &PathBuf) -> Option<(u64, u64)> {
-    let f = std::fs::read_dir(dir).ok()?.next()?.ok()?.path();
+/// (records, dropped) from the trailer of the API log in `dir`.
+fn trailer(dir: &Path) -> Option<(u64, u64)> {
+    let f = only(dir, "apilog")?;
     let text = std::fs::read_to_string(f).ok()?;
     let last = text.lines().last()?;
     let n: Vec<u64> = last.split(|c: char| !c.is_ascii_digit()).filter_map(|s| s.parse().ok()).collect();
@@ -256,6 +342,7 @@ fn child(what: &str, iterations: u64) -> Result<(), String> {
         let (t, n): (u32, u64) = (t.parse().map_err(|_| "bad threads")?, n.parse().map_err(|_| "bad count")?);
         let f = cl.get_platform_info;
         let pp = p as usize;
+        let start = Instant::now();
         let hs: Vec<_> = (0..t)
             .map(|_| {
                 std::thread::spawn(move || {
@@ -269,6 +356,7 @@ fn child(what: &str, iterations: u64) -> Result<(), String> {
         for h in hs {
             let _ = h.join();
         }
+        println!("calling_ns {}", start.elapsed().as_nanos());
         return Ok(());
     }
     unsafe {

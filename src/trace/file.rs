@@ -21,7 +21,10 @@ use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 const GROW_BYTES: u64 = 64 << 20;
 /// Chunks mapped and touched ahead of need by the background thread, so
 /// that application threads rarely take a page fault or a system call.
-const READY: usize = 2;
+const READY: usize = 8;
+/// `madvise` advice that faults a range in, writable, in one call (Linux
+/// 5.14); older kernels refuse it and the pages are touched one by one.
+const MADV_POPULATE_WRITE: i32 = 23;
 
 /// One chunk, mapped for writing. Dropping it unmaps it.
 pub struct Chunk {
@@ -66,16 +69,25 @@ pub struct TraceFile {
     capacity: Mutex<u64>,
     limit: Option<u64>,
     full: AtomicBool,
+    /// Trimmed at the end: no more chunks.
+    closed: AtomicBool,
     next_seal: AtomicU64,
     /// (seal number, chunk index), for the renderer.
     pub sealed: SegQueue<(u64, u64)>,
     /// Sealed and not yet rendered.
     pub pending: AtomicUsize,
     ready: ArrayQueue<Chunk>,
+    /// Sealed chunks, to be unmapped.
+    retired: SegQueue<Chunk>,
+    /// The background thread, woken when a prepared chunk is taken.
+    pub preparer: std::sync::OnceLock<std::thread::Thread>,
 }
 
 impl TraceFile {
     pub fn create(path: &Path, chunk_size: usize, clock: Clock, tsc0: u64, mono0: u64, info: &[(&str, &str)]) -> io::Result<TraceFile> {
+        if file_size_limit().is_some_and(|l| l < (HEADER_SIZE + chunk_size) as u64) {
+            return Err(io::Error::other("the file-size limit (ulimit -f) leaves no room for one chunk"));
+        }
         if file_size_limit().is_some_and(|l| l < (HEADER_SIZE + chunk_size) as u64) {
             return Err(io::Error::other("the file-size limit (ulimit -f) leaves no room for one chunk"));
         }
@@ -97,10 +109,13 @@ impl TraceFile {
             capacity: Mutex::new(0),
             limit: file_size_limit().map(|l| l.saturating_sub(HEADER_SIZE as u64) / chunk_size as u64),
             full: AtomicBool::new(false),
+            closed: AtomicBool::new(false),
             next_seal: AtomicU64::new(0),
             sealed: SegQueue::new(),
             pending: AtomicUsize::new(0),
             ready: ArrayQueue::new(READY),
+            retired: SegQueue::new(),
+            preparer: std::sync::OnceLock::new(),
         })
     }
 
@@ -148,20 +163,43 @@ impl TraceFile {
         }
         // SAFETY: a shared mapping of a range the file now has.
         let mut map = unsafe { MmapOptions::new().offset(self.offset(index)).len(self.chunk_size).map_mut(&self.file).ok()? };
-        for p in (0..self.chunk_size).step_by(4096) {
-            // SAFETY: inside the mapping; a volatile write is not elided.
-            unsafe { std::ptr::write_volatile(map.as_mut_ptr().add(p), 0) };
+        // A refusal (EINVAL) means an older kernel: touch the pages instead.
+        // Any other failure is retried: ext4 can fail a fault transiently
+        // while it writes back a lot.
+        let mut populated = false;
+        let mut refused = false;
+        for _ in 0..4 {
+            // SAFETY: advice on our own mapping.
+            if unsafe { libc::madvise(map.as_mut_ptr() as *mut libc::c_void, self.chunk_size, MADV_POPULATE_WRITE) } == 0 {
+                populated = true;
+                break;
+            }
+            if io::Error::last_os_error().raw_os_error() == Some(libc::EINVAL) {
+                refused = true;
+                break;
+            }
+        }
+        if !populated && !refused {
+            return None;
+        }
+        if refused {
+            for p in (0..self.chunk_size).step_by(4096) {
+                // SAFETY: inside the mapping; a volatile write is not elided.
+                unsafe { std::ptr::write_volatile(map.as_mut_ptr().add(p), 0) };
+            }
         }
         Some(Chunk { index, map })
     }
 
     fn allocate(&self) -> Option<Chunk> {
-        if self.full.load(Ordering::Relaxed) {
+        if self.full.load(Ordering::Relaxed) || self.closed.load(Ordering::Acquire) {
             return None;
         }
         let index = self.next_index.fetch_add(1, Ordering::Relaxed);
         let c = self.map(index);
-        if c.is_none() && !self.full.swap(true, Ordering::Relaxed) {
+        // After the trace was closed a chunk may fall past its end: that is
+        // not a full disk.
+        if c.is_none() && !self.closed.load(Ordering::Acquire) && !self.full.swap(true, Ordering::Relaxed) {
             crate::warn!(
                 "{}: the trace cannot grow (file-size limit or full disk); later calls are not recorded and are counted as dropped",
                 self.path.display()
@@ -172,7 +210,15 @@ impl TraceFile {
 
     /// A chunk for thread `tid`, its `seq`-th: a prepared one if any.
     pub fn take(&self, tid: u32, seq: u32) -> Option<Chunk> {
-        let c = self.ready.pop().or_else(|| self.allocate())?;
+        let c = match self.ready.pop() {
+            Some(c) => {
+                if let Some(t) = self.preparer.get() {
+                    t.unpark();
+                }
+                c
+            }
+            None => self.allocate()?,
+        };
         let h = ChunkHeader { magic: CHUNK_MAGIC, version: 1, tid, seq, ..Default::default() };
         // SAFETY: the chunk is ours and mapped; its header is at its start.
         unsafe { std::ptr::write_volatile(c.header(), h) };
@@ -181,6 +227,9 @@ impl TraceFile {
 
     /// Keeps a few chunks prepared (the background thread calls this).
     pub fn prepare(&self) {
+        while let Some(c) = self.retired.pop() {
+            drop(c);
+        }
         while !self.ready.is_full() {
             match self.allocate() {
                 Some(c) => {
@@ -196,13 +245,24 @@ impl TraceFile {
         }
     }
 
-    /// Hands a chunk to the renderer and unmaps it.
+    /// Hands a chunk to the renderer; the preparer unmaps it.
     pub fn seal(&self, c: Chunk) {
         let n = self.next_seal.fetch_add(1, Ordering::AcqRel) + 1;
         // SAFETY: the header is in the mapping; the renderer reads it from the file.
         unsafe { std::ptr::write_volatile(std::ptr::addr_of_mut!((*c.header()).sealed), n) };
         self.pending.fetch_add(1, Ordering::AcqRel);
         self.sealed.push((n, c.index));
+        // Unmapping waits for the address-space lock, which the preparer's
+        // faulting holds: the preparer unmaps, not the application's thread.
+        // Memory stays bounded when the preparer falls behind.
+        if self.retired.len() >= READY {
+            drop(c);
+        } else {
+            self.retired.push(c);
+        }
+        if let Some(t) = self.preparer.get() {
+            t.unpark();
+        }
     }
 
     pub fn seals(&self) -> u64 {
@@ -213,6 +273,7 @@ impl TraceFile {
     /// handed out stays inside it (a thread still writing after the end
     /// never touches a page past the file).
     pub fn trim(&self) {
+        self.closed.store(true, Ordering::Release);
         let cap = self.capacity.lock();
         let n = self.next_index.load(Ordering::Acquire).min(*cap);
         let _ = self.file.set_len(self.offset(n));

@@ -176,8 +176,17 @@ impl Renderer {
     fn emit(&mut self, e: &apilog::Entry) {
         self.line.clear();
         apilog::write_entry(&mut self.line, e);
+        self.write_line();
+    }
+
+    /// Writes the pending text to the API log. The first failure (a full
+    /// disk, the file-size limit) is reported once; the log ends there.
+    fn write_line(&mut self) {
         if let Some(o) = self.out.as_mut() {
-            let _ = o.write_all(self.line.as_bytes());
+            if let Err(e) = o.write_all(self.line.as_bytes()) {
+                crate::warn!("cannot write {}: {e}; the API log ends here (the trace has every record: `cltap render`)", self.outputs.path("apilog").display());
+                self.out = None;
+            }
         }
         self.line.clear();
     }
@@ -215,11 +224,8 @@ impl Renderer {
             self.errors.push(e.to_string());
         }
         self.buf = buf;
-        if self.line.len() > 0 {
-            if let Some(o) = self.out.as_mut() {
-                let _ = o.write_all(self.line.as_bytes());
-            }
-            self.line.clear();
+        if !self.line.is_empty() {
+            self.write_line();
         }
     }
 
@@ -258,17 +264,17 @@ impl Renderer {
         }
         printer::print(&mut self.line, &mut self.call, v, &tb, self.outputs.options);
         if self.line.len() > 1 << 16 {
-            if let Some(o) = self.out.as_mut() {
-                let _ = o.write_all(self.line.as_bytes());
-            }
-            self.line.clear();
+            self.write_line();
         }
     }
 
     /// Flushes what is rendered so far to the API log.
     pub fn flush(&mut self) {
         if let Some(o) = self.out.as_mut() {
-            let _ = o.flush();
+            if let Err(e) = o.flush() {
+                crate::warn!("cannot write {}: {e}; the API log ends here (the trace has every record: `cltap render`)", self.outputs.path("apilog").display());
+                self.out = None;
+            }
         }
     }
 

@@ -23,6 +23,9 @@ pub struct TraceSettings {
     pub options: Options,
     pub timeline: bool,
     pub atp: bool,
+    /// Render during the run and at exit; off, only the binary trace is
+    /// written (`cltap render` makes the files later).
+    pub render: bool,
     /// Recorded in the trace, for a rendering after the process died.
     pub summary: bool,
     pub device_timing: bool,
@@ -45,6 +48,7 @@ impl TraceSettings {
             ("atp".into(), flag(self.atp)),
             ("summary".into(), flag(self.summary)),
             ("device_timing".into(), flag(self.device_timing)),
+            ("render".into(), flag(self.render)),
         ]
     }
 }
@@ -72,6 +76,7 @@ pub struct Trace {
     pub threads: AtomicUsize,
     start: (u64, u64),
     rate_set: AtomicBool,
+    render: bool,
 }
 
 static CURRENT: AtomicPtr<Trace> = AtomicPtr::new(std::ptr::null_mut());
@@ -124,7 +129,10 @@ pub fn current() -> Option<&'static Trace> {
     match CURRENT.compare_exchange(std::ptr::null_mut(), t, Ordering::AcqRel, Ordering::Acquire) {
         Ok(_) => {
             let tr: &'static Trace = unsafe { &*t };
-            let _ = std::thread::Builder::new().name("cltap-writer".into()).spawn(move || tr.background());
+            let _ = std::thread::Builder::new().name("cltap-prep".into()).spawn(move || tr.prepare_chunks());
+            if tr.render {
+                let _ = std::thread::Builder::new().name("cltap-writer".into()).spawn(move || tr.background());
+            }
             Some(tr)
         }
         Err(other) => {
@@ -182,6 +190,7 @@ impl Trace {
             threads: AtomicUsize::new(0),
             start,
             rate_set: AtomicBool::new(false),
+            render: s.render,
         })
     }
 
@@ -216,21 +225,26 @@ impl Trace {
         }
     }
 
-    fn background(&'static self) {
-        // Signal handlers never run here, so a fatal signal's rendering can
-        // wait for this thread to let go of the renderer.
-        unsafe {
-            let mut all: libc::sigset_t = std::mem::zeroed();
-            libc::sigfillset(&mut all);
-            libc::pthread_sigmask(libc::SIG_BLOCK, &all, std::ptr::null_mut());
+    /// Keeps chunks mapped and faulted in ahead of the application's
+    /// threads, woken as soon as one is taken.
+    fn prepare_chunks(&'static self) {
+        block_signals();
+        let _ = self.file.preparer.set(std::thread::current());
+        while !self.finished.load(Ordering::Acquire) && !self.is_stale() {
+            self.file.prepare();
+            self.measure_rate(false);
+            std::thread::park_timeout(Duration::from_millis(10));
         }
+    }
+
+    /// Renders sealed chunks during the run.
+    fn background(&'static self) {
+        block_signals();
         let mut idle = Duration::from_millis(1);
         loop {
             if self.finished.load(Ordering::Acquire) || self.is_stale() {
                 return;
             }
-            self.file.prepare();
-            self.measure_rate(false);
             let mut did = false;
             loop {
                 // One chunk per turn of the lock, so the rendering at exit
@@ -266,6 +280,14 @@ impl Trace {
         }
         super::local::retire_current_thread();
         self.measure_rate(true);
+        if !self.render {
+            self.file.mark_finished();
+            self.file.trim();
+            return;
+        }
+        // Writing past the file-size limit raises SIGXFSZ in the writing
+        // thread; here it must only fail the write.
+        let _xfsz = HoldXfsz::new();
         // Only the background thread (which blocks signals) and this
         // function take the lock, and this function runs once.
         let mut guard = self.renderer.lock();
@@ -281,6 +303,54 @@ impl Trace {
                 "{drops} call records were dropped (CLTAP_BUFFER_POLICY=discard, or a trace that could not grow); lossless keeps them"
             );
         }
+    }
+}
+
+/// Blocks SIGXFSZ on this thread while it lives; one raised meanwhile (by
+/// a write of cltap's past the file-size limit) is taken off before the
+/// mask is restored, so the application never receives it.
+struct HoldXfsz {
+    old: libc::sigset_t,
+}
+
+impl HoldXfsz {
+    fn new() -> HoldXfsz {
+        // SAFETY: plain signal-mask calls on this thread.
+        unsafe {
+            let mut set: libc::sigset_t = std::mem::zeroed();
+            libc::sigemptyset(&mut set);
+            libc::sigaddset(&mut set, libc::SIGXFSZ);
+            let mut old: libc::sigset_t = std::mem::zeroed();
+            libc::pthread_sigmask(libc::SIG_BLOCK, &set, &mut old);
+            HoldXfsz { old }
+        }
+    }
+}
+
+impl Drop for HoldXfsz {
+    fn drop(&mut self) {
+        // SAFETY: as above; a zero timeout only polls.
+        unsafe {
+            let mut set: libc::sigset_t = std::mem::zeroed();
+            libc::sigemptyset(&mut set);
+            libc::sigaddset(&mut set, libc::SIGXFSZ);
+            let zero = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+            if libc::sigismember(&self.old, libc::SIGXFSZ) == 0 {
+                while libc::sigtimedwait(&set, std::ptr::null_mut(), &zero) == libc::SIGXFSZ {}
+            }
+            libc::pthread_sigmask(libc::SIG_SETMASK, &self.old, std::ptr::null_mut());
+        }
+    }
+}
+
+/// Signal handlers never run on cltap's threads, so a fatal signal's
+/// rendering can wait for them to let go of the renderer.
+fn block_signals() {
+    // SAFETY: masks signals for the calling thread only.
+    unsafe {
+        let mut all: libc::sigset_t = std::mem::zeroed();
+        libc::sigfillset(&mut all);
+        libc::pthread_sigmask(libc::SIG_BLOCK, &all, std::ptr::null_mut());
     }
 }
 

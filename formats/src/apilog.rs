@@ -97,7 +97,8 @@ fn push_hex16(out: &mut String, v: u64) {
     for i in 0..16 {
         b[2 + i] = D[((v >> (60 - 4 * i)) & 0xF) as usize];
     }
-    out.push_str(std::str::from_utf8(&b).unwrap_or_default());
+    // SAFETY: "0x" and hex digits are ASCII.
+    unsafe { out.as_mut_vec().extend_from_slice(&b) };
 }
 
 fn push_u64(out: &mut String, v: u64) {
@@ -112,7 +113,8 @@ fn push_u64(out: &mut String, v: u64) {
             break;
         }
     }
-    out.push_str(std::str::from_utf8(&b[i..]).unwrap_or_default());
+    // SAFETY: decimal digits are ASCII.
+    unsafe { out.as_mut_vec().extend_from_slice(&b[i..]) };
 }
 
 /// Writes one call line (without the newline). Hand-formatted: this runs for

@@ -179,14 +179,19 @@ pub fn run(a: BenchArgs) -> i32 {
     }
     if let Some(t) = last_trace {
         println!();
-        println!("rendering the API log from the 8-thread trace (cltap render)");
-        let t0 = Instant::now();
-        let o = Command::new(&exe).args(["render", "--output"]).arg(&out).arg(&t).output();
-        let secs = t0.elapsed().as_secs_f64();
-        let n = trailer(&out).map(|(k, _)| k).unwrap_or(0);
-        match o {
-            Ok(o) if o.status.success() => println!("{:<10}{:>16}", "1 thread", format!("{:.2} M/s", n as f64 / secs / 1e6)),
-            _ => println!("rendering failed"),
+        println!("rendering the API log from the 8-thread trace (cltap render), records per second");
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        for threads in [1, cores] {
+            let t0 = Instant::now();
+            let o = Command::new(&exe).args(["render", "--threads", &threads.to_string(), "--output"]).arg(&out).arg(&t).output();
+            let secs = t0.elapsed().as_secs_f64();
+            let n = trailer(&out).map(|(k, _)| k).unwrap_or(0);
+            let label = if threads == 1 { "1 thread".to_string() } else { format!("{threads} threads (all cores)") };
+            match o {
+                Ok(o) if o.status.success() => println!("{label:<26}{:>12}", format!("{:.2} M/s", n as f64 / secs / 1e6)),
+                _ => println!("{label:<26}{:>12}", "failed"),
+            }
+            let _ = clean(&out);
         }
         let _ = std::fs::remove_file(&t);
         let _ = clean(&out);

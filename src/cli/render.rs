@@ -16,6 +16,9 @@ pub struct RenderArgs {
     /// Where the rendered files go (default: beside the trace).
     #[arg(short, long, value_name = "DIR")]
     pub output: Option<PathBuf>,
+    /// Threads that format the API log (default: every core).
+    #[arg(long, value_name = "N")]
+    pub threads: Option<usize>,
 }
 
 pub struct Rendered {
@@ -30,7 +33,7 @@ pub fn finished(trace: &Path) -> bool {
 
 /// Renders everything the trace's settings ask for into `out` (default:
 /// the trace's folder); prints the summary table when it was asked for.
-pub fn render_trace(trace: &Path, out: Option<&Path>) -> Result<Rendered, String> {
+pub fn render_trace(trace: &Path, out: Option<&Path>, threads: Option<usize>) -> Result<Rendered, String> {
     let reader = Reader::open(trace).map_err(|e| e.to_string())?;
     let dir = out.map(Path::to_path_buf).unwrap_or_else(|| trace.parent().map(Path::to_path_buf).unwrap_or_default());
     if let Some(o) = out {
@@ -43,7 +46,8 @@ pub fn render_trace(trace: &Path, out: Option<&Path>) -> Result<Rendered, String
     let pid = reader.header.pid;
     let atp_header = render::atp_header(&reader);
     let mut r = Renderer::new(reader, outputs.clone());
-    let drops = r.finish(atp_header);
+    let threads = threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    let drops = r.finish(atp_header, threads.max(1));
     if drops > 0 {
         eprintln!("cltap: {drops} call records were dropped during the run");
     }
@@ -55,17 +59,17 @@ pub fn render_trace(trace: &Path, out: Option<&Path>) -> Result<Rendered, String
         }
     }
     if summary {
-        let s = Summary { pid, host: Host::Timed(r.host_table()), device_timing, pending_at_exit: 0, in_flight: &r.in_flight, notes: Vec::new() };
+        let s = Summary { pid, host: Host::Timed(r.host_table()), device_timing, pending_at_exit: 0, in_flight: r.in_flight(), notes: Vec::new() };
         let p = dir.join(format!("{stem}.summary.json"));
         s.write_json(&p).map_err(|e| format!("{}: {e}", p.display()))?;
         files.push(p);
         eprint!("{}", s.table());
     }
-    Ok(Rendered { in_flight: r.in_flight.clone(), files })
+    Ok(Rendered { in_flight: r.in_flight().to_vec(), files })
 }
 
 pub fn run(a: RenderArgs) -> i32 {
-    match render_trace(&a.trace, a.output.as_deref()) {
+    match render_trace(&a.trace, a.output.as_deref(), a.threads) {
         Ok(r) => {
             for c in &r.in_flight {
                 eprintln!("cltap: {} did not return (thread {}{})", c.api, c.tid, c.cmd_id.map(|c| format!(", CMD ID {c}")).unwrap_or_default());

@@ -289,7 +289,7 @@ fn after_death(dir: &Path, o: &Outcome) {
         }
         return;
     }
-    match super::render::render_trace(&trace, None) {
+    match super::render::render_trace(&trace, None, None) {
         Ok(r) => eprintln!("cltap: {}; its trace was rendered", cltap::summary::death_line(&how, &r.in_flight)),
         Err(e) => eprintln!("cltap: application {how}; its trace could not be rendered: {e}"),
     }

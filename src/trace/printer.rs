@@ -38,7 +38,8 @@ pub(crate) fn push_hex(s: &mut String, v: u64) {
     for (i, c) in b.iter_mut().enumerate() {
         *c = D[((v >> (60 - 4 * i)) & 0xF) as usize];
     }
-    s.push_str(std::str::from_utf8(&b).unwrap());
+    // SAFETY: the digits are ASCII.
+    unsafe { s.as_mut_vec().extend_from_slice(&b) };
 }
 
 pub(crate) fn is_pointer_type(c_type: &str) -> bool {

@@ -47,20 +47,87 @@ pub struct InFlight {
     pub cmd_id: Option<u64>,
 }
 
+/// What rendering counts, per chunk or in all: mergeable, so chunks can be
+/// rendered on several threads and their counts added in order.
+#[derive(Default)]
+struct Tally {
+    records: u64,
+    /// Per function id: calls, errors, total, min, max (ns).
+    host: Vec<[u64; 5]>,
+    in_flight: Vec<InFlight>,
+}
+
+impl Tally {
+    fn count(&mut self, v: &View<'_>, tb: Timebase) {
+        let h = &v.header;
+        self.records += 1;
+        let id = h.fn_id as usize;
+        if !v.returned() {
+            self.in_flight.push(InFlight {
+                api: crate::meta::FUNCTIONS.get(id).map_or_else(|| format!("function {id}"), |f| f.name.to_string()),
+                tid: h.tid,
+                cmd_id: (h.flags & super::record::FLAG_CMD != 0).then_some(h.cmd_id),
+            });
+            return;
+        }
+        if self.host.len() <= id {
+            self.host.resize(id + 1, [0, 0, 0, u64::MAX, 0]);
+        }
+        let ns = (h.t1.saturating_sub(h.t0) as f64 * 1000.0 / tb.ticks_per_us) as u64;
+        let failed = crate::meta::FUNCTIONS.get(id).is_some_and(|f| !super::capture::succeeded(f, h.ret));
+        let r = &mut self.host[id];
+        r[0] += 1;
+        r[1] += failed as u64;
+        r[2] += ns;
+        r[3] = r[3].min(ns);
+        r[4] = r[4].max(ns);
+    }
+
+    fn add(&mut self, o: Tally) {
+        self.records += o.records;
+        if self.host.len() < o.host.len() {
+            self.host.resize(o.host.len(), [0, 0, 0, u64::MAX, 0]);
+        }
+        for (a, b) in self.host.iter_mut().zip(o.host) {
+            a[0] += b[0];
+            a[1] += b[1];
+            a[2] += b[2];
+            a[3] = a[3].min(b[3]);
+            a[4] = a[4].max(b[4]);
+        }
+        self.in_flight.extend(o.in_flight);
+    }
+}
+
+/// One chunk's API-log text and counts, made on any thread.
+fn render_text(reader: &Reader, c: &cltrace::ChunkInfo, tb: Timebase, options: Options, text: bool) -> Result<(String, Tally), cltrace::Error> {
+    let mut buf = Vec::new();
+    let mut out = String::new();
+    let mut call = printer::empty_call();
+    let mut t = Tally::default();
+    reader.chunk_records(c, &mut buf)?;
+    reader.walk(c, &buf, |v| {
+        t.count(&v, tb);
+        if text {
+            printer::print(&mut out, &mut call, &v, &tb, options);
+        }
+    })?;
+    Ok((out, t))
+}
+
 pub struct Renderer {
-    reader: Reader,
+    reader: std::sync::Arc<Reader>,
+    /// The file header as last read (the rate and the drops change).
+    header: cltrace::FileHeader,
     outputs: Outputs,
     out: Option<Box<dyn Write + Send>>,
     timebase: Option<Timebase>,
-    records: u64,
     line: String,
     call: apilog::Call,
     timeline: Option<super::timeline::Timeline>,
     atp: Option<super::atp::AtpWriter>,
     opened: bool,
-    /// Per function id: calls, errors, total, min, max (ns).
-    host: Vec<[u64; 5]>,
-    pub in_flight: Vec<InFlight>,
+    tally: Tally,
     /// Seal numbers below this are rendered; later ones wait here (by seal
     /// number: chunk index) until their turn.
     next_seal: u64,
@@ -81,18 +148,17 @@ pub fn clock_text(clock: u32) -> &'static str {
 impl Renderer {
     pub fn new(reader: Reader, outputs: Outputs) -> Renderer {
         Renderer {
-            reader,
+            header: reader.header,
+            reader: std::sync::Arc::new(reader),
             outputs,
             out: None,
             timebase: None,
-            records: 0,
             line: String::new(),
             call: printer::empty_call(),
             timeline: None,
             atp: None,
             opened: false,
-            host: Vec::new(),
-            in_flight: Vec::new(),
+            tally: Tally::default(),
             next_seal: 1,
             waiting: BTreeMap::new(),
             buf: Vec::new(),
@@ -111,13 +177,15 @@ impl Renderer {
     /// The rate the trace recorded; a trace cut off before it was measured
     /// gets this machine's (the invariant TSC's rate does not change).
     fn timebase(&mut self) -> Timebase {
-        let _ = self.reader.reread_header();
-        let ticks_per_us = self.reader.header.ticks_per_us().unwrap_or_else(|| tsc::ticks_per_us(std::time::Duration::from_millis(20)));
+        if let Ok(h) = self.reader.current_header() {
+            self.header = h;
+        }
+        let ticks_per_us = self.header.ticks_per_us().unwrap_or_else(|| tsc::ticks_per_us(std::time::Duration::from_millis(20)));
         Timebase { ticks_per_us }
     }
 
     pub fn clock(&self, tb: Timebase) -> tsc::HostClock {
-        tsc::HostClock { tsc0: self.reader.header.tsc0, mono0: self.reader.header.mono0, ticks_per_us: tb.ticks_per_us }
+        tsc::HostClock { tsc0: self.header.tsc0, mono0: self.header.mono0, ticks_per_us: tb.ticks_per_us }
     }
 
     fn open(&mut self) {
@@ -157,12 +225,12 @@ impl Renderer {
                 }
             }
         });
-        let r = &self.reader;
+        let r = self.reader.clone();
         let mut header = vec![
             format!("cltap {} API log", env!("CARGO_PKG_VERSION")),
             format!("application: {}", r.info("cmdline").unwrap_or("")),
             format!("pid: {pid}"),
-            format!("clock: {}", clock_text(r.header.clock)),
+            format!("clock: {}", clock_text(self.header.clock)),
             format!("ticks per microsecond: {:.3}", tb.ticks_per_us),
         ];
         if let Some(rank) = r.info("rank") {
@@ -211,15 +279,8 @@ impl Renderer {
     fn render_chunk(&mut self, c: &cltrace::ChunkInfo) {
         self.open();
         let mut buf = std::mem::take(&mut self.buf);
-        let r = self.reader.chunk_records(c, &mut buf).and_then(|_| {
-            let mut views = Vec::new();
-            // The reader is borrowed by the walk; the views are rendered after.
-            let res = self.reader.walk(c, &buf, |v| views.push(v));
-            for v in &views {
-                self.render(v);
-            }
-            res
-        });
+        let reader = self.reader.clone();
+        let r = reader.chunk_records(c, &mut buf).and_then(|_| reader.walk(c, &buf, |v| self.render(&v)));
         if let Err(e) = r {
             self.errors.push(e.to_string());
         }
@@ -231,34 +292,8 @@ impl Renderer {
 
     fn render(&mut self, v: &View<'_>) {
         let tb = self.timebase.expect("opened");
-        let h = &v.header;
-        self.records += 1;
-        let id = h.fn_id as usize;
-        if !v.returned() {
-            self.in_flight.push(InFlight {
-                api: crate::meta::FUNCTIONS.get(id).map_or_else(|| format!("function {id}"), |f| f.name.to_string()),
-                tid: h.tid,
-                cmd_id: (h.flags & super::record::FLAG_CMD != 0).then_some(h.cmd_id),
-            });
-        } else {
-            if self.host.len() <= id {
-                self.host.resize(id + 1, [0, 0, 0, u64::MAX, 0]);
-            }
-            let ns = (h.t1.saturating_sub(h.t0) as f64 * 1000.0 / tb.ticks_per_us) as u64;
-            let failed = crate::meta::FUNCTIONS.get(id).is_some_and(|f| !super::capture::succeeded(f, h.ret));
-            let r = &mut self.host[id];
-            r[0] += 1;
-            r[1] += failed as u64;
-            r[2] += ns;
-            r[3] = r[3].min(ns);
-            r[4] = r[4].max(ns);
-            if let Some(t) = self.timeline.as_mut() {
-                t.record(v);
-            }
-            if let Some(a) = self.atp.as_mut() {
-                a.record(v);
-            }
-        }
+        self.tally.count(v, tb);
+        self.devices(v);
         if self.out.is_none() {
             return;
         }
@@ -266,6 +301,94 @@ impl Renderer {
         if self.line.len() > 1 << 16 {
             self.write_line();
         }
+    }
+
+    /// The timeline's and the `.atp`'s share of a record.
+    fn devices(&mut self, v: &View<'_>) {
+        if !v.returned() {
+            return;
+        }
+        if let Some(t) = self.timeline.as_mut() {
+            t.record(v);
+        }
+        if let Some(a) = self.atp.as_mut() {
+            a.record(v);
+        }
+    }
+
+    /// Calls that had not returned, in the order rendered.
+    pub fn in_flight(&self) -> &[InFlight] {
+        &self.tally.in_flight
+    }
+
+    /// Renders `chunks` in order, the API-log text on `threads` threads.
+    /// The timeline and the `.atp` take the records in order on this one.
+    fn render_many(&mut self, chunks: &[cltrace::ChunkInfo], threads: usize) {
+        if threads <= 1 || chunks.len() < 2 {
+            for c in chunks {
+                self.render_chunk(c);
+            }
+            return;
+        }
+        self.open();
+        let tb = self.timebase.expect("opened");
+        let options = self.outputs.options;
+        let text = self.out.is_some();
+        let reader = self.reader.clone();
+        let next = std::sync::atomic::AtomicUsize::new(0);
+        // Workers stay at most `window` chunks ahead of the writer, so the
+        // texts waiting to be written stay few.
+        let window = 2 * threads;
+        let written = (parking_lot::Mutex::new(0usize), parking_lot::Condvar::new());
+        let (tx, rx) = std::sync::mpsc::channel::<(usize, Result<(String, Tally), cltrace::Error>)>();
+        std::thread::scope(|s| {
+            for _ in 0..threads {
+                let tx = tx.clone();
+                let (reader, next, written) = (&reader, &next, &written);
+                s.spawn(move || loop {
+                    let k = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    if k >= chunks.len() {
+                        return;
+                    }
+                    {
+                        let mut w = written.0.lock();
+                        while k >= *w + window {
+                            written.1.wait(&mut w);
+                        }
+                    }
+                    if tx.send((k, render_text(reader, &chunks[k], tb, options, text))).is_err() {
+                        return;
+                    }
+                });
+            }
+            drop(tx);
+            let mut ready = BTreeMap::new();
+            let mut k = 0;
+            for (i, r) in rx {
+                ready.insert(i, r);
+                while let Some(r) = ready.remove(&k) {
+                    match r {
+                        Ok((t, tally)) => {
+                            self.tally.add(tally);
+                            self.line = t;
+                            self.write_line();
+                        }
+                        Err(e) => self.errors.push(e.to_string()),
+                    }
+                    if self.timeline.is_some() || self.atp.is_some() {
+                        let mut buf = std::mem::take(&mut self.buf);
+                        let c = chunks[k];
+                        if let Err(e) = reader.chunk_records(&c, &mut buf).and_then(|_| reader.walk(&c, &buf, |v| self.devices(&v))) {
+                            self.errors.push(e.to_string());
+                        }
+                        self.buf = buf;
+                    }
+                    k += 1;
+                    *written.0.lock() = k;
+                    written.1.notify_all();
+                }
+            }
+        });
     }
 
     /// Flushes what is rendered so far to the API log.
@@ -281,7 +404,7 @@ impl Renderer {
     /// Renders everything not rendered yet (sealed chunks in seal order, then
     /// the chunks threads still held, by index), then the device parts and
     /// the trailer. Returns the number of records dropped.
-    pub fn finish(&mut self, atp_header: Vec<(String, String)>) -> u64 {
+    pub fn finish(&mut self, atp_header: Vec<(String, String)>, threads: usize) -> u64 {
         self.open();
         let chunks = match self.reader.chunks() {
             Ok(c) => c,
@@ -290,16 +413,14 @@ impl Renderer {
                 Vec::new()
             }
         };
-        let mut drops = 0;
-        for c in &chunks {
-            drops += c.header.drops;
-            if c.header.sealed != 0 && c.header.sealed < self.next_seal {
-                continue;
-            }
-            self.render_chunk(c);
+        let drops_in_chunks: u64 = chunks.iter().map(|c| c.header.drops).sum();
+        let todo: Vec<cltrace::ChunkInfo> = chunks.into_iter().filter(|c| c.header.sealed == 0 || c.header.sealed >= self.next_seal).collect();
+        self.render_many(&todo, threads);
+        let mut drops = drops_in_chunks;
+        if let Ok(h) = self.reader.current_header() {
+            self.header = h;
         }
-        let _ = self.reader.reread_header();
-        drops += self.reader.header.drops;
+        drops += self.header.drops;
         if self.timeline.is_some() || self.atp.is_some() {
             let clock = self.clock(self.timebase.unwrap_or(Timebase { ticks_per_us: 1000.0 }));
             let mut off = crate::devtime::Offsets::default();
@@ -316,7 +437,7 @@ impl Renderer {
                 }
             }
         }
-        let trailer = format!("end: {} records, {} dropped", self.records, drops);
+        let trailer = format!("end: {} records, {} dropped", self.tally.records, drops);
         self.emit(&apilog::Entry::Comment(trailer));
         self.flush();
         for e in self.errors.drain(..).take(3) {
@@ -328,6 +449,7 @@ impl Renderer {
     /// The host-API tally of everything rendered, times in nanoseconds.
     pub fn host_table(&self) -> Vec<crate::report::Row> {
         let mut rows: Vec<crate::report::Row> = self
+            .tally
             .host
             .iter()
             .enumerate()

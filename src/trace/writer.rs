@@ -295,7 +295,9 @@ impl Trace {
         while let Some((seal, index)) = self.file.sealed.pop() {
             r.sealed(seal, index);
         }
-        let drops = r.finish(render::atp_header(r.reader()));
+        // The application is done: all cores render what is left.
+        let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let drops = r.finish(render::atp_header(r.reader()), threads);
         self.file.mark_finished();
         self.file.trim();
         if drops > 0 {
@@ -400,7 +402,7 @@ pub fn host_table() -> Option<Vec<crate::report::Row>> {
 
 /// Calls that had not returned when the trace was rendered.
 pub fn in_flight() -> Vec<InFlight> {
-    with_renderer(|r| r.in_flight.clone()).unwrap_or_default()
+    with_renderer(|r| r.in_flight().to_vec()).unwrap_or_default()
 }
 
 /// Ends the trace of this process (exit, `clDeinitLayer`, a fatal signal).

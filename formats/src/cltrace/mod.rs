@@ -204,11 +204,10 @@ impl Reader {
     }
 
     /// The file header as it is now (the process may still be writing).
-    pub fn reread_header(&mut self) -> Result<(), Error> {
+    pub fn current_header(&self) -> Result<FileHeader, Error> {
         let mut b = vec![0u8; FILE_HEADER];
         read_full(&self.file, &mut b, 0).map_err(|e| self.error(0, e.to_string()))?;
-        self.header = read_struct(&b);
-        Ok(())
+        Ok(read_struct(&b))
     }
 
     /// Every chunk in use, in render order: sealed ones by seal number, then

@@ -71,6 +71,9 @@ pub struct TraceFile {
     full: AtomicBool,
     /// Trimmed at the end: no more chunks.
     closed: AtomicBool,
+    /// Threads in `take`, and 1 + the highest chunk index handed out.
+    taking: AtomicUsize,
+    max_taken: AtomicU64,
     next_seal: AtomicU64,
     /// (seal number, chunk index), for the renderer.
     pub sealed: SegQueue<(u64, u64)>,
@@ -110,6 +113,8 @@ impl TraceFile {
             limit: file_size_limit().map(|l| l.saturating_sub(HEADER_SIZE as u64) / chunk_size as u64),
             full: AtomicBool::new(false),
             closed: AtomicBool::new(false),
+            taking: AtomicUsize::new(0),
+            max_taken: AtomicU64::new(0),
             next_seal: AtomicU64::new(0),
             sealed: SegQueue::new(),
             pending: AtomicUsize::new(0),
@@ -210,6 +215,22 @@ impl TraceFile {
 
     /// A chunk for thread `tid`, its `seq`-th: a prepared one if any.
     pub fn take(&self, tid: u32, seq: u32) -> Option<Chunk> {
+        // `taking` and `closed` pair up (both SeqCst) so that `trim` never
+        // cuts a chunk being handed out.
+        self.taking.fetch_add(1, Ordering::SeqCst);
+        let c = if self.closed.load(Ordering::SeqCst) { None } else { self.take_open() };
+        if let Some(c) = &c {
+            self.max_taken.fetch_max(c.index + 1, Ordering::SeqCst);
+        }
+        self.taking.fetch_sub(1, Ordering::SeqCst);
+        let c = c?;
+        let h = ChunkHeader { magic: CHUNK_MAGIC, version: 1, tid, seq, ..Default::default() };
+        // SAFETY: the chunk is ours and mapped; its header is at its start.
+        unsafe { std::ptr::write_volatile(c.header(), h) };
+        Some(c)
+    }
+
+    fn take_open(&self) -> Option<Chunk> {
         let c = match self.ready.pop() {
             Some(c) => {
                 if let Some(t) = self.preparer.get() {
@@ -219,9 +240,6 @@ impl TraceFile {
             }
             None => self.allocate()?,
         };
-        let h = ChunkHeader { magic: CHUNK_MAGIC, version: 1, tid, seq, ..Default::default() };
-        // SAFETY: the chunk is ours and mapped; its header is at its start.
-        unsafe { std::ptr::write_volatile(c.header(), h) };
         Some(c)
     }
 
@@ -269,13 +287,31 @@ impl TraceFile {
         self.next_seal.load(Ordering::Acquire)
     }
 
-    /// Cuts the room reserved ahead off the end of the file. Every chunk
+    /// Cuts the chunks nobody took off the end of the file. Every chunk
     /// handed out stays inside it (a thread still writing after the end
     /// never touches a page past the file).
     pub fn trim(&self) {
-        self.closed.store(true, Ordering::Release);
+        self.closed.store(true, Ordering::SeqCst);
+        // A signal handler may run this on a thread stopped inside `take`:
+        // wait a little, then keep every chunk allocated.
+        let mut settled = false;
+        for _ in 0..1000 {
+            if self.taking.load(Ordering::SeqCst) == 0 {
+                settled = true;
+                break;
+            }
+            std::thread::yield_now();
+        }
         let cap = self.capacity.lock();
-        let n = self.next_index.load(Ordering::Acquire).min(*cap);
+        let n = if settled {
+            // Prepared chunks nobody took are not part of the trace.
+            while let Some(c) = self.ready.pop() {
+                drop(c);
+            }
+            self.max_taken.load(Ordering::SeqCst)
+        } else {
+            self.next_index.load(Ordering::SeqCst).min(*cap)
+        };
         let _ = self.file.set_len(self.offset(n));
     }
 

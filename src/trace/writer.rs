@@ -418,10 +418,16 @@ pub fn finish() {
 
 static OLD_ACTIONS: Mutex<Vec<(i32, libc::sigaction)>> = Mutex::new(Vec::new());
 
+/// Only signals that would end the process by their default action are
+/// taken: one the application ignores or handles itself stays its own (it
+/// may go on running, and recording with it).
 fn install_signal_handlers() {
     for sig in [libc::SIGINT, libc::SIGTERM, libc::SIGABRT] {
         unsafe {
             let mut old: libc::sigaction = std::mem::zeroed();
+            if libc::sigaction(sig, std::ptr::null(), &mut old) != 0 || old.sa_sigaction != libc::SIG_DFL {
+                continue;
+            }
             let mut new: libc::sigaction = std::mem::zeroed();
             new.sa_sigaction = on_signal as *const () as usize;
             new.sa_flags = libc::SA_RESTART;

@@ -312,6 +312,16 @@ pub fn peak_kib(mut c: std::process::Command) -> (i32, i64) {
 /// `sig`, and returns how it ended.
 pub fn signal_when_ready(mut c: Command, sig: i32) -> std::process::ExitStatus {
     use std::io::BufRead;
+    use std::os::unix::process::CommandExt;
+    // A suite started in the background by a shell inherits SIGINT ignored;
+    // the program must meet `sig` with its default action, as from a terminal.
+    // SAFETY: only async-signal-safe calls between fork and exec.
+    unsafe {
+        c.pre_exec(move || {
+            libc::signal(sig, libc::SIG_DFL);
+            Ok(())
+        });
+    }
     c.stdout(std::process::Stdio::piped());
     let mut child = c.spawn().unwrap();
     let mut out = std::io::BufReader::new(child.stdout.take().unwrap());

@@ -1,5 +1,6 @@
 use super::record::*;
 use super::*;
+use std::path::PathBuf;
 use crate::test_rng::Rng;
 
 fn header(chunk: u64) -> FileHeader {
@@ -14,6 +15,14 @@ fn call(rng: &mut Rng, tid: u32, n: u64) -> Vec<u8> {
     let caps: Vec<(Capture, &[u8])> = data.iter().enumerate().map(|(i, d)| (Capture { param: i as u8, tag: Tag::Bytes as u8, _pad: 0, bytes: 0, total: d.len() as u64 }, &d[..])).collect();
     let h = Header { fn_id: rng.below(150) as u16, flags: FLAG_DONE | FLAG_OK, tid, cmd_id: n, t0: n * 10, t1: n * 10 + 5, ret: rng.next(), ..Header::default() };
     encode(&h, &args, &caps)
+}
+
+/// A fresh trace with 4 KiB chunks in a folder that removes itself.
+fn new_trace() -> (tempfile::TempDir, PathBuf, TraceWriter) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("t.cltrace");
+    let w = TraceWriter::create(&path, header(4096), &[]).unwrap();
+    (dir, path, w)
 }
 
 fn read_all(path: &Path) -> Result<Vec<(u32, Vec<u8>, bool)>, Error> {
@@ -68,10 +77,8 @@ fn round_trip_keeps_every_record_and_each_threads_order() {
 
 #[test]
 fn sealed_chunks_come_first_in_seal_order_then_open_ones() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("t.cltrace");
+    let (_dir, path, mut w) = new_trace();
     let mut rng = Rng(7);
-    let mut w = TraceWriter::create(&path, header(4096), &[]).unwrap();
     let (mut a, mut b) = (w.thread(1), w.thread(2));
     w.push(&mut a, &call(&mut rng, 1, 1)).unwrap(); // chunk 0
     w.push(&mut b, &call(&mut rng, 2, 2)).unwrap(); // chunk 1
@@ -84,10 +91,8 @@ fn sealed_chunks_come_first_in_seal_order_then_open_ones() {
 
 #[test]
 fn an_open_record_is_the_threads_last_and_did_not_return() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("t.cltrace");
+    let (_dir, path, mut w) = new_trace();
     let mut rng = Rng(11);
-    let mut w = TraceWriter::create(&path, header(4096), &[]).unwrap();
     let mut t = w.thread(9);
     w.push(&mut t, &call(&mut rng, 9, 1)).unwrap();
     let h = Header { fn_id: 12, tid: 9, cmd_id: 2, t0: 77, ..Header::default() };
@@ -112,10 +117,8 @@ fn open_calls_inside_the_chunk_and_moved_records() {
     // outer call then completed, as a copy after it (cmd 1 again), and its
     // opened record was marked moved. A third call (cmd 3) is still open,
     // with a callback call (cmd 4) inside it that returned.
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("t.cltrace");
+    let (_dir, path, mut w) = new_trace();
     let mut rng = Rng(17);
-    let mut w = TraceWriter::create(&path, header(4096), &[]).unwrap();
     let mut t = w.thread(1);
     let opened = |cmd: u64, flags: u8| encode(&Header { tid: 1, cmd_id: cmd, flags, ..Header::default() }, &[cmd], &[]);
     w.push(&mut t, &opened(1, FLAG_MOVED)).unwrap();
@@ -137,9 +140,7 @@ fn a_half_completed_record_counts_as_not_returned() {
     let opened = HEADER + 8 * h.nargs as usize;
     let v = last(&rec[..opened]).unwrap();
     let walked = {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("t.cltrace");
-        let mut w = TraceWriter::create(&path, header(4096), &[]).unwrap();
+        let (_dir, path, mut w) = new_trace();
         let mut t = w.thread(1);
         w.push(&mut t, &rec[..opened]).unwrap();
         read_all(&path).unwrap()
@@ -152,10 +153,8 @@ fn a_half_completed_record_counts_as_not_returned() {
 }
 
 fn damaged(edit: impl Fn(&mut Vec<u8>)) -> String {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("t.cltrace");
+    let (_dir, path, mut w) = new_trace();
     let mut rng = Rng(5);
-    let mut w = TraceWriter::create(&path, header(4096), &[]).unwrap();
     let mut t = w.thread(1);
     for n in 0..50 {
         w.push(&mut t, &call(&mut rng, 1, n)).unwrap();

@@ -80,6 +80,7 @@ pub struct TraceFile {
     /// Sealed and not yet rendered.
     pub pending: AtomicUsize,
     ready: ArrayQueue<Chunk>,
+    allocating: Mutex<()>,
     /// Sealed chunks, to be unmapped.
     retired: SegQueue<Chunk>,
     /// The background thread, woken when a prepared chunk is taken.
@@ -119,6 +120,7 @@ impl TraceFile {
             sealed: SegQueue::new(),
             pending: AtomicUsize::new(0),
             ready: ArrayQueue::new(READY),
+            allocating: Mutex::new(()),
             retired: SegQueue::new(),
             preparer: std::sync::OnceLock::new(),
         })
@@ -231,16 +233,18 @@ impl TraceFile {
     }
 
     fn take_open(&self) -> Option<Chunk> {
-        let c = match self.ready.pop() {
-            Some(c) => {
-                if let Some(t) = self.preparer.get() {
-                    t.unpark();
-                }
-                c
+        if let Some(c) = self.ready.pop() {
+            if let Some(t) = self.preparer.get() {
+                t.unpark();
             }
-            None => self.allocate()?,
-        };
-        Some(c)
+            return Some(c);
+        }
+        // Allocations are made one at a time, in index order, so that a
+        // chunk the preparer is still faulting in is never passed over: a
+        // later one failing at the file's limit would otherwise leave a gap
+        // in the thread's records.
+        let _one = self.allocating.lock();
+        self.ready.pop().or_else(|| self.allocate())
     }
 
     /// Keeps a few chunks prepared (the background thread calls this).
@@ -249,6 +253,7 @@ impl TraceFile {
             drop(c);
         }
         while !self.ready.is_full() {
+            let _one = self.allocating.lock();
             match self.allocate() {
                 Some(c) => {
                     if let Err(c) = self.ready.push(c) {

@@ -126,6 +126,9 @@ pub struct Function {
     pub windows_only: bool,
     /// Implemented by cltap itself (its own extensions), never by a driver.
     pub local: bool,
+    /// Launches an NDRange: a successful call with a NULL local size has the
+    /// driver's choice recorded (`[lws]`).
+    pub lws: bool,
     /// Line of the declaration in the description, for messages.
     pub line: usize,
 }

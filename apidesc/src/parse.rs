@@ -60,6 +60,10 @@ pub fn parse(text: &str) -> Result<Api, ParseError> {
     Ok(Api { functions })
 }
 
+/// The leading parameters of a function marked `[lws]`, as in
+/// `clEnqueueNDRangeKernel`.
+const LWS_PARAMS: [&str; 6] = ["command_queue", "kernel", "work_dim", "global_work_offset", "global_work_size", "local_work_size"];
+
 fn parse_decl(decl: &str, ext: &str, line: usize) -> Result<Function, ParseError> {
     let open = decl.find('(').ok_or(ParseError { line, msg: "missing '('".into() })?;
     let close = decl.rfind(')').ok_or(ParseError { line, msg: "missing ')'".into() })?;
@@ -95,11 +99,13 @@ fn parse_decl(decl: &str, ext: &str, line: usize) -> Result<Function, ParseError
     let attrs = attrs_of(decl[close + 1..].trim(), line)?;
     let mut windows_only = false;
     let mut local = false;
+    let mut lws = false;
     let mut dispatch_attr: Option<String> = None;
     for (k, v) in attrs {
         match (k.as_str(), v) {
             ("windows", None) => windows_only = true,
             ("local", None) => local = true,
+            ("lws", None) => lws = true,
             ("dispatch", Some(v)) => dispatch_attr = Some(v),
             (k, _) => return err(line, format!("{name}: unknown function attribute `{k}`")),
         }
@@ -115,9 +121,17 @@ fn parse_decl(decl: &str, ext: &str, line: usize) -> Result<Function, ParseError
         dispatch: Dispatch::None,
         windows_only,
         local,
+        lws,
         line,
     };
     infer_user_data(&mut f);
+    if f.lws {
+        // The layer reads these arguments by position to ask the driver.
+        let names: Vec<&str> = f.params.iter().take(LWS_PARAMS.len()).map(|p| p.name.as_str()).collect();
+        if names != LWS_PARAMS || f.ret != RetKind::Status {
+            return err(line, format!("{}: [lws] needs a cl_int function whose parameters begin ({})", f.name, LWS_PARAMS.join(", ")));
+        }
+    }
     f.dispatch = match dispatch_attr.as_deref() {
         Some("none") => Dispatch::None,
         Some(p) => Dispatch::Param(
@@ -339,13 +353,18 @@ mod tests {
         parse_decl(decl, "core", 1).unwrap()
     }
 
-    #[test]
-    fn infers_roles_from_types() {
-        let f = one("61 cl_int clEnqueueNDRangeKernel(cl_command_queue command_queue, cl_kernel kernel, \
+    const NDRANGE: &str = "61 cl_int clEnqueueNDRangeKernel(cl_command_queue command_queue, cl_kernel kernel, \
              cl_uint work_dim, const size_t* global_work_offset [arr=work_dim], \
              const size_t *global_work_size [arr=work_dim], const size_t* local_work_size [arr=work_dim], \
              cl_uint num_events_in_wait_list, const cl_event* event_wait_list [arr=num_events_in_wait_list], \
-             cl_event* event)");
+             cl_event* event)";
+    const TASK: &str = "60 cl_int clEnqueueTask(cl_command_queue command_queue, cl_kernel kernel, \
+             cl_uint num_events_in_wait_list, const cl_event* event_wait_list [arr=num_events_in_wait_list], \
+             cl_event* event)";
+
+    #[test]
+    fn infers_roles_from_types() {
+        let f = one(NDRANGE);
         assert_eq!(f.slot, Some(61));
         assert_eq!(f.ret, RetKind::Status);
         assert_eq!(f.params[0].role, Role::Handle);
@@ -355,6 +374,15 @@ mod tests {
         assert_eq!(f.params[8].role, Role::OutHandle);
         assert!(f.has_event_out());
         assert_eq!(f.dispatch, Dispatch::Param(0));
+    }
+
+    #[test]
+    fn lws_marks_ndrange_launches() {
+        assert!(one(&format!("{NDRANGE} [lws]")).lws);
+        assert!(!one(NDRANGE).lws);
+        assert!(!one(TASK).lws);
+        let e = parse(&format!("{TASK} [lws];")).unwrap_err();
+        assert!(e.msg.contains("[lws]") && e.msg.contains("local_work_size"), "{e}");
     }
 
     #[test]

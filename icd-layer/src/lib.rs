@@ -2,37 +2,47 @@
 //! OpenCL loader layer (`OPENCL_LAYERS`) or as an ICD (`OCL_ICD_VENDORS`,
 //! `OCL_ICD_FILENAMES`) that loads the real drivers behind it. Everything
 //! that is not ABI lives in the `cltap` crate.
+//!
+//! One folder per API over a shared bottom. Each module imports only those
+//! below it (`A → B`: A uses B); any of `opencl/` may use the bottom, and
+//! the bottom imports nothing above it:
+//!
+//! ```text
+//! lib.rs (the exported symbols) → opencl::layer, opencl::icd, life, guard
+//! opencl::layer   loader-layer mode, its generated wrappers and table
+//!                 → front, next, lws, devtime, markers, exts, api
+//! opencl::icd     ICD mode, its generated wrappers and table
+//!                 → drivers, handles, trampolines, lws, devtime, markers, exts, api
+//! opencl::lws     → drivers, next, handles, api
+//! opencl::drivers → front, api
+//! opencl::front   → devtime, exts, api
+//! opencl::devtime → handles, api
+//! opencl::markers → api
+//! opencl::{exts, next, handles, trampolines, api} → nothing of opencl
+//! hsa             (to come)
+//! ---------------- bottom ----------------
+//! life    (configuration read once, start-up, finish) → bracket, config
+//! bracket (enter, exit, done, missing, finish_call), config, guard → nothing
+//! ```
 
 #![allow(clippy::missing_safety_doc, non_snake_case)]
 
-mod gen {
-    #![allow(clippy::all, unused_unsafe, unused_parens)]
-    include!(concat!(env!("OUT_DIR"), "/generated.rs"));
-}
-mod devtime;
-mod icd_mode;
-mod layer_mode;
-mod lws;
-mod markers;
-mod rt;
-mod trampolines;
+mod bracket;
+mod config;
+mod guard;
+mod hsa;
+mod life;
+mod opencl;
 
-use std::ffi::{c_char, c_void, CStr};
-
-/// The described function with this C name.
-pub(crate) fn entry(name: *const c_char) -> Option<&'static gen::Entry> {
-    if name.is_null() {
-        return None;
-    }
-    let n = unsafe { CStr::from_ptr(name) }.to_bytes();
-    gen::ENTRIES.iter().find(|e| e.name.as_bytes() == n)
-}
+use guard::guard;
+use opencl::{icd, layer};
+use std::ffi::{c_char, c_void};
 
 // ---- Loader-layer entry points (cl_loader_layers) ----
 
 #[no_mangle]
 pub unsafe extern "C" fn clGetLayerInfo(param_name: u32, size: usize, value: *mut c_void, size_ret: *mut usize) -> i32 {
-    rt::guard(-30, || layer_mode::get_layer_info(param_name, size, value, size_ret))
+    guard(-30, || layer::get_layer_info(param_name, size, value, size_ret))
 }
 
 #[no_mangle]
@@ -42,7 +52,7 @@ pub unsafe extern "C" fn clInitLayer(
     num_entries_ret: *mut u32,
     layer_dispatch_ret: *mut *const c_void,
 ) -> i32 {
-    rt::guard(-30, || layer_mode::init_layer(num_entries, target, num_entries_ret, layer_dispatch_ret))
+    guard(-30, || layer::init_layer(num_entries, target, num_entries_ret, layer_dispatch_ret))
 }
 
 #[no_mangle]
@@ -53,13 +63,13 @@ pub unsafe extern "C" fn clInitLayerWithProperties(
     layer_dispatch_ret: *mut *const c_void,
     _properties: *const c_void,
 ) -> i32 {
-    rt::guard(-30, || layer_mode::init_layer(num_entries, target, num_entries_ret, layer_dispatch_ret))
+    guard(-30, || layer::init_layer(num_entries, target, num_entries_ret, layer_dispatch_ret))
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn clDeinitLayer() -> i32 {
-    rt::guard(0, || {
-        rt::finish();
+    guard(0, || {
+        life::finish();
         0
     })
 }
@@ -68,12 +78,12 @@ pub unsafe extern "C" fn clDeinitLayer() -> i32 {
 
 #[no_mangle]
 pub unsafe extern "C" fn clIcdGetPlatformIDsKHR(num_entries: u32, platforms: *mut c_void, num_platforms: *mut u32) -> i32 {
-    icd_mode::clIcdGetPlatformIDsKHR(num_entries, platforms, num_platforms as *mut c_void)
+    icd::clIcdGetPlatformIDsKHR(num_entries, platforms, num_platforms as *mut c_void)
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn clGetExtensionFunctionAddress(name: *const c_char) -> *mut c_void {
-    icd_mode::clGetExtensionFunctionAddress(name as *mut c_void)
+    icd::clGetExtensionFunctionAddress(name as *mut c_void)
 }
 
 #[no_mangle]
@@ -85,6 +95,6 @@ pub unsafe extern "C" fn clGetPlatformInfo(
     size_ret: *mut usize,
 ) -> i32 {
     type F = unsafe extern "C" fn(*mut c_void, u32, usize, *mut c_void, *mut c_void) -> i32;
-    let f: F = std::mem::transmute(gen::ICD_TABLE.slots[gen::slot::clGetPlatformInfo]);
+    let f: F = std::mem::transmute(icd::ICD_TABLE.slots[opencl::api::slot::clGetPlatformInfo]);
     f(platform, param_name, size, value, size_ret as *mut c_void)
 }

@@ -114,8 +114,14 @@ impl Command {
     }
 }
 
+pub mod clock;
 mod codec;
+pub mod enqueue;
+pub mod memo;
+pub mod pending;
+pub mod queues;
 mod store;
+pub use pending::{enable, on, settle};
 pub use store::{configure_spill, count, device_clocks, for_each, lookup, record, remove_spill, tables, untimed, untimed_commands, Lookup};
 
 #[derive(Debug, Clone, PartialEq)]

@@ -3,19 +3,21 @@
 //! function with cltap's handle and the application's user data. Each of
 //! these callbacks runs once per registration, so its pair is freed then.
 
-use crate::icd_mode::handles;
+use cltap::icd::handles::HandleSpace;
 use std::ffi::c_void;
 
 struct Pair {
     cb: *mut c_void,
     ud: *mut c_void,
+    /// The handle space the wrapper translated with.
+    hs: &'static HandleSpace,
 }
 
-unsafe fn pack(cb: *mut c_void, ud: *mut c_void, tramp: *mut c_void) -> (*mut c_void, *mut c_void) {
+unsafe fn pack(hs: &'static HandleSpace, cb: *mut c_void, ud: *mut c_void, tramp: *mut c_void) -> (*mut c_void, *mut c_void) {
     if cb.is_null() {
         return (cb, ud);
     }
-    (tramp, Box::into_raw(Box::new(Pair { cb, ud })) as *mut c_void)
+    (tramp, Box::into_raw(Box::new(Pair { cb, ud, hs })) as *mut c_void)
 }
 
 unsafe fn unpack(ud: *mut c_void) -> Pair {
@@ -24,13 +26,13 @@ unsafe fn unpack(ud: *mut c_void) -> Pair {
 
 macro_rules! trampoline {
     ($name:ident, $tramp:ident, ($($arg:ident: $t:ty),*), |$h:ident| $wrap:expr) => {
-        pub unsafe fn $name(cb: *mut c_void, ud: *mut c_void) -> (*mut c_void, *mut c_void) {
-            pack(cb, ud, $tramp as *mut c_void)
+        pub unsafe fn $name(hs: &'static HandleSpace, cb: *mut c_void, ud: *mut c_void) -> (*mut c_void, *mut c_void) {
+            pack(hs, cb, ud, $tramp as *mut c_void)
         }
         unsafe extern "C" fn $tramp($($arg: $t,)* ud: *mut c_void) {
             let p = unpack(ud);
             let f: unsafe extern "C" fn($($t,)* *mut c_void) = std::mem::transmute(p.cb);
-            let $h = handles();
+            let $h = p.hs;
             let ($($arg,)*) = $wrap;
             f($($arg,)* p.ud)
         }

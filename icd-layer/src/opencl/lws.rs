@@ -1,10 +1,13 @@
 //! The work-group size a driver picks for an NDRange enqueued with a NULL
 //! local size, for the API log's "Internally calculated local_work_size"
-//! line. It is asked of the driver through cl_khr_suggested_local_work_size,
-//! directly (never through cltap's own wrappers, so it is not logged); a
-//! driver without that extension gets no line, never a guess.
+//! line. The wrappers of functions marked `[lws]` in the API description
+//! ask for it (see build.rs). It is asked of the driver through
+//! cl_khr_suggested_local_work_size, directly (never through cltap's own
+//! wrappers, so it is not logged); a driver without that extension gets no
+//! line, never a guess.
 
-use crate::{gen, icd_mode, layer_mode};
+use super::api::{slot, EXT_NAMES};
+use super::{drivers, handles, next};
 use cltap::exts::key_of;
 use std::ffi::c_void;
 
@@ -17,18 +20,18 @@ const ABSENT: *const c_void = 1 as *const c_void;
 fn ext_index() -> Option<usize> {
     // Looked up once: this runs on every NDRange with a NULL local size.
     static X: std::sync::OnceLock<Option<usize>> = std::sync::OnceLock::new();
-    *X.get_or_init(|| gen::ENTRIES.iter().find(|e| e.name == NAME).and_then(|e| e.ext))
+    *X.get_or_init(|| EXT_NAMES.iter().position(|n| *n == NAME))
 }
 
 /// In layer mode the queue is the driver's: find (once per driver) the
 /// driver's function through the next table.
 unsafe fn layer_fn(queue: *mut c_void, x: usize) -> Option<Suggest> {
     let key = key_of(queue);
-    let mut f = layer_mode::ext_lookup(key, x);
+    let mut f = next::ext_lookup(key, x);
     if f.is_null() {
         f = ABSENT;
-        let next = |slot: usize| layer_mode::NEXT.get(slot);
-        let (qi, di, fp) = (next(gen::slot::clGetCommandQueueInfo), next(gen::slot::clGetDeviceInfo), next(gen::slot::clGetExtensionFunctionAddressForPlatform));
+        let next = |slot: usize| next::NEXT.get(slot);
+        let (qi, di, fp) = (next(slot::clGetCommandQueueInfo), next(slot::clGetDeviceInfo), next(slot::clGetExtensionFunctionAddressForPlatform));
         if !qi.is_null() && !di.is_null() && !fp.is_null() {
             type Info = unsafe extern "C" fn(*mut c_void, u32, usize, *mut c_void, *mut usize) -> i32;
             let (qi, di): (Info, Info) = (std::mem::transmute(qi), std::mem::transmute(di));
@@ -43,7 +46,7 @@ unsafe fn layer_fn(queue: *mut c_void, x: usize) -> Option<Suggest> {
                 }
             }
         }
-        layer_mode::ext_record(key, x, f);
+        next::ext_record(key, x, f);
     }
     (f != ABSENT && !f.is_null()).then(|| std::mem::transmute::<*const c_void, Suggest>(f))
 }
@@ -51,16 +54,17 @@ unsafe fn layer_fn(queue: *mut c_void, x: usize) -> Option<Suggest> {
 /// The driver's choice for this enqueue, or None when it cannot say.
 ///
 /// # Safety
-/// `args` are the arguments of a successful `clEnqueueNDRangeKernel`.
+/// `args` are the arguments of a successful call to a function marked
+/// `[lws]` (they begin as `clEnqueueNDRangeKernel`'s).
 pub unsafe fn suggested(args: &[u64]) -> Option<([usize; 3], usize)> {
     let x = ext_index()?;
     let (mut queue, mut kernel) = (args[0] as *mut c_void, args[1] as *mut c_void);
     let dim = (args[2] as u32).min(3);
-    let f = match icd_mode::handles_if_ready() {
+    let f = match handles::if_ready() {
         Some(hs) if hs.is_ours(queue) => {
             queue = hs.unwrap(queue);
             kernel = hs.unwrap(kernel);
-            let p = icd_mode::ext_ptr(x, queue);
+            let p = drivers::ext_ptr(x, queue);
             (!p.is_null()).then(|| std::mem::transmute::<*const c_void, Suggest>(p))
         }
         _ => layer_fn(queue, x),

@@ -1,13 +1,16 @@
 //! cltap's perf-marker extension: `clBeginPerfMarkerCLTAP(name, group)` and
 //! `clEndPerfMarkerCLTAP()`, handed out by `clGetExtensionFunctionAddress*`
 //! whatever the driver answers (without cltap the application gets NULL and
-//! skips its markers). A marker is recorded like any call, so it reaches the
-//! API log, the timeline and the `.atp` Perfmarker section in the order the
-//! thread made it.
+//! skips its markers). They are marked `[local]` in the API description, so
+//! the generated name look-up tables lead here. A marker is recorded like
+//! any call, so it reaches the API log, the timeline and the `.atp`
+//! Perfmarker section in the order the thread made it.
 
-use crate::rt;
+use super::api::id;
+use crate::bracket;
+use crate::guard::guard;
 use std::cell::Cell;
-use std::ffi::{c_char, c_void, CStr};
+use std::ffi::c_char;
 
 const CL_SUCCESS: i32 = 0;
 const CL_INVALID_VALUE: i32 = -30;
@@ -18,48 +21,39 @@ thread_local! {
     static DEPTH: Cell<u32> = const { Cell::new(0) };
 }
 
-/// cltap's own function for `name`, when it is one of its extensions.
-pub unsafe fn own(name: *const c_char) -> Option<*mut c_void> {
-    if name.is_null() {
-        return None;
-    }
-    let n = CStr::from_ptr(name).to_bytes();
-    crate::gen::ENTRIES.iter().find(|e| e.local && e.name.as_bytes() == n).map(|e| e.layer as *mut c_void)
-}
-
 /// Begins a marker on this thread. `group` may be NULL (no group).
 pub unsafe extern "C" fn clBeginPerfMarkerCLTAP(name: *const c_char, group: *const c_char) -> i32 {
-    rt::guard(CL_INVALID_OPERATION, || begin(name, group))
+    guard(CL_INVALID_OPERATION, || begin(name, group))
 }
 
 unsafe fn begin(name: *const c_char, group: *const c_char) -> i32 {
-    let id = crate::gen::id::clBeginPerfMarkerCLTAP;
-    let t = rt::enter(id, &[name as u64, group as u64]);
+    let id = id::clBeginPerfMarkerCLTAP;
+    let t = bracket::enter(id, &[name as u64, group as u64]);
     let r = if name.is_null() {
         CL_INVALID_VALUE
     } else {
         let _ = DEPTH.try_with(|d| d.set(d.get() + 1));
         CL_SUCCESS
     };
-    rt::finish_call(id, t, r as u32 as u64, &[name as u64, group as u64], r != CL_SUCCESS);
+    bracket::finish_call(id, t, r as u32 as u64, &[name as u64, group as u64], r != CL_SUCCESS);
     r
 }
 
 /// Ends the innermost marker of this thread; `CL_INVALID_OPERATION` when
 /// none is open.
 pub unsafe extern "C" fn clEndPerfMarkerCLTAP() -> i32 {
-    rt::guard(CL_INVALID_OPERATION, || end())
+    guard(CL_INVALID_OPERATION, || end())
 }
 
 unsafe fn end() -> i32 {
-    let id = crate::gen::id::clEndPerfMarkerCLTAP;
-    let t = rt::enter(id, &[]);
+    let id = id::clEndPerfMarkerCLTAP;
+    let t = bracket::enter(id, &[]);
     let open = DEPTH.try_with(|d| {
         let n = d.get();
         d.set(n.saturating_sub(1));
         n > 0
     });
     let r = if open.unwrap_or(false) { CL_SUCCESS } else { CL_INVALID_OPERATION };
-    rt::finish_call(id, t, r as u32 as u64, &[], r != CL_SUCCESS);
+    bracket::finish_call(id, t, r as u32 as u64, &[], r != CL_SUCCESS);
     r
 }

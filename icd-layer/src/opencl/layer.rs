@@ -1,14 +1,21 @@
-//! Loader-layer mode: the loader hands cltap the next table in the chain and
-//! takes cltap's table in return. Handles are the driver's own; nothing is
-//! translated.
+//! Loader-layer mode: the loader hands cltap the next table in the chain
+//! and takes cltap's table in return. Handles are the driver's own; nothing
+//! is translated. The wrappers and the table are generated (see build.rs);
+//! the two name look-ups are written here.
 
-use crate::{gen, rt};
-use cltap::dispatch::Next;
-use cltap::exts::{key_of, ExtTable};
+use super::api::{id, slot, WINDOWS_SLOTS};
+use super::exts;
+use super::next::{ext_record, NEXT};
+use crate::bracket;
+use crate::guard::guard;
+use cltap::exts::key_of;
 use std::ffi::{c_char, c_void};
 
-pub static NEXT: Next = Next::new();
-static EXTS: ExtTable = ExtTable::new();
+#[allow(clippy::all, unused_unsafe, unused_parens)]
+mod generated {
+    include!(concat!(env!("OUT_DIR"), "/layer.rs"));
+}
+use generated::{ENTRIES, LAYER_TABLE};
 
 const CL_LAYER_API_VERSION: u32 = 0x4240;
 const CL_LAYER_NAME: u32 = 0x4241;
@@ -42,7 +49,7 @@ pub unsafe fn init_layer(
     if target.is_null() || num_entries_ret.is_null() || layer_dispatch_ret.is_null() {
         return -30;
     }
-    rt::config();
+    super::front::config();
     let n = (num_entries as usize).min(cltap::dispatch::SLOTS);
     NEXT.fill(target as *const *const c_void, n);
     *num_entries_ret = n as u32;
@@ -54,8 +61,8 @@ pub unsafe fn init_layer(
 fn table(n: usize) -> *const c_void {
     static TABLE: std::sync::OnceLock<Box<cltap::dispatch::Table>> = std::sync::OnceLock::new();
     let t = TABLE.get_or_init(|| {
-        let mut t = Box::new(cltap::dispatch::Table { slots: gen::LAYER_TABLE.slots });
-        for &s in gen::WINDOWS_SLOTS {
+        let mut t = Box::new(cltap::dispatch::Table { slots: LAYER_TABLE.slots });
+        for &s in WINDOWS_SLOTS {
             t.slots[s] = if s < n { NEXT.get(s) } else { std::ptr::null() };
         }
         t
@@ -63,70 +70,54 @@ fn table(n: usize) -> *const c_void {
     &**t as *const cltap::dispatch::Table as *const c_void
 }
 
-/// The pointer recorded for driver `key`, NULL if none.
-pub fn ext_lookup(key: *const c_void, ext: usize) -> *const c_void {
-    EXTS.lookup_exact(key, ext)
-}
-
-pub fn ext_record(key: *const c_void, ext: usize, f: *const c_void) {
-    EXTS.record(key, ext, f);
-}
-
-/// The driver's pointer for extension function `ext`, found from a driver handle.
-#[inline(always)]
-pub unsafe fn ext_ptr(ext: usize, handle: *mut c_void) -> *const c_void {
-    EXTS.lookup(key_of(handle), ext)
-}
-
 /// Swaps the driver's pointer for cltap's wrapper of the same function.
 unsafe fn substitute(name: *const c_char, real: *mut c_void, key: *const c_void) -> *mut c_void {
-    if let Some(own) = crate::markers::own(name) {
+    if let Some(own) = exts::own(&ENTRIES, name) {
         return own;
     }
     if real.is_null() {
         return real;
     }
-    match crate::entry(name) {
-        Some(e) if !e.layer.is_null() => {
+    match exts::entry(&ENTRIES, name) {
+        Some(e) if !e.f.is_null() => {
             if let Some(x) = e.ext {
-                EXTS.record(key, x, real);
+                ext_record(key, x, real);
             }
-            e.layer as *mut c_void
+            e.f as *mut c_void
         }
         _ => {
-            crate::icd_mode::note_unknown_extension(name, true);
+            exts::note_unknown_extension(name, true);
             real
         }
     }
 }
 
 pub unsafe extern "C" fn clGetExtensionFunctionAddress(name: *mut c_void) -> *mut c_void {
-    const SLOT: usize = gen::slot::clGetExtensionFunctionAddress;
+    const SLOT: usize = slot::clGetExtensionFunctionAddress;
     let f = NEXT.get(SLOT);
     if f.is_null() {
         return std::ptr::null_mut();
     }
     let f: unsafe extern "C" fn(*mut c_void) -> *mut c_void = std::mem::transmute(f);
-    let id = gen::id::clGetExtensionFunctionAddress;
-    let t = rt::enter(id, &[name as u64]);
+    let id = id::clGetExtensionFunctionAddress;
+    let t = bracket::enter(id, &[name as u64]);
     let real = f(name);
-    let out = rt::guard(real, || substitute(name as *const c_char, real, std::ptr::null()));
-    rt::finish_call(id, t, out as u64, &[name as u64], out.is_null());
+    let out = guard(real, || substitute(name as *const c_char, real, std::ptr::null()));
+    bracket::finish_call(id, t, out as u64, &[name as u64], out.is_null());
     out
 }
 
 pub unsafe extern "C" fn clGetExtensionFunctionAddressForPlatform(platform: *mut c_void, name: *mut c_void) -> *mut c_void {
-    const SLOT: usize = gen::slot::clGetExtensionFunctionAddressForPlatform;
+    const SLOT: usize = slot::clGetExtensionFunctionAddressForPlatform;
     let f = NEXT.get(SLOT);
     if f.is_null() {
         return std::ptr::null_mut();
     }
     let f: unsafe extern "C" fn(*mut c_void, *mut c_void) -> *mut c_void = std::mem::transmute(f);
-    let id = gen::id::clGetExtensionFunctionAddressForPlatform;
-    let t = rt::enter(id, &[platform as u64, name as u64]);
+    let id = id::clGetExtensionFunctionAddressForPlatform;
+    let t = bracket::enter(id, &[platform as u64, name as u64]);
     let real = f(platform, name);
-    let out = rt::guard(real, || substitute(name as *const c_char, real, key_of(platform)));
-    rt::finish_call(id, t, out as u64, &[platform as u64, name as u64], out.is_null());
+    let out = guard(real, || substitute(name as *const c_char, real, key_of(platform)));
+    bracket::finish_call(id, t, out as u64, &[platform as u64, name as u64], out.is_null());
     out
 }
-

@@ -1,0 +1,133 @@
+//! The layer's start-up and finish: the configuration is read on first
+//! use, which starts the trace and registers the end-of-process handler;
+//! the reports are written once at the end. An API's front end (OpenCL
+//! now, HSA later) joins in with a [`Front`] before it first asks for the
+//! configuration.
+
+use crate::bracket::{self, TALLY};
+use cltap::config::Config;
+use parking_lot::Mutex;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::OnceLock;
+
+static CONFIG: OnceLock<Config> = OnceLock::new();
+static FINISHED: AtomicBool = AtomicBool::new(false);
+static FRONTS: Mutex<Vec<&'static Front>> = Mutex::new(Vec::new());
+
+/// What an API's front end adds to the end of the process.
+pub struct Front {
+    /// Lets go of what it still holds of the drivers'; called once device
+    /// timing has settled, before the trace is closed.
+    pub drain: fn(),
+    /// Lines for the summary's notes.
+    pub notes: fn() -> Vec<String>,
+}
+
+/// Adds `f` to the end of the process (once, however often it is called).
+pub fn join(f: &'static Front) {
+    let mut v = FRONTS.lock();
+    if !v.iter().any(|g| std::ptr::eq(*g, f)) {
+        v.push(f);
+    }
+}
+
+fn fronts() -> Vec<&'static Front> {
+    FRONTS.lock().clone()
+}
+
+/// The configuration, read on first use. A bad setting is reported once and
+/// turns all recording off; calls are still forwarded.
+pub fn config() -> &'static Config {
+    CONFIG.get_or_init(|| {
+        let (cfg, record) = crate::config::read();
+        TALLY.enable(record && cfg.summary);
+        cltap::devtime::enable(record && cfg.times_devices());
+        if record && cfg.times_devices() {
+            let name = cltap::trace::writer::log_file_name(std::process::id()).replace(".apilog", ".commands");
+            cltap::devtime::configure_spill(&cfg.output_dir, &format!(".{name}"));
+        }
+        if record {
+            pin_and_register_exit();
+            if cfg.records_calls() {
+                start_trace(&cfg);
+            }
+        }
+        cfg
+    })
+}
+
+fn start_trace(cfg: &Config) {
+    use cltap::config::LogDest;
+    use cltap::trace::render::Dest;
+    use cltap::trace::writer::TraceSettings;
+    let settings = TraceSettings {
+        buffers: cltap::trace::buffers::Settings {
+            size: cfg.buffer_size,
+            watermark: cfg.watermark_bytes(),
+            policy: if cfg.lossless { cltap::trace::buffers::Policy::Lossless } else { cltap::trace::buffers::Policy::Discard },
+        },
+        dir: cfg.output_dir.clone(),
+        api_log: cfg.api_log.then(|| match cfg.log_dest {
+            LogDest::File => Dest::File,
+            LogDest::Stderr => Dest::Stderr,
+            LogDest::Stdout => Dest::Stdout,
+        }),
+        options: cltap::trace::printer::Options { decode: cfg.decode },
+        timeline: cfg.timeline,
+        atp: cfg.atp,
+        render: cfg.render,
+        summary: cfg.summary,
+        device_timing: cfg.times_devices(),
+    };
+    cltap::trace::writer::start(settings);
+    bracket::record_calls(|n| cfg.logs(n));
+}
+
+/// Keeps the layer mapped until the process ends (its exit handler and its
+/// wrappers must outlive any `dlclose` by a loader) and flushes at exit.
+fn pin_and_register_exit() {
+    if let Some(path) = cltap::icd::vendors::self_path() {
+        if let Ok(c) = std::ffi::CString::new(path.as_os_str().as_encoded_bytes()) {
+            // SAFETY: re-opening an already loaded library only bumps its count.
+            unsafe { libc::dlopen(c.as_ptr(), libc::RTLD_NOW | libc::RTLD_NOLOAD | libc::RTLD_NODELETE) };
+        }
+    }
+    extern "C" fn at_exit() {
+        let _ = std::panic::catch_unwind(finish);
+    }
+    // SAFETY: registering a plain function.
+    unsafe { libc::atexit(at_exit) };
+}
+
+/// End of process (or `clDeinitLayer`): writes the reports once.
+pub fn finish() {
+    if FINISHED.swap(true, Ordering::AcqRel) {
+        return;
+    }
+    let Some(cfg) = CONFIG.get() else { return };
+    cltap::devtime::settle(std::time::Duration::from_millis(250));
+    for f in fronts() {
+        (f.drain)();
+    }
+    cltap::trace::writer::finish();
+    if cfg.summary {
+        use cltap::summary::{Host, Summary};
+        // With the trace, every call's time is known; without it only the
+        // counts are kept.
+        let host = match cltap::trace::writer::host_table().filter(|r| !r.is_empty()) {
+            Some(rows) => Host::Timed(rows),
+            None => Host::Counted(TALLY.snapshot().into_iter().map(|(i, c, e)| (cltap::meta::FUNCTIONS[i].name.to_string(), c, e)).collect()),
+        };
+        let notes = fronts().iter().flat_map(|f| (f.notes)()).collect();
+        let in_flight = cltap::trace::writer::in_flight();
+        let pending_at_exit = cltap::devtime::pending::OUTSTANDING.get();
+        let s = Summary { pid: std::process::id(), host, device_timing: cfg.times_devices(), pending_at_exit, in_flight: &in_flight, notes };
+        let path = cfg.output_dir.join(format!("{}.summary.json", cltap::trace::writer::stem(std::process::id())));
+        if let Err(e) = s.write_json(&path) {
+            cltap::warn!("cannot write {}: {e}", path.display());
+        }
+        use std::io::Write;
+        let _ = std::io::stderr().lock().write_all(s.table().as_bytes());
+    }
+    cltap::devtime::remove_spill();
+}

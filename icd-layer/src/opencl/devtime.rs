@@ -1,0 +1,457 @@
+//! Device timing at the ABI (`CLTAP_DEVICE_TIMING=1`): the driver calls.
+//! Profiling is forced on every queue and hidden from the application:
+//! queue queries answer with the application's own properties, and
+//! profiling queries on a queue the application did not make for profiling
+//! still fail as they would have. Each enqueue's event gets a completion
+//! callback that reads its counters; where the application passed no
+//! event, cltap's own is released there. Every driver call here goes
+//! straight to the driver through the object's own dispatch table, so none
+//! of it is logged or seen by the application. What is kept and recorded
+//! is decided in `cltap::devtime`.
+
+use super::api::slot;
+use super::handles;
+use cltap::devtime::clock::{self, HostSample};
+use cltap::devtime::enqueue::{self, Counters, QueueInfo};
+use cltap::devtime::memo::Memo;
+use cltap::devtime::pending::{self, Pending, Releases, OUTSTANDING};
+use cltap::devtime::queues::{self, AppQueue, CL_QUEUE_PROPERTIES, CL_QUEUE_PROPERTIES_ARRAY};
+use cltap::devtime::{on, Command};
+use cltap::dispatch::object_slot;
+use std::ffi::c_void;
+use std::sync::Arc;
+
+const CL_EVENT_COMMAND_QUEUE: u32 = 0x11D0;
+const CL_COMPLETE: i32 = 0;
+const CL_PROFILING_COMMAND_QUEUED: u32 = 0x1280;
+
+static KERNEL_NAMES: Memo<String> = Memo::new();
+static QUEUE_INFO: Memo<Arc<QueueInfo>> = Memo::new();
+/// Per driver device: its clock's offset to the host's, sampled once.
+static CLOCKS: Memo<Option<i64>> = Memo::new();
+/// Per driver: whether it refuses profiling queries on a queue made
+/// without profiling (see `driver_refuses`).
+static REFUSES: Memo<bool> = Memo::new();
+/// Per driver: whether it returns the terminator for a queue made with the
+/// empty list `{0}` (PoCL and Intel do, NVIDIA answers with no entries).
+static EMPTY_LIST_TERMINATOR: Memo<bool> = Memo::new();
+
+pub unsafe fn remember_bits(queue: *mut c_void, app: u64) {
+    if on() && !queue.is_null() {
+        forget_queue(queue);
+        queues::remember(queue as usize, AppQueue::from_bits(app));
+    }
+}
+
+pub unsafe fn remember_list(queue: *mut c_void, app: *mut c_void) {
+    if !on() || queue.is_null() {
+        return;
+    }
+    forget_queue(queue);
+    let pairs = queues::read_list(app as *const u64);
+    queues::remember(queue as usize, AppQueue::from_list(pairs, app.is_null()));
+}
+
+/// Whether this queue's driver refuses profiling queries for commands of a
+/// queue made without profiling, as the specification says it must (some
+/// drivers, such as Oclgrind, answer anyway). Probed once per driver, the
+/// first time an application asks such a question, with a marker on a
+/// scratch queue straight through the driver. The scratch queue and event
+/// are kept: releasing them right after the marker completes races with
+/// PoCL's worker thread.
+unsafe fn driver_refuses(queue: *mut c_void) -> bool {
+    let slot = |h: *mut c_void, s: usize| object_slot(h, s);
+    let Some(qi) = info_fn(queue, slot::clGetCommandQueueInfo) else { return true };
+    let (ctx, dev) = (handle_info(qi, queue, 0x1090), handle_info(qi, queue, 0x1091));
+    if ctx.is_null() || dev.is_null() {
+        return true;
+    }
+    let key = cltap::exts::key_of(queue) as usize;
+    if let Some(r) = REFUSES.get(key) {
+        return r;
+    }
+    let probe = || -> Option<bool> {
+        let create = slot(ctx, slot::clCreateCommandQueue);
+        let marker = slot(queue, slot::clEnqueueMarkerWithWaitList);
+        if create.is_null() || marker.is_null() {
+            return None;
+        }
+        let create: unsafe extern "C" fn(*mut c_void, *mut c_void, u64, *mut i32) -> *mut c_void = std::mem::transmute(create);
+        let mut err = 0;
+        let q = create(ctx, dev, 0, &mut err);
+        if q.is_null() {
+            return None;
+        }
+        let marker: unsafe extern "C" fn(*mut c_void, u32, *const c_void, *mut *mut c_void) -> i32 = std::mem::transmute(slot(q, slot::clEnqueueMarkerWithWaitList));
+        let mut ev: *mut c_void = std::ptr::null_mut();
+        let mut refuses = None;
+        if marker(q, 0, std::ptr::null(), &mut ev) == 0 && !ev.is_null() {
+            let finish: unsafe extern "C" fn(*mut c_void) -> i32 = std::mem::transmute(slot(q, slot::clFinish));
+            finish(q);
+            let pi = info_fn(ev, slot::clGetEventProfilingInfo)?;
+            refuses = Some(read::<u64>(pi, ev, CL_PROFILING_COMMAND_QUEUED + 3).is_none());
+        }
+        refuses
+    };
+    let r = probe().unwrap_or(true);
+    REFUSES.insert(key, r);
+    r
+}
+
+/// Answers a queue query whose true answer would reveal the forced flag.
+pub unsafe fn answer_queue_info(queue: *mut c_void, param: u32, size: usize, value: *mut c_void, size_ret: *mut usize) -> Option<i32> {
+    if !on() {
+        return None;
+    }
+    let bytes: Vec<u8> = match param as u64 {
+        CL_QUEUE_PROPERTIES => {
+            queues::profiling(queue as usize)?;
+            // The driver's answer with only the profiling bit put back.
+            let f = info_fn(queue, slot::clGetCommandQueueInfo)?;
+            let v: u64 = read(f, queue, param)?;
+            let app_profiling = queues::profiling(queue as usize).unwrap_or(true);
+            queues::properties_answer(v, app_profiling).to_ne_bytes().to_vec()
+        }
+        _ if param == CL_QUEUE_PROPERTIES_ARRAY => match queues::lookup(queue as usize)?.list {
+            Some(l) => {
+                let terminator = returns_terminator(queue, l.len() == 1);
+                queues::array_answer(l, terminator)
+            }
+            None => Vec::new(),
+        },
+        _ => return None,
+    };
+    Some(queues::write_answer(&bytes, size, value as *mut u8, size_ret))
+}
+
+/// Whether `queue`'s driver includes the terminator in its
+/// `CL_QUEUE_PROPERTIES_ARRAY` answer. For a non-empty list the driver's
+/// answer about the list it was given says; for an empty one a scratch
+/// queue made with `{0}` is asked, once per driver.
+unsafe fn returns_terminator(queue: *mut c_void, empty: bool) -> bool {
+    let Some(qi) = info_fn(queue, slot::clGetCommandQueueInfo) else { return true };
+    let words = |q: *mut c_void| {
+        let mut n = 0usize;
+        (qi(q, CL_QUEUE_PROPERTIES_ARRAY, 0, std::ptr::null_mut(), &mut n) == 0).then_some(n / 8)
+    };
+    if !empty {
+        return queues::has_terminator(words(queue));
+    }
+    let key = cltap::exts::key_of(queue) as usize;
+    if let Some(t) = EMPTY_LIST_TERMINATOR.get(key) {
+        return t;
+    }
+    let probe = || -> Option<bool> {
+        let (ctx, dev) = (handle_info(qi, queue, 0x1090), handle_info(qi, queue, 0x1091));
+        let create = object_slot(ctx, slot::clCreateCommandQueueWithProperties);
+        if ctx.is_null() || dev.is_null() || create.is_null() {
+            return None;
+        }
+        let create: unsafe extern "C" fn(*mut c_void, *mut c_void, *const u64, *mut i32) -> *mut c_void = std::mem::transmute(create);
+        let empty = [0u64];
+        let mut err = 0;
+        let q = create(ctx, dev, empty.as_ptr(), &mut err);
+        if q.is_null() {
+            return None;
+        }
+        let n = words(q);
+        let release = object_slot(q, slot::clReleaseCommandQueue);
+        if !release.is_null() {
+            std::mem::transmute::<*const c_void, unsafe extern "C" fn(*mut c_void) -> i32>(release)(q);
+        }
+        n.map(|n| n > 0)
+    };
+    let t = probe().unwrap_or(true);
+    EMPTY_LIST_TERMINATOR.insert(key, t);
+    t
+}
+
+/// `CL_PROFILING_INFO_NOT_AVAILABLE` for an event of a queue the application
+/// did not create for profiling.
+pub unsafe fn refuse_profiling(event: *mut c_void) -> Option<i32> {
+    if !on() || event.is_null() {
+        return None;
+    }
+    let f = info_fn(event, slot::clGetEventInfo)?;
+    let q = handle_info(f, event, CL_EVENT_COMMAND_QUEUE);
+    if q.is_null() {
+        return None;
+    }
+    let profiling = queues::profiling(q as usize)?;
+    (!profiling && driver_refuses(q)).then_some(-7)
+}
+
+/// One holder of a pending command lets go. `in_callback`: called from the
+/// driver's completion callback, where the event must not be released (see
+/// `start_reaper`). Elsewhere (the application's own thread) it is released
+/// at once: a reaper thread calling into a driver that is not thread-safe
+/// (Oclgrind) would be worse.
+unsafe fn let_go(p: *mut Pending, in_callback: bool) {
+    if let Some(b) = Pending::let_go(p) {
+        let ev = b.ev() as *mut c_void;
+        if b.own() && in_callback {
+            release_later(ev);
+        } else {
+            release_own(ev, b.own());
+        }
+    }
+}
+
+/// cltap's own events, read and waiting to be released.
+static RELEASE_LATER: Releases = Releases::new();
+static REAPER: std::sync::Once = std::sync::Once::new();
+
+/// Releases cltap's own events on a thread of its own, promptly but never
+/// inside a driver callback: NVIDIA's driver crashes or hangs when an event
+/// loses its last reference in its own callback. Prompt matters, because a
+/// pending event keeps its context alive (and its destructor callbacks
+/// waiting).
+fn start_reaper() {
+    REAPER.call_once(|| {
+        let _ = std::thread::Builder::new().name("cltap-reaper".into()).spawn(|| {
+            unsafe {
+                let mut all: libc::sigset_t = std::mem::zeroed();
+                libc::sigfillset(&mut all);
+                libc::pthread_sigmask(libc::SIG_BLOCK, &all, std::ptr::null_mut());
+            }
+            loop {
+                for ev in RELEASE_LATER.wait_batch() {
+                    unsafe { release_own(ev as *mut c_void, true) };
+                }
+            }
+        });
+    });
+}
+
+fn release_later(ev: *mut c_void) {
+    start_reaper();
+    RELEASE_LATER.push(ev as usize);
+}
+
+/// At the end of the process: whatever is still waiting.
+pub fn release_pending_events() {
+    for ev in RELEASE_LATER.take_all() {
+        unsafe { release_own(ev as *mut c_void, true) };
+    }
+}
+
+unsafe fn kernel_name(kernel: *mut c_void) -> Option<String> {
+    if kernel.is_null() {
+        return None;
+    }
+    if let Some(n) = KERNEL_NAMES.get(kernel as usize) {
+        return Some(n);
+    }
+    let f = info_fn(kernel, slot::clGetKernelInfo)?;
+    let mut buf = [0u8; 256];
+    let mut n = 0usize;
+    if f(kernel, 0x1190, buf.len(), buf.as_mut_ptr() as *mut c_void, &mut n) != 0 {
+        return None;
+    }
+    let name = enqueue::info_string(&buf, n);
+    KERNEL_NAMES.insert(kernel as usize, name.clone());
+    Some(name)
+}
+
+type InfoFn = unsafe extern "C" fn(*mut c_void, u32, usize, *mut c_void, *mut usize) -> i32;
+
+unsafe fn info_fn(h: *mut c_void, slot: usize) -> Option<InfoFn> {
+    let f = object_slot(h, slot);
+    (!f.is_null()).then(|| std::mem::transmute::<*const c_void, InfoFn>(f))
+}
+
+/// A fixed-size answer of an info function (`T` a number or a handle).
+unsafe fn read<T: Copy>(f: InfoFn, h: *mut c_void, param: u32) -> Option<T> {
+    let mut v: T = std::mem::zeroed();
+    (f(h, param, std::mem::size_of::<T>(), &mut v as *mut T as *mut c_void, std::ptr::null_mut()) == 0).then_some(v)
+}
+
+/// A handle-valued answer, NULL when the driver would not give it.
+unsafe fn handle_info(f: InfoFn, h: *mut c_void, param: u32) -> *mut c_void {
+    read(f, h, param).unwrap_or(std::ptr::null_mut())
+}
+
+/// The application's queue `app_queue`: its context (as the application
+/// sees it), its device's name and clock offset.
+unsafe fn queue_info(app_queue: u64) -> Arc<QueueInfo> {
+    if let Some(q) = QUEUE_INFO.get(app_queue as usize) {
+        return q;
+    }
+    let hs = handles::if_ready();
+    let real = hs.map_or(app_queue as *mut c_void, |h| h.unwrap(app_queue as *mut c_void));
+    let (mut ctx, mut dev) = (std::ptr::null_mut(), std::ptr::null_mut());
+    if let Some(qi) = info_fn(real, slot::clGetCommandQueueInfo) {
+        ctx = handle_info(qi, real, 0x1090);
+        dev = handle_info(qi, real, 0x1091);
+    }
+    let mut name = String::new();
+    if let Some(di) = (!dev.is_null()).then(|| info_fn(dev, slot::clGetDeviceInfo)).flatten() {
+        let mut buf = [0u8; 256];
+        let mut n = 0usize;
+        if di(dev, 0x102B, buf.len(), buf.as_mut_ptr() as *mut c_void, &mut n) == 0 {
+            name = enqueue::info_string(&buf, n);
+        }
+    }
+    let to_host = if dev.is_null() { None } else { device_clock(dev) };
+    let context = match hs {
+        Some(h) if !ctx.is_null() => h.wrap(ctx) as u64,
+        _ => ctx as u64,
+    };
+    let q = Arc::new(QueueInfo { context, device: name.into(), to_host });
+    QUEUE_INFO.insert(app_queue as usize, q.clone());
+    q
+}
+
+/// A new queue (`queue`, the driver's handle) may sit at the address of a
+/// released one.
+pub fn forget_queue(queue: *mut c_void) {
+    let app = handles::if_ready().map_or(queue, |h| h.wrap(queue));
+    QUEUE_INFO.forget(&[queue as usize, app as usize]);
+}
+
+/// Nanoseconds to add to `dev`'s profiling times to get the host's
+/// `CLOCK_MONOTONIC`, from `clGetDeviceAndHostTimer`. The driver's host
+/// clock need not be `CLOCK_MONOTONIC`, so it is itself placed by reading
+/// `clGetHostTimer` between two monotonic readings (the tightest of a few).
+unsafe fn device_clock(dev: *mut c_void) -> Option<i64> {
+    if let Some(c) = CLOCKS.get(dev as usize) {
+        return c;
+    }
+    let c = sample_clock(dev);
+    CLOCKS.insert(dev as usize, c);
+    c
+}
+
+/// The device's OpenCL version, from `CL_DEVICE_VERSION` ("OpenCL 3.0 …").
+unsafe fn device_version(dev: *mut c_void) -> Option<(u32, u32)> {
+    let di = info_fn(dev, slot::clGetDeviceInfo)?;
+    let mut buf = [0u8; 128];
+    if di(dev, 0x102F, buf.len(), buf.as_mut_ptr() as *mut c_void, std::ptr::null_mut()) != 0 {
+        return None;
+    }
+    clock::cl_version(&buf)
+}
+
+unsafe fn sample_clock(dev: *mut c_void) -> Option<i64> {
+    // The timers came with OpenCL 2.1. An older driver's table may hold
+    // anything in their slots: Oclgrind's leads back into the loader's own
+    // entry point and recurses until the stack runs out.
+    if device_version(dev)? < (2, 1) {
+        return None;
+    }
+    type Both = unsafe extern "C" fn(*mut c_void, *mut u64, *mut u64) -> i32;
+    type Host = unsafe extern "C" fn(*mut c_void, *mut u64) -> i32;
+    let both = object_slot(dev, slot::clGetDeviceAndHostTimer);
+    let host = object_slot(dev, slot::clGetHostTimer);
+    if both.is_null() || host.is_null() {
+        return None;
+    }
+    let (both, host): (Both, Host) = (std::mem::transmute(both), std::mem::transmute(host));
+    let mono = cltap::trace::tsc::monotonic_ns;
+    let (mut d, mut h) = (0u64, 0u64);
+    if both(dev, &mut d, &mut h) != 0 || d == 0 {
+        return None;
+    }
+    let mut samples = [HostSample { mono_before: 0, host: 0, mono_after: 0 }; 5];
+    for s in samples.iter_mut() {
+        let mut x = 0u64;
+        let m0 = mono();
+        let r = host(dev, &mut x);
+        let m1 = mono();
+        if r != 0 {
+            return None;
+        }
+        *s = HostSample { mono_before: m0, host: x, mono_after: m1 };
+    }
+    clock::host_offset(d, h, &samples)
+}
+
+/// After an enqueue: follow its event to completion.
+pub unsafe fn track(id: usize, cmd_id: u64, t0: u64, ok: bool, event: *mut c_void, own: bool, app: &[u64]) {
+    pending::mark_app_thread();
+    if !ok || event.is_null() {
+        return;
+    }
+    let ev = *(event as *const *mut c_void);
+    if ev.is_null() {
+        return;
+    }
+    let f = &cltap::meta::FUNCTIONS[id];
+    let launch = enqueue::launch(f, app);
+    let kernel = launch.kernel.and_then(|k| kernel_name(handles::if_ready().map_or(k as *mut c_void, |h| h.unwrap(k as *mut c_void))));
+    let qi = queue_info(app[0]);
+    let cmd = Command {
+        tid: cltap::trace::writer::thread_id(),
+        enqueue_tsc: t0,
+        enqueue_end_tsc: cltap::trace::tsc::now(),
+        ..Command::enqueued(cmd_id, f.name, app[0], &qi, kernel, launch)
+    };
+    let p = Pending::new(cmd, ev as usize, own);
+    let set = object_slot(ev, slot::clSetEventCallback);
+    if set.is_null() {
+        cltap::devtime::untimed(cmd_id, f.name, "the driver has no clSetEventCallback".into());
+        release_own(ev, own);
+        return;
+    }
+    let set: unsafe extern "C" fn(*mut c_void, i32, *mut c_void, *mut c_void) -> i32 = std::mem::transmute(set);
+    let raw = Box::into_raw(p);
+    OUTSTANDING.add();
+    let r = set(ev, CL_COMPLETE, on_complete as *mut c_void, raw as *mut c_void);
+    if r != 0 {
+        OUTSTANDING.sub();
+        drop(Box::from_raw(raw));
+        cltap::devtime::untimed(cmd_id, f.name, format!("clSetEventCallback failed ({r})"));
+        release_own(ev, own);
+        return;
+    }
+    // Some drivers (Oclgrind) never call back for an event that had already
+    // completed when the callback was set: read those now.
+    let status = info_fn(ev, slot::clGetEventInfo).and_then(|f| read::<i32>(f, ev, 0x11D3));
+    if let Some(st) = status.filter(|&st| st <= CL_COMPLETE) {
+        complete(ev, st, &*raw);
+    }
+    let_go(raw, false);
+}
+
+/// Reads the counters once, whoever gets here first.
+unsafe fn complete(ev: *mut c_void, status: i32, p: &Pending) {
+    let Some(cmd) = p.claim(&OUTSTANDING) else { return };
+    let cmd_type = info_fn(ev, slot::clGetEventInfo).and_then(|f| read::<u32>(f, ev, 0x11D1));
+    let counters = match info_fn(ev, slot::clGetEventProfilingInfo) {
+        None => Counters::Absent,
+        Some(info) => {
+            let mut t = [0u64; 4];
+            let mut refused = None;
+            for (i, v) in t.iter_mut().enumerate() {
+                let r = info(ev, CL_PROFILING_COMMAND_QUEUED + i as u32, 8, v as *mut u64 as *mut c_void, std::ptr::null_mut());
+                if r != 0 {
+                    refused = Some(cltap::trace::names::status_text(r));
+                    break;
+                }
+            }
+            refused.map_or(Counters::Read(t), Counters::Refused)
+        }
+    };
+    enqueue::completed(cmd, status, cmd_type, counters);
+}
+
+unsafe fn release_own(ev: *mut c_void, own: bool) {
+    if !own {
+        return;
+    }
+    let rel = object_slot(ev, slot::clReleaseEvent);
+    if !rel.is_null() {
+        let rel: unsafe extern "C" fn(*mut c_void) -> i32 = std::mem::transmute(rel);
+        rel(ev);
+    }
+}
+
+extern "C" fn on_complete(ev: *mut c_void, status: i32, data: *mut c_void) {
+    let _ = std::panic::catch_unwind(|| unsafe {
+        let p = data as *mut Pending;
+        complete(ev, status, &*p);
+        // On a driver thread the event is released by the reaper; on the
+        // application's own thread, here.
+        let_go(p, !pending::on_app_thread());
+    });
+}

@@ -1,0 +1,26 @@
+//! Loader-layer mode's view of the driver: the next table in the chain,
+//! which the loader hands cltap, and the driver's pointers for extension
+//! functions, found through it. Handles are the driver's own; nothing is
+//! translated.
+
+use cltap::dispatch::Next;
+use cltap::exts::{key_of, ExtTable};
+use std::ffi::c_void;
+
+pub static NEXT: Next = Next::new();
+static EXTS: ExtTable = ExtTable::new();
+
+/// The pointer recorded for driver `key`, NULL if none.
+pub fn ext_lookup(key: *const c_void, ext: usize) -> *const c_void {
+    EXTS.lookup_exact(key, ext)
+}
+
+pub fn ext_record(key: *const c_void, ext: usize, f: *const c_void) {
+    EXTS.record(key, ext, f);
+}
+
+/// The driver's pointer for extension function `ext`, found from a driver handle.
+#[inline(always)]
+pub unsafe fn ext_ptr(ext: usize, handle: *mut c_void) -> *const c_void {
+    EXTS.lookup(key_of(handle), ext)
+}

@@ -5,8 +5,11 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 sudo_=""; [ "$(id -u)" = 0 ] || sudo_="sudo"
 
+# The second line is for the HSA test double (hsa-double/): ROCr's headers,
+# a real HSA client, and Debian's clang for real gfx906 code objects.
 apt_pkgs=(pocl-opencl-icd ocl-icd-libopencl1 ocl-icd-opencl-dev ocl-icd-dev
-          opencl-c-headers clinfo oclgrind gcc)
+          opencl-c-headers clinfo oclgrind gcc
+          libhsa-runtime-dev rocminfo clang-15 lld-15 g++ make binutils)
 missing=()
 for p in "${apt_pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

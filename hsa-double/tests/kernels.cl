@@ -1,0 +1,17 @@
+// cltap HSA test double -- kernels for the tests, built for gfx906 with
+//   clang-15 -target amdgcn-amd-amdhsa -mcpu=gfx906 -nogpulib -cl-std=CL2.0 -O2
+// The double runs no GPU code: the tests register host functions that do what
+// these kernels would.
+
+// A program-scope variable: an executable symbol of kind VARIABLE.
+__attribute__((visibility("default"))) global int dbl_counter = 7;
+
+// buf[i] += 1 for each work-item i.
+__kernel void add_one(__global int* buf) {
+  buf[__builtin_amdgcn_workitem_id_x()] += 1;
+}
+
+// x[i] *= a + dbl_counter.
+__kernel void scale(__global float* x, float a) {
+  x[__builtin_amdgcn_workitem_id_x()] *= a + dbl_counter;
+}

@@ -102,7 +102,9 @@ impl Tally {
 /// One chunk's API-log text and counts, made on any thread.
 fn render_text(reader: &Reader, c: &cltrace::ChunkInfo, tb: Timebase, options: Options, text: bool) -> Result<(String, Tally), cltrace::Error> {
     let mut buf = Vec::new();
-    let mut out = String::new();
+    // An API-log line is about three times its record: sized once, the text
+    // does not grow by doubling.
+    let mut out = String::with_capacity(if text { c.header.used as usize * 3 + 4096 } else { 0 });
     let mut call = printer::empty_call();
     let mut t = Tally::default();
     reader.chunk_records(c, &mut buf)?;
@@ -336,9 +338,9 @@ impl Renderer {
         let text = self.out.is_some();
         let reader = self.reader.clone();
         let next = std::sync::atomic::AtomicUsize::new(0);
-        // Workers stay at most `window` chunks ahead of the writer, so the
-        // texts waiting to be written stay few.
-        let window = 2 * threads;
+        // Workers stay at most `window` chunks ahead of the writer, so that
+        // at most about two texts per thread (a few MiB each) exist at once.
+        let window = threads;
         let written = (parking_lot::Mutex::new(0usize), parking_lot::Condvar::new());
         let (tx, rx) = std::sync::mpsc::channel::<(usize, Result<(String, Tally), cltrace::Error>)>();
         std::thread::scope(|s| {

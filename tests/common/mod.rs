@@ -297,15 +297,28 @@ pub fn special(source: &str, exe_name: &str) -> PathBuf {
     exe
 }
 
-/// Peak resident memory of a finished child, in KiB.
-pub fn peak_kib(mut c: std::process::Command) -> (i32, i64) {
-    let child = c.stdout(std::process::Stdio::null()).stderr(std::process::Stdio::null()).spawn().unwrap();
-    let mut status = 0;
-    let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
-    // SAFETY: waits for our own child and fills the structs.
-    let pid = unsafe { libc::wait4(child.id() as i32, &mut status, 0, &mut ru) };
-    assert_eq!(pid, child.id() as i32);
-    (status, ru.ru_maxrss)
+/// Peak resident memory of `c` run to its end, in KiB, with its wait
+/// status. It runs under `tests/c/special/peak.c`: a child forked from this
+/// test process starts as a copy of it, and would count the test's own
+/// memory (other tests' data included) in its peak.
+pub fn peak_kib(c: std::process::Command) -> (i32, i64) {
+    let tmp = scratch("peak");
+    let out = tmp.join("kib");
+    let mut p = Command::new(special("peak.c", "peak"));
+    p.arg(&out).arg(c.get_program()).args(c.get_args());
+    for (k, v) in c.get_envs() {
+        match v {
+            Some(v) => p.env(k, v),
+            None => p.env_remove(k),
+        };
+    }
+    if let Some(d) = c.get_current_dir() {
+        p.current_dir(d);
+    }
+    let st = p.stdout(std::process::Stdio::null()).stderr(std::process::Stdio::null()).status().unwrap();
+    let kib = std::fs::read_to_string(&out).ok().and_then(|t| t.trim().parse().ok()).expect("peak wrote the child's peak");
+    use std::os::unix::process::ExitStatusExt;
+    (st.into_raw(), kib)
 }
 
 /// Starts `c` (a `calls forever` run), waits for its "ready" line, sends it

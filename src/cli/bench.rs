@@ -59,7 +59,15 @@ pub fn run(a: BenchArgs) -> i32 {
         eprintln!("cltap bench: driver {} not found (pass --driver)", a.driver.display());
         return 1;
     }
-    let out = std::env::temp_dir().join(format!("cltap-bench-{}", std::process::id()));
+    // Removed however the benchmark ends, early errors included.
+    struct Scratch(PathBuf);
+    impl Drop for Scratch {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_dir_all(&self.0);
+        }
+    }
+    let scratch = Scratch(std::env::temp_dir().join(format!("cltap-bench-{}", std::process::id())));
+    let out = scratch.0.join("run");
     let _ = std::fs::create_dir_all(&out);
     let exe = std::env::current_exe().expect("own path");
     let spawn = |what: &str, env: &[(&str, &str)], with_layer: bool, iterations: u64| -> Result<String, String> {
@@ -153,7 +161,7 @@ pub fn run(a: BenchArgs) -> i32 {
         let drops = trace.as_ref().and_then(|t| cltap_formats::cltrace::Reader::open(t).ok()).map(|r| trace_drops(&r)).unwrap_or(u64::MAX);
         if threads == 8 {
             if let Some(t) = &trace {
-                let keep = std::env::temp_dir().join(format!("cltap-bench-trace-{}.cltrace", std::process::id()));
+                let keep = scratch.0.join("kept.cltrace");
                 if std::fs::rename(t, &keep).is_ok() {
                     last_trace = Some(keep);
                 }
@@ -196,7 +204,7 @@ pub fn run(a: BenchArgs) -> i32 {
         let _ = std::fs::remove_file(&t);
         let _ = clean(&out);
     }
-    let _ = std::fs::remove_dir_all(&out);
+    drop(scratch);
     0
 }
 

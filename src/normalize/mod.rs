@@ -95,8 +95,35 @@ fn kind_of(c_type: &str) -> &'static str {
         "cl_sampler" => "sampler",
         "cl_command_buffer_khr" => "cmdbuf",
         "cl_semaphore_khr" => "semaphore",
+        // HSA's handles: structs of one 64-bit `handle`, and queues, which
+        // the runtime hands out as `hsa_queue_t*`.
+        "hsa_agent_t" => "agent",
+        "hsa_queue_t" => "queue",
+        "hsa_signal_t" => "signal",
+        "hsa_signal_group_t" => "signalgroup",
+        "hsa_region_t" => "region",
+        "hsa_amd_memory_pool_t" => "pool",
+        "hsa_isa_t" => "isa",
+        "hsa_cache_t" => "cache",
+        "hsa_wavefront_t" => "wavefront",
+        "hsa_executable_t" => "executable",
+        "hsa_executable_symbol_t" => "symbol",
+        "hsa_code_object_reader_t" => "reader",
+        "hsa_code_object_t" => "codeobject",
+        "hsa_code_symbol_t" => "codesymbol",
+        "hsa_loaded_code_object_t" => "loadedcode",
+        "hsa_ext_image_t" => "image",
+        "hsa_ext_sampler_t" => "hsasampler",
+        "hsa_ext_program_t" => "hsaprogram",
         _ => "ptr",
     }
+}
+
+/// Whether a parameter of type `c_type` holds a handle in its own value:
+/// a handle type, or `hsa_queue_t*`, the pointer HSA uses as a queue's handle.
+fn is_handle_value(c_type: &str) -> bool {
+    let t = c_type.trim_start_matches("const ").trim();
+    !t.ends_with('*') || t.trim_end_matches('*').trim() == "hsa_queue_t" && t.matches('*').count() == 1
 }
 
 struct Names {
@@ -203,7 +230,7 @@ pub fn normalize(entries: &[Entry], opt: Options) -> Vec<NCall> {
                 // A pointer parameter's own value is a host address; the
                 // handles it points at (decoded, after a space) are typed.
                 let (raw, rest) = a.value.split_once(' ').map_or((a.value.as_str(), ""), |(r, x)| (r, x));
-                let own = if a.c_type.ends_with('*') { "ptr" } else { kind_of(&a.c_type) };
+                let own = if is_handle_value(&a.c_type) { kind_of(&a.c_type) } else { "ptr" };
                 let mut v = names.tokens(raw, own);
                 if !rest.is_empty() {
                     v.push(' ');
@@ -224,9 +251,11 @@ pub fn normalize(entries: &[Entry], opt: Options) -> Vec<NCall> {
             .outs
             .iter()
             .map(|(n, v)| {
-                let kind = fmeta
-                    .and_then(|f| f.params.iter().find(|p| p.name == n))
-                    .map_or("ptr", |p| kind_of(p.c_type));
+                // The parameter's type, as the line itself declares it.
+                let kind = c.args.iter().find(|a| &a.name == n).map(|a| kind_of(&a.c_type)).or_else(|| {
+                    fmeta.and_then(|f| f.params.iter().find(|p| p.name == n)).map(|p| kind_of(p.c_type))
+                });
+                let kind = kind.unwrap_or("ptr");
                 // Clock readings (clGetDeviceAndHostTimer) are times too.
                 let v = if n.contains("timestamp") || n.ends_with("_timer") { "<time>".to_string() } else { names.fresh_tokens(v, kind) };
                 (n.clone(), v)
@@ -398,6 +427,28 @@ mod tests {
         assert_eq!(a, b);
         let again = render(&normalize(&apilog::read(&apilog::write(&sample(10, 0x5000_0000))).unwrap(), Options::default()));
         assert_eq!(a, again, "normalizing is stable through the text form");
+    }
+
+    #[test]
+    fn hsa_handles_become_typed_names() {
+        let log = |base: u64| {
+            let h = |x: u64| format!("{:016X}", base + x);
+            vec![
+                call(3, "hsa_queue_create", &[("hsa_agent_t", "agent", &h(1)), ("uint32_t", "size", "4096"), ("hsa_queue_t**", "queue", &h(7))], "HSA_STATUS_SUCCESS", &[("queue", &h(2))], None),
+                call(3, "hsa_signal_create", &[("hsa_signal_value_t", "initial_value", "1"), ("hsa_signal_t*", "signal", &h(8))], "HSA_STATUS_SUCCESS", &[("signal", &h(3))], None),
+                call(3, "hsa_queue_destroy", &[("hsa_queue_t*", "queue", &h(2))], "HSA_STATUS_SUCCESS", &[], None),
+                call(3, "hsa_signal_destroy", &[("hsa_signal_t", "signal", &h(3))], "HSA_STATUS_SUCCESS", &[], None),
+            ]
+        };
+        let a = render(&normalize(&log(0x7000_0000), Options::default()));
+        assert_eq!(a, render(&normalize(&log(0x5555_0000_0000), Options::default())), "addresses do not matter");
+        assert_eq!(
+            a,
+            "T1 hsa_queue_create(agent = agent#1, size = 4096, queue = ptr) = HSA_STATUS_SUCCESS, *queue = queue#1\n\
+             T1 hsa_signal_create(initial_value = 1, signal = ptr) = HSA_STATUS_SUCCESS, *signal = signal#1\n\
+             T1 hsa_queue_destroy(queue = queue#1) = HSA_STATUS_SUCCESS\n\
+             T1 hsa_signal_destroy(signal = signal#1) = HSA_STATUS_SUCCESS\n"
+        );
     }
 
     #[test]

@@ -10,6 +10,7 @@ pub mod diag;
 pub mod diff;
 pub mod dispatch;
 pub mod exts;
+pub mod hsa;
 pub mod icd;
 pub mod meta;
 pub mod normalize;

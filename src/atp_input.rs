@@ -124,6 +124,7 @@ mod tests {
                 ],
             }],
             markers: vec![],
+            ..Atp::default()
         }
     }
 

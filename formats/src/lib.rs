@@ -4,6 +4,5 @@
 pub mod apilog;
 pub mod atp;
 pub mod cltrace;
-mod atp_api_types;
 #[cfg(test)]
 mod test_rng;

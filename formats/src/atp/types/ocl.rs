@@ -1,4 +1,4 @@
-//! Name tables behind `atp::api_type` / `atp::api_name`.
+//! OpenCL name tables behind `atp::api_type` / `atp::api_name`.
 //!
 //! `RCP_FUNCTIONS` is Radeon Compute Profiler's `CL_FUNC_TYPE` enum
 //! (`Src/CLCommon/CLFunctionEnumDefs.h` in GPUOpen-Tools/radeon_compute_profiler):

@@ -1,6 +1,8 @@
 //! What the core knows about each API function, generated from
-//! `api/opencl.api` (see build.rs): enough to capture a call's arguments and
-//! print them, with no per-function code.
+//! `api/opencl.api` (`FUNCTIONS`) and `api/hsa.api` (`HSA_FUNCTIONS`, see
+//! build.rs): enough to capture a call's arguments and print them, with no
+//! per-function code. A record's kind says which table its function id
+//! indexes.
 
 /// Where an array's element count comes from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -34,15 +36,21 @@ pub enum Kind {
     Info { size: usize, name: Option<usize>, size_ret: Option<usize> },
     Errcode,
     Properties(Props),
+    /// A struct of `size` bytes passed by value (HSA): not recorded, printed `{…}`.
+    ByValue { size: u64 },
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Ret {
+    /// `cl_int`: 0 is success.
     Status,
     Handle,
     Pointer,
     Void,
     Scalar,
+    /// `hsa_status_t`: `HSA_STATUS_SUCCESS`, `HSA_STATUS_INFO_BREAK` and
+    /// `HSA_STATUS_CU_MASK_REDUCED` are success.
+    HsaStatus,
 }
 
 #[derive(Debug)]
@@ -76,6 +84,45 @@ pub fn by_name(name: &str) -> Option<usize> {
     FUNCTIONS.iter().position(|f| f.name == name)
 }
 
+/// An HSA function's id (its index in `HSA_FUNCTIONS`).
+pub fn hsa_by_name(name: &str) -> Option<usize> {
+    HSA_FUNCTIONS.iter().position(|f| f.name == name)
+}
+
+use cltap_formats::cltrace::record::{KIND_HSA_CALL, KIND_OPENCL_CALL};
+
+/// The functions a record of this kind numbers: OpenCL's or HSA's; `None`
+/// for a kind that is not a call.
+#[inline]
+pub fn functions(kind: u16) -> Option<&'static [FnMeta]> {
+    match kind {
+        KIND_OPENCL_CALL => Some(&FUNCTIONS),
+        KIND_HSA_CALL => Some(&HSA_FUNCTIONS),
+        _ => None,
+    }
+}
+
+/// The function of a call record.
+#[inline]
+pub fn function(kind: u16, fn_id: u16) -> Option<&'static FnMeta> {
+    functions(kind)?.get(fn_id as usize)
+}
+
+/// One number for every function of both APIs: OpenCL's ids, then HSA's
+/// after them (tallies kept in one array).
+pub fn global_index(kind: u16, fn_id: u16) -> Option<usize> {
+    match kind {
+        KIND_OPENCL_CALL => Some(fn_id as usize),
+        KIND_HSA_CALL => Some(FUNCTIONS.len() + fn_id as usize),
+        _ => None,
+    }
+}
+
+/// The function behind a [`global_index`].
+pub fn by_global_index(i: usize) -> Option<&'static FnMeta> {
+    FUNCTIONS.get(i).or_else(|| HSA_FUNCTIONS.get(i.checked_sub(FUNCTIONS.len())?))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -90,5 +137,25 @@ mod tests {
         assert!(!f.event_out);
         assert_eq!(f.params[3].kind, Kind::Info { size: 2, name: Some(1), size_ret: Some(4) });
         assert!(FUNCTIONS.len() > 200);
+    }
+
+    #[test]
+    fn hsa_metadata_and_kinds() {
+        assert_eq!(HSA_FUNCTIONS.len(), 192);
+        let f = &HSA_FUNCTIONS[hsa_by_name("hsa_queue_create").unwrap()];
+        assert_eq!((f.ret, f.ext, f.event_out), (Ret::HsaStatus, "core", false));
+        assert_eq!(f.params[0].kind, Kind::Handle);
+        assert_eq!(f.params[7].kind, Kind::OutHandle);
+        let f = &HSA_FUNCTIONS[hsa_by_name("hsa_signal_create").unwrap()];
+        assert_eq!(f.params[2].kind, Kind::InArray { len: Count::Param(1), elem: 8 });
+        let f = &HSA_FUNCTIONS[hsa_by_name("hsa_system_extension_supported").unwrap()];
+        assert_eq!(f.params[3].kind, Kind::OutValue { elem: 1 });
+        assert_eq!(function(KIND_HSA_CALL, 0).unwrap().name, "hsa_init");
+        assert_eq!(function(KIND_OPENCL_CALL, 0).unwrap().name, FUNCTIONS[0].name);
+        assert!(function(7, 0).is_none());
+        let g = global_index(KIND_HSA_CALL, 5).unwrap();
+        assert_eq!(by_global_index(g).unwrap().name, HSA_FUNCTIONS[5].name);
+        assert_eq!(by_global_index(3).unwrap().name, FUNCTIONS[3].name);
+        assert!(by_global_index(FUNCTIONS.len() + HSA_FUNCTIONS.len()).is_none());
     }
 }

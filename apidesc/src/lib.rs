@@ -1,11 +1,29 @@
-//! The model of cltap's OpenCL API description (`api/opencl.api`, grammar in
-//! `api/FORMAT.md`) and its parser. Build scripts turn the model into code;
-//! nothing here runs inside the layer.
+//! The model of cltap's API descriptions (`api/opencl.api`, grammar in
+//! `api/FORMAT.md`; `api/hsa.api`, its additions in `api/HSA.md`) and their
+//! parser, plus a scanner of ROCr's `hsa_api_trace.h` that the build checks
+//! `api/hsa.api` against. Build scripts turn the model into code; nothing
+//! here runs inside the layer.
 
+pub mod hsa_header;
 mod parse;
 pub mod types;
 
-pub use parse::{parse, ParseError};
+pub use parse::{parse, parse_hsa, ParseError};
+
+/// The HSA API tables of `hsa_api_trace.h`, in `HsaApiTable`'s order, by the
+/// names `api/hsa.api`'s `@table` sections give them.
+pub const HSA_TABLES: [&str; 4] = ["core", "amd", "finalizer", "image"];
+
+/// One `@table` section of `api/hsa.api`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Table {
+    pub name: String,
+    /// Index in `Api::functions` of its entry 0.
+    pub first: usize,
+    pub entries: usize,
+    /// Line of the `@table` header.
+    pub line: usize,
+}
 
 /// What a parameter means to the layer. Decided once, here, so that the
 /// wrappers, the ICD-mode handle translation and the argument capture agree.
@@ -41,6 +59,9 @@ pub enum Role {
     Callback(CallbackKind),
     /// The `void* user_data` handed to the preceding callback.
     UserData,
+    /// A struct of `size` bytes passed by value (HSA, `[struct=N]`): carried
+    /// through unchanged, not recorded.
+    ByValue { size: u64 },
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -72,6 +93,8 @@ pub enum CallbackKind {
     ContextDestructor,
     SvmFree,
     NativeKernel,
+    /// Any HSA callback (api/HSA.md lists them): only forwarded and printed.
+    Hsa,
 }
 
 /// The result a function returns.
@@ -115,8 +138,10 @@ impl Param {
 #[derive(Debug, Clone)]
 pub struct Function {
     pub name: String,
-    /// Index in `struct _cl_icd_dispatch`, or `None` for extension-only entries.
+    /// Index in `struct _cl_icd_dispatch`, or `None` for extension-only
+    /// entries; for HSA, the entry's index in its table.
     pub slot: Option<usize>,
+    /// The extension (OpenCL), or the table (HSA).
     pub ext: String,
     pub ret_type: String,
     pub ret: RetKind,
@@ -129,6 +154,12 @@ pub struct Function {
     /// Launches an NDRange: a successful call with a NULL local size has the
     /// driver's choice recorded (`[lws]`).
     pub lws: bool,
+    /// HSA `[init]`: the runtime loads its tools (cltap among them) inside
+    /// the first call of this function (`hsa_init`).
+    pub init: bool,
+    /// HSA `[shutdown]`: the runtime unloads its tools inside this call
+    /// (`hsa_shut_down`).
+    pub shutdown: bool,
     /// Line of the declaration in the description, for messages.
     pub line: usize,
 }
@@ -149,6 +180,8 @@ impl Function {
 #[derive(Debug, Clone)]
 pub struct Api {
     pub functions: Vec<Function>,
+    /// HSA: the `@table` sections in file order (empty for OpenCL).
+    pub tables: Vec<Table>,
 }
 
 /// The number of entries in the dispatch table cltap builds.

@@ -3,30 +3,58 @@
 //! wrongly guessed role silently mis-forwards or mis-logs an argument.
 
 use crate::types::{self, callback_kind, is_const_pointer, is_handle, is_pointer, prop_kind};
-use crate::{Api, Dispatch, Function, Len, Param, RetKind, Role, DISPATCH_SLOTS};
+use crate::{Api, CallbackKind, Dispatch, Function, Len, Param, RetKind, Role, Table, DISPATCH_SLOTS, HSA_TABLES};
 use std::fmt;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ParseError {
+    /// The description the error is in (`api/opencl.api`, `api/hsa.api`).
+    pub file: &'static str,
     pub line: usize,
     pub msg: String,
 }
 
 impl fmt::Display for ParseError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "api/opencl.api:{}: {}", self.line, self.msg)
+        write!(f, "{}:{}: {}", self.file, self.line, self.msg)
     }
 }
 
 impl std::error::Error for ParseError {}
 
+const OPENCL_FILE: &str = "api/opencl.api";
+const HSA_FILE: &str = "api/hsa.api";
+
 fn err<T>(line: usize, msg: impl Into<String>) -> Result<T, ParseError> {
-    Err(ParseError { line, msg: msg.into() })
+    Err(ParseError { file: OPENCL_FILE, line, msg: msg.into() })
 }
 
+/// Which description is read: the grammar is shared; the section headers,
+/// what the leading number means, the attributes and the C types differ.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Dialect {
+    /// `api/opencl.api`: `@ext` sections, dispatch slots.
+    OpenCl,
+    /// `api/hsa.api`: `@table` sections, entry indices (api/HSA.md).
+    Hsa,
+}
+
+/// Parses `api/opencl.api`.
 pub fn parse(text: &str) -> Result<Api, ParseError> {
+    parse_with(text, Dialect::OpenCl)
+}
+
+/// Parses `api/hsa.api` (api/HSA.md): the same grammar, with `@table NAME`
+/// sections whose declarations start with their index in that table.
+pub fn parse_hsa(text: &str) -> Result<Api, ParseError> {
+    parse_with(text, Dialect::Hsa).map_err(|e| ParseError { file: HSA_FILE, ..e })
+}
+
+fn parse_with(text: &str, dialect: Dialect) -> Result<Api, ParseError> {
     let mut functions = Vec::new();
+    let mut tables: Vec<Table> = Vec::new();
     let mut ext = String::from("core");
+    let mut in_table = false;
     let mut pending = String::new();
     let mut pending_line = 0;
     for (i, raw) in text.lines().enumerate() {
@@ -36,13 +64,33 @@ pub fn parse(text: &str) -> Result<Api, ParseError> {
             continue;
         }
         if pending.is_empty() {
-            if let Some(rest) = line.strip_prefix("@ext") {
+            let (directive, other) = match dialect {
+                Dialect::OpenCl => ("@ext", "@table"),
+                Dialect::Hsa => ("@table", "@ext"),
+            };
+            if line.starts_with(other) && line[other.len()..].starts_with(char::is_whitespace) {
+                return err(line_no, format!("{other} does not belong in this description (use {directive})"));
+            }
+            if let Some(rest) = line.strip_prefix(directive) {
                 let name = rest.trim();
                 if name.is_empty() || name.contains(char::is_whitespace) {
-                    return err(line_no, "@ext takes exactly one name");
+                    return err(line_no, format!("{directive} takes exactly one name"));
+                }
+                if dialect == Dialect::Hsa {
+                    if !HSA_TABLES.contains(&name) {
+                        return err(line_no, format!("unknown table `{name}` (one of {})", HSA_TABLES.join(", ")));
+                    }
+                    if let Some(t) = tables.iter().find(|t| t.name == name) {
+                        return err(line_no, format!("table `{name}` is already described from line {}", t.line));
+                    }
+                    tables.push(Table { name: name.to_string(), first: functions.len(), entries: 0, line: line_no });
+                    in_table = true;
                 }
                 ext = name.to_string();
                 continue;
+            }
+            if dialect == Dialect::Hsa && !in_table {
+                return err(line_no, "a declaration before the first `@table`");
             }
             pending_line = line_no;
         }
@@ -50,31 +98,48 @@ pub fn parse(text: &str) -> Result<Api, ParseError> {
         pending.push_str(line);
         if line.ends_with(';') {
             let decl = std::mem::take(&mut pending);
-            functions.push(parse_decl(decl.trim().trim_end_matches(';'), &ext, pending_line)?);
+            let f = parse_decl_in(decl.trim().trim_end_matches(';'), &ext, pending_line, dialect)?;
+            if let Some(t) = tables.last_mut() {
+                // The entry order is the header's: indices run 0, 1, 2, … in each table.
+                if f.slot != Some(t.entries) {
+                    return err(pending_line, format!("{}: entry {} of table `{}` is numbered {}", f.name, t.entries, t.name, f.slot.unwrap_or(0)));
+                }
+                t.entries += 1;
+            }
+            functions.push(f);
         }
     }
     if !pending.trim().is_empty() {
         return err(pending_line, "declaration does not end with ';'");
     }
-    check(&functions)?;
-    Ok(Api { functions })
+    match dialect {
+        Dialect::OpenCl => check(&functions)?,
+        Dialect::Hsa => check_hsa(&functions)?,
+    }
+    Ok(Api { functions, tables })
 }
 
 /// The leading parameters of a function marked `[lws]`, as in
 /// `clEnqueueNDRangeKernel`.
 const LWS_PARAMS: [&str; 6] = ["command_queue", "kernel", "work_dim", "global_work_offset", "global_work_size", "local_work_size"];
 
+#[cfg(test)]
 fn parse_decl(decl: &str, ext: &str, line: usize) -> Result<Function, ParseError> {
-    let open = decl.find('(').ok_or(ParseError { line, msg: "missing '('".into() })?;
-    let close = decl.rfind(')').ok_or(ParseError { line, msg: "missing ')'".into() })?;
+    parse_decl_in(decl, ext, line, Dialect::OpenCl)
+}
+
+fn parse_decl_in(decl: &str, ext: &str, line: usize, dialect: Dialect) -> Result<Function, ParseError> {
+    let open = decl.find('(').ok_or(ParseError { file: OPENCL_FILE, line, msg: "missing '('".into() })?;
+    let close = decl.rfind(')').ok_or(ParseError { file: OPENCL_FILE, line, msg: "missing ')'".into() })?;
     let head: Vec<&str> = decl[..open].split_whitespace().collect();
     if head.len() < 3 {
-        return err(line, "expected `SLOT RET NAME(`");
+        return err(line, if dialect == Dialect::Hsa { "expected `INDEX RET NAME(`" } else { "expected `SLOT RET NAME(`" });
     }
-    let slot = match head[0] {
-        "-" => None,
-        s => {
-            let n: usize = s.parse().map_err(|_| ParseError { line, msg: format!("bad slot `{s}`") })?;
+    let slot = match (head[0], dialect) {
+        ("-", Dialect::OpenCl) => None,
+        (s, Dialect::Hsa) => Some(s.parse::<usize>().map_err(|_| ParseError { file: OPENCL_FILE, line, msg: format!("bad entry index `{s}`") })?),
+        (s, Dialect::OpenCl) => {
+            let n: usize = s.parse().map_err(|_| ParseError { file: OPENCL_FILE, line, msg: format!("bad slot `{s}`") })?;
             if n >= DISPATCH_SLOTS {
                 return err(line, format!("slot {n} is outside the table (0..{DISPATCH_SLOTS})"));
             }
@@ -83,7 +148,12 @@ fn parse_decl(decl: &str, ext: &str, line: usize) -> Result<Function, ParseError
     };
     let name = head[head.len() - 1].to_string();
     let ret_type = norm_type(&head[1..head.len() - 1].join(" "));
-    let ret = ret_kind(&ret_type).ok_or(ParseError {
+    let ret = match dialect {
+        Dialect::OpenCl => ret_kind(&ret_type),
+        Dialect::Hsa => hsa_ret_kind(&ret_type),
+    }
+    .ok_or(ParseError {
+        file: OPENCL_FILE,
         line,
         msg: format!("{name}: return type `{ret_type}` is not a status, handle, pointer, void or scalar"),
     })?;
@@ -92,7 +162,7 @@ fn parse_decl(decl: &str, ext: &str, line: usize) -> Result<Function, ParseError
     let inner = decl[open + 1..close].trim();
     if !inner.is_empty() && inner != "void" {
         for piece in split_params(inner) {
-            params.push(parse_param(piece.trim(), line, &name)?);
+            params.push(parse_param(piece.trim(), line, &name, dialect)?);
         }
     }
 
@@ -100,14 +170,18 @@ fn parse_decl(decl: &str, ext: &str, line: usize) -> Result<Function, ParseError
     let mut windows_only = false;
     let mut local = false;
     let mut lws = false;
+    let mut init = false;
+    let mut shutdown = false;
     let mut dispatch_attr: Option<String> = None;
     for (k, v) in attrs {
-        match (k.as_str(), v) {
-            ("windows", None) => windows_only = true,
-            ("local", None) => local = true,
-            ("lws", None) => lws = true,
-            ("dispatch", Some(v)) => dispatch_attr = Some(v),
-            (k, _) => return err(line, format!("{name}: unknown function attribute `{k}`")),
+        match (k.as_str(), v, dialect) {
+            ("windows", None, Dialect::OpenCl) => windows_only = true,
+            ("local", None, Dialect::OpenCl) => local = true,
+            ("lws", None, Dialect::OpenCl) => lws = true,
+            ("dispatch", Some(v), Dialect::OpenCl) => dispatch_attr = Some(v),
+            ("init", None, Dialect::Hsa) => init = true,
+            ("shutdown", None, Dialect::Hsa) => shutdown = true,
+            (k, _, _) => return err(line, format!("{name}: unknown function attribute `{k}`")),
         }
     }
 
@@ -122,9 +196,18 @@ fn parse_decl(decl: &str, ext: &str, line: usize) -> Result<Function, ParseError
         windows_only,
         local,
         lws,
+        init,
+        shutdown,
         line,
     };
     infer_user_data(&mut f);
+    if dialect == Dialect::Hsa {
+        if (init || shutdown) && (f.ret != RetKind::Status || !f.params.is_empty()) {
+            return err(line, format!("{}: [init] and [shutdown] go with a function of no parameters returning hsa_status_t", f.name));
+        }
+        // The runtime's table is the dispatch: no parameter chooses a driver.
+        return Ok(f);
+    }
     if f.lws {
         // The layer reads these arguments by position to ask the driver.
         let names: Vec<&str> = f.params.iter().take(LWS_PARAMS.len()).map(|p| p.name.as_str()).collect();
@@ -136,7 +219,7 @@ fn parse_decl(decl: &str, ext: &str, line: usize) -> Result<Function, ParseError
         Some("none") => Dispatch::None,
         Some(p) => Dispatch::Param(
             f.param_index(p)
-                .ok_or(ParseError { line, msg: format!("{}: dispatch names no parameter `{p}`", f.name) })?,
+                .ok_or(ParseError { file: OPENCL_FILE, line, msg: format!("{}: dispatch names no parameter `{p}`", f.name) })?,
         ),
         None => match f.params.iter().position(|p| p.role == Role::Handle) {
             Some(i) => Dispatch::Param(i),
@@ -192,7 +275,7 @@ fn attrs_of(s: &str, line: usize) -> Result<Vec<(String, Option<String>)>, Parse
     let body = s
         .strip_prefix('[')
         .and_then(|s| s.strip_suffix(']'))
-        .ok_or(ParseError { line, msg: format!("expected `[...]`, found `{s}`") })?;
+        .ok_or(ParseError { file: OPENCL_FILE, line, msg: format!("expected `[...]`, found `{s}`") })?;
     Ok(body
         .split_whitespace()
         .map(|kv| match kv.split_once('=') {
@@ -209,7 +292,7 @@ fn len_of(v: &str) -> Len {
     }
 }
 
-fn parse_param(p: &str, line: usize, func: &str) -> Result<Param, ParseError> {
+fn parse_param(p: &str, line: usize, func: &str, dialect: Dialect) -> Result<Param, ParseError> {
     let (decl, attrs) = match p.find('[') {
         Some(i) => (p[..i].trim(), attrs_of(p[i..].trim(), line)?),
         None => (p, Vec::new()),
@@ -217,14 +300,14 @@ fn parse_param(p: &str, line: usize, func: &str) -> Result<Param, ParseError> {
     let decl = norm_type(decl);
     let split = decl
         .rfind(|c: char| c == ' ' || c == '*')
-        .ok_or(ParseError { line, msg: format!("{func}: parameter `{decl}` has no name") })?;
+        .ok_or(ParseError { file: OPENCL_FILE, line, msg: format!("{func}: parameter `{decl}` has no name") })?;
     let name = decl[split + 1..].to_string();
     let c_type = decl[..=split].trim().to_string();
     if name.is_empty() || c_type.is_empty() {
         return err(line, format!("{func}: parameter `{decl}` needs a type and a name"));
     }
     let pointee = types::pointee(&c_type).to_string();
-    let bad = |msg: String| ParseError { line, msg: format!("{func}({name}): {msg}") };
+    let bad = |msg: String| ParseError { file: OPENCL_FILE, line, msg: format!("{func}({name}): {msg}") };
 
     let mut role = None;
     let mut count = None;
@@ -238,6 +321,13 @@ fn parse_param(p: &str, line: usize, func: &str) -> Result<Param, ParseError> {
             "count" => count = Some(need(v)?),
             "info" => role = Some(Role::InfoResult { size: need(v)? }),
             "ptr" => role = Some(Role::HostPtr),
+            "struct" if dialect == Dialect::Hsa => {
+                let n: u64 = need(v)?.parse().map_err(|_| bad("`struct` takes the size in bytes".into()))?;
+                if n == 0 || n % 8 != 0 || is_pointer(&c_type) {
+                    return Err(bad("`struct=N` is for a struct passed by value, N a multiple of 8".into()));
+                }
+                role = Some(Role::ByValue { size: n });
+            }
             other => return Err(bad(format!("unknown annotation `{other}`"))),
         }
     }
@@ -246,6 +336,34 @@ fn parse_param(p: &str, line: usize, func: &str) -> Result<Param, ParseError> {
             Some(Role::OutArray { count, .. }) => *count = Some(c),
             _ => return Err(bad("`count` only goes with `outarr`".into())),
         }
+    }
+    if dialect == Dialect::Hsa {
+        let role = match role {
+            Some(r) => r,
+            None => infer_role_hsa(&c_type, &pointee).ok_or_else(|| {
+                bad(if is_pointer(&c_type) {
+                    format!("cannot infer the role of `{c_type}`: add arr=, bytes= or ptr")
+                } else {
+                    format!("type `{c_type}` is not a known HSA scalar, handle or callback: add it to apidesc/src/types.rs, or struct=N for a struct passed by value")
+                })
+            })?,
+        };
+        // Every word the wrappers carry and every element capture reads must
+        // have a known width.
+        if !is_pointer(&c_type) && !matches!(role, Role::ByValue { .. }) && types::hsa_rust_type(&c_type).is_none() {
+            return Err(bad(format!("type `{c_type}` cannot be carried by value")));
+        }
+        if let Role::InArray { .. } = role {
+            if types::hsa_size(&pointee).is_none() {
+                return Err(bad(format!("the size of `{pointee}` is not known: use ptr")));
+            }
+        }
+        if let Role::OutValue = role {
+            if types::hsa_size(&pointee).is_none() {
+                return Err(bad(format!("the size of `{pointee}` is not known: use ptr")));
+            }
+        }
+        return Ok(Param { name, c_type, role });
     }
     let role = match role {
         Some(r) => r,
@@ -285,6 +403,66 @@ fn infer_role(c_type: &str, pointee: &str, name: &str) -> Option<Role> {
     Some(if is_handle(pointee) { Role::OutHandle } else { Role::OutValue })
 }
 
+/// An HSA parameter's role from its C type (api/HSA.md).
+fn infer_role_hsa(c_type: &str, pointee: &str) -> Option<Role> {
+    if types::hsa_callback(c_type).is_some() {
+        return Some(Role::Callback(CallbackKind::Hsa));
+    }
+    if !is_pointer(c_type) {
+        return if types::hsa_is_handle(c_type) {
+            Some(Role::Handle)
+        } else {
+            types::hsa_scalar(c_type).map(|_| Role::Scalar)
+        };
+    }
+    // `T**`: the callee writes a pointer (`hsa_queue_t** queue`, `void** ptr`).
+    if c_type.ends_with("**") {
+        return Some(Role::OutHandle);
+    }
+    // A queue is the runtime's object, known by its address.
+    if pointee == "hsa_queue_t" {
+        return Some(Role::Handle);
+    }
+    if c_type == "const char*" {
+        return Some(Role::InString);
+    }
+    if c_type == "void*" || c_type == "const void*" {
+        return Some(Role::HostPtr);
+    }
+    if is_const_pointer(c_type) {
+        return None;
+    }
+    if types::hsa_is_handle(pointee) {
+        Some(Role::OutHandle)
+    } else {
+        types::hsa_scalar(pointee).map(|_| Role::OutValue)
+    }
+}
+
+/// The description of the HSA tables: every function once, each name once.
+fn check_hsa(fs: &[Function]) -> Result<(), ParseError> {
+    let mut names = std::collections::HashMap::new();
+    for f in fs {
+        if let Some(prev) = names.insert(f.name.as_str(), f.line) {
+            return err(f.line, format!("{} is already declared on line {prev}", f.name));
+        }
+        for p in &f.params {
+            if let Role::InArray { len: Len::Param(n) } | Role::InBytes { len: Len::Param(n) } = &p.role {
+                if f.param_index(n).is_none() {
+                    return err(f.line, format!("{}({}): length `{n}` names no parameter", f.name, p.name));
+                }
+            }
+        }
+    }
+    for attr in ["init", "shutdown"] {
+        let n = fs.iter().filter(|f| if attr == "init" { f.init } else { f.shutdown }).count();
+        if n > 1 {
+            return err(0, format!("[{attr}] marks more than one function"));
+        }
+    }
+    Ok(())
+}
+
 /// `void* user_data` right after a callback is that callback's data.
 fn infer_user_data(f: &mut Function) {
     for i in 1..f.params.len() {
@@ -292,6 +470,16 @@ fn infer_user_data(f: &mut Function) {
             f.params[i].role = Role::UserData;
         }
     }
+}
+
+/// An HSA result: `hsa_status_t`, `void`, or a scalar of known width.
+fn hsa_ret_kind(t: &str) -> Option<RetKind> {
+    Some(match t {
+        "hsa_status_t" => RetKind::Status,
+        "void" => RetKind::Void,
+        t if types::hsa_scalar(t).is_some() => RetKind::Scalar,
+        _ => return None,
+    })
 }
 
 fn ret_kind(t: &str) -> Option<RetKind> {
@@ -434,5 +622,91 @@ mod tests {
         assert_eq!(f.params[5].role, Role::Errcode);
         assert_eq!(f.dispatch, Dispatch::Param(2));
         assert_eq!(f.ret, RetKind::Handle);
+    }
+}
+
+#[cfg(test)]
+mod hsa_tests {
+    use super::*;
+
+    fn hsa(text: &str) -> Result<Api, ParseError> {
+        parse_hsa(text)
+    }
+
+    fn one(decl: &str) -> Function {
+        hsa(&format!("@table core\n{decl};\n")).unwrap().functions.remove(0)
+    }
+
+    #[test]
+    fn the_description_parses_and_is_the_four_tables() {
+        let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../api/hsa.api")).unwrap();
+        let api = hsa(&text).unwrap();
+        assert_eq!(api.functions.len(), 192);
+        let t: Vec<(&str, usize, usize)> = api.tables.iter().map(|t| (t.name.as_str(), t.first, t.entries)).collect();
+        assert_eq!(t, [("core", 0, 125), ("amd", 125, 48), ("finalizer", 173, 6), ("image", 179, 13)]);
+        assert!(api.functions[0].init && api.functions[1].shutdown);
+    }
+
+    #[test]
+    fn roles_from_hsa_types() {
+        let f = one("0 hsa_status_t hsa_queue_create(hsa_agent_t agent, uint32_t size, hsa_queue_type32_t type, \
+             hsa_cb_queue_error callback, void* data, uint32_t private_segment_size, uint32_t group_segment_size, \
+             hsa_queue_t** queue)");
+        assert_eq!(f.slot, Some(0));
+        assert_eq!(f.ret, RetKind::Status);
+        let roles: Vec<&Role> = f.params.iter().map(|p| &p.role).collect();
+        assert_eq!(
+            roles,
+            [&Role::Handle, &Role::Scalar, &Role::Scalar, &Role::Callback(CallbackKind::Hsa), &Role::UserData, &Role::Scalar, &Role::Scalar, &Role::OutHandle]
+        );
+        let f = one("0 hsa_status_t hsa_signal_create(hsa_signal_value_t initial_value, uint32_t num_consumers, \
+             const hsa_agent_t* consumers [arr=num_consumers], hsa_signal_t* signal)");
+        assert_eq!(f.params[2].role, Role::InArray { len: Len::Param("num_consumers".into()) });
+        assert_eq!(f.params[3].role, Role::OutHandle);
+        let f = one("0 hsa_status_t hsa_executable_get_symbol_by_name(hsa_executable_t executable, const char* symbol_name, \
+             const hsa_agent_t* agent [arr=1], hsa_executable_symbol_t* symbol)");
+        assert_eq!(f.params[1].role, Role::InString);
+        let f = one("0 uint64_t hsa_queue_load_read_index_relaxed(const hsa_queue_t* queue)");
+        assert_eq!((f.ret.clone(), f.params[0].role.clone()), (RetKind::Scalar, Role::Handle));
+        let f = one("0 hsa_status_t hsa_agent_get_info(hsa_agent_t agent, hsa_agent_info_t attribute, void* value)");
+        assert_eq!(f.params[2].role, Role::HostPtr);
+        let f = one("0 hsa_status_t hsa_system_extension_supported(uint16_t extension, bool* result)");
+        assert_eq!(f.params[1].role, Role::OutValue);
+        let f = one("0 hsa_status_t hsa_x(hsa_ext_control_directives_t d [struct=144])");
+        assert_eq!(f.params[0].role, Role::ByValue { size: 144 });
+    }
+
+    #[test]
+    fn errors_name_the_file_and_line() {
+        let e = hsa("@table core\n\n0 hsa_status_t hsa_x(hsa_mystery_t m);\n").unwrap_err();
+        assert_eq!((e.file, e.line), ("api/hsa.api", 3));
+        assert!(e.to_string().starts_with("api/hsa.api:3: hsa_x(m): type `hsa_mystery_t`"), "{e}");
+        let e = hsa("@table core\n0 hsa_status_t hsa_x(const hsa_dim3_t* d);\n").unwrap_err();
+        assert!(e.msg.contains("add arr=, bytes= or ptr"), "{e}");
+        let e = hsa("@table core\n0 hsa_status_t hsa_x(hsa_dim3_t* d);\n").unwrap_err();
+        assert!(e.msg.contains("cannot infer the role"), "{e}");
+        let e = hsa("0 hsa_status_t hsa_x();\n").unwrap_err();
+        assert!(e.msg.contains("before the first `@table`"), "{e}");
+        let e = hsa("@table core\n0 hsa_status_t hsa_x();\n2 hsa_status_t hsa_y();\n").unwrap_err();
+        assert_eq!(e.line, 3);
+        assert!(e.msg.contains("entry 1 of table `core` is numbered 2"), "{e}");
+        let e = hsa("@table core\n@table gpu\n").unwrap_err();
+        assert!(e.msg.contains("unknown table `gpu`"), "{e}");
+        let e = hsa("@table core\n@table core\n").unwrap_err();
+        assert!(e.msg.contains("already described from line 1"), "{e}");
+        let e = hsa("@ext core\n").unwrap_err();
+        assert!(e.msg.contains("@ext does not belong"), "{e}");
+        let e = parse("@table core\n").unwrap_err();
+        assert!(e.to_string().starts_with("api/opencl.api:1: @table does not belong"), "{e}");
+        let e = hsa("@table core\n0 hsa_status_t hsa_x() [lws];\n").unwrap_err();
+        assert!(e.msg.contains("unknown function attribute `lws`"), "{e}");
+        let e = hsa("@table core\n0 hsa_status_t hsa_x(uint32_t n) [init];\n").unwrap_err();
+        assert!(e.msg.contains("[init]"), "{e}");
+        let e = hsa("@table core\n0 hsa_status_t hsa_x(hsa_ext_control_directives_t d [struct=7]);\n").unwrap_err();
+        assert!(e.msg.contains("struct=N"), "{e}");
+        let e = hsa("@table core\n0 hsa_status_t hsa_x(const hsa_dim3_t* d [arr=1]);\n").unwrap_err();
+        assert!(e.msg.contains("size of `hsa_dim3_t` is not known"), "{e}");
+        let e = hsa("@table core\n0 hsa_dim3_t hsa_x();\n").unwrap_err();
+        assert!(e.msg.contains("return type"), "{e}");
     }
 }

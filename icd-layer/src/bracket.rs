@@ -1,12 +1,21 @@
 //! What every wrapper calls around the forwarded call: its record opened
-//! before, completed after, or the call only counted. Function ids index
-//! `cltap::meta::FUNCTIONS`.
+//! before, completed after, or the call only counted. OpenCL's function ids
+//! index `cltap::meta::FUNCTIONS` (`enter`, `exit`, `done`); HSA's index
+//! `cltap::meta::HSA_FUNCTIONS` (`enter_hsa`, `exit_hsa`, `done_hsa`), and
+//! their records say so by their kind ([`enter_kind`], [`exit_kind`]). The
+//! OpenCL path is what it was: nothing of HSA's is on it.
 
 use cltap::calls::{Tally, MAX_FUNCTIONS};
+use cltap::meta::FnMeta;
 use cltap::trace::local::{self, Opened};
+use cltap::trace::record::KIND_HSA_CALL;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 pub static TALLY: Tally = Tally::new();
+/// HSA's calls, counted when nothing records them (by HSA function id).
+pub static HSA_TALLY: Tally = Tally::new();
+/// Whether each HSA function is recorded.
+static HSA_LOGGED: [AtomicBool; MAX_FUNCTIONS] = [const { AtomicBool::new(false) }; MAX_FUNCTIONS];
 static MISSING_SEEN: [AtomicBool; MAX_FUNCTIONS] = [const { AtomicBool::new(false) }; MAX_FUNCTIONS];
 
 /// Whether each function is recorded (the API log is on and
@@ -22,6 +31,9 @@ pub fn record_calls(logs: impl Fn(&str) -> bool) {
     for (i, f) in cltap::meta::FUNCTIONS.iter().enumerate() {
         LOGGED[i].store(logs(f.name), Ordering::Release);
         NUMBERED[i].store(f.event_out, Ordering::Release);
+    }
+    for (i, f) in cltap::meta::HSA_FUNCTIONS.iter().enumerate() {
+        HSA_LOGGED[i].store(logs(f.name), Ordering::Release);
     }
 }
 
@@ -50,6 +62,47 @@ pub fn enter(id: usize, args: &[u64]) -> Enter {
     // SAFETY: the application's argument words.
     let rec = unsafe { local::open(id, f, f.event_out.then_some(cmd), t0, args) };
     Enter { on: true, cmd, rec }
+}
+
+/// Opens the record of a call of another API than OpenCL's (whose
+/// [`enter`] stays as it was): `KIND` says whose function `id` and `f` are.
+#[inline(always)]
+pub fn enter_kind<const KIND: u16>(id: usize, f: &FnMeta, cmd: Option<u64>, args: &[u64]) -> Enter {
+    let t0 = cltap::trace::tsc::now();
+    // SAFETY: the application's argument words.
+    let rec = unsafe { local::open_kind::<KIND>(id, f, cmd, t0, args) };
+    Enter { on: true, cmd: cmd.unwrap_or(0), rec }
+}
+
+/// Before each forwarded HSA call (`id` indexes `HSA_FUNCTIONS`): one
+/// relaxed load when the call is not logged; otherwise its record is opened.
+/// HSA calls take no command id.
+#[inline(always)]
+pub fn enter_hsa(id: usize, args: &[u64]) -> Enter {
+    if !HSA_LOGGED[id].load(Ordering::Relaxed) {
+        return Enter { on: false, cmd: 0, rec: Opened::NONE };
+    }
+    enter_kind::<KIND_HSA_CALL>(id, &cltap::meta::HSA_FUNCTIONS[id], None, args)
+}
+
+/// After a logged HSA call: its record is completed.
+#[inline(always)]
+pub fn exit_hsa(id: usize, e: Enter, ret: u64, args: &[u64]) {
+    exit_kind::<KIND_HSA_CALL>(&cltap::meta::HSA_FUNCTIONS[id], e, ret, args, None)
+}
+
+/// After an HSA call that is not logged: counted.
+#[inline(always)]
+pub fn done_hsa(id: usize, failed: bool) {
+    HSA_TALLY.record(id, failed);
+}
+
+/// Completes the record [`enter_kind`] opened (`f` is its function).
+#[inline(always)]
+pub fn exit_kind<const KIND: u16>(f: &FnMeta, e: Enter, ret: u64, args: &[u64], lws: Option<&[usize]>) {
+    let t1 = cltap::trace::tsc::now();
+    // SAFETY: the arguments are the application's, after a call that used them.
+    unsafe { local::complete_kind::<KIND>(e.rec, f, t1, ret, args, lws) };
 }
 
 /// After a logged call: its record is completed. The host tally is taken

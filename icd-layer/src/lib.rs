@@ -1,6 +1,7 @@
 //! `libcltap_layer.so`: the C-ABI shell of cltap. It is loaded either as an
 //! OpenCL loader layer (`OPENCL_LAYERS`) or as an ICD (`OCL_ICD_VENDORS`,
-//! `OCL_ICD_FILENAMES`) that loads the real drivers behind it. Everything
+//! `OCL_ICD_FILENAMES`) that loads the real drivers behind it, and it is an
+//! HSA tool library (`HSA_TOOLS_LIB`: `OnLoad`, `OnUnload`). Everything
 //! that is not ABI lives in the `cltap` crate.
 //!
 //! One folder per API over a shared bottom. Each module imports only those
@@ -19,7 +20,12 @@
 //! opencl::devtime → handles, api
 //! opencl::markers → api
 //! opencl::{exts, next, handles, trampolines, api} → nothing of opencl
-//! hsa             (to come)
+//! hsa::onload     OnLoad/OnUnload: saves the runtime's table entries, installs
+//!                 the wrappers → wrappers, unload, api
+//! hsa::wrappers   the generated wrappers → unload, api
+//! hsa::unload     the trace's end at hsa_shut_down → nothing of hsa
+//! hsa::api        names, ids, the tables' layout → nothing
+//! (any of hsa/ may use the bottom; hsa/ and opencl/ never import each other)
 //! ---------------- bottom ----------------
 //! life    (configuration read once, start-up, finish) → bracket, config
 //! bracket (enter, exit, done, missing, finish_call), config, guard → nothing
@@ -72,6 +78,34 @@ pub unsafe extern "C" fn clDeinitLayer() -> i32 {
         life::finish();
         0
     })
+}
+
+// ---- HSA tool library (ROCr's HSA_TOOLS_LIB) ----
+
+/// ROCr releases after 5.2.3 also take as a tool any library already in the
+/// process that exports this symbol (cltap loaded as an OpenCL layer over an
+/// OpenCL runtime built on ROCr), after the `HSA_TOOLS_LIB` ones, in
+/// increasing order of it. 25 loads cltap before rocprofiler (1025) and
+/// roctracer (50, 1050): its wrappers are then the innermost, and it records
+/// the calls as the runtime receives them. ROCr 5.2.3 (Debian 12) ignores
+/// it. See api/HSA.md.
+#[no_mangle]
+#[used]
+pub static HSA_AMD_TOOL_PRIORITY: u32 = 25;
+
+#[no_mangle]
+pub unsafe extern "C" fn OnLoad(
+    table: *mut c_void,
+    _runtime_version: u64,
+    _failed_tool_count: u64,
+    _failed_tool_names: *const *const c_char,
+) -> bool {
+    guard(true, || hsa::onload::on_load(table as *mut hsa::onload::ApiTableVersion))
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn OnUnload() {
+    guard((), hsa::onload::on_unload)
 }
 
 // ---- ICD entry points (cl_khr_icd) ----

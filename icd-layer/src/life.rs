@@ -1,10 +1,10 @@
 //! The layer's start-up and finish: the configuration is read on first
 //! use, which starts the trace and registers the end-of-process handler;
-//! the reports are written once at the end. An API's front end (OpenCL
-//! now, HSA later) joins in with a [`Front`] before it first asks for the
+//! the reports are written once at the end. An API's front end (OpenCL,
+//! HSA) may join in with a [`Front`] before it first asks for the
 //! configuration.
 
-use crate::bracket::{self, TALLY};
+use crate::bracket::{self, HSA_TALLY, TALLY};
 use cltap::config::Config;
 use parking_lot::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -12,6 +12,8 @@ use std::sync::OnceLock;
 
 static CONFIG: OnceLock<Config> = OnceLock::new();
 static FINISHED: AtomicBool = AtomicBool::new(false);
+/// Every setting was good: calls may be recorded (else a pure pass-through).
+static RECORDING: AtomicBool = AtomicBool::new(false);
 static FRONTS: Mutex<Vec<&'static Front>> = Mutex::new(Vec::new());
 
 /// What an API's front end adds to the end of the process.
@@ -40,7 +42,9 @@ fn fronts() -> Vec<&'static Front> {
 pub fn config() -> &'static Config {
     CONFIG.get_or_init(|| {
         let (cfg, record) = crate::config::read();
+        RECORDING.store(record, Ordering::Release);
         TALLY.enable(record && cfg.summary);
+        HSA_TALLY.enable(record && cfg.summary);
         cltap::devtime::enable(record && cfg.times_devices());
         if record && cfg.times_devices() {
             let name = cltap::trace::writer::log_file_name(std::process::id()).replace(".apilog", ".commands");
@@ -54,6 +58,13 @@ pub fn config() -> &'static Config {
         }
         cfg
     })
+}
+
+/// Whether the configuration (read first) was good: with a bad setting,
+/// cltap only passes calls through.
+pub fn recording() -> bool {
+    config();
+    RECORDING.load(Ordering::Acquire)
 }
 
 fn start_trace(cfg: &Config) {
@@ -83,15 +94,20 @@ fn start_trace(cfg: &Config) {
     bracket::record_calls(|n| cfg.logs(n));
 }
 
-/// Keeps the layer mapped until the process ends (its exit handler and its
-/// wrappers must outlive any `dlclose` by a loader) and flushes at exit.
-fn pin_and_register_exit() {
+/// Keeps the layer mapped until the process ends: its wrappers and exit
+/// handler must outlive any `dlclose` by a loader or a runtime.
+pub fn pin() {
     if let Some(path) = cltap::icd::vendors::self_path() {
         if let Ok(c) = std::ffi::CString::new(path.as_os_str().as_encoded_bytes()) {
             // SAFETY: re-opening an already loaded library only bumps its count.
             unsafe { libc::dlopen(c.as_ptr(), libc::RTLD_NOW | libc::RTLD_NOLOAD | libc::RTLD_NODELETE) };
         }
     }
+}
+
+/// Pins the layer (see [`pin`]) and flushes at exit.
+fn pin_and_register_exit() {
+    pin();
     extern "C" fn at_exit() {
         let _ = std::panic::catch_unwind(finish);
     }
@@ -116,7 +132,14 @@ pub fn finish() {
         // counts are kept.
         let host = match cltap::trace::writer::host_table().filter(|r| !r.is_empty()) {
             Some(rows) => Host::Timed(rows),
-            None => Host::Counted(TALLY.snapshot().into_iter().map(|(i, c, e)| (cltap::meta::FUNCTIONS[i].name.to_string(), c, e)).collect()),
+            None => Host::Counted(
+                TALLY
+                    .snapshot()
+                    .into_iter()
+                    .map(|(i, c, e)| (cltap::meta::FUNCTIONS[i].name.to_string(), c, e))
+                    .chain(HSA_TALLY.snapshot().into_iter().map(|(i, c, e)| (cltap::meta::HSA_FUNCTIONS[i].name.to_string(), c, e)))
+                    .collect(),
+            ),
         };
         let notes = fronts().iter().flat_map(|f| (f.notes)()).collect();
         let in_flight = cltap::trace::writer::in_flight();

@@ -296,6 +296,7 @@ pub fn api_call(f: &FnMeta, v: &View<'_>) -> ApiCall {
     });
     let ret = match f.ret {
         Ret::Status => status_text(v.header.ret as u32 as i32),
+        Ret::HsaStatus => super::names::hsa_status_text(v.header.ret as u32),
         Ret::Handle | Ret::Pointer => hex(v.header.ret),
         Ret::Scalar => scalar(f.ret_type, v.header.ret),
         Ret::Void => String::new(),

@@ -73,16 +73,44 @@ unsafe fn full_strlen(p: *const u8) -> usize {
 pub fn succeeded(f: &FnMeta, ret: u64) -> bool {
     match f.ret {
         Ret::Status => ret as u32 == 0,
+        Ret::HsaStatus => hsa_status_ok(ret),
         Ret::Handle | Ret::Pointer => ret != 0,
         Ret::Void | Ret::Scalar => true,
     }
 }
 
+/// [`succeeded`] for a record of kind `KIND`. An OpenCL function never
+/// returns an `hsa_status_t`, so for OpenCL's records the test is the one
+/// the hot path has always made (no arm of HSA's on it).
+#[inline(always)]
+fn succeeded_as<const KIND: u16>(f: &FnMeta, ret: u64) -> bool {
+    if KIND == KIND_OPENCL_CALL {
+        match f.ret {
+            Ret::Status => ret as u32 == 0,
+            Ret::Handle | Ret::Pointer => ret != 0,
+            Ret::Void | Ret::Scalar | Ret::HsaStatus => true,
+        }
+    } else {
+        succeeded(f, ret)
+    }
+}
+
+/// An `hsa_status_t` that is not an error: `HSA_STATUS_SUCCESS`,
+/// `HSA_STATUS_INFO_BREAK` (an iteration the callback ended) and
+/// `HSA_STATUS_CU_MASK_REDUCED` (the mask was set). The AMD extension's
+/// errors are 40–43, so "below 0x1000" would not do.
+#[inline(always)]
+pub fn hsa_status_ok(ret: u64) -> bool {
+    matches!(ret as u32, 0 | 1 | 44)
+}
+
 /// Opens the record of a call about to be forwarded: the header (without
 /// [`FLAG_DONE`]) and the argument words. Returns its length so far.
-/// `buf` must hold at least `HEADER + 8 * args.len()` bytes.
+/// `buf` must hold at least `HEADER + 8 * args.len()` bytes. `kind` says
+/// which table `fn_id` indexes (`KIND_OPENCL_CALL`, `KIND_HSA_CALL`).
 #[inline(always)]
-pub fn open_record(buf: &mut [u8], fn_id: usize, f: &FnMeta, tid: u32, cmd_id: Option<u64>, t0: u64, args: &[u64]) -> usize {
+#[allow(clippy::too_many_arguments)]
+pub fn open_record(buf: &mut [u8], kind: u16, fn_id: usize, f: &FnMeta, tid: u32, cmd_id: Option<u64>, t0: u64, args: &[u64]) -> usize {
     let nargs = args.len().min(f.params.len());
     let len = HEADER + 8 * nargs;
     let h = Header {
@@ -91,7 +119,7 @@ pub fn open_record(buf: &mut [u8], fn_id: usize, f: &FnMeta, tid: u32, cmd_id: O
         nargs: nargs as u8,
         flags: if cmd_id.is_some() { FLAG_CMD } else { 0 },
         tid,
-        kind: KIND_OPENCL_CALL,
+        kind,
         _pad: 0,
         cmd_id: cmd_id.unwrap_or(0),
         t0,
@@ -110,14 +138,15 @@ pub fn open_record(buf: &mut [u8], fn_id: usize, f: &FnMeta, tid: u32, cmd_id: O
 /// contents behind the call's pointers follow the arguments, and the header
 /// gets the end time, the result and [`FLAG_DONE`]. The header is written
 /// last, so a record cut short by the process's death still reads as open.
-/// Returns the record's whole length.
+/// Returns the record's whole length. `KIND` is the record's kind (whose
+/// `f` is).
 ///
 /// # Safety
 /// `args` must be the call's arguments as the application passed them, and
 /// every pointer among them must be valid as the call's contract requires.
-pub unsafe fn complete_record(buf: &mut [u8], f: &FnMeta, t1: u64, ret: u64, args: &[u64], local_size: Option<&[usize]>) -> usize {
+pub unsafe fn complete_record<const KIND: u16>(buf: &mut [u8], f: &FnMeta, t1: u64, ret: u64, args: &[u64], local_size: Option<&[usize]>) -> usize {
     let mut h: Header = std::ptr::read_unaligned(buf.as_ptr() as *const Header);
-    let ok = succeeded(f, ret);
+    let ok = succeeded_as::<KIND>(f, ret);
     let nargs = h.nargs as usize;
     let mut o = Out { buf, len: HEADER + 8 * nargs };
     for (i, p) in f.params.iter().enumerate().take(nargs) {
@@ -222,8 +251,8 @@ pub unsafe fn write_record(
     args: &[u64],
     local_size: Option<&[usize]>,
 ) -> usize {
-    open_record(buf, fn_id, f, tid, cmd_id, t0, args);
-    complete_record(buf, f, t1, ret, args, local_size)
+    open_record(buf, KIND_OPENCL_CALL, fn_id, f, tid, cmd_id, t0, args);
+    complete_record::<KIND_OPENCL_CALL>(buf, f, t1, ret, args, local_size)
 }
 
 #[cfg(test)]
@@ -264,6 +293,46 @@ mod tests {
         assert_eq!(v.header.flags & FLAG_OK, 0);
         assert_eq!(v.captures.len(), 1);
         assert_eq!(u64::from_ne_bytes(v.captures[0].1.try_into().unwrap()) as i64, -61);
+    }
+
+    #[test]
+    fn an_hsa_record_has_its_kind_its_out_handle_and_its_string() {
+        use crate::meta::{hsa_by_name, HSA_FUNCTIONS};
+        let id = hsa_by_name("hsa_queue_create").unwrap();
+        let f = &HSA_FUNCTIONS[id];
+        let mut q: u64 = 0x7F00_1234_5678;
+        let args = [0x1111u64, 4096, 0, 0, 0, 0, 0, &mut q as *mut u64 as u64];
+        let mut scratch = vec![0u8; MAX_RECORD];
+        let n = unsafe {
+            open_record(&mut scratch, KIND_HSA_CALL, id, f, 3, None, 1, &args);
+            complete_record::<KIND_HSA_CALL>(&mut scratch, f, 2, 0, &args, None)
+        };
+        let v = records(&scratch[..n]).next().unwrap();
+        assert_eq!((v.header.kind, v.header.fn_id as usize, v.header.flags & FLAG_CMD), (KIND_HSA_CALL, id, 0));
+        assert_ne!(v.header.flags & FLAG_OK, 0);
+        let out = v.captures.iter().find(|(c, _)| c.tag == Tag::Out as u8).unwrap();
+        assert_eq!((out.0.param, u64::from_ne_bytes(out.1.try_into().unwrap())), (7, 0x7F00_1234_5678));
+        // A failed call keeps no outputs; an iteration a callback broke off is no failure.
+        let n = unsafe {
+            open_record(&mut scratch, KIND_HSA_CALL, id, f, 3, None, 1, &args);
+            complete_record::<KIND_HSA_CALL>(&mut scratch, f, 2, 0x1001, &args, None)
+        };
+        let v = records(&scratch[..n]).next().unwrap();
+        assert!(v.captures.is_empty());
+        assert!(succeeded(f, 1) && succeeded(f, 44) && !succeeded(f, 40) && !succeeded(f, 0x1000));
+        let id = hsa_by_name("hsa_executable_get_symbol_by_name").unwrap();
+        let name = b"add_one.kd\0";
+        let agent = 0x42u64;
+        let mut sym = 0u64;
+        let args = [0x9u64, name.as_ptr() as u64, &agent as *const u64 as u64, &mut sym as *mut u64 as u64];
+        let n = unsafe {
+            open_record(&mut scratch, KIND_HSA_CALL, id, &HSA_FUNCTIONS[id], 3, None, 1, &args);
+            complete_record::<KIND_HSA_CALL>(&mut scratch, &HSA_FUNCTIONS[id], 2, 0, &args, None)
+        };
+        let v = records(&scratch[..n]).next().unwrap();
+        assert_eq!(v.string_arg(1).as_deref(), Some("add_one.kd"));
+        let arr = v.captures.iter().find(|(c, _)| c.tag == Tag::Array as u8).unwrap();
+        assert_eq!((arr.0.param, arr.1), (2, &0x42u64.to_ne_bytes()[..]));
     }
 
     #[test]

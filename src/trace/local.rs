@@ -14,7 +14,7 @@
 
 use super::capture::{complete_record, open_record};
 use super::file::Chunk;
-use super::record::{FLAG_MOVED, HEADER, MAX_RECORD};
+use super::record::{FLAG_MOVED, HEADER, KIND_OPENCL_CALL, MAX_RECORD};
 use super::writer::{current, Trace, GENERATION};
 use crate::meta::FnMeta;
 use std::sync::atomic::Ordering;
@@ -195,19 +195,30 @@ unsafe fn with_local<R>(f: impl FnOnce(&mut Local) -> R) -> Option<R> {
         .flatten()
 }
 
-/// Opens the record of a call about to be forwarded.
+/// Opens the record of an OpenCL call about to be forwarded.
 ///
 /// # Safety
 /// `args` are the call's argument words.
 #[inline]
 pub unsafe fn open(fn_id: usize, f: &FnMeta, cmd_id: Option<u64>, t0: u64, args: &[u64]) -> Opened {
+    open_kind::<KIND_OPENCL_CALL>(fn_id, f, cmd_id, t0, args)
+}
+
+/// Opens the record of a call about to be forwarded; `KIND` says which
+/// API's table `fn_id` and `f` come from (`KIND_HSA_CALL` for HSA's). A
+/// constant, so that [`open`] is the code it was before records had kinds.
+///
+/// # Safety
+/// `args` are the call's argument words.
+#[inline]
+pub unsafe fn open_kind<const KIND: u16>(fn_id: usize, f: &FnMeta, cmd_id: Option<u64>, t0: u64, args: &[u64]) -> Opened {
     with_local(|l| {
         if !l.room() {
             l.drop_record();
             return Opened::NONE;
         }
         let rec = l.data.add(l.used);
-        let n = open_record(std::slice::from_raw_parts_mut(rec, MAX_RECORD), fn_id, f, l.tid, cmd_id, t0, args);
+        let n = open_record(std::slice::from_raw_parts_mut(rec, MAX_RECORD), KIND, fn_id, f, l.tid, cmd_id, t0, args);
         l.used += n;
         l.depth += 1;
         l.publish();
@@ -216,12 +227,21 @@ pub unsafe fn open(fn_id: usize, f: &FnMeta, cmd_id: Option<u64>, t0: u64, args:
     .unwrap_or(Opened::NONE)
 }
 
-/// Completes the record of a call that returned.
+/// Completes the record of an OpenCL call that returned.
 ///
 /// # Safety
 /// As for [`complete_record`]; `o` came from [`open`] on this thread.
 #[inline]
 pub unsafe fn complete(o: Opened, f: &FnMeta, t1: u64, ret: u64, args: &[u64], local_size: Option<&[usize]>) {
+    complete_kind::<KIND_OPENCL_CALL>(o, f, t1, ret, args, local_size)
+}
+
+/// Completes the record of a call of kind `KIND` that returned.
+///
+/// # Safety
+/// As for [`complete_record`]; `o` came from [`open_kind`] on this thread.
+#[inline]
+pub unsafe fn complete_kind<const KIND: u16>(o: Opened, f: &FnMeta, t1: u64, ret: u64, args: &[u64], local_size: Option<&[usize]>) {
     if o.rec.is_null() {
         return;
     }
@@ -229,13 +249,13 @@ pub unsafe fn complete(o: Opened, f: &FnMeta, t1: u64, ret: u64, args: &[u64], l
         let current = l.chunk.as_ref().map_or(u64::MAX, |c| c.index);
         let last = current == o.chunk && o.rec.add(o.len as usize) == l.data.add(l.used);
         if last {
-            let n = complete_record(std::slice::from_raw_parts_mut(o.rec, MAX_RECORD), f, t1, ret, args, local_size);
+            let n = complete_record::<KIND>(std::slice::from_raw_parts_mut(o.rec, MAX_RECORD), f, t1, ret, args, local_size);
             l.used += n - o.len as usize;
         } else if l.room() {
             // Calls made inside this one follow it: complete a copy at the end.
             let dst = l.data.add(l.used);
             std::ptr::copy_nonoverlapping(o.rec, dst, o.len as usize);
-            let n = complete_record(std::slice::from_raw_parts_mut(dst, MAX_RECORD), f, t1, ret, args, local_size);
+            let n = complete_record::<KIND>(std::slice::from_raw_parts_mut(dst, MAX_RECORD), f, t1, ret, args, local_size);
             l.used += n;
             mark_moved(o.rec);
         } else {

@@ -92,6 +92,74 @@ pub fn status_text(code: i32) -> String {
     status(code).map_or_else(|| code.to_string(), str::to_string)
 }
 
+/// The name of an `hsa_status_t` (hsa.h, hsa_ext_amd.h, hsa_ext_finalize.h,
+/// hsa_ext_image.h), or `None` for a code HSA does not define.
+pub fn hsa_status(code: u32) -> Option<&'static str> {
+    Some(match code {
+        0x0 => "HSA_STATUS_SUCCESS",
+        0x1 => "HSA_STATUS_INFO_BREAK",
+        0x1000 => "HSA_STATUS_ERROR",
+        0x1001 => "HSA_STATUS_ERROR_INVALID_ARGUMENT",
+        0x1002 => "HSA_STATUS_ERROR_INVALID_QUEUE_CREATION",
+        0x1003 => "HSA_STATUS_ERROR_INVALID_ALLOCATION",
+        0x1004 => "HSA_STATUS_ERROR_INVALID_AGENT",
+        0x1005 => "HSA_STATUS_ERROR_INVALID_REGION",
+        0x1006 => "HSA_STATUS_ERROR_INVALID_SIGNAL",
+        0x1007 => "HSA_STATUS_ERROR_INVALID_QUEUE",
+        0x1008 => "HSA_STATUS_ERROR_OUT_OF_RESOURCES",
+        0x1009 => "HSA_STATUS_ERROR_INVALID_PACKET_FORMAT",
+        0x100A => "HSA_STATUS_ERROR_RESOURCE_FREE",
+        0x100B => "HSA_STATUS_ERROR_NOT_INITIALIZED",
+        0x100C => "HSA_STATUS_ERROR_REFCOUNT_OVERFLOW",
+        0x100D => "HSA_STATUS_ERROR_INCOMPATIBLE_ARGUMENTS",
+        0x100E => "HSA_STATUS_ERROR_INVALID_INDEX",
+        0x100F => "HSA_STATUS_ERROR_INVALID_ISA",
+        0x1010 => "HSA_STATUS_ERROR_INVALID_CODE_OBJECT",
+        0x1011 => "HSA_STATUS_ERROR_INVALID_EXECUTABLE",
+        0x1012 => "HSA_STATUS_ERROR_FROZEN_EXECUTABLE",
+        0x1013 => "HSA_STATUS_ERROR_INVALID_SYMBOL_NAME",
+        0x1014 => "HSA_STATUS_ERROR_VARIABLE_ALREADY_DEFINED",
+        0x1015 => "HSA_STATUS_ERROR_VARIABLE_UNDEFINED",
+        0x1016 => "HSA_STATUS_ERROR_EXCEPTION",
+        0x1017 => "HSA_STATUS_ERROR_INVALID_ISA_NAME",
+        0x1018 => "HSA_STATUS_ERROR_INVALID_CODE_SYMBOL",
+        0x1019 => "HSA_STATUS_ERROR_INVALID_EXECUTABLE_SYMBOL",
+        0x1020 => "HSA_STATUS_ERROR_INVALID_FILE",
+        0x1021 => "HSA_STATUS_ERROR_INVALID_CODE_OBJECT_READER",
+        0x1022 => "HSA_STATUS_ERROR_INVALID_CACHE",
+        0x1023 => "HSA_STATUS_ERROR_INVALID_WAVEFRONT",
+        0x1024 => "HSA_STATUS_ERROR_INVALID_SIGNAL_GROUP",
+        0x1025 => "HSA_STATUS_ERROR_INVALID_RUNTIME_STATE",
+        0x1026 => "HSA_STATUS_ERROR_FATAL",
+        // hsa_ext_amd.h: additions to hsa_status_t.
+        40 => "HSA_STATUS_ERROR_INVALID_MEMORY_POOL",
+        41 => "HSA_STATUS_ERROR_MEMORY_APERTURE_VIOLATION",
+        42 => "HSA_STATUS_ERROR_ILLEGAL_INSTRUCTION",
+        43 => "HSA_STATUS_ERROR_MEMORY_FAULT",
+        44 => "HSA_STATUS_CU_MASK_REDUCED",
+        // hsa_ext_finalize.h
+        0x2000 => "HSA_EXT_STATUS_ERROR_INVALID_PROGRAM",
+        0x2001 => "HSA_EXT_STATUS_ERROR_INVALID_MODULE",
+        0x2002 => "HSA_EXT_STATUS_ERROR_INCOMPATIBLE_MODULE",
+        0x2003 => "HSA_EXT_STATUS_ERROR_MODULE_ALREADY_INCLUDED",
+        0x2004 => "HSA_EXT_STATUS_ERROR_SYMBOL_MISMATCH",
+        0x2005 => "HSA_EXT_STATUS_ERROR_FINALIZATION_FAILED",
+        0x2006 => "HSA_EXT_STATUS_ERROR_DIRECTIVE_MISMATCH",
+        // hsa_ext_image.h
+        0x3000 => "HSA_EXT_STATUS_ERROR_IMAGE_FORMAT_UNSUPPORTED",
+        0x3001 => "HSA_EXT_STATUS_ERROR_IMAGE_SIZE_UNSUPPORTED",
+        0x3002 => "HSA_EXT_STATUS_ERROR_IMAGE_PITCH_UNSUPPORTED",
+        0x3003 => "HSA_EXT_STATUS_ERROR_SAMPLER_DESCRIPTOR_UNSUPPORTED",
+        _ => return None,
+    })
+}
+
+/// An `hsa_status_t` as the log prints it: its name, or the number in hex
+/// (as hsa.h writes them).
+pub fn hsa_status_text(code: u32) -> String {
+    hsa_status(code).map_or_else(|| format!("{code:#x}"), str::to_string)
+}
+
 #[cfg(test)]
 mod tests {
     #[test]
@@ -99,5 +167,8 @@ mod tests {
         assert_eq!(super::status(0), Some("CL_SUCCESS"));
         assert_eq!(super::status(-59), Some("CL_INVALID_OPERATION"));
         assert_eq!(super::status_text(-9999), "-9999");
+        assert_eq!(super::hsa_status(0x100B), Some("HSA_STATUS_ERROR_NOT_INITIALIZED"));
+        assert_eq!(super::hsa_status(40), Some("HSA_STATUS_ERROR_INVALID_MEMORY_POOL"));
+        assert_eq!(super::hsa_status_text(0x4242), "0x4242");
     }
 }

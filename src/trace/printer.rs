@@ -1,9 +1,9 @@
 //! Binary records to API-log lines. Driven by the generated metadata: no
 //! per-function formatting code.
 
-use super::names::status_text;
+use super::names::{hsa_status_text, status_text};
 use super::record::{Tag, View, FLAG_CMD};
-use crate::meta::{FnMeta, Kind, Ret, FUNCTIONS};
+use crate::meta::{FnMeta, Kind, Ret};
 use cltap_formats::apilog::{Arg, Call, Entry};
 use std::fmt::Write;
 
@@ -58,6 +58,7 @@ fn cltap_apidesc_handle(t: &str) -> bool {
 fn is_signed(c_type: &str) -> bool {
     matches!(c_type, "cl_int" | "cl_long" | "intptr_t" | "cl_build_status" | "cl_GLint")
         || c_type.ends_with("_properties")
+        || matches!(c_type, "int" | "int32_t" | "hsa_file_t" | "int64_t" | "hsa_signal_value_t")
 }
 
 /// A scalar as C would print it.
@@ -73,7 +74,7 @@ pub(crate) fn push_scalar(s: &mut String, c_type: &str, v: u64) {
         push_hex(s, v)
     } else if is_signed(c_type) {
         match c_type {
-            "cl_int" | "cl_build_status" | "cl_GLint" => s.push_str(b.format(v as u32 as i32)),
+            "cl_int" | "cl_build_status" | "cl_GLint" | "int" | "int32_t" | "hsa_file_t" => s.push_str(b.format(v as u32 as i32)),
             _ => s.push_str(b.format(v as i64)),
         }
     } else {
@@ -110,6 +111,9 @@ pub(crate) fn quoted(b: &[u8]) -> String {
 
 /// The symbolic name of an enum value, or the names of a bitfield's bits.
 pub(crate) fn symbolic(c_type: &str, v: u64) -> Option<String> {
+    if c_type == "hsa_status_t" {
+        return super::names::hsa_status(v as u32).map(str::to_string);
+    }
     let g = super::enums::GROUPS.iter().find(|g| g.c_type == c_type)?;
     let bitfield = g.bitfield || c_type.ends_with("_flags") || c_type.ends_with("capabilities");
     if !bitfield {
@@ -198,18 +202,27 @@ fn decoded(p: &crate::meta::ParamMeta, caps: &[(&crate::trace::record::Capture, 
 }
 
 /// The log entries for one record: the call, preceded by the local work size
-/// line when the driver chose one.
+/// line when the driver chose one. The record's kind says whose function it
+/// is (OpenCL's or HSA's).
 pub fn entries(v: &View<'_>, tb: &Timebase, opt: Options) -> Vec<Entry> {
     let mut out = Vec::new();
     let mut call = empty_call();
     if let Some(lws) = fill(&mut call, v, tb, opt) {
         out.push(lws);
     }
-    match FUNCTIONS.get(v.header.fn_id as usize) {
+    match crate::meta::function(v.header.kind, v.header.fn_id) {
         Some(_) => out.push(Entry::Call(call)),
-        None => out.push(Entry::Comment(format!("unknown function id {}", v.header.fn_id))),
+        None => out.push(Entry::Comment(unknown(v))),
     }
     out
+}
+
+/// The comment that stands for a record no table describes.
+fn unknown(v: &View<'_>) -> String {
+    match crate::meta::functions(v.header.kind) {
+        Some(_) => format!("unknown function id {}", v.header.fn_id),
+        None => format!("unknown record kind {} (function id {})", v.header.kind, v.header.fn_id),
+    }
 }
 
 pub fn empty_call() -> Call {
@@ -219,8 +232,8 @@ pub fn empty_call() -> Call {
 /// Appends one record's lines to `text`, reusing `call`'s storage (the
 /// writer thread's hot loop).
 pub fn print(text: &mut String, call: &mut Call, v: &View<'_>, tb: &Timebase, opt: Options) {
-    if FUNCTIONS.get(v.header.fn_id as usize).is_none() {
-        cltap_formats::apilog::write_entry(text, &Entry::Comment(format!("unknown function id {}", v.header.fn_id)));
+    if crate::meta::function(v.header.kind, v.header.fn_id).is_none() {
+        cltap_formats::apilog::write_entry(text, &Entry::Comment(unknown(v)));
         return;
     }
     if let Some(lws) = fill(call, v, tb, opt) {
@@ -238,7 +251,7 @@ fn set(dst: &mut String, src: &str) {
 /// Fills `call` from the record; returns the local-work-size entry, if any.
 fn fill(call: &mut Call, v: &View<'_>, tb: &Timebase, opt: Options) -> Option<Entry> {
     let h = &v.header;
-    let f: &FnMeta = FUNCTIONS.get(h.fn_id as usize)?;
+    let f: &FnMeta = crate::meta::function(h.kind, h.fn_id)?;
     let lws = v
         .captures
         .iter()
@@ -257,7 +270,12 @@ fn fill(call: &mut Call, v: &View<'_>, tb: &Timebase, opt: Options) -> Option<En
         set(&mut a.c_type, p.c_type);
         set(&mut a.name, p.name);
         a.value.clear();
-        push_scalar(&mut a.value, p.c_type, raw);
+        match p.kind {
+            // Handles (HSA's are structs of one word) and pointers by address.
+            Kind::Handle | Kind::Pointer => push_hex(&mut a.value, raw),
+            Kind::ByValue { .. } => a.value.push_str("{…}"),
+            _ => push_scalar(&mut a.value, p.c_type, raw),
+        }
         let mut caps = v.captures.iter().filter(|(c, _)| c.param as usize == i);
         if opt.decode {
             if p.kind == Kind::Scalar {
@@ -305,6 +323,7 @@ fn fill(call: &mut Call, v: &View<'_>, tb: &Timebase, opt: Options) -> Option<En
     }
     call.result = match f.ret {
         Ret::Status => Some(status_text(h.ret as u32 as i32)),
+        Ret::HsaStatus => Some(hsa_status_text(h.ret as u32)),
         Ret::Handle | Ret::Pointer => Some(hex(h.ret)),
         Ret::Scalar => Some(scalar(f.ret_type, h.ret)),
         Ret::Void => None,
@@ -323,7 +342,7 @@ mod tests {
         assert_eq!(symbolic("cl_platform_info", 0x1), None);
         assert_eq!(symbolic("cl_device_type", 0xFFFF_FFFF).as_deref(), Some("CL_DEVICE_TYPE_ALL"));
     }
-    use crate::meta::by_name;
+    use crate::meta::{by_name, FUNCTIONS};
     use crate::trace::capture::write_record;
     use crate::trace::record::{records, MAX_RECORD};
 
@@ -353,5 +372,69 @@ mod tests {
         let Entry::Call(c) = &e[0] else { panic!() };
         assert_eq!(c.args[1].value, "4139 (CL_DEVICE_NAME)");
         assert!(c.args[3].value.ends_with(" \"NVIDIA H200\""), "{}", c.args[3].value);
+    }
+
+    #[test]
+    fn hsa_calls_print_with_their_status_and_handles() {
+        use crate::meta::{hsa_by_name, HSA_FUNCTIONS};
+        use crate::trace::capture::{complete_record, open_record};
+        use crate::trace::record::KIND_HSA_CALL;
+        let id = hsa_by_name("hsa_queue_create").unwrap();
+        let f = &HSA_FUNCTIONS[id];
+        let mut q: u64 = 0x7F12_3456_7890;
+        let args = [0x5A5Au64, 4096, 0, 0, 0, u32::MAX as u64, 0, &mut q as *mut u64 as u64];
+        let mut scratch = vec![0u8; MAX_RECORD];
+        let n = unsafe {
+            open_record(&mut scratch, KIND_HSA_CALL, id, f, 42, None, 100, &args);
+            complete_record::<KIND_HSA_CALL>(&mut scratch, f, 130, 0, &args, None)
+        };
+        let v = records(&scratch[..n]).next().unwrap();
+        let tb = Timebase { ticks_per_us: 1.0 };
+        let e = entries(&v, &tb, Options::default());
+        let mut s = String::new();
+        cltap_formats::apilog::write_entry(&mut s, &e[0]);
+        assert_eq!(
+            s.trim_end(),
+            format!(
+                "TID        42    START TIME 0x0000000000000064    DURATION 0x000000000000001e{:25}hsa_queue_create(hsa_agent_t agent = 0000000000005A5A, uint32_t size = 4096, hsa_queue_type32_t type = 0, hsa_cb_queue_error callback = 0000000000000000, void* data = 0000000000000000, uint32_t private_segment_size = 4294967295, uint32_t group_segment_size = 0, hsa_queue_t** queue = {:016X}) = HSA_STATUS_SUCCESS, *queue = 00007F1234567890",
+                "",
+                &mut q as *mut u64 as u64
+            )
+        );
+        // A failure by name; the same function id as OpenCL's prints HSA's function.
+        let n = unsafe {
+            open_record(&mut scratch, KIND_HSA_CALL, id, f, 42, None, 100, &args);
+            complete_record::<KIND_HSA_CALL>(&mut scratch, f, 130, 0x1001, &args, None)
+        };
+        let v = records(&scratch[..n]).next().unwrap();
+        let Entry::Call(c) = &entries(&v, &tb, Options::default())[0] else { panic!() };
+        assert_eq!(c.result.as_deref(), Some("HSA_STATUS_ERROR_INVALID_ARGUMENT"));
+        assert_eq!(c.outs, [("queue".to_string(), "(not written)".to_string())]);
+        // A signal value is signed; a status argument decodes to its name.
+        let id = hsa_by_name("hsa_signal_wait_scacquire").unwrap();
+        let args = [0x77u64, 2, (-1i64) as u64, u64::MAX, 0];
+        let n = unsafe {
+            open_record(&mut scratch, KIND_HSA_CALL, id, &HSA_FUNCTIONS[id], 1, None, 0, &args);
+            complete_record::<KIND_HSA_CALL>(&mut scratch, &HSA_FUNCTIONS[id], 0, (-5i64) as u64, &args, None)
+        };
+        let v = records(&scratch[..n]).next().unwrap();
+        let Entry::Call(c) = &entries(&v, &tb, Options::default())[0] else { panic!() };
+        assert_eq!(c.args[2].value, "-1");
+        assert_eq!(c.result.as_deref(), Some("-5"));
+        let id = hsa_by_name("hsa_status_string").unwrap();
+        let args = [0x100Bu64, 0];
+        let n = unsafe {
+            open_record(&mut scratch, KIND_HSA_CALL, id, &HSA_FUNCTIONS[id], 1, None, 0, &args);
+            complete_record::<KIND_HSA_CALL>(&mut scratch, &HSA_FUNCTIONS[id], 0, 0, &args, None)
+        };
+        let v = records(&scratch[..n]).next().unwrap();
+        let Entry::Call(c) = &entries(&v, &tb, Options { decode: true })[0] else { panic!() };
+        assert_eq!(c.args[0].value, "4107 (HSA_STATUS_ERROR_NOT_INITIALIZED)");
+        // An unknown kind is a comment, not a wrong function.
+        let mut h = v.header;
+        h.kind = 9;
+        let bytes = crate::trace::record::encode(&h, &v.args, &[]);
+        let v = records(&bytes).next().unwrap();
+        assert!(matches!(&entries(&v, &tb, Options::default())[0], Entry::Comment(c) if c.starts_with("unknown record kind 9")));
     }
 }

@@ -52,7 +52,8 @@ pub struct InFlight {
 #[derive(Default)]
 struct Tally {
     records: u64,
-    /// Per function id: calls, errors, total, min, max (ns).
+    /// Per function (by `meta::global_index`: OpenCL's, then HSA's):
+    /// calls, errors, total, min, max (ns).
     host: Vec<[u64; 5]>,
     in_flight: Vec<InFlight>,
 }
@@ -61,20 +62,22 @@ impl Tally {
     fn count(&mut self, v: &View<'_>, tb: Timebase) {
         let h = &v.header;
         self.records += 1;
-        let id = h.fn_id as usize;
+        let f = crate::meta::function(h.kind, h.fn_id);
         if !v.returned() {
             self.in_flight.push(InFlight {
-                api: crate::meta::FUNCTIONS.get(id).map_or_else(|| format!("function {id}"), |f| f.name.to_string()),
+                api: f.map_or_else(|| format!("function {} (kind {})", h.fn_id, h.kind), |f| f.name.to_string()),
                 tid: h.tid,
                 cmd_id: (h.flags & super::record::FLAG_CMD != 0).then_some(h.cmd_id),
             });
             return;
         }
+        // Records that are not calls (none yet) have no row.
+        let Some(id) = crate::meta::global_index(h.kind, h.fn_id) else { return };
         if self.host.len() <= id {
             self.host.resize(id + 1, [0, 0, 0, u64::MAX, 0]);
         }
         let ns = (h.t1.saturating_sub(h.t0) as f64 * 1000.0 / tb.ticks_per_us) as u64;
-        let failed = crate::meta::FUNCTIONS.get(id).is_some_and(|f| !super::capture::succeeded(f, h.ret));
+        let failed = f.is_some_and(|f| !super::capture::succeeded(f, h.ret));
         let r = &mut self.host[id];
         r[0] += 1;
         r[1] += failed as u64;
@@ -307,7 +310,9 @@ impl Renderer {
 
     /// The timeline's and the `.atp`'s share of a record.
     fn devices(&mut self, v: &View<'_>) {
-        if !v.returned() {
+        // The timeline and the .atp show OpenCL calls only, for now: HSA
+        // calls are in the API log and the summary, not yet in these two.
+        if !v.returned() || v.header.kind != super::record::KIND_OPENCL_CALL {
             return;
         }
         if let Some(t) = self.timeline.as_mut() {
@@ -457,7 +462,7 @@ impl Renderer {
             .enumerate()
             .filter(|(_, r)| r[0] > 0)
             .map(|(i, r)| crate::report::Row {
-                name: crate::meta::FUNCTIONS.get(i).map_or_else(|| format!("function {i}"), |f| f.name.to_string()),
+                name: crate::meta::by_global_index(i).map_or_else(|| format!("function {i}"), |f| f.name.to_string()),
                 calls: r[0],
                 errors: r[1],
                 total_us: r[2],

@@ -20,8 +20,8 @@ pub struct Header {
     pub nargs: u8,
     pub flags: u8,
     pub tid: u32,
-    /// What the record describes: [`KIND_OPENCL_CALL`]; other values are
-    /// kept for HSA calls and device records.
+    /// What the record describes: [`KIND_OPENCL_CALL`] or
+    /// [`KIND_HSA_CALL`]; other values are kept for device records.
     pub kind: u16,
     pub _pad: u16,
     pub cmd_id: u64,
@@ -42,6 +42,9 @@ pub const FLAG_MOVED: u8 = 8;
 
 /// An OpenCL call; `fn_id` indexes `api/opencl.api`'s functions.
 pub const KIND_OPENCL_CALL: u16 = 0;
+/// An HSA call; `fn_id` indexes `api/hsa.api`'s functions (its own id
+/// space). HSA calls take no command id.
+pub const KIND_HSA_CALL: u16 = 1;
 
 /// One captured content: `bytes` of data follow, padded to 8.
 #[repr(C)]

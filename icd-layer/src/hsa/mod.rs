@@ -1,3 +1,22 @@
-//! HSA: the runtime's `OnLoad` entry point and the wrappers of the HSA API
-//! table will live here, beside `opencl/`, over the same bottom (the call
-//! bracket, the configuration, start-up and finish).
+//! HSA: `libcltap_layer.so` as an HSA tool library (`HSA_TOOLS_LIB`). The
+//! runtime calls `OnLoad` with its API tables at the end of `hsa_init`;
+//! cltap saves each entry and puts its wrapper there, so every later HSA
+//! call of the application passes through cltap and is recorded, as an
+//! OpenCL call is, into the same trace (records of kind `KIND_HSA_CALL`).
+//! `OnUnload` (at the last `hsa_shut_down`) ends the trace.
+//!
+//! The wrappers and the tables' layout are generated from `api/hsa.api`,
+//! held at build time to ROCr's `hsa_api_trace.h` (see build.rs and
+//! `api/HSA.md`). Within `hsa/`:
+//!
+//! ```text
+//! onload   → wrappers, unload, api; bracket, life, config (via life)
+//! wrappers → unload, api; bracket
+//! unload   → life, guard
+//! api      → nothing
+//! ```
+
+pub mod api;
+pub mod onload;
+pub mod unload;
+pub mod wrappers;

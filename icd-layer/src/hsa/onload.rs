@@ -1,0 +1,129 @@
+//! `OnLoad`: the runtime hands cltap its API tables (`HsaApiTable`, which
+//! points at the core, AMD-extension, finalizer and image tables). cltap
+//! reads its configuration, starts the trace, and in each table saves every
+//! entry and puts its wrapper in its place.
+//!
+//! Each table starts with an `ApiTableVersion`; ROCr sets its `minor_id` to
+//! the size in bytes of the table it passes. A table smaller than the one
+//! cltap was built for (an older runtime) gets only the entries it has; a
+//! table of another major version, or a NULL one, is left alone. An entry
+//! that is NULL, or already cltap's wrapper (a second `OnLoad` on the same
+//! table), is not replaced.
+
+use super::api::{TableLayout, INIT, ROOT_BYTES, ROOT_MAJOR, TABLES, VERSION_BYTES};
+use super::wrappers::{ORIG, WRAPPERS};
+use crate::{bracket, life};
+use std::sync::atomic::Ordering;
+
+/// `ApiTableVersion`, the head of `HsaApiTable` and of each table.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct ApiTableVersion {
+    pub major_id: u32,
+    pub minor_id: u32,
+    pub step_id: u32,
+    pub reserved: u32,
+}
+
+const _: () = assert!(std::mem::size_of::<ApiTableVersion>() == VERSION_BYTES);
+const _: () = assert!(ROOT_BYTES == VERSION_BYTES + 8 * TABLES.len());
+const _: () = {
+    let mut k = 0;
+    while k < TABLES.len() {
+        assert!(TABLES[k].bytes == VERSION_BYTES + 8 * TABLES[k].entries);
+        k += 1;
+    }
+};
+
+/// What `OnLoad` did with one table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Installed {
+    /// Its pointer is NULL, or the root table is too small to hold it.
+    Absent,
+    /// Another major version than cltap's: left alone.
+    OtherMajor(u32),
+    /// `n` entries replaced (of the `have` the table holds, at most cltap's).
+    Entries { n: usize, have: usize },
+}
+
+/// `OnLoad(table, runtime_version, failed_tool_count, failed_tool_names)`.
+/// Always true: cltap never makes the runtime drop it; with a bad setting
+/// (reported once on stderr) it replaces nothing and the application runs
+/// as without it.
+///
+/// # Safety
+/// `root` is the runtime's `HsaApiTable`, or NULL.
+pub unsafe fn on_load(root: *mut ApiTableVersion) -> bool {
+    // The runtime closes its tools inside the last `hsa_shut_down`, whose
+    // wrapper is then still running: the library must stay mapped.
+    life::pin();
+    debug_assert!(super::api::NAMES.iter().zip(cltap::meta::HSA_FUNCTIONS.iter()).all(|(a, b)| *a == b.name));
+    if !life::recording() {
+        return true;
+    }
+    // The `hsa_init` during which the runtime loads its tools cannot pass
+    // through cltap: it is recorded from here, its time the time of this
+    // `OnLoad`, its result success (the runtime's only step after loading
+    // its tools).
+    let init = INIT.map(|id| (id, bracket::enter_hsa(id, &[])));
+    if !root.is_null() {
+        install(root);
+    }
+    if let Some((id, e)) = init {
+        if e.on {
+            bracket::exit_hsa(id, e, 0, &[]);
+        } else {
+            bracket::done_hsa(id, false);
+        }
+    }
+    true
+}
+
+/// Replaces the entries of every table the root holds.
+unsafe fn install(root: *mut ApiTableVersion) -> [Installed; 4] {
+    let mut done = [Installed::Absent; 4];
+    let rv = std::ptr::read_volatile(root);
+    if rv.major_id != ROOT_MAJOR {
+        cltap::warn!("HSA: the runtime's API table has major version {}, cltap knows {ROOT_MAJOR}: HSA calls are not recorded", rv.major_id);
+        return done;
+    }
+    for (k, t) in TABLES.iter().enumerate() {
+        // The root's own size says which table pointers it holds.
+        if (rv.minor_id as usize) < t.root_offset + 8 {
+            continue;
+        }
+        let p = std::ptr::read_volatile((root as *const u8).add(t.root_offset) as *const *mut ApiTableVersion);
+        if !p.is_null() {
+            done[k] = install_table(p, t);
+        }
+    }
+    done
+}
+
+unsafe fn install_table(p: *mut ApiTableVersion, t: &TableLayout) -> Installed {
+    let v = std::ptr::read_volatile(p);
+    if v.major_id != t.major {
+        cltap::warn!("HSA: the runtime's {} table has major version {}, cltap knows {}: its calls are not recorded", t.name, v.major_id, t.major);
+        return Installed::OtherMajor(v.major_id);
+    }
+    let have = (v.minor_id as usize).saturating_sub(VERSION_BYTES) / 8;
+    let mut n = 0;
+    for i in 0..have.min(t.entries) {
+        let slot = (p as *mut u8).add(VERSION_BYTES + 8 * i) as *mut usize;
+        let id = t.first + i;
+        let wrapper = WRAPPERS.0[id] as usize;
+        let orig = std::ptr::read_volatile(slot);
+        if orig == 0 || orig == wrapper {
+            continue;
+        }
+        ORIG[id].store(orig, Ordering::Release);
+        std::ptr::write_volatile(slot, wrapper);
+        n += 1;
+    }
+    Installed::Entries { n, have }
+}
+
+/// `OnUnload`: see [`super::unload`].
+pub fn on_unload() {
+    super::unload::on_unload();
+}

@@ -10,31 +10,15 @@ mod common;
 use common::*;
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::sync::OnceLock;
 
-/// Where the double and its test programs are built, once per test binary.
 fn built() -> &'static Path {
-    static DIR: OnceLock<PathBuf> = OnceLock::new();
-    DIR.get_or_init(|| {
-        let out = root().join("target/hsa-double");
-        let st = Command::new("make")
-            .arg("-s")
-            .arg("-C")
-            .arg(root().join("hsa-double"))
-            .arg(format!("OUT={}", out.display()))
-            .status()
-            .expect("run make");
-        assert!(st.success(), "building hsa-double failed");
-        out
-    })
+    hsa_double()
 }
 
 /// The gfx906 code object built with clang-15 and lld-15, which
 /// scripts/setup.sh installs: its absence is a failure, not a skip.
 fn kernels() -> Option<PathBuf> {
-    let co = built().join("kernels.co");
-    assert!(co.is_file(), "{} is missing: clang-15 and lld-15 are needed (scripts/setup.sh installs them)", co.display());
-    Some(co)
+    Some(built().join("kernels.co"))
 }
 
 /// A command running `program` on the double, from `dir`, in an environment

@@ -13,23 +13,8 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::OnceLock;
 
-/// The double and its test programs, built once per test binary.
 fn built() -> &'static Path {
-    static DIR: OnceLock<PathBuf> = OnceLock::new();
-    DIR.get_or_init(|| {
-        let out = root().join("target/hsa-double");
-        let st = Command::new("make")
-            .arg("-s")
-            .arg("-C")
-            .arg(root().join("hsa-double"))
-            .arg(format!("OUT={}", out.display()))
-            .status()
-            .expect("run make");
-        assert!(st.success(), "building hsa-double failed");
-        let co = out.join("kernels.co");
-        assert!(co.is_file(), "{} is missing: clang-15 and lld-15 are needed (scripts/setup.sh installs them)", co.display());
-        out
-    })
+    hsa_double()
 }
 
 /// A command running `program` on the double from `dir`, in an environment

@@ -347,3 +347,25 @@ pub fn signal_when_ready(mut c: Command, sig: i32) -> std::process::ExitStatus {
     unsafe { libc::kill(child.id() as i32, sig) };
     child.wait().unwrap()
 }
+
+/// The HSA runtime test double (`hsa-double/`) and its test programs, built
+/// once per test binary into `target/hsa-double`. Its gfx906 code object
+/// needs clang-15 and lld-15 (scripts/setup.sh installs them): a missing
+/// one is a failure, not a skip.
+pub fn hsa_double() -> &'static Path {
+    static DIR: OnceLock<PathBuf> = OnceLock::new();
+    DIR.get_or_init(|| {
+        let out = root().join("target/hsa-double");
+        let st = Command::new("make")
+            .arg("-s")
+            .arg("-C")
+            .arg(root().join("hsa-double"))
+            .arg(format!("OUT={}", out.display()))
+            .status()
+            .expect("run make");
+        assert!(st.success(), "building hsa-double failed");
+        let co = out.join("kernels.co");
+        assert!(co.is_file(), "{} is missing: clang-15 and lld-15 are needed (scripts/setup.sh installs them)", co.display());
+        out
+    })
+}

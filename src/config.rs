@@ -51,6 +51,9 @@ pub struct Config {
     pub atp: bool,
     /// Render the text files in the process (else only the binary trace).
     pub render: bool,
+    /// `ROCP_HSA_INTERCEPT`: 0 no HSA queue interception, 1 intercept
+    /// (dispatch records), 2 intercept with timestamps.
+    pub hsa_intercept: u8,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -76,6 +79,7 @@ impl Default for Config {
             timeline: false,
             atp: false,
             render: true,
+            hsa_intercept: 0,
         }
     }
 }
@@ -179,6 +183,15 @@ impl Config {
         let mut cfg = Config::default();
         let mut errors = Vec::new();
         for (k, v) in vars {
+            if k == "ROCP_HSA_INTERCEPT" {
+                match v.trim() {
+                    "" | "0" => cfg.hsa_intercept = 0,
+                    "1" => cfg.hsa_intercept = 1,
+                    "2" => cfg.hsa_intercept = 2,
+                    _ => errors.push(ConfigError::Invalid { var: "ROCP_HSA_INTERCEPT", value: v.clone(), accepted: "0, 1 or 2" }),
+                }
+                continue;
+            }
             if !k.starts_with("CLTAP_") {
                 continue;
             }

@@ -18,6 +18,8 @@ pub struct Summary<'a> {
     pub in_flight: &'a [InFlight],
     /// Extra lines for the table (unknown extension functions…).
     pub notes: Vec<String>,
+    /// HSA kernel dispatches recorded (`ROCP_HSA_INTERCEPT`).
+    pub hsa_dispatches: u64,
 }
 
 pub enum Host {
@@ -79,6 +81,7 @@ impl Summary<'_> {
             "transfers": transfers,
             "pending_at_exit": self.pending_at_exit,
             "untimed": crate::devtime::untimed_commands().len(),
+            "hsa_dispatches": self.hsa_dispatches,
         });
         use std::io::Write;
         let mut out = std::io::BufWriter::new(std::fs::File::create(path)?);

@@ -144,7 +144,7 @@ pub fn finish() {
         let notes = fronts().iter().flat_map(|f| (f.notes)()).collect();
         let in_flight = cltap::trace::writer::in_flight();
         let pending_at_exit = cltap::devtime::pending::OUTSTANDING.get();
-        let s = Summary { pid: std::process::id(), host, device_timing: cfg.times_devices(), pending_at_exit, in_flight: &in_flight, notes };
+        let s = Summary { pid: std::process::id(), host, device_timing: cfg.times_devices(), pending_at_exit, in_flight: &in_flight, notes, hsa_dispatches: cltap::trace::writer::hsa_dispatches() };
         let path = cfg.output_dir.join(format!("{}.summary.json", cltap::trace::writer::stem(std::process::id())));
         if let Err(e) = s.write_json(&path) {
             cltap::warn!("cannot write {}: {e}", path.display());

@@ -59,7 +59,7 @@ pub fn render_trace(trace: &Path, out: Option<&Path>, threads: Option<usize>) ->
         }
     }
     if summary {
-        let s = Summary { pid, host: Host::Timed(r.host_table()), device_timing, pending_at_exit: 0, in_flight: r.in_flight(), notes: Vec::new() };
+        let s = Summary { pid, host: Host::Timed(r.host_table()), device_timing, pending_at_exit: 0, in_flight: r.in_flight(), notes: Vec::new(), hsa_dispatches: r.hsa_dispatches() };
         let p = dir.join(format!("{stem}.summary.json"));
         s.write_json(&p).map_err(|e| format!("{}: {e}", p.display()))?;
         files.push(p);

@@ -88,9 +88,26 @@ pub struct RunArgs {
     /// lossless (default) or discard. CLTAP_BUFFER_POLICY.
     #[arg(long, value_enum)]
     pub buffer_policy: Option<Policy>,
+    /// Load cltap as an HSA tool too: HSA_TOOLS_LIB (appended to an existing value).
+    #[arg(long)]
+    pub hsa: bool,
+    /// HSA dispatch interception (with --hsa): 0 off, 1 intercept, 2 with timestamps. ROCP_HSA_INTERCEPT.
+    #[arg(long, value_name = "0|1|2", requires = "hsa", value_parser = ["0", "1", "2"])]
+    pub hsa_intercept: Option<String>,
     /// The application and its arguments.
     #[arg(last = true, required = true, value_name = "APP")]
     pub app: Vec<String>,
+}
+
+/// `HSA_TOOLS_LIB` with the layer added: ROCr reads it as a list of
+/// libraries separated by spaces (quotes honoured).
+pub fn hsa_tools_lib(layer: &Path, existing: Option<&str>) -> String {
+    let l = layer.display().to_string();
+    let l = if l.contains(' ') { format!("\"{l}\"") } else { l };
+    match existing.map(str::trim).filter(|e| !e.is_empty()) {
+        Some(e) => format!("{e} {l}"),
+        None => l,
+    }
 }
 
 /// Where the layer library is: `--layer`, `$CLTAP_LAYER`, or beside `cltap`.
@@ -396,6 +413,19 @@ pub fn run(a: RunArgs) -> i32 {
     if let Some(p) = a.buffer_policy {
         set("CLTAP_BUFFER_POLICY", if p == Policy::Lossless { "lossless" } else { "discard" }.into());
     }
+    if a.hsa {
+        let layer = match find_layer(a.activation.layer.as_deref()) {
+            Ok(l) => l,
+            Err(e) => {
+                eprintln!("cltap: {e}");
+                return 127;
+            }
+        };
+        set("HSA_TOOLS_LIB", hsa_tools_lib(&layer, std::env::var("HSA_TOOLS_LIB").ok().as_deref()));
+        if let Some(m) = &a.hsa_intercept {
+            set("ROCP_HSA_INTERCEPT", m.clone());
+        }
+    }
     let o = match spawn(&a.app, &env) {
         Ok(o) => o,
         Err(e) => {
@@ -417,6 +447,13 @@ pub fn run(a: RunArgs) -> i32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn hsa_tools_lib_appends_to_an_existing_value() {
+        assert_eq!(hsa_tools_lib(Path::new("/l/libcltap_layer.so"), None), "/l/libcltap_layer.so");
+        assert_eq!(hsa_tools_lib(Path::new("/l/libcltap_layer.so"), Some("a.so b.so")), "a.so b.so /l/libcltap_layer.so");
+        assert_eq!(hsa_tools_lib(Path::new("/a b/libcltap_layer.so"), Some(" ")), "\"/a b/libcltap_layer.so\"");
+    }
 
     #[test]
     fn icd_mode_sets_both_loaders_and_the_drivers() {

@@ -275,6 +275,39 @@ pub unsafe fn complete_kind<const KIND: u16>(o: Opened, f: &FnMeta, t1: u64, ret
     });
 }
 
+/// Appends one complete record of kind `KIND` (not a call: nothing is
+/// opened, so it never holds a chunk back): `fn_id` 0, `cmd_id`, `t0`/`t1`
+/// and at most 255 argument words, on this thread's chunk. False when it
+/// was not written (tracing off, the trace full, a re-entrant signal
+/// handler). The OpenCL path does not use it.
+pub fn record_kind<const KIND: u16>(cmd_id: u64, t0: u64, t1: u64, args: &[u64]) -> bool {
+    use super::record::{Header, FLAG_CMD, FLAG_DONE, FLAG_OK};
+    let nargs = args.len().min(255).min((MAX_RECORD - HEADER) / 8);
+    let len = HEADER + 8 * nargs;
+    // SAFETY: the record is written inside the room `room()` guarantees.
+    unsafe {
+        with_local(|l| {
+            if !l.room() {
+                l.drop_record();
+                return false;
+            }
+            let rec = l.data.add(l.used);
+            for (i, a) in args[..nargs].iter().enumerate() {
+                std::ptr::write_unaligned(rec.add(HEADER + 8 * i) as *mut u64, *a);
+            }
+            let h = Header { len: len as u32, fn_id: 0, nargs: nargs as u8, flags: FLAG_CMD | FLAG_OK | FLAG_DONE, tid: l.tid, kind: KIND, _pad: 0, cmd_id, t0, t1, ret: 0 };
+            std::ptr::write_unaligned(rec as *mut Header, h);
+            l.used += len;
+            l.publish();
+            if l.depth == 0 && l.used >= l.trace().watermark() {
+                l.rotate();
+            }
+            true
+        })
+        .unwrap_or(false)
+    }
+}
+
 unsafe fn mark_moved(rec: *mut u8) {
     // `flags` is the header's eighth byte.
     const FLAGS: usize = 7;

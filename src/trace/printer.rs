@@ -225,6 +225,36 @@ fn unknown(v: &View<'_>) -> String {
     }
 }
 
+/// The API log's comment for an HSA dispatch record (`KIND_HSA_DISPATCH`):
+/// `dispatch N: kernel_object 0x… on agent 0x…, queue Q index I: grid
+/// (x,y,z) workgroup (x,y,z) private P group G, dispatch D begin B end E
+/// complete C ns` (times in the HSA system clock's ns, 0 when not taken).
+pub fn dispatch_text(v: &View<'_>) -> String {
+    use cltap_formats::cltrace::record::*;
+    let w = |i: usize| v.args.get(i).copied().unwrap_or(0);
+    let h = &v.header;
+    format!(
+        "dispatch {}: kernel_object 0x{:016X} on agent 0x{:016X}, queue {} index {}: grid ({},{},{}) workgroup ({},{},{}) private {} group {}, dispatch {} begin {} end {} complete {} ns",
+        h.cmd_id,
+        w(DISPATCH_KERNEL_OBJECT),
+        w(DISPATCH_AGENT),
+        w(DISPATCH_QUEUE_ID),
+        w(DISPATCH_QUEUE_INDEX),
+        w(DISPATCH_GRID),
+        w(DISPATCH_GRID + 1),
+        w(DISPATCH_GRID + 2),
+        w(DISPATCH_WORKGROUP),
+        w(DISPATCH_WORKGROUP + 1),
+        w(DISPATCH_WORKGROUP + 2),
+        w(DISPATCH_PRIVATE_SEGMENT),
+        w(DISPATCH_GROUP_SEGMENT),
+        w(DISPATCH_TIME_DISPATCH),
+        h.t0,
+        h.t1,
+        w(DISPATCH_TIME_COMPLETE)
+    )
+}
+
 pub fn empty_call() -> Call {
     Call { tid: 0, start: 0, duration_us: 0, cmd_id: None, name: String::new(), args: Vec::new(), result: None, outs: Vec::new() }
 }
@@ -232,6 +262,10 @@ pub fn empty_call() -> Call {
 /// Appends one record's lines to `text`, reusing `call`'s storage (the
 /// writer thread's hot loop).
 pub fn print(text: &mut String, call: &mut Call, v: &View<'_>, tb: &Timebase, opt: Options) {
+    if v.header.kind == cltap_formats::cltrace::record::KIND_HSA_DISPATCH {
+        cltap_formats::apilog::write_entry(text, &Entry::Comment(dispatch_text(v)));
+        return;
+    }
     if crate::meta::function(v.header.kind, v.header.fn_id).is_none() {
         cltap_formats::apilog::write_entry(text, &Entry::Comment(unknown(v)));
         return;

@@ -56,6 +56,8 @@ struct Tally {
     /// calls, errors, total, min, max (ns).
     host: Vec<[u64; 5]>,
     in_flight: Vec<InFlight>,
+    /// HSA dispatch records (`KIND_HSA_DISPATCH`).
+    hsa_dispatches: u64,
 }
 
 impl Tally {
@@ -71,7 +73,11 @@ impl Tally {
             });
             return;
         }
-        // Records that are not calls (none yet) have no row.
+        if h.kind == super::record::KIND_HSA_DISPATCH {
+            self.hsa_dispatches += 1;
+            return;
+        }
+        // Records that are not calls have no row.
         let Some(id) = crate::meta::global_index(h.kind, h.fn_id) else { return };
         if self.host.len() <= id {
             self.host.resize(id + 1, [0, 0, 0, u64::MAX, 0]);
@@ -88,6 +94,7 @@ impl Tally {
 
     fn add(&mut self, o: Tally) {
         self.records += o.records;
+        self.hsa_dispatches += o.hsa_dispatches;
         if self.host.len() < o.host.len() {
             self.host.resize(o.host.len(), [0, 0, 0, u64::MAX, 0]);
         }
@@ -321,6 +328,11 @@ impl Renderer {
         if let Some(a) = self.atp.as_mut() {
             a.record(v);
         }
+    }
+
+    /// HSA dispatch records rendered.
+    pub fn hsa_dispatches(&self) -> u64 {
+        self.tally.hsa_dispatches
     }
 
     /// Calls that had not returned, in the order rendered.

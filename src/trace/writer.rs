@@ -400,6 +400,11 @@ pub fn host_table() -> Option<Vec<crate::report::Row>> {
     with_renderer(|r| r.host_table())
 }
 
+/// HSA dispatch records rendered.
+pub fn hsa_dispatches() -> u64 {
+    with_renderer(|r| r.hsa_dispatches()).unwrap_or(0)
+}
+
 /// Calls that had not returned when the trace was rendered.
 pub fn in_flight() -> Vec<InFlight> {
     with_renderer(|r| r.in_flight().to_vec()).unwrap_or_default()

@@ -45,6 +45,33 @@ pub const KIND_OPENCL_CALL: u16 = 0;
 /// An HSA call; `fn_id` indexes `api/hsa.api`'s functions (its own id
 /// space). HSA calls take no command id.
 pub const KIND_HSA_CALL: u16 = 1;
+/// A kernel dispatch seen by cltap's HSA queue interceptor
+/// (`ROCP_HSA_INTERCEPT=1|2`): not a call. `fn_id` is 0, `cmd_id` a
+/// process-wide dispatch number (from 1), `t0`/`t1` the dispatch's begin and
+/// end (the agent's profiling times, ns; 0 without timestamps), and the
+/// argument words are indexed by the `DISPATCH_*` constants below.
+pub const KIND_HSA_DISPATCH: u16 = 2;
+
+/// Argument words of a [`KIND_HSA_DISPATCH`] record.
+pub const DISPATCH_AGENT: usize = 0;
+/// `hsa_queue_t.id` of the queue the application submitted to.
+pub const DISPATCH_QUEUE_ID: usize = 1;
+/// The packet's index in that queue (its write index).
+pub const DISPATCH_QUEUE_INDEX: usize = 2;
+pub const DISPATCH_KERNEL_OBJECT: usize = 3;
+/// Grid sizes x, y, z: words 4, 5, 6.
+pub const DISPATCH_GRID: usize = 4;
+/// Workgroup sizes x, y, z: words 7, 8, 9.
+pub const DISPATCH_WORKGROUP: usize = 7;
+pub const DISPATCH_PRIVATE_SEGMENT: usize = 10;
+pub const DISPATCH_GROUP_SEGMENT: usize = 11;
+/// `HSA_SYSTEM_INFO_TIMESTAMP` when the interceptor saw the packet (0
+/// without timestamps).
+pub const DISPATCH_TIME_DISPATCH: usize = 12;
+/// `HSA_SYSTEM_INFO_TIMESTAMP` when its completion was seen (0 when not taken).
+pub const DISPATCH_TIME_COMPLETE: usize = 13;
+/// Argument words of a dispatch record.
+pub const DISPATCH_WORDS: usize = 14;
 
 /// One captured content: `bytes` of data follow, padded to 8.
 #[repr(C)]

@@ -10,13 +10,15 @@
 //! `api/HSA.md`). Within `hsa/`:
 //!
 //! ```text
-//! onload   → wrappers, unload, api; bracket, life, config (via life)
+//! onload   → wrappers, unload, api, intercept; bracket, life, config (via life)
+//! intercept → wrappers, api; bracket, guard
 //! wrappers → unload, api; bracket
 //! unload   → life, guard
 //! api      → nothing
 //! ```
 
 pub mod api;
+pub mod intercept;
 pub mod onload;
 pub mod unload;
 pub mod wrappers;

@@ -67,6 +67,9 @@ pub unsafe fn on_load(root: *mut ApiTableVersion) -> bool {
     // its tools).
     let init = INIT.map(|id| (id, bracket::enter_hsa(id, &[])));
     if !root.is_null() {
+        // ROCP_HSA_INTERCEPT (read with the rest of the configuration): the
+        // core table's hsa_queue_create makes intercept queues.
+        super::intercept::set_mode(life::config().hsa_intercept);
         install(root);
     }
     if let Some((id, e)) = init {
@@ -111,10 +114,14 @@ unsafe fn install_table(p: *mut ApiTableVersion, t: &TableLayout) -> Installed {
     for i in 0..have.min(t.entries) {
         let slot = (p as *mut u8).add(VERSION_BYTES + 8 * i) as *mut usize;
         let id = t.first + i;
-        let wrapper = WRAPPERS.0[id] as usize;
+        let mut wrapper = WRAPPERS.0[id] as usize;
         let orig = std::ptr::read_volatile(slot);
-        if orig == 0 || orig == wrapper {
+        let interceptor = super::intercept::queue_create_entry();
+        if orig == 0 || orig == wrapper || orig == interceptor {
             continue;
+        }
+        if id == super::api::id::hsa_queue_create && super::intercept::mode() != 0 {
+            wrapper = interceptor;
         }
         ORIG[id].store(orig, Ordering::Release);
         std::ptr::write_volatile(slot, wrapper);

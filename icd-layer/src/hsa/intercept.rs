@@ -1,0 +1,291 @@
+//! `ROCP_HSA_INTERCEPT=1|2`: dispatch interception as rocprofiler v1 does it
+//! (FACTS.md §5). `OnLoad` puts [`queue_create`] in the core table's
+//! `hsa_queue_create` entry: it records the application's call as the
+//! generated wrapper does, but makes an *intercept queue*
+//! (`hsa_amd_queue_intercept_create`) and registers [`on_packets`] on it
+//! (`hsa_amd_queue_intercept_register`). The runtime hands every packet the
+//! application submits to the handler, which writes them on through the
+//! runtime's writer: unchanged with `=1`; with `=2` each kernel dispatch's
+//! completion signal is replaced by a proxy of cltap's, whose async handler
+//! reads the dispatch's begin and end, forwards the completion to the
+//! application's signal and records the dispatch. Each kernel dispatch
+//! becomes one `KIND_HSA_DISPATCH` record.
+//!
+//! cltap's own calls go to the runtime's entries saved in [`ORIG`], never
+//! through its wrappers, so they are not logged as the application's.
+
+use super::api::id;
+use super::wrappers::ORIG;
+use crate::bracket;
+use cltap::hsa::packet::{KernelDispatch, PacketType, PACKET_SIZE};
+use cltap::trace::record::*;
+use std::ffi::c_void;
+use std::sync::atomic::{AtomicU64, AtomicU8, Ordering};
+
+/// 0 off, 1 intercept, 2 intercept with timestamps (set by `OnLoad`).
+static MODE: AtomicU8 = AtomicU8::new(0);
+/// Dispatch numbers, process-wide, from 1.
+static NEXT_DISPATCH: AtomicU64 = AtomicU64::new(1);
+
+const HSA_STATUS_SUCCESS: u32 = 0;
+const HSA_STATUS_ERROR: u32 = 0x1000;
+const HSA_SYSTEM_INFO_TIMESTAMP: u32 = 2;
+const HSA_SIGNAL_CONDITION_LT: u32 = 2;
+/// `hsa_queue_t.id`'s offset.
+const QUEUE_ID_OFFSET: usize = 32;
+/// `amd_signal_t.start_ts` / `end_ts` (`amd_hsa_signal.h`): the handle of a
+/// signal is its `amd_signal_t`'s address, in ROCr as in the double.
+const SIGNAL_START_TS: usize = 32;
+const SIGNAL_END_TS: usize = 40;
+
+type Writer = unsafe extern "C" fn(*const c_void, u64);
+type Handler = unsafe extern "C" fn(*const c_void, u64, u64, *mut c_void, Option<Writer>);
+
+/// Turns interception on with `mode` (1 or 2) before the tables are installed.
+pub fn set_mode(mode: u8) {
+    MODE.store(mode, Ordering::Release);
+}
+
+pub fn mode() -> u8 {
+    MODE.load(Ordering::Acquire)
+}
+
+/// What `OnLoad` puts in the core table's `hsa_queue_create` entry.
+pub fn queue_create_entry() -> usize {
+    queue_create as *const () as usize
+}
+
+fn orig(i: usize) -> usize {
+    ORIG[i].load(Ordering::Acquire)
+}
+
+/// What one intercept queue's handler knows of it (never freed: a queue's
+/// packets may still complete after it is destroyed).
+struct QueueInfo {
+    agent: u64,
+    queue_id: u64,
+    mode: u8,
+}
+
+/// `hsa_queue_create`, as the application calls it.
+unsafe extern "C" fn queue_create(agent: u64, size: u32, qtype: u32, callback: *mut c_void, data: *mut c_void, private_segment_size: u32, group_segment_size: u32, queue: *mut c_void) -> u32 {
+    let app = [agent, size as u64, qtype as u64, callback as u64, data as u64, private_segment_size as u64, group_segment_size as u64, queue as u64];
+    let t = bracket::enter_hsa(id::hsa_queue_create, &app);
+    let r = crate::guard::guard(HSA_STATUS_ERROR, || create(agent, size, qtype, callback, data, private_segment_size, group_segment_size, queue as *mut *mut u8));
+    if t.on {
+        bracket::exit_hsa(id::hsa_queue_create, t, r as u64, &app);
+    } else {
+        bracket::done_hsa(id::hsa_queue_create, !cltap::trace::capture::hsa_status_ok(r as u64));
+    }
+    r
+}
+
+type QueueCreate = unsafe extern "C" fn(u64, u32, u32, *mut c_void, *mut c_void, u32, u32, *mut *mut u8) -> u32;
+
+#[allow(clippy::too_many_arguments)]
+fn create(agent: u64, size: u32, qtype: u32, callback: *mut c_void, data: *mut c_void, private_segment_size: u32, group_segment_size: u32, queue: *mut *mut u8) -> u32 {
+    let plain = orig(id::hsa_queue_create);
+    let icreate = orig(id::hsa_amd_queue_intercept_create);
+    let register = orig(id::hsa_amd_queue_intercept_register);
+    // SAFETY: the runtime's own entries, called with the application's arguments.
+    unsafe {
+        if icreate == 0 || register == 0 {
+            if plain == 0 {
+                return HSA_STATUS_ERROR;
+            }
+            let f: QueueCreate = std::mem::transmute(plain);
+            return f(agent, size, qtype, callback, data, private_segment_size, group_segment_size, queue);
+        }
+        let f: QueueCreate = std::mem::transmute(icreate);
+        let r = f(agent, size, qtype, callback, data, private_segment_size, group_segment_size, queue);
+        if r != HSA_STATUS_SUCCESS || queue.is_null() || (*queue).is_null() {
+            return r;
+        }
+        let q = *queue;
+        let m = mode();
+        if m >= 2 {
+            let en = orig(id::hsa_amd_profiling_set_profiler_enabled);
+            if en != 0 {
+                let en: unsafe extern "C" fn(*mut u8, i32) -> u32 = std::mem::transmute(en);
+                en(q, 1);
+            }
+        }
+        let info = Box::into_raw(Box::new(QueueInfo { agent, queue_id: std::ptr::read_volatile(q.add(QUEUE_ID_OFFSET) as *const u64), mode: m }));
+        let reg: unsafe extern "C" fn(*mut u8, Handler, *mut c_void) -> u32 = std::mem::transmute(register);
+        if reg(q, on_packets, info as *mut c_void) != HSA_STATUS_SUCCESS {
+            cltap::warn!("HSA: hsa_amd_queue_intercept_register failed: this queue's dispatches are not recorded");
+        }
+        r
+    }
+}
+
+/// The runtime's handler call: `count` packets from `pkts`, the first at
+/// `index` in the application's queue.
+unsafe extern "C" fn on_packets(pkts: *const c_void, count: u64, index: u64, data: *mut c_void, writer: Option<Writer>) {
+    let Some(writer) = writer else { return };
+    if pkts.is_null() || data.is_null() || count == 0 {
+        writer(pkts, count);
+        return;
+    }
+    let changed = crate::guard::guard(None, || handle(pkts as *const u8, count, index, &*(data as *const QueueInfo)));
+    match changed {
+        Some(v) => writer(v.as_ptr() as *const c_void, count),
+        None => writer(pkts, count),
+    }
+}
+
+fn timestamp() -> u64 {
+    let f = orig(id::hsa_system_get_info);
+    if f == 0 {
+        return 0;
+    }
+    let mut t = 0u64;
+    // SAFETY: the runtime's entry; TIMESTAMP writes one u64.
+    unsafe {
+        let f: unsafe extern "C" fn(u32, *mut c_void) -> u32 = std::mem::transmute(f);
+        if f(HSA_SYSTEM_INFO_TIMESTAMP, &mut t as *mut u64 as *mut c_void) != HSA_STATUS_SUCCESS {
+            return 0;
+        }
+    }
+    t
+}
+
+fn words(q: &QueueInfo, index: u64, p: &KernelDispatch) -> [u64; DISPATCH_WORDS] {
+    let mut w = [0u64; DISPATCH_WORDS];
+    w[DISPATCH_AGENT] = q.agent;
+    w[DISPATCH_QUEUE_ID] = q.queue_id;
+    w[DISPATCH_QUEUE_INDEX] = index;
+    w[DISPATCH_KERNEL_OBJECT] = p.kernel_object;
+    for k in 0..3 {
+        w[DISPATCH_GRID + k] = p.grid_size[k] as u64;
+        w[DISPATCH_WORKGROUP + k] = p.workgroup_size[k] as u64;
+    }
+    w[DISPATCH_PRIVATE_SEGMENT] = p.private_segment_size as u64;
+    w[DISPATCH_GROUP_SEGMENT] = p.group_segment_size as u64;
+    w
+}
+
+/// Records the dispatches among the packets; with timestamps, returns the
+/// packets to write instead (completion signals replaced by proxies).
+fn handle(pkts: *const u8, count: u64, index: u64, q: &QueueInfo) -> Option<Vec<u8>> {
+    let n = count as usize;
+    // SAFETY: the runtime passes `count` packets of 64 bytes.
+    let bytes = unsafe { std::slice::from_raw_parts(pkts, n * PACKET_SIZE) };
+    let mut out: Option<Vec<u8>> = None;
+    for i in 0..n {
+        let raw: &[u8; PACKET_SIZE] = bytes[i * PACKET_SIZE..(i + 1) * PACKET_SIZE].try_into().ok()?;
+        let p = KernelDispatch::read(raw);
+        if p.header().kind != PacketType::KernelDispatch {
+            continue;
+        }
+        let seq = NEXT_DISPATCH.fetch_add(1, Ordering::Relaxed);
+        let w = words(q, index + i as u64, &p);
+        if q.mode < 2 {
+            cltap::trace::local::record_kind::<KIND_HSA_DISPATCH>(seq, 0, 0, &w);
+            continue;
+        }
+        let dispatch = timestamp();
+        match proxy(q, seq, w, dispatch, p.completion_signal) {
+            Some(sig) => {
+                let v = out.get_or_insert_with(|| bytes.to_vec());
+                let mut np = p;
+                np.completion_signal = sig;
+                v[i * PACKET_SIZE..(i + 1) * PACKET_SIZE].copy_from_slice(&np.bytes());
+            }
+            None => {
+                let mut w = w;
+                w[DISPATCH_TIME_DISPATCH] = dispatch;
+                cltap::trace::local::record_kind::<KIND_HSA_DISPATCH>(seq, 0, 0, &w);
+            }
+        }
+    }
+    out
+}
+
+/// A dispatch whose proxy signal has not completed yet.
+struct Pending {
+    agent: u64,
+    seq: u64,
+    words: [u64; DISPATCH_WORDS],
+    app_signal: u64,
+    proxy: u64,
+}
+
+/// Makes the proxy completion signal of one dispatch and waits for it
+/// asynchronously; None when either step fails (the packet goes unchanged).
+fn proxy(q: &QueueInfo, seq: u64, mut words: [u64; DISPATCH_WORDS], dispatch: u64, app_signal: u64) -> Option<u64> {
+    let create = orig(id::hsa_signal_create);
+    let on = orig(id::hsa_amd_signal_async_handler);
+    let destroy = orig(id::hsa_signal_destroy);
+    if create == 0 || on == 0 {
+        return None;
+    }
+    words[DISPATCH_TIME_DISPATCH] = dispatch;
+    // SAFETY: the runtime's entries, with arguments as hsa.h defines them.
+    unsafe {
+        let create: unsafe extern "C" fn(i64, u32, *const u64, *mut u64) -> u32 = std::mem::transmute(create);
+        let mut sig = 0u64;
+        if create(1, 0, std::ptr::null(), &mut sig) != HSA_STATUS_SUCCESS || sig == 0 {
+            return None;
+        }
+        let arg = Box::into_raw(Box::new(Pending { agent: q.agent, seq, words, app_signal, proxy: sig }));
+        let on: unsafe extern "C" fn(u64, u32, i64, unsafe extern "C" fn(i64, *mut c_void) -> bool, *mut c_void) -> u32 = std::mem::transmute(on);
+        if on(sig, HSA_SIGNAL_CONDITION_LT, 1, on_complete, arg as *mut c_void) != HSA_STATUS_SUCCESS {
+            drop(Box::from_raw(arg));
+            if destroy != 0 {
+                let destroy: unsafe extern "C" fn(u64) -> u32 = std::mem::transmute(destroy);
+                destroy(sig);
+            }
+            return None;
+        }
+        Some(sig)
+    }
+}
+
+/// The proxy signal completed: the dispatch's times are read and recorded,
+/// then the completion goes on to the application's signal.
+unsafe extern "C" fn on_complete(_value: i64, arg: *mut c_void) -> bool {
+    if arg.is_null() {
+        return false;
+    }
+    let p = Box::from_raw(arg as *mut Pending);
+    crate::guard::guard((), || complete(&p));
+    false
+}
+
+fn complete(p: &Pending) {
+    let mut times = [0u64; 2];
+    let get = orig(id::hsa_amd_profiling_get_dispatch_time);
+    // SAFETY: the runtime's entries; `times` is an hsa_amd_profiling_dispatch_time_t.
+    unsafe {
+        if get != 0 {
+            let get: unsafe extern "C" fn(u64, u64, *mut [u64; 2]) -> u32 = std::mem::transmute(get);
+            if get(p.agent, p.proxy, &mut times) != HSA_STATUS_SUCCESS {
+                times = [0, 0];
+            }
+        }
+        let mut w = p.words;
+        w[DISPATCH_TIME_COMPLETE] = timestamp();
+        cltap::trace::local::record_kind::<KIND_HSA_DISPATCH>(p.seq, times[0], times[1], &w);
+        if p.app_signal != 0 {
+            // The runtime would have stamped the application's signal with the
+            // dispatch's times (it asked for them with profiling on): they are
+            // carried over, so its own hsa_amd_profiling_get_dispatch_time
+            // reads what it reads without cltap.
+            if times[0] != 0 && p.app_signal.is_multiple_of(64) {
+                std::ptr::write_volatile((p.app_signal as usize + SIGNAL_START_TS) as *mut u64, times[0]);
+                std::ptr::write_volatile((p.app_signal as usize + SIGNAL_END_TS) as *mut u64, times[1]);
+            }
+            let sub = orig(id::hsa_signal_subtract_screlease);
+            if sub != 0 {
+                let sub: unsafe extern "C" fn(u64, i64) = std::mem::transmute(sub);
+                sub(p.app_signal, 1);
+            }
+        }
+        let destroy = orig(id::hsa_signal_destroy);
+        if destroy != 0 {
+            let destroy: unsafe extern "C" fn(u64) -> u32 = std::mem::transmute(destroy);
+            destroy(p.proxy);
+        }
+    }
+}

@@ -22,6 +22,16 @@ pub struct Summary<'a> {
     pub hsa_dispatches: u64,
 }
 
+/// What the layer knows of an HSA run beyond the trace: packets by AQL
+/// type and dispatches per kernel (`ROCP_HSA_INTERCEPT`).
+#[derive(Debug, Clone, Default)]
+pub struct HsaExtra {
+    /// `(type, packets)`: kernel_dispatch, barrier_and, barrier_or, ….
+    pub packets: Vec<(&'static str, u64)>,
+    /// `(kernel_object, name if known, dispatches)`.
+    pub kernels: Vec<(u64, Option<String>, u64)>,
+}
+
 pub enum Host {
     Timed(Vec<Row>),
     Counted(Vec<(String, u64, u64)>),
@@ -30,6 +40,11 @@ pub enum Host {
 impl Summary<'_> {
     /// The table for stderr, each line prefixed with `cltap: `.
     pub fn table(&self) -> String {
+        self.table_with(None)
+    }
+
+    /// [`Self::table`], with the HSA packets line when any was seen.
+    pub fn table_with(&self, hsa: Option<&HsaExtra>) -> String {
         let table = match &self.host {
             Host::Timed(rows) => crate::report::render_ns(rows),
             Host::Counted(rows) => {
@@ -48,12 +63,23 @@ impl Summary<'_> {
         for n in &self.notes {
             msg += &format!("cltap: {n}\n");
         }
+        if let Some(h) = hsa {
+            let seen: Vec<String> = h.packets.iter().filter(|(_, n)| *n > 0).map(|(k, n)| format!("{k} {n}")).collect();
+            if !seen.is_empty() {
+                msg += &format!("cltap: HSA packets: {}\n", seen.join(", "));
+            }
+        }
         msg
     }
 
     /// `path`: the same tallies, for machines. The list of commands is
     /// streamed from the device records, never built in memory.
     pub fn write_json(&self, path: &Path) -> std::io::Result<()> {
+        self.write_json_with(path, None)
+    }
+
+    /// [`Self::write_json`], with `"hsa_packets"` and `"hsa_kernels"`.
+    pub fn write_json_with(&self, path: &Path, hsa: Option<&HsaExtra>) -> std::io::Result<()> {
         let host: Vec<_> = match &self.host {
             Host::Timed(rows) => rows.iter().map(|r| json!({"api": r.name, "calls": r.calls, "errors": r.errors, "total_ns": r.total_us})).collect(),
             Host::Counted(rows) => rows.iter().map(|(n, c, e)| json!({"api": n, "calls": c, "errors": e})).collect(),
@@ -71,7 +97,7 @@ impl Summary<'_> {
             .map(|t| json!({"direction": t.direction, "count": t.count, "bytes": t.bytes, "total_ns": t.total_ns, "gb_per_s": t.gb_per_s()}))
             .collect();
         let in_flight: Vec<_> = self.in_flight.iter().map(|c| json!({"api": c.api, "tid": c.tid, "cmd_id": c.cmd_id})).collect();
-        let head = json!({
+        let mut head = json!({
             "cltap": env!("CARGO_PKG_VERSION"),
             "pid": self.pid,
             "host": host,
@@ -83,6 +109,12 @@ impl Summary<'_> {
             "untimed": crate::devtime::untimed_commands().len(),
             "hsa_dispatches": self.hsa_dispatches,
         });
+        if let (Some(h), Some(o)) = (hsa, head.as_object_mut()) {
+            let packets: serde_json::Map<String, serde_json::Value> = h.packets.iter().map(|(k, n)| (k.to_string(), json!(n))).collect();
+            o.insert("hsa_packets".into(), serde_json::Value::Object(packets));
+            let kernels: Vec<_> = h.kernels.iter().map(|(k, name, n)| json!({"kernel_object": format!("{k:#x}"), "name": name, "dispatches": n})).collect();
+            o.insert("hsa_kernels".into(), json!(kernels));
+        }
         use std::io::Write;
         let mut out = std::io::BufWriter::new(std::fs::File::create(path)?);
         // The object without its closing brace, then the command list.

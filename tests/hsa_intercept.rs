@@ -100,8 +100,12 @@ fn dispatches(path: &Path) -> Vec<Dispatch> {
         .collect()
 }
 
+fn summary(dir: &Path) -> serde_json::Value {
+    serde_json::from_str(&std::fs::read_to_string(only(dir, ".summary.json")).unwrap()).unwrap()
+}
+
 fn summary_dispatches(dir: &Path) -> u64 {
-    let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(only(dir, ".summary.json")).unwrap()).unwrap();
+    let v = summary(dir);
     v["hsa_dispatches"].as_u64().expect("hsa_dispatches in the summary")
 }
 
@@ -132,6 +136,22 @@ fn intercepted(mode: &str) -> Vec<Dispatch> {
     let d = dispatches(&only(&out, ".apilog"));
     assert_eq!(d.len() as u64, dispatched, "one dispatch line per kernel dispatch");
     assert_eq!(summary_dispatches(&out), dispatched);
+    // Every packet counted by type, as the double's processor saw them: the
+    // client's dispatches and its one barrier-AND, nothing else.
+    let summary = summary(&out);
+    let barriers = field(&o.stdout, "barriers_seen=");
+    assert_eq!(barriers, 1);
+    let want = serde_json::json!({"kernel_dispatch": dispatched, "barrier_and": barriers, "barrier_or": 0, "vendor_specific": 0, "agent_dispatch": 0, "other": 0});
+    assert_eq!(summary["hsa_packets"], want, "{summary}");
+    assert_eq!(dispatched + barriers, field(&o.stdout, "after barrier packets_seen="));
+    assert!(o.stderr.contains(&format!("cltap: HSA packets: kernel_dispatch {dispatched}, barrier_and {barriers}\n")), "{}", o.stderr);
+    // The client looks its kernel up by name: the dispatches are counted
+    // under that name.
+    let kernels = summary["hsa_kernels"].as_array().expect("hsa_kernels");
+    assert_eq!(kernels.len(), 1, "{summary}");
+    assert_eq!(kernels[0]["name"], "add_one.kd", "{summary}");
+    assert_eq!(kernels[0]["dispatches"].as_u64(), Some(dispatched));
+    assert!(kernels[0]["kernel_object"].as_str().is_some_and(|k| k.starts_with("0x")), "{summary}");
     let mut seqs: Vec<u64> = d.iter().map(|x| x.seq).collect();
     seqs.sort();
     assert_eq!(seqs, (1..=dispatched).collect::<Vec<_>>());

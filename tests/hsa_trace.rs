@@ -321,6 +321,28 @@ fn onload_replaces_only_the_entries_a_smaller_table_has() {
     let out = scratch("hsa-trace-onload-whole");
     let o = call_onload(1016, &out, &[]);
     assert!(o.stdout.contains("core changed_in=125 same_in=0 changed_out=0 same_out=0 second=0"), "{}", o.stdout);
+
+    // A core table of another major version: OnLoad says why, touches no
+    // entry of any table and returns false (the runtime then unloads cltap).
+    let out = scratch("hsa-trace-onload-core-major");
+    let o = call_onload(1016, &out, &[("ONLOAD_CORE_MAJOR", "2")]);
+    assert_eq!(o.code, Some(0), "{}\n{}", o.stdout, o.stderr);
+    let s = &o.stdout;
+    assert!(s.contains("onload: returned=0 priority=25 core changed_in=0 same_in=125 changed_out=0 same_out=0 second=0"), "{s}");
+    assert!(s.contains("onload: amd replaced=0 null_kept=1 fin untouched=1"), "{s}");
+    assert!(s.contains("onload: refused, nothing replaced"), "{s}");
+    let why: Vec<&str> = o.stderr.lines().filter(|l| l.contains("core table has major version 2, cltap knows 1")).collect();
+    assert_eq!(why.len(), 2, "one line per OnLoad:\n{}", o.stderr);
+    assert!(why[0].starts_with("cltap: "), "{}", why[0]);
+    assert!(!o.stderr.contains("finalizer table"), "nothing else is looked at:\n{}", o.stderr);
+
+    // A root table too small to hold the core table's pointer: the same.
+    let out = scratch("hsa-trace-onload-root-small");
+    let o = call_onload(1016, &out, &[("ONLOAD_ROOT_BYTES", "16")]);
+    assert_eq!(o.code, Some(0), "{}\n{}", o.stdout, o.stderr);
+    assert!(o.stdout.contains("onload: returned=0 priority=25 core changed_in=0 same_in=125"), "{}", o.stdout);
+    assert!(o.stdout.contains("onload: refused, nothing replaced"), "{}", o.stdout);
+    assert!(o.stderr.contains("too small to hold the core table"), "{}", o.stderr);
 }
 
 #[test]

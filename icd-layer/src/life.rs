@@ -146,11 +146,13 @@ pub fn finish() {
         let pending_at_exit = cltap::devtime::pending::OUTSTANDING.get();
         let s = Summary { pid: std::process::id(), host, device_timing: cfg.times_devices(), pending_at_exit, in_flight: &in_flight, notes, hsa_dispatches: cltap::trace::writer::hsa_dispatches() };
         let path = cfg.output_dir.join(format!("{}.summary.json", cltap::trace::writer::stem(std::process::id())));
-        if let Err(e) = s.write_json(&path) {
+        // HSA: the intercept handler's counts (zero without ROCP_HSA_INTERCEPT).
+        let hsa = cltap::summary::HsaExtra { packets: crate::hsa::intercept::packet_counts(), kernels: crate::hsa::intercept::kernel_counts() };
+        if let Err(e) = s.write_json_with(&path, Some(&hsa)) {
             cltap::warn!("cannot write {}: {e}", path.display());
         }
         use std::io::Write;
-        let _ = std::io::stderr().lock().write_all(s.table().as_bytes());
+        let _ = std::io::stderr().lock().write_all(s.table_with(Some(&hsa)).as_bytes());
     }
     cltap::devtime::remove_spill();
 }

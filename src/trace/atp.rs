@@ -13,14 +13,17 @@ use super::printer::{is_pointer_type, scalar, symbolic, text_prefix, words};
 use super::record::{Capture, Tag, View, FLAG_CMD, FLAG_OK};
 use super::tsc::HostClock;
 use crate::devtime::{self, QueueOffsets};
-use crate::meta::{FnMeta, Kind, ParamMeta, Ret, FUNCTIONS};
-use cltap_formats::atp::{self, ApiCall, Detail, Enqueue, Marker, Timestamp};
+use crate::meta::{FnMeta, Kind, ParamMeta, Ret, FUNCTIONS, HSA_FUNCTIONS};
+use cltap_formats::atp::{self, ApiCall, Detail, Enqueue, HsaTimestamp, KernelDispatch, Marker, Timestamp};
+use cltap_formats::cltrace::record::{self as rec, KIND_HSA_CALL, KIND_HSA_DISPATCH, KIND_OPENCL_CALL};
 use std::collections::HashMap;
 use std::fs::File;
 use std::io::{BufRead, BufReader, BufWriter, Write};
 use std::path::{Path, PathBuf};
 
-/// One thread's three spill files and how many lines each holds.
+/// One thread's spill files and how many lines each holds: OpenCL's three,
+/// and HSA's two (API and timestamp lines), opened at the thread's first HSA
+/// call.
 struct Spill {
     tid: u32,
     api: BufWriter<File>,
@@ -29,6 +32,19 @@ struct Spill {
     ts_n: usize,
     marks: BufWriter<File>,
     marks_n: usize,
+    hsa: Option<(BufWriter<File>, BufWriter<File>)>,
+    hsa_n: usize,
+}
+
+/// The HSA kernel-timestamp lines (one file for the process: the section has
+/// no thread blocks), each spilled as `<dispatch number>\t<line>`.
+struct Kernels {
+    out: BufWriter<File>,
+    n: usize,
+    last: u64,
+    /// Whether the dispatch numbers arrived in order (else the lines are
+    /// sorted by them during assembly).
+    sorted: bool,
 }
 
 pub struct AtpWriter {
@@ -37,6 +53,7 @@ pub struct AtpWriter {
     clock: HostClock,
     threads: Vec<Spill>,
     by_tid: HashMap<u32, usize>,
+    kernels: Option<Kernels>,
     line: String,
     failed: bool,
 }
@@ -52,7 +69,7 @@ impl AtpWriter {
         let parts = path.with_file_name(format!(".{name}.parts"));
         std::fs::create_dir_all(&parts)?;
         File::create(&path)?;
-        Ok(AtpWriter { path, parts, clock, threads: Vec::new(), by_tid: HashMap::new(), line: String::new(), failed: false })
+        Ok(AtpWriter { path, parts, clock, threads: Vec::new(), by_tid: HashMap::new(), kernels: None, line: String::new(), failed: false })
     }
 
     pub fn path(&self) -> &Path {
@@ -66,7 +83,7 @@ impl AtpWriter {
                 let open = |kind: &str| -> std::io::Result<BufWriter<File>> {
                     Ok(BufWriter::with_capacity(1 << 16, File::create(self.parts.join(format!("{tid}.{kind}")))?))
                 };
-                let s = Spill { tid, api: open("api")?, api_n: 0, ts: open("ts")?, ts_n: 0, marks: open("marks")?, marks_n: 0 };
+                let s = Spill { tid, api: open("api")?, api_n: 0, ts: open("ts")?, ts_n: 0, marks: open("marks")?, marks_n: 0, hsa: None, hsa_n: 0 };
                 self.threads.push(s);
                 self.by_tid.insert(tid, self.threads.len() - 1);
                 self.threads.len() - 1
@@ -87,6 +104,92 @@ impl AtpWriter {
     }
 
     fn try_record(&mut self, v: &View<'_>) -> std::io::Result<()> {
+        match v.header.kind {
+            KIND_OPENCL_CALL => self.opencl(v),
+            KIND_HSA_CALL => self.hsa(v),
+            KIND_HSA_DISPATCH => self.dispatch(v),
+            _ => Ok(()),
+        }
+    }
+
+    /// An HSA call: its API line and its timestamp line (host times; no
+    /// async-copy times, see docs/atp-format.md).
+    fn hsa(&mut self, v: &View<'_>) -> std::io::Result<()> {
+        let h = &v.header;
+        let Some(f) = HSA_FUNCTIONS.get(h.fn_id as usize) else { return Ok(()) };
+        let (start, end) = (self.clock.ns(h.t0), self.clock.ns(h.t1));
+        let mut line = std::mem::take(&mut self.line);
+        line.clear();
+        atp::write_api_call(&mut line, &api_call(f, v));
+        let n = line.len();
+        atp::write_hsa_timestamp(&mut line, &HsaTimestamp { api_type: atp::hsa_api_type(f.name), name: f.name.to_string(), start, end, copy: None });
+        let tid = h.tid;
+        let parts = self.parts.clone();
+        let s = self.spill(tid)?;
+        if s.hsa.is_none() {
+            let open = |kind: &str| -> std::io::Result<BufWriter<File>> { Ok(BufWriter::with_capacity(1 << 16, File::create(parts.join(format!("{tid}.{kind}")))?)) };
+            s.hsa = Some((open("hsa-api")?, open("hsa-ts")?));
+        }
+        let (api, ts) = s.hsa.as_mut().expect("opened");
+        api.write_all(line[..n].as_bytes())?;
+        ts.write_all(line[n..].as_bytes())?;
+        s.hsa_n += 1;
+        self.line = line;
+        Ok(())
+    }
+
+    /// A kernel dispatch seen by the HSA queue interceptor: one line of the
+    /// kernel-timestamp section. Its times are the record's begin and end,
+    /// on the runtime's clock (`HSA_SYSTEM_INFO_TIMESTAMP`), unconverted.
+    fn dispatch(&mut self, v: &View<'_>) -> std::io::Result<()> {
+        let h = &v.header;
+        let w = |i: usize| v.args.get(i).copied().unwrap_or(0);
+        let kernel = w(rec::DISPATCH_KERNEL_OBJECT);
+        let agent = w(rec::DISPATCH_AGENT);
+        let packet = format!(
+            "{{NA,NA,{},{},{},NA,{},{},{},{},{},{kernel},NA,NA,{{NA}}}}",
+            w(rec::DISPATCH_WORKGROUP),
+            w(rec::DISPATCH_WORKGROUP + 1),
+            w(rec::DISPATCH_WORKGROUP + 2),
+            w(rec::DISPATCH_GRID),
+            w(rec::DISPATCH_GRID + 1),
+            w(rec::DISPATCH_GRID + 2),
+            w(rec::DISPATCH_PRIVATE_SEGMENT),
+            w(rec::DISPATCH_GROUP_SEGMENT),
+        );
+        let k = KernelDispatch {
+            // No kernel names are known yet: the kernel object stands in.
+            kernel_name: format!("{kernel:#x}"),
+            kernel_handle: kernel,
+            start: h.t0,
+            end: h.t1,
+            agent_name: format!("{agent:#x}"),
+            agent_handle: agent,
+            queue_index: w(rec::DISPATCH_QUEUE_ID),
+            agent_index: 0,
+            packet_type: "HSA_PACKET_TYPE_KERNEL_DISPATCH".into(),
+            packet_id: w(rec::DISPATCH_QUEUE_INDEX),
+            packet,
+        };
+        let mut line = std::mem::take(&mut self.line);
+        line.clear();
+        use std::fmt::Write as _;
+        let _ = write!(line, "{}\t", h.cmd_id);
+        atp::write_kernel_dispatch(&mut line, &k);
+        if self.kernels.is_none() {
+            let out = BufWriter::with_capacity(1 << 16, File::create(self.parts.join("kernels"))?);
+            self.kernels = Some(Kernels { out, n: 0, last: 0, sorted: true });
+        }
+        let ks = self.kernels.as_mut().expect("opened");
+        ks.out.write_all(line.as_bytes())?;
+        ks.n += 1;
+        ks.sorted &= h.cmd_id >= ks.last;
+        ks.last = h.cmd_id;
+        self.line = line;
+        Ok(())
+    }
+
+    fn opencl(&mut self, v: &View<'_>) -> std::io::Result<()> {
         let h = &v.header;
         let Some(f) = FUNCTIONS.get(h.fn_id as usize) else { return Ok(()) };
         let (start, end) = (self.clock.ns(h.t0), self.clock.ns(h.t1));
@@ -140,6 +243,13 @@ impl AtpWriter {
             s.api.flush()?;
             s.ts.flush()?;
             s.marks.flush()?;
+            if let Some((a, t)) = s.hsa.as_mut() {
+                a.flush()?;
+                t.flush()?;
+            }
+        }
+        if let Some(k) = self.kernels.as_mut() {
+            k.out.flush()?;
         }
         let r = self.assemble(header, offsets, cmds);
         let _ = std::fs::remove_dir_all(&self.parts);
@@ -152,26 +262,67 @@ impl AtpWriter {
         atp::write_header(&mut text, &header);
         out.write_all(text.as_bytes())?;
         // Empty sections are left out, as the formats crate writes them.
-        if self.threads.iter().all(|s| s.api_n == 0) {
-            return self.markers(&mut out);
+        if self.threads.iter().any(|s| s.api_n > 0) {
+            self.opencl_sections(&mut out, offsets, &mut cmds)?;
         }
-        section(&mut out, atp::API_SECTION)?;
+        self.hsa_sections(&mut out)?;
+        self.markers(&mut out)
+    }
+
+    fn hsa_sections(&self, out: &mut BufWriter<File>) -> std::io::Result<()> {
+        if self.threads.iter().any(|s| s.hsa_n > 0) {
+            for (name, kind) in [(atp::HSA_API_SECTION, "hsa-api"), (atp::HSA_TIMESTAMP_SECTION, "hsa-ts")] {
+                section(out, name)?;
+                for s in self.threads.iter().filter(|s| s.hsa_n > 0) {
+                    self.block(out, s.tid, s.hsa_n, kind, |l, o| o.write_all(l.as_bytes()))?;
+                }
+            }
+        }
+        let Some(k) = &self.kernels else { return Ok(()) };
+        section(out, atp::HSA_KERNEL_SECTION)?;
+        let mut count = String::new();
+        atp::write_dispatch_count(&mut count, k.n);
+        out.write_all(count.as_bytes())?;
+        let strip = |l: &str| -> (u64, usize) {
+            let tab = l.find('\t').unwrap_or(0);
+            (l[..tab].parse().unwrap_or(0), tab + 1)
+        };
+        let mut r = BufReader::with_capacity(1 << 16, File::open(self.parts.join("kernels"))?);
+        if k.sorted {
+            let mut l = String::new();
+            while r.read_line(&mut l)? > 0 {
+                out.write_all(l[strip(&l).1..].as_bytes())?;
+                l.clear();
+            }
+        } else {
+            let mut lines: Vec<(u64, String)> = r.lines().map(|l| l.map(|l| (strip(&l).0, l))).collect::<Result<_, _>>()?;
+            lines.sort_by_key(|(n, _)| *n);
+            for (_, l) in lines {
+                out.write_all(l[strip(&l).1..].as_bytes())?;
+                out.write_all(b"\n")?;
+            }
+        }
+        Ok(())
+    }
+
+    fn opencl_sections(&self, out: &mut BufWriter<File>, offsets: &QueueOffsets, cmds: &mut devtime::Lookup) -> std::io::Result<()> {
+        section(out, atp::API_SECTION)?;
         for s in self.threads.iter().filter(|s| s.api_n > 0) {
-            self.block(&mut out, s.tid, s.api_n, "api", |l, o| o.write_all(l.as_bytes()))?;
+            self.block(out, s.tid, s.api_n, "api", |l, o| o.write_all(l.as_bytes()))?;
         }
         let mut ids = Ids::default();
-        section(&mut out, atp::TIMESTAMP_SECTION)?;
+        section(out, atp::TIMESTAMP_SECTION)?;
         for s in self.threads.iter().filter(|s| s.ts_n > 0) {
-            self.block(&mut out, s.tid, s.ts_n, "ts", |l, o| {
+            self.block(out, s.tid, s.ts_n, "ts", |l, o| {
                 let mut t = String::new();
                 match l.strip_prefix(FINAL) {
                     Some(rest) => t.push_str(rest),
-                    None => atp::write_timestamp(&mut t, &joined(l, &mut cmds, offsets, &mut ids)),
+                    None => atp::write_timestamp(&mut t, &joined(l, cmds, offsets, &mut ids)),
                 }
                 o.write_all(t.as_bytes())
             })?;
         }
-        self.markers(&mut out)
+        Ok(())
     }
 
     fn markers(&self, out: &mut BufWriter<File>) -> std::io::Result<()> {
@@ -309,6 +460,10 @@ fn list(items: impl Iterator<Item = String>) -> String {
 }
 
 fn arg(p: &ParamMeta, raw: u64, caps: &[(&Capture, &[u8])]) -> String {
+    // A struct passed by value (HSA) is not recorded.
+    if let Kind::ByValue { .. } = p.kind {
+        return "{…}".into();
+    }
     let is_ptr = !matches!(p.kind, Kind::Scalar | Kind::Handle);
     if raw == 0 && is_ptr || raw == 0 && p.kind == Kind::Handle {
         return "NULL".into();

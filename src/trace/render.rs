@@ -317,13 +317,15 @@ impl Renderer {
 
     /// The timeline's and the `.atp`'s share of a record.
     fn devices(&mut self, v: &View<'_>) {
-        // The timeline and the .atp show OpenCL calls only, for now: HSA
-        // calls are in the API log and the summary, not yet in these two.
-        if !v.returned() || v.header.kind != super::record::KIND_OPENCL_CALL {
+        // The timeline shows OpenCL calls only, for now; the .atp also takes
+        // HSA calls and dispatch records (its hsa sections).
+        if !v.returned() {
             return;
         }
-        if let Some(t) = self.timeline.as_mut() {
-            t.record(v);
+        if v.header.kind == super::record::KIND_OPENCL_CALL {
+            if let Some(t) = self.timeline.as_mut() {
+                t.record(v);
+            }
         }
         if let Some(a) = self.atp.as_mut() {
             a.record(v);

@@ -11,7 +11,9 @@
  * 0x1234 (a status no runtime has) so that forwarding can be seen, and
  * hsa_ext_program_finalize, which checks the struct it gets by value. With
  * ONLOAD_FIN_MAJOR=1 the finalizer table has cltap's major version, and
- * finalize is called through it. OnLoad
+ * finalize is called through it. With ONLOAD_CORE_MAJOR=N the core table has
+ * major version N; with ONLOAD_ROOT_BYTES=N the root table claims N bytes.
+ * OnLoad
  * runs twice (a runtime may hand the same table again). Prints
  *   onload: returned=1 priority=P core changed_in=A same_in=B changed_out=C same_out=D second=E
  *   onload: amd replaced=R null_kept=1 fin untouched=1
@@ -69,10 +71,12 @@ int main(int argc, char** argv) {
   fin.hsa_ext_program_finalize_fn = my_finalize;
   const uint32_t fin_major = getenv("ONLOAD_FIN_MAJOR") ? (uint32_t)atoi(getenv("ONLOAD_FIN_MAJOR")) : 7;
   amd.hsa_amd_memory_pool_free_fn = NULL;
-  core.version = (ApiTableVersion){1, core_bytes, 0, 0};
+  const uint32_t core_major = getenv("ONLOAD_CORE_MAJOR") ? (uint32_t)atoi(getenv("ONLOAD_CORE_MAJOR")) : 1;
+  const uint32_t root_bytes = getenv("ONLOAD_ROOT_BYTES") ? (uint32_t)atoi(getenv("ONLOAD_ROOT_BYTES")) : (uint32_t)sizeof(HsaApiTable);
+  core.version = (ApiTableVersion){core_major, core_bytes, 0, 0};
   amd.version = (ApiTableVersion){1, (uint32_t)sizeof amd, 0, 0};
   fin.version = (ApiTableVersion){fin_major, (uint32_t)sizeof fin, 0, 0};
-  HsaApiTable root = {{1, (uint32_t)sizeof root, 0, 0}, &core, &amd, &fin, NULL};
+  HsaApiTable root = {{1, root_bytes, 0, 0}, &core, &amd, &fin, NULL};
 
   void* lib = dlopen(argv[1], RTLD_NOW | RTLD_LOCAL);
   if (!lib) {
@@ -108,6 +112,10 @@ int main(int argc, char** argv) {
   }
   size_t amd_replaced = 0;
   for (size_t i = 0; i < namd; i++) amd_replaced += entries(&amd)[i] != fake(1, i) && entries(&amd)[i] != NULL;
+  /* A refused table must be callable as before: only when nothing was replaced. */
+  if (!ok && changed_in + changed_out == 0 && amd_replaced == 0) {
+    printf("onload: refused, nothing replaced\n");
+  }
   size_t fin_untouched = 1;
   for (size_t i = 0; i < nfin; i++) fin_untouched &= entries(&fin)[i] == (i == 5 ? (void*)my_finalize : fake(2, i));
   printf("onload: returned=%d priority=%u core changed_in=%zu same_in=%zu changed_out=%zu same_out=%zu second=%zu\n", ok,

@@ -20,17 +20,33 @@ use crate::bracket;
 use cltap::hsa::packet::{KernelDispatch, PacketType, PACKET_SIZE};
 use cltap::trace::record::*;
 use std::ffi::c_void;
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, AtomicU8, Ordering};
+use std::sync::Mutex;
 
 /// 0 off, 1 intercept, 2 intercept with timestamps (set by `OnLoad`).
 static MODE: AtomicU8 = AtomicU8::new(0);
 /// Dispatch numbers, process-wide, from 1.
 static NEXT_DISPATCH: AtomicU64 = AtomicU64::new(1);
+/// Packets the handler saw, by AQL type (see [`PACKET_KINDS`]); written
+/// only by the handler.
+static PACKETS: [AtomicU64; 6] = [const { AtomicU64::new(0) }; 6];
+/// The names of [`PACKETS`]' counters, as the summary shows them.
+pub const PACKET_KINDS: [&str; 6] = ["kernel_dispatch", "barrier_and", "barrier_or", "vendor_specific", "agent_dispatch", "other"];
+/// Kernel objects → names, learnt from the application's
+/// `hsa_executable_symbol_get_info(…, KERNEL_OBJECT, …)` (see
+/// [`symbol_get_info_entry`]).
+static NAMES: Mutex<Option<HashMap<u64, String>>> = Mutex::new(None);
+/// Kernel objects → dispatches recorded (the handler's).
+static KERNEL_DISPATCHES: Mutex<Option<HashMap<u64, u64>>> = Mutex::new(None);
 
 const HSA_STATUS_SUCCESS: u32 = 0;
 const HSA_STATUS_ERROR: u32 = 0x1000;
 const HSA_SYSTEM_INFO_TIMESTAMP: u32 = 2;
 const HSA_SIGNAL_CONDITION_LT: u32 = 2;
+const HSA_EXECUTABLE_SYMBOL_INFO_NAME_LENGTH: u32 = 1;
+const HSA_EXECUTABLE_SYMBOL_INFO_NAME: u32 = 2;
+const HSA_EXECUTABLE_SYMBOL_INFO_KERNEL_OBJECT: u32 = 22;
 /// `hsa_queue_t.id`'s offset.
 const QUEUE_ID_OFFSET: usize = 32;
 /// `amd_signal_t.start_ts` / `end_ts` (`amd_hsa_signal.h`): the handle of a
@@ -53,6 +69,81 @@ pub fn mode() -> u8 {
 /// What `OnLoad` puts in the core table's `hsa_queue_create` entry.
 pub fn queue_create_entry() -> usize {
     queue_create as *const () as usize
+}
+
+/// The packets the handler saw, by type: `(name, count)` in [`PACKET_KINDS`]' order.
+pub fn packet_counts() -> Vec<(&'static str, u64)> {
+    PACKET_KINDS.iter().zip(PACKETS.iter()).map(|(n, c)| (*n, c.load(Ordering::Relaxed))).collect()
+}
+
+/// The kernels dispatched: `(kernel_object, name if known, dispatches)`,
+/// by kernel object.
+pub fn kernel_counts() -> Vec<(u64, Option<String>, u64)> {
+    let counts: Vec<(u64, u64)> = KERNEL_DISPATCHES.lock().map(|m| m.as_ref().map(|m| m.iter().map(|(k, n)| (*k, *n)).collect()).unwrap_or_default()).unwrap_or_default();
+    let names = NAMES.lock().ok();
+    let mut v: Vec<(u64, Option<String>, u64)> = counts.into_iter().map(|(k, n)| (k, names.as_ref().and_then(|m| m.as_ref()).and_then(|m| m.get(&k).cloned()), n)).collect();
+    v.sort_by_key(|x| x.0);
+    v
+}
+
+/// What `OnLoad` puts in the core table's `hsa_executable_symbol_get_info`
+/// entry when intercepting.
+pub fn symbol_get_info_entry() -> usize {
+    symbol_get_info as *const () as usize
+}
+
+type SymbolGetInfo = unsafe extern "C" fn(u64, u32, *mut c_void) -> u32;
+
+/// `hsa_executable_symbol_get_info`, as the application calls it: the
+/// generated wrapper records and forwards it; a kernel object handed out
+/// gets its symbol's name remembered, asked of the runtime's entry.
+unsafe extern "C" fn symbol_get_info(symbol: u64, attribute: u32, value: *mut c_void) -> u32 {
+    let w: SymbolGetInfo = std::mem::transmute(super::wrappers::WRAPPERS.0[id::hsa_executable_symbol_get_info]);
+    let r = w(symbol, attribute, value);
+    if r == HSA_STATUS_SUCCESS && attribute == HSA_EXECUTABLE_SYMBOL_INFO_KERNEL_OBJECT && !value.is_null() {
+        let object = std::ptr::read_unaligned(value as *const u64);
+        crate::guard::guard((), || learn_name(symbol, object));
+    }
+    r
+}
+
+fn learn_name(symbol: u64, object: u64) {
+    let f = orig(id::hsa_executable_symbol_get_info);
+    if f == 0 || object == 0 {
+        return;
+    }
+    // SAFETY: the runtime's entry; NAME_LENGTH writes a u32, NAME that many bytes.
+    let name = unsafe {
+        let f: SymbolGetInfo = std::mem::transmute(f);
+        let mut len = 0u32;
+        if f(symbol, HSA_EXECUTABLE_SYMBOL_INFO_NAME_LENGTH, &mut len as *mut u32 as *mut c_void) != HSA_STATUS_SUCCESS || len == 0 || len > 4096 {
+            return;
+        }
+        let mut buf = vec![0u8; len as usize + 1];
+        if f(symbol, HSA_EXECUTABLE_SYMBOL_INFO_NAME, buf.as_mut_ptr() as *mut c_void) != HSA_STATUS_SUCCESS {
+            return;
+        }
+        buf.truncate(len as usize);
+        if let Some(z) = buf.iter().position(|b| *b == 0) {
+            buf.truncate(z);
+        }
+        String::from_utf8_lossy(&buf).into_owned()
+    };
+    if let Ok(mut m) = NAMES.lock() {
+        m.get_or_insert_with(HashMap::new).insert(object, name);
+    }
+}
+
+fn count_packet(kind: PacketType) {
+    let k = match kind {
+        PacketType::KernelDispatch => 0,
+        PacketType::BarrierAnd => 1,
+        PacketType::BarrierOr => 2,
+        PacketType::VendorSpecific => 3,
+        PacketType::AgentDispatch => 4,
+        _ => 5,
+    };
+    PACKETS[k].fetch_add(1, Ordering::Relaxed);
 }
 
 fn orig(i: usize) -> usize {
@@ -175,8 +266,13 @@ fn handle(pkts: *const u8, count: u64, index: u64, q: &QueueInfo) -> Option<Vec<
     for i in 0..n {
         let raw: &[u8; PACKET_SIZE] = bytes[i * PACKET_SIZE..(i + 1) * PACKET_SIZE].try_into().ok()?;
         let p = KernelDispatch::read(raw);
-        if p.header().kind != PacketType::KernelDispatch {
+        let kind = p.header().kind;
+        count_packet(kind);
+        if kind != PacketType::KernelDispatch {
             continue;
+        }
+        if let Ok(mut m) = KERNEL_DISPATCHES.lock() {
+            *m.get_or_insert_with(HashMap::new).entry(p.kernel_object).or_insert(0) += 1;
         }
         let seq = NEXT_DISPATCH.fetch_add(1, Ordering::Relaxed);
         let w = words(q, index + i as u64, &p);

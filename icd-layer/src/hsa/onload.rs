@@ -5,8 +5,12 @@
 //!
 //! Each table starts with an `ApiTableVersion`; ROCr sets its `minor_id` to
 //! the size in bytes of the table it passes. A table smaller than the one
-//! cltap was built for (an older runtime) gets only the entries it has; a
-//! table of another major version, or a NULL one, is left alone. An entry
+//! cltap was built for (an older runtime) gets only the entries it has; an
+//! AMD-extension, image or finalizer table of another major version, or a
+//! NULL one, is left alone. The core table is what cltap needs: if it is of
+//! another major version (or the root table cannot hold it), `OnLoad` says
+//! why on stderr, replaces nothing and returns false, so that the runtime
+//! unloads cltap. An entry
 //! that is NULL, or already cltap's wrapper (a second `OnLoad` on the same
 //! table), is not replaced.
 
@@ -47,9 +51,10 @@ pub enum Installed {
 }
 
 /// `OnLoad(table, runtime_version, failed_tool_count, failed_tool_names)`.
-/// Always true: cltap never makes the runtime drop it; with a bad setting
-/// (reported once on stderr) it replaces nothing and the application runs
-/// as without it.
+/// False (after one stderr line saying why) when the core table is not one
+/// cltap knows: the runtime then unloads cltap. With a bad setting
+/// (reported once on stderr) it replaces nothing but returns true, and the
+/// application runs as without it.
 ///
 /// # Safety
 /// `root` is the runtime's `HsaApiTable`, or NULL.
@@ -60,6 +65,10 @@ pub unsafe fn on_load(root: *mut ApiTableVersion) -> bool {
     debug_assert!(super::api::NAMES.iter().zip(cltap::meta::HSA_FUNCTIONS.iter()).all(|(a, b)| *a == b.name));
     if !life::recording() {
         return true;
+    }
+    if let Err(why) = check_core(root) {
+        cltap::warn!("HSA: {why}: cltap cannot record this runtime's calls and asks to be unloaded");
+        return false;
     }
     // The `hsa_init` during which the runtime loads its tools cannot pass
     // through cltap: it is recorded from here, its time the time of this
@@ -80,6 +89,34 @@ pub unsafe fn on_load(root: *mut ApiTableVersion) -> bool {
         }
     }
     true
+}
+
+/// Whether the root table and its core table are of the versions cltap was
+/// built for (the core table is the one cltap cannot do without).
+///
+/// # Safety
+/// `root` is the runtime's `HsaApiTable`, or NULL.
+unsafe fn check_core(root: *mut ApiTableVersion) -> Result<(), String> {
+    if root.is_null() {
+        return Err("the runtime passed no API table".into());
+    }
+    let rv = std::ptr::read_volatile(root);
+    if rv.major_id != ROOT_MAJOR {
+        return Err(format!("the runtime's API table has major version {}, cltap knows {ROOT_MAJOR}", rv.major_id));
+    }
+    let core = &TABLES[0];
+    if (rv.minor_id as usize) < core.root_offset + 8 {
+        return Err(format!("the runtime's API table is {} bytes, too small to hold the {} table (cltap knows {} bytes)", rv.minor_id, core.name, ROOT_BYTES));
+    }
+    let p = std::ptr::read_volatile((root as *const u8).add(core.root_offset) as *const *mut ApiTableVersion);
+    if p.is_null() {
+        return Err(format!("the runtime's {} table is NULL", core.name));
+    }
+    let v = std::ptr::read_volatile(p);
+    if v.major_id != core.major {
+        return Err(format!("the runtime's {} table has major version {}, cltap knows {}", core.name, v.major_id, core.major));
+    }
+    Ok(())
 }
 
 /// Replaces the entries of every table the root holds.
@@ -117,11 +154,17 @@ unsafe fn install_table(p: *mut ApiTableVersion, t: &TableLayout) -> Installed {
         let mut wrapper = WRAPPERS.0[id] as usize;
         let orig = std::ptr::read_volatile(slot);
         let interceptor = super::intercept::queue_create_entry();
-        if orig == 0 || orig == wrapper || orig == interceptor {
+        let namer = super::intercept::symbol_get_info_entry();
+        if orig == 0 || orig == wrapper || orig == interceptor || orig == namer {
             continue;
         }
         if id == super::api::id::hsa_queue_create && super::intercept::mode() != 0 {
             wrapper = interceptor;
+        }
+        // Intercepting, the kernel objects the application looks up get
+        // their names (for the summary's dispatches per kernel).
+        if id == super::api::id::hsa_executable_symbol_get_info && super::intercept::mode() != 0 {
+            wrapper = namer;
         }
         ORIG[id].store(orig, Ordering::Release);
         std::ptr::write_volatile(slot, wrapper);

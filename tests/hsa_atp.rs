@@ -1,0 +1,118 @@
+//! The `.atp` of an HSA application (`CLTAP_ATP=1`) on the HSA runtime test
+//! double, with `ROCP_HSA_INTERCEPT=2`: one hsa API line and one hsa
+//! timestamp line per HSA call of the API log, and one kernel-timestamp line
+//! per `# dispatch` line, in dispatch order.
+
+mod common;
+use common::*;
+use cltap_formats::apilog::{self, Entry};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+const DISPATCHES: usize = 5;
+
+fn client(dir: &Path) -> Command {
+    let mut c = Command::new("timeout");
+    c.arg("60").arg(hsa_double().join("client")).current_dir(dir);
+    for (k, _) in std::env::vars() {
+        if k.starts_with("HSA_") || k.starts_with("CLTAP_") || k.starts_with("CLIENT_") || k.starts_with("ROCP_") || k == "LD_PRELOAD" {
+            c.env_remove(k);
+        }
+    }
+    c.env("LD_LIBRARY_PATH", hsa_double());
+    c.arg(hsa_double().join("kernels.co"));
+    c.env("CLIENT_DISPATCHES", DISPATCHES.to_string());
+    c
+}
+
+fn only(dir: &Path, ext: &str) -> PathBuf {
+    let found: Vec<PathBuf> = std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().path()).filter(|p| p.to_string_lossy().ends_with(ext)).collect();
+    assert_eq!(found.len(), 1, "one {ext} in {}: {found:?}", dir.display());
+    found.into_iter().next().unwrap()
+}
+
+fn after(line: &str, key: &str) -> String {
+    let at = line.find(key).unwrap_or_else(|| panic!("{key} not in {line}")) + key.len();
+    line[at..].split([' ', ',', ':']).next().unwrap().to_string()
+}
+
+fn hex(s: &str) -> u64 {
+    u64::from_str_radix(s.trim_start_matches("0x"), 16).unwrap()
+}
+
+#[test]
+fn hsa_atp_has_every_call_and_every_dispatch() {
+    let out = scratch("hsa-atp");
+    let mut c = client(&out);
+    c.env("HSA_TOOLS_LIB", layer());
+    c.env("CLTAP_OUTPUT_DIR", &*out);
+    c.env("CLTAP_ATP", "1");
+    c.env("ROCP_HSA_INTERCEPT", "2");
+    let o = run(c);
+    assert_eq!(o.code, Some(0), "stdout:\n{}\nstderr:\n{}", o.stdout, o.stderr);
+    assert!(o.stdout.contains("client: all checks passed"), "{}", o.stdout);
+
+    let log_path = only(&out, ".apilog");
+    let log = std::fs::read_to_string(&log_path).unwrap();
+    let entries = apilog::read(&log).unwrap_or_else(|e| panic!("{}: {e}", log_path.display()));
+    let mut calls: BTreeMap<String, usize> = BTreeMap::new();
+    for e in &entries {
+        if let Entry::Call(c) = e {
+            *calls.entry(c.name.clone()).or_default() += 1;
+        }
+    }
+    assert!(calls.contains_key("hsa_queue_create"), "{calls:?}");
+
+    let atp_path = only(&out, ".atp");
+    let text = std::fs::read_to_string(&atp_path).unwrap();
+    let atp = cltap_formats::atp::read(&text).unwrap_or_else(|e| panic!("{}: {e}\n{text}", atp_path.display()));
+    assert!(atp.api.is_empty() && atp.timestamps.is_empty(), "no OpenCL sections for an HSA application");
+
+    let count = |names: Vec<&str>| {
+        let mut m: BTreeMap<String, usize> = BTreeMap::new();
+        for n in names {
+            *m.entry(n.to_string()).or_default() += 1;
+        }
+        m
+    };
+    let api = count(atp.hsa_api.iter().flat_map(|b| b.items.iter().map(|c| c.name.as_str())).collect());
+    assert_eq!(api, calls, "hsa API lines per function, against the API log");
+    let ts = count(atp.hsa_timestamps.iter().flat_map(|b| b.items.iter().map(|t| t.name.as_str())).collect());
+    assert_eq!(ts, calls, "hsa timestamp lines per function, against the API log");
+    for b in &atp.hsa_timestamps {
+        for t in &b.items {
+            assert!(t.start <= t.end, "start ≤ end: {t:?}");
+            assert!(t.copy.is_none(), "no async-copy times: {t:?}");
+            assert_eq!(t.api_type, cltap_formats::atp::hsa_api_type(&t.name), "{t:?}");
+        }
+    }
+    // Each thread's API and timestamp lines name the same calls in the same order.
+    assert_eq!(atp.hsa_api.len(), atp.hsa_timestamps.len());
+    for (a, t) in atp.hsa_api.iter().zip(&atp.hsa_timestamps) {
+        assert_eq!(a.tid, t.tid);
+        let an: Vec<&str> = a.items.iter().map(|c| c.name.as_str()).collect();
+        let tn: Vec<&str> = t.items.iter().map(|c| c.name.as_str()).collect();
+        assert_eq!(an, tn);
+    }
+
+    // The API log's dispatch lines, in dispatch order.
+    let mut lines: Vec<(u64, &str)> = log.lines().filter_map(|l| l.strip_prefix("# dispatch ")).map(|l| (l.split(':').next().unwrap().parse().unwrap(), l)).collect();
+    lines.sort_by_key(|(n, _)| *n);
+    assert_eq!(lines.len(), DISPATCHES);
+    let k = &atp.kernel_dispatches;
+    assert_eq!(k.len(), lines.len(), "one kernel line per dispatch: {k:?}");
+    for (d, (_, l)) in k.iter().zip(&lines) {
+        assert_eq!(d.kernel_handle, hex(&after(l, "kernel_object ")), "{l}\n{d:?}");
+        assert_eq!(d.kernel_name, format!("{:#x}", d.kernel_handle));
+        assert_eq!(d.agent_handle, hex(&after(l, " on agent ")), "{l}\n{d:?}");
+        assert_eq!(d.queue_index, after(l, ", queue ").parse::<u64>().unwrap(), "{l}\n{d:?}");
+        assert_eq!(d.packet_id, after(l, " index ").parse::<u64>().unwrap(), "{l}\n{d:?}");
+        assert_eq!(d.start, after(l, " begin ").parse::<u64>().unwrap(), "{l}\n{d:?}");
+        assert_eq!(d.end, after(l, " end ").parse::<u64>().unwrap(), "{l}\n{d:?}");
+        assert!(d.start != 0 && d.start <= d.end, "begin ≤ end: {d:?}");
+        assert_eq!(d.packet_type, "HSA_PACKET_TYPE_KERNEL_DISPATCH");
+        assert_eq!(d.agent_index, 0);
+        assert!(d.packet.contains(",64,1,1,"), "grid in the packet text: {}", d.packet);
+    }
+}

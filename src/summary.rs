@@ -5,7 +5,43 @@
 use crate::report::Row;
 use crate::trace::render::InFlight;
 use serde_json::json;
+use std::collections::BTreeMap;
 use std::path::Path;
+use std::sync::Mutex;
+
+/// Timed HSA dispatches (`ROCP_HSA_INTERCEPT=2`) per kernel object:
+/// launches, total, min, max (ns). Filled by the renderer as it reads the
+/// dispatch records, so the layer's summary and `cltap render`'s both have it.
+static HSA_TIMES: Mutex<BTreeMap<u64, [u64; 4]>> = Mutex::new(BTreeMap::new());
+
+/// One HSA dispatch record's kernel object and begin/end (ns); a dispatch
+/// without times (`=1`, or one that could not be timed) is not counted.
+pub fn note_hsa_dispatch(kernel_object: u64, begin: u64, end: u64) {
+    if begin == 0 || end < begin {
+        return;
+    }
+    let ns = end - begin;
+    if let Ok(mut m) = HSA_TIMES.lock() {
+        let r = m.entry(kernel_object).or_insert([0, 0, u64::MAX, 0]);
+        r[0] += 1;
+        r[1] += ns;
+        r[2] = r[2].min(ns);
+        r[3] = r[3].max(ns);
+    }
+}
+
+/// The HSA device time per kernel, as OpenCL's table has it: named where
+/// the layer learnt the kernel's name, else by its object; most time first.
+fn hsa_kernel_rows(hsa: Option<&HsaExtra>) -> Vec<(u64, crate::devtime::KernelRow)> {
+    let Ok(m) = HSA_TIMES.lock() else { return Vec::new() };
+    let name = |k: u64| hsa.and_then(|h| h.kernels.iter().find(|x| x.0 == k).and_then(|x| x.1.clone())).unwrap_or_else(|| format!("{k:#x}"));
+    let mut rows: Vec<(u64, crate::devtime::KernelRow)> = m
+        .iter()
+        .map(|(&k, r)| (k, crate::devtime::KernelRow { kernel: name(k), launches: r[0], total_ns: r[1], min_ns: r[2], max_ns: r[3], by_size: Vec::new() }))
+        .collect();
+    rows.sort_by(|a, b| b.1.total_ns.cmp(&a.1.total_ns).then(a.1.kernel.cmp(&b.1.kernel)));
+    rows
+}
 
 /// What the summary says.
 pub struct Summary<'a> {
@@ -69,6 +105,12 @@ impl Summary<'_> {
                 msg += &format!("cltap: HSA packets: {}\n", seen.join(", "));
             }
         }
+        let rows: Vec<crate::devtime::KernelRow> = hsa_kernel_rows(hsa).into_iter().map(|r| r.1).collect();
+        if !rows.is_empty() {
+            let n: u64 = rows.iter().map(|r| r.launches).sum();
+            msg += &format!("cltap: HSA device time per kernel ({n} dispatches timed)\n");
+            msg += &indent(&crate::devtime::render_kernels(&rows));
+        }
         msg
     }
 
@@ -114,6 +156,14 @@ impl Summary<'_> {
             o.insert("hsa_packets".into(), serde_json::Value::Object(packets));
             let kernels: Vec<_> = h.kernels.iter().map(|(k, name, n)| json!({"kernel_object": format!("{k:#x}"), "name": name, "dispatches": n})).collect();
             o.insert("hsa_kernels".into(), json!(kernels));
+        }
+        let times = hsa_kernel_rows(hsa);
+        if let (false, Some(o)) = (times.is_empty(), head.as_object_mut()) {
+            let v: Vec<_> = times
+                .iter()
+                .map(|(k, r)| json!({"kernel": r.kernel, "kernel_object": format!("{k:#x}"), "launches": r.launches, "total_ns": r.total_ns, "min_ns": r.min_ns, "max_ns": r.max_ns}))
+                .collect();
+            o.insert("hsa_kernel_times".into(), json!(v));
         }
         use std::io::Write;
         let mut out = std::io::BufWriter::new(std::fs::File::create(path)?);

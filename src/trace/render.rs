@@ -75,6 +75,7 @@ impl Tally {
         }
         if h.kind == super::record::KIND_HSA_DISPATCH {
             self.hsa_dispatches += 1;
+            crate::summary::note_hsa_dispatch(v.args.get(super::record::DISPATCH_KERNEL_OBJECT).copied().unwrap_or(0), h.t0, h.t1);
             return;
         }
         // Records that are not calls have no row.
@@ -317,12 +318,12 @@ impl Renderer {
 
     /// The timeline's and the `.atp`'s share of a record.
     fn devices(&mut self, v: &View<'_>) {
-        // The timeline shows OpenCL calls only, for now; the .atp also takes
-        // HSA calls and dispatch records (its hsa sections).
+        // The timeline and the .atp take OpenCL calls, HSA calls and HSA
+        // dispatch records.
         if !v.returned() {
             return;
         }
-        if v.header.kind == super::record::KIND_OPENCL_CALL {
+        if matches!(v.header.kind, super::record::KIND_OPENCL_CALL | super::record::KIND_HSA_CALL | super::record::KIND_HSA_DISPATCH) {
             if let Some(t) = self.timeline.as_mut() {
                 t.record(v);
             }

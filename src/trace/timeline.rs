@@ -4,7 +4,8 @@
 //! file is written as the records are, so a long run is never held in
 //! memory, and it is closed at the end of the process however it ends.
 
-use super::record::{View, FLAG_CMD};
+use super::record::{View, FLAG_CMD, KIND_HSA_DISPATCH};
+use cltap_formats::cltrace::record as rec;
 use super::tsc::HostClock;
 use crate::devtime::{self, Alignment, Command};
 use std::collections::{BTreeMap, HashSet};
@@ -21,6 +22,25 @@ pub struct Timeline {
     named: HashSet<u32>,
     /// Host start (µs) of each enqueue, by command id, for the flow arrows.
     enqueues: BTreeMap<u64, (u32, f64)>,
+    /// HSA queue tracks: `(agent, queue id)` → tid in the device row.
+    hsa_queues: BTreeMap<(u64, u64), usize>,
+    /// HSA doorbell-store calls: `(start ns, end ns, tid, start µs)`, for
+    /// the flow arrows to the dispatches (resolved at the end, since
+    /// dispatch records come when the dispatch completes).
+    hsa_stores: Vec<(u64, u64, u32, f64)>,
+    /// HSA dispatches drawn: `(dispatch ns, seq, track tid, slice start µs)`.
+    hsa_dispatches: Vec<(u64, u64, usize, f64)>,
+}
+
+/// HSA queue tracks take tids from here on, after OpenCL's queues (1, 2, …).
+const HSA_QUEUE_TID0: usize = 1 << 20;
+/// How far (ns) a dispatch timestamp may lie outside its doorbell store's
+/// converted host times (the TSC → CLOCK_MONOTONIC conversion's error).
+const STORE_SLACK_NS: u64 = 2_000;
+
+/// Whether an HSA call can ring a queue's doorbell.
+fn is_doorbell_store(name: &str) -> bool {
+    name.starts_with("hsa_signal_store_")
 }
 
 fn json_str(s: &str) -> String {
@@ -31,7 +51,7 @@ impl Timeline {
     pub fn create(path: &std::path::Path, pid: u32, clock: HostClock) -> std::io::Result<Self> {
         let mut out = BufWriter::with_capacity(1 << 20, std::fs::File::create(path)?);
         out.write_all(b"{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n")?;
-        let mut t = Timeline { out, first: true, pid, clock, named: HashSet::new(), enqueues: BTreeMap::new() };
+        let mut t = Timeline { out, first: true, pid, clock, named: HashSet::new(), enqueues: BTreeMap::new(), hsa_queues: BTreeMap::new(), hsa_stores: Vec::new(), hsa_dispatches: Vec::new() };
         t.event(&format!("{{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":{pid},\"args\":{{\"name\":\"host (pid {pid})\"}}}}"));
         t.event(&format!("{{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":{},\"args\":{{\"name\":\"device queues\"}}}}", pid + DEVICE_PID_OFFSET));
         Ok(t)
@@ -59,10 +79,15 @@ impl Timeline {
         }
     }
 
-    /// One call record: a slice on its thread, or a marker's begin or end.
+    /// One call record (OpenCL or HSA): a slice on its thread, or a
+    /// marker's begin or end; an HSA dispatch record: a slice on its queue.
     pub fn record(&mut self, v: &View<'_>) {
         let h = &v.header;
-        let Some(f) = crate::meta::FUNCTIONS.get(h.fn_id as usize) else { return };
+        if h.kind == KIND_HSA_DISPATCH {
+            self.hsa_dispatch(v);
+            return;
+        }
+        let Some(f) = crate::meta::function(h.kind, h.fn_id) else { return };
         if f.is_marker() {
             if h.ret != 0 {
                 return;
@@ -78,7 +103,73 @@ impl Timeline {
             self.event(&e);
             return;
         }
+        if h.kind == rec::KIND_HSA_CALL && is_doorbell_store(f.name) {
+            let (a, b) = (self.clock.ns(h.t0), self.clock.ns(h.t1));
+            self.hsa_stores.push((a, b, h.tid, self.us(h.t0)));
+        }
         self.host_call(f.name, h.tid, h.t0, h.t1, (h.flags & FLAG_CMD != 0).then_some(h.cmd_id));
+    }
+
+    /// An HSA dispatch record (`ROCP_HSA_INTERCEPT=2`): a slice from its
+    /// begin to its end on a track per HSA queue. Records without times
+    /// (`=1`, or a dispatch that could not be timed) draw nothing.
+    ///
+    /// Clocks: the begin, end and dispatch times are the runtime's system
+    /// timestamp (`HSA_SYSTEM_INFO_TIMESTAMP`): CLOCK_MONOTONIC in ns on the
+    /// test double, as ROCr's is on Linux. Host calls are put on
+    /// CLOCK_MONOTONIC ns by the [`HostClock`], so both are drawn on one
+    /// axis unconverted. A runtime whose timestamp is another clock would
+    /// draw its dispatches shifted.
+    fn hsa_dispatch(&mut self, v: &View<'_>) {
+        let h = &v.header;
+        if h.t0 == 0 || h.t1 < h.t0 {
+            return;
+        }
+        let w = |i: usize| v.args.get(i).copied().unwrap_or(0);
+        let (agent, queue, kernel) = (w(rec::DISPATCH_AGENT), w(rec::DISPATCH_QUEUE_ID), w(rec::DISPATCH_KERNEL_OBJECT));
+        let dpid = self.pid + DEVICE_PID_OFFSET;
+        let n = HSA_QUEUE_TID0 + self.hsa_queues.len();
+        let tid = *self.hsa_queues.entry((agent, queue)).or_insert(n);
+        if tid == n {
+            self.event(&format!(
+                "{{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":{dpid},\"tid\":{tid},\"args\":{{\"name\":{}}}}}",
+                json_str(&format!("HSA queue {queue} (agent {agent:#x})"))
+            ));
+        }
+        let ts = self.ns_us(h.t0);
+        let dur = (h.t1 - h.t0) as f64 / 1000.0;
+        // Kernel names are learnt by the layer, not in the trace: the object.
+        let name = format!("kernel {kernel:#x}");
+        let (dispatch, complete) = (w(rec::DISPATCH_TIME_DISPATCH), w(rec::DISPATCH_TIME_COMPLETE));
+        self.event(&format!(
+            "{{\"name\":{},\"cat\":\"hsa_dispatch\",\"ph\":\"X\",\"ts\":{ts:.3},\"dur\":{dur:.3},\"pid\":{dpid},\"tid\":{tid},\"args\":{{\"dispatch\":{},\"queue_index\":{},\"kernel_object\":\"{kernel:#x}\",\"dispatch_ns\":{dispatch},\"begin_ns\":{},\"end_ns\":{},\"complete_ns\":{complete}}}}}",
+            json_str(&name), h.cmd_id, w(rec::DISPATCH_QUEUE_INDEX), h.t0, h.t1
+        ));
+        if dispatch != 0 {
+            self.hsa_dispatches.push((dispatch, h.cmd_id, tid, ts));
+        }
+    }
+
+    /// The flow arrows from doorbell stores to HSA dispatches. A dispatch
+    /// record does not name the call that submitted it; the intercept
+    /// handler runs inside the doorbell store on the storing thread (ROCr's
+    /// intercept queues and the double alike), so the dispatch timestamp
+    /// lies within that store: the latest-starting `hsa_signal_store_*`
+    /// call, on any thread, that contains it (with [`STORE_SLACK_NS`]) is
+    /// taken. A dispatch no store contains gets no arrow.
+    fn hsa_flows(&mut self) {
+        let mut stores = std::mem::take(&mut self.hsa_stores);
+        stores.sort_by_key(|s| s.0);
+        let dpid = self.pid + DEVICE_PID_OFFSET;
+        for (dispatch, seq, tid, ts) in std::mem::take(&mut self.hsa_dispatches) {
+            let k = stores.partition_point(|s| s.0 <= dispatch.saturating_add(STORE_SLACK_NS));
+            let Some(&(_, _, htid, hts)) = stores[..k].iter().rev().find(|s| s.1.saturating_add(STORE_SLACK_NS) >= dispatch) else { continue };
+            // Flow ids apart from OpenCL's command ids.
+            let id = (1u64 << 62) | seq;
+            let fts = ts.max(hts);
+            self.event(&format!("{{\"name\":\"dispatch\",\"cat\":\"flow\",\"ph\":\"s\",\"id\":{id},\"ts\":{hts:.3},\"pid\":{},\"tid\":{htid}}}", self.pid));
+            self.event(&format!("{{\"name\":\"dispatch\",\"cat\":\"flow\",\"ph\":\"f\",\"bp\":\"e\",\"id\":{id},\"ts\":{fts:.3},\"pid\":{dpid},\"tid\":{tid}}}"));
+        }
     }
 
     pub fn host_call(&mut self, name: &str, tid: u32, t0: u64, t1: u64, cmd: Option<u64>) {
@@ -132,6 +223,7 @@ impl Timeline {
     }
 
     pub fn close(mut self) {
+        self.hsa_flows();
         let _ = self.out.write_all(b"\n]}\n");
         let _ = self.out.flush();
     }

@@ -1,0 +1,123 @@
+//! HSA in the timeline and the summary (`CLTAP_TIMELINE=1 CLTAP_SUMMARY=1
+//! ROCP_HSA_INTERCEPT=2`) on the HSA runtime test double: every HSA call is
+//! a slice on its thread, every timed dispatch a slice on its HSA queue's
+//! track (from its begin to its end, with an arrow from the doorbell store
+//! that submitted it), and the summary has the per-kernel device table.
+
+mod common;
+use common::*;
+use cltap_formats::apilog::{self, Entry};
+use serde_json::Value;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+const DISPATCHES: u64 = 5;
+
+fn client(dir: &Path) -> Command {
+    let mut c = Command::new("timeout");
+    c.arg("60").arg(hsa_double().join("client")).current_dir(dir);
+    for (k, _) in std::env::vars() {
+        if k.starts_with("HSA_") || k.starts_with("CLTAP_") || k.starts_with("CLIENT_") || k.starts_with("ROCP_") || k == "LD_PRELOAD" {
+            c.env_remove(k);
+        }
+    }
+    c.env("LD_LIBRARY_PATH", hsa_double());
+    c.arg(hsa_double().join("kernels.co"));
+    c.env("CLIENT_DISPATCHES", DISPATCHES.to_string());
+    c
+}
+
+fn only(dir: &Path, ext: &str) -> PathBuf {
+    let found: Vec<PathBuf> = std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().path()).filter(|p| p.to_string_lossy().ends_with(ext)).collect();
+    assert_eq!(found.len(), 1, "one {ext} in {}: {found:?}", dir.display());
+    found.into_iter().next().unwrap()
+}
+
+fn after(line: &str, key: &str) -> u64 {
+    let at = line.find(key).unwrap_or_else(|| panic!("{key} not in {line}")) + key.len();
+    line[at..].split([' ', ',', ':']).next().unwrap().parse().unwrap()
+}
+
+#[test]
+fn hsa_calls_and_dispatches_in_the_timeline_and_the_summary() {
+    let out = scratch("hsa-timeline");
+    let mut c = client(&out);
+    c.env("HSA_TOOLS_LIB", layer());
+    c.env("CLTAP_OUTPUT_DIR", &*out);
+    c.env("ROCP_HSA_INTERCEPT", "2");
+    c.env("CLTAP_TIMELINE", "1");
+    c.env("CLTAP_SUMMARY", "1");
+    let o = run(c);
+    assert_eq!(o.code, Some(0), "stdout:\n{}\nstderr:\n{}", o.stdout, o.stderr);
+    assert!(o.stdout.contains("client: all checks passed"), "{}", o.stdout);
+
+    // The API log: its calls and its dispatch lines (seq → end − begin).
+    let text = std::fs::read_to_string(only(&out, ".apilog")).unwrap();
+    let entries = apilog::read(&text).unwrap();
+    let calls = entries.iter().filter(|e| matches!(e, Entry::Call(_))).count();
+    assert!(calls > 0);
+    let dispatches: BTreeMap<u64, u64> = text
+        .lines()
+        .filter_map(|l| l.strip_prefix("# dispatch "))
+        .map(|l| (l.split(':').next().unwrap().parse().unwrap(), after(l, " end ") - after(l, " begin ")))
+        .collect();
+    assert_eq!(dispatches.len() as u64, DISPATCHES, "{text}");
+
+    // The timeline: the .json that is not the summary.
+    let path = std::fs::read_dir(&*out).unwrap().map(|e| e.unwrap().path()).find(|p| {
+        let n = p.to_string_lossy();
+        n.ends_with(".json") && !n.ends_with(".summary.json")
+    });
+    let json: Value = serde_json::from_str(&std::fs::read_to_string(path.expect("a timeline")).unwrap())
+    .expect("the timeline parses");
+    let events = json["traceEvents"].as_array().expect("traceEvents");
+    for e in events {
+        if let Some(d) = e.get("dur") {
+            assert!(d.as_f64().unwrap() >= 0.0, "negative duration: {e}");
+        }
+    }
+    let api: Vec<&Value> = events.iter().filter(|e| e["ph"] == "X" && e["cat"] == "api").collect();
+    assert_eq!(api.len(), calls, "one slice per HSA call");
+    assert!(api.iter().all(|e| e["name"].as_str().unwrap().starts_with("hsa_")), "HSA calls only");
+    let slices: Vec<&Value> = events.iter().filter(|e| e["ph"] == "X" && e["cat"] == "hsa_dispatch").collect();
+    assert_eq!(slices.len() as u64, DISPATCHES, "one slice per dispatch");
+    let host_pid = api[0]["pid"].as_u64().unwrap();
+    let tracks: Vec<&Value> = events.iter().filter(|e| e["name"] == "thread_name" && e["args"]["name"].as_str().unwrap().starts_with("HSA queue ")).collect();
+    assert!(!tracks.is_empty(), "an HSA queue track");
+    assert!(tracks.iter().all(|t| t["args"]["name"].as_str().unwrap().contains("(agent 0x")), "{tracks:?}");
+    for s in &slices {
+        assert_ne!(s["pid"].as_u64().unwrap(), host_pid, "dispatches are on the device row: {s}");
+        assert!(tracks.iter().any(|t| t["pid"] == s["pid"] && t["tid"] == s["tid"]), "on a named queue track: {s}");
+        let seq = s["args"]["dispatch"].as_u64().unwrap();
+        let ns = (s["dur"].as_f64().unwrap() * 1000.0).round() as u64;
+        assert_eq!(Some(&ns), dispatches.get(&seq), "dispatch {seq}: its slice lasts end − begin");
+    }
+    // Flow arrows, where drawn, start on a doorbell store and end on a dispatch.
+    let starts: Vec<&Value> = events.iter().filter(|e| e["cat"] == "flow" && e["ph"] == "s").collect();
+    let ends: Vec<&Value> = events.iter().filter(|e| e["cat"] == "flow" && e["ph"] == "f").collect();
+    assert_eq!(starts.len(), ends.len());
+    assert_eq!(starts.len() as u64, DISPATCHES, "an arrow to each dispatch from its doorbell store");
+    for f in &starts {
+        let (ts, tid) = (f["ts"].as_f64().unwrap(), &f["tid"]);
+        assert!(
+            api.iter().any(|a| &a["tid"] == tid && a["name"].as_str().unwrap().starts_with("hsa_signal_store_") && (a["ts"].as_f64().unwrap() - ts).abs() < 0.0005),
+            "the arrow starts on a signal store: {f}"
+        );
+    }
+
+    // The summary: the per-kernel device table, launches = dispatches.
+    let summary: Value = serde_json::from_str(&std::fs::read_to_string(only(&out, ".summary.json")).unwrap()).unwrap();
+    let times = summary["hsa_kernel_times"].as_array().unwrap_or_else(|| panic!("hsa_kernel_times in {summary}"));
+    assert_eq!(times.len(), 1, "{summary}");
+    assert_eq!(times[0]["kernel"], "add_one.kd", "{summary}");
+    assert_eq!(times[0]["launches"].as_u64(), Some(DISPATCHES));
+    let total: u64 = dispatches.values().sum();
+    assert_eq!(times[0]["total_ns"].as_u64(), Some(total));
+    assert_eq!(times[0]["min_ns"].as_u64(), dispatches.values().min().copied());
+    assert_eq!(times[0]["max_ns"].as_u64(), dispatches.values().max().copied());
+    assert!(o.stderr.contains(&format!("cltap: HSA device time per kernel ({DISPATCHES} dispatches timed)\n")), "{}", o.stderr);
+    let line = o.stderr.lines().find(|l| l.contains("add_one.kd") && !l.contains("HSA packets")).unwrap_or_else(|| panic!("{}", o.stderr));
+    let launches: u64 = line.split_whitespace().nth(2).unwrap().parse().unwrap();
+    assert_eq!(launches, DISPATCHES, "{line}");
+}

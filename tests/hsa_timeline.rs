@@ -81,6 +81,7 @@ fn hsa_calls_and_dispatches_in_the_timeline_and_the_summary() {
     assert_eq!(api.len(), calls, "one slice per HSA call");
     assert!(api.iter().all(|e| e["name"].as_str().unwrap().starts_with("hsa_")), "HSA calls only");
     let slices: Vec<&Value> = events.iter().filter(|e| e["ph"] == "X" && e["cat"] == "hsa_dispatch").collect();
+    assert!(slices.iter().all(|e| e["name"] == "add_one.kd"), "dispatches named by their kernel: {slices:?}");
     assert_eq!(slices.len() as u64, DISPATCHES, "one slice per dispatch");
     let host_pid = api[0]["pid"].as_u64().unwrap();
     let tracks: Vec<&Value> = events.iter().filter(|e| e["name"] == "thread_name" && e["args"]["name"].as_str().unwrap().starts_with("HSA queue ")).collect();

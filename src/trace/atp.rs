@@ -158,8 +158,8 @@ impl AtpWriter {
             w(rec::DISPATCH_GROUP_SEGMENT),
         );
         let k = KernelDispatch {
-            // No kernel names are known yet: the kernel object stands in.
-            kernel_name: format!("{kernel:#x}"),
+            // The name the application's symbol look-ups gave, else the object.
+            kernel_name: v.kernel_name().unwrap_or_else(|| format!("{kernel:#x}")),
             kernel_handle: kernel,
             start: h.t0,
             end: h.t1,

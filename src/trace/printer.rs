@@ -226,15 +226,17 @@ fn unknown(v: &View<'_>) -> String {
 }
 
 /// The API log's comment for an HSA dispatch record (`KIND_HSA_DISPATCH`):
-/// `dispatch N: kernel_object 0x… on agent 0x…, queue Q index I: grid
+/// `dispatch N: kernel_object 0x… [kernel NAME] on agent 0x…, queue Q index I: grid
 /// (x,y,z) workgroup (x,y,z) private P group G, dispatch D begin B end E
 /// complete C ns` (times in the HSA system clock's ns, 0 when not taken).
 pub fn dispatch_text(v: &View<'_>) -> String {
     use cltap_formats::cltrace::record::*;
     let w = |i: usize| v.args.get(i).copied().unwrap_or(0);
     let h = &v.header;
+    // The name, when the application's symbol look-ups gave one.
+    let name = v.kernel_name().map(|n| format!(" kernel {n}")).unwrap_or_default();
     format!(
-        "dispatch {}: kernel_object 0x{:016X} on agent 0x{:016X}, queue {} index {}: grid ({},{},{}) workgroup ({},{},{}) private {} group {}, dispatch {} begin {} end {} complete {} ns",
+        "dispatch {}: kernel_object 0x{:016X}{name} on agent 0x{:016X}, queue {} index {}: grid ({},{},{}) workgroup ({},{},{}) private {} group {}, dispatch {} begin {} end {} complete {} ns",
         h.cmd_id,
         w(DISPATCH_KERNEL_OBJECT),
         w(DISPATCH_AGENT),

@@ -138,8 +138,8 @@ impl Timeline {
         }
         let ts = self.ns_us(h.t0);
         let dur = (h.t1 - h.t0) as f64 / 1000.0;
-        // Kernel names are learnt by the layer, not in the trace: the object.
-        let name = format!("kernel {kernel:#x}");
+        // The name the application's symbol look-ups gave, else the object.
+        let name = v.kernel_name().unwrap_or_else(|| format!("kernel {kernel:#x}"));
         let (dispatch, complete) = (w(rec::DISPATCH_TIME_DISPATCH), w(rec::DISPATCH_TIME_COMPLETE));
         self.event(&format!(
             "{{\"name\":{},\"cat\":\"hsa_dispatch\",\"ph\":\"X\",\"ts\":{ts:.3},\"dur\":{dur:.3},\"pid\":{dpid},\"tid\":{tid},\"args\":{{\"dispatch\":{},\"queue_index\":{},\"kernel_object\":\"{kernel:#x}\",\"dispatch_ns\":{dispatch},\"begin_ns\":{},\"end_ns\":{},\"complete_ns\":{complete}}}}}",

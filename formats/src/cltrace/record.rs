@@ -72,6 +72,9 @@ pub const DISPATCH_TIME_DISPATCH: usize = 12;
 pub const DISPATCH_TIME_COMPLETE: usize = 13;
 /// Argument words of a dispatch record.
 pub const DISPATCH_WORDS: usize = 14;
+/// The capture `param` of a dispatch record's kernel name (a string), when
+/// cltap knows it.
+pub const NAME_PARAM: u8 = 255;
 
 /// One captured content: `bytes` of data follow, padded to 8.
 #[repr(C)]
@@ -134,6 +137,11 @@ pub struct View<'a> {
 }
 
 impl View<'_> {
+    /// A dispatch record's kernel name, when it carries one.
+    pub fn kernel_name(&self) -> Option<String> {
+        self.string_arg(NAME_PARAM as usize)
+    }
+
     /// Whether the call returned (the record was completed).
     pub fn returned(&self) -> bool {
         self.header.flags & FLAG_DONE != 0

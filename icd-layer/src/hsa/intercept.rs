@@ -134,6 +134,11 @@ fn learn_name(symbol: u64, object: u64) {
     }
 }
 
+/// The name the application's symbol look-ups gave a kernel object.
+fn kernel_name(object: u64) -> Option<String> {
+    NAMES.lock().ok()?.as_ref()?.get(&object).cloned()
+}
+
 fn count_packet(kind: PacketType) {
     let k = match kind {
         PacketType::KernelDispatch => 0,
@@ -277,7 +282,7 @@ fn handle(pkts: *const u8, count: u64, index: u64, q: &QueueInfo) -> Option<Vec<
         let seq = NEXT_DISPATCH.fetch_add(1, Ordering::Relaxed);
         let w = words(q, index + i as u64, &p);
         if q.mode < 2 {
-            cltap::trace::local::record_kind::<KIND_HSA_DISPATCH>(seq, 0, 0, &w);
+            cltap::trace::local::record_kind::<KIND_HSA_DISPATCH>(seq, 0, 0, &w, kernel_name(p.kernel_object).as_deref());
             continue;
         }
         let dispatch = timestamp();
@@ -291,7 +296,7 @@ fn handle(pkts: *const u8, count: u64, index: u64, q: &QueueInfo) -> Option<Vec<
             None => {
                 let mut w = w;
                 w[DISPATCH_TIME_DISPATCH] = dispatch;
-                cltap::trace::local::record_kind::<KIND_HSA_DISPATCH>(seq, 0, 0, &w);
+                cltap::trace::local::record_kind::<KIND_HSA_DISPATCH>(seq, 0, 0, &w, kernel_name(p.kernel_object).as_deref());
             }
         }
     }
@@ -362,7 +367,8 @@ fn complete(p: &Pending) {
         }
         let mut w = p.words;
         w[DISPATCH_TIME_COMPLETE] = timestamp();
-        cltap::trace::local::record_kind::<KIND_HSA_DISPATCH>(p.seq, times[0], times[1], &w);
+        let name = kernel_name(w[DISPATCH_KERNEL_OBJECT]);
+        cltap::trace::local::record_kind::<KIND_HSA_DISPATCH>(p.seq, times[0], times[1], &w, name.as_deref());
         if p.app_signal != 0 {
             // The runtime would have stamped the application's signal with the
             // dispatch's times (it asked for them with profiling on): they are

@@ -13,23 +13,11 @@ use std::process::Command;
 const DISPATCHES: usize = 5;
 
 fn client(dir: &Path) -> Command {
-    let mut c = Command::new("timeout");
-    c.arg("60").arg(hsa_double().join("client")).current_dir(dir);
-    for (k, _) in std::env::vars() {
-        if k.starts_with("HSA_") || k.starts_with("CLTAP_") || k.starts_with("CLIENT_") || k.starts_with("ROCP_") || k == "LD_PRELOAD" {
-            c.env_remove(k);
-        }
-    }
-    c.env("LD_LIBRARY_PATH", hsa_double());
-    c.arg(hsa_double().join("kernels.co"));
-    c.env("CLIENT_DISPATCHES", DISPATCHES.to_string());
-    c
+    hsa_client(dir, DISPATCHES as u64)
 }
 
 fn only(dir: &Path, ext: &str) -> PathBuf {
-    let found: Vec<PathBuf> = std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().path()).filter(|p| p.to_string_lossy().ends_with(ext)).collect();
-    assert_eq!(found.len(), 1, "one {ext} in {}: {found:?}", dir.display());
-    found.into_iter().next().unwrap()
+    only_file(dir, ext)
 }
 
 fn after(line: &str, key: &str) -> String {

@@ -369,3 +369,27 @@ pub fn hsa_double() -> &'static Path {
         out
     })
 }
+
+/// The HSA test double's client (`hsa-double/tests/client.c`) with its
+/// gfx906 code object, run from `dir` on the double for `dispatches`
+/// dispatches, in an environment cleaned of HSA, cltap and client settings.
+pub fn hsa_client(dir: &Path, dispatches: u64) -> Command {
+    let mut c = Command::new("timeout");
+    c.arg("60").arg(hsa_double().join("client")).current_dir(dir);
+    for (k, _) in std::env::vars() {
+        if k.starts_with("HSA_") || k.starts_with("CLTAP_") || k.starts_with("CLIENT_") || k.starts_with("ROCP_") || k == "LD_PRELOAD" {
+            c.env_remove(k);
+        }
+    }
+    c.env("LD_LIBRARY_PATH", hsa_double());
+    c.arg(hsa_double().join("kernels.co"));
+    c.env("CLIENT_DISPATCHES", dispatches.to_string());
+    c
+}
+
+/// The one file in `dir` whose name ends with `suffix`.
+pub fn only_file(dir: &Path, suffix: &str) -> PathBuf {
+    let found: Vec<PathBuf> = std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().path()).filter(|p| p.to_string_lossy().ends_with(suffix)).collect();
+    assert_eq!(found.len(), 1, "one {suffix} in {}: {found:?}", dir.display());
+    found.into_iter().next().unwrap()
+}

@@ -68,13 +68,23 @@ fn hsa_atp_has_every_call_and_every_dispatch() {
     assert_eq!(api, calls, "hsa API lines per function, against the API log");
     let ts = count(atp.hsa_timestamps.iter().flat_map(|b| b.items.iter().map(|t| t.name.as_str())).collect());
     assert_eq!(ts, calls, "hsa timestamp lines per function, against the API log");
+    let mut copies = 0;
     for b in &atp.hsa_timestamps {
         for t in &b.items {
             assert!(t.start <= t.end, "start ≤ end: {t:?}");
-            assert!(t.copy.is_none(), "no async-copy times: {t:?}");
+            if t.name == "hsa_amd_memory_async_copy" {
+                let c = t.copy.unwrap_or_else(|| panic!("async-copy times: {t:?}"));
+                // The double's copy times and the host times share CLOCK_MONOTONIC.
+                assert!(c.start <= c.end && c.start >= t.start, "copy times: {t:?}");
+                copies += 1;
+            } else {
+                assert!(t.copy.is_none(), "no async-copy times: {t:?}");
+            }
             assert_eq!(t.api_type, cltap_formats::atp::hsa_api_type(&t.name), "{t:?}");
         }
     }
+    assert_eq!(copies, calls.get("hsa_amd_memory_async_copy").copied().unwrap_or(0));
+    assert!(copies > 0, "the client makes async copies");
     // Each thread's API and timestamp lines name the same calls in the same order.
     assert_eq!(atp.hsa_api.len(), atp.hsa_timestamps.len());
     for (a, t) in atp.hsa_api.iter().zip(&atp.hsa_timestamps) {
@@ -104,5 +114,41 @@ fn hsa_atp_has_every_call_and_every_dispatch() {
         assert_eq!(d.packet_type, "HSA_PACKET_TYPE_KERNEL_DISPATCH");
         assert_eq!(d.agent_index, 0);
         assert!(d.packet.contains(",64,1,1,"), "grid in the packet text: {}", d.packet);
+    }
+}
+
+/// With the `.atp` on, without interception too: every async copy's line
+/// carries its copy times, and the client sees what it sees without cltap.
+#[test]
+fn hsa_atp_async_copies_carry_their_times() {
+    let plain = run(client(&scratch("hsa-atp-plain")));
+    assert_eq!(plain.code, Some(0), "{}", plain.stderr);
+    for intercept in [None, Some("2")] {
+        let out = scratch(if intercept.is_some() { "hsa-atp-copy-2" } else { "hsa-atp-copy-0" });
+        let mut c = client(&out);
+        c.env("HSA_TOOLS_LIB", layer());
+        c.env("CLTAP_OUTPUT_DIR", &*out);
+        c.env("CLTAP_ATP", "1");
+        if let Some(m) = intercept {
+            c.env("ROCP_HSA_INTERCEPT", m);
+        }
+        let o = run(c);
+        assert_eq!(o.code, plain.code, "stderr:\n{}", o.stderr);
+        // Addresses aside (they move from run to run).
+        let masked = |s: &str| s.split_whitespace().map(|w| w.split('=').map(|x| if x.starts_with("0x") { "0x?" } else { x }).collect::<Vec<_>>().join("=")).collect::<Vec<_>>().join(" ");
+        assert_eq!(masked(&o.stdout), masked(&plain.stdout), "the client's output is unchanged");
+        let text = std::fs::read_to_string(only(&out, ".atp")).unwrap();
+        let atp = cltap_formats::atp::read(&text).unwrap_or_else(|e| panic!("{e}\n{text}"));
+        let mut copies = 0;
+        for t in atp.hsa_timestamps.iter().flat_map(|b| b.items.iter()) {
+            if t.name == "hsa_amd_memory_async_copy" {
+                let c = t.copy.unwrap_or_else(|| panic!("async-copy times: {t:?}"));
+                assert!(c.start <= c.end && c.start >= t.start, "copy times: {t:?}");
+                copies += 1;
+            } else {
+                assert!(t.copy.is_none(), "{t:?}");
+            }
+        }
+        assert!(copies > 0, "the client makes async copies");
     }
 }

@@ -14,8 +14,8 @@ use super::record::{Capture, Tag, View, FLAG_CMD, FLAG_OK};
 use super::tsc::HostClock;
 use crate::devtime::{self, QueueOffsets};
 use crate::meta::{FnMeta, Kind, ParamMeta, Ret, FUNCTIONS, HSA_FUNCTIONS};
-use cltap_formats::atp::{self, ApiCall, Detail, Enqueue, HsaTimestamp, KernelDispatch, Marker, Timestamp};
-use cltap_formats::cltrace::record::{self as rec, KIND_HSA_CALL, KIND_HSA_DISPATCH, KIND_OPENCL_CALL};
+use cltap_formats::atp::{self, ApiCall, AsyncCopy, Detail, Enqueue, HsaTimestamp, KernelDispatch, Marker, Timestamp};
+use cltap_formats::cltrace::record::{self as rec, KIND_HSA_CALL, KIND_HSA_COPY, KIND_HSA_DISPATCH, KIND_OPENCL_CALL};
 use std::collections::HashMap;
 use std::fs::File;
 use std::io::{BufRead, BufReader, BufWriter, Write};
@@ -34,6 +34,9 @@ struct Spill {
     marks_n: usize,
     hsa: Option<(BufWriter<File>, BufWriter<File>)>,
     hsa_n: usize,
+    /// The thread's `hsa_amd_memory_async_copy` calls so far: the next
+    /// one's ordinal, as the copy records name it.
+    copies_n: u64,
 }
 
 /// The HSA kernel-timestamp lines (one file for the process: the section has
@@ -54,6 +57,9 @@ pub struct AtpWriter {
     threads: Vec<Spill>,
     by_tid: HashMap<u32, usize>,
     kernels: Option<Kernels>,
+    /// Async-copy times (`KIND_HSA_COPY`) by (thread, ordinal), joined with
+    /// their calls' timestamp lines during assembly.
+    copies: HashMap<(u32, u64), (u64, u64)>,
     line: String,
     failed: bool,
 }
@@ -62,6 +68,8 @@ pub struct AtpWriter {
 /// its device times (`E`, tab-separated fields).
 const FINAL: char = 'T';
 const ENQUEUE: char = 'E';
+/// An HSA async copy waiting for its copy times (`C`, tab-separated fields).
+const COPY: char = 'C';
 
 impl AtpWriter {
     pub fn create(path: PathBuf, clock: HostClock) -> std::io::Result<Self> {
@@ -69,7 +77,7 @@ impl AtpWriter {
         let parts = path.with_file_name(format!(".{name}.parts"));
         std::fs::create_dir_all(&parts)?;
         File::create(&path)?;
-        Ok(AtpWriter { path, parts, clock, threads: Vec::new(), by_tid: HashMap::new(), kernels: None, line: String::new(), failed: false })
+        Ok(AtpWriter { path, parts, clock, threads: Vec::new(), by_tid: HashMap::new(), kernels: None, copies: HashMap::new(), line: String::new(), failed: false })
     }
 
     pub fn path(&self) -> &Path {
@@ -83,7 +91,7 @@ impl AtpWriter {
                 let open = |kind: &str| -> std::io::Result<BufWriter<File>> {
                     Ok(BufWriter::with_capacity(1 << 16, File::create(self.parts.join(format!("{tid}.{kind}")))?))
                 };
-                let s = Spill { tid, api: open("api")?, api_n: 0, ts: open("ts")?, ts_n: 0, marks: open("marks")?, marks_n: 0, hsa: None, hsa_n: 0 };
+                let s = Spill { tid, api: open("api")?, api_n: 0, ts: open("ts")?, ts_n: 0, marks: open("marks")?, marks_n: 0, hsa: None, hsa_n: 0, copies_n: 0 };
                 self.threads.push(s);
                 self.by_tid.insert(tid, self.threads.len() - 1);
                 self.threads.len() - 1
@@ -108,12 +116,19 @@ impl AtpWriter {
             KIND_OPENCL_CALL => self.opencl(v),
             KIND_HSA_CALL => self.hsa(v),
             KIND_HSA_DISPATCH => self.dispatch(v),
+            KIND_HSA_COPY => {
+                let tid = v.args.get(rec::COPY_TID).copied().unwrap_or(0) as u32;
+                let ordinal = v.args.get(rec::COPY_ORDINAL).copied().unwrap_or(0);
+                self.copies.insert((tid, ordinal), (v.header.t0, v.header.t1));
+                Ok(())
+            }
             _ => Ok(()),
         }
     }
 
-    /// An HSA call: its API line and its timestamp line (host times; no
-    /// async-copy times, see docs/atp-format.md).
+    /// An HSA call: its API line and its timestamp line (host times; an
+    /// async copy's line is spilled with a placeholder and joined with its
+    /// copy times during assembly, see docs/atp-format.md).
     fn hsa(&mut self, v: &View<'_>) -> std::io::Result<()> {
         let h = &v.header;
         let Some(f) = HSA_FUNCTIONS.get(h.fn_id as usize) else { return Ok(()) };
@@ -122,10 +137,18 @@ impl AtpWriter {
         line.clear();
         atp::write_api_call(&mut line, &api_call(f, v));
         let n = line.len();
-        atp::write_hsa_timestamp(&mut line, &HsaTimestamp { api_type: atp::hsa_api_type(f.name), name: f.name.to_string(), start, end, copy: None });
         let tid = h.tid;
         let parts = self.parts.clone();
         let s = self.spill(tid)?;
+        let api_type = atp::hsa_api_type(f.name);
+        if f.name == "hsa_amd_memory_async_copy" {
+            use std::fmt::Write as _;
+            let _ = writeln!(line, "{COPY}{}\t{api_type}\t{}\t{start}\t{end}", s.copies_n, f.name);
+            s.copies_n += 1;
+        } else {
+            line.push(FINAL);
+            atp::write_hsa_timestamp(&mut line, &HsaTimestamp { api_type, name: f.name.to_string(), start, end, copy: None });
+        }
         if s.hsa.is_none() {
             let open = |kind: &str| -> std::io::Result<BufWriter<File>> { Ok(BufWriter::with_capacity(1 << 16, File::create(parts.join(format!("{tid}.{kind}")))?)) };
             s.hsa = Some((open("hsa-api")?, open("hsa-ts")?));
@@ -274,7 +297,18 @@ impl AtpWriter {
             for (name, kind) in [(atp::HSA_API_SECTION, "hsa-api"), (atp::HSA_TIMESTAMP_SECTION, "hsa-ts")] {
                 section(out, name)?;
                 for s in self.threads.iter().filter(|s| s.hsa_n > 0) {
-                    self.block(out, s.tid, s.hsa_n, kind, |l, o| o.write_all(l.as_bytes()))?;
+                    if kind == "hsa-api" {
+                        self.block(out, s.tid, s.hsa_n, kind, |l, o| o.write_all(l.as_bytes()))?;
+                        continue;
+                    }
+                    self.block(out, s.tid, s.hsa_n, kind, |l, o| match l.strip_prefix(FINAL) {
+                        Some(rest) => o.write_all(rest.as_bytes()),
+                        None => {
+                            let mut t = String::new();
+                            atp::write_hsa_timestamp(&mut t, &self.copy_joined(s.tid, l));
+                            o.write_all(t.as_bytes())
+                        }
+                    })?;
                 }
             }
         }
@@ -303,6 +337,16 @@ impl AtpWriter {
             }
         }
         Ok(())
+    }
+
+    /// An async copy's spilled timestamp line joined with its copy times,
+    /// when they came (a copy that never completed keeps only its host
+    /// times). The copy times are the runtime's, written as they are.
+    fn copy_joined(&self, tid: u32, l: &str) -> HsaTimestamp {
+        let f: Vec<&str> = l[1..].trim_end().split('\t').collect();
+        let num = |i: usize| f.get(i).and_then(|x| x.parse::<u64>().ok()).unwrap_or(0);
+        let copy = self.copies.get(&(tid, num(0))).map(|&(start, end)| AsyncCopy { start, end });
+        HsaTimestamp { api_type: num(1) as u32, name: f.get(2).copied().unwrap_or("?").to_string(), start: num(3), end: num(4), copy }
     }
 
     fn opencl_sections(&self, out: &mut BufWriter<File>, offsets: &QueueOffsets, cmds: &mut devtime::Lookup) -> std::io::Result<()> {

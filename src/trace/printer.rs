@@ -225,6 +225,15 @@ fn unknown(v: &View<'_>) -> String {
     }
 }
 
+/// The API log's comment for an async copy's times (`KIND_HSA_COPY`):
+/// `async copy N of thread T: start S end E ns` (the runtime's clock), N
+/// counting that thread's `hsa_amd_memory_async_copy` calls from 0.
+pub fn copy_text(v: &View<'_>) -> String {
+    use cltap_formats::cltrace::record::*;
+    let w = |i: usize| v.args.get(i).copied().unwrap_or(0);
+    format!("async copy {} of thread {}: start {} end {} ns", w(COPY_ORDINAL), w(COPY_TID), v.header.t0, v.header.t1)
+}
+
 /// The API log's comment for an HSA dispatch record (`KIND_HSA_DISPATCH`):
 /// `dispatch N: kernel_object 0x… [kernel NAME] on agent 0x…, queue Q index I: grid
 /// (x,y,z) workgroup (x,y,z) private P group G, dispatch D begin B end E
@@ -266,6 +275,10 @@ pub fn empty_call() -> Call {
 pub fn print(text: &mut String, call: &mut Call, v: &View<'_>, tb: &Timebase, opt: Options) {
     if v.header.kind == cltap_formats::cltrace::record::KIND_HSA_DISPATCH {
         cltap_formats::apilog::write_entry(text, &Entry::Comment(dispatch_text(v)));
+        return;
+    }
+    if v.header.kind == cltap_formats::cltrace::record::KIND_HSA_COPY {
+        cltap_formats::apilog::write_entry(text, &Entry::Comment(copy_text(v)));
         return;
     }
     if crate::meta::function(v.header.kind, v.header.fn_id).is_none() {

@@ -10,14 +10,16 @@
 //! `api/HSA.md`). Within `hsa/`:
 //!
 //! ```text
-//! onload   → wrappers, unload, api, intercept; bracket, life, config (via life)
+//! onload   → wrappers, unload, api, intercept, copytimes; bracket, life, config (via life)
 //! intercept → wrappers, api; bracket, guard
+//! copytimes → wrappers, api; bracket, guard
 //! wrappers → unload, api; bracket
 //! unload   → life, guard
 //! api      → nothing
 //! ```
 
 pub mod api;
+pub mod copytimes;
 pub mod intercept;
 pub mod onload;
 pub mod unload;

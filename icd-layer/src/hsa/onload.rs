@@ -79,6 +79,9 @@ pub unsafe fn on_load(root: *mut ApiTableVersion) -> bool {
         // ROCP_HSA_INTERCEPT (read with the rest of the configuration): the
         // core table's hsa_queue_create makes intercept queues.
         super::intercept::set_mode(life::config().hsa_intercept);
+        // The .atp's async-copy times: hsa_amd_memory_async_copy goes through
+        // a proxy completion signal.
+        super::copytimes::set_on(life::config().atp);
         install(root);
     }
     if let Some((id, e)) = init {
@@ -155,7 +158,8 @@ unsafe fn install_table(p: *mut ApiTableVersion, t: &TableLayout) -> Installed {
         let orig = std::ptr::read_volatile(slot);
         let interceptor = super::intercept::queue_create_entry();
         let namer = super::intercept::symbol_get_info_entry();
-        if orig == 0 || orig == wrapper || orig == interceptor || orig == namer {
+        let copier = super::copytimes::async_copy_entry();
+        if orig == 0 || orig == wrapper || orig == interceptor || orig == namer || orig == copier {
             continue;
         }
         if id == super::api::id::hsa_queue_create && super::intercept::mode() != 0 {
@@ -165,6 +169,9 @@ unsafe fn install_table(p: *mut ApiTableVersion, t: &TableLayout) -> Installed {
         // their names (for the summary's dispatches per kernel).
         if id == super::api::id::hsa_executable_symbol_get_info && super::intercept::mode() != 0 {
             wrapper = namer;
+        }
+        if id == super::api::id::hsa_amd_memory_async_copy && super::copytimes::on() {
+            wrapper = copier;
         }
         ORIG[id].store(orig, Ordering::Release);
         std::ptr::write_volatile(slot, wrapper);

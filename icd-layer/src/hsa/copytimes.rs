@@ -1,0 +1,194 @@
+//! `CLTAP_ATP=1`: the times of each `hsa_amd_memory_async_copy`, as
+//! rocprofiler's HSA tracer takes them. `OnLoad` puts [`async_copy`] in the
+//! AMD table's entry: it records the application's call as the generated
+//! wrapper does, turns async-copy profiling on once (the runtime's
+//! `hsa_amd_profiling_async_copy_enable(true)`), and forwards the copy with
+//! a proxy completion signal of cltap's. The proxy's async handler reads
+//! the copy's start and end (`hsa_amd_profiling_get_async_copy_time`),
+//! writes one `KIND_HSA_COPY` record, subtracts 1 from the application's
+//! signal (as the runtime would have) and destroys the proxy.
+//!
+//! The link to the call's record: the copy record holds the calling thread's
+//! id and the call's ordinal among that thread's recorded
+//! `hsa_amd_memory_async_copy` calls (from 0), which the `.atp` writer counts
+//! the same way.
+
+use super::api::id;
+use super::wrappers::ORIG;
+use crate::bracket;
+use cltap::trace::record::*;
+use std::cell::Cell;
+use std::ffi::c_void;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+const HSA_STATUS_SUCCESS: u32 = 0;
+const HSA_STATUS_ERROR: u32 = 0x1000;
+const HSA_SIGNAL_CONDITION_LT: u32 = 2;
+const SIGNAL_START_TS: usize = 32;
+const SIGNAL_END_TS: usize = 40;
+
+static ON: AtomicBool = AtomicBool::new(false);
+static ENABLED: AtomicBool = AtomicBool::new(false);
+
+thread_local! {
+    /// This thread's recorded `hsa_amd_memory_async_copy` calls so far.
+    static ORDINAL: Cell<u64> = const { Cell::new(0) };
+}
+
+/// Turns the replacement on (before the tables are installed).
+pub fn set_on(on: bool) {
+    ON.store(on, Ordering::Release);
+}
+
+pub fn on() -> bool {
+    ON.load(Ordering::Acquire)
+}
+
+/// What `OnLoad` puts in the AMD table's `hsa_amd_memory_async_copy` entry.
+pub fn async_copy_entry() -> usize {
+    async_copy as *const () as usize
+}
+
+fn orig(i: usize) -> usize {
+    ORIG[i].load(Ordering::Acquire)
+}
+
+fn tid() -> u32 {
+    // SAFETY: gettid takes no arguments.
+    unsafe { libc::syscall(libc::SYS_gettid) as u32 }
+}
+
+type AsyncCopy = unsafe extern "C" fn(*mut c_void, u64, *mut c_void, u64, usize, u32, *mut c_void, u64) -> u32;
+
+/// `hsa_amd_memory_async_copy`, as the application calls it.
+#[allow(clippy::too_many_arguments)]
+unsafe extern "C" fn async_copy(dst: *mut c_void, dst_agent: u64, src: *mut c_void, src_agent: u64, size: usize, num_deps: u32, deps: *mut c_void, signal: u64) -> u32 {
+    let app = [dst as u64, dst_agent, src as u64, src_agent, size as u64, num_deps as u64, deps as u64, signal];
+    let t = bracket::enter_hsa(id::hsa_amd_memory_async_copy, &app);
+    let link = if t.on {
+        let n = ORDINAL.with(|c| {
+            let n = c.get();
+            c.set(n + 1);
+            n
+        });
+        Some((tid(), n))
+    } else {
+        None
+    };
+    let r = crate::guard::guard(HSA_STATUS_ERROR, || forward(dst, dst_agent, src, src_agent, size, num_deps, deps, signal, link));
+    if t.on {
+        bracket::exit_hsa(id::hsa_amd_memory_async_copy, t, r as u64, &app);
+    } else {
+        bracket::done_hsa(id::hsa_amd_memory_async_copy, !cltap::trace::capture::hsa_status_ok(r as u64));
+    }
+    r
+}
+
+/// A copy whose proxy signal has not completed yet.
+struct Pending {
+    tid: u32,
+    ordinal: u64,
+    app_signal: u64,
+    proxy: u64,
+    /// The forwarded call failed: the handler only destroys the proxy.
+    cancelled: AtomicBool,
+}
+
+#[allow(clippy::too_many_arguments)]
+fn forward(dst: *mut c_void, dst_agent: u64, src: *mut c_void, src_agent: u64, size: usize, num_deps: u32, deps: *mut c_void, signal: u64, link: Option<(u32, u64)>) -> u32 {
+    let f = orig(id::hsa_amd_memory_async_copy);
+    if f == 0 {
+        return HSA_STATUS_ERROR;
+    }
+    // SAFETY: the runtime's entries, with arguments as hsa.h defines them.
+    unsafe {
+        let f: AsyncCopy = std::mem::transmute(f);
+        let plain = || f(dst, dst_agent, src, src_agent, size, num_deps, deps, signal);
+        let Some((tid, ordinal)) = link else { return plain() };
+        let (enable, get, create, on, destroy, store) = (
+            orig(id::hsa_amd_profiling_async_copy_enable),
+            orig(id::hsa_amd_profiling_get_async_copy_time),
+            orig(id::hsa_signal_create),
+            orig(id::hsa_amd_signal_async_handler),
+            orig(id::hsa_signal_destroy),
+            orig(id::hsa_signal_store_screlease),
+        );
+        let sub = orig(id::hsa_signal_subtract_screlease);
+        if signal == 0 || [enable, get, create, on, destroy, store, sub].contains(&0) {
+            return plain();
+        }
+        if !ENABLED.load(Ordering::Acquire) {
+            let enable: unsafe extern "C" fn(bool) -> u32 = std::mem::transmute(enable);
+            if enable(true) != HSA_STATUS_SUCCESS {
+                return plain();
+            }
+            ENABLED.store(true, Ordering::Release);
+        }
+        let create: unsafe extern "C" fn(i64, u32, *const u64, *mut u64) -> u32 = std::mem::transmute(create);
+        let mut proxy = 0u64;
+        if create(1, 0, std::ptr::null(), &mut proxy) != HSA_STATUS_SUCCESS || proxy == 0 {
+            return plain();
+        }
+        let destroy: unsafe extern "C" fn(u64) -> u32 = std::mem::transmute(destroy);
+        let arg = Box::into_raw(Box::new(Pending { tid, ordinal, app_signal: signal, proxy, cancelled: AtomicBool::new(false) }));
+        let on: unsafe extern "C" fn(u64, u32, i64, unsafe extern "C" fn(i64, *mut c_void) -> bool, *mut c_void) -> u32 = std::mem::transmute(on);
+        if on(proxy, HSA_SIGNAL_CONDITION_LT, 1, on_complete, arg as *mut c_void) != HSA_STATUS_SUCCESS {
+            drop(Box::from_raw(arg));
+            destroy(proxy);
+            return plain();
+        }
+        let r = f(dst, dst_agent, src, src_agent, size, num_deps, deps, proxy);
+        if r != HSA_STATUS_SUCCESS {
+            // The copy never runs: the handler is released and the proxy
+            // destroyed there, the application's signal left alone.
+            (*arg).cancelled.store(true, Ordering::Release);
+            let store: unsafe extern "C" fn(u64, i64) = std::mem::transmute(store);
+            store(proxy, 0);
+        }
+        r
+    }
+}
+
+/// The proxy signal completed.
+unsafe extern "C" fn on_complete(_value: i64, arg: *mut c_void) -> bool {
+    if arg.is_null() {
+        return false;
+    }
+    let p = Box::from_raw(arg as *mut Pending);
+    crate::guard::guard((), || complete(&p));
+    false
+}
+
+fn complete(p: &Pending) {
+    // SAFETY: the runtime's entries; `t` is an hsa_amd_profiling_async_copy_time_t.
+    unsafe {
+        if !p.cancelled.load(Ordering::Acquire) {
+            let mut t = [0u64; 2];
+            let get = orig(id::hsa_amd_profiling_get_async_copy_time);
+            if get != 0 {
+                let get: unsafe extern "C" fn(u64, *mut [u64; 2]) -> u32 = std::mem::transmute(get);
+                if get(p.proxy, &mut t) == HSA_STATUS_SUCCESS {
+                    cltap::trace::local::record_kind::<KIND_HSA_COPY>(p.ordinal, t[0], t[1], &[p.tid as u64, p.ordinal], None);
+                    // The runtime stamps the completion signal with the copy's
+                    // times (`amd_signal_t.start_ts`/`end_ts`; a signal's handle
+                    // is its address, in ROCr as in the double): carried over,
+                    // so the application's own query reads what it would.
+                    if t[0] != 0 && p.app_signal.is_multiple_of(64) {
+                        std::ptr::write_volatile((p.app_signal as usize + SIGNAL_START_TS) as *mut u64, t[0]);
+                        std::ptr::write_volatile((p.app_signal as usize + SIGNAL_END_TS) as *mut u64, t[1]);
+                    }
+                }
+            }
+            let sub = orig(id::hsa_signal_subtract_screlease);
+            if sub != 0 {
+                let sub: unsafe extern "C" fn(u64, i64) = std::mem::transmute(sub);
+                sub(p.app_signal, 1);
+            }
+        }
+        let destroy = orig(id::hsa_signal_destroy);
+        if destroy != 0 {
+            let destroy: unsafe extern "C" fn(u64) -> u32 = std::mem::transmute(destroy);
+            destroy(p.proxy);
+        }
+    }
+}

@@ -14,7 +14,7 @@
 //! the same way.
 
 use super::api::id;
-use super::wrappers::ORIG;
+use super::proxy::orig;
 use crate::bracket;
 use cltap::trace::record::*;
 use std::cell::Cell;
@@ -24,8 +24,6 @@ use std::sync::atomic::{AtomicBool, Ordering};
 const HSA_STATUS_SUCCESS: u32 = 0;
 const HSA_STATUS_ERROR: u32 = 0x1000;
 const HSA_SIGNAL_CONDITION_LT: u32 = 2;
-const SIGNAL_START_TS: usize = 32;
-const SIGNAL_END_TS: usize = 40;
 
 static ON: AtomicBool = AtomicBool::new(false);
 static ENABLED: AtomicBool = AtomicBool::new(false);
@@ -49,13 +47,8 @@ pub fn async_copy_entry() -> usize {
     async_copy as *const () as usize
 }
 
-fn orig(i: usize) -> usize {
-    ORIG[i].load(Ordering::Acquire)
-}
-
 fn tid() -> u32 {
-    // SAFETY: gettid takes no arguments.
-    unsafe { libc::syscall(libc::SYS_gettid) as u32 }
+    cltap::trace::local::thread_id()
 }
 
 type AsyncCopy = unsafe extern "C" fn(*mut c_void, u64, *mut c_void, u64, usize, u32, *mut c_void, u64) -> u32;
@@ -162,33 +155,21 @@ unsafe extern "C" fn on_complete(_value: i64, arg: *mut c_void) -> bool {
 fn complete(p: &Pending) {
     // SAFETY: the runtime's entries; `t` is an hsa_amd_profiling_async_copy_time_t.
     unsafe {
-        if !p.cancelled.load(Ordering::Acquire) {
-            let mut t = [0u64; 2];
-            let get = orig(id::hsa_amd_profiling_get_async_copy_time);
-            if get != 0 {
-                let get: unsafe extern "C" fn(u64, *mut [u64; 2]) -> u32 = std::mem::transmute(get);
-                if get(p.proxy, &mut t) == HSA_STATUS_SUCCESS {
-                    cltap::trace::local::record_kind::<KIND_HSA_COPY>(p.ordinal, t[0], t[1], &[p.tid as u64, p.ordinal], None);
-                    // The runtime stamps the completion signal with the copy's
-                    // times (`amd_signal_t.start_ts`/`end_ts`; a signal's handle
-                    // is its address, in ROCr as in the double): carried over,
-                    // so the application's own query reads what it would.
-                    if t[0] != 0 && p.app_signal.is_multiple_of(64) {
-                        std::ptr::write_volatile((p.app_signal as usize + SIGNAL_START_TS) as *mut u64, t[0]);
-                        std::ptr::write_volatile((p.app_signal as usize + SIGNAL_END_TS) as *mut u64, t[1]);
-                    }
-                }
-            }
-            let sub = orig(id::hsa_signal_subtract_screlease);
-            if sub != 0 {
-                let sub: unsafe extern "C" fn(u64, i64) = std::mem::transmute(sub);
-                sub(p.app_signal, 1);
+        if p.cancelled.load(Ordering::Acquire) {
+            // The copy was never forwarded: only the proxy goes.
+            super::proxy::forward(0, [0, 0], p.proxy);
+            return;
+        }
+        let mut t = [0u64; 2];
+        let get = orig(id::hsa_amd_profiling_get_async_copy_time);
+        if get != 0 {
+            let get: unsafe extern "C" fn(u64, *mut [u64; 2]) -> u32 = std::mem::transmute(get);
+            if get(p.proxy, &mut t) == HSA_STATUS_SUCCESS {
+                cltap::trace::local::record_kind::<KIND_HSA_COPY>(p.ordinal, t[0], t[1], &[p.tid as u64, p.ordinal], None);
+            } else {
+                t = [0, 0];
             }
         }
-        let destroy = orig(id::hsa_signal_destroy);
-        if destroy != 0 {
-            let destroy: unsafe extern "C" fn(u64) -> u32 = std::mem::transmute(destroy);
-            destroy(p.proxy);
-        }
+        super::proxy::forward(p.app_signal, t, p.proxy);
     }
 }

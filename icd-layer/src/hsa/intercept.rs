@@ -15,7 +15,7 @@
 //! through its wrappers, so they are not logged as the application's.
 
 use super::api::id;
-use super::wrappers::ORIG;
+use super::proxy::orig;
 use crate::bracket;
 use cltap::hsa::packet::{KernelDispatch, PacketType, PACKET_SIZE};
 use cltap::trace::record::*;
@@ -49,10 +49,6 @@ const HSA_EXECUTABLE_SYMBOL_INFO_NAME: u32 = 2;
 const HSA_EXECUTABLE_SYMBOL_INFO_KERNEL_OBJECT: u32 = 22;
 /// `hsa_queue_t.id`'s offset.
 const QUEUE_ID_OFFSET: usize = 32;
-/// `amd_signal_t.start_ts` / `end_ts` (`amd_hsa_signal.h`): the handle of a
-/// signal is its `amd_signal_t`'s address, in ROCr as in the double.
-const SIGNAL_START_TS: usize = 32;
-const SIGNAL_END_TS: usize = 40;
 
 type Writer = unsafe extern "C" fn(*const c_void, u64);
 type Handler = unsafe extern "C" fn(*const c_void, u64, u64, *mut c_void, Option<Writer>);
@@ -149,10 +145,6 @@ fn count_packet(kind: PacketType) {
         _ => 5,
     };
     PACKETS[k].fetch_add(1, Ordering::Relaxed);
-}
-
-fn orig(i: usize) -> usize {
-    ORIG[i].load(Ordering::Acquire)
 }
 
 /// What one intercept queue's handler knows of it (never freed: a queue's
@@ -369,25 +361,6 @@ fn complete(p: &Pending) {
         w[DISPATCH_TIME_COMPLETE] = timestamp();
         let name = kernel_name(w[DISPATCH_KERNEL_OBJECT]);
         cltap::trace::local::record_kind::<KIND_HSA_DISPATCH>(p.seq, times[0], times[1], &w, name.as_deref());
-        if p.app_signal != 0 {
-            // The runtime would have stamped the application's signal with the
-            // dispatch's times (it asked for them with profiling on): they are
-            // carried over, so its own hsa_amd_profiling_get_dispatch_time
-            // reads what it reads without cltap.
-            if times[0] != 0 && p.app_signal.is_multiple_of(64) {
-                std::ptr::write_volatile((p.app_signal as usize + SIGNAL_START_TS) as *mut u64, times[0]);
-                std::ptr::write_volatile((p.app_signal as usize + SIGNAL_END_TS) as *mut u64, times[1]);
-            }
-            let sub = orig(id::hsa_signal_subtract_screlease);
-            if sub != 0 {
-                let sub: unsafe extern "C" fn(u64, i64) = std::mem::transmute(sub);
-                sub(p.app_signal, 1);
-            }
-        }
-        let destroy = orig(id::hsa_signal_destroy);
-        if destroy != 0 {
-            let destroy: unsafe extern "C" fn(u64) -> u32 = std::mem::transmute(destroy);
-            destroy(p.proxy);
-        }
+        super::proxy::forward(p.app_signal, times, p.proxy);
     }
 }

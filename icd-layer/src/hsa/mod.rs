@@ -22,5 +22,6 @@ pub mod api;
 pub mod copytimes;
 pub mod intercept;
 pub mod onload;
+pub mod proxy;
 pub mod unload;
 pub mod wrappers;

@@ -13,9 +13,7 @@ fn fresh(name: &str) -> Scratch {
 }
 
 fn only(dir: &Path, ext: &str) -> PathBuf {
-    let v: Vec<PathBuf> = std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().path()).filter(|p| p.extension().is_some_and(|x| x == ext)).collect();
-    assert_eq!(v.len(), 1, "one .{ext} in {}: {v:?}", dir.display());
-    v[0].clone()
+    only_file(dir, ext)
 }
 
 fn traced(exe: &Path, args: &[&str], driver: Driver, mode: Mode, dir: &Path) -> (Outcome, String, Atp) {

@@ -20,9 +20,7 @@ fn cltap() -> PathBuf {
 }
 
 fn only(dir: &Path, ext: &str) -> PathBuf {
-    let v: Vec<PathBuf> = std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().path()).filter(|p| p.extension().is_some_and(|x| x == ext)).collect();
-    assert_eq!(v.len(), 1, "one .{ext} expected in {}: {v:?}", dir.display());
-    v.into_iter().next().unwrap()
+    only_file(dir, ext)
 }
 
 /// The numbers the program gave its own calls (`param_value_size` of its

@@ -21,18 +21,8 @@ fn kernels() -> Option<PathBuf> {
     Some(built().join("kernels.co"))
 }
 
-/// A command running `program` on the double, from `dir`, in an environment
-/// cleaned of tool and loader settings.
 fn on_double(program: &Path, dir: &Path) -> Command {
-    let mut c = Command::new("timeout");
-    c.arg("60").arg(program).current_dir(dir);
-    for (k, _) in std::env::vars() {
-        if k.starts_with("HSA_") || k.starts_with("CLTAP_") || k.starts_with("CLIENT_") || k == "LD_PRELOAD" {
-            c.env_remove(k);
-        }
-    }
-    c.env("LD_LIBRARY_PATH", built());
-    c
+    on_hsa_double(program, dir)
 }
 
 fn client(dir: &Path) -> Command {
@@ -49,11 +39,8 @@ fn assert_passed(o: &Outcome) {
     assert!(!o.stdout.contains("FAIL"), "stdout:\n{}", o.stdout);
 }
 
-/// The value after `key` on the first line containing it, e.g.
-/// `field(out, "calls=")`.
 fn field(out: &str, key: &str) -> u64 {
-    let at = out.find(key).unwrap_or_else(|| panic!("{key} not in:\n{out}")) + key.len();
-    out[at..].chars().take_while(|c| c.is_ascii_digit()).collect::<String>().parse().unwrap()
+    number_after(out, key)
 }
 
 #[test]

@@ -15,15 +15,7 @@ use std::process::Command;
 const DISPATCHES: u64 = 5;
 
 fn on_double(program: &Path, dir: &Path) -> Command {
-    let mut c = Command::new("timeout");
-    c.arg("60").arg(program).current_dir(dir);
-    for (k, _) in std::env::vars() {
-        if k.starts_with("HSA_") || k.starts_with("CLTAP_") || k.starts_with("CLIENT_") || k.starts_with("ROCP_") || k == "LD_PRELOAD" {
-            c.env_remove(k);
-        }
-    }
-    c.env("LD_LIBRARY_PATH", hsa_double());
-    c
+    on_hsa_double(program, dir)
 }
 
 fn client_args(c: &mut Command) {
@@ -43,25 +35,16 @@ fn with_cltap(c: &mut Command, out: &Path, intercept: &str) {
     c.env("ROCP_HSA_INTERCEPT", intercept);
 }
 
-/// The client's stdout with `kernel_object=0x…` masked (ASLR).
 fn masked(s: &str) -> String {
-    s.split_inclusive(|c: char| c.is_whitespace())
-        .map(|w| match w.trim_end().strip_prefix("kernel_object=0x") {
-            Some(_) => format!("kernel_object=0x…{}", &w[w.trim_end().len()..]),
-            None => w.to_string(),
-        })
-        .collect()
+    mask_kernel_objects(s)
 }
 
 fn field(out: &str, key: &str) -> u64 {
-    let at = out.find(key).unwrap_or_else(|| panic!("{key} not in:\n{out}")) + key.len();
-    out[at..].chars().take_while(|c| c.is_ascii_digit()).collect::<String>().parse().unwrap()
+    number_after(out, key)
 }
 
 fn only(dir: &Path, ext: &str) -> PathBuf {
-    let found: Vec<PathBuf> = std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().path()).filter(|p| p.to_string_lossy().ends_with(ext)).collect();
-    assert_eq!(found.len(), 1, "one {ext} in {}: {found:?}", dir.display());
-    found.into_iter().next().unwrap()
+    only_file(dir, ext)
 }
 
 /// One dispatch line's numbers.

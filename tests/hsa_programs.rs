@@ -73,9 +73,7 @@ fn with(c: &mut Command, how: How, out: &Path) {
 }
 
 fn only(dir: &Path, ext: &str) -> PathBuf {
-    let found: Vec<PathBuf> = std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().path()).filter(|p| p.to_string_lossy().ends_with(ext)).collect();
-    assert_eq!(found.len(), 1, "one {ext} in {}: {found:?}", dir.display());
-    found.into_iter().next().unwrap()
+    only_file(dir, ext)
 }
 
 /// Runs `args` the four ways; checks stdout and exit code are the same and

@@ -17,18 +17,8 @@ fn built() -> &'static Path {
     hsa_double()
 }
 
-/// A command running `program` on the double from `dir`, in an environment
-/// cleaned of tool, loader and cltap settings.
 fn on_double(program: &Path, dir: &Path) -> Command {
-    let mut c = Command::new("timeout");
-    c.arg("60").arg(program).current_dir(dir);
-    for (k, _) in std::env::vars() {
-        if k.starts_with("HSA_") || k.starts_with("CLTAP_") || k.starts_with("CLIENT_") || k == "LD_PRELOAD" {
-            c.env_remove(k);
-        }
-    }
-    c.env("LD_LIBRARY_PATH", built());
-    c
+    on_hsa_double(program, dir)
 }
 
 /// Dispatches the client makes: its signal and wait counts follow from it.
@@ -48,28 +38,16 @@ fn with_cltap(c: &mut Command, out: &Path) {
     c.env("CLTAP_OUTPUT_DIR", out);
 }
 
-/// The client's stdout with addresses masked (`kernel_object=0x55…` moves
-/// from run to run with ASLR, with or without cltap).
 fn masked(s: &str) -> String {
-    s.split_inclusive(|c: char| c.is_whitespace())
-        .map(|w| match w.trim_end().strip_prefix("kernel_object=0x") {
-            Some(_) => format!("kernel_object=0x…{}", &w[w.trim_end().len()..]),
-            None => w.to_string(),
-        })
-        .collect()
+    mask_kernel_objects(s)
 }
 
-/// The value after `key` on the first line containing it.
 fn field(out: &str, key: &str) -> u64 {
-    let at = out.find(key).unwrap_or_else(|| panic!("{key} not in:\n{out}")) + key.len();
-    out[at..].chars().take_while(|c| c.is_ascii_digit()).collect::<String>().parse().unwrap()
+    number_after(out, key)
 }
 
-/// The one file in `dir` whose name ends with `ext`.
 fn only(dir: &Path, ext: &str) -> PathBuf {
-    let found: Vec<PathBuf> = std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().path()).filter(|p| p.to_string_lossy().ends_with(ext)).collect();
-    assert_eq!(found.len(), 1, "one {ext} in {}: {found:?}", dir.display());
-    found.into_iter().next().unwrap()
+    only_file(dir, ext)
 }
 
 /// The calls of an API log, in its order.

@@ -374,17 +374,41 @@ pub fn hsa_double() -> &'static Path {
 /// gfx906 code object, run from `dir` on the double for `dispatches`
 /// dispatches, in an environment cleaned of HSA, cltap and client settings.
 pub fn hsa_client(dir: &Path, dispatches: u64) -> Command {
+    let mut c = on_hsa_double(&hsa_double().join("client"), dir);
+    c.arg(hsa_double().join("kernels.co"));
+    c.env("CLIENT_DISPATCHES", dispatches.to_string());
+    c
+}
+
+/// `program` run from `dir` on the HSA test double (under a 60 s timeout),
+/// in an environment cleaned of HSA, cltap, ROCP and client settings.
+pub fn on_hsa_double(program: &Path, dir: &Path) -> Command {
     let mut c = Command::new("timeout");
-    c.arg("60").arg(hsa_double().join("client")).current_dir(dir);
+    c.arg("60").arg(program).current_dir(dir);
     for (k, _) in std::env::vars() {
         if k.starts_with("HSA_") || k.starts_with("CLTAP_") || k.starts_with("CLIENT_") || k.starts_with("ROCP_") || k == "LD_PRELOAD" {
             c.env_remove(k);
         }
     }
     c.env("LD_LIBRARY_PATH", hsa_double());
-    c.arg(hsa_double().join("kernels.co"));
-    c.env("CLIENT_DISPATCHES", dispatches.to_string());
     c
+}
+
+/// The double's client output with `kernel_object=0x…` masked: the
+/// address moves from run to run (ASLR), with or without cltap.
+pub fn mask_kernel_objects(s: &str) -> String {
+    s.split_inclusive(|c: char| c.is_whitespace())
+        .map(|w| match w.trim_end().strip_prefix("kernel_object=0x") {
+            Some(_) => format!("kernel_object=0x…{}", &w[w.trim_end().len()..]),
+            None => w.to_string(),
+        })
+        .collect()
+}
+
+/// The decimal number right after the first `key` in `out`.
+pub fn number_after(out: &str, key: &str) -> u64 {
+    let at = out.find(key).unwrap_or_else(|| panic!("{key} not in:\n{out}")) + key.len();
+    out[at..].chars().take_while(|c| c.is_ascii_digit()).collect::<String>().parse().unwrap()
 }
 
 /// The one file in `dir` whose name ends with `suffix`.

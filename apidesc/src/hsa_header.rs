@@ -209,23 +209,6 @@ pub fn check(api: &Api, h: &Header) -> Result<(), String> {
     Ok(())
 }
 
-/// `const hsa_agent_t *` -> `const hsa_agent_t*`, as the parser writes types.
-fn norm(t: &str) -> String {
-    let spaced = t.replace('*', " * ");
-    let mut out = String::new();
-    for tok in spaced.split_whitespace() {
-        if tok == "*" {
-            out.push('*');
-        } else {
-            if !out.is_empty() {
-                out.push(' ');
-            }
-            out.push_str(tok);
-        }
-    }
-    out
-}
-
 /// Splits at the commas outside parentheses.
 fn split_top(s: &str) -> Vec<&str> {
     let (mut depth, mut start, mut out) = (0i32, 0, Vec::new());
@@ -262,7 +245,7 @@ pub fn check_signatures(api: &Api, list: &str) -> Result<usize, String> {
         if f.ext != *table {
             return Err(at(format!("in `@table {}`, the header's table is {table}", f.ext)));
         }
-        if norm(ret) != f.ret_type {
+        if crate::parse::norm_type(ret) != f.ret_type {
             return Err(at(format!("returns `{}`", f.ret_type)));
         }
         let inner = params.trim().strip_prefix('(').and_then(|p| p.strip_suffix(')')).ok_or(at("bad parameter list".into()))?;
@@ -283,7 +266,7 @@ pub fn check_signatures(api: &Api, list: &str) -> Result<usize, String> {
             let ty = ty.trim();
             let ok = match ty.strip_prefix("__typeof__(").and_then(|r| r.strip_suffix(')')) {
                 Some(fnptr) => types::hsa_callback(&p.c_type) == Some(fnptr),
-                None => norm(ty) == p.c_type || types::hsa_callback(&p.c_type) == Some(norm(ty).as_str()),
+                None => crate::parse::norm_type(ty) == p.c_type || types::hsa_callback(&p.c_type) == Some(crate::parse::norm_type(ty).as_str()),
             };
             if !ok {
                 return Err(at(format!("parameter `{}` is `{}`, the header's is `{ty}`", p.name, p.c_type)));

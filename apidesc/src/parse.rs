@@ -252,7 +252,7 @@ fn split_params(s: &str) -> Vec<&str> {
 }
 
 /// `const  char *` -> `const char*`; `char * const *` -> `char* const*`.
-fn norm_type(t: &str) -> String {
+pub(crate) fn norm_type(t: &str) -> String {
     let spaced = t.replace('*', " * ");
     let mut out = String::new();
     for tok in spaced.split_whitespace() {

@@ -47,7 +47,7 @@ pub fn config() -> &'static Config {
         HSA_TALLY.enable(record && cfg.summary);
         cltap::devtime::enable(record && cfg.times_devices());
         if record && cfg.times_devices() {
-            let name = cltap::trace::writer::log_file_name(std::process::id()).replace(".apilog", ".commands");
+            let name = format!("{}.commands", cltap::trace::writer::stem(std::process::id()));
             cltap::devtime::configure_spill(&cfg.output_dir, &format!(".{name}"));
         }
         if record {

@@ -288,10 +288,6 @@ impl TraceFile {
         }
     }
 
-    pub fn seals(&self) -> u64 {
-        self.next_seal.load(Ordering::Acquire)
-    }
-
     /// Cuts the chunks nobody took off the end of the file. Every chunk
     /// handed out stays inside it (a thread still writing after the end
     /// never touches a page past the file).

@@ -172,9 +172,11 @@ unsafe fn with_local<R>(f: impl FnOnce(&mut Local) -> R) -> Option<R> {
     LOCAL
         .try_with(|cell| {
             let slot = &mut *cell.get();
-            let gen = GENERATION.load(Ordering::Relaxed);
-            let fresh = matches!(slot, Some(l) if l.generation == gen && std::ptr::eq(l.trace, super::writer::current_ptr()));
+            // Traces are never freed, so a new one (after a fork) never has
+            // the address of the old: comparing the pointer is enough here.
+            let fresh = matches!(slot, Some(l) if std::ptr::eq(l.trace, super::writer::current_ptr()));
             if !fresh {
+                let gen = GENERATION.load(Ordering::Relaxed);
                 let tr = current()?;
                 if let Some(old) = slot.take() {
                     // Chunks made before a fork are the parent's.

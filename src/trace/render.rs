@@ -284,11 +284,6 @@ impl Renderer {
         }
     }
 
-    /// Whether sealed chunks are waiting for an earlier one.
-    pub fn backlog(&self) -> usize {
-        self.waiting.len()
-    }
-
     fn render_chunk(&mut self, c: &cltrace::ChunkInfo) {
         self.open();
         let mut buf = std::mem::take(&mut self.buf);

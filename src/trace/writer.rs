@@ -369,10 +369,6 @@ pub fn stem(pid: u32) -> String {
     }
 }
 
-pub fn log_file_name(pid: u32) -> String {
-    format!("{}.apilog", stem(pid))
-}
-
 fn mpi_rank() -> Option<String> {
     ["OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK", "SLURM_PROCID", "MV2_COMM_WORLD_RANK"]
         .iter()
@@ -460,18 +456,6 @@ extern "C" fn on_signal(sig: i32) {
         }
         libc::raise(sig);
     }
-}
-
-/// Records one call in both phases at once (tests and hand-written entry
-/// points that have nothing to forward).
-///
-/// # Safety
-/// As for [`super::capture::complete_record`].
-#[allow(clippy::too_many_arguments)]
-pub unsafe fn submit(fn_id: usize, cmd_id: Option<u64>, t0: u64, t1: u64, ret: u64, args: &[u64], local_size: Option<&[usize]>) {
-    let f = &crate::meta::FUNCTIONS[fn_id];
-    let o = super::local::open(fn_id, f, cmd_id, t0, args);
-    super::local::complete(o, f, t1, ret, args, local_size);
 }
 
 pub use super::local::thread_id;

@@ -28,7 +28,7 @@ enum Cmd {
     Report(logs::ReportArgs),
     /// Render a binary trace (.cltrace) into the API log, .atp, timeline and summary it asked for.
     Render(render::RenderArgs),
-    /// Measure what cltap adds per call, and the API log's throughput.
+    /// Measure what cltap adds per call, records per second into the trace, memory, and the rendering rate.
     Bench(bench::BenchArgs),
 }
 

@@ -482,12 +482,13 @@ fn devtime_post(s: &mut String, f: &Function) {
 
 /// After the call: the record completed, or the call counted. A function
 /// marked `[lws]` also records, for a successful call with a NULL local
-/// size, the local size the driver chose.
+/// size, the local size the driver chose, and with counters asked for, its
+/// kernel's statistics (`opencl::kinfo`).
 fn bracket_exit(s: &mut String, f: &Function, id: usize) {
     let (ret, failed) = (ret_word(f), failed_expr(f));
     let exit = if f.lws {
         let l = f.param_index("local_work_size").expect("[lws] is checked by the parser");
-        format!("crate::bracket::exit_with_lws({id}, __t, {ret}, &__app, {failed}, || if __app[{l}] == 0 && r == 0 {{ crate::opencl::lws::suggested(&__app) }} else {{ None }})")
+        format!("crate::bracket::exit_with_lws({id}, __t, {ret}, &__app, {failed}, || if __app[{l}] == 0 && r == 0 {{ crate::opencl::lws::suggested(&__app) }} else {{ None }}); if r == 0 && crate::opencl::kinfo::on() {{ crate::opencl::kinfo::record(__t.cmd, &__app) }}")
     } else {
         format!("crate::bracket::exit({id}, __t, {ret}, &__app, {failed})")
     };

@@ -20,6 +20,8 @@ pub const VARIABLES: &[(&str, &str)] = &[
     ("CLTAP_TIMELINE", "0 or 1: write a Chrome/Perfetto trace of host calls and device commands"),
     ("CLTAP_LAYER", "the layer library path, for the cltap launcher (the layer itself ignores it)"),
     ("CLTAP_RENDER", "0 or 1: render the text files during the run and at exit (0: only the binary trace; `cltap render` makes them later)"),
+    ("CLTAP_COUNTERS", "comma-separated counter and metric names (see `cltap metrics list`): per-dispatch counters and the .csv, .occupancy and results.csv files"),
+    ("CLTAP_COUNTER_PASS", "which pass of a multi-pass counter request this run collects (from 0; the launcher sets it)"),
     ("CLTAP_ATP", "0 or 1: write the Radeon Compute Profiler application trace (.atp); implies CLTAP_DEVICE_TIMING=1"),
 ];
 
@@ -54,6 +56,16 @@ pub struct Config {
     /// `ROCP_HSA_INTERCEPT`: 0 no HSA queue interception, 1 intercept
     /// (dispatch records), 2 intercept with timestamps.
     pub hsa_intercept: u8,
+    /// `CLTAP_COUNTERS` (or `ROCP_INPUT`'s metrics): names of counters and
+    /// metrics to collect around each dispatch.
+    pub counters: Vec<String>,
+    /// `ROCP_METRICS`: the metrics file (default: cltap's built-in one).
+    pub metrics_file: Option<PathBuf>,
+    /// `ROCP_INPUT`: rocprofiler v1's input file, whose metrics are added
+    /// to `counters`.
+    pub rocp_input: Option<PathBuf>,
+    /// `CLTAP_COUNTER_PASS`: the pass this run collects.
+    pub counter_pass: u32,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -80,6 +92,10 @@ impl Default for Config {
             atp: false,
             render: true,
             hsa_intercept: 0,
+            counters: Vec::new(),
+            metrics_file: None,
+            rocp_input: None,
+            counter_pass: 0,
         }
     }
 }
@@ -94,12 +110,26 @@ impl Config {
 
     /// The `.atp` needs each enqueue's device times.
     pub fn times_devices(&self) -> bool {
-        self.device_timing || self.atp
+        self.device_timing || self.atp || self.counting()
     }
 
     /// Whether calls are recorded at all: some output needs their records.
     pub fn records_calls(&self) -> bool {
-        self.api_log || self.timeline || self.atp
+        self.api_log || self.timeline || self.atp || self.counting()
+    }
+
+    /// Whether counters were asked for.
+    pub fn counting(&self) -> bool {
+        !self.counters.is_empty()
+    }
+
+    /// The HSA interception mode in effect: counters need intercept queues.
+    pub fn hsa_mode(&self) -> u8 {
+        if self.counting() {
+            self.hsa_intercept.max(1)
+        } else {
+            self.hsa_intercept
+        }
     }
 
     /// Whether the API named `name` passes `CLTAP_LOG_FILTER`.
@@ -160,6 +190,8 @@ fn size(var: &'static str, v: &str) -> Result<usize, ConfigError> {
 pub enum ConfigError {
     #[error("{var}={value:?} is not valid (accepted: {accepted}); cltap continues as a pure pass-through")]
     Invalid { var: &'static str, value: String, accepted: &'static str },
+    #[error("{var}: {why}; cltap continues as a pure pass-through")]
+    Input { var: &'static str, why: String },
     #[error("{var}={value:?}: {var} is not a cltap variable (known: {known}); cltap continues as a pure pass-through")]
     Unknown { var: String, value: String, known: String },
 }
@@ -192,7 +224,22 @@ impl Config {
                 }
                 continue;
             }
-            if !k.starts_with("CLTAP_") {
+            if k == "ROCP_METRICS" || k == "ROCP_INPUT" {
+                let path = PathBuf::from(v.trim());
+                if v.trim().is_empty() {
+                    continue;
+                }
+                if !path.is_file() {
+                    errors.push(ConfigError::Invalid { var: if k == "ROCP_METRICS" { "ROCP_METRICS" } else { "ROCP_INPUT" }, value: v.clone(), accepted: "the path of a readable file" });
+                } else if k == "ROCP_METRICS" {
+                    cfg.metrics_file = Some(path);
+                } else {
+                    cfg.rocp_input = Some(path);
+                }
+                continue;
+            }
+            // The HSA test double's own settings (hsa-double/README.md).
+            if !k.starts_with("CLTAP_") || k.starts_with("CLTAP_HSA_DOUBLE_") {
                 continue;
             }
             let r = match k.as_str() {
@@ -238,6 +285,23 @@ impl Config {
                 // The launcher's setting; it reaches the application's
                 // environment and must not turn recording off.
                 "CLTAP_LAYER" => Ok(()),
+                "CLTAP_COUNTERS" => {
+                    let names: Vec<String> = v.split(',').map(|n| n.trim().to_string()).filter(|n| !n.is_empty()).collect();
+                    let ok = |n: &str| n.chars().all(|c| c.is_ascii_alphanumeric() || "_[]".contains(c)) && n.chars().next().is_some_and(|c| c.is_ascii_alphabetic());
+                    if names.iter().all(|n| ok(n)) {
+                        cfg.counters = names;
+                        Ok(())
+                    } else {
+                        Err(ConfigError::Invalid { var: "CLTAP_COUNTERS", value: v.clone(), accepted: "comma-separated counter or metric names such as SQ_WAVES,GPUBusy,TCC_HIT[0] (see `cltap metrics list`)" })
+                    }
+                }
+                "CLTAP_COUNTER_PASS" => match v.trim().parse::<u32>() {
+                    Ok(n) => {
+                        cfg.counter_pass = n;
+                        Ok(())
+                    }
+                    Err(_) => Err(ConfigError::Invalid { var: "CLTAP_COUNTER_PASS", value: v.clone(), accepted: "a pass number from 0" }),
+                },
                 "CLTAP_LOG_DECODE" => flag("CLTAP_LOG_DECODE", &v).map(|b| cfg.decode = b),
                 "CLTAP_LOG" => match v.trim() {
                     "file" | "" => Ok(cfg.log_dest = LogDest::File),
@@ -287,6 +351,19 @@ impl Config {
             };
             if let Err(e) = r {
                 errors.push(e);
+            }
+        }
+        // rocprofiler v1's input file: its metrics join CLTAP_COUNTERS'.
+        if let Some(p) = cfg.rocp_input.clone() {
+            match crate::metrics::read_input(&p) {
+                Ok(input) => {
+                    for n in input.names() {
+                        if !cfg.counters.contains(&n) {
+                            cfg.counters.push(n);
+                        }
+                    }
+                }
+                Err(e) => errors.push(ConfigError::Input { var: "ROCP_INPUT", why: e.to_string() }),
             }
         }
         (cfg, errors)

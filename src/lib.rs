@@ -5,6 +5,7 @@
 pub mod atp_input;
 pub mod calls;
 pub mod config;
+pub mod counters;
 pub mod devtime;
 pub mod diag;
 pub mod diff;
@@ -13,7 +14,9 @@ pub mod exts;
 pub mod hsa;
 pub mod icd;
 pub mod meta;
+pub mod metrics;
 pub mod normalize;
+pub mod occupancy;
 pub mod report;
 pub mod summary;
 pub mod sys;

@@ -14,6 +14,18 @@ use std::sync::Mutex;
 /// dispatch records, so the layer's summary and `cltap render`'s both have it.
 static HSA_TIMES: Mutex<BTreeMap<u64, [u64; 4]>> = Mutex::new(BTreeMap::new());
 
+/// Passes the counter request needed (`u32::MAX`: no counters asked for).
+static COUNTER_PASSES: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(u32::MAX);
+
+/// The renderer's count of the passes the counter request needs.
+pub fn note_counter_passes(n: u32) {
+    COUNTER_PASSES.store(n, std::sync::atomic::Ordering::Relaxed);
+}
+
+fn counter_passes() -> Option<u32> {
+    Some(COUNTER_PASSES.load(std::sync::atomic::Ordering::Relaxed)).filter(|n| *n != u32::MAX)
+}
+
 /// One HSA dispatch record's kernel object and begin/end (ns); a dispatch
 /// without times (`=1`, or one that could not be timed) is not counted.
 pub fn note_hsa_dispatch(kernel_object: u64, begin: u64, end: u64) {
@@ -99,6 +111,12 @@ impl Summary<'_> {
         for n in &self.notes {
             msg += &format!("cltap: {n}\n");
         }
+        match counter_passes() {
+            Some(0) => msg += "cltap: counters: no device could count the requested hardware counters (kernel statistics only)\n",
+            Some(1) => msg += "cltap: counters: collected in 1 pass\n",
+            Some(n) => msg += &format!("cltap: counters: the request needs {n} passes (one run of the application each)\n"),
+            None => {}
+        }
         if let Some(h) = hsa {
             let seen: Vec<String> = h.packets.iter().filter(|(_, n)| *n > 0).map(|(k, n)| format!("{k} {n}")).collect();
             if !seen.is_empty() {
@@ -151,6 +169,9 @@ impl Summary<'_> {
             "untimed": crate::devtime::untimed_commands().len(),
             "hsa_dispatches": self.hsa_dispatches,
         });
+        if let (Some(n), Some(o)) = (counter_passes(), head.as_object_mut()) {
+            o.insert("counter_passes".into(), json!(n));
+        }
         if let (Some(h), Some(o)) = (hsa, head.as_object_mut()) {
             let packets: serde_json::Map<String, serde_json::Value> = h.packets.iter().map(|(k, n)| (k.to_string(), json!(n))).collect();
             o.insert("hsa_packets".into(), serde_json::Value::Object(packets));

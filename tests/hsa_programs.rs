@@ -12,27 +12,8 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::OnceLock;
 
-/// `tests/hsa/programs.c`, linked against the double's library by its
-/// soname (no rpath): `LD_LIBRARY_PATH` picks the double or, without it,
-/// the system's ROCr.
 fn programs() -> &'static Path {
-    static EXE: OnceLock<PathBuf> = OnceLock::new();
-    EXE.get_or_init(|| {
-        let d = hsa_double();
-        let exe = root().join("target/ctests/hsa_programs");
-        std::fs::create_dir_all(exe.parent().unwrap()).unwrap();
-        let st = Command::new("gcc")
-            .args(["-std=c11", "-O1", "-Wall", "-Werror", "-pthread", "-I/usr/include/hsa"])
-            .arg(root().join("tests/hsa/programs.c"))
-            .arg("-o")
-            .arg(&exe)
-            .arg(format!("-L{}", d.display()))
-            .arg("-lhsa-runtime64")
-            .status()
-            .expect("run gcc");
-        assert!(st.success(), "building tests/hsa/programs.c failed");
-        exe
-    })
+    hsa_programs()
 }
 
 fn kernels() -> String {

@@ -4,5 +4,6 @@
 pub mod apilog;
 pub mod atp;
 pub mod cltrace;
+pub mod perf;
 #[cfg(test)]
 mod test_rng;

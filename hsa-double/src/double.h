@@ -162,11 +162,52 @@ struct dbl_queue {
   dbl_interceptor interceptors[DBL_MAX_INTERCEPTORS];
   uint64_t next_packet;
   dbl_queue* next_in_list;
+  /* The performance counters a PM4 start packet armed on this queue, or
+   * NULL (pm4.c). Only the queue's packet processor touches it. */
+  struct dbl_pmc_state* pmc;
 };
 dbl_queue* dbl_queue_get(const hsa_queue_t* q) DBL_HIDDEN;
 /* A store to an intercept queue's doorbell. */
 void dbl_intercept_doorbell(dbl_queue* q) DBL_HIDDEN;
 void dbl_queues_shutdown(void) DBL_HIDDEN;
+
+/* ---- the dispatch model (dispatch_model.c) ----
+ * What the double pretends a kernel dispatch did: its shape, from the
+ * packet alone, and the nominal time it "runs" for. */
+typedef struct dbl_dispatch_shape {
+  uint64_t work_items;      /* WI: product of the grid sizes */
+  uint64_t workgroups;      /* WG: product over the dimensions of ceil(grid / work-group) */
+  uint64_t workgroup_size;  /* WGS: product of the work-group sizes */
+  uint64_t waves_per_group; /* ceil(WGS / 64) */
+  uint64_t waves;           /* W = WG x waves_per_group */
+  uint64_t nominal_ns;      /* T = min(2000 + WI / 16, 1000000) */
+  uint32_t group_segment_size;
+} dbl_dispatch_shape;
+void dbl_dispatch_shape_of(const hsa_kernel_dispatch_packet_t* pkt, dbl_dispatch_shape* out) DBL_HIDDEN;
+/* Sleeps until dbl_now() >= deadline (no busy wait). */
+void dbl_sleep_until(uint64_t deadline) DBL_HIDDEN;
+
+/* ---- PM4 packets and performance counters (pm4.c) ---- */
+/* hsa_amd_vendor_packet_header_t.AmdFormat of a packet that carries a PM4
+ * INDIRECT_BUFFER command (ROCr's AMD_AQL_FORMAT_PM4_IB; not in the 5.2.3
+ * public header, which only names BARRIER_VALUE = 2). */
+#define DBL_AMD_PACKET_TYPE_PM4_IB 1
+/* Runs a vendor-specific AQL packet whose AmdFormat is PM4 IB. */
+void dbl_pm4_execute(dbl_queue* q, const uint8_t* pkt) DBL_HIDDEN;
+/* Adds a dispatch's counter values to what the queue has armed, if any. */
+void dbl_pmc_on_dispatch(dbl_queue* q, const dbl_dispatch_shape* shape) DBL_HIDDEN;
+void dbl_pmc_queue_free(dbl_queue* q) DBL_HIDDEN;
+
+/* ---- vendor extensions (loader_ext.c, aqlprofile.c) ---- */
+/* Whether the extension exists in `version_major`; its highest minor. */
+bool dbl_loader_ext_supported(uint16_t version_major, uint16_t* max_minor) DBL_HIDDEN;
+/* The size of the table of version 1.minor, 0 if there is none. */
+size_t dbl_loader_ext_table_size(uint16_t version_minor) DBL_HIDDEN;
+/* Fills the first `length` bytes of the newest table. */
+void dbl_loader_ext_fill(void* table, size_t length) DBL_HIDDEN;
+bool dbl_aqlprofile_supported(uint16_t version_major, uint16_t* max_minor) DBL_HIDDEN;
+size_t dbl_aqlprofile_table_size(uint16_t version_minor) DBL_HIDDEN;
+void dbl_aqlprofile_fill(void* table, size_t length) DBL_HIDDEN;
 
 /* ---- memory (memory.c) ---- */
 void dbl_memory_shutdown(void) DBL_HIDDEN;

@@ -9,12 +9,16 @@
  * kernarg_size at 8), overridden by the AMDGPU metadata note where it has
  * them (as ROCr takes them from there), with the kernarg alignment; other
  * objects are variables. Symbol names keep the ".kd" suffix, as ROCr reports
- * them. */
-#include "double.h"
+ * them.
+ *
+ * Each loaded code object keeps its own copy of the ELF and where it came
+ * from (file or memory, a URI), for the AMD loader extension (loader_ext.c). */
+#include "executable.h"
 #include "metadata.h"
 
 #include <elf.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -28,49 +32,8 @@
 #define DBL_EF_AMDGPU_MACH_GFX906 0x02fu
 #define KD_USES_DYNAMIC_STACK (1u << 11) /* kernel_code_properties bit */
 
-typedef struct dbl_reader {
-  uint64_t magic;
-  uint8_t* data;
-  size_t size;
-} dbl_reader;
-
-typedef struct dbl_executable dbl_executable;
-
-typedef struct dbl_symbol {
-  uint64_t magic;
-  dbl_executable* exe;
-  dbl_agent* agent;
-  char* name;
-  hsa_symbol_kind_t kind;
-  uint64_t address;
-  uint64_t size;
-  uint32_t kernarg_size;
-  uint32_t kernarg_align;
-  uint32_t group_size;
-  uint32_t private_size;
-  bool dynamic_callstack;
-} dbl_symbol;
-
-typedef struct dbl_loaded {
-  uint64_t magic;
-  struct dbl_loaded* next;
-  void* memory;
-  size_t size;
-} dbl_loaded;
-
-struct dbl_executable {
-  uint64_t magic;
-  dbl_executable* next;
-  hsa_profile_t profile;
-  hsa_default_float_rounding_mode_t rounding;
-  hsa_executable_state_t state;
-  dbl_loaded* loaded;
-  size_t symbol_count;
-  dbl_symbol** symbols;
-};
-
-static pthread_mutex_t exec_lock = PTHREAD_MUTEX_INITIALIZER;
-static dbl_executable* executables;
+pthread_mutex_t dbl_exec_lock = PTHREAD_MUTEX_INITIALIZER;
+dbl_executable* dbl_executables;
 
 /* ---- readers ---- */
 
@@ -83,12 +46,13 @@ static bool looks_like_elf(const uint8_t* d, size_t n) {
   return n >= sizeof(Elf64_Ehdr) && memcmp(d, ELFMAG, SELFMAG) == 0;
 }
 
-static hsa_status_t reader_new(uint8_t* data, size_t size, hsa_code_object_reader_t* out) {
+/* Takes `data` (malloc'ed). A reader made from memory by default. */
+static hsa_status_t reader_new(uint8_t* data, size_t size, dbl_reader** out) {
   if (!looks_like_elf(data, size)) {
     free(data);
     return HSA_STATUS_ERROR_INVALID_CODE_OBJECT;
   }
-  dbl_reader* r = malloc(sizeof *r);
+  dbl_reader* r = calloc(1, sizeof *r);
   if (!r) {
     free(data);
     return HSA_STATUS_ERROR_OUT_OF_RESOURCES;
@@ -96,8 +60,15 @@ static hsa_status_t reader_new(uint8_t* data, size_t size, hsa_code_object_reade
   r->magic = READER_MAGIC;
   r->data = data;
   r->size = size;
-  out->handle = (uint64_t)(uintptr_t)r;
+  r->storage = HSA_VEN_AMD_LOADER_CODE_OBJECT_STORAGE_TYPE_MEMORY;
+  r->fd = -1;
+  *out = r;
   return HSA_STATUS_SUCCESS;
+}
+
+static hsa_code_object_reader_t reader_handle(dbl_reader* r) {
+  hsa_code_object_reader_t h = {(uint64_t)(uintptr_t)r};
+  return h;
 }
 
 hsa_status_t dbl_hsa_code_object_reader_create_from_memory(const void* code_object, size_t size,
@@ -107,28 +78,72 @@ hsa_status_t dbl_hsa_code_object_reader_create_from_memory(const void* code_obje
   uint8_t* copy = malloc(size);
   if (!copy) return HSA_STATUS_ERROR_OUT_OF_RESOURCES;
   memcpy(copy, code_object, size);
-  return reader_new(copy, size, code_object_reader);
+  dbl_reader* r;
+  hsa_status_t st = reader_new(copy, size, &r);
+  if (st == HSA_STATUS_SUCCESS) *code_object_reader = reader_handle(r);
+  return st;
+}
+
+/* Reads `size` bytes at `offset` of `file` (size 0: to the end). */
+static hsa_status_t read_file(hsa_file_t file, size_t offset, size_t size, uint8_t** data, size_t* got_size) {
+  off_t end = lseek(file, 0, SEEK_END);
+  if (end <= 0 || (size_t)end <= offset) return HSA_STATUS_ERROR_INVALID_FILE;
+  if (size == 0) size = (size_t)end - offset;
+  if (size > (size_t)end - offset) return HSA_STATUS_ERROR_INVALID_FILE;
+  uint8_t* d = malloc(size);
+  if (!d) return HSA_STATUS_ERROR_OUT_OF_RESOURCES;
+  size_t got = 0;
+  while (got < size) {
+    ssize_t n = pread(file, d + got, size - got, (off_t)(offset + got));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      free(d);
+      return HSA_STATUS_ERROR_INVALID_FILE;
+    }
+    got += (size_t)n;
+  }
+  *data = d;
+  *got_size = got;
+  return HSA_STATUS_SUCCESS;
+}
+
+static hsa_status_t reader_from_file(hsa_file_t file, size_t offset, size_t size,
+                                     hsa_code_object_reader_t* code_object_reader) {
+  uint8_t* data;
+  size_t got;
+  hsa_status_t st = read_file(file, offset, size, &data, &got);
+  if (st != HSA_STATUS_SUCCESS) return st;
+  dbl_reader* r;
+  if ((st = reader_new(data, got, &r)) != HSA_STATUS_SUCCESS) return st;
+  r->storage = HSA_VEN_AMD_LOADER_CODE_OBJECT_STORAGE_TYPE_FILE;
+  r->fd = file;
+  r->offset = offset;
+  r->whole_file = offset == 0 && size == 0;
+  /* The path now: the application may close the descriptor after loading. */
+  char link[64], path[PATH_MAX];
+  snprintf(link, sizeof link, "/proc/self/fd/%d", file);
+  ssize_t n = readlink(link, path, sizeof path - 1);
+  if (n > 0) {
+    path[n] = 0;
+    r->path = strdup(path);
+  }
+  *code_object_reader = reader_handle(r);
+  return HSA_STATUS_SUCCESS;
 }
 
 hsa_status_t dbl_hsa_code_object_reader_create_from_file(hsa_file_t file,
                                                          hsa_code_object_reader_t* code_object_reader) {
   DBL_CHECK_OPEN();
   if (!code_object_reader) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
-  off_t end = lseek(file, 0, SEEK_END);
-  if (end <= 0 || lseek(file, 0, SEEK_SET) != 0) return HSA_STATUS_ERROR_INVALID_FILE;
-  uint8_t* data = malloc((size_t)end);
-  if (!data) return HSA_STATUS_ERROR_OUT_OF_RESOURCES;
-  size_t got = 0;
-  while (got < (size_t)end) {
-    ssize_t n = read(file, data + got, (size_t)end - got);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      free(data);
-      return HSA_STATUS_ERROR_INVALID_FILE;
-    }
-    got += (size_t)n;
-  }
-  return reader_new(data, got, code_object_reader);
+  return reader_from_file(file, 0, 0, code_object_reader);
+}
+
+/* AMD loader extension 1.02. */
+DBL_EXPORT hsa_status_t hsa_ven_amd_loader_code_object_reader_create_from_file_with_offset_size(
+    hsa_file_t file, size_t offset, size_t size, hsa_code_object_reader_t* code_object_reader) {
+  DBL_CHECK_OPEN();
+  if (!code_object_reader || size == 0) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
+  return reader_from_file(file, offset, size, code_object_reader);
 }
 
 hsa_status_t dbl_hsa_code_object_reader_destroy(hsa_code_object_reader_t code_object_reader) {
@@ -137,15 +152,28 @@ hsa_status_t dbl_hsa_code_object_reader_destroy(hsa_code_object_reader_t code_ob
   if (!r) return HSA_STATUS_ERROR_INVALID_CODE_OBJECT_READER;
   r->magic = 0;
   free(r->data);
+  free(r->path);
   free(r);
   return HSA_STATUS_SUCCESS;
 }
 
 /* ---- executables ---- */
 
-static dbl_executable* exec_get(hsa_executable_t e) {
+dbl_executable* dbl_exec_get(hsa_executable_t e) {
   dbl_executable* p = (dbl_executable*)(uintptr_t)e.handle;
   return p && p->magic == EXEC_MAGIC ? p : NULL;
+}
+
+dbl_loaded* dbl_loaded_get(hsa_loaded_code_object_t lco) {
+  dbl_loaded* p = (dbl_loaded*)(uintptr_t)lco.handle;
+  return p && p->magic == LCO_MAGIC ? p : NULL;
+}
+
+dbl_loaded* dbl_loaded_at(uint64_t address) {
+  for (dbl_executable* e = dbl_executables; e; e = e->next)
+    for (dbl_loaded* l = e->loaded; l; l = l->next)
+      if (address >= (uint64_t)(uintptr_t)l->memory && address - (uint64_t)(uintptr_t)l->memory < l->size) return l;
+  return NULL;
 }
 
 static dbl_symbol* symbol_get(hsa_executable_symbol_t s) {
@@ -172,10 +200,10 @@ hsa_status_t dbl_hsa_executable_create_alt(hsa_profile_t profile,
   e->profile = profile;
   e->rounding = default_float_rounding_mode;
   e->state = HSA_EXECUTABLE_STATE_UNFROZEN;
-  pthread_mutex_lock(&exec_lock);
-  e->next = executables;
-  executables = e;
-  pthread_mutex_unlock(&exec_lock);
+  pthread_mutex_lock(&dbl_exec_lock);
+  e->next = dbl_executables;
+  dbl_executables = e;
+  pthread_mutex_unlock(&dbl_exec_lock);
   executable->handle = (uint64_t)(uintptr_t)e;
   return HSA_STATUS_SUCCESS;
 }
@@ -184,6 +212,16 @@ hsa_status_t dbl_hsa_executable_create(hsa_profile_t profile, hsa_executable_sta
                                        const char* options, hsa_executable_t* executable) {
   (void)executable_state;
   return dbl_hsa_executable_create_alt(profile, HSA_DEFAULT_FLOAT_ROUNDING_MODE_DEFAULT, options, executable);
+}
+
+static void loaded_free(dbl_loaded* l) {
+  l->magic = 0;
+  free(l->memory);
+  free(l->segments);
+  free(l->elf);
+  free(l->path);
+  free(l->uri);
+  free(l);
 }
 
 static void exec_free(dbl_executable* e) {
@@ -196,9 +234,7 @@ static void exec_free(dbl_executable* e) {
   while (e->loaded) {
     dbl_loaded* l = e->loaded;
     e->loaded = l->next;
-    l->magic = 0;
-    free(l->memory);
-    free(l);
+    loaded_free(l);
   }
   e->magic = 0;
   free(e);
@@ -206,30 +242,30 @@ static void exec_free(dbl_executable* e) {
 
 hsa_status_t dbl_hsa_executable_destroy(hsa_executable_t executable) {
   DBL_CHECK_OPEN();
-  pthread_mutex_lock(&exec_lock);
-  dbl_executable* e = exec_get(executable);
+  pthread_mutex_lock(&dbl_exec_lock);
+  dbl_executable* e = dbl_exec_get(executable);
   if (!e) {
-    pthread_mutex_unlock(&exec_lock);
+    pthread_mutex_unlock(&dbl_exec_lock);
     return HSA_STATUS_ERROR_INVALID_EXECUTABLE;
   }
-  for (dbl_executable** pp = &executables; *pp; pp = &(*pp)->next)
+  for (dbl_executable** pp = &dbl_executables; *pp; pp = &(*pp)->next)
     if (*pp == e) {
       *pp = e->next;
       break;
     }
-  pthread_mutex_unlock(&exec_lock);
+  pthread_mutex_unlock(&dbl_exec_lock);
   exec_free(e);
   return HSA_STATUS_SUCCESS;
 }
 
 void dbl_executables_shutdown(void) {
-  pthread_mutex_lock(&exec_lock);
-  while (executables) {
-    dbl_executable* e = executables;
-    executables = e->next;
+  pthread_mutex_lock(&dbl_exec_lock);
+  while (dbl_executables) {
+    dbl_executable* e = dbl_executables;
+    dbl_executables = e->next;
     exec_free(e);
   }
-  pthread_mutex_unlock(&exec_lock);
+  pthread_mutex_unlock(&dbl_exec_lock);
 }
 
 static bool in_file(size_t size, uint64_t off, uint64_t len) { return off <= size && len <= size - off; }
@@ -254,7 +290,75 @@ static void apply_meta(const dbl_kernel_meta* m, void* arg) {
   }
 }
 
-/* Loads the code object of `r` for agent `a` into `e` (exec_lock held). */
+/* `path` as a URI path: bytes outside [a-zA-Z0-9/_.~-] become %XX. */
+static char* uri_encode(const char* path) {
+  static const char hex[] = "0123456789ABCDEF";
+  char* out = malloc(strlen(path) * 3 + 1);
+  if (!out) return NULL;
+  char* o = out;
+  for (const unsigned char* p = (const unsigned char*)path; *p; p++) {
+    if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') || strchr("/_.~-", *p)) {
+      *o++ = (char)*p;
+    } else {
+      *o++ = '%';
+      *o++ = hex[*p >> 4];
+      *o++ = hex[*p & 15];
+    }
+  }
+  *o = 0;
+  return out;
+}
+
+/* The URI ROCr gives a loaded code object (hsa_ven_amd_loader.h):
+ * file://PATH[#offset=N&size=N] for a file, memory://PID#offset=0xADDR&size=N
+ * for memory (the double's own copy of the code object). */
+static char* make_uri(const dbl_loaded* l, const dbl_reader* r) {
+  char* uri = NULL;
+  if (l->storage == HSA_VEN_AMD_LOADER_CODE_OBJECT_STORAGE_TYPE_FILE) {
+    char fallback[64];
+    snprintf(fallback, sizeof fallback, "/proc/self/fd/%d", r->fd);
+    char* enc = uri_encode(l->path ? l->path : fallback);
+    if (!enc) return NULL;
+    int rc = r->whole_file ? asprintf(&uri, "file://%s", enc)
+                           : asprintf(&uri, "file://%s#offset=%zu&size=%zu", enc, r->offset, r->size);
+    free(enc);
+    return rc < 0 ? NULL : uri;
+  }
+  if (asprintf(&uri, "memory://%d#offset=0x%llx&size=%zu", (int)getpid(), (unsigned long long)(uintptr_t)l->elf,
+               l->elf_size) < 0)
+    return NULL;
+  return uri;
+}
+
+/* What the loader extension tells of a loaded code object: its segments,
+ * a copy of the ELF, where it came from. */
+static hsa_status_t describe(dbl_loaded* l, dbl_executable* e, dbl_agent* a, const dbl_reader* r, const Elf64_Phdr* ph,
+                             int phnum, uint64_t lo) {
+  l->exe = e;
+  l->agent = a;
+  l->vaddr_base = lo;
+  l->storage = r->storage;
+  l->fd = r->fd;
+  size_t n = 0;
+  for (int i = 0; i < phnum; i++) n += ph[i].p_type == PT_LOAD;
+  l->segments = calloc(n, sizeof *l->segments);
+  l->elf = malloc(r->size);
+  l->path = r->path ? strdup(r->path) : NULL;
+  if (!l->segments || !l->elf || (r->path && !l->path)) return HSA_STATUS_ERROR_OUT_OF_RESOURCES;
+  for (int i = 0; i < phnum; i++)
+    if (ph[i].p_type == PT_LOAD) {
+      dbl_segment* s = &l->segments[l->segment_count++];
+      s->vaddr = ph[i].p_vaddr;
+      s->memsz = ph[i].p_memsz;
+      s->offset = ph[i].p_offset; /* from the start of the code object */
+    }
+  memcpy(l->elf, r->data, r->size);
+  l->elf_size = r->size;
+  l->uri = make_uri(l, r);
+  return l->uri ? HSA_STATUS_SUCCESS : HSA_STATUS_ERROR_OUT_OF_RESOURCES;
+}
+
+/* Loads the code object of `r` for agent `a` into `e` (dbl_exec_lock held). */
 static hsa_status_t load(dbl_executable* e, dbl_agent* a, dbl_reader* r, dbl_loaded** out) {
   const uint8_t* d = r->data;
   const Elf64_Ehdr* eh = (const Elf64_Ehdr*)d;
@@ -291,6 +395,8 @@ static hsa_status_t load(dbl_executable* e, dbl_agent* a, dbl_reader* r, dbl_loa
   l->magic = LCO_MAGIC;
   l->memory = mem;
   l->size = span;
+  hsa_status_t st = describe(l, e, a, r, ph, eh->e_phnum, lo);
+  if (st != HSA_STATUS_SUCCESS) goto fail;
 
   /* Symbols: the static table if present, else the dynamic one. */
   const Elf64_Shdr* sh = (const Elf64_Shdr*)(d + eh->e_shoff);
@@ -300,7 +406,6 @@ static hsa_status_t load(dbl_executable* e, dbl_agent* a, dbl_reader* r, dbl_loa
   if (!symtab)
     for (int i = 0; i < eh->e_shnum; i++)
       if (sh[i].sh_type == SHT_DYNSYM) symtab = &sh[i];
-  hsa_status_t st = HSA_STATUS_SUCCESS;
   const size_t first_new = e->symbol_count;
   if (symtab) {
     if (symtab->sh_link >= eh->e_shnum || !in_file(r->size, symtab->sh_offset, symtab->sh_size)) {
@@ -356,8 +461,9 @@ static hsa_status_t load(dbl_executable* e, dbl_agent* a, dbl_reader* r, dbl_loa
   }
   struct meta_ctx ctx = {e, first_new, e->symbol_count};
   if (dbl_read_kernel_metadata(d, r->size, apply_meta, &ctx) != 0) dbl_log("code object: no usable metadata note");
-  l->next = e->loaded;
-  e->loaded = l;
+  dbl_loaded** tail = &e->loaded; /* kept in load order */
+  while (*tail) tail = &(*tail)->next;
+  *tail = l;
   *out = l;
   return HSA_STATUS_SUCCESS;
 fail:
@@ -368,8 +474,7 @@ fail:
     free(s->name);
     free(s);
   }
-  free(mem);
-  free(l);
+  loaded_free(l);
   return st;
 }
 
@@ -383,8 +488,8 @@ hsa_status_t dbl_hsa_executable_load_agent_code_object(hsa_executable_t executab
   if (!a) return HSA_STATUS_ERROR_INVALID_AGENT;
   dbl_reader* r = reader_get(code_object_reader);
   if (!r) return HSA_STATUS_ERROR_INVALID_CODE_OBJECT_READER;
-  pthread_mutex_lock(&exec_lock);
-  dbl_executable* e = exec_get(executable);
+  pthread_mutex_lock(&dbl_exec_lock);
+  dbl_executable* e = dbl_exec_get(executable);
   hsa_status_t st;
   if (!e) {
     st = HSA_STATUS_ERROR_INVALID_EXECUTABLE;
@@ -397,15 +502,15 @@ hsa_status_t dbl_hsa_executable_load_agent_code_object(hsa_executable_t executab
     st = load(e, a, r, &l);
     if (st == HSA_STATUS_SUCCESS && loaded_code_object) loaded_code_object->handle = (uint64_t)(uintptr_t)l;
   }
-  pthread_mutex_unlock(&exec_lock);
+  pthread_mutex_unlock(&dbl_exec_lock);
   return st;
 }
 
 hsa_status_t dbl_hsa_executable_freeze(hsa_executable_t executable, const char* options) {
   (void)options;
   DBL_CHECK_OPEN();
-  pthread_mutex_lock(&exec_lock);
-  dbl_executable* e = exec_get(executable);
+  pthread_mutex_lock(&dbl_exec_lock);
+  dbl_executable* e = dbl_exec_get(executable);
   hsa_status_t st = HSA_STATUS_SUCCESS;
   if (!e)
     st = HSA_STATUS_ERROR_INVALID_EXECUTABLE;
@@ -413,14 +518,14 @@ hsa_status_t dbl_hsa_executable_freeze(hsa_executable_t executable, const char* 
     st = HSA_STATUS_ERROR_FROZEN_EXECUTABLE;
   else
     e->state = HSA_EXECUTABLE_STATE_FROZEN;
-  pthread_mutex_unlock(&exec_lock);
+  pthread_mutex_unlock(&dbl_exec_lock);
   return st;
 }
 
 hsa_status_t dbl_hsa_executable_get_info(hsa_executable_t executable, hsa_executable_info_t attribute,
                                          void* value) {
   DBL_CHECK_OPEN();
-  dbl_executable* e = exec_get(executable);
+  dbl_executable* e = dbl_exec_get(executable);
   if (!e) return HSA_STATUS_ERROR_INVALID_EXECUTABLE;
   if (!value) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
   switch ((int)attribute) {
@@ -436,7 +541,7 @@ hsa_status_t dbl_hsa_executable_get_info(hsa_executable_t executable, hsa_execut
 
 hsa_status_t dbl_hsa_executable_validate(hsa_executable_t executable, uint32_t* result) {
   DBL_CHECK_OPEN();
-  if (!exec_get(executable)) return HSA_STATUS_ERROR_INVALID_EXECUTABLE;
+  if (!dbl_exec_get(executable)) return HSA_STATUS_ERROR_INVALID_EXECUTABLE;
   if (!result) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
   *result = 0;
   return HSA_STATUS_SUCCESS;
@@ -453,7 +558,7 @@ hsa_status_t dbl_hsa_executable_validate_alt(hsa_executable_t executable, const 
 static hsa_status_t find_symbol(hsa_executable_t executable, const char* name, const hsa_agent_t* agent,
                                 hsa_executable_symbol_t* symbol) {
   DBL_CHECK_OPEN();
-  dbl_executable* e = exec_get(executable);
+  dbl_executable* e = dbl_exec_get(executable);
   if (!e) return HSA_STATUS_ERROR_INVALID_EXECUTABLE;
   if (!name || !symbol) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
   /* Without an agent only program symbols match, and there are none: every
@@ -462,14 +567,14 @@ static hsa_status_t find_symbol(hsa_executable_t executable, const char* name, c
   dbl_agent* a = dbl_agent_get(*agent);
   if (!a) return HSA_STATUS_ERROR_INVALID_AGENT;
   hsa_status_t st = HSA_STATUS_ERROR_INVALID_SYMBOL_NAME;
-  pthread_mutex_lock(&exec_lock);
+  pthread_mutex_lock(&dbl_exec_lock);
   for (size_t i = 0; i < e->symbol_count; i++)
     if (e->symbols[i]->agent == a && strcmp(e->symbols[i]->name, name) == 0) {
       *symbol = symbol_handle(e->symbols[i]);
       st = HSA_STATUS_SUCCESS;
       break;
     }
-  pthread_mutex_unlock(&exec_lock);
+  pthread_mutex_unlock(&dbl_exec_lock);
   return st;
 }
 
@@ -491,7 +596,7 @@ hsa_status_t dbl_hsa_executable_iterate_symbols(hsa_executable_t executable,
                                                                          void*),
                                                 void* data) {
   DBL_CHECK_OPEN();
-  dbl_executable* e = exec_get(executable);
+  dbl_executable* e = dbl_exec_get(executable);
   if (!e) return HSA_STATUS_ERROR_INVALID_EXECUTABLE;
   if (!callback) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
   for (size_t i = 0; i < e->symbol_count; i++) {
@@ -505,7 +610,7 @@ hsa_status_t dbl_hsa_executable_iterate_agent_symbols(
     hsa_executable_t executable, hsa_agent_t agent,
     hsa_status_t (*callback)(hsa_executable_t, hsa_agent_t, hsa_executable_symbol_t, void*), void* data) {
   DBL_CHECK_OPEN();
-  dbl_executable* e = exec_get(executable);
+  dbl_executable* e = dbl_exec_get(executable);
   if (!e) return HSA_STATUS_ERROR_INVALID_EXECUTABLE;
   dbl_agent* a = dbl_agent_get(agent);
   if (!a) return HSA_STATUS_ERROR_INVALID_AGENT;
@@ -523,7 +628,7 @@ hsa_status_t dbl_hsa_executable_iterate_program_symbols(
     void* data) {
   (void)data;
   DBL_CHECK_OPEN();
-  if (!exec_get(executable)) return HSA_STATUS_ERROR_INVALID_EXECUTABLE;
+  if (!dbl_exec_get(executable)) return HSA_STATUS_ERROR_INVALID_EXECUTABLE;
   if (!callback) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
   return HSA_STATUS_SUCCESS; /* no program symbols */
 }
@@ -581,14 +686,14 @@ hsa_status_t dbl_hsa_executable_symbol_get_info(hsa_executable_symbol_t executab
 
 const char* dbl_kernel_name(uint64_t kernel_object, char* buf, size_t len) {
   const char* found = NULL;
-  pthread_mutex_lock(&exec_lock);
-  for (dbl_executable* e = executables; e && !found; e = e->next)
+  pthread_mutex_lock(&dbl_exec_lock);
+  for (dbl_executable* e = dbl_executables; e && !found; e = e->next)
     for (size_t i = 0; i < e->symbol_count; i++)
       if (e->symbols[i]->kind == HSA_SYMBOL_KIND_KERNEL && e->symbols[i]->address == kernel_object) {
         snprintf(buf, len, "%s", e->symbols[i]->name);
         found = buf;
         break;
       }
-  pthread_mutex_unlock(&exec_lock);
+  pthread_mutex_unlock(&dbl_exec_lock);
   return found;
 }

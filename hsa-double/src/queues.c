@@ -5,11 +5,14 @@
  * read_dispatch_id are the indices) followed by the double's own state. Each
  * kernel-dispatch queue has a packet processor thread, woken by stores to the
  * doorbell signal. It takes packets in order: waits for the header type to
- * leave INVALID, runs the packet (a dispatch is recorded and, if a test
- * registered one, a host function runs; barriers wait for their
- * dependencies), stamps the start and end times on the completion signal when
- * profiling is on, sets the header back to INVALID, advances the read index
- * and decrements the completion signal.
+ * leave INVALID, runs the packet, stamps the start and end times on the
+ * completion signal when profiling is on, sets the header back to INVALID,
+ * advances the read index and decrements the completion signal. Running a
+ * packet: a dispatch is recorded, the host function a test registered for
+ * its kernel runs, the counters armed on the queue count it, and it lasts
+ * its nominal duration (dispatch_model.c: the processor sleeps until start +
+ * T); barriers wait for their dependencies; a PM4 packet runs the double's
+ * profiling commands (pm4.c).
  *
  * An intercept queue (hsa_amd_queue_intercept_create) is what the
  * application sees: its own ring and doorbell. A store to that doorbell runs,
@@ -21,6 +24,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 
 #define QUEUE_MAGIC 0x434c544151554555ull /* "CLTAPQUE" */
 #define PKT_BYTES 64
@@ -154,9 +158,23 @@ static void queue_error(dbl_queue* q, hsa_status_t st) {
   if (q->callback) q->callback(st, &q->amd.hsa_queue, q->callback_data);
 }
 
+/* A kernel dispatch: the host function, the counters, then the rest of
+ * its nominal duration. */
+static void dispatch(dbl_queue* q, const hsa_kernel_dispatch_packet_t* pkt, uint64_t start) {
+  dbl_dispatch_shape shape;
+  dbl_dispatch_shape_of(pkt, &shape);
+  __atomic_add_fetch(&dispatch_count, 1, __ATOMIC_RELAXED);
+  dbl_run_kernel(pkt);
+  dbl_pmc_on_dispatch(q, &shape);
+  dbl_sleep_until(start + shape.nominal_ns);
+}
+
 static void* processor_main(void* arg) {
   dbl_queue* q = arg;
   uint8_t pkt[PKT_BYTES];
+  /* Kernels sleep a few microseconds each: without this the default 50 us
+   * timer slack would make 100,000 small dispatches take seconds. */
+  prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
   for (;;) {
     pthread_mutex_lock(&dbl_sig_mutex);
     uint64_t read = q->amd.read_dispatch_id;
@@ -177,10 +195,7 @@ static void* processor_main(void* arg) {
     unsigned type = packet_type(*(uint16_t*)pkt);
     uint64_t start = dbl_now();
     switch (type) {
-      case HSA_PACKET_TYPE_KERNEL_DISPATCH:
-        __atomic_add_fetch(&dispatch_count, 1, __ATOMIC_RELAXED);
-        dbl_run_kernel((const hsa_kernel_dispatch_packet_t*)pkt);
-        break;
+      case HSA_PACKET_TYPE_KERNEL_DISPATCH: dispatch(q, (const hsa_kernel_dispatch_packet_t*)pkt, start); break;
       case HSA_PACKET_TYPE_BARRIER_AND: {
         const hsa_barrier_and_packet_t* b = (const void*)pkt;
         for (int i = 0; i < 5 && !q->stop; i++) wait_zero(q, b->dep_signal[i]);
@@ -189,8 +204,11 @@ static void* processor_main(void* arg) {
       case HSA_PACKET_TYPE_BARRIER_OR: barrier_or(q, (const void*)pkt); break;
       case HSA_PACKET_TYPE_VENDOR_SPECIFIC: {
         const hsa_amd_vendor_packet_header_t* v = (const void*)pkt;
-        if (v->AmdFormat == HSA_AMD_PACKET_TYPE_BARRIER_VALUE) barrier_value(q, (const void*)pkt);
-        /* Anything else (a PM4 packet, say) is only recorded. */
+        if (v->AmdFormat == HSA_AMD_PACKET_TYPE_BARRIER_VALUE)
+          barrier_value(q, (const void*)pkt);
+        else if (v->AmdFormat == DBL_AMD_PACKET_TYPE_PM4_IB)
+          dbl_pm4_execute(q, pkt);
+        /* Anything else is only recorded. */
         break;
       }
       case HSA_PACKET_TYPE_AGENT_DISPATCH:
@@ -278,6 +296,7 @@ static void queue_free(dbl_queue* q) {
     pthread_join(q->thread, NULL);
   }
   if (q->own_doorbell) dbl_signal_free(q->doorbell);
+  dbl_pmc_queue_free(q);
   pthread_mutex_destroy(&q->intercept_lock);
   q->magic = 0;
   free(q->ring);

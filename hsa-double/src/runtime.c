@@ -164,6 +164,8 @@ hsa_status_t dbl_hsa_shut_down(void) {
   return HSA_STATUS_SUCCESS;
 }
 
+static bool extension_version(uint16_t extension, uint16_t version_major, uint16_t* max_minor);
+
 hsa_status_t dbl_hsa_system_get_info(hsa_system_info_t attribute, void* value) {
   DBL_CHECK_OPEN();
   if (!value) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
@@ -175,7 +177,15 @@ hsa_status_t dbl_hsa_system_get_info(hsa_system_info_t attribute, void* value) {
     case HSA_SYSTEM_INFO_SIGNAL_MAX_WAIT: *(uint64_t*)value = UINT64_MAX; break;
     case HSA_SYSTEM_INFO_ENDIANNESS: *(hsa_endianness_t*)value = HSA_ENDIANNESS_LITTLE; break;
     case HSA_SYSTEM_INFO_MACHINE_MODEL: *(hsa_machine_model_t*)value = HSA_MACHINE_MODEL_LARGE; break;
-    case HSA_SYSTEM_INFO_EXTENSIONS: memset(value, 0, 128); break; /* none supported */
+    case HSA_SYSTEM_INFO_EXTENSIONS: { /* a bit per supported extension id */
+      uint8_t* bits = value;
+      memset(bits, 0, 128);
+      if (extension_version(HSA_EXTENSION_AMD_LOADER, 1, NULL))
+        bits[HSA_EXTENSION_AMD_LOADER / 8] |= (uint8_t)(1u << (HSA_EXTENSION_AMD_LOADER % 8));
+      if (extension_version(HSA_EXTENSION_AMD_AQLPROFILE, 1, NULL))
+        bits[HSA_EXTENSION_AMD_AQLPROFILE / 8] |= (uint8_t)(1u << (HSA_EXTENSION_AMD_AQLPROFILE % 8));
+      break;
+    }
     default: return HSA_STATUS_ERROR_INVALID_ARGUMENT;
   }
   return HSA_STATUS_SUCCESS;
@@ -202,44 +212,70 @@ hsa_status_t dbl_hsa_extension_get_name(uint16_t extension, const char** name) {
   return n ? HSA_STATUS_SUCCESS : HSA_STATUS_ERROR_INVALID_ARGUMENT;
 }
 
+/* The vendor extensions the double provides: the AMD loader (1.00 to 1.03)
+ * and AQLprofile (1.00). The others (finalizer, images, AMD profiler) are
+ * not supported. Gives the highest minor version of `version_major`. */
+static bool extension_version(uint16_t extension, uint16_t version_major, uint16_t* max_minor) {
+  switch (extension) {
+    case HSA_EXTENSION_AMD_LOADER: return dbl_loader_ext_supported(version_major, max_minor);
+    case HSA_EXTENSION_AMD_AQLPROFILE: return dbl_aqlprofile_supported(version_major, max_minor);
+    default: return false;
+  }
+}
+
 hsa_status_t dbl_hsa_system_extension_supported(uint16_t extension, uint16_t version_major,
                                                 uint16_t version_minor, bool* result) {
-  (void)version_major;
-  (void)version_minor;
   DBL_CHECK_OPEN();
   if (!result || !extension_name(extension)) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
-  *result = false;
+  uint16_t max_minor = 0;
+  *result = extension_version(extension, version_major, &max_minor) && version_minor <= max_minor;
   return HSA_STATUS_SUCCESS;
 }
 
 hsa_status_t dbl_hsa_system_major_extension_supported(uint16_t extension, uint16_t version_major,
                                                       uint16_t* version_minor, bool* result) {
-  (void)version_major;
   DBL_CHECK_OPEN();
   if (!result || !version_minor || !extension_name(extension))
     return HSA_STATUS_ERROR_INVALID_ARGUMENT;
-  *result = false;
+  uint16_t max_minor = 0;
+  *result = extension_version(extension, version_major, &max_minor);
+  if (*result) *version_minor = max_minor;
   return HSA_STATUS_SUCCESS;
 }
 
+/* The table of exactly version major.minor (1.00 and 1.01 of the loader
+ * have different sizes). */
 hsa_status_t dbl_hsa_system_get_extension_table(uint16_t extension, uint16_t version_major,
                                                 uint16_t version_minor, void* table) {
-  (void)version_major;
-  (void)version_minor;
   DBL_CHECK_OPEN();
   if (!table || !extension_name(extension)) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
-  dbl_log("extension table %s requested: not provided", extension_name(extension));
-  return HSA_STATUS_ERROR;
+  uint16_t max_minor = 0;
+  if (!extension_version(extension, version_major, &max_minor) || version_minor > max_minor) {
+    dbl_log("extension table %s %u.%02u requested: not provided", extension_name(extension), version_major,
+            version_minor);
+    return HSA_STATUS_ERROR;
+  }
+  if (extension == HSA_EXTENSION_AMD_LOADER)
+    dbl_loader_ext_fill(table, dbl_loader_ext_table_size(version_minor));
+  else
+    dbl_aqlprofile_fill(table, dbl_aqlprofile_table_size(version_minor));
+  return HSA_STATUS_SUCCESS;
 }
 
+/* The newest table of `version_major`, cut to `table_length` bytes. */
 hsa_status_t dbl_hsa_system_get_major_extension_table(uint16_t extension, uint16_t version_major,
                                                       size_t table_length, void* table) {
-  (void)version_major;
-  (void)table_length;
   DBL_CHECK_OPEN();
   if (!table || !extension_name(extension)) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
-  dbl_log("extension table %s requested: not provided", extension_name(extension));
-  return HSA_STATUS_ERROR;
+  if (!extension_version(extension, version_major, NULL)) {
+    dbl_log("extension table %s %u requested: not provided", extension_name(extension), version_major);
+    return HSA_STATUS_ERROR;
+  }
+  if (extension == HSA_EXTENSION_AMD_LOADER)
+    dbl_loader_ext_fill(table, table_length);
+  else
+    dbl_aqlprofile_fill(table, table_length);
+  return HSA_STATUS_SUCCESS;
 }
 
 hsa_status_t dbl_hsa_agent_extension_supported(uint16_t extension, hsa_agent_t agent,

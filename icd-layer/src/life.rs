@@ -89,6 +89,7 @@ fn start_trace(cfg: &Config) {
         render: cfg.render,
         summary: cfg.summary,
         device_timing: cfg.times_devices(),
+        counters: cfg.counting().then(|| cltap::counters::collect::Request { names: cfg.counters.clone(), metrics_file: cfg.metrics_file.clone(), pass: cfg.counter_pass }),
     };
     cltap::trace::writer::start(settings);
     bracket::record_calls(|n| cfg.logs(n));

@@ -2,6 +2,8 @@
 
 mod bench;
 mod logs;
+mod passes;
+mod metrics;
 mod render;
 mod run;
 
@@ -30,6 +32,8 @@ enum Cmd {
     Render(render::RenderArgs),
     /// Measure what cltap adds per call, records per second into the trace, memory, and the rendering rate.
     Bench(bench::BenchArgs),
+    /// List hardware counters and derived metrics (rocprofiler metrics files) or explain how one is computed.
+    Metrics(metrics::MetricsArgs),
 }
 
 pub fn main() -> i32 {
@@ -42,5 +46,6 @@ pub fn main() -> i32 {
         Cmd::Report(a) => logs::report_cmd(a),
         Cmd::Render(a) => render::run(a),
         Cmd::Bench(a) => bench::run(a),
+        Cmd::Metrics(a) => metrics::run(a),
     }
 }

@@ -94,6 +94,18 @@ pub struct RunArgs {
     /// HSA dispatch interception (with --hsa): 0 off, 1 intercept, 2 with timestamps. ROCP_HSA_INTERCEPT.
     #[arg(long, value_name = "0|1|2", requires = "hsa", value_parser = ["0", "1", "2"])]
     pub hsa_intercept: Option<String>,
+    /// Collect these hardware counters and metrics around each kernel launch
+    /// (comma-separated; `cltap metrics list` names them) and write the .csv,
+    /// .occupancy and .results.csv files. A request that needs several
+    /// passes runs the application once per pass. CLTAP_COUNTERS.
+    #[arg(long, value_name = "NAMES")]
+    pub counters: Option<String>,
+    /// The metrics file (rocprofiler v1 syntax) instead of cltap's built-in one. ROCP_METRICS.
+    #[arg(long, value_name = "FILE")]
+    pub metrics: Option<PathBuf>,
+    /// rocprofiler v1's input file: its metrics are collected too. ROCP_INPUT.
+    #[arg(long, value_name = "FILE")]
+    pub input: Option<PathBuf>,
     /// The application and its arguments.
     #[arg(last = true, required = true, value_name = "APP")]
     pub app: Vec<String>,
@@ -413,6 +425,15 @@ pub fn run(a: RunArgs) -> i32 {
     if let Some(p) = a.buffer_policy {
         set("CLTAP_BUFFER_POLICY", if p == Policy::Lossless { "lossless" } else { "discard" }.into());
     }
+    if let Some(c) = &a.counters {
+        set("CLTAP_COUNTERS", c.clone());
+    }
+    if let Some(m) = &a.metrics {
+        set("ROCP_METRICS", m.display().to_string());
+    }
+    if let Some(i) = &a.input {
+        set("ROCP_INPUT", i.display().to_string());
+    }
     if a.hsa {
         let layer = match find_layer(a.activation.layer.as_deref()) {
             Ok(l) => l,
@@ -434,6 +455,9 @@ pub fn run(a: RunArgs) -> i32 {
         }
     };
     after_death(&out_dir, &o);
+    if a.counters.is_some() || a.input.is_some() {
+        super::passes::run_remaining(&a.app, &env, &out_dir, &o);
+    }
     let files = files_written(&out_dir, o.started);
     if !files.is_empty() {
         eprintln!("cltap: files written:");

@@ -15,7 +15,7 @@ use super::tsc::HostClock;
 use crate::devtime::{self, QueueOffsets};
 use crate::meta::{FnMeta, Kind, ParamMeta, Ret, FUNCTIONS, HSA_FUNCTIONS};
 use cltap_formats::atp::{self, ApiCall, AsyncCopy, Detail, Enqueue, HsaTimestamp, KernelDispatch, Marker, Timestamp};
-use cltap_formats::cltrace::record::{self as rec, KIND_HSA_CALL, KIND_HSA_COPY, KIND_HSA_DISPATCH, KIND_OPENCL_CALL};
+use cltap_formats::cltrace::record::{self as rec, KIND_HSA_AGENT, KIND_HSA_CALL, KIND_HSA_COPY, KIND_HSA_DISPATCH, KIND_OPENCL_CALL};
 use std::collections::HashMap;
 use std::fs::File;
 use std::io::{BufRead, BufReader, BufWriter, Write};
@@ -57,6 +57,8 @@ pub struct AtpWriter {
     threads: Vec<Spill>,
     by_tid: HashMap<u32, usize>,
     kernels: Option<Kernels>,
+    /// HSA agents (`KIND_HSA_AGENT`): handle → (name, index among its type).
+    agents: HashMap<u64, (String, u32)>,
     /// Async-copy times (`KIND_HSA_COPY`) by (thread, ordinal), joined with
     /// their calls' timestamp lines during assembly.
     copies: HashMap<(u32, u64), (u64, u64)>,
@@ -77,7 +79,7 @@ impl AtpWriter {
         let parts = path.with_file_name(format!(".{name}.parts"));
         std::fs::create_dir_all(&parts)?;
         File::create(&path)?;
-        Ok(AtpWriter { path, parts, clock, threads: Vec::new(), by_tid: HashMap::new(), kernels: None, copies: HashMap::new(), line: String::new(), failed: false })
+        Ok(AtpWriter { path, parts, clock, threads: Vec::new(), by_tid: HashMap::new(), kernels: None, agents: HashMap::new(), copies: HashMap::new(), line: String::new(), failed: false })
     }
 
     pub fn path(&self) -> &Path {
@@ -116,6 +118,12 @@ impl AtpWriter {
             KIND_OPENCL_CALL => self.opencl(v),
             KIND_HSA_CALL => self.hsa(v),
             KIND_HSA_DISPATCH => self.dispatch(v),
+            KIND_HSA_AGENT => {
+                let name = v.kernel_name().unwrap_or_default();
+                let index = v.args.get(rec::AGENT_INDEX).copied().unwrap_or(0) as u32;
+                self.agents.insert(v.args.get(rec::AGENT_HANDLE).copied().unwrap_or(0), (name, index));
+                Ok(())
+            }
             KIND_HSA_COPY => {
                 let tid = v.args.get(rec::COPY_TID).copied().unwrap_or(0) as u32;
                 let ordinal = v.args.get(rec::COPY_ORDINAL).copied().unwrap_or(0);
@@ -180,25 +188,21 @@ impl AtpWriter {
             w(rec::DISPATCH_PRIVATE_SEGMENT),
             w(rec::DISPATCH_GROUP_SEGMENT),
         );
-        let k = KernelDispatch {
-            // The name the application's symbol look-ups gave, else the object.
-            kernel_name: v.kernel_name().unwrap_or_else(|| format!("{kernel:#x}")),
-            kernel_handle: kernel,
-            start: h.t0,
-            end: h.t1,
-            agent_name: format!("{agent:#x}"),
-            agent_handle: agent,
-            queue_index: w(rec::DISPATCH_QUEUE_ID),
-            agent_index: 0,
-            packet_type: "HSA_PACKET_TYPE_KERNEL_DISPATCH".into(),
-            packet_id: w(rec::DISPATCH_QUEUE_INDEX),
-            packet,
-        };
+        // Spilled as fields; the line is written at assembly, when every
+        // agent record (which may come later in seal order) is known.
+        let name = v.kernel_name().unwrap_or_else(|| format!("{kernel:#x}")).replace(['\n', '\r'], " ");
         let mut line = std::mem::take(&mut self.line);
         line.clear();
         use std::fmt::Write as _;
-        let _ = write!(line, "{}\t", h.cmd_id);
-        atp::write_kernel_dispatch(&mut line, &k);
+        let _ = writeln!(
+            line,
+            "{}\t{kernel}\t{}\t{}\t{agent}\t{}\t{}\t{packet}\t{name}",
+            h.cmd_id,
+            h.t0,
+            h.t1,
+            w(rec::DISPATCH_QUEUE_ID),
+            w(rec::DISPATCH_QUEUE_INDEX)
+        );
         if self.kernels.is_none() {
             let out = BufWriter::with_capacity(1 << 16, File::create(self.parts.join("kernels"))?);
             self.kernels = Some(Kernels { out, n: 0, last: 0, sorted: true });
@@ -317,26 +321,52 @@ impl AtpWriter {
         let mut count = String::new();
         atp::write_dispatch_count(&mut count, k.n);
         out.write_all(count.as_bytes())?;
-        let strip = |l: &str| -> (u64, usize) {
-            let tab = l.find('\t').unwrap_or(0);
-            (l[..tab].parse().unwrap_or(0), tab + 1)
-        };
+        let cmd = |l: &str| -> u64 { l.split('\t').next().and_then(|n| n.parse().ok()).unwrap_or(0) };
         let mut r = BufReader::with_capacity(1 << 16, File::open(self.parts.join("kernels"))?);
+        let mut lines: Vec<String> = Vec::new();
         if k.sorted {
             let mut l = String::new();
             while r.read_line(&mut l)? > 0 {
-                out.write_all(l[strip(&l).1..].as_bytes())?;
+                self.write_dispatch(out, &mut count, l.trim_end_matches('\n'))?;
                 l.clear();
             }
         } else {
-            let mut lines: Vec<(u64, String)> = r.lines().map(|l| l.map(|l| (strip(&l).0, l))).collect::<Result<_, _>>()?;
-            lines.sort_by_key(|(n, _)| *n);
-            for (_, l) in lines {
-                out.write_all(l[strip(&l).1..].as_bytes())?;
-                out.write_all(b"\n")?;
-            }
+            lines = r.lines().collect::<Result<_, _>>()?;
+            lines.sort_by_key(|l| cmd(l));
+        }
+        for l in &lines {
+            self.write_dispatch(out, &mut count, l)?;
         }
         Ok(())
+    }
+
+    /// One spilled dispatch (see [`Self::dispatch`]) as its kernel-timestamp
+    /// line, with its agent's name and index from the agent records.
+    fn write_dispatch(&self, out: &mut BufWriter<File>, line: &mut String, spilled: &str) -> std::io::Result<()> {
+        let f: Vec<&str> = spilled.splitn(9, '\t').collect();
+        let num = |i: usize| f.get(i).and_then(|x| x.parse::<u64>().ok()).unwrap_or(0);
+        let agent = num(4);
+        let (agent_name, agent_index) = match self.agents.get(&agent) {
+            Some((name, index)) => (name.clone(), *index),
+            None => (format!("{agent:#x}"), 0),
+        };
+        let k = KernelDispatch {
+            // The runtime's name for the kernel object, else the object.
+            kernel_name: f.get(8).copied().unwrap_or_default().to_string(),
+            kernel_handle: num(1),
+            start: num(2),
+            end: num(3),
+            agent_name,
+            agent_handle: agent,
+            queue_index: num(5),
+            agent_index,
+            packet_type: "HSA_PACKET_TYPE_KERNEL_DISPATCH".into(),
+            packet_id: num(6),
+            packet: f.get(7).copied().unwrap_or_default().to_string(),
+        };
+        line.clear();
+        atp::write_kernel_dispatch(line, &k);
+        out.write_all(line.as_bytes())
     }
 
     /// An async copy's spilled timestamp line joined with its copy times,

@@ -7,6 +7,7 @@ pub mod atp;
 pub mod buffers;
 pub mod capture;
 pub mod enums;
+pub mod hsa_enums;
 pub mod file;
 pub mod local;
 pub mod names;

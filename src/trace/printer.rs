@@ -114,7 +114,8 @@ pub(crate) fn symbolic(c_type: &str, v: u64) -> Option<String> {
     if c_type == "hsa_status_t" {
         return super::names::hsa_status(v as u32).map(str::to_string);
     }
-    let g = super::enums::GROUPS.iter().find(|g| g.c_type == c_type)?;
+    let groups = if c_type.starts_with("hsa_") { super::hsa_enums::GROUPS } else { super::enums::GROUPS };
+    let g = groups.iter().find(|g| g.c_type == c_type)?;
     let bitfield = g.bitfield || c_type.ends_with("_flags") || c_type.ends_with("capabilities");
     if !bitfield {
         return g.values.iter().find(|(x, _)| *x == v).map(|(_, n)| n.to_string());
@@ -234,6 +235,33 @@ pub fn copy_text(v: &View<'_>) -> String {
     format!("async copy {} of thread {}: start {} end {} ns", w(COPY_ORDINAL), w(COPY_TID), v.header.t0, v.header.t1)
 }
 
+/// The API log's comment for an HSA agent record (`KIND_HSA_AGENT`):
+/// `HSA agent N: NAME (GPU 0) at 0x…: 60 compute units, 4 SIMDs per CU,
+/// 4 shader engines, wavefront 64, 40 waves per CU, 1500 MHz`.
+pub fn agent_text(v: &View<'_>) -> String {
+    use cltap_formats::cltrace::record::*;
+    let w = |i: usize| v.args.get(i).copied().unwrap_or(0);
+    let kind = match w(AGENT_DEVICE) {
+        0 => "CPU",
+        1 => "GPU",
+        2 => "DSP",
+        _ => "agent",
+    };
+    format!(
+        "HSA agent {}: {} ({kind} {}) at 0x{:016X}: {} compute units, {} SIMDs per CU, {} shader engines, wavefront {}, {} waves per CU, {} MHz",
+        v.header.cmd_id,
+        v.kernel_name().unwrap_or_default(),
+        w(AGENT_INDEX),
+        w(AGENT_HANDLE),
+        w(AGENT_COMPUTE_UNITS),
+        w(AGENT_SIMDS_PER_CU),
+        w(AGENT_SHADER_ENGINES),
+        w(AGENT_WAVEFRONT_SIZE),
+        w(AGENT_MAX_WAVES_PER_CU),
+        w(AGENT_MAX_CLOCK_MHZ)
+    )
+}
+
 /// The API log's comment for an HSA dispatch record (`KIND_HSA_DISPATCH`):
 /// `dispatch N: kernel_object 0x… [kernel NAME] on agent 0x…, queue Q index I: grid
 /// (x,y,z) workgroup (x,y,z) private P group G, dispatch D begin B end E
@@ -242,7 +270,7 @@ pub fn dispatch_text(v: &View<'_>) -> String {
     use cltap_formats::cltrace::record::*;
     let w = |i: usize| v.args.get(i).copied().unwrap_or(0);
     let h = &v.header;
-    // The name, when the application's symbol look-ups gave one.
+    // The name, when the runtime's loader could tell it.
     let name = v.kernel_name().map(|n| format!(" kernel {n}")).unwrap_or_default();
     format!(
         "dispatch {}: kernel_object 0x{:016X}{name} on agent 0x{:016X}, queue {} index {}: grid ({},{},{}) workgroup ({},{},{}) private {} group {}, dispatch {} begin {} end {} complete {} ns",
@@ -279,6 +307,10 @@ pub fn print(text: &mut String, call: &mut Call, v: &View<'_>, tb: &Timebase, op
     }
     if v.header.kind == cltap_formats::cltrace::record::KIND_HSA_COPY {
         cltap_formats::apilog::write_entry(text, &Entry::Comment(copy_text(v)));
+        return;
+    }
+    if v.header.kind == cltap_formats::cltrace::record::KIND_HSA_AGENT {
+        cltap_formats::apilog::write_entry(text, &Entry::Comment(agent_text(v)));
         return;
     }
     if crate::meta::function(v.header.kind, v.header.fn_id).is_none() {
@@ -390,6 +422,12 @@ mod tests {
         assert_eq!(symbolic("cl_platform_info", 0x902).as_deref(), Some("CL_PLATFORM_NAME"));
         assert_eq!(symbolic("cl_platform_info", 0x1), None);
         assert_eq!(symbolic("cl_device_type", 0xFFFF_FFFF).as_deref(), Some("CL_DEVICE_TYPE_ALL"));
+        // HSA: the AMD extension's attributes ride on the core parameter types.
+        assert_eq!(symbolic("hsa_agent_info_t", 17).as_deref(), Some("HSA_AGENT_INFO_DEVICE"));
+        assert_eq!(symbolic("hsa_agent_info_t", 0xA002).as_deref(), Some("HSA_AMD_AGENT_INFO_COMPUTE_UNIT_COUNT"));
+        assert_eq!(symbolic("hsa_signal_condition_t", 2).as_deref(), Some("HSA_SIGNAL_CONDITION_LT"));
+        assert_eq!(symbolic("hsa_queue_type32_t", 1).as_deref(), Some("HSA_QUEUE_TYPE_SINGLE"));
+        assert_eq!(symbolic("hsa_agent_info_t", 0x7777), None);
     }
     use crate::meta::{by_name, FUNCTIONS};
     use crate::trace::capture::write_record;

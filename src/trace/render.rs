@@ -31,6 +31,8 @@ pub struct Outputs {
     pub options: Options,
     pub timeline: bool,
     pub atp: bool,
+    /// The counter files (`.csv`, `.occupancy`, `results.csv`).
+    pub counters: Option<crate::counters::collect::Request>,
 }
 
 impl Outputs {
@@ -139,6 +141,7 @@ pub struct Renderer {
     call: apilog::Call,
     timeline: Option<super::timeline::Timeline>,
     atp: Option<super::atp::AtpWriter>,
+    counters: Option<crate::counters::collect::Collector>,
     opened: bool,
     tally: Tally,
     /// Seal numbers below this are rendered; later ones wait here (by seal
@@ -170,6 +173,7 @@ impl Renderer {
             call: printer::empty_call(),
             timeline: None,
             atp: None,
+            counters: None,
             opened: false,
             tally: Tally::default(),
             next_seal: 1,
@@ -215,6 +219,9 @@ impl Renderer {
                 Ok(t) => self.timeline = Some(t),
                 Err(e) => crate::warn!("cannot create {}: {e}; no timeline", p.display()),
             }
+        }
+        if let Some(req) = &self.outputs.counters {
+            self.counters = Some(crate::counters::collect::Collector::new(req.clone()));
         }
         if self.outputs.atp {
             let p = self.outputs.path("atp");
@@ -325,6 +332,9 @@ impl Renderer {
         }
         if let Some(a) = self.atp.as_mut() {
             a.record(v);
+        }
+        if let Some(c) = self.counters.as_mut() {
+            c.record(v);
         }
     }
 
@@ -454,6 +464,9 @@ impl Renderer {
                 }
             }
         }
+        if let Some(c) = self.counters.take() {
+            self.counter_files(c);
+        }
         let trailer = format!("end: {} records, {} dropped", self.tally.records, drops);
         self.emit(&apilog::Entry::Comment(trailer));
         self.flush();
@@ -461,6 +474,36 @@ impl Renderer {
             crate::warn!("{e}");
         }
         drops
+    }
+
+    /// The counter files of a one-pass request; a pass of a multi-pass one
+    /// is kept (`<stem>.pass<N>.json`) for `cltap run` to join.
+    fn counter_files(&mut self, c: crate::counters::collect::Collector) {
+        use crate::counters::files;
+        let mut commands = Vec::new();
+        crate::devtime::for_each(|c| commands.push(c));
+        let mut pass = c.finish(commands);
+        pass.pid = self.reader.header.pid;
+        let (dir, stem) = (self.outputs.dir.clone(), self.outputs.stem.clone());
+        crate::summary::note_counter_passes(pass.passes);
+        if pass.passes > 1 {
+            let p = files::pass_path(&dir, &stem, pass.pass);
+            if let Err(e) = files::save_pass(&p, &pass) {
+                crate::warn!("cannot write {}: {e}", p.display());
+            }
+            return;
+        }
+        let args: Vec<String> = self.reader.info("args").and_then(|a| serde_json::from_str(a).ok()).unwrap_or_default();
+        let process = files::Process {
+            application: self.reader.info("exe").unwrap_or("").to_string(),
+            args: args.iter().skip(1).cloned().collect::<Vec<_>>().join(" "),
+            cwd: self.reader.info("cwd").unwrap_or("").to_string(),
+            os: self.reader.info("os").unwrap_or("Linux").to_string(),
+        };
+        files::unavailable(&pass);
+        if let Err(e) = files::write(&dir, &stem, &pass, &process) {
+            crate::warn!("cannot write the counter files in {}: {e}", dir.display());
+        }
     }
 
     /// The host-API tally of everything rendered, times in nanoseconds.

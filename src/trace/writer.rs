@@ -29,6 +29,8 @@ pub struct TraceSettings {
     /// Recorded in the trace, for a rendering after the process died.
     pub summary: bool,
     pub device_timing: bool,
+    /// Counters and kernel statistics asked for (`CLTAP_COUNTERS`).
+    pub counters: Option<crate::counters::collect::Request>,
 }
 
 impl TraceSettings {
@@ -49,6 +51,9 @@ impl TraceSettings {
             ("summary".into(), flag(self.summary)),
             ("device_timing".into(), flag(self.device_timing)),
             ("render".into(), flag(self.render)),
+            ("counters".into(), self.counters.as_ref().map(|c| c.names.join(",")).unwrap_or_default()),
+            ("metrics_file".into(), self.counters.as_ref().and_then(|c| c.metrics_file.as_ref()).map(|p| p.display().to_string()).unwrap_or_default()),
+            ("counter_pass".into(), self.counters.as_ref().map_or(0, |c| c.pass).to_string()),
         ]
     }
 }
@@ -62,7 +67,12 @@ pub fn outputs_of(r: &Reader, dir: &std::path::Path, stem: String) -> Outputs {
         Some("stderr") => Some(Dest::Stderr),
         _ => Some(Dest::File),
     };
-    Outputs { dir: dir.to_path_buf(), stem, api_log, options: Options { decode: on("decode") }, timeline: on("timeline"), atp: on("atp") }
+    let counters = r.info("counters").filter(|c| !c.is_empty()).map(|c| crate::counters::collect::Request {
+        names: c.split(',').map(str::to_string).collect(),
+        metrics_file: r.info("metrics_file").filter(|m| !m.is_empty()).map(std::path::PathBuf::from),
+        pass: r.info("counter_pass").and_then(|p| p.parse().ok()).unwrap_or(0),
+    });
+    Outputs { dir: dir.to_path_buf(), stem, api_log, options: Options { decode: on("decode") }, timeline: on("timeline"), atp: on("atp"), counters }
 }
 
 /// One process's trace.
@@ -174,7 +184,7 @@ impl Trace {
         let buffers = s.buffers.normalized();
         let path = s.dir.join(format!("{}.cltrace", stem(pid)));
         let file = TraceFile::create(&path, buffers.size, clock, start.0, start.1, &pairs)?;
-        let outputs = Outputs { dir: s.dir.clone(), stem: stem(pid), api_log: s.api_log.clone(), options: s.options, timeline: s.timeline, atp: s.atp };
+        let outputs = Outputs { dir: s.dir.clone(), stem: stem(pid), api_log: s.api_log.clone(), options: s.options, timeline: s.timeline, atp: s.atp, counters: s.counters.clone() };
         let renderer = match Reader::open(&path) {
             Ok(r) => Some(Renderer::new(r, outputs)),
             Err(e) => {

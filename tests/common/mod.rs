@@ -14,7 +14,11 @@ pub fn root() -> PathBuf {
 /// The layer library built by `cargo build --release --workspace`.
 pub fn layer() -> PathBuf {
     let p = root().join("target/release/libcltap_layer.so");
-    assert!(p.is_file(), "{} is missing: run `cargo build --release --workspace` first (scripts/test.sh does)", p.display());
+    assert!(
+        p.is_file(),
+        "{} is missing: run `cargo build --release --workspace` first (scripts/test.sh does)",
+        p.display()
+    );
     p
 }
 
@@ -38,7 +42,11 @@ impl Driver {
             Driver::Oclgrind => PathBuf::from("/usr/lib/oclgrind/liboclgrind-rt-icd.so"),
             Driver::Intel => intel_lib().join("libintelocl.so"),
         };
-        assert!(p.is_file(), "driver {self:?} is not installed at {} (run scripts/setup.sh)", p.display());
+        assert!(
+            p.is_file(),
+            "driver {self:?} is not installed at {} (run scripts/setup.sh)",
+            p.display()
+        );
         p
     }
 
@@ -93,7 +101,12 @@ impl AsRef<std::ffi::OsStr> for Scratch {
 }
 
 pub fn scratch(name: &str) -> Scratch {
-    Scratch(tempfile::Builder::new().prefix(&format!("cltap-test-{name}-")).tempdir().unwrap())
+    Scratch(
+        tempfile::Builder::new()
+            .prefix(&format!("cltap-test-{name}-"))
+            .tempdir()
+            .unwrap(),
+    )
 }
 
 /// The folder shared by one test binary's tests (vendor lists, default
@@ -101,7 +114,11 @@ pub fn scratch(name: &str) -> Scratch {
 fn process_dir() -> &'static Path {
     static D: OnceLock<PathBuf> = OnceLock::new();
     D.get_or_init(|| {
-        let d = tempfile::Builder::new().prefix("cltap-test-").tempdir().unwrap().keep();
+        let d = tempfile::Builder::new()
+            .prefix("cltap-test-")
+            .tempdir()
+            .unwrap()
+            .keep();
         extern "C" fn remove() {
             if let Some(d) = D.get() {
                 let _ = std::fs::remove_dir_all(d);
@@ -125,15 +142,28 @@ fn empty_dir() -> &'static Path {
 /// A command that runs `program` on exactly `drivers` through `loader`, with
 /// cltap in `mode`. The environment is cleaned of anything that would select
 /// other drivers or configure cltap.
-pub fn command(program: &Path, args: &[&str], drivers: &[Driver], loader: Loader, mode: Mode) -> Command {
+pub fn command(
+    program: &Path,
+    args: &[&str],
+    drivers: &[Driver],
+    loader: Loader,
+    mode: Mode,
+) -> Command {
     let mut c = Command::new("timeout");
     c.arg("600").arg(program).args(args);
     for (k, _) in std::env::vars() {
-        if k.starts_with("OCL_ICD") || k.starts_with("OPENCL_LAYER") || k.starts_with("CLTAP_") || k == "LD_LIBRARY_PATH" {
+        if k.starts_with("OCL_ICD")
+            || k.starts_with("OPENCL_LAYER")
+            || k.starts_with("CLTAP_")
+            || k == "LD_LIBRARY_PATH"
+        {
             c.env_remove(k);
         }
     }
-    let libs: Vec<String> = drivers.iter().map(|d| d.library().display().to_string()).collect();
+    let libs: Vec<String> = drivers
+        .iter()
+        .map(|d| d.library().display().to_string())
+        .collect();
     let mut ld = vec![intel_lib().display().to_string()];
     if loader == Loader::Khronos {
         ld.insert(0, root().join(".deps/intel/khronos").display().to_string());
@@ -237,7 +267,10 @@ pub fn program_names() -> Vec<String> {
         .expect("run make print-tests");
     String::from_utf8_lossy(&o.stdout)
         .split_whitespace()
-        .filter(|n| root().join("tests/c").join(format!("{n}.c")).exists() || root().join("samples").join(format!("{n}.c")).exists())
+        .filter(|n| {
+            root().join("tests/c").join(format!("{n}.c")).exists()
+                || root().join("samples").join(format!("{n}.c")).exists()
+        })
         .map(str::to_string)
         .collect()
 }
@@ -259,10 +292,17 @@ pub fn difference(what: &str, a: &Outcome, b: &Outcome) -> Option<String> {
     if a.code != b.code {
         s += &format!("exit code {:?} without cltap, {:?} with\n", a.code, b.code);
     }
-    for (name, x, y) in [("stdout", &a.stdout, &b.stdout), ("stderr", &a.stderr, &b.stderr)] {
+    for (name, x, y) in [
+        ("stdout", &a.stdout, &b.stdout),
+        ("stderr", &a.stderr, &b.stderr),
+    ] {
         if x != y {
             let (xl, yl): (Vec<&str>, Vec<&str>) = (x.lines().collect(), y.lines().collect());
-            let first = xl.iter().zip(&yl).position(|(p, q)| p != q).unwrap_or(xl.len().min(yl.len()));
+            let first = xl
+                .iter()
+                .zip(&yl)
+                .position(|(p, q)| p != q)
+                .unwrap_or(xl.len().min(yl.len()));
             s += &format!(
                 "{name} differs at line {}:\n  without: {:?}\n  with:    {:?}\n",
                 first + 1,
@@ -315,8 +355,15 @@ pub fn peak_kib(c: std::process::Command) -> (i32, i64) {
     if let Some(d) = c.get_current_dir() {
         p.current_dir(d);
     }
-    let st = p.stdout(std::process::Stdio::null()).stderr(std::process::Stdio::null()).status().unwrap();
-    let kib = std::fs::read_to_string(&out).ok().and_then(|t| t.trim().parse().ok()).expect("peak wrote the child's peak");
+    let st = p
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .status()
+        .unwrap();
+    let kib = std::fs::read_to_string(&out)
+        .ok()
+        .and_then(|t| t.trim().parse().ok())
+        .expect("peak wrote the child's peak");
     use std::os::unix::process::ExitStatusExt;
     (st.into_raw(), kib)
 }
@@ -341,7 +388,10 @@ pub fn signal_when_ready(mut c: Command, sig: i32) -> std::process::ExitStatus {
     let mut line = String::new();
     while !line.contains("ready") {
         line.clear();
-        assert!(out.read_line(&mut line).unwrap() > 0, "program ended before ready");
+        assert!(
+            out.read_line(&mut line).unwrap() > 0,
+            "program ended before ready"
+        );
     }
     // SAFETY: signals our own child (`timeout` passes it on to the program).
     unsafe { libc::kill(child.id() as i32, sig) };
@@ -365,7 +415,11 @@ pub fn hsa_double() -> &'static Path {
             .expect("run make");
         assert!(st.success(), "building hsa-double failed");
         let co = out.join("kernels.co");
-        assert!(co.is_file(), "{} is missing: clang-15 and lld-15 are needed (scripts/setup.sh installs them)", co.display());
+        assert!(
+            co.is_file(),
+            "{} is missing: clang-15 and lld-15 are needed (scripts/setup.sh installs them)",
+            co.display()
+        );
         out
     })
 }
@@ -386,7 +440,12 @@ pub fn on_hsa_double(program: &Path, dir: &Path) -> Command {
     let mut c = Command::new("timeout");
     c.arg("60").arg(program).current_dir(dir);
     for (k, _) in std::env::vars() {
-        if k.starts_with("HSA_") || k.starts_with("CLTAP_") || k.starts_with("CLIENT_") || k.starts_with("ROCP_") || k == "LD_PRELOAD" {
+        if k.starts_with("HSA_")
+            || k.starts_with("CLTAP_")
+            || k.starts_with("CLIENT_")
+            || k.starts_with("ROCP_")
+            || k == "LD_PRELOAD"
+        {
             c.env_remove(k);
         }
     }
@@ -407,13 +466,53 @@ pub fn mask_kernel_objects(s: &str) -> String {
 
 /// The decimal number right after the first `key` in `out`.
 pub fn number_after(out: &str, key: &str) -> u64 {
-    let at = out.find(key).unwrap_or_else(|| panic!("{key} not in:\n{out}")) + key.len();
-    out[at..].chars().take_while(|c| c.is_ascii_digit()).collect::<String>().parse().unwrap()
+    let at = out
+        .find(key)
+        .unwrap_or_else(|| panic!("{key} not in:\n{out}"))
+        + key.len();
+    out[at..]
+        .chars()
+        .take_while(|c| c.is_ascii_digit())
+        .collect::<String>()
+        .parse()
+        .unwrap()
 }
 
 /// The one file in `dir` whose name ends with `suffix`.
 pub fn only_file(dir: &Path, suffix: &str) -> PathBuf {
-    let found: Vec<PathBuf> = std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().path()).filter(|p| p.to_string_lossy().ends_with(suffix)).collect();
-    assert_eq!(found.len(), 1, "one {suffix} in {}: {found:?}", dir.display());
+    let found: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.to_string_lossy().ends_with(suffix))
+        .collect();
+    assert_eq!(
+        found.len(),
+        1,
+        "one {suffix} in {}: {found:?}",
+        dir.display()
+    );
     found.into_iter().next().unwrap()
+}
+
+/// `tests/hsa/programs.c`, linked against the HSA test double's library by
+/// its soname (no rpath): `LD_LIBRARY_PATH` picks the double or, without
+/// it, the system's ROCr.
+pub fn hsa_programs() -> &'static Path {
+    static EXE: OnceLock<PathBuf> = OnceLock::new();
+    EXE.get_or_init(|| {
+        let d = hsa_double();
+        let exe = root().join("target/ctests/hsa_programs");
+        std::fs::create_dir_all(exe.parent().unwrap()).unwrap();
+        let st = Command::new("gcc")
+            .args(["-std=c11", "-O1", "-Wall", "-Werror", "-pthread", "-I/usr/include/hsa"])
+            .arg(root().join("tests/hsa/programs.c"))
+            .arg("-o")
+            .arg(&exe)
+            .arg(format!("-L{}", d.display()))
+            .arg("-lhsa-runtime64")
+            .status()
+            .expect("run gcc");
+        assert!(st.success(), "building tests/hsa/programs.c failed");
+        exe
+    })
 }

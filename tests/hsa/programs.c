@@ -9,6 +9,10 @@
  *   programs copy                  hsa_amd_memory_async_copy, bytes checked
  *   programs shared KERNELS.co     one completion signal for several dispatches
  *   programs destroy KERNELS.co    a queue destroyed with dispatches held back
+ *   programs sizes KERNELS.co [vary]  dispatches of many shapes, one after the
+ *                                  other; with "vary", a run that finds
+ *                                  sizes.ran in its directory dispatches one
+ *                                  shape differently (and every run leaves it)
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -217,6 +221,60 @@ static void dispatch(hsa_queue_t* q, hsa_signal_t done) {
   OK(hsa_memory_allocate(kernarg_region, kernarg_size, &kernarg));
   dispatch_with(q, done, kernarg);
   /* The kernarg is leaked on purpose: the dispatch may still read it. */
+}
+
+static hsa_signal_value_t wait_lt1(hsa_signal_t s);
+
+/* grid x, y, z; work-group x, y, z; group segment bytes. */
+static const unsigned SHAPES[][7] = {
+    {64, 1, 1, 64, 1, 1, 0},     {256, 1, 1, 64, 1, 1, 0},      {1000, 1, 1, 100, 1, 1, 0},
+    {128, 4, 1, 32, 2, 1, 0},    {4096, 1, 1, 256, 1, 1, 1024}, {32, 32, 2, 8, 8, 1, 0},
+    {100000, 1, 1, 64, 1, 1, 0}, {64, 1, 1, 1, 1, 1, 512},
+};
+
+static int prog_sizes(const char* co, int vary) {
+  setup();
+  load_kernel(co);
+  const int again = vary && access("sizes.ran", F_OK) == 0;
+  hsa_queue_t* q;
+  OK(hsa_queue_create(gpu, 64, HSA_QUEUE_TYPE_MULTI, NULL, NULL, 0, 0, &q));
+  hsa_signal_t s;
+  OK(hsa_signal_create(1, 0, NULL, &s));
+  void* kernarg;
+  OK(hsa_memory_allocate(kernarg_region, kernarg_size, &kernarg));
+  const unsigned n = sizeof SHAPES / sizeof SHAPES[0];
+  for (unsigned i = 0; i < n; i++) {
+    const unsigned* sh = SHAPES[i];
+    memcpy(kernarg, &buf, sizeof buf);
+    hsa_kernel_dispatch_packet_t p;
+    memset(&p, 0, sizeof p);
+    p.grid_size_x = again && i == 2 ? 2000 : sh[0];
+    p.grid_size_y = (uint16_t)sh[1];
+    p.grid_size_z = (uint16_t)sh[2];
+    p.workgroup_size_x = (uint16_t)sh[3];
+    p.workgroup_size_y = (uint16_t)sh[4];
+    p.workgroup_size_z = (uint16_t)sh[5];
+    p.group_segment_size = sh[6];
+    p.kernel_object = kernel_object;
+    p.kernarg_address = kernarg;
+    p.completion_signal = s;
+    const uint16_t dims = sh[2] > 1 || sh[5] > 1 ? 3 : sh[1] > 1 || sh[4] > 1 ? 2 : 1;
+    hsa_signal_store_screlease(s, 1);
+    submit(q, &p, header(HSA_PACKET_TYPE_KERNEL_DISPATCH), dims << HSA_KERNEL_DISPATCH_PACKET_SETUP_DIMENSIONS);
+    CHECK(wait_lt1(s) == 0);
+    printf("sizes: dispatch %u grid %ux%ux%u done\n", i, p.grid_size_x, sh[1], sh[2]);
+  }
+  if (vary) {
+    FILE* f = fopen("sizes.ran", "w");
+    CHECK(f != NULL);
+    fclose(f);
+  }
+  OK(hsa_signal_destroy(s));
+  OK(hsa_memory_free(kernarg));
+  OK(hsa_queue_destroy(q));
+  unload_kernel();
+  OK(hsa_shut_down());
+  return 0;
 }
 
 static hsa_signal_value_t wait_lt1(hsa_signal_t s) {
@@ -430,13 +488,14 @@ int main(int argc, char** argv) {
   if (strcmp(what, "threads") == 0) return prog_threads();
   if (strcmp(what, "copy") == 0) return prog_copy();
   if (!co) {
-    printf("usage: programs info|threads|copy|many|barriers|shared|destroy [KERNELS.co [N]]\n");
+    printf("usage: programs info|threads|copy|many|barriers|shared|destroy|sizes [KERNELS.co [N|vary]]\n");
     return 2;
   }
   if (strcmp(what, "many") == 0) return prog_many(co, argc > 3 ? (unsigned)atoi(argv[3]) : 200);
   if (strcmp(what, "barriers") == 0) return prog_barriers(co);
   if (strcmp(what, "shared") == 0) return prog_shared(co);
   if (strcmp(what, "destroy") == 0) return prog_destroy(co);
+  if (strcmp(what, "sizes") == 0) return prog_sizes(co, argc > 3 && strcmp(argv[3], "vary") == 0);
   printf("unknown program %s\n", what);
   return 2;
 }

@@ -62,6 +62,72 @@ pub const KIND_HSA_COPY: u16 = 3;
 pub const COPY_TID: usize = 0;
 pub const COPY_ORDINAL: usize = 1;
 
+/// One HSA agent, as the runtime described it when cltap was loaded
+/// (`OnLoad`): not a call. `fn_id` is 0, `cmd_id` the agent's place in
+/// `hsa_iterate_agents`' order (from 0), the name a [`NAME_PARAM`] capture,
+/// and the argument words are indexed by the `AGENT_*` constants below
+/// (0 where the runtime did not answer).
+pub const KIND_HSA_AGENT: u16 = 4;
+/// Argument words of a [`KIND_HSA_AGENT`] record.
+pub const AGENT_HANDLE: usize = 0;
+/// Zero-based among the agents of the same device type (RCP's agent index).
+pub const AGENT_INDEX: usize = 1;
+/// `hsa_device_type_t`: 0 CPU, 1 GPU, 2 DSP.
+pub const AGENT_DEVICE: usize = 2;
+pub const AGENT_COMPUTE_UNITS: usize = 3;
+pub const AGENT_SIMDS_PER_CU: usize = 4;
+pub const AGENT_SHADER_ENGINES: usize = 5;
+pub const AGENT_WAVEFRONT_SIZE: usize = 6;
+pub const AGENT_MAX_WAVES_PER_CU: usize = 7;
+pub const AGENT_MAX_CLOCK_MHZ: usize = 8;
+pub const AGENT_WORKGROUP_MAX: usize = 9;
+pub const AGENT_WORDS: usize = 10;
+
+/// One dispatch's hardware counters (AQLprofile): not a call. `cmd_id` is
+/// the dispatch's number (its [`KIND_HSA_DISPATCH`] record's), word 0 the
+/// pass that counted them, then pairs of words: an event (block, instance
+/// and event id packed as `cltap::hsa::aqlprofile::pack` does) and its value,
+/// summed over the samples AQLprofile gave for it.
+pub const KIND_HSA_COUNTERS: u16 = 5;
+/// The counters this run collects (`CLTAP_COUNTERS` / `ROCP_INPUT`), once
+/// per process: not a call. `cmd_id` is this run's pass (from 0), word 0 the
+/// number of passes the request needs (0 when no device can count), word 1
+/// the agent counted on (0 for OpenCL), and the [`NAME_PARAM`] capture the
+/// requested names, comma-separated.
+pub const KIND_COUNTER_PLAN: u16 = 6;
+pub const PLAN_PASSES: usize = 0;
+pub const PLAN_AGENT: usize = 1;
+/// Then one word per block the GPU has: AQLprofile block id (bits 32..48),
+/// instances (16..32) and counter slots (0..16), as the backend gave them.
+pub const PLAN_BLOCKS: usize = 2;
+/// What an OpenCL driver tells of the kernel of one NDRange (with
+/// counters requested): not a call. `cmd_id` is the NDRange's command id
+/// and the words are indexed by the `KINFO_*` constants (`u64::MAX` where
+/// the driver did not answer).
+pub const KIND_KERNEL_INFO: u16 = 7;
+/// `CL_KERNEL_LOCAL_MEM_SIZE`.
+pub const KINFO_LOCAL_MEM: usize = 0;
+/// `CL_KERNEL_PRIVATE_MEM_SIZE`.
+pub const KINFO_PRIVATE_MEM: usize = 1;
+/// `CL_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE`.
+pub const KINFO_PREFERRED_MULTIPLE: usize = 2;
+/// `CL_KERNEL_WORK_GROUP_SIZE`.
+pub const KINFO_WORK_GROUP_SIZE: usize = 3;
+/// The device's `CL_DEVICE_MAX_COMPUTE_UNITS`, `CL_DEVICE_LOCAL_MEM_SIZE`
+/// and `CL_DEVICE_MAX_WORK_GROUP_SIZE` (for the occupancy file).
+pub const KINFO_DEVICE_CUS: usize = 4;
+pub const KINFO_DEVICE_LOCAL_MEM: usize = 5;
+pub const KINFO_DEVICE_MAX_WG: usize = 6;
+/// `CL_DEVICE_TYPE`.
+pub const KINFO_DEVICE_TYPE: usize = 7;
+pub const KINFO_WORDS: usize = 8;
+
+/// A kernel object's descriptor, once per kernel object, when the HSA
+/// interceptor first sees it dispatched: not a call. `cmd_id` is the kernel
+/// object, the 8 words its 64-byte AMDHSA kernel descriptor (as the AMD
+/// loader extension gave it), the [`NAME_PARAM`] capture its name.
+pub const KIND_HSA_KERNEL: u16 = 8;
+
 /// Argument words of a [`KIND_HSA_DISPATCH`] record.
 pub const DISPATCH_AGENT: usize = 0;
 /// `hsa_queue_t.id` of the queue the application submitted to.

@@ -14,7 +14,7 @@
 //! the same way.
 
 use super::api::id;
-use super::proxy::orig;
+use super::wrappers::orig;
 use crate::bracket;
 use cltap::trace::record::*;
 use std::cell::Cell;

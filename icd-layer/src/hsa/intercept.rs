@@ -15,7 +15,7 @@
 //! through its wrappers, so they are not logged as the application's.
 
 use super::api::id;
-use super::proxy::orig;
+use super::wrappers::orig;
 use crate::bracket;
 use cltap::hsa::packet::{KernelDispatch, PacketType, PACKET_SIZE};
 use cltap::trace::record::*;
@@ -33,20 +33,12 @@ static NEXT_DISPATCH: AtomicU64 = AtomicU64::new(1);
 static PACKETS: [AtomicU64; 6] = [const { AtomicU64::new(0) }; 6];
 /// The names of [`PACKETS`]' counters, as the summary shows them.
 pub const PACKET_KINDS: [&str; 6] = ["kernel_dispatch", "barrier_and", "barrier_or", "vendor_specific", "agent_dispatch", "other"];
-/// Kernel objects → names, learnt from the application's
-/// `hsa_executable_symbol_get_info(…, KERNEL_OBJECT, …)` (see
-/// [`symbol_get_info_entry`]).
-static NAMES: Mutex<Option<HashMap<u64, String>>> = Mutex::new(None);
 /// Kernel objects → dispatches recorded (the handler's).
 static KERNEL_DISPATCHES: Mutex<Option<HashMap<u64, u64>>> = Mutex::new(None);
 
 const HSA_STATUS_SUCCESS: u32 = 0;
 const HSA_STATUS_ERROR: u32 = 0x1000;
-const HSA_SYSTEM_INFO_TIMESTAMP: u32 = 2;
 const HSA_SIGNAL_CONDITION_LT: u32 = 2;
-const HSA_EXECUTABLE_SYMBOL_INFO_NAME_LENGTH: u32 = 1;
-const HSA_EXECUTABLE_SYMBOL_INFO_NAME: u32 = 2;
-const HSA_EXECUTABLE_SYMBOL_INFO_KERNEL_OBJECT: u32 = 22;
 /// `hsa_queue_t.id`'s offset.
 const QUEUE_ID_OFFSET: usize = 32;
 
@@ -76,63 +68,10 @@ pub fn packet_counts() -> Vec<(&'static str, u64)> {
 /// by kernel object.
 pub fn kernel_counts() -> Vec<(u64, Option<String>, u64)> {
     let counts: Vec<(u64, u64)> = KERNEL_DISPATCHES.lock().map(|m| m.as_ref().map(|m| m.iter().map(|(k, n)| (*k, *n)).collect()).unwrap_or_default()).unwrap_or_default();
-    let names = NAMES.lock().ok();
-    let mut v: Vec<(u64, Option<String>, u64)> = counts.into_iter().map(|(k, n)| (k, names.as_ref().and_then(|m| m.as_ref()).and_then(|m| m.get(&k).cloned()), n)).collect();
+    let names = super::kernels::names();
+    let mut v: Vec<(u64, Option<String>, u64)> = counts.into_iter().map(|(k, n)| (k, names.get(&k).cloned(), n)).collect();
     v.sort_by_key(|x| x.0);
     v
-}
-
-/// What `OnLoad` puts in the core table's `hsa_executable_symbol_get_info`
-/// entry when intercepting.
-pub fn symbol_get_info_entry() -> usize {
-    symbol_get_info as *const () as usize
-}
-
-type SymbolGetInfo = unsafe extern "C" fn(u64, u32, *mut c_void) -> u32;
-
-/// `hsa_executable_symbol_get_info`, as the application calls it: the
-/// generated wrapper records and forwards it; a kernel object handed out
-/// gets its symbol's name remembered, asked of the runtime's entry.
-unsafe extern "C" fn symbol_get_info(symbol: u64, attribute: u32, value: *mut c_void) -> u32 {
-    let w: SymbolGetInfo = std::mem::transmute(super::wrappers::WRAPPERS.0[id::hsa_executable_symbol_get_info]);
-    let r = w(symbol, attribute, value);
-    if r == HSA_STATUS_SUCCESS && attribute == HSA_EXECUTABLE_SYMBOL_INFO_KERNEL_OBJECT && !value.is_null() {
-        let object = std::ptr::read_unaligned(value as *const u64);
-        crate::guard::guard((), || learn_name(symbol, object));
-    }
-    r
-}
-
-fn learn_name(symbol: u64, object: u64) {
-    let f = orig(id::hsa_executable_symbol_get_info);
-    if f == 0 || object == 0 {
-        return;
-    }
-    // SAFETY: the runtime's entry; NAME_LENGTH writes a u32, NAME that many bytes.
-    let name = unsafe {
-        let f: SymbolGetInfo = std::mem::transmute(f);
-        let mut len = 0u32;
-        if f(symbol, HSA_EXECUTABLE_SYMBOL_INFO_NAME_LENGTH, &mut len as *mut u32 as *mut c_void) != HSA_STATUS_SUCCESS || len == 0 || len > 4096 {
-            return;
-        }
-        let mut buf = vec![0u8; len as usize + 1];
-        if f(symbol, HSA_EXECUTABLE_SYMBOL_INFO_NAME, buf.as_mut_ptr() as *mut c_void) != HSA_STATUS_SUCCESS {
-            return;
-        }
-        buf.truncate(len as usize);
-        if let Some(z) = buf.iter().position(|b| *b == 0) {
-            buf.truncate(z);
-        }
-        String::from_utf8_lossy(&buf).into_owned()
-    };
-    if let Ok(mut m) = NAMES.lock() {
-        m.get_or_insert_with(HashMap::new).insert(object, name);
-    }
-}
-
-/// The name the application's symbol look-ups gave a kernel object.
-fn kernel_name(object: u64) -> Option<String> {
-    NAMES.lock().ok()?.as_ref()?.get(&object).cloned()
 }
 
 fn count_packet(kind: PacketType) {
@@ -217,25 +156,9 @@ unsafe extern "C" fn on_packets(pkts: *const c_void, count: u64, index: u64, dat
     }
     let changed = crate::guard::guard(None, || handle(pkts as *const u8, count, index, &*(data as *const QueueInfo)));
     match changed {
-        Some(v) => writer(v.as_ptr() as *const c_void, count),
+        Some(v) => writer(v.as_ptr() as *const c_void, (v.len() / PACKET_SIZE) as u64),
         None => writer(pkts, count),
     }
-}
-
-fn timestamp() -> u64 {
-    let f = orig(id::hsa_system_get_info);
-    if f == 0 {
-        return 0;
-    }
-    let mut t = 0u64;
-    // SAFETY: the runtime's entry; TIMESTAMP writes one u64.
-    unsafe {
-        let f: unsafe extern "C" fn(u32, *mut c_void) -> u32 = std::mem::transmute(f);
-        if f(HSA_SYSTEM_INFO_TIMESTAMP, &mut t as *mut u64 as *mut c_void) != HSA_STATUS_SUCCESS {
-            return 0;
-        }
-    }
-    t
 }
 
 fn words(q: &QueueInfo, index: u64, p: &KernelDispatch) -> [u64; DISPATCH_WORDS] {
@@ -253,19 +176,24 @@ fn words(q: &QueueInfo, index: u64, p: &KernelDispatch) -> [u64; DISPATCH_WORDS]
     w
 }
 
-/// Records the dispatches among the packets; with timestamps, returns the
-/// packets to write instead (completion signals replaced by proxies).
+/// Records the dispatches among the packets. Returns the packets to write
+/// instead when some changed: with timestamps, completion signals replaced
+/// by proxies; with counters, each dispatch between its `start` and `stop`
+/// packets.
 fn handle(pkts: *const u8, count: u64, index: u64, q: &QueueInfo) -> Option<Vec<u8>> {
     let n = count as usize;
     // SAFETY: the runtime passes `count` packets of 64 bytes.
     let bytes = unsafe { std::slice::from_raw_parts(pkts, n * PACKET_SIZE) };
-    let mut out: Option<Vec<u8>> = None;
+    let counting = super::counters::counting(q.agent);
+    let mut out: Vec<u8> = Vec::new();
+    let mut changed = false;
     for i in 0..n {
         let raw: &[u8; PACKET_SIZE] = bytes[i * PACKET_SIZE..(i + 1) * PACKET_SIZE].try_into().ok()?;
         let p = KernelDispatch::read(raw);
         let kind = p.header().kind;
         count_packet(kind);
         if kind != PacketType::KernelDispatch {
+            out.extend_from_slice(raw);
             continue;
         }
         if let Ok(mut m) = KERNEL_DISPATCHES.lock() {
@@ -273,26 +201,49 @@ fn handle(pkts: *const u8, count: u64, index: u64, q: &QueueInfo) -> Option<Vec<
         }
         let seq = NEXT_DISPATCH.fetch_add(1, Ordering::Relaxed);
         let w = words(q, index + i as u64, &p);
+        let mut np = p;
+        if counting {
+            let mut wt = w;
+            if q.mode >= 2 {
+                wt[DISPATCH_TIME_DISPATCH] = super::proxy::timestamp();
+            }
+            if let Some(c) = super::counters::wrap(seq, q.agent, wt, p.completion_signal, q.mode >= 2) {
+                if q.mode < 2 {
+                    cltap::trace::local::record_kind::<KIND_HSA_DISPATCH>(seq, 0, 0, &w, super::kernels::name(p.kernel_object).as_deref());
+                }
+                np.completion_signal = c.proxy;
+                out.extend_from_slice(&packet_bytes(&c.start));
+                out.extend_from_slice(&np.bytes());
+                out.extend_from_slice(&packet_bytes(&c.stop));
+                changed = true;
+                continue;
+            }
+        }
         if q.mode < 2 {
-            cltap::trace::local::record_kind::<KIND_HSA_DISPATCH>(seq, 0, 0, &w, kernel_name(p.kernel_object).as_deref());
-            continue;
-        }
-        let dispatch = timestamp();
-        match proxy(q, seq, w, dispatch, p.completion_signal) {
-            Some(sig) => {
-                let v = out.get_or_insert_with(|| bytes.to_vec());
-                let mut np = p;
-                np.completion_signal = sig;
-                v[i * PACKET_SIZE..(i + 1) * PACKET_SIZE].copy_from_slice(&np.bytes());
-            }
-            None => {
-                let mut w = w;
-                w[DISPATCH_TIME_DISPATCH] = dispatch;
-                cltap::trace::local::record_kind::<KIND_HSA_DISPATCH>(seq, 0, 0, &w, kernel_name(p.kernel_object).as_deref());
+            cltap::trace::local::record_kind::<KIND_HSA_DISPATCH>(seq, 0, 0, &w, super::kernels::name(p.kernel_object).as_deref());
+        } else {
+            let dispatch = super::proxy::timestamp();
+            match proxy(q, seq, w, dispatch, p.completion_signal) {
+                Some(sig) => {
+                    np.completion_signal = sig;
+                    changed = true;
+                }
+                None => {
+                    let mut w = w;
+                    w[DISPATCH_TIME_DISPATCH] = dispatch;
+                    cltap::trace::local::record_kind::<KIND_HSA_DISPATCH>(seq, 0, 0, &w, super::kernels::name(p.kernel_object).as_deref());
+                }
             }
         }
+        out.extend_from_slice(&np.bytes());
     }
-    out
+    changed.then_some(out)
+}
+
+/// A PM4 packet's 64 bytes.
+fn packet_bytes(p: &cltap::hsa::aqlprofile::Pm4Packet) -> [u8; PACKET_SIZE] {
+    // SAFETY: a plain 64-byte repr(C) struct (size checked against the header).
+    unsafe { std::mem::transmute_copy(p) }
 }
 
 /// A dispatch whose proxy signal has not completed yet.
@@ -347,20 +298,6 @@ unsafe extern "C" fn on_complete(_value: i64, arg: *mut c_void) -> bool {
 }
 
 fn complete(p: &Pending) {
-    let mut times = [0u64; 2];
-    let get = orig(id::hsa_amd_profiling_get_dispatch_time);
-    // SAFETY: the runtime's entries; `times` is an hsa_amd_profiling_dispatch_time_t.
-    unsafe {
-        if get != 0 {
-            let get: unsafe extern "C" fn(u64, u64, *mut [u64; 2]) -> u32 = std::mem::transmute(get);
-            if get(p.agent, p.proxy, &mut times) != HSA_STATUS_SUCCESS {
-                times = [0, 0];
-            }
-        }
-        let mut w = p.words;
-        w[DISPATCH_TIME_COMPLETE] = timestamp();
-        let name = kernel_name(w[DISPATCH_KERNEL_OBJECT]);
-        cltap::trace::local::record_kind::<KIND_HSA_DISPATCH>(p.seq, times[0], times[1], &w, name.as_deref());
-        super::proxy::forward(p.app_signal, times, p.proxy);
-    }
+    // SAFETY: the proxy is cltap's, the application's signal its own.
+    unsafe { super::proxy::dispatch_done(p.agent, p.seq, p.words, p.app_signal, p.proxy, true) }
 }

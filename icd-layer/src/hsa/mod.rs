@@ -10,17 +10,22 @@
 //! `api/HSA.md`). Within `hsa/`:
 //!
 //! ```text
-//! onload   → wrappers, unload, api, intercept, copytimes; bracket, life, config (via life)
-//! intercept → wrappers, api; bracket, guard
+//! onload   → wrappers, unload, api, intercept, copytimes, agents; bracket, life, config (via life)
+//! agents   → api, proxy
+//! intercept → wrappers, api, kernels, proxy; bracket, guard
+//! kernels  → api, proxy; guard
 //! copytimes → wrappers, api; bracket, guard
 //! wrappers → unload, api; bracket
-//! unload   → life, guard
+//! unload   → life, guard, counters
 //! api      → nothing
 //! ```
 
+pub mod agents;
 pub mod api;
 pub mod copytimes;
+pub mod counters;
 pub mod intercept;
+pub mod kernels;
 pub mod onload;
 pub mod proxy;
 pub mod unload;

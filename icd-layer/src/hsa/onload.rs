@@ -78,11 +78,15 @@ pub unsafe fn on_load(root: *mut ApiTableVersion) -> bool {
     if !root.is_null() {
         // ROCP_HSA_INTERCEPT (read with the rest of the configuration): the
         // core table's hsa_queue_create makes intercept queues.
-        super::intercept::set_mode(life::config().hsa_intercept);
+        super::intercept::set_mode(life::config().hsa_mode());
         // The .atp's async-copy times: hsa_amd_memory_async_copy goes through
         // a proxy completion signal.
         super::copytimes::set_on(life::config().atp);
         install(root);
+        let agents = crate::guard::guard(Vec::new(), super::agents::record_all);
+        if life::config().counting() {
+            crate::guard::guard((), || super::counters::on_load(&agents));
+        }
     }
     if let Some((id, e)) = init {
         if e.on {
@@ -157,18 +161,12 @@ unsafe fn install_table(p: *mut ApiTableVersion, t: &TableLayout) -> Installed {
         let mut wrapper = WRAPPERS.0[id] as usize;
         let orig = std::ptr::read_volatile(slot);
         let interceptor = super::intercept::queue_create_entry();
-        let namer = super::intercept::symbol_get_info_entry();
         let copier = super::copytimes::async_copy_entry();
-        if orig == 0 || orig == wrapper || orig == interceptor || orig == namer || orig == copier {
+        if orig == 0 || orig == wrapper || orig == interceptor || orig == copier {
             continue;
         }
         if id == super::api::id::hsa_queue_create && super::intercept::mode() != 0 {
             wrapper = interceptor;
-        }
-        // Intercepting, the kernel objects the application looks up get
-        // their names (for the summary's dispatches per kernel).
-        if id == super::api::id::hsa_executable_symbol_get_info && super::intercept::mode() != 0 {
-            wrapper = namer;
         }
         if id == super::api::id::hsa_amd_memory_async_copy && super::copytimes::on() {
             wrapper = copier;

@@ -4,17 +4,32 @@
 //! runtime would have signalled it.
 
 use super::api::id;
-use super::wrappers::ORIG;
-use std::sync::atomic::Ordering;
 
 /// `amd_signal_t.start_ts` / `end_ts` (`amd_hsa_signal.h`): a signal's
 /// handle is its `amd_signal_t`'s address, in ROCr as in the double.
 const SIGNAL_START_TS: usize = 32;
 const SIGNAL_END_TS: usize = 40;
 
-/// The runtime's own entry `i` (cltap's calls are never the application's).
-pub fn orig(i: usize) -> usize {
-    ORIG[i].load(Ordering::Acquire)
+pub use super::wrappers::orig;
+
+const HSA_SYSTEM_INFO_TIMESTAMP: u32 = 2;
+
+/// `HSA_SYSTEM_INFO_TIMESTAMP` now (0 when the runtime cannot say): the
+/// clock of the dispatch record's dispatch and complete times.
+pub fn timestamp() -> u64 {
+    let f = orig(id::hsa_system_get_info);
+    if f == 0 {
+        return 0;
+    }
+    let mut t = 0u64;
+    // SAFETY: the runtime's entry; TIMESTAMP writes one u64.
+    unsafe {
+        let f: unsafe extern "C" fn(u32, *mut std::ffi::c_void) -> u32 = std::mem::transmute(f);
+        if f(HSA_SYSTEM_INFO_TIMESTAMP, &mut t as *mut u64 as *mut std::ffi::c_void) != 0 {
+            return 0;
+        }
+    }
+    t
 }
 
 /// The proxy completed: the application's signal (if any) gets the times
@@ -40,4 +55,29 @@ pub unsafe fn forward(app_signal: u64, times: [u64; 2], proxy: u64) {
         let destroy: unsafe extern "C" fn(u64) -> u32 = std::mem::transmute(destroy);
         destroy(proxy);
     }
+}
+
+/// A proxied dispatch completed: reads its begin and end from the proxy
+/// (0 when the queue does not profile), records it when `record` (with the
+/// time cltap saw the completion), then hands the completion on to the
+/// application's signal.
+///
+/// # Safety
+/// As [`forward`]; `words` are the dispatch's record words.
+pub unsafe fn dispatch_done(agent: u64, seq: u64, mut words: [u64; cltap::trace::record::DISPATCH_WORDS], app_signal: u64, proxy: u64, record: bool) {
+    use cltap::trace::record::*;
+    let mut times = [0u64; 2];
+    let get = orig(id::hsa_amd_profiling_get_dispatch_time);
+    if get != 0 {
+        let get: unsafe extern "C" fn(u64, u64, *mut [u64; 2]) -> u32 = std::mem::transmute(get);
+        if get(agent, proxy, &mut times) != 0 {
+            times = [0, 0];
+        }
+    }
+    if record {
+        words[DISPATCH_TIME_COMPLETE] = timestamp();
+        let name = super::kernels::name(words[DISPATCH_KERNEL_OBJECT]);
+        cltap::trace::local::record_kind::<KIND_HSA_DISPATCH>(seq, times[0], times[1], &words, name.as_deref());
+    }
+    forward(app_signal, times, proxy);
 }

@@ -6,6 +6,7 @@
 //! `life::finish` runs once whichever comes first.
 
 use crate::life;
+
 use std::cell::Cell;
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -44,6 +45,12 @@ impl ShutDown {
 
 /// `OnUnload`: the runtime lets go of its tools.
 pub fn on_unload() {
+    // Counters of the last dispatches are read on the runtime's signal
+    // thread, which still runs here.
+    let missing = crate::guard::guard(0, || super::counters::drain(std::time::Duration::from_secs(5)));
+    if missing > 0 {
+        cltap::warn!("counters: {missing} dispatch(es) still running at HSA shut-down: their values are missing");
+    }
     let inside = SHUTTING_DOWN.try_with(|d| d.get() > 0).unwrap_or(false);
     if inside {
         PENDING.store(true, Ordering::Release);

@@ -17,3 +17,8 @@ unsafe impl Sync for Wrappers {}
 pub struct ByValue<const N: usize>(pub [u64; N]);
 
 include!(concat!(env!("OUT_DIR"), "/hsa_wrappers.rs"));
+
+/// The runtime's own entry `i` (cltap's calls are never the application's).
+pub fn orig(i: usize) -> usize {
+    ORIG[i].load(std::sync::atomic::Ordering::Acquire)
+}

@@ -9,6 +9,7 @@ pub mod exts;
 pub mod front;
 pub mod handles;
 pub mod icd;
+pub mod kinfo;
 pub mod layer;
 pub mod lws;
 pub mod markers;

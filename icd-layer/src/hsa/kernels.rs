@@ -1,0 +1,182 @@
+//! What cltap reports of a dispatched kernel object: its name and its
+//! 64-byte kernel descriptor. As rocprofiler v1 does, both come from the
+//! runtime, not from the application's own look-ups: the AMD loader
+//! extension (`HSA_EXTENSION_AMD_LOADER`) gives the executable a kernel
+//! object belongs to and a host-readable copy of its descriptor, and the
+//! executable's kernel symbols give the names. One executable's symbols
+//! are read once, at the first dispatch of any of its kernels.
+
+use super::api::id;
+use super::wrappers::orig;
+use parking_lot::RwLock;
+use std::collections::HashMap;
+use std::ffi::c_void;
+use std::sync::{Arc, OnceLock};
+
+const HSA_STATUS_SUCCESS: u32 = 0;
+const HSA_EXTENSION_AMD_LOADER: u16 = 0x201;
+const HSA_SYMBOL_KIND_KERNEL: u32 = 1;
+const SYMBOL_INFO_TYPE: u32 = 0;
+const SYMBOL_INFO_NAME_LENGTH: u32 = 1;
+const SYMBOL_INFO_NAME: u32 = 2;
+const SYMBOL_INFO_KERNEL_OBJECT: u32 = 22;
+/// An AMDHSA kernel descriptor (code object v3 and later).
+pub const DESCRIPTOR_SIZE: usize = 64;
+
+/// `hsa_ven_amd_loader_1_00_pfn_t`: the first three entries, common to
+/// every version of the table.
+#[repr(C)]
+#[derive(Clone, Copy)]
+struct LoaderTable {
+    query_host_address: Option<unsafe extern "C" fn(*const c_void, *mut *const c_void) -> u32>,
+    query_segment_descriptors: Option<unsafe extern "C" fn(*mut c_void, *mut usize) -> u32>,
+    query_executable: Option<unsafe extern "C" fn(*const c_void, *mut u64) -> u32>,
+}
+
+/// What is known of one kernel object.
+#[derive(Debug, Default)]
+pub struct Kernel {
+    pub name: Option<String>,
+    /// Recorded (`KIND_HSA_KERNEL`) when first resolved.
+    pub descriptor: Option<[u8; DESCRIPTOR_SIZE]>,
+    /// False for a kernel only named while another of its executable was
+    /// resolved: its descriptor is still to be read.
+    resolved: bool,
+}
+
+static KERNELS: RwLock<Option<HashMap<u64, Arc<Kernel>>>> = RwLock::new(None);
+static LOADER: OnceLock<Option<LoaderTable>> = OnceLock::new();
+
+/// The kernel behind `object`, resolved on its first dispatch.
+pub fn lookup(object: u64) -> Arc<Kernel> {
+    if let Some(k) = KERNELS.read().as_ref().and_then(|m| m.get(&object)).filter(|k| k.resolved) {
+        return k.clone();
+    }
+    let found = resolve(object);
+    let mut w = KERNELS.write();
+    let m = w.get_or_insert_with(HashMap::new);
+    for (o, name) in found.names {
+        m.entry(o).or_insert_with(|| Arc::new(Kernel { name: Some(name), descriptor: None, resolved: false }));
+    }
+    let k = m.entry(object).or_default();
+    if !k.resolved {
+        *k = Arc::new(Kernel { name: k.name.clone(), descriptor: found.descriptor, resolved: true });
+        if let Some(d) = &k.descriptor {
+            let words: Vec<u64> = d.chunks_exact(8).map(|c| u64::from_le_bytes(c.try_into().expect("8 bytes"))).collect();
+            cltap::trace::local::record_kind::<{ cltap::trace::record::KIND_HSA_KERNEL }>(object, 0, 0, &words, k.name.as_deref());
+        }
+    }
+    k.clone()
+}
+
+/// The kernel's name, if the runtime could tell.
+pub fn name(object: u64) -> Option<String> {
+    lookup(object).name.clone()
+}
+
+/// Every kernel object seen so far with its name (for the summary).
+pub fn names() -> HashMap<u64, String> {
+    KERNELS.read().as_ref().map(|m| m.iter().filter_map(|(o, k)| Some((*o, k.name.clone()?))).collect()).unwrap_or_default()
+}
+
+struct Found {
+    names: Vec<(u64, String)>,
+    descriptor: Option<[u8; DESCRIPTOR_SIZE]>,
+}
+
+fn loader() -> Option<LoaderTable> {
+    *LOADER.get_or_init(|| {
+        let get = orig(id::hsa_system_get_major_extension_table);
+        if get == 0 {
+            return None;
+        }
+        let mut t = LoaderTable { query_host_address: None, query_segment_descriptors: None, query_executable: None };
+        // SAFETY: the runtime's entry; it fills at most `size` bytes of `t`.
+        let r = unsafe {
+            let get: unsafe extern "C" fn(u16, u16, usize, *mut c_void) -> u32 = std::mem::transmute(get);
+            get(HSA_EXTENSION_AMD_LOADER, 1, std::mem::size_of::<LoaderTable>(), &mut t as *mut LoaderTable as *mut c_void)
+        };
+        (r == HSA_STATUS_SUCCESS).then_some(t)
+    })
+}
+
+fn resolve(object: u64) -> Found {
+    let mut found = Found { names: Vec::new(), descriptor: None };
+    let Some(t) = loader() else { return found };
+    // SAFETY: the loader's entries, with arguments as hsa_ven_amd_loader.h defines them;
+    // the descriptor is copied from the host address the loader gives for it.
+    unsafe {
+        if let Some(host) = t.query_host_address {
+            let mut p: *const c_void = std::ptr::null();
+            if host(object as *const c_void, &mut p) == HSA_STATUS_SUCCESS && !p.is_null() {
+                found.descriptor = Some(std::ptr::read_unaligned(p as *const [u8; DESCRIPTOR_SIZE]));
+            }
+        }
+        if let Some(exe) = t.query_executable {
+            let mut e = 0u64;
+            if exe(object as *const c_void, &mut e) == HSA_STATUS_SUCCESS && e != 0 {
+                found.names = kernel_symbols(e);
+            }
+        }
+    }
+    found
+}
+
+type SymbolGetInfo = unsafe extern "C" fn(u64, u32, *mut c_void) -> u32;
+
+/// Every kernel symbol of an executable: `(kernel object, name)`.
+fn kernel_symbols(executable: u64) -> Vec<(u64, String)> {
+    let iterate = orig(id::hsa_executable_iterate_symbols);
+    let info = orig(id::hsa_executable_symbol_get_info);
+    if iterate == 0 || info == 0 {
+        return Vec::new();
+    }
+    struct Walk {
+        info: SymbolGetInfo,
+        out: Vec<(u64, String)>,
+    }
+    unsafe extern "C" fn each(_exe: u64, symbol: u64, data: *mut c_void) -> u32 {
+        let w = &mut *(data as *mut Walk);
+        crate::guard::guard((), || {
+            if let Some(k) = kernel_symbol(w.info, symbol) {
+                w.out.push(k);
+            }
+        });
+        HSA_STATUS_SUCCESS
+    }
+    // SAFETY: the runtime's entries; `walk` outlives the iteration.
+    unsafe {
+        let mut walk = Walk { info: std::mem::transmute::<usize, SymbolGetInfo>(info), out: Vec::new() };
+        let iterate: unsafe extern "C" fn(u64, unsafe extern "C" fn(u64, u64, *mut c_void) -> u32, *mut c_void) -> u32 = std::mem::transmute(iterate);
+        iterate(executable, each, &mut walk as *mut Walk as *mut c_void);
+        walk.out
+    }
+}
+
+/// `(kernel object, name)` of a kernel symbol; None for other symbols.
+///
+/// # Safety
+/// `info` is the runtime's `hsa_executable_symbol_get_info`.
+unsafe fn kernel_symbol(info: SymbolGetInfo, symbol: u64) -> Option<(u64, String)> {
+    let mut kind = u32::MAX;
+    if info(symbol, SYMBOL_INFO_TYPE, &mut kind as *mut u32 as *mut c_void) != HSA_STATUS_SUCCESS || kind != HSA_SYMBOL_KIND_KERNEL {
+        return None;
+    }
+    let mut object = 0u64;
+    if info(symbol, SYMBOL_INFO_KERNEL_OBJECT, &mut object as *mut u64 as *mut c_void) != HSA_STATUS_SUCCESS || object == 0 {
+        return None;
+    }
+    let mut len = 0u32;
+    if info(symbol, SYMBOL_INFO_NAME_LENGTH, &mut len as *mut u32 as *mut c_void) != HSA_STATUS_SUCCESS || len == 0 || len > 4096 {
+        return None;
+    }
+    let mut buf = vec![0u8; len as usize + 1];
+    if info(symbol, SYMBOL_INFO_NAME, buf.as_mut_ptr() as *mut c_void) != HSA_STATUS_SUCCESS {
+        return None;
+    }
+    buf.truncate(len as usize);
+    if let Some(z) = buf.iter().position(|b| *b == 0) {
+        buf.truncate(z);
+    }
+    Some((object, String::from_utf8_lossy(&buf).into_owned()))
+}

@@ -1,0 +1,81 @@
+//! With counters asked for (`CLTAP_COUNTERS`), what the driver tells of
+//! each NDRange's kernel on its device: one `KIND_KERNEL_INFO` record per
+//! successful enqueue, under its command id. OpenCL drivers without
+//! hardware counters (PoCL, Intel, Oclgrind, NVIDIA) report these kernel
+//! statistics in the counter files instead. Asked straight of the driver
+//! through the object's own dispatch table, so nothing is logged.
+
+use super::api::slot;
+use super::handles;
+use cltap::dispatch::object_slot;
+use cltap::trace::record::*;
+use std::ffi::c_void;
+
+const CL_QUEUE_DEVICE: u32 = 0x1091;
+const CL_KERNEL_WORK_GROUP_SIZE: u32 = 0x11B0;
+const CL_KERNEL_LOCAL_MEM_SIZE: u32 = 0x11B2;
+const CL_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE: u32 = 0x11B3;
+const CL_KERNEL_PRIVATE_MEM_SIZE: u32 = 0x11B4;
+const CL_DEVICE_MAX_COMPUTE_UNITS: u32 = 0x1002;
+const CL_DEVICE_MAX_WORK_GROUP_SIZE: u32 = 0x1004;
+const CL_DEVICE_LOCAL_MEM_SIZE: u32 = 0x1023;
+const CL_DEVICE_TYPE: u32 = 0x1000;
+
+type InfoFn = unsafe extern "C" fn(*mut c_void, u32, usize, *mut c_void, *mut usize) -> i32;
+type KernelWgInfo = unsafe extern "C" fn(*mut c_void, *mut c_void, u32, usize, *mut c_void, *mut usize) -> i32;
+
+/// Whether NDRanges get their kernel's statistics recorded.
+pub fn on() -> bool {
+    crate::life::config().counting()
+}
+
+/// A number-valued answer (`size` bytes, little-endian, at most 8).
+unsafe fn number(f: impl Fn(usize, *mut c_void) -> i32, size: usize) -> u64 {
+    let mut v = 0u64;
+    if f(size, &mut v as *mut u64 as *mut c_void) == 0 {
+        v
+    } else {
+        u64::MAX
+    }
+}
+
+/// Records the statistics of the NDRange with command id `cmd`.
+///
+/// # Safety
+/// `app` are the arguments of a successful `clEnqueueNDRangeKernel`-shaped
+/// call (queue, kernel first).
+pub unsafe fn record(cmd: u64, app: &[u64]) {
+    let (mut queue, mut kernel) = (app[0] as *mut c_void, app[1] as *mut c_void);
+    if let Some(hs) = handles::if_ready().filter(|h| h.is_ours(queue)) {
+        queue = hs.unwrap(queue);
+        kernel = hs.unwrap(kernel);
+    }
+    let qi = object_slot(queue, slot::clGetCommandQueueInfo);
+    let kwi = object_slot(kernel, slot::clGetKernelWorkGroupInfo);
+    if qi.is_null() || kwi.is_null() {
+        return;
+    }
+    let qi: InfoFn = std::mem::transmute(qi);
+    let kwi: KernelWgInfo = std::mem::transmute(kwi);
+    let mut dev: *mut c_void = std::ptr::null_mut();
+    if qi(queue, CL_QUEUE_DEVICE, 8, &mut dev as *mut *mut c_void as *mut c_void, std::ptr::null_mut()) != 0 || dev.is_null() {
+        return;
+    }
+    let size_t = std::mem::size_of::<usize>();
+    let k = |param: u32, size: usize| number(|n, p| kwi(kernel, dev, param, n, p, std::ptr::null_mut()), size);
+    let mut w = [u64::MAX; KINFO_WORDS];
+    w[KINFO_LOCAL_MEM] = k(CL_KERNEL_LOCAL_MEM_SIZE, 8);
+    w[KINFO_PRIVATE_MEM] = k(CL_KERNEL_PRIVATE_MEM_SIZE, 8);
+    w[KINFO_PREFERRED_MULTIPLE] = k(CL_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE, size_t);
+    w[KINFO_WORK_GROUP_SIZE] = k(CL_KERNEL_WORK_GROUP_SIZE, size_t);
+    let di = object_slot(dev, slot::clGetDeviceInfo);
+    if !di.is_null() {
+        let di: InfoFn = std::mem::transmute(di);
+        let d = |param: u32, size: usize| number(|n, p| di(dev, param, n, p, std::ptr::null_mut()), size);
+        w[KINFO_DEVICE_CUS] = d(CL_DEVICE_MAX_COMPUTE_UNITS, 4);
+        w[KINFO_DEVICE_LOCAL_MEM] = d(CL_DEVICE_LOCAL_MEM_SIZE, 8);
+        w[KINFO_DEVICE_MAX_WG] = d(CL_DEVICE_MAX_WORK_GROUP_SIZE, size_t);
+        w[KINFO_DEVICE_TYPE] = d(CL_DEVICE_TYPE, 8);
+    }
+    cltap::trace::local::record_kind::<KIND_KERNEL_INFO>(cmd, 0, 0, &w, None);
+}

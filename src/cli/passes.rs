@@ -1,0 +1,72 @@
+//! `cltap run --counters` when the request needs more than one pass: the
+//! first run left `<stem>.pass0.json` and said how many passes there are;
+//! the application is run again for each further pass
+//! (`CLTAP_COUNTER_PASS=N`), and the passes' rows are joined into the
+//! first run's `.csv`, `.occupancy` and `.results.csv`, or not at all when
+//! the runs launched different kernels.
+
+use cltap::counters::{files, join};
+use std::path::{Path, PathBuf};
+
+/// `(stem, path)` of a process's kept pass, if it left one.
+fn pass_file(dir: &Path, pid: u32) -> Option<(String, PathBuf)> {
+    std::fs::read_dir(dir).ok()?.filter_map(|e| e.ok().map(|e| e.path())).find_map(|p| {
+        let n = p.file_name()?.to_str()?.to_string();
+        let stem = n.strip_suffix(".json")?;
+        let (stem, pass) = stem.rsplit_once(".pass")?;
+        (pass.parse::<u32>().is_ok() && stem.ends_with(&format!(".{pid}"))).then(|| (stem.to_string(), p.clone()))
+    })
+}
+
+/// Runs the passes after the first and writes the joined files.
+pub fn run_remaining(app: &[String], env: &[(String, String)], dir: &Path, first: &super::run::Outcome) {
+    let Some((stem, path)) = pass_file(dir, first.pid) else { return };
+    let p0 = match files::load_pass(&path) {
+        Ok(p) => p,
+        Err(e) => {
+            eprintln!("cltap: counters: cannot read {}: {e}", path.display());
+            return;
+        }
+    };
+    let _ = std::fs::remove_file(&path);
+    let passes = p0.passes;
+    eprintln!("cltap: counters: the request needs {passes} passes; running the application {} more time(s)", passes - 1);
+    let mut runs = vec![p0];
+    for k in 1..passes {
+        let mut e = env.to_vec();
+        e.push(("CLTAP_COUNTER_PASS".into(), k.to_string()));
+        let o = match super::run::spawn(app, &e) {
+            Ok(o) => o,
+            Err(e) => {
+                eprintln!("cltap: counters: pass {k}: {e}");
+                return;
+            }
+        };
+        if o.code != first.code {
+            eprintln!("cltap: counters: pass {k} exited with {} where the first run exited with {}", o.code, first.code);
+        }
+        match pass_file(dir, o.pid).map(|(_, p)| (files::load_pass(&p), p)) {
+            Some((Ok(p), path)) => {
+                let _ = std::fs::remove_file(path);
+                runs.push(p);
+            }
+            _ => {
+                eprintln!("cltap: counters: pass {k} left no counter rows; the counter files are not written");
+                return;
+            }
+        }
+    }
+    let joined = match join::passes(runs) {
+        Ok(j) => j,
+        Err(e) => {
+            eprintln!("cltap: counters: {e}");
+            return;
+        }
+    };
+    let process = files::Process { application: app[0].clone(), args: app[1..].join(" "), cwd: std::env::current_dir().map(|d| d.display().to_string()).unwrap_or_default(), os: "Linux".into() };
+    files::unavailable(&joined);
+    match files::write(dir, &stem, &joined, &process) {
+        Ok(_) => eprintln!("cltap: counters: {passes} passes joined"),
+        Err(e) => eprintln!("cltap: counters: cannot write the counter files: {e}"),
+    }
+}

@@ -1,0 +1,146 @@
+//! Two joins the counter files need.
+//!
+//! **An NDRange and the HSA dispatch it became.** On AMD, an OpenCL runtime
+//! runs on HSA, and cltap sees both: the `clEnqueueNDRangeKernel` (command
+//! id, kernel name, sizes) and, through the intercept queue, the AQL
+//! dispatch (counters, kernel descriptor). The runtime may write the packet
+//! from a thread of its own, later, so neither the thread nor the time
+//! links them. What does: the kernel's name (the dispatch's symbol is the
+//! NDRange's kernel name, with or without `.kd`), the grid (the global
+//! size) and, when the application gave one, the work-group (the local
+//! size). Each NDRange, in command order, takes the first dispatch not yet
+//! taken that matches. Two queues running the same kernel with the same
+//! sizes at once can be paired crosswise: the counters then belong to an
+//! identical launch of the other queue (docs/counters.md says so).
+//!
+//! **Passes.** A request too big for the hardware's counters runs the
+//! application once per pass; the rows of each run are joined by their
+//! order, after checking that every run launched the same kernels with the
+//! same sizes in the same order.
+
+use super::row::{Pass, Row};
+
+fn same_kernel(ndrange: &str, symbol: &str) -> bool {
+    let s = symbol.strip_suffix(".kd").unwrap_or(symbol);
+    s == ndrange
+}
+
+fn matches(n: &Row, d: &Row) -> bool {
+    same_kernel(&n.kernel, &d.kernel) && n.global == d.global && n.local.is_none_or(|l| Some(l) == d.local)
+}
+
+/// The rows of a run: NDRanges (in command order) with their dispatch's
+/// HSA facts, then the dispatches no NDRange claimed (in dispatch order).
+pub fn ndranges_with_dispatches(ndranges: Vec<Row>, dispatches: Vec<Row>) -> Vec<Row> {
+    let mut taken = vec![false; dispatches.len()];
+    let mut out = Vec::with_capacity(ndranges.len() + dispatches.len());
+    for mut n in ndranges {
+        if let Some(i) = (0..dispatches.len()).find(|&i| !taken[i] && matches(&n, &dispatches[i])) {
+            taken[i] = true;
+            let d = &dispatches[i];
+            n.local = n.local.or(d.local);
+            n.vgprs = d.vgprs;
+            n.sgprs = d.sgprs;
+            n.lds = d.lds.or(n.lds);
+            n.scratch = d.scratch.or(n.scratch);
+            n.hsa = d.hsa.clone();
+            n.events = d.events.clone();
+            let keep_cpu = n.limits.cpu;
+            n.limits = super::row::Limits { lds_per_cu: n.limits.lds_per_cu, cpu: keep_cpu, ..d.limits.clone() };
+        }
+        out.push(n);
+    }
+    out.extend(dispatches.into_iter().zip(taken).filter(|(_, t)| !t).map(|(d, _)| d));
+    out
+}
+
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub enum JoinError {
+    #[error("no pass to join")]
+    Empty,
+    #[error("pass {pass} launched {got} kernels where pass 0 launched {want}: the application does not dispatch the same kernels each run, so the passes' counters cannot be joined")]
+    Count { pass: u32, got: usize, want: usize },
+    #[error("pass {pass} differs from pass 0 at launch {index}: {got} there, {want} in pass 0; the application does not dispatch the same kernels in the same order each run, so the passes' counters cannot be joined")]
+    Launch { pass: u32, index: usize, got: String, want: String },
+}
+
+fn describe(r: &Row) -> String {
+    let l = r.local.map_or_else(|| "NULL".to_string(), |l| format!("{{{} {} {}}}", l[0], l[1], l[2]));
+    format!("{} on {} global {{{} {} {}}} local {l}", r.kernel, r.device, r.global[0], r.global[1], r.global[2])
+}
+
+/// Joins the runs of a multi-pass request (given in any order) into one:
+/// pass 0's rows, with every pass's counter values.
+pub fn passes(mut runs: Vec<Pass>) -> Result<Pass, JoinError> {
+    runs.sort_by_key(|p| p.pass);
+    let mut it = runs.into_iter();
+    let mut first = it.next().ok_or(JoinError::Empty)?;
+    for p in it {
+        if p.rows.len() != first.rows.len() {
+            return Err(JoinError::Count { pass: p.pass, got: p.rows.len(), want: first.rows.len() });
+        }
+        for (i, (a, b)) in first.rows.iter_mut().zip(p.rows).enumerate() {
+            if a.launch() != b.launch() {
+                return Err(JoinError::Launch { pass: p.pass, index: i, got: describe(&b), want: describe(a) });
+            }
+            a.events.extend(b.events);
+        }
+    }
+    Ok(first)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::counters::row::HsaDispatch;
+
+    fn nd(kernel: &str, cmd: u64, g: u64, l: Option<u64>) -> Row {
+        Row { kernel: kernel.into(), device: "gfx906".into(), cmd_id: Some(cmd), global: [g, 1, 1], local: l.map(|l| [l, 1, 1]), ..Row::default() }
+    }
+
+    fn disp(kernel: &str, seq: u64, g: u64, l: u64, value: u64) -> Row {
+        let mut r = Row { kernel: kernel.into(), device: "gfx906".into(), global: [g, 1, 1], local: Some([l, 1, 1]), hsa: Some(HsaDispatch { seq, ..Default::default() }), ..Row::default() };
+        r.events.insert(1, value);
+        r
+    }
+
+    #[test]
+    fn each_ndrange_takes_the_first_matching_dispatch() {
+        // Dispatches written out of command order by the runtime's thread,
+        // plus one of the runtime's own (a blit) that no NDRange claims.
+        let rows = ndranges_with_dispatches(
+            vec![nd("a", 1, 64, Some(64)), nd("b", 2, 128, None), nd("a", 3, 64, Some(64))],
+            vec![disp("b.kd", 1, 128, 32, 20), disp("a.kd", 2, 64, 64, 10), disp("__blit", 3, 16, 16, 99), disp("a.kd", 4, 64, 64, 30)],
+        );
+        let got: Vec<(Option<u64>, Option<u64>, Option<u64>)> = rows.iter().map(|r| (r.cmd_id, r.hsa.as_ref().map(|h| h.seq), r.events.get(&1).copied())).collect();
+        assert_eq!(got, vec![(Some(1), Some(2), Some(10)), (Some(2), Some(1), Some(20)), (Some(3), Some(4), Some(30)), (None, Some(3), Some(99))]);
+        // The runtime's choice of local size fills the NDRange's NULL.
+        assert_eq!(rows[1].local, Some([32, 1, 1]));
+    }
+
+    #[test]
+    fn a_dispatch_of_other_sizes_is_not_joined() {
+        let rows = ndranges_with_dispatches(vec![nd("a", 1, 64, Some(64))], vec![disp("a.kd", 1, 128, 64, 1)]);
+        assert_eq!(rows.len(), 2);
+        assert!(rows[0].hsa.is_none());
+    }
+
+    fn pass(n: u32, rows: Vec<Row>) -> Pass {
+        Pass { pass: n, passes: 2, rows, ..Pass::default() }
+    }
+
+    #[test]
+    fn passes_join_by_order_and_refuse_another_order() {
+        let mut b0 = disp("k", 1, 64, 64, 5);
+        b0.events = [(7u64, 70u64)].into();
+        let joined = passes(vec![pass(1, vec![disp("k", 1, 64, 64, 5), b0.clone()]), pass(0, vec![disp("k", 9, 64, 64, 1), disp("k", 10, 64, 64, 2)])]).unwrap();
+        assert_eq!(joined.pass, 0);
+        assert_eq!(joined.rows[1].events.get(&7), Some(&70));
+        assert_eq!(joined.rows[1].events.get(&1), Some(&2));
+        let e = passes(vec![pass(0, vec![disp("k", 1, 64, 64, 1)]), pass(1, vec![disp("j", 1, 64, 64, 1)])]).unwrap_err();
+        assert!(matches!(e, JoinError::Launch { pass: 1, index: 0, .. }), "{e}");
+        assert!(e.to_string().contains("cannot be joined"));
+        let e = passes(vec![pass(0, vec![disp("k", 1, 64, 64, 1)]), pass(1, vec![])]).unwrap_err();
+        assert_eq!(e, JoinError::Count { pass: 1, got: 0, want: 1 });
+    }
+}

@@ -1,0 +1,221 @@
+//! Hardware counters end to end, against the HSA runtime test double, not
+//! real ROCm: `tests/hsa/programs.c sizes` dispatches kernels of many
+//! shapes; cltap (HSA_TOOLS_LIB, CLTAP_COUNTERS) counts each dispatch
+//! through the double's AQLprofile, and the `.csv`, `.results.csv` and
+//! `.occupancy` must hold, for every dispatch, every requested counter and
+//! metric at the value computed here by hand from the double's documented
+//! model (hsa-double/README.md, "AQLprofile double"). Also: a request of two
+//! passes (the application runs twice and the passes are joined), a program
+//! that dispatches differently in its second run (a clear message, no
+//! wrong join), and a runtime without AQLprofile (NA, one line).
+
+mod common;
+
+use cltap_formats::perf::{self, PerfCsv, ResultsCsv};
+use common::*;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// The shapes `programs sizes` dispatches, in order: grid, work-group,
+/// group segment bytes (tests/hsa/programs.c `SHAPES`).
+const SHAPES: [([u64; 3], [u64; 3], u64); 8] = [
+    ([64, 1, 1], [64, 1, 1], 0),
+    ([256, 1, 1], [64, 1, 1], 0),
+    ([1000, 1, 1], [100, 1, 1], 0),
+    ([128, 4, 1], [32, 2, 1], 0),
+    ([4096, 1, 1], [256, 1, 1], 1024),
+    ([32, 32, 2], [8, 8, 1], 0),
+    ([100000, 1, 1], [64, 1, 1], 0),
+    ([64, 1, 1], [1, 1, 1], 512),
+];
+/// The double's gfx906 `MAX_CLOCK_FREQUENCY`, MHz.
+const CLK: u64 = 1725;
+
+/// The double's model of one dispatch (hsa-double/README.md).
+struct Model {
+    wi: u64,
+    w: u64,
+    grbm_count: u64,
+}
+
+impl Model {
+    fn of(grid: [u64; 3], wg: [u64; 3]) -> Model {
+        let wi: u64 = grid.iter().product();
+        let groups: u64 = (0..3).map(|i| grid[i].div_ceil(wg[i])).product();
+        let wgs: u64 = wg.iter().product();
+        let w = groups * wgs.div_ceil(64);
+        let t = (2000 + wi / 16).min(1_000_000);
+        Model { wi, w, grbm_count: t * CLK / 1000 }
+    }
+
+    fn share(x: u64, i: u64, n: u64) -> u64 {
+        x / n + u64::from(i < x % n)
+    }
+
+    /// The value of each name of [`NAMES`].
+    fn expected(&self) -> Vec<f64> {
+        let gui = self.grbm_count.saturating_sub(100);
+        vec![
+            self.w as f64,                          // SQ_WAVES
+            (12 * self.w) as f64,                   // SQ_INSTS_VALU
+            self.grbm_count as f64,                 // GRBM_COUNT
+            gui as f64,                             // GRBM_GUI_ACTIVE
+            100.0 * gui as f64 / self.grbm_count as f64, // GPUBusy
+            (self.wi / 4) as f64,                   // TCC_HIT (all 16 instances)
+            Self::share(self.wi / 4, 3, 16) as f64, // TCC_HIT[3]
+            Self::share(2 * self.w, 0, 16) as f64,  // TA_FLAT_READ_WAVEFRONTS[0]
+            12.0,                                   // VALUInsts = SQ_INSTS_VALU / SQ_WAVES
+        ]
+    }
+}
+
+const NAMES: [&str; 9] = ["SQ_WAVES", "SQ_INSTS_VALU", "GRBM_COUNT", "GRBM_GUI_ACTIVE", "GPUBusy", "TCC_HIT", "TCC_HIT[3]", "TA_FLAT_READ_WAVEFRONTS[0]", "VALUInsts"];
+
+fn kernels() -> String {
+    hsa_double().join("kernels.co").display().to_string()
+}
+
+fn sizes(dir: &Path, vary: bool) -> Command {
+    let mut c = on_hsa_double(hsa_programs(), dir);
+    c.arg("sizes").arg(kernels());
+    if vary {
+        c.arg("vary");
+    }
+    c
+}
+
+fn only(dir: &Path, suffix: &str) -> PathBuf {
+    only_file(dir, suffix)
+}
+
+/// The RCP `.csv` (not the `.results.csv` beside it).
+fn csv(dir: &Path) -> PerfCsv {
+    let p: Vec<PathBuf> = std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().path()).filter(|p| p.to_string_lossy().ends_with(".csv") && !p.to_string_lossy().ends_with(".results.csv")).collect();
+    assert_eq!(p.len(), 1, "{p:?}");
+    perf::read_csv(&std::fs::read_to_string(&p[0]).unwrap()).unwrap()
+}
+
+fn results(dir: &Path) -> ResultsCsv {
+    perf::read_results(&std::fs::read_to_string(only(dir, ".results.csv")).unwrap()).unwrap()
+}
+
+/// Every row's values against the model, to the precision the file keeps.
+fn check_values(rows: &[(String, Vec<Option<f64>>)], names: &[&str], tolerance: f64) {
+    assert_eq!(rows.len(), SHAPES.len(), "one row per dispatch");
+    for (i, ((kernel, vals), (grid, wg, _))) in rows.iter().zip(SHAPES).enumerate() {
+        assert!(kernel.starts_with("add_one"), "row {i}: {kernel}");
+        let want = Model::of(grid, wg).expected();
+        for (j, n) in names.iter().enumerate() {
+            let k = NAMES.iter().position(|x| x == n).unwrap();
+            let got = vals[j].unwrap_or_else(|| panic!("row {i} ({grid:?}/{wg:?}): {n} is NA"));
+            assert!((got - want[k]).abs() <= tolerance, "row {i} ({grid:?}/{wg:?}): {n} = {got}, by hand {}", want[k]);
+        }
+    }
+}
+
+#[test]
+fn every_dispatch_has_every_counter_at_its_hand_computed_value() {
+    let plain_dir = scratch("counters-hsa-plain");
+    let plain = run(sizes(&plain_dir, false));
+    assert_eq!(plain.code, Some(0), "{}\n{}", plain.stdout, plain.stderr);
+
+    let out = scratch("counters-hsa");
+    let mut c = sizes(&out, false);
+    c.env("HSA_TOOLS_LIB", layer()).env("ROCP_HSA_INTERCEPT", "2").env("CLTAP_COUNTERS", NAMES.join(",")).env("CLTAP_OUTPUT_DIR", &out).env("CLTAP_SUMMARY", "1");
+    let o = run(c);
+    assert_eq!(o.code, Some(0), "{}\n{}", o.stdout, o.stderr);
+    assert_eq!(o.stdout, plain.stdout, "the program printed something else under cltap");
+
+    // .results.csv keeps full precision; .csv two decimals.
+    let r = results(&out);
+    assert_eq!(r.counters, NAMES);
+    assert!(r.timestamps, "ROCP_HSA_INTERCEPT=2 gives the four times");
+    check_values(&r.rows.iter().map(|x| (x.kernel_name.clone(), x.values.clone())).collect::<Vec<_>>(), &NAMES, 1e-9);
+    for (x, (grid, wg, lds)) in r.rows.iter().zip(SHAPES) {
+        assert_eq!(x.grd, grid.iter().product::<u64>());
+        assert_eq!(x.wgr, wg.iter().product::<u64>());
+        assert!(x.lds >= lds, "{} < {lds}", x.lds);
+        let t = x.times.expect("times");
+        assert!(t.dispatch <= t.begin && t.begin <= t.end && t.end <= t.complete, "{t:?}");
+        let nominal = (2000 + Model::of(grid, wg).wi / 16).min(1_000_000);
+        assert!(t.end - t.begin >= nominal, "the double runs {grid:?} for at least {nominal} ns: {t:?}");
+    }
+    let p = csv(&out);
+    assert_eq!(p.counters, NAMES);
+    check_values(&p.rows.iter().map(|x| (x.method.clone(), x.values.clone())).collect::<Vec<_>>(), &NAMES, 0.005 + 1e-9);
+    for (x, (grid, wg, _)) in p.rows.iter().zip(SHAPES) {
+        assert_eq!(x.global, grid);
+        assert_eq!(x.local, Some(wg));
+        assert!(x.time_ms.is_some_and(|t| t > 0.0), "mode 2 times each dispatch");
+        assert!(x.vgprs.is_some() && x.sgprs.is_some(), "registers from the kernel descriptor");
+    }
+    // The occupancy file has a row per dispatch, with the gfx906 limits.
+    let occ = perf::read_occupancy(&std::fs::read_to_string(only(&out, ".occupancy")).unwrap()).unwrap();
+    assert_eq!(occ.rows.len(), SHAPES.len());
+    assert!(occ.rows.iter().all(|r| r.device == "gfx906" && r.compute_units == Some(60) && r.occupancy.is_some() && r.limiting_factor.is_some()), "{:?}", occ.rows[0]);
+    // The summary says how many passes it took.
+    assert!(o.stderr.contains("cltap: counters: collected in 1 pass"), "{}", o.stderr);
+    assert!(std::fs::read_to_string(only(&out, ".summary.json")).unwrap().contains("\"counter_passes\": 1"));
+}
+
+/// `cltap run --hsa --counters …` with the double's libraries.
+fn cltap_run(dir: &Path, names: &[&str], vary: bool) -> Outcome {
+    let mut c = Command::new("timeout");
+    c.arg("120").arg(env!("CARGO_BIN_EXE_cltap")).args(["run", "--no-summary", "--hsa", "--hsa-intercept", "1", "--counters"]).arg(names.join(","));
+    c.arg("--output").arg(dir).arg("--").arg(hsa_programs()).arg("sizes").arg(kernels());
+    if vary {
+        c.arg("vary");
+    }
+    c.current_dir(dir).env("LD_LIBRARY_PATH", hsa_double());
+    for (k, _) in std::env::vars() {
+        if k.starts_with("HSA_") || k.starts_with("CLTAP_") || k.starts_with("ROCP_") {
+            c.env_remove(k);
+        }
+    }
+    run(c)
+}
+
+/// Nine SQ events: the double's SQ has 8 counter slots, so two passes.
+const NINE_SQ: [&str; 9] = ["SQ_WAVES", "SQ_INSTS_VALU", "SQ_INSTS_VMEM_WR", "SQ_INSTS_VMEM_RD", "SQ_INSTS_SALU", "SQ_INSTS_SMEM", "SQ_INSTS_LDS", "SQ_ACTIVE_INST_VALU", "SQ_THREAD_CYCLES_VALU"];
+
+#[test]
+fn a_request_of_two_passes_runs_the_application_twice_and_joins_them() {
+    let out = scratch("counters-hsa-passes");
+    let o = cltap_run(&out, &NINE_SQ, false);
+    assert_eq!(o.code, Some(0), "{}\n{}", o.stdout, o.stderr);
+    assert!(o.stderr.contains("the request needs 2 passes"), "{}", o.stderr);
+    assert!(o.stderr.contains("2 passes joined"), "{}", o.stderr);
+    assert_eq!(o.stdout.matches("sizes: dispatch 0 ").count(), 2, "the application ran twice:\n{}", o.stdout);
+    let r = results(&out);
+    assert_eq!(r.counters, NINE_SQ);
+    for (x, (grid, wg, lds)) in r.rows.iter().zip(SHAPES) {
+        let m = Model::of(grid, wg);
+        let want = [m.w, 12 * m.w, m.w, 2 * m.w, 5 * m.w, 3 * m.w, if lds > 0 { 4 * m.w } else { 0 }, 48 * m.w, 12 * m.wi];
+        let got: Vec<u64> = x.values.iter().map(|v| v.expect("every pass's value is there") as u64).collect();
+        assert_eq!(got, want, "{grid:?}/{wg:?}");
+    }
+    assert!(std::fs::read_dir(&out).unwrap().all(|e| !e.unwrap().file_name().to_string_lossy().contains(".pass")), "the pass files are removed");
+}
+
+#[test]
+fn a_second_run_that_dispatches_differently_is_not_joined() {
+    let out = scratch("counters-hsa-vary");
+    let o = cltap_run(&out, &NINE_SQ, true);
+    assert_eq!(o.code, Some(0), "{}\n{}", o.stdout, o.stderr);
+    let line = o.stderr.lines().find(|l| l.contains("cannot be joined")).unwrap_or_else(|| panic!("no message:\n{}", o.stderr));
+    assert!(line.contains("pass 1 differs from pass 0 at launch 2") && line.contains("2000"), "{line}");
+    assert!(std::fs::read_dir(&out).unwrap().all(|e| !e.unwrap().file_name().to_string_lossy().ends_with(".results.csv")), "no joined file from different runs");
+}
+
+#[test]
+fn without_aqlprofile_the_counters_read_na() {
+    let out = scratch("counters-hsa-none");
+    let mut c = sizes(&out, false);
+    c.env("HSA_TOOLS_LIB", layer()).env("ROCP_HSA_INTERCEPT", "1").env("CLTAP_COUNTERS", "SQ_WAVES,GPUBusy").env("CLTAP_OUTPUT_DIR", &out).env("CLTAP_HSA_DOUBLE_AQLPROFILE", "0");
+    let o = run(c);
+    assert_eq!(o.code, Some(0), "{}\n{}", o.stdout, o.stderr);
+    assert_eq!(o.stderr.lines().filter(|l| l.contains("hardware counters are not available")).count(), 1, "{}", o.stderr);
+    let r = results(&out);
+    assert_eq!(r.rows.len(), SHAPES.len(), "the dispatches are still listed");
+    assert!(r.rows.iter().all(|x| x.values == vec![None, None]), "{:?}", r.rows[0]);
+}

@@ -121,7 +121,7 @@ fn every_dispatch_has_every_counter_at_its_hand_computed_value() {
 
     let out = scratch("counters-hsa");
     let mut c = sizes(&out, false);
-    c.env("HSA_TOOLS_LIB", layer()).env("ROCP_HSA_INTERCEPT", "2").env("CLTAP_COUNTERS", NAMES.join(",")).env("CLTAP_OUTPUT_DIR", &out).env("CLTAP_SUMMARY", "1");
+    c.env("HSA_TOOLS_LIB", layer()).env("ROCP_HSA_INTERCEPT", "2").env("CLTAP_COUNTERS", NAMES.join(",")).env("CLTAP_OUTPUT_DIR", &out).env("CLTAP_SUMMARY", "1").env("CLTAP_TIMELINE", "1");
     let o = run(c);
     assert_eq!(o.code, Some(0), "{}\n{}", o.stdout, o.stderr);
     assert_eq!(o.stdout, plain.stdout, "the program printed something else under cltap");
@@ -153,6 +153,22 @@ fn every_dispatch_has_every_counter_at_its_hand_computed_value() {
     let occ = perf::read_occupancy(&std::fs::read_to_string(only(&out, ".occupancy")).unwrap()).unwrap();
     assert_eq!(occ.rows.len(), SHAPES.len());
     assert!(occ.rows.iter().all(|r| r.device == "gfx906" && r.compute_units == Some(60) && r.occupancy.is_some() && r.limiting_factor.is_some()), "{:?}", occ.rows[0]);
+    // `cltap report` on the .csv: the kernel's launches and SQ_WAVES total.
+    let csv_path: PathBuf = std::fs::read_dir(&*out).unwrap().map(|e| e.unwrap().path()).find(|p| p.to_string_lossy().ends_with(".csv") && !p.to_string_lossy().ends_with(".results.csv")).unwrap();
+    let rep = Command::new(env!("CARGO_BIN_EXE_cltap")).arg("report").arg(&csv_path).output().unwrap();
+    let text = String::from_utf8_lossy(&rep.stdout);
+    let line: Vec<&str> = text.lines().find(|l| l.trim_start().starts_with("add_one")).unwrap_or_else(|| panic!("{text}")).split_whitespace().collect();
+    let total: u64 = SHAPES.iter().map(|(g, w, _)| Model::of(*g, *w).w).sum();
+    assert_eq!(line[1..3], ["8".to_string(), total.to_string()], "{text}");
+    // The timeline's dispatch slices carry their counters.
+    let timeline_path = std::fs::read_dir(&*out).unwrap().map(|e| e.unwrap().path()).find(|p| p.to_string_lossy().ends_with(".json") && !p.to_string_lossy().ends_with(".summary.json")).unwrap();
+    let timeline = std::fs::read_to_string(timeline_path).unwrap();
+    let v: serde_json::Value = serde_json::from_str(&timeline).unwrap();
+    let slices: Vec<&serde_json::Value> = v["traceEvents"].as_array().unwrap().iter().filter(|e| e["cat"] == "hsa_dispatch").collect();
+    assert_eq!(slices.len(), SHAPES.len());
+    for (e, (grid, wg, _)) in slices.iter().zip(SHAPES) {
+        assert_eq!(e["args"]["counters"]["SQ[0]:4"].as_u64(), Some(Model::of(grid, wg).w), "{e}");
+    }
     // The summary says how many passes it took.
     assert!(o.stderr.contains("cltap: counters: collected in 1 pass"), "{}", o.stderr);
     assert!(std::fs::read_to_string(only(&out, ".summary.json")).unwrap().contains("\"counter_passes\": 1"));

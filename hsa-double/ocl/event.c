@@ -5,7 +5,11 @@
  * made by the queue's worker thread under one lock, and every waiter sleeps
  * on one condition variable. QUEUED and SUBMIT are host times
  * (CLOCK_MONOTONIC ns); START and END come from HSA profiling (aql.c,
- * transfer.c) on a queue with CL_QUEUE_PROFILING_ENABLE. */
+ * transfer.c) on a queue with CL_QUEUE_PROFILING_ENABLE. Callbacks
+ * (clSetEventCallback) run on the thread that changes the status, outside
+ * the lock, once the status reaches the one they were set for (any error
+ * counts as CL_COMPLETE); set after that, they run at once. Each holds a
+ * reference to its event until it has run. */
 #include "icd.h"
 
 #include <stdlib.h>
@@ -39,11 +43,72 @@ void ocl_event_release(cl_event e) {
   ocl_context_release(c);
 }
 
+struct ocl_event_callback {
+  struct ocl_event_callback* next;
+  cl_int type;
+  void(CL_CALLBACK* fn)(cl_event, cl_int, void*);
+  void* data;
+};
+
+/* Runs (and frees) the callbacks of `list`, in the order they were set. */
+static void run_callbacks(cl_event e, struct ocl_event_callback* list, cl_int status) {
+  while (list) {
+    struct ocl_event_callback* n = list->next;
+    list->fn(e, status < 0 ? status : list->type, list->data);
+    free(list);
+    ocl_event_release(e);
+    list = n;
+  }
+}
+
+/* Takes the callbacks due at `status` off `e`, keeping both lists in the
+ * order the callbacks were set (lock held). */
+static struct ocl_event_callback* due(cl_event e, cl_int status) {
+  struct ocl_event_callback *go = NULL, **go_end = &go, **keep_end = &e->callbacks;
+  for (struct ocl_event_callback* c = e->callbacks; c;) {
+    struct ocl_event_callback* n = c->next;
+    c->next = NULL;
+    if (status <= c->type) {
+      *go_end = c;
+      go_end = &c->next;
+    } else {
+      *keep_end = c;
+      keep_end = &c->next;
+    }
+    c = n;
+  }
+  *keep_end = NULL;
+  return go;
+}
+
 void ocl_event_set_status(cl_event e, cl_int status) {
   pthread_mutex_lock(&event_lock);
   e->status = status;
+  struct ocl_event_callback* go = due(e, status);
   pthread_cond_broadcast(&event_cond);
   pthread_mutex_unlock(&event_lock);
+  run_callbacks(e, go, status);
+}
+
+cl_int CL_API_CALL ocl_clSetEventCallback(cl_event e, cl_int type, void(CL_CALLBACK* fn)(cl_event, cl_int, void*),
+                                          void* data) {
+  if (!ocl_valid(e, OCL_MAGIC_EVENT)) return CL_INVALID_EVENT;
+  if (!fn || (type != CL_COMPLETE && type != CL_SUBMITTED && type != CL_RUNNING)) return CL_INVALID_VALUE;
+  struct ocl_event_callback* c = malloc(sizeof *c);
+  if (!c) return CL_OUT_OF_HOST_MEMORY;
+  *c = (struct ocl_event_callback){NULL, type, fn, data};
+  ocl_event_retain(e);
+  pthread_mutex_lock(&event_lock);
+  const cl_int status = e->status;
+  const bool now = status <= type;
+  if (!now) {
+    struct ocl_event_callback** end = &e->callbacks;
+    while (*end) end = &(*end)->next;
+    *end = c;
+  }
+  pthread_mutex_unlock(&event_lock);
+  if (now) run_callbacks(e, c, status);
+  return CL_SUCCESS;
 }
 
 cl_int ocl_event_status(cl_event e) {

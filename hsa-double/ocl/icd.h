@@ -286,6 +286,8 @@ struct _cl_event {
   cl_int status; /* guarded by ocl_event_lock */
   bool profiled;
   cl_ulong queued, submit, start, end;
+  /* clSetEventCallback: guarded by ocl_event_lock. */
+  struct ocl_event_callback* callbacks;
 };
 /* A new event (one reference, the caller's) for a command of `q`. */
 cl_event ocl_event_new(cl_command_queue q, cl_command_type type) OCL_HIDDEN;

@@ -202,7 +202,18 @@ pub fn diff_cmd(a: DiffArgs) -> i32 {
 pub fn report_cmd(a: ReportArgs) -> i32 {
     let mut logs = Vec::new();
     let mut atps = Vec::new();
+    let mut counters = Vec::new();
     for f in &a.files {
+        if f.to_string_lossy().ends_with(".csv") {
+            match std::fs::read_to_string(f).map_err(|e| e.to_string()).and_then(|t| cltap_formats::perf::read_csv(&t).map_err(|e| e.to_string())) {
+                Ok(c) => counters.push(c),
+                Err(e) => {
+                    eprintln!("cltap: {}: {e}", f.display());
+                    return 2;
+                }
+            }
+            continue;
+        }
         let r = if is_atp(f) { load_atp(f).map(|x| atps.push(x)) } else { load(f).map(|mut e| logs.append(&mut e)) };
         if let Err(e) = r {
             eprintln!("cltap: {e}");
@@ -211,6 +222,9 @@ pub fn report_cmd(a: ReportArgs) -> i32 {
     }
     if !logs.is_empty() {
         print!("{}", cltap::report::render(&cltap::report::host_tally(&logs)));
+    }
+    for c in &counters {
+        print!("{}", cltap::counters::report::render(c));
     }
     if atps.is_empty() {
         return 0;

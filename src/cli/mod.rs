@@ -26,7 +26,7 @@ enum Cmd {
     Diff(logs::DiffArgs),
     /// Run an application under cltap and compare its normalized log with a snapshot.
     Check(logs::CheckArgs),
-    /// Print the host-API tally of captured logs; for .atp files also the kernel and transfer tables.
+    /// Print the host-API tally of captured logs; for .atp files also the kernel and transfer tables; for counter .csv files the per-kernel counter totals and averages.
     Report(logs::ReportArgs),
     /// Render a binary trace (.cltrace) into the API log, .atp, timeline and summary it asked for.
     Render(render::RenderArgs),

@@ -22,6 +22,15 @@ struct Agent {
     words: Vec<u64>,
 }
 
+/// One `clEnqueueNDRangeKernel` call record.
+struct NdRange {
+    tid: u32,
+    call_index: u64,
+    kernel: u64,
+    global: [u64; 3],
+    local: Option<[u64; 3]>,
+}
+
 struct Dispatch {
     tid: u32,
     t0: u64,
@@ -40,9 +49,9 @@ pub struct Collector {
     counters: HashMap<u64, BTreeMap<u64, u64>>,
     /// The plan record: passes, agent, block words.
     plan: Option<(u32, u64, Vec<u64>)>,
-    kinfo: HashMap<u64, Vec<u64>>,
-    /// NDRange command id → (call index, kernel handle).
-    ndranges: HashMap<u64, (u64, u64)>,
+    /// NDRange command id → the driver's statistics and (kernel, device) names.
+    kinfo: HashMap<u64, (Vec<u64>, String, String)>,
+    ndranges: BTreeMap<u64, NdRange>,
     calls_per_thread: HashMap<u32, u64>,
 }
 
@@ -59,8 +68,12 @@ impl Collector {
             KIND_OPENCL_CALL | KIND_HSA_CALL => {
                 let n = self.calls_per_thread.entry(h.tid).or_insert(0);
                 *n += 1;
-                if h.kind == KIND_OPENCL_CALL && h.flags & FLAG_CMD != 0 && crate::meta::function(h.kind, h.fn_id).is_some_and(|f| f.name == "clEnqueueNDRangeKernel") {
-                    self.ndranges.insert(h.cmd_id, (*n, w(1)));
+                if h.kind == KIND_OPENCL_CALL && h.flags & FLAG_CMD != 0 && h.ret == 0 && crate::meta::function(h.kind, h.fn_id).is_some_and(|f| f.name == "clEnqueueNDRangeKernel") {
+                    let dims = (w(2) as usize).clamp(1, 3);
+                    let global = sizes(v, |c| c.param == 4 && c.tag == Tag::Array as u8, dims).unwrap_or([0, 1, 1]);
+                    // The application's local size, else the one the driver chose.
+                    let local = sizes(v, |c| c.param == 5 && c.tag == Tag::Array as u8, dims).or_else(|| sizes(v, |c| c.tag == Tag::LocalSize as u8, dims));
+                    self.ndranges.insert(h.cmd_id, NdRange { tid: h.tid, call_index: *n, kernel: w(1), global, local });
                 }
             }
             KIND_HSA_AGENT => {
@@ -82,17 +95,20 @@ impl Collector {
                 self.plan = Some((w(PLAN_PASSES) as u32, w(PLAN_AGENT), v.args.get(PLAN_BLOCKS..).unwrap_or(&[]).to_vec()));
             }
             KIND_KERNEL_INFO => {
-                self.kinfo.insert(h.cmd_id, v.args.to_vec());
+                let names = v.kernel_name().unwrap_or_default();
+                let (kernel, device) = names.split_once('\t').unwrap_or((&names, ""));
+                self.kinfo.insert(h.cmd_id, (v.args.to_vec(), kernel.to_string(), device.to_string()));
             }
             _ => {}
         }
     }
 
-    /// The run's rows: each NDRange the device timing saw (`commands`), each
-    /// HSA dispatch, the two joined where one became the other.
+    /// The run's rows: each NDRange (with its device time where the device
+    /// timing has it, `commands`), each HSA dispatch, the two joined where
+    /// one became the other.
     pub fn finish(self, commands: Vec<crate::devtime::Command>) -> Pass {
-        let mut ndranges: Vec<Row> = commands.into_iter().filter(|c| self.ndranges.contains_key(&c.cmd_id)).map(|c| self.ndrange_row(c)).collect();
-        ndranges.sort_by_key(|r| r.cmd_id);
+        let by_cmd: HashMap<u64, crate::devtime::Command> = commands.into_iter().map(|c| (c.cmd_id, c)).collect();
+        let ndranges: Vec<Row> = self.ndranges.iter().map(|(cmd, n)| self.ndrange_row(*cmd, n, by_cmd.get(cmd))).collect();
         let dispatches: Vec<Row> = self.dispatches.iter().map(|(seq, d)| self.dispatch_row(*seq, d)).collect();
         let rows = join::ndranges_with_dispatches(ndranges, dispatches);
         let (passes, gpu) = match &self.plan {
@@ -103,27 +119,20 @@ impl Collector {
         Pass { pass: self.request.pass, passes, names: self.request.names, metrics_file: self.request.metrics_file, gpu, pid: 0, rows }
     }
 
-    fn ndrange_row(&self, c: crate::devtime::Command) -> Row {
-        let (call_index, kernel) = self.ndranges.get(&c.cmd_id).copied().unwrap_or_default();
-        let dim = |v: &[usize]| {
-            let mut a = [1u64; 3];
-            for (i, x) in v.iter().take(3).enumerate() {
-                a[i] = *x as u64;
-            }
-            a
-        };
-        let k = self.kinfo.get(&c.cmd_id);
-        let kw = |i: usize| k.and_then(|k| k.get(i).copied()).filter(|v| *v != u64::MAX);
+    fn ndrange_row(&self, cmd: u64, n: &NdRange, timed: Option<&crate::devtime::Command>) -> Row {
+        let k = self.kinfo.get(&cmd);
+        let kw = |i: usize| k.and_then(|k| k.0.get(i).copied()).filter(|v| *v != u64::MAX);
+        let name = |from_info: Option<&String>, from_timing: Option<String>| from_info.filter(|s| !s.is_empty()).cloned().or(from_timing).unwrap_or_default();
         Row {
-            kernel: c.kernel.clone().unwrap_or_default(),
-            device: c.device.to_string(),
-            tid: c.tid,
-            cmd_id: Some(c.cmd_id),
-            call_index: Some(call_index),
-            kernel_handle: Some(kernel),
-            global: dim(&c.global),
-            local: c.local.as_deref().map(dim),
-            time_ns: (c.status == 0 && c.end >= c.start && c.start > 0).then(|| c.end - c.start),
+            kernel: name(k.map(|k| &k.1), timed.and_then(|c| c.kernel.clone())),
+            device: name(k.map(|k| &k.2), timed.map(|c| c.device.to_string())),
+            tid: n.tid,
+            cmd_id: Some(cmd),
+            call_index: Some(n.call_index),
+            kernel_handle: Some(n.kernel),
+            global: n.global,
+            local: n.local,
+            time_ns: timed.filter(|c| c.status == 0 && c.end >= c.start && c.start > 0).map(|c| c.end - c.start),
             lds: kw(KINFO_LOCAL_MEM),
             scratch: kw(KINFO_PRIVATE_MEM),
             preferred_multiple: kw(KINFO_PREFERRED_MULTIPLE),
@@ -211,4 +220,14 @@ fn descriptor(words: &[u64]) -> Option<crate::hsa::kd::KernelDescriptor> {
         b[i * 8..i * 8 + 8].copy_from_slice(&w.to_le_bytes());
     }
     Some(crate::hsa::kd::decode(&b))
+}
+
+/// The first `dims` sizes of a captured `size_t` array (the others 1).
+fn sizes(v: &View<'_>, which: impl Fn(&Capture) -> bool, dims: usize) -> Option<[u64; 3]> {
+    let (_, d) = v.captures.iter().find(|(c, _)| which(c))?;
+    let mut a = [1u64; 3];
+    for (i, c) in d.chunks_exact(8).take(dims).enumerate() {
+        a[i] = u64::from_le_bytes(c.try_into().ok()?);
+    }
+    Some(a)
 }

@@ -8,4 +8,5 @@ pub mod collect;
 pub mod files;
 pub mod join;
 pub mod pass;
+pub mod report;
 pub mod row;

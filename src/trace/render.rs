@@ -325,7 +325,7 @@ impl Renderer {
         if !v.returned() {
             return;
         }
-        if matches!(v.header.kind, super::record::KIND_OPENCL_CALL | super::record::KIND_HSA_CALL | super::record::KIND_HSA_DISPATCH) {
+        if matches!(v.header.kind, super::record::KIND_OPENCL_CALL | super::record::KIND_HSA_CALL | super::record::KIND_HSA_DISPATCH | super::record::KIND_HSA_COUNTERS) {
             if let Some(t) = self.timeline.as_mut() {
                 t.record(v);
             }

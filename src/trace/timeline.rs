@@ -30,6 +30,10 @@ pub struct Timeline {
     hsa_stores: Vec<(u64, u64, u32, f64)>,
     /// HSA dispatches drawn: `(dispatch ns, seq, track tid, slice start µs)`.
     hsa_dispatches: Vec<(u64, u64, usize, f64)>,
+    /// Counter values (`KIND_HSA_COUNTERS`) waiting for their dispatch's
+    /// record, by dispatch number: with timestamps, a counted dispatch's
+    /// values are recorded just before the dispatch itself.
+    counters: std::collections::HashMap<u64, String>,
 }
 
 /// HSA queue tracks take tids from here on, after OpenCL's queues (1, 2, …).
@@ -51,7 +55,7 @@ impl Timeline {
     pub fn create(path: &std::path::Path, pid: u32, clock: HostClock) -> std::io::Result<Self> {
         let mut out = BufWriter::with_capacity(1 << 20, std::fs::File::create(path)?);
         out.write_all(b"{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n")?;
-        let mut t = Timeline { out, first: true, pid, clock, named: HashSet::new(), enqueues: BTreeMap::new(), hsa_queues: BTreeMap::new(), hsa_stores: Vec::new(), hsa_dispatches: Vec::new() };
+        let mut t = Timeline { out, first: true, pid, clock, named: HashSet::new(), enqueues: BTreeMap::new(), hsa_queues: BTreeMap::new(), hsa_stores: Vec::new(), hsa_dispatches: Vec::new(), counters: std::collections::HashMap::new() };
         t.event(&format!("{{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":{pid},\"args\":{{\"name\":\"host (pid {pid})\"}}}}"));
         t.event(&format!("{{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":{},\"args\":{{\"name\":\"device queues\"}}}}", pid + DEVICE_PID_OFFSET));
         Ok(t)
@@ -85,6 +89,10 @@ impl Timeline {
         let h = &v.header;
         if h.kind == KIND_HSA_DISPATCH {
             self.hsa_dispatch(v);
+            return;
+        }
+        if h.kind == rec::KIND_HSA_COUNTERS {
+            self.counters.insert(h.cmd_id, counter_args(v));
             return;
         }
         let Some(f) = crate::meta::function(h.kind, h.fn_id) else { return };
@@ -141,8 +149,9 @@ impl Timeline {
         // The name the application's symbol look-ups gave, else the object.
         let name = v.kernel_name().unwrap_or_else(|| format!("kernel {kernel:#x}"));
         let (dispatch, complete) = (w(rec::DISPATCH_TIME_DISPATCH), w(rec::DISPATCH_TIME_COMPLETE));
+        let counters = self.counters.remove(&h.cmd_id).map(|c| format!(",\"counters\":{c}")).unwrap_or_default();
         self.event(&format!(
-            "{{\"name\":{},\"cat\":\"hsa_dispatch\",\"ph\":\"X\",\"ts\":{ts:.3},\"dur\":{dur:.3},\"pid\":{dpid},\"tid\":{tid},\"args\":{{\"dispatch\":{},\"queue_index\":{},\"kernel_object\":\"{kernel:#x}\",\"dispatch_ns\":{dispatch},\"begin_ns\":{},\"end_ns\":{},\"complete_ns\":{complete}}}}}",
+            "{{\"name\":{},\"cat\":\"hsa_dispatch\",\"ph\":\"X\",\"ts\":{ts:.3},\"dur\":{dur:.3},\"pid\":{dpid},\"tid\":{tid},\"args\":{{\"dispatch\":{},\"queue_index\":{},\"kernel_object\":\"{kernel:#x}\",\"dispatch_ns\":{dispatch},\"begin_ns\":{},\"end_ns\":{},\"complete_ns\":{complete}{counters}}}}}",
             json_str(&name), h.cmd_id, w(rec::DISPATCH_QUEUE_INDEX), h.t0, h.t1
         ));
         if dispatch != 0 {
@@ -231,4 +240,20 @@ impl Timeline {
     pub fn flush(&mut self) {
         let _ = self.out.flush();
     }
+}
+
+/// A counters record as a JSON object: `{"SQ[0]:4": 16, …}` (block,
+/// instance and event id of each hardware counter, and its value).
+fn counter_args(v: &View<'_>) -> String {
+    let mut o = String::from("{");
+    for (i, pair) in v.args.get(1..).unwrap_or(&[]).chunks_exact(2).enumerate() {
+        let e = crate::hsa::aqlprofile::unpack(pair[0]);
+        let block = crate::metrics::Block::ALL.iter().find(|b| b.aql_id() == e.block_name).map_or_else(|| format!("block{}", e.block_name), |b| b.name().to_string());
+        if i > 0 {
+            o.push(',');
+        }
+        o += &format!("{}:{}", json_str(&format!("{block}[{}]:{}", e.block_index, e.counter_id)), pair[1]);
+    }
+    o.push('}');
+    o
 }

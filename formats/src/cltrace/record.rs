@@ -101,9 +101,10 @@ pub const PLAN_AGENT: usize = 1;
 /// instances (16..32) and counter slots (0..16), as the backend gave them.
 pub const PLAN_BLOCKS: usize = 2;
 /// What an OpenCL driver tells of the kernel of one NDRange (with
-/// counters requested): not a call. `cmd_id` is the NDRange's command id
-/// and the words are indexed by the `KINFO_*` constants (`u64::MAX` where
-/// the driver did not answer).
+/// counters requested): not a call. `cmd_id` is the NDRange's command id,
+/// the words are indexed by the `KINFO_*` constants (`u64::MAX` where the
+/// driver did not answer), and the [`NAME_PARAM`] capture is the kernel's
+/// function name and the device's name, separated by a tab.
 pub const KIND_KERNEL_INFO: u16 = 7;
 /// `CL_KERNEL_LOCAL_MEM_SIZE`.
 pub const KINFO_LOCAL_MEM: usize = 0;

@@ -20,6 +20,19 @@ const CL_DEVICE_MAX_COMPUTE_UNITS: u32 = 0x1002;
 const CL_DEVICE_MAX_WORK_GROUP_SIZE: u32 = 0x1004;
 const CL_DEVICE_LOCAL_MEM_SIZE: u32 = 0x1023;
 const CL_DEVICE_TYPE: u32 = 0x1000;
+const CL_DEVICE_NAME: u32 = 0x102B;
+const CL_KERNEL_FUNCTION_NAME: u32 = 0x1190;
+
+/// A string answer (at most 255 bytes), empty when the driver has none.
+unsafe fn text(f: impl Fn(usize, *mut c_void, *mut usize) -> i32) -> String {
+    let mut buf = [0u8; 256];
+    let mut n = 0usize;
+    if f(buf.len(), buf.as_mut_ptr() as *mut c_void, &mut n) != 0 {
+        return String::new();
+    }
+    let end = buf[..n.min(buf.len())].iter().position(|b| *b == 0).unwrap_or(n.min(buf.len()));
+    String::from_utf8_lossy(&buf[..end]).replace(['\t', '\n'], " ")
+}
 
 type InfoFn = unsafe extern "C" fn(*mut c_void, u32, usize, *mut c_void, *mut usize) -> i32;
 type KernelWgInfo = unsafe extern "C" fn(*mut c_void, *mut c_void, u32, usize, *mut c_void, *mut usize) -> i32;
@@ -68,6 +81,14 @@ pub unsafe fn record(cmd: u64, app: &[u64]) {
     w[KINFO_PRIVATE_MEM] = k(CL_KERNEL_PRIVATE_MEM_SIZE, 8);
     w[KINFO_PREFERRED_MULTIPLE] = k(CL_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE, size_t);
     w[KINFO_WORK_GROUP_SIZE] = k(CL_KERNEL_WORK_GROUP_SIZE, size_t);
+    let ki = object_slot(kernel, slot::clGetKernelInfo);
+    let kernel_name = if ki.is_null() {
+        String::new()
+    } else {
+        let ki: InfoFn = std::mem::transmute(ki);
+        text(|n, p, r| ki(kernel, CL_KERNEL_FUNCTION_NAME, n, p, r))
+    };
+    let mut device_name = String::new();
     let di = object_slot(dev, slot::clGetDeviceInfo);
     if !di.is_null() {
         let di: InfoFn = std::mem::transmute(di);
@@ -76,6 +97,8 @@ pub unsafe fn record(cmd: u64, app: &[u64]) {
         w[KINFO_DEVICE_LOCAL_MEM] = d(CL_DEVICE_LOCAL_MEM_SIZE, 8);
         w[KINFO_DEVICE_MAX_WG] = d(CL_DEVICE_MAX_WORK_GROUP_SIZE, size_t);
         w[KINFO_DEVICE_TYPE] = d(CL_DEVICE_TYPE, 8);
+        device_name = text(|n, p, r| di(dev, CL_DEVICE_NAME, n, p, r));
     }
-    cltap::trace::local::record_kind::<KIND_KERNEL_INFO>(cmd, 0, 0, &w, None);
+    let names = format!("{kernel_name}\t{device_name}");
+    cltap::trace::local::record_kind::<KIND_KERNEL_INFO>(cmd, 0, 0, &w, Some(&names));
 }

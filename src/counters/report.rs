@@ -1,0 +1,85 @@
+//! `cltap report FILE.csv`: per kernel, how many launches and, for every
+//! counter and metric column, its total and its average over the launches
+//! that have a value (`NA` cells are left out, and a column no launch has
+//! reads `NA`).
+
+use cltap_formats::perf::{split_method, Api, PerfCsv};
+use std::collections::BTreeMap;
+use std::fmt::Write;
+
+/// One kernel's line: launches, then `(total, launches with a value)` per column.
+#[derive(Debug, Clone, PartialEq)]
+pub struct KernelCounters {
+    pub kernel: String,
+    pub launches: u64,
+    pub sums: Vec<(f64, u64)>,
+}
+
+/// The kernels of `csv`, by name (the method without its RCP suffix).
+pub fn per_kernel(csv: &PerfCsv) -> Vec<KernelCounters> {
+    let api = Api::from_header(&csv.header).unwrap_or(Api::OpenCl);
+    let mut by: BTreeMap<String, KernelCounters> = BTreeMap::new();
+    for r in &csv.rows {
+        let kernel = split_method(&r.method, api).map_or_else(|| r.method.clone(), |m| m.kernel.to_string());
+        let k = by.entry(kernel.clone()).or_insert_with(|| KernelCounters { kernel, launches: 0, sums: vec![(0.0, 0); csv.counters.len()] });
+        k.launches += 1;
+        for (s, v) in k.sums.iter_mut().zip(&r.values) {
+            if let Some(v) = v.filter(|v| v.is_finite()) {
+                s.0 += v;
+                s.1 += 1;
+            }
+        }
+    }
+    by.into_values().collect()
+}
+
+/// The table `cltap report` prints.
+pub fn render(csv: &PerfCsv) -> String {
+    let rows = per_kernel(csv);
+    let mut out = String::new();
+    let _ = writeln!(out, "counters per kernel ({} launches)", csv.rows.len());
+    let _ = write!(out, "  {:<32} {:>9}", "kernel", "launches");
+    for c in &csv.counters {
+        let _ = write!(out, " {:>16} {:>14}", format!("{c} total"), "avg");
+    }
+    out.push('\n');
+    let num = |v: f64| if v.fract() == 0.0 && v.abs() < 1e15 { format!("{v:.0}") } else { format!("{v:.2}") };
+    for r in rows {
+        let _ = write!(out, "  {:<32} {:>9}", r.kernel, r.launches);
+        for (total, n) in &r.sums {
+            if *n == 0 {
+                let _ = write!(out, " {:>16} {:>14}", "NA", "NA");
+            } else {
+                let _ = write!(out, " {:>16} {:>14}", num(*total), num(total / *n as f64));
+            }
+        }
+        out.push('\n');
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use cltap_formats::perf::PerfRow;
+
+    fn row(method: &str, values: Vec<Option<f64>>) -> PerfRow {
+        PerfRow { method: method.into(), execution_order: 1, thread_id: 1, call_index: None, global: [64, 1, 1], local: None, time_ms: None, lds: None, vgprs: None, sgprs: None, scratch: None, values }
+    }
+
+    #[test]
+    fn totals_and_averages_leave_na_out() {
+        let csv = PerfCsv {
+            header: vec![("API".into(), "HSA".into())],
+            counters: vec!["SQ_WAVES".into(), "GPUBusy".into()],
+            rows: vec![row("a_gfx906", vec![Some(4.0), Some(50.0)]), row("b_gfx906", vec![None, None]), row("a_gfx906", vec![Some(6.0), None])],
+        };
+        let k = per_kernel(&csv);
+        assert_eq!(k[0], KernelCounters { kernel: "a".into(), launches: 2, sums: vec![(10.0, 2), (50.0, 1)] });
+        assert_eq!(k[1].sums, vec![(0.0, 0), (0.0, 0)]);
+        let t = render(&csv);
+        let a = t.lines().find(|l| l.trim_start().starts_with("a ")).unwrap();
+        assert_eq!(a.split_whitespace().collect::<Vec<_>>(), ["a", "2", "10", "5", "50", "50"]);
+        assert!(t.lines().any(|l| l.split_whitespace().collect::<Vec<_>>() == ["b", "1", "NA", "NA", "NA", "NA"]), "{t}");
+    }
+}

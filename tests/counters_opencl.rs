@@ -1,0 +1,124 @@
+//! Counters on OpenCL. On real drivers without hardware counters through
+//! OpenCL (PoCL, Intel), `CLTAP_COUNTERS` gives each NDRange's kernel
+//! statistics, `NA` for every hardware counter with one line saying so, and
+//! changes nothing the application sees. On the OpenCL-over-HSA test double
+//! (an ICD over the HSA runtime test double, not AMD's runtime), cltap is
+//! an OpenCL layer and an HSA tool at once, and each NDRange's row carries
+//! the counters of the HSA dispatch it became.
+
+mod common;
+
+use cltap_formats::apilog::{self, Entry};
+use cltap_formats::perf::{self, PerfCsv};
+use common::*;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// The RCP `.csv` (not the `.results.csv` beside it).
+fn csv(dir: &Path) -> PerfCsv {
+    let p: Vec<PathBuf> = std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().path()).filter(|p| p.to_string_lossy().ends_with(".csv") && !p.to_string_lossy().ends_with(".results.csv")).collect();
+    assert_eq!(p.len(), 1, "{p:?}");
+    perf::read_csv(&std::fs::read_to_string(&p[0]).unwrap()).unwrap()
+}
+
+fn column(c: &PerfCsv, name: &str) -> usize {
+    c.counters.iter().position(|n| n == name).unwrap_or_else(|| panic!("no {name} column: {:?}", c.counters))
+}
+
+#[test]
+fn pocl_and_intel_give_kernel_statistics_and_na_for_hardware_counters() {
+    let vecadd = programs().join("vecadd");
+    for d in [Driver::Pocl, Driver::Intel] {
+        let plain = run(command(&vecadd, &args_for("vecadd", d), &[d], Loader::OclIcd, Mode::Plain));
+        assert_eq!(plain.code, Some(0), "{d:?}: {}", plain.stderr);
+        let out = scratch(&format!("counters-ocl-{}", d.name()));
+        let mut c = command(&vecadd, &args_for("vecadd", d), &[d], Loader::OclIcd, Mode::Layer);
+        c.env("CLTAP_COUNTERS", "SQ_WAVES,GPUBusy").env("CLTAP_OUTPUT_DIR", &out);
+        let o = run(c);
+        assert_eq!((o.code, &o.stdout), (plain.code, &plain.stdout), "{d:?}: the application saw something else:\n{}", o.stderr);
+        let lines: Vec<&str> = o.stderr.lines().filter(|l| l.contains("cannot be counted on")).collect();
+        assert_eq!(lines.len(), 1, "{d:?}: one line for the one device:\n{}", o.stderr);
+        assert!(lines[0].contains("SQ_WAVES, GPUBusy"), "{}", lines[0]);
+
+        let p = csv(&out);
+        assert_eq!(p.rows.len(), 2, "{d:?}: vecadd's two NDRanges");
+        let (waves, busy, multiple) = (column(&p, "SQ_WAVES"), column(&p, "GPUBusy"), column(&p, "PreferredWorkGroupSizeMultiple"));
+        for r in &p.rows {
+            assert_eq!((r.values[waves], r.values[busy]), (None, None), "{d:?}: never made up");
+            assert!(r.values[multiple].is_some_and(|m| m >= 1.0), "{d:?}: {r:?}");
+            assert!(r.time_ms.is_some_and(|t| t > 0.0), "{d:?}: device time: {r:?}");
+            assert!(r.call_index.is_some() && r.lds.is_some() && r.scratch.is_some(), "{d:?}: {r:?}");
+            assert_eq!(r.vgprs, None, "{d:?}: registers are not known through OpenCL");
+        }
+        let names: Vec<&str> = p.rows.iter().map(|r| perf::split_method(&r.method, perf::Api::OpenCl).unwrap().kernel).collect();
+        assert_eq!(names, ["vecadd", "partial_sums"], "{d:?}");
+        // partial_sums takes a __local buffer: the driver's local memory size.
+        assert!(p.rows[1].lds.unwrap() > 0, "{d:?}: {:?}", p.rows[1]);
+        let occ = perf::read_occupancy(&std::fs::read_to_string(only_file(&out, ".occupancy")).unwrap()).unwrap();
+        assert_eq!(occ.rows.len(), 2);
+        assert!(occ.rows.iter().all(|r| r.compute_units.is_some() && r.vgprs_used.is_none() && r.occupancy.is_none()), "{d:?}: {:?}", occ.rows[0]);
+    }
+}
+
+/// The double's waves for a launch (hsa-double/README.md).
+fn waves(global: [u64; 3], local: [u64; 3]) -> u64 {
+    let groups: u64 = (0..3).map(|i| global[i].div_ceil(local[i])).product();
+    groups * local.iter().product::<u64>().div_ceil(64)
+}
+
+#[test]
+fn each_ndrange_on_the_opencl_over_hsa_double_gets_its_dispatch_counters() {
+    let exe = root().join("target/ctests/ocl_over_hsa");
+    if !exe.is_file() {
+        let st = Command::new("gcc").args(["-std=c11", "-O1", "-Wall", "-Werror", "-pthread"]).arg(root().join("tests/hsa/ocl_over_hsa.c")).arg("-o").arg(&exe).arg("-lOpenCL").status().unwrap();
+        assert!(st.success());
+    }
+    let icd = hsa_double().join("libcltap-ocl-over-hsa.so");
+    let out = scratch("counters-ocl-over-hsa");
+    let mut c = Command::new("timeout");
+    c.arg("120").arg(env!("CARGO_BIN_EXE_cltap")).args(["run", "--no-summary", "--hsa", "--counters", "SQ_WAVES,GRBM_COUNT"]);
+    c.arg("--driver").arg(&icd).arg("--output").arg(&out).arg("--").arg(&exe).current_dir(&out);
+    for (k, _) in std::env::vars() {
+        if k.starts_with("HSA_") || k.starts_with("CLTAP_") || k.starts_with("ROCP_") || k.starts_with("OCL_ICD") || k.starts_with("OPENCL_LAYER") {
+            c.env_remove(k);
+        }
+    }
+    c.env("LD_LIBRARY_PATH", hsa_double());
+    let o = run(c);
+    assert_eq!(o.code, Some(0), "{}\n{}", o.stdout, o.stderr);
+    assert!(o.stdout.contains("ndranges=17 submitted_by_icd=17 seen_by_hsa_double=17"), "{}", o.stdout);
+
+    // Each thread's calls in order, from the API log: (tid, call index) → CMD ID.
+    let log = std::fs::read_to_string(only_file(&out, ".apilog")).unwrap();
+    let mut per_thread: HashMap<u64, u64> = HashMap::new();
+    let mut ndrange_at: HashMap<(u64, u64), u64> = HashMap::new();
+    for e in apilog::read(&log).unwrap() {
+        if let Entry::Call(call) = e {
+            let n = per_thread.entry(call.tid).or_insert(0);
+            *n += 1;
+            if call.name == "clEnqueueNDRangeKernel" && call.result.as_deref() == Some("CL_SUCCESS") {
+                ndrange_at.insert((call.tid, *n), call.cmd_id.expect("an NDRange has a CMD ID"));
+            }
+        }
+    }
+    assert_eq!(ndrange_at.len(), 17, "the successful NDRanges");
+
+    let p = csv(&out);
+    let (sq, clk) = (column(&p, "SQ_WAVES"), column(&p, "GRBM_COUNT"));
+    let ndrange_rows: Vec<_> = p.rows.iter().filter(|r| r.call_index.is_some()).collect();
+    assert_eq!(ndrange_rows.len(), 17, "one row per NDRange, each joined with its dispatch:\n{:#?}", p.rows);
+    assert_eq!(p.rows.len(), 17, "no HSA dispatch left unclaimed");
+    let mut last = 0;
+    for r in ndrange_rows {
+        let cmd = ndrange_at.get(&(r.thread_id, r.call_index.unwrap())).unwrap_or_else(|| panic!("row {r:?} is not an NDRange of the API log"));
+        assert!(*cmd > last, "rows in CMD ID order");
+        last = *cmd;
+        let local = r.local.expect("the dispatch's work-group");
+        assert_eq!(r.values[sq], Some(waves(r.global, local) as f64), "CMD ID {cmd}: {r:?}");
+        assert!(r.values[clk].is_some_and(|v| v > 0.0), "CMD ID {cmd}: {r:?}");
+        assert!(r.vgprs.is_some(), "CMD ID {cmd}: registers from the dispatch's kernel descriptor");
+        let m = perf::split_method(&r.method, perf::Api::OpenCl).unwrap();
+        assert!(["scale", "tile_sum"].contains(&m.kernel) && m.device == "gfx9060", "{}", r.method);
+    }
+}

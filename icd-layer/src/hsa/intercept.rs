@@ -185,15 +185,14 @@ fn handle(pkts: *const u8, count: u64, index: u64, q: &QueueInfo) -> Option<Vec<
     // SAFETY: the runtime passes `count` packets of 64 bytes.
     let bytes = unsafe { std::slice::from_raw_parts(pkts, n * PACKET_SIZE) };
     let counting = super::counters::counting(q.agent);
-    let mut out: Vec<u8> = Vec::new();
-    let mut changed = false;
+    let mut out = Rewrite { src: bytes, out: None };
     for i in 0..n {
         let raw: &[u8; PACKET_SIZE] = bytes[i * PACKET_SIZE..(i + 1) * PACKET_SIZE].try_into().ok()?;
         let p = KernelDispatch::read(raw);
         let kind = p.header().kind;
         count_packet(kind);
         if kind != PacketType::KernelDispatch {
-            out.extend_from_slice(raw);
+            out.keep(i);
             continue;
         }
         if let Ok(mut m) = KERNEL_DISPATCHES.lock() {
@@ -212,10 +211,7 @@ fn handle(pkts: *const u8, count: u64, index: u64, q: &QueueInfo) -> Option<Vec<
                     cltap::trace::local::record_kind::<KIND_HSA_DISPATCH>(seq, 0, 0, &w, super::kernels::name(p.kernel_object).as_deref());
                 }
                 np.completion_signal = c.proxy;
-                out.extend_from_slice(&packet_bytes(&c.start));
-                out.extend_from_slice(&np.bytes());
-                out.extend_from_slice(&packet_bytes(&c.stop));
-                changed = true;
+                out.replace(i, &[&packet_bytes(&c.start), &np.bytes(), &packet_bytes(&c.stop)]);
                 continue;
             }
         }
@@ -226,7 +222,8 @@ fn handle(pkts: *const u8, count: u64, index: u64, q: &QueueInfo) -> Option<Vec<
             match proxy(q, seq, w, dispatch, p.completion_signal) {
                 Some(sig) => {
                     np.completion_signal = sig;
-                    changed = true;
+                    out.replace(i, &[&np.bytes()]);
+                    continue;
                 }
                 None => {
                     let mut w = w;
@@ -235,9 +232,38 @@ fn handle(pkts: *const u8, count: u64, index: u64, q: &QueueInfo) -> Option<Vec<
                 }
             }
         }
-        out.extend_from_slice(&np.bytes());
+        out.keep(i);
     }
-    changed.then_some(out)
+    out.out
+}
+
+/// The packets to write instead of the application's, built only once one
+/// of them changes (most batches pass unchanged, with no allocation).
+struct Rewrite<'a> {
+    src: &'a [u8],
+    out: Option<Vec<u8>>,
+}
+
+impl Rewrite<'_> {
+    /// Packet `i` goes as the application wrote it.
+    fn keep(&mut self, i: usize) {
+        if let Some(o) = self.out.as_mut() {
+            o.extend_from_slice(&self.src[i * PACKET_SIZE..(i + 1) * PACKET_SIZE]);
+        }
+    }
+
+    /// Packet `i` becomes `with` (one or more packets).
+    fn replace(&mut self, i: usize, with: &[&[u8]]) {
+        let src = self.src;
+        let o = self.out.get_or_insert_with(|| {
+            let mut v = Vec::with_capacity(src.len() + 2 * PACKET_SIZE);
+            v.extend_from_slice(&src[..i * PACKET_SIZE]);
+            v
+        });
+        for w in with {
+            o.extend_from_slice(w);
+        }
+    }
 }
 
 /// A PM4 packet's 64 bytes.

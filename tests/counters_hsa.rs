@@ -235,3 +235,58 @@ fn without_aqlprofile_the_counters_read_na() {
     assert_eq!(r.rows.len(), SHAPES.len(), "the dispatches are still listed");
     assert!(r.rows.iter().all(|x| x.values == vec![None, None]), "{:?}", r.rows[0]);
 }
+
+#[test]
+fn rocprofiler_v1_metrics_and_input_files_work_as_with_rocprofiler() {
+    // A metrics file of our own (unquoted attributes, a `base=` section, a
+    // derived metric of another derived one) and rocprofiler's input file.
+    let out = scratch("counters-hsa-rocp");
+    let metrics = out.join("metrics.xml");
+    std::fs::write(
+        &metrics,
+        "# cltap test: a metrics file in rocprofiler v1's syntax\n\
+         <gfx9>\n  <metric name=SQ_WAVES block=SQ event=4 descr=\"waves\"></metric>\n  <metric name=GRBM_COUNT block=GRBM event=0 descr=\"clocks\"></metric>\n</gfx9>\n\
+         <gfx906 base=\"gfx9\"></gfx906>\n\
+         <global>\n  <metric name=WavesPerKClock expr=1000*SQ_WAVES/GRBM_COUNT descr=\"waves per 1000 clocks\"></metric>\n  <metric name=Twice expr=2*WavesPerKClock descr=\"twice that\"></metric>\n</global>\n",
+    )
+    .unwrap();
+    let input = out.join("input.xml");
+    std::fs::write(&input, "# what to collect\n<metric name=SQ_WAVES,Twice ></metric>\n").unwrap();
+    let mut c = sizes(&out, false);
+    c.env("HSA_TOOLS_LIB", layer()).env("ROCP_HSA_INTERCEPT", "1").env("ROCP_METRICS", &metrics).env("ROCP_INPUT", &input).env("CLTAP_OUTPUT_DIR", &out);
+    let o = run(c);
+    assert_eq!(o.code, Some(0), "{}\n{}", o.stdout, o.stderr);
+    let r = results(&out);
+    assert_eq!(r.counters, ["SQ_WAVES", "Twice"]);
+    for (x, (grid, wg, _)) in r.rows.iter().zip(SHAPES) {
+        let m = Model::of(grid, wg);
+        assert_eq!(x.values[0], Some(m.w as f64));
+        let want = 2.0 * 1000.0 * m.w as f64 / m.grbm_count as f64;
+        assert!((x.values[1].unwrap() - want).abs() < 1e-9, "{grid:?}: {:?} vs {want}", x.values[1]);
+    }
+
+    // An input file that is not well formed: its place, and a pass-through.
+    std::fs::write(&input, "<metric name=SQ_WAVES\n").unwrap();
+    let bad = scratch("counters-hsa-rocp-bad");
+    let mut c = sizes(&bad, false);
+    c.env("HSA_TOOLS_LIB", layer()).env("ROCP_INPUT", &input).env("CLTAP_OUTPUT_DIR", &bad);
+    let o = run(c);
+    assert_eq!(o.code, Some(0), "{}", o.stderr);
+    let line = o.stderr.lines().find(|l| l.contains("ROCP_INPUT")).unwrap_or_else(|| panic!("{}", o.stderr));
+    assert!(line.contains("input.xml:") && line.contains("pass-through"), "{line}");
+    assert_eq!(std::fs::read_dir(&*bad).unwrap().count(), 0, "nothing recorded");
+}
+
+#[test]
+fn an_unknown_counter_name_is_named_once_and_nothing_is_counted() {
+    let out = scratch("counters-hsa-unknown");
+    let mut c = sizes(&out, false);
+    c.env("HSA_TOOLS_LIB", layer()).env("CLTAP_COUNTERS", "SQ_WAVES,SQ_WAVEZ").env("CLTAP_OUTPUT_DIR", &out);
+    let o = run(c);
+    assert_eq!(o.code, Some(0), "{}", o.stderr);
+    let lines: Vec<&str> = o.stderr.lines().filter(|l| l.contains("SQ_WAVEZ")).collect();
+    assert_eq!(lines.len(), 1, "{}", o.stderr);
+    assert!(lines[0].contains("CLTAP_COUNTERS"), "{}", lines[0]);
+    let r = results(&out);
+    assert!(r.rows.iter().all(|x| x.values.iter().all(Option::is_none)), "never made up");
+}

@@ -188,14 +188,14 @@ pub fn load_pass(path: &Path) -> std::io::Result<Pass> {
     Ok(serde_json::from_slice(&std::fs::read(path)?)?)
 }
 
-/// One line per requested hardware counter or metric that a device in the
-/// rows cannot give (OpenCL drivers have none through OpenCL): its cells
-/// read `NA`, never a made-up number.
+/// One line per OpenCL device in the rows that gave no counters (drivers
+/// have none through OpenCL): its cells read `NA`, never a made-up number.
+/// (Where an HSA agent could not count, `OnLoad` already said why.)
 pub fn unavailable(pass: &Pass) {
     if pass.names.is_empty() {
         return;
     }
-    let mut devices: Vec<&str> = pass.rows.iter().filter(|r| r.hsa.is_none() || r.events.is_empty()).map(|r| r.device.as_str()).collect();
+    let mut devices: Vec<&str> = pass.rows.iter().filter(|r| r.hsa.is_none()).map(|r| r.device.as_str()).collect();
     devices.sort_unstable();
     devices.dedup();
     for d in devices {

@@ -1,7 +1,8 @@
 //! The `Key=Value` header (`sprofile/AtpFile.cpp`,
 //! `AtpFileWriter::SaveToAtpFile`).
 
-use super::read::{err, starts_section, Lines, ReadError};
+use super::read::{err, starts_section, ReadError};
+use crate::text::Lines;
 use super::{EMPTY_FIELD, TRACE_FILE_VERSION};
 
 /// The fields RCP's profiler puts in the header, in the order it writes them.
@@ -56,22 +57,8 @@ impl HeaderInfo {
 /// and values become spaces.
 pub fn write_header(out: &mut String, header: &[(String, String)]) {
     for (key, value) in header {
-        if key.trim().is_empty() {
-            out.push_str(EMPTY_FIELD);
-        } else {
-            out.extend(key.chars().map(|c| match c {
-                '=' => '_',
-                '\n' | '\r' => ' ',
-                c => c,
-            }));
-        }
-        out.push('=');
-        out.extend(
-            value
-                .chars()
-                .map(|c| if c == '\n' || c == '\r' { ' ' } else { c }),
-        );
-        out.push('\n');
+        let key = if key.trim().is_empty() { EMPTY_FIELD } else { key };
+        crate::text::push_key_value(out, key, value);
     }
 }
 

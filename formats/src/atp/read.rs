@@ -1,6 +1,7 @@
 //! The reader: header, then sections in any order, each at most once; every
 //! error names its 1-based line.
 
+use crate::text::Lines;
 use super::api::{parse_api_call, parse_hsa_api_call};
 use super::header::read_header;
 use super::hsa::parse_hsa_timestamp;
@@ -49,42 +50,6 @@ pub(super) fn err(line: usize, reason: impl Into<String>) -> ReadError {
     ReadError {
         line,
         reason: reason.into(),
-    }
-}
-
-/// Non-blank lines with their 1-based numbers, one line of look-ahead.
-pub(super) struct Lines<'a> {
-    inner: std::iter::Enumerate<std::str::Lines<'a>>,
-    peeked: Option<(usize, &'a str)>,
-}
-
-impl<'a> Lines<'a> {
-    fn new(text: &'a str) -> Self {
-        Lines {
-            inner: text.lines().enumerate(),
-            peeked: None,
-        }
-    }
-
-    fn fetch(&mut self) -> Option<(usize, &'a str)> {
-        for (i, l) in self.inner.by_ref() {
-            let l = l.strip_suffix('\r').unwrap_or(l);
-            if !l.trim().is_empty() {
-                return Some((i + 1, l));
-            }
-        }
-        None
-    }
-
-    pub(super) fn peek(&mut self) -> Option<(usize, &'a str)> {
-        if self.peeked.is_none() {
-            self.peeked = self.fetch();
-        }
-        self.peeked
-    }
-
-    pub(super) fn take(&mut self) -> Option<(usize, &'a str)> {
-        self.peeked.take().or_else(|| self.fetch())
     }
 }
 

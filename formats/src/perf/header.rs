@@ -3,6 +3,7 @@
 //! `CLOccupancyFile.cpp`, `WriteOccupancyHeader`), the list separator they
 //! name, and the line reader the three readers share.
 
+pub(super) use crate::text::Lines;
 use super::cells::{err, ReadError};
 
 /// The `ProfileFileVersion` of RCP's last release (5.6): the `.csv` layout
@@ -175,18 +176,7 @@ pub fn list_separator(header: &[(String, String)]) -> char {
 pub(super) fn write_header(out: &mut String, header: &[(String, String)], prefix: &str) {
     for (key, value) in header {
         out.push_str(prefix);
-        out.extend(key.chars().map(|c| match c {
-            '=' => '_',
-            '\n' | '\r' => ' ',
-            c => c,
-        }));
-        out.push('=');
-        out.extend(
-            value
-                .chars()
-                .map(|c| if c == '\n' || c == '\r' { ' ' } else { c }),
-        );
-        out.push('\n');
+        crate::text::push_key_value(out, key, value);
     }
 }
 
@@ -213,41 +203,4 @@ pub(super) fn read_header(
         header.push((k.to_string(), v.to_string()));
     }
     Ok(header)
-}
-
-/// Non-blank lines with their 1-based numbers, CRLF accepted, one line of
-/// look-ahead.
-pub(super) struct Lines<'a> {
-    inner: std::iter::Enumerate<std::str::Lines<'a>>,
-    peeked: Option<(usize, &'a str)>,
-}
-
-impl<'a> Lines<'a> {
-    pub(super) fn new(text: &'a str) -> Self {
-        Lines {
-            inner: text.lines().enumerate(),
-            peeked: None,
-        }
-    }
-
-    fn fetch(&mut self) -> Option<(usize, &'a str)> {
-        for (i, l) in self.inner.by_ref() {
-            let l = l.strip_suffix('\r').unwrap_or(l);
-            if !l.trim().is_empty() {
-                return Some((i + 1, l));
-            }
-        }
-        None
-    }
-
-    pub(super) fn peek(&mut self) -> Option<(usize, &'a str)> {
-        if self.peeked.is_none() {
-            self.peeked = self.fetch();
-        }
-        self.peeked
-    }
-
-    pub(super) fn take(&mut self) -> Option<(usize, &'a str)> {
-        self.peeked.take().or_else(|| self.fetch())
-    }
 }

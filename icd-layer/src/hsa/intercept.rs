@@ -90,6 +90,8 @@ fn count_packet(kind: PacketType) {
 /// packets may still complete after it is destroyed).
 struct QueueInfo {
     agent: u64,
+    /// The application's `hsa_queue_t*`.
+    queue: usize,
     queue_id: u64,
     mode: u8,
 }
@@ -137,7 +139,7 @@ fn create(agent: u64, size: u32, qtype: u32, callback: *mut c_void, data: *mut c
                 en(q, 1);
             }
         }
-        let info = Box::into_raw(Box::new(QueueInfo { agent, queue_id: std::ptr::read_volatile(q.add(QUEUE_ID_OFFSET) as *const u64), mode: m }));
+        let info = Box::into_raw(Box::new(QueueInfo { agent, queue: q as usize, queue_id: std::ptr::read_volatile(q.add(QUEUE_ID_OFFSET) as *const u64), mode: m }));
         let reg: unsafe extern "C" fn(*mut u8, Handler, *mut c_void) -> u32 = std::mem::transmute(register);
         if reg(q, on_packets, info as *mut c_void) != HSA_STATUS_SUCCESS {
             cltap::warn!("HSA: hsa_amd_queue_intercept_register failed: this queue's dispatches are not recorded");
@@ -201,14 +203,24 @@ fn handle(pkts: *const u8, count: u64, index: u64, q: &QueueInfo) -> Option<Vec<
         let seq = NEXT_DISPATCH.fetch_add(1, Ordering::Relaxed);
         let w = words(q, index + i as u64, &p);
         let mut np = p;
-        if counting {
+        let name = super::kernels::name(p.kernel_object);
+        let tool = super::counters::tool_request(&super::counters::DispatchInfo {
+            seq,
+            agent: q.agent,
+            queue: q.queue as *const c_void,
+            queue_index: index + i as u64,
+            packet: raw,
+            kernel_object: p.kernel_object,
+            kernel_name: name.as_deref(),
+        });
+        if counting || tool.is_some() {
             let mut wt = w;
             if q.mode >= 2 {
                 wt[DISPATCH_TIME_DISPATCH] = super::proxy::timestamp();
             }
-            if let Some(c) = super::counters::wrap(seq, q.agent, wt, p.completion_signal, q.mode >= 2) {
+            if let Some(c) = super::counters::wrap(seq, q.agent, wt, p.completion_signal, q.mode >= 2, tool) {
                 if q.mode < 2 {
-                    cltap::trace::local::record_kind::<KIND_HSA_DISPATCH>(seq, 0, 0, &w, super::kernels::name(p.kernel_object).as_deref());
+                    cltap::trace::local::record_kind::<KIND_HSA_DISPATCH>(seq, 0, 0, &w, name.as_deref());
                 }
                 np.completion_signal = c.proxy;
                 out.replace(i, &[&packet_bytes(&c.start), &np.bytes(), &packet_bytes(&c.stop)]);

@@ -1,0 +1,150 @@
+//! Hardware counters around each intercepted kernel dispatch, through the
+//! AQLprofile extension (FACTS.md §5), as rocprofiler v1 collects them.
+//!
+//! For every kernel dispatch the intercept handler sees on a GPU that has
+//! the extension, cltap writes `[start, dispatch, stop]` through the
+//! runtime's writer instead of the dispatch alone: `start` and `stop` are
+//! the PM4 packets AQLprofile builds for this pass's events. Both carry the
+//! barrier bit, so a counted dispatch runs alone: the counters see nothing
+//! else (rocprofiler v1 serialises counted dispatches the same way). The
+//! `stop` packet completes a signal of cltap's; its async handler reads the
+//! values (`iterate_data`, one sample per block instance, or per shader
+//! engine for SQ; samples of one event are summed) and writes one
+//! `KIND_HSA_COUNTERS` record under the dispatch's number.
+//!
+//! The application's own packet is written unchanged; its completion signal
+//! is completed by the dispatch as before.
+
+//! A tool that loaded through cltap (rocprofiler v1's dispatch callback)
+//! can ask for its own events around a dispatch ([`set_tool_hook`]); that
+//! dispatch is then counted for the tool, not for cltap's own request
+//! (hardware counters cannot count two profiles at once).
+
+mod backend;
+mod session;
+
+use cltap::hsa::aqlprofile::Event;
+use cltap::trace::record::DISPATCH_WORDS;
+use parking_lot::RwLock;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, OnceLock};
+
+pub use session::{drain, ToolDone, Wrapped};
+
+/// cltap's own request: this pass's events (validated) and the pass.
+static OWN: OnceLock<(Arc<[Event]>, u32)> = OnceLock::new();
+
+/// Whether cltap's own request counts dispatches on `agent`.
+pub fn counting(agent: u64) -> bool {
+    OWN.get().is_some_and(|(e, _)| !e.is_empty()) && backend::get().is_some_and(|b| b.gpu == agent)
+}
+
+/// What a tool is told of a dispatch before it is submitted.
+pub struct DispatchInfo<'a> {
+    /// cltap's dispatch number (the `KIND_HSA_DISPATCH` record's).
+    pub seq: u64,
+    pub agent: u64,
+    /// The application's `hsa_queue_t*`.
+    pub queue: *const std::ffi::c_void,
+    pub queue_index: u64,
+    /// The application's kernel dispatch packet.
+    pub packet: &'a [u8; 64],
+    pub kernel_object: u64,
+    pub kernel_name: Option<&'a str>,
+}
+
+/// A tool's events for one dispatch and what receives their values.
+pub struct ToolRequest {
+    pub events: Vec<Event>,
+    pub done: ToolDone,
+}
+
+type Hook = Box<dyn Fn(&DispatchInfo<'_>) -> Option<ToolRequest> + Send + Sync>;
+static HOOK: RwLock<Option<Hook>> = RwLock::new(None);
+static HOOKED: AtomicBool = AtomicBool::new(false);
+
+/// Sets (or with None removes) the function asked, for every intercepted
+/// kernel dispatch, whether a tool wants it counted.
+pub fn set_tool_hook(hook: Option<Hook>) {
+    let mut h = HOOK.write();
+    HOOKED.store(hook.is_some(), Ordering::Release);
+    *h = hook;
+}
+
+/// The tool's request for this dispatch, if a tool is hooked and wants it.
+pub fn tool_request(d: &DispatchInfo<'_>) -> Option<ToolRequest> {
+    if !HOOKED.load(Ordering::Acquire) {
+        return None;
+    }
+    let h = HOOK.read();
+    crate::guard::guard(None, || h.as_ref().and_then(|f| f(d)))
+}
+
+/// The packets around dispatch `seq` (record words `words`, completion
+/// signal `app_signal`), counting the tool's events if `tool` asks, else
+/// cltap's own; with `record`, the dispatch's record is written when its
+/// values are read. None when nothing counts it or a step failed (the
+/// dispatch then goes unchanged).
+pub fn wrap(seq: u64, agent: u64, words: [u64; DISPATCH_WORDS], app_signal: u64, record: bool, tool: Option<ToolRequest>) -> Option<Wrapped> {
+    let b = backend::get().filter(|b| b.gpu == agent)?;
+    let d = session::Dispatch { seq, agent, words, app_signal, record };
+    match tool {
+        Some(t) => {
+            let events: Arc<[Event]> = t.events.into();
+            session::wrap(b, d, &events, session::Sink::Tool(Some(t.done)))
+        }
+        None => {
+            let (events, pass) = OWN.get()?;
+            session::wrap(b, d, events, session::Sink::Trace { pass: *pass })
+        }
+    }
+}
+
+/// `OnLoad` with counters asked for: plans this run's pass on the first GPU
+/// agent that has AQLprofile, turns counting on, and records the plan
+/// (`KIND_COUNTER_PLAN`). Where no GPU can count, the plan says 0 passes and
+/// one line says why; the dispatches are still recorded.
+pub fn on_load(agents: &[super::agents::Agent]) {
+    use cltap::trace::record::*;
+    let cfg = crate::life::config();
+    let names = cltap::counters::pass::requested(cfg);
+    let joined = names.join(",");
+    let backend = backend::get();
+    let gpu = agents.iter().find(|a| a.words[AGENT_DEVICE] == 1);
+    let plan = |passes: u32, agent: u64| {
+        let mut w = vec![0u64; PLAN_BLOCKS];
+        w[PLAN_PASSES] = passes as u64;
+        w[PLAN_AGENT] = agent;
+        if let (Some(be), true) = (backend, agent != 0) {
+            for b in cltap::metrics::Block::ALL {
+                if let Some(c) = be.block_counts(*b) {
+                    w.push(((b.aql_id() as u64) << 32) | ((c.instances as u64 & 0xFFFF) << 16) | (c.slots as u64 & 0xFFFF));
+                }
+            }
+        }
+        cltap::trace::local::record_kind::<KIND_COUNTER_PLAN>(cfg.counter_pass as u64, 0, 0, &w, Some(&joined));
+    };
+    let (Some(be), Some(gpu)) = (backend, gpu.filter(|g| backend.is_some_and(|b| b.gpu == g.words[AGENT_HANDLE]))) else {
+        cltap::warn!("hardware counters are not available: the HSA runtime has no AQLprofile extension, no GPU agent or no host memory pool for it; {joined} will read NA");
+        plan(0, 0);
+        return;
+    };
+    let handle = gpu.words[AGENT_HANDLE];
+    let name = gpu.name.clone().unwrap_or_default();
+    let blocks = |b: cltap::metrics::Block| be.block_counts(b);
+    match cltap::counters::pass::hsa_pass(cfg, &names, &name, &blocks) {
+        Ok(chosen) => {
+            for w in &chosen.warnings {
+                cltap::warn!("{w}");
+            }
+            let events: Vec<Event> = chosen.events.into_iter().filter(|e| be.valid(e)).collect();
+            let _ = OWN.set((events.into(), cfg.counter_pass));
+            plan(chosen.passes, handle);
+        }
+        Err(e) => {
+            cltap::warn!("CLTAP_COUNTERS={joined}: {e}; no counters are collected");
+            plan(0, handle);
+        }
+    }
+}
+

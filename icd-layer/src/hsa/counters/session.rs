@@ -1,0 +1,253 @@
+//! One counted dispatch: the profile AQLprofile fills, its buffers, the
+//! signal the `stop` packet completes, and where the values go when it
+//! fires (the trace, or a tool). Sessions of cltap's own request are kept
+//! for the next dispatch; a tool's are freed after use.
+
+use super::super::api::id;
+use super::super::wrappers::orig;
+use super::backend::{self, Backend};
+use cltap::hsa::aqlprofile::{self as aql, Event, Pm4Packet, Profile};
+use cltap::trace::record::{DISPATCH_WORDS, KIND_HSA_COUNTERS};
+use parking_lot::{Condvar, Mutex};
+use std::collections::BTreeMap;
+use std::ffi::c_void;
+use std::sync::Arc;
+
+const HSA_STATUS_SUCCESS: u32 = 0;
+const HSA_SIGNAL_CONDITION_LT: u32 = 2;
+/// `HSA_PACKET_HEADER_BARRIER`'s bit.
+const HEADER_BARRIER: u16 = 1 << 8;
+
+/// What receives a tool's values, on the runtime's signal thread.
+pub type ToolDone = Box<dyn FnOnce(&BTreeMap<Event, u64>) + Send>;
+
+pub enum Sink {
+    /// cltap's own request: a `KIND_HSA_COUNTERS` record of this pass.
+    Trace { pass: u32 },
+    Tool(Option<ToolDone>),
+}
+
+pub struct Session {
+    profile: Profile,
+    /// What `profile.events` points into.
+    _events: Arc<[Event]>,
+    signal: u64,
+    seq: u64,
+    /// The dispatch this session counts: it completes a proxy signal of
+    /// cltap's, and the application's own signal is completed only once
+    /// the values are read (so the application cannot destroy the queue
+    /// before the `stop` packet ran).
+    agent: u64,
+    words: [u64; DISPATCH_WORDS],
+    app_signal: u64,
+    proxy: u64,
+    /// Record the dispatch (with its times) when it is read.
+    record: bool,
+    sink: Sink,
+}
+
+// SAFETY: the profile's pointers are to this session's buffers and events.
+unsafe impl Send for Session {}
+
+/// Sessions of cltap's own request, kept for the next dispatch.
+static FREE: Mutex<Vec<Box<Session>>> = Mutex::new(Vec::new());
+/// Counted dispatches whose values have not been read yet.
+static IN_FLIGHT: Mutex<u64> = Mutex::new(0);
+static READ: Condvar = Condvar::new();
+
+/// The dispatch a session is for.
+pub struct Dispatch {
+    pub seq: u64,
+    pub agent: u64,
+    pub words: [u64; DISPATCH_WORDS],
+    pub app_signal: u64,
+    /// Record it (with its times) when its values are read.
+    pub record: bool,
+}
+
+/// What goes around a counted dispatch.
+pub struct Wrapped {
+    pub start: Pm4Packet,
+    pub stop: Pm4Packet,
+    /// The dispatch packet's completion signal instead of the application's.
+    pub proxy: u64,
+}
+
+/// The packets that count `events` around `d`; None when a step failed
+/// (the dispatch then goes uncounted, unchanged).
+pub fn wrap(b: &'static Backend, d: Dispatch, events: &Arc<[Event]>, sink: Sink) -> Option<Wrapped> {
+    let reuse = matches!(sink, Sink::Trace { .. });
+    let found = if reuse { FREE.lock().pop() } else { None };
+    let mut s = match found {
+        Some(s) => s,
+        None => new_session(b, events.clone())?,
+    };
+    s.sink = sink;
+    s.seq = d.seq;
+    s.agent = d.agent;
+    s.words = d.words;
+    s.app_signal = d.app_signal;
+    s.record = d.record;
+    s.proxy = match backend::signal() {
+        Some(p) => p,
+        None => {
+            release(b, s);
+            return None;
+        }
+    };
+    let (mut start, mut stop) = (Pm4Packet::default(), Pm4Packet::default());
+    // SAFETY: AQLprofile's entries on a profile whose buffers it sized.
+    let made = unsafe {
+        match (b.table.start, b.table.stop) {
+            (Some(st), Some(sp)) => st(&mut s.profile, &mut start) == HSA_STATUS_SUCCESS && sp(&s.profile, &mut stop) == HSA_STATUS_SUCCESS,
+            _ => false,
+        }
+    };
+    if !made {
+        // SAFETY: the proxy is cltap's; no application signal is touched.
+        unsafe { super::super::proxy::forward(0, [0, 0], s.proxy) };
+        release(b, s);
+        return None;
+    }
+    start.header |= HEADER_BARRIER;
+    stop.header |= HEADER_BARRIER;
+    stop.completion_signal = s.signal;
+    let (signal, proxy) = (s.signal, s.proxy);
+    let arg = Box::into_raw(s);
+    *IN_FLIGHT.lock() += 1;
+    let on = orig(id::hsa_amd_signal_async_handler);
+    // SAFETY: the runtime's entry; `arg` comes back in `on_stopped`.
+    unsafe {
+        let on: unsafe extern "C" fn(u64, u32, i64, unsafe extern "C" fn(i64, *mut c_void) -> bool, *mut c_void) -> u32 = std::mem::transmute(on);
+        if on(signal, HSA_SIGNAL_CONDITION_LT, 1, on_stopped, arg as *mut c_void) != HSA_STATUS_SUCCESS {
+            let s = Box::from_raw(arg);
+            super::super::proxy::forward(0, [0, 0], s.proxy);
+            release(b, s);
+            done_one();
+            return None;
+        }
+    }
+    Some(Wrapped { start, stop, proxy })
+}
+
+fn new_session(b: &Backend, events: Arc<[Event]>) -> Option<Box<Session>> {
+    let mut profile = Profile::pmc(b.gpu, &events);
+    let get_info = b.table.get_info?;
+    let (mut cmd, mut out) = (0u32, 0u32);
+    // SAFETY: AQLprofile's entries; each answer is a u32.
+    unsafe {
+        if get_info(&profile, aql::INFO_COMMAND_BUFFER_SIZE, &mut cmd as *mut u32 as *mut c_void) != HSA_STATUS_SUCCESS
+            || get_info(&profile, aql::INFO_PMC_DATA_SIZE, &mut out as *mut u32 as *mut c_void) != HSA_STATUS_SUCCESS
+        {
+            return None;
+        }
+    }
+    let cmd_buf = b.allocate(cmd as usize)?;
+    let Some(out_buf) = b.allocate(out as usize) else {
+        b.free(cmd_buf);
+        return None;
+    };
+    profile.command_buffer = aql::Descriptor { ptr: cmd_buf, size: cmd };
+    profile.output_buffer = aql::Descriptor { ptr: out_buf, size: out };
+    let Some(signal) = backend::signal() else {
+        b.free(cmd_buf);
+        b.free(out_buf);
+        return None;
+    };
+    Some(Box::new(Session { profile, _events: events, signal, seq: 0, agent: 0, words: [0; DISPATCH_WORDS], app_signal: 0, proxy: 0, record: false, sink: Sink::Trace { pass: 0 } }))
+}
+
+/// A session done with: kept for cltap's own next dispatch, else freed.
+fn release(b: &Backend, s: Box<Session>) {
+    if matches!(s.sink, Sink::Trace { .. }) {
+        FREE.lock().push(s);
+        return;
+    }
+    b.free(s.profile.command_buffer.ptr);
+    b.free(s.profile.output_buffer.ptr);
+    let destroy = orig(id::hsa_signal_destroy);
+    if destroy != 0 {
+        // SAFETY: the runtime's entry, on cltap's own signal.
+        unsafe {
+            let destroy: unsafe extern "C" fn(u64) -> u32 = std::mem::transmute(destroy);
+            destroy(s.signal);
+        }
+    }
+}
+
+/// The `stop` packet completed: the values are read and handed on.
+unsafe extern "C" fn on_stopped(_value: i64, arg: *mut c_void) -> bool {
+    if arg.is_null() {
+        return false;
+    }
+    let mut s = Box::from_raw(arg as *mut Session);
+    let Some(b) = backend::get() else { return false };
+    let values = crate::guard::guard(BTreeMap::new(), || read(b, &s));
+    match &mut s.sink {
+        Sink::Trace { pass } => {
+            let mut words = Vec::with_capacity(1 + 2 * values.len());
+            words.push(*pass as u64);
+            for (e, v) in &values {
+                words.push(aql::pack(e));
+                words.push(*v);
+            }
+            cltap::trace::local::record_kind::<KIND_HSA_COUNTERS>(s.seq, 0, 0, &words, None);
+        }
+        Sink::Tool(done) => {
+            if let Some(done) = done.take() {
+                crate::guard::guard((), || done(&values));
+            }
+        }
+    }
+    // The dispatch (recorded now, with its times, when asked) and the
+    // application's signal, completed as the runtime would have.
+    crate::guard::guard((), || super::super::proxy::dispatch_done(s.agent, s.seq, s.words, s.app_signal, s.proxy, s.record));
+    let store = orig(id::hsa_signal_store_screlease);
+    if store != 0 {
+        let store: unsafe extern "C" fn(u64, i64) = std::mem::transmute(store);
+        store(s.signal, 1);
+    }
+    release(b, s);
+    done_one();
+    false
+}
+
+/// Every sample, summed per event (rocprofiler v1 sums an event's samples).
+fn read(b: &Backend, s: &Session) -> BTreeMap<Event, u64> {
+    let mut sums: BTreeMap<Event, u64> = BTreeMap::new();
+    let Some(iterate) = b.table.iterate_data else { return sums };
+    unsafe extern "C" fn each(kind: u32, data: *mut aql::PmcData, sums: *mut c_void) -> u32 {
+        if kind == aql::INFO_PMC_DATA && !data.is_null() {
+            let d = &*data;
+            *(*(sums as *mut BTreeMap<Event, u64>)).entry(d.event).or_insert(0) += d.result;
+        }
+        HSA_STATUS_SUCCESS
+    }
+    // SAFETY: AQLprofile's entry; `sums` outlives the iteration.
+    unsafe {
+        if iterate(&s.profile, each, &mut sums as *mut BTreeMap<Event, u64> as *mut c_void) != HSA_STATUS_SUCCESS {
+            sums.clear();
+        }
+    }
+    sums
+}
+
+fn done_one() {
+    let mut n = IN_FLIGHT.lock();
+    *n = n.saturating_sub(1);
+    READ.notify_all();
+}
+
+/// Waits (at most `limit`) until every counted dispatch's values are read:
+/// the runtime's `OnUnload` can come while the last `stop` packets still
+/// run. Returns how many were still missing.
+pub fn drain(limit: std::time::Duration) -> u64 {
+    let deadline = std::time::Instant::now() + limit;
+    let mut n = IN_FLIGHT.lock();
+    while *n > 0 {
+        if READ.wait_until(&mut n, deadline).timed_out() {
+            break;
+        }
+    }
+    *n
+}

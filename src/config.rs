@@ -23,6 +23,7 @@ pub const VARIABLES: &[(&str, &str)] = &[
     ("CLTAP_COUNTERS", "comma-separated counter and metric names (see `cltap metrics list`): per-dispatch counters and the .csv, .occupancy and results.csv files"),
     ("CLTAP_COUNTER_PASS", "which pass of a multi-pass counter request this run collects (from 0; the launcher sets it)"),
     ("CLTAP_ATP", "0 or 1: write the Radeon Compute Profiler application trace (.atp); implies CLTAP_DEVICE_TIMING=1"),
+    ("ROCP_TOOL_LIB", "colon-separated tool libraries to load at start-up (OnLoadToolProp or OnLoadTool, then OnUnloadTool at the end); one that cannot be loaded is reported and skipped"),
 ];
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -66,6 +67,10 @@ pub struct Config {
     pub rocp_input: Option<PathBuf>,
     /// `CLTAP_COUNTER_PASS`: the pass this run collects.
     pub counter_pass: u32,
+    /// `ROCP_TOOL_LIB`: tool libraries to load at start-up, in order.
+    /// Never an error here: a library that cannot be loaded gets its own
+    /// line when it is tried, and the others still load.
+    pub tool_libs: Vec<PathBuf>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -96,6 +101,7 @@ impl Default for Config {
             metrics_file: None,
             rocp_input: None,
             counter_pass: 0,
+            tool_libs: Vec::new(),
         }
     }
 }
@@ -115,7 +121,8 @@ impl Config {
 
     /// Whether calls are recorded at all: some output needs their records.
     pub fn records_calls(&self) -> bool {
-        self.api_log || self.timeline || self.atp || self.counting()
+        // Tools' buffers are fed from the trace.
+        self.api_log || self.timeline || self.atp || self.counting() || !self.tool_libs.is_empty()
     }
 
     /// Whether counters were asked for.
@@ -222,6 +229,10 @@ impl Config {
                     "2" => cfg.hsa_intercept = 2,
                     _ => errors.push(ConfigError::Invalid { var: "ROCP_HSA_INTERCEPT", value: v.clone(), accepted: "0, 1 or 2" }),
                 }
+                continue;
+            }
+            if k == "ROCP_TOOL_LIB" {
+                cfg.tool_libs = crate::tools::toollib::paths(&v);
                 continue;
             }
             if k == "ROCP_METRICS" || k == "ROCP_INPUT" {
@@ -425,6 +436,16 @@ mod tests {
             let (_, e) = Config::from_vars(vars(&[(k, v)]));
             assert_eq!(e.len(), 1, "{k}={v}");
         }
+    }
+
+    #[test]
+    fn tool_libraries_are_listed_in_order_and_need_the_trace() {
+        let (c, e) = Config::from_vars(vars(&[("ROCP_TOOL_LIB", "/t/a.so::/nonexistent/b.so"), ("CLTAP_API_LOG", "0")]));
+        assert!(e.is_empty(), "a bad tool path is reported when it is loaded, not here: {e:?}");
+        assert_eq!(c.tool_libs, vec![PathBuf::from("/t/a.so"), PathBuf::from("/nonexistent/b.so")]);
+        assert!(c.records_calls());
+        let (c, _) = Config::from_vars(vars(&[("ROCP_TOOL_LIB", ""), ("CLTAP_API_LOG", "0")]));
+        assert!(c.tool_libs.is_empty() && !c.records_calls());
     }
 
     #[test]

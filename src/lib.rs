@@ -20,4 +20,5 @@ pub mod occupancy;
 pub mod report;
 pub mod summary;
 pub mod sys;
+pub mod tools;
 pub mod trace;

@@ -1,9 +1,11 @@
 //! The model of cltap's API descriptions (`api/opencl.api`, grammar in
 //! `api/FORMAT.md`; `api/hsa.api`, its additions in `api/HSA.md`) and their
 //! parser, plus a scanner of ROCr's `hsa_api_trace.h` that the build checks
-//! `api/hsa.api` against. Build scripts turn the model into code; nothing
-//! here runs inside the layer.
+//! `api/hsa.api` against, and the writer of the tracer API's C header
+//! (`cheader`). Build scripts turn the model into code; nothing here runs
+//! inside the layer.
 
+pub mod cheader;
 pub mod hsa_header;
 mod parse;
 pub mod types;

@@ -39,6 +39,7 @@ mod guard;
 mod hsa;
 mod life;
 mod opencl;
+mod tools;
 
 use guard::guard;
 use opencl::{icd, layer};

@@ -40,7 +40,7 @@ fn fronts() -> Vec<&'static Front> {
 /// The configuration, read on first use. A bad setting is reported once and
 /// turns all recording off; calls are still forwarded.
 pub fn config() -> &'static Config {
-    CONFIG.get_or_init(|| {
+    let cfg = CONFIG.get_or_init(|| {
         let (cfg, record) = crate::config::read();
         RECORDING.store(record, Ordering::Release);
         TALLY.enable(record && cfg.summary);
@@ -57,7 +57,11 @@ pub fn config() -> &'static Config {
             }
         }
         cfg
-    })
+    });
+    // ROCP_TOOL_LIB, once the configuration is in place: a tool may call
+    // back into cltap (its buffers) while it loads.
+    crate::tools::toollib::load_once(cfg, RECORDING.load(Ordering::Acquire));
+    cfg
 }
 
 /// Whether the configuration (read first) was good: with a bad setting,
@@ -127,6 +131,9 @@ pub fn finish() {
         (f.drain)();
     }
     cltap::trace::writer::finish();
+    // The trace's finish ended the tools before closing its files; without
+    // a trace they end here.
+    cltap::tools::toollib_end::end_of_records();
     if cfg.summary {
         use cltap::summary::{Host, Summary};
         // With the trace, every call's time is known; without it only the

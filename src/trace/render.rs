@@ -299,6 +299,8 @@ impl Renderer {
         if let Err(e) = r {
             self.errors.push(e.to_string());
         }
+        // Tools' buffers take the same bytes, in the same order.
+        crate::tools::buffer_registry::GLOBAL.rendered(c.index, c.header.tid, &buf);
         self.buf = buf;
         if !self.line.is_empty() {
             self.write_line();
@@ -336,6 +338,26 @@ impl Renderer {
         if let Some(c) = self.counters.as_mut() {
             c.record(v);
         }
+    }
+
+    /// For a tool's flush: the complete records of every chunk not rendered
+    /// yet (queued, or still held by its thread) go to the tools' buffers
+    /// now; the rest of each follows when it is rendered.
+    pub fn feed_tools_live(&mut self) {
+        let tools = &crate::tools::buffer_registry::GLOBAL;
+        if !tools.wanted() {
+            return;
+        }
+        let Ok(chunks) = self.reader.chunks() else { return };
+        let me = super::local::thread_id();
+        let mut buf = std::mem::take(&mut self.buf);
+        for c in chunks.iter().filter(|c| c.header.sealed == 0 || c.header.sealed >= self.next_seal) {
+            if self.reader.chunk_records(c, &mut buf).is_ok() {
+                // A sealed chunk is written to the end; so is the caller's own.
+                tools.live(c.index, c.header.tid, c.header.sealed != 0 || c.header.tid == me, &buf);
+            }
+        }
+        self.buf = buf;
     }
 
     /// HSA dispatch records rendered.
@@ -402,11 +424,15 @@ impl Renderer {
                         }
                         Err(e) => self.errors.push(e.to_string()),
                     }
-                    if self.timeline.is_some() || self.atp.is_some() {
+                    let tools = crate::tools::buffer_registry::GLOBAL.wanted();
+                    if self.timeline.is_some() || self.atp.is_some() || tools {
                         let mut buf = std::mem::take(&mut self.buf);
                         let c = chunks[k];
                         if let Err(e) = reader.chunk_records(&c, &mut buf).and_then(|_| reader.walk(&c, &buf, |v| self.devices(&v))) {
                             self.errors.push(e.to_string());
+                        }
+                        if tools {
+                            crate::tools::buffer_registry::GLOBAL.rendered(c.index, c.header.tid, &buf);
                         }
                         self.buf = buf;
                     }
@@ -467,6 +493,11 @@ impl Renderer {
         if let Some(c) = self.counters.take() {
             self.counter_files(c);
         }
+        // Every record is rendered: the tools get the rest of their buffers
+        // and their OnUnloadTool, while the API log (flushed, so they can
+        // read it) still has no trailer.
+        self.flush();
+        crate::tools::toollib_end::end_of_records();
         let trailer = format!("end: {} records, {} dropped", self.tally.records, drops);
         self.emit(&apilog::Entry::Comment(trailer));
         self.flush();

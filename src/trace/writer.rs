@@ -291,6 +291,9 @@ impl Trace {
         super::local::retire_current_thread();
         self.measure_rate(true);
         if !self.render {
+            // Nothing is rendered, so no buffer gets records; the tools
+            // still end before the trace is marked finished.
+            crate::tools::toollib_end::end_of_records();
             self.file.mark_finished();
             self.file.trim();
             return;
@@ -414,6 +417,28 @@ pub fn hsa_dispatches() -> u64 {
 /// Calls that had not returned when the trace was rendered.
 pub fn in_flight() -> Vec<InFlight> {
     with_renderer(|r| r.in_flight().to_vec()).unwrap_or_default()
+}
+
+/// For a tool's flush (`cltap_flush_buffer`): gives the tools' buffers
+/// every complete record the trace holds now, rendered or not. Nothing
+/// when the trace is not rendered or has ended.
+pub fn feed_tools_now() {
+    let p = CURRENT.load(Ordering::Acquire);
+    if p.is_null() {
+        return;
+    }
+    let t = unsafe { &*p };
+    if !t.render || t.finished.load(Ordering::Acquire) {
+        return;
+    }
+    // Between two chunks of the background thread's rendering.
+    let mut g = t.renderer.lock();
+    if t.finished.load(Ordering::Acquire) {
+        return;
+    }
+    if let Some(r) = g.as_mut() {
+        r.feed_tools_live();
+    }
 }
 
 /// Ends the trace of this process (exit, `clDeinitLayer`, a fatal signal).

@@ -10,14 +10,16 @@
 //! `api/HSA.md`). Within `hsa/`:
 //!
 //! ```text
-//! onload   → wrappers, unload, api, intercept, copytimes, agents; bracket, life, config (via life)
-//! agents   → api, proxy
-//! intercept → wrappers, api, kernels, proxy; bracket, guard
-//! kernels  → api, proxy; guard
-//! copytimes → wrappers, api; bracket, guard
-//! wrappers → unload, api; bracket
-//! unload   → life, guard, counters
-//! api      → nothing
+//! onload    → wrappers, unload, api, intercept, copytimes, agents, counters; bracket, life, config (via life)
+//! intercept → wrappers, api, kernels, counters, proxy; bracket, guard
+//! counters  → wrappers, api, proxy, agents; life, guard
+//! copytimes → wrappers, api, proxy; bracket, guard
+//! unload    → counters; life, guard
+//! proxy     → wrappers, api, kernels
+//! kernels   → wrappers, api; guard
+//! agents    → wrappers, api
+//! wrappers  → unload, api; bracket
+//! api       → nothing
 //! ```
 
 pub mod agents;

@@ -78,7 +78,8 @@ pub unsafe fn on_load(root: *mut ApiTableVersion) -> bool {
     if !root.is_null() {
         // ROCP_HSA_INTERCEPT (read with the rest of the configuration): the
         // core table's hsa_queue_create makes intercept queues.
-        super::intercept::set_mode(life::config().hsa_mode());
+        // A ROCP_TOOL_LIB tool (loaded by now) may ask for more.
+        super::intercept::set_mode(crate::tools::toollib::hsa_mode(life::config()));
         // The .atp's async-copy times: hsa_amd_memory_async_copy goes through
         // a proxy completion signal.
         super::copytimes::set_on(life::config().atp);

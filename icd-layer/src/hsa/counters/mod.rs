@@ -148,3 +148,18 @@ pub fn on_load(agents: &[super::agents::Agent]) {
     }
 }
 
+
+/// The GPU agent counting works on, when the runtime has AQLprofile.
+pub fn gpu() -> Option<u64> {
+    backend::get().map(|b| b.gpu)
+}
+
+/// A block's instances and counter slots on that GPU, as AQLprofile says.
+pub fn block_counts(block: cltap::metrics::Block) -> Option<cltap::metrics::BlockCounts> {
+    backend::get()?.block_counts(block)
+}
+
+/// Whether AQLprofile accepts `e` on that GPU (a refused one is named once).
+pub fn valid(e: &Event) -> bool {
+    backend::get().is_some_and(|b| b.valid(e))
+}

@@ -1,0 +1,13 @@
+//! What cltap offers tool libraries: loading them (`ROCP_TOOL_LIB`) and
+//! handing them the trace's records in buffers (seed 002). Plain Rust; the
+//! C ABI lives in the layer (`icd-layer/src/tools/`).
+
+pub mod buffer;
+pub mod buffer_feed;
+pub mod buffer_registry;
+pub mod toollib;
+pub mod toollib_end;
+pub mod toollib_settings;
+pub mod tracer;
+pub mod tracer_ids;
+mod tracer_thread;

@@ -292,8 +292,10 @@ fn the_documented_example_tool_builds_and_runs() {
     let calls = log_calls(&dir).len();
     let line = out.stderr.lines().find(|l| l.starts_with("buffer_example: ")).unwrap_or_else(|| panic!("{}", out.stderr));
     assert!(line.starts_with(&format!("buffer_example: {calls} calls, {failed} failed, 0 dropped; most frequent: ")), "{line}");
-    // docs/tools.md shows the example as it is.
-    let doc = std::fs::read_to_string(root().join("docs/tools.md")).unwrap();
+    // The README's "Writing a tool" and docs/tools.md show the example as it is.
     let source = std::fs::read_to_string(root().join("docs/examples/buffer_example.c")).unwrap();
-    assert!(doc.contains(&format!("```c\n{source}```")), "docs/tools.md no longer shows docs/examples/buffer_example.c as it is");
+    for doc in ["README.md", "docs/tools.md"] {
+        let text = std::fs::read_to_string(root().join(doc)).unwrap();
+        assert!(text.contains(&format!("```c\n{source}```")), "{doc} no longer shows docs/examples/buffer_example.c as it is");
+    }
 }

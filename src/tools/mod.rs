@@ -1,6 +1,7 @@
-//! What cltap offers tool libraries: loading them (`ROCP_TOOL_LIB`) and
-//! handing them the trace's records in buffers (seed 002). Plain Rust; the
-//! C ABI lives in the layer (`icd-layer/src/tools/`).
+//! What cltap offers tool libraries: loading them (`ROCP_TOOL_LIB`),
+//! handing them the trace's records in buffers (seed 002), the tracer API
+//! (seed 003) and rocprofiler v1's library API. Plain Rust; the C ABI lives
+//! in the layer (`icd-layer/src/tools/`).
 
 pub mod buffer;
 pub mod buffer_feed;

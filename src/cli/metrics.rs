@@ -32,8 +32,8 @@ struct Source {
     /// GPU (agent name, e.g. gfx906 or gfx90a:sramecc+:xnack-).
     #[arg(long, default_value = "gfx906")]
     gpu: String,
-    /// Metrics file in rocprofiler's ROCP_METRICS format; the built-in gfx9 file by default.
-    #[arg(long, value_name = "FILE")]
+    /// Metrics file in rocprofiler's ROCP_METRICS format: $ROCP_METRICS, else the built-in gfx9 file.
+    #[arg(long, value_name = "FILE", env = "ROCP_METRICS")]
     file: Option<PathBuf>,
 }
 

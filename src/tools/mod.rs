@@ -6,6 +6,7 @@
 pub mod buffer;
 pub mod buffer_feed;
 pub mod buffer_registry;
+pub mod rocprofiler;
 pub mod toollib;
 pub mod toollib_end;
 pub mod toollib_settings;

@@ -47,3 +47,15 @@ pub(crate) fn push_key_value(out: &mut String, key: &str, value: &str) {
     out.extend(value.chars().map(|c| if c == '\n' || c == '\r' { ' ' } else { c }));
     out.push('\n');
 }
+
+/// RCP's `FullEnvironment=` and `EnvVar=NAME=VALUE` header lines, written
+/// only when there are variables to list.
+pub(crate) fn push_environment(h: &mut Vec<(String, String)>, full: bool, vars: &[(String, String)]) {
+    if vars.is_empty() {
+        return;
+    }
+    h.push(("FullEnvironment".to_string(), if full { "1" } else { "0" }.to_string()));
+    for (name, value) in vars {
+        h.push(("EnvVar".to_string(), format!("{name}={value}")));
+    }
+}

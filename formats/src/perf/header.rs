@@ -88,15 +88,7 @@ impl CsvHeaderInfo {
             kv("ApplicationArgs", &self.application_args),
             kv("WorkingDirectory", &self.working_directory),
         ];
-        if !self.env_vars.is_empty() {
-            h.push(kv(
-                "FullEnvironment",
-                if self.full_environment { "1" } else { "0" },
-            ));
-            for (name, value) in &self.env_vars {
-                h.push(("EnvVar".to_string(), format!("{name}={value}")));
-            }
-        }
+        crate::text::push_environment(&mut h, self.full_environment, &self.env_vars);
         for d in &self.devices {
             let mut dev =
                 |what: &str, v: &str| h.push((format!("Device {} {what}", d.name), v.into()));

@@ -16,42 +16,8 @@ use common::*;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-/// The shapes `programs sizes` dispatches, in order: grid, work-group,
-/// group segment bytes (tests/hsa/programs.c `SHAPES`).
-const SHAPES: [([u64; 3], [u64; 3], u64); 8] = [
-    ([64, 1, 1], [64, 1, 1], 0),
-    ([256, 1, 1], [64, 1, 1], 0),
-    ([1000, 1, 1], [100, 1, 1], 0),
-    ([128, 4, 1], [32, 2, 1], 0),
-    ([4096, 1, 1], [256, 1, 1], 1024),
-    ([32, 32, 2], [8, 8, 1], 0),
-    ([100000, 1, 1], [64, 1, 1], 0),
-    ([64, 1, 1], [1, 1, 1], 512),
-];
-/// The double's gfx906 `MAX_CLOCK_FREQUENCY`, MHz.
-const CLK: u64 = 1725;
-
-/// The double's model of one dispatch (hsa-double/README.md).
-struct Model {
-    wi: u64,
-    w: u64,
-    grbm_count: u64,
-}
-
+// `SHAPES`, `CLK` and `Model` (the double's model) are in tests/common.
 impl Model {
-    fn of(grid: [u64; 3], wg: [u64; 3]) -> Model {
-        let wi: u64 = grid.iter().product();
-        let groups: u64 = (0..3).map(|i| grid[i].div_ceil(wg[i])).product();
-        let wgs: u64 = wg.iter().product();
-        let w = groups * wgs.div_ceil(64);
-        let t = (2000 + wi / 16).min(1_000_000);
-        Model { wi, w, grbm_count: t * CLK / 1000 }
-    }
-
-    fn share(x: u64, i: u64, n: u64) -> u64 {
-        x / n + u64::from(i < x % n)
-    }
-
     /// The value of each name of [`NAMES`].
     fn expected(&self) -> Vec<f64> {
         let gui = self.grbm_count.saturating_sub(100);

@@ -516,3 +516,47 @@ pub fn hsa_programs() -> &'static Path {
         exe
     })
 }
+
+// The HSA test double's AQLprofile model (hsa-double/README.md), for the
+// tests that check counter values computed by hand: tests/counters_hsa.rs
+// and tests/rocprofiler_v1.rs.
+
+/// The shapes `programs sizes` dispatches, in order: grid, work-group,
+/// group segment bytes (tests/hsa/programs.c `SHAPES`).
+pub const SHAPES: [([u64; 3], [u64; 3], u64); 8] = [
+    ([64, 1, 1], [64, 1, 1], 0),
+    ([256, 1, 1], [64, 1, 1], 0),
+    ([1000, 1, 1], [100, 1, 1], 0),
+    ([128, 4, 1], [32, 2, 1], 0),
+    ([4096, 1, 1], [256, 1, 1], 1024),
+    ([32, 32, 2], [8, 8, 1], 0),
+    ([100000, 1, 1], [64, 1, 1], 0),
+    ([64, 1, 1], [1, 1, 1], 512),
+];
+/// The double's gfx906 `MAX_CLOCK_FREQUENCY`, MHz.
+pub const CLK: u64 = 1725;
+
+/// The double's model of one dispatch (hsa-double/README.md).
+pub struct Model {
+    /// Work-items.
+    pub wi: u64,
+    /// Waves.
+    pub w: u64,
+    pub grbm_count: u64,
+}
+
+impl Model {
+    pub fn of(grid: [u64; 3], wg: [u64; 3]) -> Model {
+        let wi: u64 = grid.iter().product();
+        let groups: u64 = (0..3).map(|i| grid[i].div_ceil(wg[i])).product();
+        let wgs: u64 = wg.iter().product();
+        let w = groups * wgs.div_ceil(64);
+        let t = (2000 + wi / 16).min(1_000_000);
+        Model { wi, w, grbm_count: t * CLK / 1000 }
+    }
+
+    /// X spread over n instances, the remainder to the lowest.
+    pub fn share(x: u64, i: u64, n: u64) -> u64 {
+        x / n + u64::from(i < x % n)
+    }
+}

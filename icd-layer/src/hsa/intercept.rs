@@ -205,7 +205,6 @@ fn handle(pkts: *const u8, count: u64, index: u64, q: &QueueInfo) -> Option<Vec<
         let mut np = p;
         let name = super::kernels::name(p.kernel_object);
         let tool = super::counters::tool_request(&super::counters::DispatchInfo {
-            seq,
             agent: q.agent,
             queue: q.queue as *const c_void,
             queue_index: index + i as u64,

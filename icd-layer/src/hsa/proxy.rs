@@ -66,6 +66,21 @@ pub unsafe fn forward(app_signal: u64, times: [u64; 2], proxy: u64) {
 /// As [`forward`]; `words` are the dispatch's record words.
 pub unsafe fn dispatch_done(agent: u64, seq: u64, mut words: [u64; cltap::trace::record::DISPATCH_WORDS], app_signal: u64, proxy: u64, record: bool) {
     use cltap::trace::record::*;
+    let times = dispatch_times(agent, proxy);
+    if record {
+        words[DISPATCH_TIME_COMPLETE] = timestamp();
+        let name = super::kernels::name(words[DISPATCH_KERNEL_OBJECT]);
+        cltap::trace::local::record_kind::<KIND_HSA_DISPATCH>(seq, times[0], times[1], &words, name.as_deref());
+    }
+    forward(app_signal, times, proxy);
+}
+
+/// A completed proxied dispatch's begin and end (0 when the queue does not
+/// profile).
+///
+/// # Safety
+/// `proxy` is cltap's signal of a dispatch that completed.
+pub unsafe fn dispatch_times(agent: u64, proxy: u64) -> [u64; 2] {
     let mut times = [0u64; 2];
     let get = orig(id::hsa_amd_profiling_get_dispatch_time);
     if get != 0 {
@@ -74,10 +89,5 @@ pub unsafe fn dispatch_done(agent: u64, seq: u64, mut words: [u64; cltap::trace:
             times = [0, 0];
         }
     }
-    if record {
-        words[DISPATCH_TIME_COMPLETE] = timestamp();
-        let name = super::kernels::name(words[DISPATCH_KERNEL_OBJECT]);
-        cltap::trace::local::record_kind::<KIND_HSA_DISPATCH>(seq, times[0], times[1], &words, name.as_deref());
-    }
-    forward(app_signal, times, proxy);
+    times
 }

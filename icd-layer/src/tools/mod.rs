@@ -3,7 +3,7 @@
 //! core (`cltap::tools`).
 
 pub mod buffer;
-mod rocprofiler;
+pub mod rocprofiler;
 pub mod toollib;
 pub mod tracer;
 pub mod tracer_call;

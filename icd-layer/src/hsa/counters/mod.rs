@@ -41,8 +41,6 @@ pub fn counting(agent: u64) -> bool {
 
 /// What a tool is told of a dispatch before it is submitted.
 pub struct DispatchInfo<'a> {
-    /// cltap's dispatch number (the `KIND_HSA_DISPATCH` record's).
-    pub seq: u64,
     pub agent: u64,
     /// The application's `hsa_queue_t*`.
     pub queue: *const std::ffi::c_void,

@@ -18,8 +18,9 @@ const HSA_SIGNAL_CONDITION_LT: u32 = 2;
 /// `HSA_PACKET_HEADER_BARRIER`'s bit.
 const HEADER_BARRIER: u16 = 1 << 8;
 
-/// What receives a tool's values, on the runtime's signal thread.
-pub type ToolDone = Box<dyn FnOnce(&BTreeMap<Event, u64>) + Send>;
+/// What receives a tool's values and the dispatch's begin and end (0 when
+/// the queue does not profile), on the runtime's signal thread.
+pub type ToolDone = Box<dyn FnOnce(&BTreeMap<Event, u64>, [u64; 2]) + Send>;
 
 pub enum Sink {
     /// cltap's own request: a `KIND_HSA_COUNTERS` record of this pass.
@@ -195,7 +196,8 @@ unsafe extern "C" fn on_stopped(_value: i64, arg: *mut c_void) -> bool {
         }
         Sink::Tool(done) => {
             if let Some(done) = done.take() {
-                crate::guard::guard((), || done(&values));
+                let times = super::super::proxy::dispatch_times(s.agent, s.proxy);
+                crate::guard::guard((), || done(&values, times));
             }
         }
     }

@@ -1,0 +1,157 @@
+//! The GPU agent a v1 call names, as the v1 API needs it: whether it is the
+//! GPU cltap counts on (the counter backend's), its index among the GPU
+//! agents, and its metrics catalog (`ROCP_METRICS` from cltap's
+//! configuration, else the shipped file; the section by the agent's name;
+//! block instances and slots as AQLprofile answers), loaded once.
+//!
+//! Everything here asks the runtime through its saved entries, so it only
+//! works once `OnLoad` has installed cltap: before that (a tool's
+//! `OnLoadTool` runs inside `OnLoad`, before the tables are saved) it says
+//! so, and never asks the counter backend, which would remember "no
+//! AQLprofile" for the rest of the run.
+
+use crate::hsa::api::id;
+use crate::hsa::wrappers::orig;
+use cltap::metrics::{Catalog, Consts};
+use cltap::tools::rocprofiler::error::RocpError;
+use cltap::tools::rocprofiler::info::InfoTable;
+use parking_lot::Mutex;
+use std::ffi::c_void;
+use std::sync::Arc;
+
+const HSA_STATUS_SUCCESS: u32 = 0;
+const AGENT_INFO_NAME: u32 = 0;
+const AGENT_INFO_WAVEFRONT_SIZE: u32 = 6;
+const AGENT_INFO_DEVICE: u32 = 17;
+const AMD_AGENT_INFO_COMPUTE_UNIT_COUNT: u32 = 0xA002;
+const AMD_AGENT_INFO_NUM_SIMDS_PER_CU: u32 = 0xA00B;
+const AMD_AGENT_INFO_NUM_SHADER_ENGINES: u32 = 0xA00C;
+
+type GetInfo = unsafe extern "C" fn(u64, u32, *mut c_void) -> u32;
+
+/// The counting GPU, ready for the v1 API.
+pub struct Gpu {
+    pub handle: u64,
+    /// Its index among the GPU agents (`agent_index` of v1's structures).
+    pub index: u32,
+    pub catalog: Catalog,
+    pub consts: Consts,
+    pub info: InfoTable,
+}
+
+/// Why the GPU could not be loaded (said again on each call).
+#[derive(Clone)]
+enum Failed {
+    NoCounters(String),
+    Catalog(String),
+}
+
+impl From<Failed> for RocpError {
+    fn from(f: Failed) -> RocpError {
+        match f {
+            Failed::NoCounters(s) => RocpError::NoCounters(s),
+            Failed::Catalog(s) => RocpError::Catalog(s),
+        }
+    }
+}
+
+/// The loaded GPU, or why it could not be loaded.
+static GPU: Mutex<Option<Result<Arc<Gpu>, Failed>>> = Mutex::new(None);
+
+/// Whether `OnLoad` has saved the runtime's entries (core and AMD tables).
+fn installed() -> Result<(), RocpError> {
+    if orig(id::hsa_iterate_agents) == 0 || orig(id::hsa_agent_get_info) == 0 || orig(id::hsa_amd_memory_pool_allocate) == 0 {
+        return Err(RocpError::NotInitialized);
+    }
+    Ok(())
+}
+
+/// The GPU cltap counts on.
+pub fn gpu() -> Result<Arc<Gpu>, RocpError> {
+    installed()?;
+    let mut g = GPU.lock();
+    let loaded = g.get_or_insert_with(|| crate::guard::guard(Err(Failed::NoCounters("internal error".into())), load).map(Arc::new));
+    loaded.clone().map_err(RocpError::from)
+}
+
+/// The GPU `agent` names, if it is the one cltap counts on.
+pub fn named(agent: u64) -> Result<Arc<Gpu>, RocpError> {
+    let g = gpu()?;
+    if g.handle != agent {
+        return Err(RocpError::UnknownAgent(agent));
+    }
+    Ok(g)
+}
+
+fn get_info() -> GetInfo {
+    // SAFETY: the runtime's hsa_agent_get_info (checked non-zero by `installed`).
+    unsafe { std::mem::transmute::<usize, GetInfo>(orig(id::hsa_agent_get_info)) }
+}
+
+fn load() -> Result<Gpu, Failed> {
+    let no = |why: &str| Failed::NoCounters(why.to_string());
+    let handle = crate::hsa::counters::gpu().ok_or_else(|| no("the HSA runtime has no AQLprofile extension, no GPU agent or no host memory pool for it"))?;
+    let info = get_info();
+    let name = read_name(info, handle).ok_or_else(|| no("the GPU agent has no name"))?;
+    let blocks = |b: cltap::metrics::Block| crate::hsa::counters::block_counts(b);
+    let cfg = crate::life::config();
+    let catalog = Catalog::load(cfg.metrics_file.as_deref(), &name, &blocks).map_err(|e| Failed::Catalog(e.to_string()))?;
+    for w in catalog.warnings() {
+        cltap::warn!("{w}");
+    }
+    let u = |attr| read_u32(info, handle, attr);
+    let cu = u(AMD_AGENT_INFO_COMPUTE_UNIT_COUNT);
+    let consts = Consts { cu_num: cu, simd_num: cu * u(AMD_AGENT_INFO_NUM_SIMDS_PER_CU), se_num: u(AMD_AGENT_INFO_NUM_SHADER_ENGINES), xcc_num: 1, max_wave_size: u(AGENT_INFO_WAVEFRONT_SIZE) };
+    let info_table = InfoTable::new(&catalog);
+    Ok(Gpu { handle, index: gpu_index(info, handle), catalog, consts, info: info_table })
+}
+
+/// `agent`'s position among the GPU agents, in the runtime's order.
+fn gpu_index(info: GetInfo, agent: u64) -> u32 {
+    struct Walk {
+        info: GetInfo,
+        agent: u64,
+        gpus: u32,
+        found: Option<u32>,
+    }
+    unsafe extern "C" fn each(a: u64, data: *mut c_void) -> u32 {
+        let w = &mut *(data as *mut Walk);
+        if a == w.agent {
+            w.found = Some(w.gpus);
+        }
+        if read_u32(w.info, a, AGENT_INFO_DEVICE) == 1 {
+            w.gpus += 1;
+        }
+        HSA_STATUS_SUCCESS
+    }
+    let mut walk = Walk { info, agent, gpus: 0, found: None };
+    // SAFETY: the runtime's entry; `walk` outlives the iteration.
+    unsafe {
+        let iterate: unsafe extern "C" fn(unsafe extern "C" fn(u64, *mut c_void) -> u32, *mut c_void) -> u32 = std::mem::transmute(orig(id::hsa_iterate_agents));
+        iterate(each, &mut walk as *mut Walk as *mut c_void);
+    }
+    walk.found.unwrap_or(0)
+}
+
+/// A 32-bit attribute, 0 when the runtime has none.
+fn read_u32(info: GetInfo, agent: u64, attribute: u32) -> u32 {
+    // A u64 slot: a runtime writing more than documented stays in bounds.
+    let mut v = 0u64;
+    // SAFETY: the runtime's entry, writing at most 8 bytes for these attributes.
+    if unsafe { info(agent, attribute, &mut v as *mut u64 as *mut c_void) } == HSA_STATUS_SUCCESS {
+        v as u32
+    } else {
+        0
+    }
+}
+
+/// `HSA_AGENT_INFO_NAME`: 64 bytes, NUL-padded (`gfx906`).
+fn read_name(info: GetInfo, agent: u64) -> Option<String> {
+    let mut buf = [0u8; 64];
+    // SAFETY: the runtime's entry; NAME writes 64 bytes.
+    if unsafe { info(agent, AGENT_INFO_NAME, buf.as_mut_ptr() as *mut c_void) } != HSA_STATUS_SUCCESS {
+        return None;
+    }
+    let end = buf.iter().position(|b| *b == 0).unwrap_or(buf.len());
+    Some(String::from_utf8_lossy(&buf[..end]).into_owned())
+}

@@ -1,0 +1,61 @@
+//! Versions and errors, and [`call`], the frame of every other entry point:
+//! its body runs under `guard`, and a failure becomes the thread's last
+//! error (`rocprofiler_errno`, `rocprofiler_error_string`) and the call's
+//! status.
+
+use cltap::tools::rocprofiler::abi::{self, status};
+use cltap::tools::rocprofiler::error::{self, RocpError};
+use std::ffi::c_char;
+use std::sync::Once;
+
+/// Runs `body` as the v1 function `name`.
+pub fn call(name: &str, body: impl FnOnce() -> Result<(), RocpError>) -> u32 {
+    let r = crate::guard::guard(Err(RocpError::Internal), body);
+    error::answer(name, r)
+}
+
+/// Contexts a tool never closed are closed, and freed, when the process
+/// exits (at the first open, an `atexit` handler is registered).
+pub fn free_at_exit() {
+    static ONCE: Once = Once::new();
+    extern "C" fn free_all() {
+        crate::guard::guard(0, cltap::tools::rocprofiler::registry::free_all);
+    }
+    // SAFETY: registering a plain function; cltap's library stays mapped (life::pin).
+    ONCE.call_once(|| unsafe {
+        libc::atexit(free_all);
+    });
+}
+
+/// `uint32_t rocprofiler_version_major()`: the header's major (8 in ROCm 5.x).
+#[no_mangle]
+pub extern "C" fn rocprofiler_version_major() -> u32 {
+    abi::VERSION_MAJOR
+}
+
+/// `uint32_t rocprofiler_version_minor()`.
+#[no_mangle]
+pub extern "C" fn rocprofiler_version_minor() -> u32 {
+    abi::VERSION_MINOR
+}
+
+/// `hsa_status_t rocprofiler_error_string(const char** str)`: the calling
+/// thread's last failure, "" if none.
+#[no_mangle]
+pub unsafe extern "C" fn rocprofiler_error_string(str: *mut *const c_char) -> u32 {
+    call("rocprofiler_error_string", || {
+        if str.is_null() {
+            return Err(RocpError::Null("str"));
+        }
+        *str = error::last_message();
+        Ok(())
+    })
+}
+
+/// `hsa_status_t rocprofiler_errno()` (seed 001's; not in ROCm 5.x's
+/// header, declared in cltap's): the status of the calling thread's last
+/// failed call, `HSA_STATUS_SUCCESS` if none.
+#[no_mangle]
+pub extern "C" fn rocprofiler_errno() -> u32 {
+    crate::guard::guard(status::ERROR, error::last_status)
+}

@@ -1,0 +1,89 @@
+//! Contexts and groups: open (planned on the agent's catalog), close,
+//! groups, metrics. A context handle is checked against the open contexts
+//! before anything is done with it.
+
+use super::agent;
+use super::api_base::{call, free_at_exit};
+use cltap::tools::rocprofiler::abi::{Agent, Feature, Group, Properties};
+use cltap::tools::rocprofiler::context::Context;
+use cltap::tools::rocprofiler::error::RocpError;
+use cltap::tools::rocprofiler::registry;
+use std::ffi::c_void;
+
+/// `hsa_status_t rocprofiler_open(hsa_agent_t, rocprofiler_feature_t*, uint32_t,
+/// rocprofiler_t**, uint32_t mode, rocprofiler_properties_t*)`.
+#[no_mangle]
+pub unsafe extern "C" fn rocprofiler_open(agent: Agent, features: *mut Feature, feature_count: u32, context: *mut *mut c_void, mode: u32, properties: *mut Properties) -> u32 {
+    call("rocprofiler_open", || {
+        if context.is_null() {
+            return Err(RocpError::Null("context"));
+        }
+        let gpu = agent::named(agent.handle)?;
+        let ctx = Context::open(&gpu.catalog, gpu.consts, agent.handle, features, feature_count, mode, properties.as_ref())?;
+        let (handle, _) = registry::insert(ctx);
+        free_at_exit();
+        *context = handle as *mut c_void;
+        Ok(())
+    })
+}
+
+/// `hsa_status_t rocprofiler_close(rocprofiler_t*)`: the handle is invalid
+/// at once; the context is freed when no dispatch uses it any more.
+#[no_mangle]
+pub unsafe extern "C" fn rocprofiler_close(context: *mut c_void) -> u32 {
+    call("rocprofiler_close", || registry::close(context as usize))
+}
+
+/// `hsa_status_t rocprofiler_reset(rocprofiler_t*, uint32_t group_index)`.
+#[no_mangle]
+pub unsafe extern "C" fn rocprofiler_reset(context: *mut c_void, group_index: u32) -> u32 {
+    call("rocprofiler_reset", || registry::get(context as usize)?.reset(group_index))
+}
+
+/// `hsa_status_t rocprofiler_get_agent(rocprofiler_t*, hsa_agent_t*)`.
+#[no_mangle]
+pub unsafe extern "C" fn rocprofiler_get_agent(context: *mut c_void, agent: *mut Agent) -> u32 {
+    call("rocprofiler_get_agent", || {
+        let c = registry::get(context as usize)?;
+        let out = agent.as_mut().ok_or(RocpError::Null("agent"))?;
+        *out = Agent { handle: c.agent() };
+        Ok(())
+    })
+}
+
+/// `hsa_status_t rocprofiler_group_count(const rocprofiler_t*, uint32_t*)`.
+#[no_mangle]
+pub unsafe extern "C" fn rocprofiler_group_count(context: *const c_void, group_count: *mut u32) -> u32 {
+    call("rocprofiler_group_count", || {
+        let c = registry::get(context as usize)?;
+        *group_count.as_mut().ok_or(RocpError::Null("group_count"))? = c.group_count();
+        Ok(())
+    })
+}
+
+/// `hsa_status_t rocprofiler_get_group(rocprofiler_t*, uint32_t, rocprofiler_group_t*)`.
+#[no_mangle]
+pub unsafe extern "C" fn rocprofiler_get_group(context: *mut c_void, group_index: u32, group: *mut Group) -> u32 {
+    call("rocprofiler_get_group", || {
+        let c = registry::get(context as usize)?;
+        let out = group.as_mut().ok_or(RocpError::Null("group"))?;
+        *out = c.group(group_index)?;
+        Ok(())
+    })
+}
+
+/// `hsa_status_t rocprofiler_get_metrics(const rocprofiler_t*)`: every
+/// feature whose groups were collected gets its value.
+#[no_mangle]
+pub unsafe extern "C" fn rocprofiler_get_metrics(context: *const c_void) -> u32 {
+    call("rocprofiler_get_metrics", || registry::get(context as usize)?.get_metrics())
+}
+
+/// `hsa_status_t rocprofiler_iterate_trace_data(rocprofiler_t*, callback, void*)`:
+/// a context of cltap's has no trace features (open refuses them), so
+/// there is no trace data; the callback is never called (as in v1 for a
+/// context without traces).
+#[no_mangle]
+pub unsafe extern "C" fn rocprofiler_iterate_trace_data(context: *mut c_void, _callback: *const c_void, _data: *mut c_void) -> u32 {
+    call("rocprofiler_iterate_trace_data", || registry::get(context as usize).map(|_| ()))
+}

@@ -1,0 +1,23 @@
+//! rocprofiler v1's library API (seed 001; the ABI of ROCm 5.x's
+//! `inc/rocprofiler.h`), in plain Rust: the C types ([`abi`]), errors and
+//! the per-thread last error ([`error`]), contexts planned into groups with
+//! the metrics catalog ([`context`]), the open contexts ([`registry`]), one
+//! dispatch's collection for a tool ([`collect`]) and the info API over the
+//! catalog ([`info`]). The exported C functions are in the layer
+//! (`icd-layer/src/tools/rocprofiler/`); docs/rocprofiler-v1.md says what
+//! is supported and what returns an error.
+//!
+//! ```text
+//! collect → context, error      registry → context, error
+//! context → abi, error, metrics info → abi, error, metrics
+//! ```
+
+pub mod abi;
+pub mod collect;
+pub mod context;
+pub mod error;
+pub mod info;
+pub mod registry;
+
+#[cfg(test)]
+mod tests;

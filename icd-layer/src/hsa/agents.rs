@@ -19,7 +19,8 @@ const AMD_AGENT_INFO_MAX_WAVES_PER_CU: u32 = 0xA00A;
 const AMD_AGENT_INFO_NUM_SIMDS_PER_CU: u32 = 0xA00B;
 const AMD_AGENT_INFO_NUM_SHADER_ENGINES: u32 = 0xA00C;
 
-type GetInfo = unsafe extern "C" fn(u64, u32, *mut c_void) -> u32;
+/// `hsa_agent_get_info`.
+pub type GetInfo = unsafe extern "C" fn(u64, u32, *mut c_void) -> u32;
 
 /// One agent as recorded.
 pub struct Agent {
@@ -74,7 +75,7 @@ pub fn record_all() -> Vec<Agent> {
 }
 
 /// A 32-bit answer, 0 when the runtime has none.
-fn read_u32(info: GetInfo, agent: u64, attribute: u32) -> u32 {
+pub fn read_u32(info: GetInfo, agent: u64, attribute: u32) -> u32 {
     // A u64 slot: a runtime writing more than documented stays in bounds.
     let mut v = 0u64;
     // SAFETY: the runtime's entry, writing at most 8 bytes for these attributes.
@@ -87,7 +88,7 @@ fn read_u32(info: GetInfo, agent: u64, attribute: u32) -> u32 {
 }
 
 /// `HSA_AGENT_INFO_NAME`: 64 bytes, NUL-padded.
-fn read_name(info: GetInfo, agent: u64) -> Option<String> {
+pub fn read_name(info: GetInfo, agent: u64) -> Option<String> {
     let mut buf = [0u8; 64];
     // SAFETY: the runtime's entry; NAME writes 64 bytes.
     if unsafe { info(agent, AGENT_INFO_NAME, buf.as_mut_ptr() as *mut c_void) } != HSA_STATUS_SUCCESS {

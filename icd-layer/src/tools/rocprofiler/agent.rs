@@ -10,6 +10,7 @@
 //! so, and never asks the counter backend, which would remember "no
 //! AQLprofile" for the rest of the run.
 
+use crate::hsa::agents::{read_name, read_u32, GetInfo};
 use crate::hsa::api::id;
 use crate::hsa::wrappers::orig;
 use cltap::metrics::{Catalog, Consts};
@@ -20,14 +21,11 @@ use std::ffi::c_void;
 use std::sync::Arc;
 
 const HSA_STATUS_SUCCESS: u32 = 0;
-const AGENT_INFO_NAME: u32 = 0;
 const AGENT_INFO_WAVEFRONT_SIZE: u32 = 6;
 const AGENT_INFO_DEVICE: u32 = 17;
 const AMD_AGENT_INFO_COMPUTE_UNIT_COUNT: u32 = 0xA002;
 const AMD_AGENT_INFO_NUM_SIMDS_PER_CU: u32 = 0xA00B;
 const AMD_AGENT_INFO_NUM_SHADER_ENGINES: u32 = 0xA00C;
-
-type GetInfo = unsafe extern "C" fn(u64, u32, *mut c_void) -> u32;
 
 /// The counting GPU, ready for the v1 API.
 pub struct Gpu {
@@ -131,27 +129,4 @@ fn gpu_index(info: GetInfo, agent: u64) -> u32 {
         iterate(each, &mut walk as *mut Walk as *mut c_void);
     }
     walk.found.unwrap_or(0)
-}
-
-/// A 32-bit attribute, 0 when the runtime has none.
-fn read_u32(info: GetInfo, agent: u64, attribute: u32) -> u32 {
-    // A u64 slot: a runtime writing more than documented stays in bounds.
-    let mut v = 0u64;
-    // SAFETY: the runtime's entry, writing at most 8 bytes for these attributes.
-    if unsafe { info(agent, attribute, &mut v as *mut u64 as *mut c_void) } == HSA_STATUS_SUCCESS {
-        v as u32
-    } else {
-        0
-    }
-}
-
-/// `HSA_AGENT_INFO_NAME`: 64 bytes, NUL-padded (`gfx906`).
-fn read_name(info: GetInfo, agent: u64) -> Option<String> {
-    let mut buf = [0u8; 64];
-    // SAFETY: the runtime's entry; NAME writes 64 bytes.
-    if unsafe { info(agent, AGENT_INFO_NAME, buf.as_mut_ptr() as *mut c_void) } != HSA_STATUS_SUCCESS {
-        return None;
-    }
-    let end = buf.iter().position(|b| *b == 0).unwrap_or(buf.len());
-    Some(String::from_utf8_lossy(&buf[..end]).into_owned())
 }

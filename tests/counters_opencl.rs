@@ -27,9 +27,9 @@ fn column(c: &PerfCsv, name: &str) -> usize {
 }
 
 #[test]
-fn pocl_and_intel_give_kernel_statistics_and_na_for_hardware_counters() {
+fn pocl_intel_and_oclgrind_give_kernel_statistics_and_na_for_hardware_counters() {
     let vecadd = programs().join("vecadd");
-    for d in [Driver::Pocl, Driver::Intel] {
+    for d in [Driver::Pocl, Driver::Intel, Driver::Oclgrind] {
         let plain = run(command(&vecadd, &args_for("vecadd", d), &[d], Loader::OclIcd, Mode::Plain));
         assert_eq!(plain.code, Some(0), "{d:?}: {}", plain.stderr);
         let out = scratch(&format!("counters-ocl-{}", d.name()));

@@ -256,3 +256,46 @@ fn an_unknown_counter_name_is_named_once_and_nothing_is_counted() {
     let r = results(&out);
     assert!(r.rows.iter().all(|x| x.values.iter().all(Option::is_none)), "never made up");
 }
+
+#[test]
+fn a_program_that_crashes_still_gets_its_counter_files() {
+    // Every dispatch completed, then SIGSEGV: `cltap run` renders the trace
+    // the process left, and the counters of every dispatch are in it.
+    let out = scratch("counters-hsa-crash");
+    let mut c = Command::new("timeout");
+    c.arg("120").arg(env!("CARGO_BIN_EXE_cltap")).args(["run", "--no-summary", "--hsa", "--counters", "SQ_WAVES,GRBM_COUNT"]);
+    c.arg("--output").arg(&*out).arg("--").arg(hsa_programs()).arg("sizes").arg(kernels());
+    c.current_dir(&*out).env("LD_LIBRARY_PATH", hsa_double()).env("PROGRAMS_DIE", "segv");
+    for (k, _) in std::env::vars() {
+        if k.starts_with("HSA_") || k.starts_with("CLTAP_") || k.starts_with("ROCP_") {
+            c.env_remove(k);
+        }
+    }
+    let o = run(c);
+    assert_eq!(o.code, Some(128 + 11), "{}\n{}", o.stdout, o.stderr);
+    assert!(o.stderr.contains("killed by SIGSEGV"), "{}", o.stderr);
+    let r = results(&out);
+    assert_eq!(r.rows.len(), SHAPES.len(), "every dispatch is in the files");
+    for (x, (grid, wg, _)) in r.rows.iter().zip(SHAPES) {
+        let m = Model::of(grid, wg);
+        assert_eq!(x.values, vec![Some(m.w as f64), Some(m.grbm_count as f64)], "{grid:?}/{wg:?}");
+    }
+}
+
+#[test]
+fn thousands_of_dispatches_over_many_chunks_all_get_their_counters() {
+    // Small chunks: the records of the dispatches and of their counters are
+    // spread over many chunks of several threads, rendered in parallel at
+    // exit.
+    const N: usize = 3000;
+    let out = scratch("counters-hsa-many");
+    let mut c = on_hsa_double(hsa_programs(), &out);
+    c.arg("many").arg(kernels()).arg(N.to_string());
+    c.env("HSA_TOOLS_LIB", layer()).env("CLTAP_COUNTERS", "SQ_WAVES").env("CLTAP_OUTPUT_DIR", &out).env("CLTAP_BUFFER_SIZE", "16K");
+    let o = run(c);
+    assert_eq!(o.code, Some(0), "{}\n{}", o.stdout, o.stderr);
+    let r = results(&out);
+    assert_eq!(r.rows.len(), N);
+    // `many` dispatches 64 work-items in groups of 64: one wave each.
+    assert!(r.rows.iter().all(|x| x.values == vec![Some(1.0)]), "{:?}", r.rows.iter().find(|x| x.values != vec![Some(1.0)]));
+}

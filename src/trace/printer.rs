@@ -262,6 +262,70 @@ pub fn agent_text(v: &View<'_>) -> String {
     )
 }
 
+/// The API log's comment for a dispatch's hardware counters
+/// (`KIND_HSA_COUNTERS`): `counters of dispatch N (pass P): SQ[0]:4 = 16,
+/// TCC[3]:20 = 4` (block, instance and event id, and the summed value).
+pub fn counters_text(v: &View<'_>) -> String {
+    let mut t = format!("counters of dispatch {} (pass {}):", v.header.cmd_id, v.args.first().copied().unwrap_or(0));
+    for (i, pair) in v.args.get(1..).unwrap_or(&[]).chunks_exact(2).enumerate() {
+        let e = crate::hsa::aqlprofile::unpack(pair[0]);
+        let block = crate::metrics::Block::ALL.iter().find(|b| b.aql_id() == e.block_name).map_or_else(|| format!("block{}", e.block_name), |b| b.name().to_string());
+        let _ = write!(t, "{} {block}[{}]:{} = {}", if i == 0 { "" } else { "," }, e.block_index, e.counter_id, pair[1]);
+    }
+    t
+}
+
+/// The API log's comment for the counter request (`KIND_COUNTER_PLAN`):
+/// `counters SQ_WAVES,GPUBusy: pass P of N`.
+pub fn plan_text(v: &View<'_>) -> String {
+    use cltap_formats::cltrace::record::*;
+    let passes = v.args.get(PLAN_PASSES).copied().unwrap_or(0);
+    let names = v.kernel_name().unwrap_or_default();
+    if passes == 0 {
+        format!("counters {names}: no device can count them")
+    } else {
+        format!("counters {names}: pass {} of {passes}", v.header.cmd_id)
+    }
+}
+
+/// The API log's comment for an NDRange's kernel statistics
+/// (`KIND_KERNEL_INFO`): `kernel NAME on DEVICE for CMD ID n: local memory
+/// L, private memory P, preferred work-group multiple M, work-group size W`.
+pub fn kernel_info_text(v: &View<'_>) -> String {
+    use cltap_formats::cltrace::record::*;
+    let names = v.kernel_name().unwrap_or_default();
+    let (kernel, device) = names.split_once('\t').unwrap_or((&names, ""));
+    let w = |i: usize| v.args.get(i).copied().filter(|x| *x != u64::MAX).map_or_else(|| "?".to_string(), |x| x.to_string());
+    format!(
+        "kernel {kernel} on {device} for CMD ID {}: local memory {}, private memory {}, preferred work-group multiple {}, work-group size {}",
+        v.header.cmd_id,
+        w(KINFO_LOCAL_MEM),
+        w(KINFO_PRIVATE_MEM),
+        w(KINFO_PREFERRED_MULTIPLE),
+        w(KINFO_WORK_GROUP_SIZE)
+    )
+}
+
+/// The API log's comment for a kernel object's descriptor
+/// (`KIND_HSA_KERNEL`): `kernel object 0x…: NAME, VGPRs V, SGPRs S, LDS L,
+/// scratch P` (registers: gfx9 allocation granules).
+pub fn kernel_text(v: &View<'_>) -> String {
+    let mut b = [0u8; crate::hsa::kd::KD_SIZE];
+    for (i, w) in v.args.iter().take(8).enumerate() {
+        b[i * 8..i * 8 + 8].copy_from_slice(&w.to_le_bytes());
+    }
+    let kd = crate::hsa::kd::decode(&b);
+    format!(
+        "kernel object 0x{:016X}: {}, VGPRs {}, SGPRs {}, LDS {}, scratch {}",
+        v.header.cmd_id,
+        v.kernel_name().unwrap_or_default(),
+        kd.gfx9_vgprs(),
+        kd.gfx9_sgprs(),
+        kd.group_segment_fixed_size,
+        kd.private_segment_fixed_size
+    )
+}
+
 /// The API log's comment for an HSA dispatch record (`KIND_HSA_DISPATCH`):
 /// `dispatch N: kernel_object 0x… [kernel NAME] on agent 0x…, queue Q index I: grid
 /// (x,y,z) workgroup (x,y,z) private P group G, dispatch D begin B end E
@@ -309,9 +373,20 @@ pub fn print(text: &mut String, call: &mut Call, v: &View<'_>, tb: &Timebase, op
         cltap_formats::apilog::write_entry(text, &Entry::Comment(copy_text(v)));
         return;
     }
-    if v.header.kind == cltap_formats::cltrace::record::KIND_HSA_AGENT {
-        cltap_formats::apilog::write_entry(text, &Entry::Comment(agent_text(v)));
-        return;
+    {
+        use cltap_formats::cltrace::record::*;
+        let comment = match v.header.kind {
+            KIND_HSA_AGENT => Some(agent_text(v)),
+            KIND_HSA_COUNTERS => Some(counters_text(v)),
+            KIND_COUNTER_PLAN => Some(plan_text(v)),
+            KIND_KERNEL_INFO => Some(kernel_info_text(v)),
+            KIND_HSA_KERNEL => Some(kernel_text(v)),
+            _ => None,
+        };
+        if let Some(c) = comment {
+            cltap_formats::apilog::write_entry(text, &Entry::Comment(c));
+            return;
+        }
     }
     if crate::meta::function(v.header.kind, v.header.fn_id).is_none() {
         cltap_formats::apilog::write_entry(text, &Entry::Comment(unknown(v)));

@@ -425,7 +425,7 @@ impl Renderer {
                         Err(e) => self.errors.push(e.to_string()),
                     }
                     let tools = crate::tools::buffer_registry::GLOBAL.wanted();
-                    if self.timeline.is_some() || self.atp.is_some() || tools {
+                    if self.timeline.is_some() || self.atp.is_some() || self.counters.is_some() || tools {
                         let mut buf = std::mem::take(&mut self.buf);
                         let c = chunks[k];
                         if let Err(e) = reader.chunk_records(&c, &mut buf).and_then(|_| reader.walk(&c, &buf, |v| self.devices(&v))) {

@@ -17,6 +17,7 @@
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -264,6 +265,10 @@ static int prog_sizes(const char* co, int vary) {
     CHECK(wait_lt1(s) == 0);
     printf("sizes: dispatch %u grid %ux%ux%u done\n", i, p.grid_size_x, sh[1], sh[2]);
   }
+  /* PROGRAMS_DIE=segv: the program crashes here, every dispatch done, HSA
+   * never shut down. */
+  const char* die = getenv("PROGRAMS_DIE");
+  if (die && strcmp(die, "segv") == 0) raise(SIGSEGV);
   if (vary) {
     FILE* f = fopen("sizes.ran", "w");
     CHECK(f != NULL);

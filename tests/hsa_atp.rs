@@ -154,3 +154,22 @@ fn hsa_atp_async_copies_carry_their_times() {
         assert!(copies > 0, "the client makes async copies");
     }
 }
+
+/// `programs copy`: both kinds of async copy, plain and rect, get their
+/// copy times on their own `.atp` lines.
+#[test]
+fn hsa_atp_rect_copies_carry_their_times_too() {
+    let out = scratch("hsa-atp-rect");
+    let mut c = on_hsa_double(hsa_programs(), &out);
+    c.arg("copy").env("HSA_TOOLS_LIB", layer()).env("CLTAP_OUTPUT_DIR", &*out).env("CLTAP_ATP", "1");
+    let o = run(c);
+    assert_eq!(o.code, Some(0), "{}\n{}", o.stdout, o.stderr);
+    assert!(o.stdout.contains("copy: rect 100x20x3 identical=1"), "{}", o.stdout);
+    let text = std::fs::read_to_string(only(&out, ".atp")).unwrap();
+    let atp = cltap_formats::atp::read(&text).unwrap_or_else(|e| panic!("{e}\n{text}"));
+    let timed = |name: &str| atp.hsa_timestamps.iter().flat_map(|b| b.items.iter()).filter(|t| t.name == name).map(|t| t.copy.is_some_and(|c| c.start <= c.end && c.start >= t.start)).collect::<Vec<_>>();
+    assert_eq!(timed("hsa_amd_memory_async_copy"), [true, true]);
+    assert_eq!(timed("hsa_amd_memory_async_copy_rect"), [true]);
+    let log = std::fs::read_to_string(only(&out, ".apilog")).unwrap();
+    assert_eq!(log.lines().filter(|l| l.starts_with("# async copy_rect 0 of thread ")).count(), 1, "{log}");
+}

@@ -203,6 +203,11 @@ typedef struct copy_job {
   void* dst;
   const void* src;
   size_t size;
+  /* hsa_amd_memory_async_copy_rect: range.x bytes per row, range.y rows
+   * per slice, range.z slices, from/to pitched memory at the offsets. */
+  bool rect;
+  hsa_pitched_ptr_t rdst, rsrc;
+  hsa_dim3_t doff, soff, range;
   uint32_t dep_count;
   dbl_signal** deps;
   dbl_signal* completion;
@@ -237,7 +242,15 @@ static void* copy_main(void* unused) {
     for (uint32_t i = 0; i < j->dep_count; i++)
       dbl_signal_wait(j->deps[i], HSA_SIGNAL_CONDITION_EQ, 0, UINT64_MAX, &copy_stop);
     uint64_t start = dbl_now();
-    memmove(j->dst, j->src, j->size);
+    if (j->rect) {
+      for (uint32_t z = 0; z < j->range.z; z++)
+        for (uint32_t y = 0; y < j->range.y; y++)
+          memmove((char*)j->rdst.base + (size_t)(j->doff.z + z) * j->rdst.slice + (size_t)(j->doff.y + y) * j->rdst.pitch + j->doff.x,
+                  (const char*)j->rsrc.base + (size_t)(j->soff.z + z) * j->rsrc.slice + (size_t)(j->soff.y + y) * j->rsrc.pitch + j->soff.x,
+                  j->range.x);
+    } else {
+      memmove(j->dst, j->src, j->size);
+    }
     uint64_t end = dbl_now();
     if (j->completion) {
       if (copy_profiling) {
@@ -252,19 +265,15 @@ static void* copy_main(void* unused) {
   return NULL;
 }
 
-hsa_status_t dbl_hsa_amd_memory_async_copy(void* dst, hsa_agent_t dst_agent, const void* src,
-                                           hsa_agent_t src_agent, size_t size, uint32_t num_dep_signals,
-                                           const hsa_signal_t* dep_signals, hsa_signal_t completion_signal) {
-  DBL_CHECK_OPEN();
-  if (!dst || !src || (num_dep_signals && !dep_signals)) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
-  if (!dbl_agent_get(dst_agent) || !dbl_agent_get(src_agent)) return HSA_STATUS_ERROR_INVALID_AGENT;
+/* Queues `j` (its copy already described) for the copy thread, after its
+ * dependencies and with its completion signal; frees it on failure. */
+static hsa_status_t enqueue_copy(copy_job* j, uint32_t num_dep_signals, const hsa_signal_t* dep_signals,
+                                 hsa_signal_t completion_signal) {
   dbl_signal* done = dbl_signal_get(completion_signal);
-  if (!done) return HSA_STATUS_ERROR_INVALID_SIGNAL;
-  copy_job* j = calloc(1, sizeof *j);
-  if (!j) return HSA_STATUS_ERROR_OUT_OF_RESOURCES;
-  j->dst = dst;
-  j->src = src;
-  j->size = size;
+  if (!done) {
+    free(j);
+    return HSA_STATUS_ERROR_INVALID_SIGNAL;
+  }
   j->completion = done;
   if (num_dep_signals) {
     j->deps = calloc(num_dep_signals, sizeof *j->deps);
@@ -301,6 +310,46 @@ hsa_status_t dbl_hsa_amd_memory_async_copy(void* dst, hsa_agent_t dst_agent, con
   pthread_cond_signal(&copy_cond);
   pthread_mutex_unlock(&copy_lock);
   return HSA_STATUS_SUCCESS;
+}
+
+hsa_status_t dbl_hsa_amd_memory_async_copy(void* dst, hsa_agent_t dst_agent, const void* src,
+                                           hsa_agent_t src_agent, size_t size, uint32_t num_dep_signals,
+                                           const hsa_signal_t* dep_signals, hsa_signal_t completion_signal) {
+  DBL_CHECK_OPEN();
+  if (!dst || !src || (num_dep_signals && !dep_signals)) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
+  if (!dbl_agent_get(dst_agent) || !dbl_agent_get(src_agent)) return HSA_STATUS_ERROR_INVALID_AGENT;
+  copy_job* j = calloc(1, sizeof *j);
+  if (!j) return HSA_STATUS_ERROR_OUT_OF_RESOURCES;
+  j->dst = dst;
+  j->src = src;
+  j->size = size;
+  return enqueue_copy(j, num_dep_signals, dep_signals, completion_signal);
+}
+
+hsa_status_t dbl_hsa_amd_memory_async_copy_rect(const hsa_pitched_ptr_t* dst, const hsa_dim3_t* dst_offset,
+                                                const hsa_pitched_ptr_t* src, const hsa_dim3_t* src_offset,
+                                                const hsa_dim3_t* range, hsa_agent_t copy_agent,
+                                                hsa_amd_copy_direction_t dir, uint32_t num_dep_signals,
+                                                const hsa_signal_t* dep_signals, hsa_signal_t completion_signal) {
+  DBL_CHECK_OPEN();
+  if (!dst || !dst_offset || !src || !src_offset || !range || !dst->base || !src->base ||
+      (num_dep_signals && !dep_signals) || dir > hsaDeviceToDevice)
+    return HSA_STATUS_ERROR_INVALID_ARGUMENT;
+  if (!dbl_agent_get(copy_agent)) return HSA_STATUS_ERROR_INVALID_AGENT;
+  /* Rows must fit their pitch and slices their slice pitch, as ROCr checks. */
+  if ((size_t)dst_offset->x + range->x > dst->pitch || (size_t)src_offset->x + range->x > src->pitch ||
+      (range->z > 1 && ((size_t)(dst_offset->y + range->y) * dst->pitch > dst->slice ||
+                        (size_t)(src_offset->y + range->y) * src->pitch > src->slice)))
+    return HSA_STATUS_ERROR_INVALID_ARGUMENT;
+  copy_job* j = calloc(1, sizeof *j);
+  if (!j) return HSA_STATUS_ERROR_OUT_OF_RESOURCES;
+  j->rect = true;
+  j->rdst = *dst;
+  j->rsrc = *src;
+  j->doff = *dst_offset;
+  j->soff = *src_offset;
+  j->range = *range;
+  return enqueue_copy(j, num_dep_signals, dep_signals, completion_signal);
 }
 
 hsa_status_t dbl_hsa_amd_profiling_async_copy_enable(bool enable) {

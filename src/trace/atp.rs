@@ -36,7 +36,8 @@ struct Spill {
     hsa_n: usize,
     /// The thread's `hsa_amd_memory_async_copy` calls so far: the next
     /// one's ordinal, as the copy records name it.
-    copies_n: u64,
+    /// This thread's async copies so far, plain and rect.
+    copies_n: [u64; 2],
 }
 
 /// The HSA kernel-timestamp lines (one file for the process: the section has
@@ -59,9 +60,9 @@ pub struct AtpWriter {
     kernels: Option<Kernels>,
     /// HSA agents (`KIND_HSA_AGENT`): handle → (name, index among its type).
     agents: HashMap<u64, (String, u32)>,
-    /// Async-copy times (`KIND_HSA_COPY`) by (thread, ordinal), joined with
-    /// their calls' timestamp lines during assembly.
-    copies: HashMap<(u32, u64), (u64, u64)>,
+    /// Async-copy times (`KIND_HSA_COPY`) by (thread, function, ordinal),
+    /// joined with their calls' timestamp lines during assembly.
+    copies: HashMap<(u32, u64, u64), (u64, u64)>,
     line: String,
     failed: bool,
 }
@@ -93,7 +94,7 @@ impl AtpWriter {
                 let open = |kind: &str| -> std::io::Result<BufWriter<File>> {
                     Ok(BufWriter::with_capacity(1 << 16, File::create(self.parts.join(format!("{tid}.{kind}")))?))
                 };
-                let s = Spill { tid, api: open("api")?, api_n: 0, ts: open("ts")?, ts_n: 0, marks: open("marks")?, marks_n: 0, hsa: None, hsa_n: 0, copies_n: 0 };
+                let s = Spill { tid, api: open("api")?, api_n: 0, ts: open("ts")?, ts_n: 0, marks: open("marks")?, marks_n: 0, hsa: None, hsa_n: 0, copies_n: [0, 0] };
                 self.threads.push(s);
                 self.by_tid.insert(tid, self.threads.len() - 1);
                 self.threads.len() - 1
@@ -127,7 +128,8 @@ impl AtpWriter {
             KIND_HSA_COPY => {
                 let tid = v.args.get(rec::COPY_TID).copied().unwrap_or(0) as u32;
                 let ordinal = v.args.get(rec::COPY_ORDINAL).copied().unwrap_or(0);
-                self.copies.insert((tid, ordinal), (v.header.t0, v.header.t1));
+                let which = v.args.get(rec::COPY_FN).copied().unwrap_or(rec::COPY_PLAIN);
+                self.copies.insert((tid, which, ordinal), (v.header.t0, v.header.t1));
                 Ok(())
             }
             _ => Ok(()),
@@ -149,10 +151,16 @@ impl AtpWriter {
         let parts = self.parts.clone();
         let s = self.spill(tid)?;
         let api_type = atp::hsa_api_type(f.name);
-        if f.name == "hsa_amd_memory_async_copy" {
+        let which = match f.name {
+            "hsa_amd_memory_async_copy" => Some(rec::COPY_PLAIN),
+            "hsa_amd_memory_async_copy_rect" => Some(rec::COPY_RECT),
+            _ => None,
+        };
+        if let Some(which) = which {
             use std::fmt::Write as _;
-            let _ = writeln!(line, "{COPY}{}\t{api_type}\t{}\t{start}\t{end}", s.copies_n, f.name);
-            s.copies_n += 1;
+            let n = &mut s.copies_n[which as usize];
+            let _ = writeln!(line, "{COPY}{which}:{}\t{api_type}\t{}\t{start}\t{end}", *n, f.name);
+            *n += 1;
         } else {
             line.push(FINAL);
             atp::write_hsa_timestamp(&mut line, &HsaTimestamp { api_type, name: f.name.to_string(), start, end, copy: None });
@@ -375,7 +383,8 @@ impl AtpWriter {
     fn copy_joined(&self, tid: u32, l: &str) -> HsaTimestamp {
         let f: Vec<&str> = l[1..].trim_end().split('\t').collect();
         let num = |i: usize| f.get(i).and_then(|x| x.parse::<u64>().ok()).unwrap_or(0);
-        let copy = self.copies.get(&(tid, num(0))).map(|&(start, end)| AsyncCopy { start, end });
+        let (which, ordinal) = f.first().and_then(|k| k.split_once(':')).map_or((0, 0), |(w, n)| (w.parse().unwrap_or(0), n.parse().unwrap_or(0)));
+        let copy = self.copies.get(&(tid, which, ordinal)).map(|&(start, end)| AsyncCopy { start, end });
         HsaTimestamp { api_type: num(1) as u32, name: f.get(2).copied().unwrap_or("?").to_string(), start: num(3), end: num(4), copy }
     }
 

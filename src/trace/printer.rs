@@ -228,11 +228,13 @@ fn unknown(v: &View<'_>) -> String {
 
 /// The API log's comment for an async copy's times (`KIND_HSA_COPY`):
 /// `async copy N of thread T: start S end E ns` (the runtime's clock), N
-/// counting that thread's `hsa_amd_memory_async_copy` calls from 0.
+/// counting that thread's `hsa_amd_memory_async_copy` calls from 0
+/// (`async copy_rect N …` for `hsa_amd_memory_async_copy_rect`).
 pub fn copy_text(v: &View<'_>) -> String {
     use cltap_formats::cltrace::record::*;
     let w = |i: usize| v.args.get(i).copied().unwrap_or(0);
-    format!("async copy {} of thread {}: start {} end {} ns", w(COPY_ORDINAL), w(COPY_TID), v.header.t0, v.header.t1)
+    let what = if w(COPY_FN) == COPY_RECT { "async copy_rect" } else { "async copy" };
+    format!("{what} {} of thread {}: start {} end {} ns", w(COPY_ORDINAL), w(COPY_TID), v.header.t0, v.header.t1)
 }
 
 /// The API log's comment for an HSA agent record (`KIND_HSA_AGENT`):

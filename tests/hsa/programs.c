@@ -420,6 +420,20 @@ static int prog_copy(void) {
   unsigned long sum = 0;
   for (int i = 0; i < BYTES; i++) sum += back[i];
   printf("copy: %d bytes, identical=%d sum=%lu\n", BYTES, memcmp(src, back, BYTES) == 0, sum);
+  /* A 3D rectangle: 100 bytes of 20 rows of 3 slices, from offset
+   * (7, 5, 1) of src (rows of 256 bytes, slices of 64 KiB) to (0, 0, 0) of
+   * dst (rows of 128 bytes, slices of 4 KiB). */
+  hsa_pitched_ptr_t rsrc = {src, 256, 1 << 16}, rdst = {dst, 128, 4096};
+  hsa_dim3_t soff = {7, 5, 1}, doff = {0, 0, 0}, range = {100, 20, 3};
+  memset(dst, 0, 3 * 4096);
+  OK(hsa_signal_create(1, 0, NULL, &c1));
+  OK(hsa_amd_memory_async_copy_rect(&rdst, &doff, &rsrc, &soff, &range, gpu, hsaHostToDevice, 0, NULL, c1));
+  CHECK(wait_lt1(c1) == 0);
+  int same = 1;
+  for (unsigned z = 0; z < 3; z++)
+    for (unsigned y = 0; y < 20; y++)
+      same &= memcmp(dst + z * 4096 + y * 128, src + (1 + z) * (1 << 16) + (5 + y) * 256 + 7, 100) == 0;
+  printf("copy: rect 100x20x3 identical=%d\n", same);
   OK(hsa_signal_destroy(c1));
   OK(hsa_signal_destroy(c2));
   OK(hsa_amd_memory_pool_free(src));

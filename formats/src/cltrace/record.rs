@@ -51,16 +51,24 @@ pub const KIND_HSA_CALL: u16 = 1;
 /// end (the agent's profiling times, ns; 0 without timestamps), and the
 /// argument words are indexed by the `DISPATCH_*` constants below.
 pub const KIND_HSA_DISPATCH: u16 = 2;
-/// The times of one `hsa_amd_memory_async_copy` (`CLTAP_ATP=1` only): not a
-/// call. `fn_id` is 0, `t0`/`t1` the copy's own start and end
+/// The times of one `hsa_amd_memory_async_copy` or
+/// `hsa_amd_memory_async_copy_rect` (`CLTAP_ATP=1` only): not a call.
+/// `fn_id` is 0, `t0`/`t1` the copy's own start and end
 /// (`hsa_amd_profiling_get_async_copy_time`, ns of the runtime's system
-/// clock), argument word 0 the calling thread's id and word 1 the call's
-/// ordinal among that thread's recorded `hsa_amd_memory_async_copy` calls
-/// (from 0; also `cmd_id`): the link to its call record.
+/// clock), argument word 0 the calling thread's id, word 1 the call's
+/// ordinal among that thread's recorded calls of the same function (from 0;
+/// also `cmd_id`) and word 2 which function ([`COPY_PLAIN`] or
+/// [`COPY_RECT`]; absent in older traces: plain): the link to its call
+/// record.
 pub const KIND_HSA_COPY: u16 = 3;
 /// Argument words of a [`KIND_HSA_COPY`] record.
 pub const COPY_TID: usize = 0;
 pub const COPY_ORDINAL: usize = 1;
+pub const COPY_FN: usize = 2;
+/// `hsa_amd_memory_async_copy`.
+pub const COPY_PLAIN: u64 = 0;
+/// `hsa_amd_memory_async_copy_rect`.
+pub const COPY_RECT: u64 = 1;
 
 /// One HSA agent, as the runtime described it when cltap was loaded
 /// (`OnLoad`): not a call. `fn_id` is 0, `cmd_id` the agent's place in

@@ -1,6 +1,7 @@
-//! `CLTAP_ATP=1`: the times of each `hsa_amd_memory_async_copy`, as
-//! rocprofiler's HSA tracer takes them. `OnLoad` puts [`async_copy`] in the
-//! AMD table's entry: it records the application's call as the generated
+//! `CLTAP_ATP=1`: the times of each `hsa_amd_memory_async_copy` and
+//! `hsa_amd_memory_async_copy_rect`, as rocprofiler's HSA tracer takes them.
+//! `OnLoad` puts [`async_copy`] and [`async_copy_rect`] in the AMD table's
+//! entries: it records the application's call as the generated
 //! wrapper does, turns async-copy profiling on once (the runtime's
 //! `hsa_amd_profiling_async_copy_enable(true)`), and forwards the copy with
 //! a proxy completion signal of cltap's. The proxy's async handler reads
@@ -9,9 +10,9 @@
 //! signal (as the runtime would have) and destroys the proxy.
 //!
 //! The link to the call's record: the copy record holds the calling thread's
-//! id and the call's ordinal among that thread's recorded
-//! `hsa_amd_memory_async_copy` calls (from 0), which the `.atp` writer counts
-//! the same way.
+//! id, which function, and the call's ordinal among that thread's recorded
+//! calls of that function (from 0), which the `.atp` writer counts the same
+//! way.
 
 use super::api::id;
 use super::wrappers::orig;
@@ -29,8 +30,8 @@ static ON: AtomicBool = AtomicBool::new(false);
 static ENABLED: AtomicBool = AtomicBool::new(false);
 
 thread_local! {
-    /// This thread's recorded `hsa_amd_memory_async_copy` calls so far.
-    static ORDINAL: Cell<u64> = const { Cell::new(0) };
+    /// This thread's recorded copy calls so far, plain and rect.
+    static ORDINAL: [Cell<u64>; 2] = const { [Cell::new(0), Cell::new(0)] };
 }
 
 /// Turns the replacement on (before the tables are installed).
@@ -47,6 +48,23 @@ pub fn async_copy_entry() -> usize {
     async_copy as *const () as usize
 }
 
+/// What `OnLoad` puts in the AMD table's `hsa_amd_memory_async_copy_rect` entry.
+pub fn async_copy_rect_entry() -> usize {
+    async_copy_rect as *const () as usize
+}
+
+/// The link of a recorded call of function `which` to its copy record.
+fn link(on: bool, which: u64) -> Option<(u32, u64, u64)> {
+    on.then(|| {
+        let n = ORDINAL.with(|c| {
+            let n = c[which as usize].get();
+            c[which as usize].set(n + 1);
+            n
+        });
+        (tid(), which, n)
+    })
+}
+
 fn tid() -> u32 {
     cltap::trace::local::thread_id()
 }
@@ -58,17 +76,16 @@ type AsyncCopy = unsafe extern "C" fn(*mut c_void, u64, *mut c_void, u64, usize,
 unsafe extern "C" fn async_copy(dst: *mut c_void, dst_agent: u64, src: *mut c_void, src_agent: u64, size: usize, num_deps: u32, deps: *mut c_void, signal: u64) -> u32 {
     let app = [dst as u64, dst_agent, src as u64, src_agent, size as u64, num_deps as u64, deps as u64, signal];
     let t = bracket::enter_hsa(id::hsa_amd_memory_async_copy, &app);
-    let link = if t.on {
-        let n = ORDINAL.with(|c| {
-            let n = c.get();
-            c.set(n + 1);
-            n
-        });
-        Some((tid(), n))
-    } else {
-        None
-    };
-    let r = crate::guard::guard(HSA_STATUS_ERROR, || forward(dst, dst_agent, src, src_agent, size, num_deps, deps, signal, link));
+    let link = link(t.on, COPY_PLAIN);
+    let r = crate::guard::guard(HSA_STATUS_ERROR, || {
+        let f = orig(id::hsa_amd_memory_async_copy);
+        if f == 0 {
+            return HSA_STATUS_ERROR;
+        }
+        // SAFETY: the runtime's entry, with the application's arguments.
+        let f: AsyncCopy = unsafe { std::mem::transmute(f) };
+        with_proxy(signal, link, |s| unsafe { f(dst, dst_agent, src, src_agent, size, num_deps, deps, s) })
+    });
     if t.on {
         bracket::exit_hsa(id::hsa_amd_memory_async_copy, t, r as u64, &app);
     } else {
@@ -77,9 +94,35 @@ unsafe extern "C" fn async_copy(dst: *mut c_void, dst_agent: u64, src: *mut c_vo
     r
 }
 
+type AsyncCopyRect = unsafe extern "C" fn(*const c_void, *const c_void, *const c_void, *const c_void, *const c_void, u64, u32, u32, *const c_void, u64) -> u32;
+
+/// `hsa_amd_memory_async_copy_rect`, as the application calls it.
+#[allow(clippy::too_many_arguments)]
+unsafe extern "C" fn async_copy_rect(dst: *const c_void, dst_offset: *const c_void, src: *const c_void, src_offset: *const c_void, range: *const c_void, agent: u64, dir: u32, num_deps: u32, deps: *const c_void, signal: u64) -> u32 {
+    let app = [dst as u64, dst_offset as u64, src as u64, src_offset as u64, range as u64, agent, dir as u64, num_deps as u64, deps as u64, signal];
+    let t = bracket::enter_hsa(id::hsa_amd_memory_async_copy_rect, &app);
+    let link = link(t.on, COPY_RECT);
+    let r = crate::guard::guard(HSA_STATUS_ERROR, || {
+        let f = orig(id::hsa_amd_memory_async_copy_rect);
+        if f == 0 {
+            return HSA_STATUS_ERROR;
+        }
+        // SAFETY: the runtime's entry, with the application's arguments.
+        let f: AsyncCopyRect = unsafe { std::mem::transmute(f) };
+        with_proxy(signal, link, |s| unsafe { f(dst, dst_offset, src, src_offset, range, agent, dir, num_deps, deps, s) })
+    });
+    if t.on {
+        bracket::exit_hsa(id::hsa_amd_memory_async_copy_rect, t, r as u64, &app);
+    } else {
+        bracket::done_hsa(id::hsa_amd_memory_async_copy_rect, !cltap::trace::capture::hsa_status_ok(r as u64));
+    }
+    r
+}
+
 /// A copy whose proxy signal has not completed yet.
 struct Pending {
     tid: u32,
+    which: u64,
     ordinal: u64,
     app_signal: u64,
     proxy: u64,
@@ -87,50 +130,47 @@ struct Pending {
     cancelled: AtomicBool,
 }
 
-#[allow(clippy::too_many_arguments)]
-fn forward(dst: *mut c_void, dst_agent: u64, src: *mut c_void, src_agent: u64, size: usize, num_deps: u32, deps: *mut c_void, signal: u64, link: Option<(u32, u64)>) -> u32 {
-    let f = orig(id::hsa_amd_memory_async_copy);
-    if f == 0 {
-        return HSA_STATUS_ERROR;
+/// Runs `call` (the copy) with a proxy completion signal of cltap's in
+/// place of the application's `signal`, so the copy's times can be read when
+/// it completes; the plain call when nothing is recorded, there is no
+/// signal, or a step fails.
+fn with_proxy(signal: u64, link: Option<(u32, u64, u64)>, call: impl Fn(u64) -> u32) -> u32 {
+    let Some((tid, which, ordinal)) = link else { return call(signal) };
+    let (enable, get, create, on, destroy, store) = (
+        orig(id::hsa_amd_profiling_async_copy_enable),
+        orig(id::hsa_amd_profiling_get_async_copy_time),
+        orig(id::hsa_signal_create),
+        orig(id::hsa_amd_signal_async_handler),
+        orig(id::hsa_signal_destroy),
+        orig(id::hsa_signal_store_screlease),
+    );
+    let sub = orig(id::hsa_signal_subtract_screlease);
+    if signal == 0 || [enable, get, create, on, destroy, store, sub].contains(&0) {
+        return call(signal);
     }
     // SAFETY: the runtime's entries, with arguments as hsa.h defines them.
     unsafe {
-        let f: AsyncCopy = std::mem::transmute(f);
-        let plain = || f(dst, dst_agent, src, src_agent, size, num_deps, deps, signal);
-        let Some((tid, ordinal)) = link else { return plain() };
-        let (enable, get, create, on, destroy, store) = (
-            orig(id::hsa_amd_profiling_async_copy_enable),
-            orig(id::hsa_amd_profiling_get_async_copy_time),
-            orig(id::hsa_signal_create),
-            orig(id::hsa_amd_signal_async_handler),
-            orig(id::hsa_signal_destroy),
-            orig(id::hsa_signal_store_screlease),
-        );
-        let sub = orig(id::hsa_signal_subtract_screlease);
-        if signal == 0 || [enable, get, create, on, destroy, store, sub].contains(&0) {
-            return plain();
-        }
         if !ENABLED.load(Ordering::Acquire) {
             let enable: unsafe extern "C" fn(bool) -> u32 = std::mem::transmute(enable);
             if enable(true) != HSA_STATUS_SUCCESS {
-                return plain();
+                return call(signal);
             }
             ENABLED.store(true, Ordering::Release);
         }
         let create: unsafe extern "C" fn(i64, u32, *const u64, *mut u64) -> u32 = std::mem::transmute(create);
         let mut proxy = 0u64;
         if create(1, 0, std::ptr::null(), &mut proxy) != HSA_STATUS_SUCCESS || proxy == 0 {
-            return plain();
+            return call(signal);
         }
         let destroy: unsafe extern "C" fn(u64) -> u32 = std::mem::transmute(destroy);
-        let arg = Box::into_raw(Box::new(Pending { tid, ordinal, app_signal: signal, proxy, cancelled: AtomicBool::new(false) }));
+        let arg = Box::into_raw(Box::new(Pending { tid, which, ordinal, app_signal: signal, proxy, cancelled: AtomicBool::new(false) }));
         let on: unsafe extern "C" fn(u64, u32, i64, unsafe extern "C" fn(i64, *mut c_void) -> bool, *mut c_void) -> u32 = std::mem::transmute(on);
         if on(proxy, HSA_SIGNAL_CONDITION_LT, 1, on_complete, arg as *mut c_void) != HSA_STATUS_SUCCESS {
             drop(Box::from_raw(arg));
             destroy(proxy);
-            return plain();
+            return call(signal);
         }
-        let r = f(dst, dst_agent, src, src_agent, size, num_deps, deps, proxy);
+        let r = call(proxy);
         if r != HSA_STATUS_SUCCESS {
             // The copy never runs: the handler is released and the proxy
             // destroyed there, the application's signal left alone.
@@ -165,7 +205,7 @@ fn complete(p: &Pending) {
         if get != 0 {
             let get: unsafe extern "C" fn(u64, *mut [u64; 2]) -> u32 = std::mem::transmute(get);
             if get(p.proxy, &mut t) == HSA_STATUS_SUCCESS {
-                cltap::trace::local::record_kind::<KIND_HSA_COPY>(p.ordinal, t[0], t[1], &[p.tid as u64, p.ordinal], None);
+                cltap::trace::local::record_kind::<KIND_HSA_COPY>(p.ordinal, t[0], t[1], &[p.tid as u64, p.ordinal, p.which], None);
             } else {
                 t = [0, 0];
             }

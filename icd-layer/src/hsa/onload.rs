@@ -163,7 +163,8 @@ unsafe fn install_table(p: *mut ApiTableVersion, t: &TableLayout) -> Installed {
         let orig = std::ptr::read_volatile(slot);
         let interceptor = super::intercept::queue_create_entry();
         let copier = super::copytimes::async_copy_entry();
-        if orig == 0 || orig == wrapper || orig == interceptor || orig == copier {
+        let rect_copier = super::copytimes::async_copy_rect_entry();
+        if orig == 0 || orig == wrapper || orig == interceptor || orig == copier || orig == rect_copier {
             continue;
         }
         if id == super::api::id::hsa_queue_create && super::intercept::mode() != 0 {
@@ -171,6 +172,9 @@ unsafe fn install_table(p: *mut ApiTableVersion, t: &TableLayout) -> Installed {
         }
         if id == super::api::id::hsa_amd_memory_async_copy && super::copytimes::on() {
             wrapper = copier;
+        }
+        if id == super::api::id::hsa_amd_memory_async_copy_rect && super::copytimes::on() {
+            wrapper = rect_copier;
         }
         ORIG[id].store(orig, Ordering::Release);
         std::ptr::write_volatile(slot, wrapper);

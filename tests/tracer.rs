@@ -168,13 +168,19 @@ fn hsa(test: &str, dir: &Path) -> Command {
 
 #[test]
 fn hsa_basic_on_the_double() {
-    let dir = scratch("tracer-hsa-basic");
-    let out = passes("hsa basic", hsa("basic", &dir));
-    assert_eq!(out, "basic ok: PiPgEgPgEgEiPqEq, queue size 128 -> 256\n");
-    // cltap's own record shows what was forwarded: the prologue's size.
-    let log = std::fs::read_to_string(only_file(&dir, ".apilog")).unwrap();
-    let sizes: Vec<&str> = log.lines().filter(|l| l.contains(" hsa_queue_create(")).map(|l| if l.contains("uint32_t size = 256,") { "256" } else { "other" }).collect();
-    assert_eq!(sizes, ["256", "other"], "{log}");
+    // Also with ROCP_HSA_INTERCEPT=1, where cltap's own hand-written
+    // hsa_queue_create (the intercept queue's) takes the table's entry.
+    for intercept in ["0", "1"] {
+        let dir = scratch("tracer-hsa-basic");
+        let mut c = hsa("basic", &dir);
+        c.env("ROCP_HSA_INTERCEPT", intercept);
+        let out = passes("hsa basic", c);
+        assert_eq!(out, "basic ok: PiPgEgPgEgEiPqEq, queue size 128 -> 256\n", "ROCP_HSA_INTERCEPT={intercept}");
+        // cltap's own record shows what was forwarded: the prologue's size.
+        let log = std::fs::read_to_string(only_file(&dir, ".apilog")).unwrap();
+        let sizes: Vec<&str> = log.lines().filter(|l| l.contains(" hsa_queue_create(")).map(|l| if l.contains("uint32_t size = 256,") { "256" } else { "other" }).collect();
+        assert_eq!(sizes, ["256", "other"], "ROCP_HSA_INTERCEPT={intercept}: {log}");
+    }
 }
 
 #[test]

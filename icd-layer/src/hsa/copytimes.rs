@@ -73,7 +73,12 @@ type AsyncCopy = unsafe extern "C" fn(*mut c_void, u64, *mut c_void, u64, usize,
 
 /// `hsa_amd_memory_async_copy`, as the application calls it.
 #[allow(clippy::too_many_arguments)]
-unsafe extern "C" fn async_copy(dst: *mut c_void, dst_agent: u64, src: *mut c_void, src_agent: u64, size: usize, num_deps: u32, deps: *mut c_void, signal: u64) -> u32 {
+unsafe extern "C" fn async_copy(mut dst: *mut c_void, mut dst_agent: u64, mut src: *mut c_void, mut src_agent: u64, mut size: usize, mut num_deps: u32, mut deps: *mut c_void, mut signal: u64) -> u32 {
+    super::traced::traced!(id::hsa_amd_memory_async_copy, (dst, dst_agent, src, src_agent, size, num_deps, deps, signal), async_copy_recorded(dst, dst_agent, src, src_agent, size, num_deps, deps, signal))
+}
+
+#[allow(clippy::too_many_arguments)]
+unsafe fn async_copy_recorded(dst: *mut c_void, dst_agent: u64, src: *mut c_void, src_agent: u64, size: usize, num_deps: u32, deps: *mut c_void, signal: u64) -> u32 {
     let app = [dst as u64, dst_agent, src as u64, src_agent, size as u64, num_deps as u64, deps as u64, signal];
     let t = bracket::enter_hsa(id::hsa_amd_memory_async_copy, &app);
     let link = link(t.on, COPY_PLAIN);
@@ -98,7 +103,12 @@ type AsyncCopyRect = unsafe extern "C" fn(*const c_void, *const c_void, *const c
 
 /// `hsa_amd_memory_async_copy_rect`, as the application calls it.
 #[allow(clippy::too_many_arguments)]
-unsafe extern "C" fn async_copy_rect(dst: *const c_void, dst_offset: *const c_void, src: *const c_void, src_offset: *const c_void, range: *const c_void, agent: u64, dir: u32, num_deps: u32, deps: *const c_void, signal: u64) -> u32 {
+unsafe extern "C" fn async_copy_rect(mut dst: *const c_void, mut dst_offset: *const c_void, mut src: *const c_void, mut src_offset: *const c_void, mut range: *const c_void, mut agent: u64, mut dir: u32, mut num_deps: u32, mut deps: *const c_void, mut signal: u64) -> u32 {
+    super::traced::traced!(id::hsa_amd_memory_async_copy_rect, (dst, dst_offset, src, src_offset, range, agent, dir, num_deps, deps, signal), async_copy_rect_recorded(dst, dst_offset, src, src_offset, range, agent, dir, num_deps, deps, signal))
+}
+
+#[allow(clippy::too_many_arguments)]
+unsafe fn async_copy_rect_recorded(dst: *const c_void, dst_offset: *const c_void, src: *const c_void, src_offset: *const c_void, range: *const c_void, agent: u64, dir: u32, num_deps: u32, deps: *const c_void, signal: u64) -> u32 {
     let app = [dst as u64, dst_offset as u64, src as u64, src_offset as u64, range as u64, agent, dir as u64, num_deps as u64, deps as u64, signal];
     let t = bracket::enter_hsa(id::hsa_amd_memory_async_copy_rect, &app);
     let link = link(t.on, COPY_RECT);

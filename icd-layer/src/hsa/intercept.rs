@@ -97,7 +97,13 @@ struct QueueInfo {
 }
 
 /// `hsa_queue_create`, as the application calls it.
-unsafe extern "C" fn queue_create(agent: u64, size: u32, qtype: u32, callback: *mut c_void, data: *mut c_void, private_segment_size: u32, group_segment_size: u32, queue: *mut c_void) -> u32 {
+#[allow(clippy::too_many_arguments)]
+unsafe extern "C" fn queue_create(mut agent: u64, mut size: u32, mut qtype: u32, mut callback: *mut c_void, mut data: *mut c_void, mut private_segment_size: u32, mut group_segment_size: u32, mut queue: *mut c_void) -> u32 {
+    super::traced::traced!(id::hsa_queue_create, (agent, size, qtype, callback, data, private_segment_size, group_segment_size, queue), queue_create_recorded(agent, size, qtype, callback, data, private_segment_size, group_segment_size, queue))
+}
+
+#[allow(clippy::too_many_arguments)]
+unsafe fn queue_create_recorded(agent: u64, size: u32, qtype: u32, callback: *mut c_void, data: *mut c_void, private_segment_size: u32, group_segment_size: u32, queue: *mut c_void) -> u32 {
     let app = [agent, size as u64, qtype as u64, callback as u64, data as u64, private_segment_size as u64, group_segment_size as u64, queue as u64];
     let t = bracket::enter_hsa(id::hsa_queue_create, &app);
     let r = crate::guard::guard(HSA_STATUS_ERROR, || create(agent, size, qtype, callback, data, private_segment_size, group_segment_size, queue as *mut *mut u8));

@@ -11,13 +11,14 @@
 //!
 //! ```text
 //! onload    → wrappers, unload, api, intercept, copytimes, agents, counters; bracket, life, config (via life)
-//! intercept → wrappers, api, kernels, counters, proxy; bracket, guard
+//! intercept → wrappers, api, kernels, counters, proxy, traced; bracket, guard
 //! counters  → wrappers, api, proxy, agents; life, guard
-//! copytimes → wrappers, api, proxy; bracket, guard
+//! copytimes → wrappers, api, proxy, traced; bracket, guard
 //! unload    → counters; life, guard
 //! proxy     → wrappers, api, kernels
 //! kernels   → wrappers, api; guard
 //! agents    → wrappers, api
+//! traced    → (tools::tracer_call)
 //! wrappers  → unload, api; bracket
 //! api       → nothing
 //! ```
@@ -30,5 +31,6 @@ pub mod intercept;
 pub mod kernels;
 pub mod onload;
 pub mod proxy;
+mod traced;
 pub mod unload;
 pub mod wrappers;

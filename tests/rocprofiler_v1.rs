@@ -303,3 +303,22 @@ fn without_aqlprofile_open_says_why_and_the_application_runs_on() {
     let u = line(&lines, "unload");
     assert_eq!((u["dispatches"].as_str(), u["handled"].as_str()), ("8", "0"));
 }
+
+/// One context's group returned for every dispatch, and its handler reading
+/// the data while later dispatches of that group still count: each handler
+/// gets its values at once (no wait on the runtime's signal thread, which
+/// would hang the application), against the HSA runtime test double.
+#[test]
+fn a_group_reused_by_several_dispatches_does_not_hang_the_handler() {
+    static T: OnceLock<PathBuf> = OnceLock::new();
+    let so = T.get_or_init(|| gcc("rocp_reuse_tool.c", "rocp_reuse_tool.so", &["-shared", "-fPIC"]));
+    let dir = scratch("rocp-reuse");
+    let mut c = on_hsa_double(hsa_programs(), &dir);
+    c.arg("shared").arg(hsa_double().join("kernels.co"));
+    c.env("HSA_TOOLS_LIB", layer()).env("ROCP_TOOL_LIB", so).env("CLTAP_OUTPUT_DIR", &*dir);
+    let o = run(c);
+    assert_eq!(o.code, Some(0), "{}\n{}", o.stdout, o.stderr);
+    let lines: Vec<&str> = o.stderr.lines().filter(|l| l.starts_with("reuse: handler ")).collect();
+    assert_eq!(lines.len(), 10, "{}", o.stderr);
+    assert!(lines.iter().all(|l| l.ends_with("get_data=0 waves=1")), "{}", o.stderr);
+}

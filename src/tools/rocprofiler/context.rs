@@ -238,11 +238,18 @@ impl Context {
 
     /// `rocprofiler_get_data`: waits for group `index`'s dispatch (unless
     /// `may_wait` is false) and writes the features its values complete.
+    /// Without waiting, the values collected so far are written if there
+    /// are any (a handler on the runtime's signal thread, with the group
+    /// reused by later dispatches, must not wait for them: their values
+    /// come through that same thread).
     pub fn get_data(&self, index: u32, may_wait: bool) -> Result<(), RocpError> {
         let g = self.check(index)?;
         let mut slots = self.slots.lock();
         while slots[g].pending > 0 {
             if !may_wait {
+                if slots[g].values.is_some() {
+                    break;
+                }
                 return Err(RocpError::WouldBlock(index));
             }
             self.changed.wait(&mut slots);

@@ -29,7 +29,7 @@ use parking_lot::RwLock;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, OnceLock};
 
-pub use session::{drain, ToolDone, Wrapped};
+pub use session::{drain, in_completion, ToolDone, Wrapped};
 
 /// cltap's own request: this pass's events (validated) and the pass.
 static OWN: OnceLock<(Arc<[Event]>, u32)> = OnceLock::new();

@@ -50,6 +50,17 @@ pub struct Session {
 // SAFETY: the profile's pointers are to this session's buffers and events.
 unsafe impl Send for Session {}
 
+thread_local! {
+    /// Set while a tool's values are handed over on the runtime's signal
+    /// thread: nothing there may wait for another dispatch's values.
+    static HANDING_OVER: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Whether this thread is handing a tool its values (see [`HANDING_OVER`]).
+pub fn in_completion() -> bool {
+    HANDING_OVER.try_with(|h| h.get()).unwrap_or(false)
+}
+
 /// Sessions of cltap's own request, kept for the next dispatch.
 static FREE: Mutex<Vec<Box<Session>>> = Mutex::new(Vec::new());
 /// Counted dispatches whose values have not been read yet.
@@ -197,7 +208,9 @@ unsafe extern "C" fn on_stopped(_value: i64, arg: *mut c_void) -> bool {
         Sink::Tool(done) => {
             if let Some(done) = done.take() {
                 let times = super::super::proxy::dispatch_times(s.agent, s.proxy);
+                let was = HANDING_OVER.with(|h| h.replace(true));
                 crate::guard::guard((), || done(&values, times));
+                HANDING_OVER.with(|h| h.set(was));
             }
         }
     }

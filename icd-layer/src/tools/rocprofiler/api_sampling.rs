@@ -22,7 +22,10 @@ fn sample(context: *mut c_void, group_index: u32) -> Result<(), RocpError> {
 }
 
 fn get_data(context: *mut c_void, group_index: u32) -> Result<(), RocpError> {
-    registry::get(context as usize)?.get_data(group_index, !in_dispatch_callback())
+    // Never wait inside the tool's dispatch callback, nor in its completion
+    // handler on the runtime's signal thread (see Context::get_data).
+    let may_wait = !in_dispatch_callback() && !crate::hsa::counters::in_completion();
+    registry::get(context as usize)?.get_data(group_index, may_wait)
 }
 
 /// The group a `rocprofiler_group_*` function is given.

@@ -33,16 +33,26 @@ pub fn timestamp() -> u64 {
 }
 
 /// The proxy completed: the application's signal (if any) gets the times
-/// the runtime would have stamped on it (so its own profiling queries read
-/// what they would) and is decremented by one; the proxy is destroyed.
+/// the runtime stamped on the proxy (so its own profiling queries read what
+/// they would), and is decremented by one; the proxy is destroyed. The
+/// fields are copied raw: the runtime converts them to its clock when the
+/// application asks (ROCr's `TranslateTime`), so they must not be the
+/// converted `times`, which only say whether there are times at all.
+///
+/// ROCr also notes, in its own signal object (not in `amd_signal_t`), which
+/// agent ran an async copy; that cannot be carried over, so on ROCr an
+/// application reading its own async-copy times with `CLTAP_ATP=1` may be
+/// refused them (docs/counters.md and the README say so).
 ///
 /// # Safety
 /// `app_signal` is 0 or a live signal handle; `proxy` is cltap's signal.
 pub unsafe fn forward(app_signal: u64, times: [u64; 2], proxy: u64) {
     if app_signal != 0 {
-        if times[0] != 0 && app_signal.is_multiple_of(64) {
-            std::ptr::write_volatile((app_signal as usize + SIGNAL_START_TS) as *mut u64, times[0]);
-            std::ptr::write_volatile((app_signal as usize + SIGNAL_END_TS) as *mut u64, times[1]);
+        if times[0] != 0 && app_signal.is_multiple_of(64) && proxy.is_multiple_of(64) {
+            let start = std::ptr::read_volatile((proxy as usize + SIGNAL_START_TS) as *const u64);
+            let end = std::ptr::read_volatile((proxy as usize + SIGNAL_END_TS) as *const u64);
+            std::ptr::write_volatile((app_signal as usize + SIGNAL_START_TS) as *mut u64, start);
+            std::ptr::write_volatile((app_signal as usize + SIGNAL_END_TS) as *mut u64, end);
         }
         let sub = orig(id::hsa_signal_subtract_screlease);
         if sub != 0 {

@@ -98,6 +98,9 @@ fn every_dispatch_has_every_counter_at_its_hand_computed_value() {
     assert!(r.timestamps, "ROCP_HSA_INTERCEPT=2 gives the four times");
     check_values(&r.rows.iter().map(|x| (x.kernel_name.clone(), x.values.clone())).collect::<Vec<_>>(), &NAMES, 1e-9);
     for (x, (grid, wg, lds)) in r.rows.iter().zip(SHAPES) {
+        // The program's one thread submitted them all (the records are
+        // written on the runtime's signal thread).
+        assert_eq!(x.tid, x.pid, "the submitting thread");
         assert_eq!(x.grd, grid.iter().product::<u64>());
         assert_eq!(x.wgr, wg.iter().product::<u64>());
         assert!(x.lds >= lds, "{} < {lds}", x.lds);

@@ -160,7 +160,8 @@ impl Collector {
         Row {
             kernel: name,
             device: agent.map(|a| a.name.clone()).unwrap_or_else(|| format!("{:#x}", w(DISPATCH_AGENT))),
-            tid: d.tid,
+            // The submitting thread (the record may come from the runtime's).
+            tid: Some(w(DISPATCH_TID) as u32).filter(|t| *t != 0).unwrap_or(d.tid),
             global: [w(DISPATCH_GRID), w(DISPATCH_GRID + 1), w(DISPATCH_GRID + 2)],
             local: Some([w(DISPATCH_WORKGROUP), w(DISPATCH_WORKGROUP + 1), w(DISPATCH_WORKGROUP + 2)]),
             time_ns: (d.t1 > d.t0).then(|| d.t1 - d.t0),

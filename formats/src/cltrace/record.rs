@@ -155,8 +155,12 @@ pub const DISPATCH_GROUP_SEGMENT: usize = 11;
 pub const DISPATCH_TIME_DISPATCH: usize = 12;
 /// `HSA_SYSTEM_INFO_TIMESTAMP` when its completion was seen (0 when not taken).
 pub const DISPATCH_TIME_COMPLETE: usize = 13;
+/// The thread that submitted the packet (the record itself may be written
+/// on the runtime's signal thread, when its times are known); absent in
+/// older traces.
+pub const DISPATCH_TID: usize = 14;
 /// Argument words of a dispatch record.
-pub const DISPATCH_WORDS: usize = 14;
+pub const DISPATCH_WORDS: usize = 15;
 /// The capture `param` of a dispatch record's kernel name (a string), when
 /// cltap knows it.
 pub const NAME_PARAM: u8 = 255;

@@ -32,8 +32,10 @@ pub struct Timeline {
     hsa_dispatches: Vec<(u64, u64, usize, f64)>,
     /// Counter values (`KIND_HSA_COUNTERS`) waiting for their dispatch's
     /// record, by dispatch number: with timestamps, a counted dispatch's
-    /// values are recorded just before the dispatch itself.
-    counters: std::collections::HashMap<u64, String>,
+    /// values are recorded just before the dispatch itself, on the same
+    /// thread. Without timestamps no dispatch is drawn, so the map is kept
+    /// to the last [`COUNTERS_KEPT`].
+    counters: BTreeMap<u64, String>,
 }
 
 /// HSA queue tracks take tids from here on, after OpenCL's queues (1, 2, …).
@@ -41,6 +43,8 @@ const HSA_QUEUE_TID0: usize = 1 << 20;
 /// How far (ns) a dispatch timestamp may lie outside its doorbell store's
 /// converted host times (the TSC → CLOCK_MONOTONIC conversion's error).
 const STORE_SLACK_NS: u64 = 2_000;
+/// Counter records kept waiting for their dispatch (see `Timeline::counters`).
+const COUNTERS_KEPT: usize = 1024;
 
 /// Whether an HSA call can ring a queue's doorbell.
 fn is_doorbell_store(name: &str) -> bool {
@@ -55,7 +59,7 @@ impl Timeline {
     pub fn create(path: &std::path::Path, pid: u32, clock: HostClock) -> std::io::Result<Self> {
         let mut out = BufWriter::with_capacity(1 << 20, std::fs::File::create(path)?);
         out.write_all(b"{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n")?;
-        let mut t = Timeline { out, first: true, pid, clock, named: HashSet::new(), enqueues: BTreeMap::new(), hsa_queues: BTreeMap::new(), hsa_stores: Vec::new(), hsa_dispatches: Vec::new(), counters: std::collections::HashMap::new() };
+        let mut t = Timeline { out, first: true, pid, clock, named: HashSet::new(), enqueues: BTreeMap::new(), hsa_queues: BTreeMap::new(), hsa_stores: Vec::new(), hsa_dispatches: Vec::new(), counters: BTreeMap::new() };
         t.event(&format!("{{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":{pid},\"args\":{{\"name\":\"host (pid {pid})\"}}}}"));
         t.event(&format!("{{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":{},\"args\":{{\"name\":\"device queues\"}}}}", pid + DEVICE_PID_OFFSET));
         Ok(t)
@@ -93,6 +97,9 @@ impl Timeline {
         }
         if h.kind == rec::KIND_HSA_COUNTERS {
             self.counters.insert(h.cmd_id, counter_args(v));
+            while self.counters.len() > COUNTERS_KEPT {
+                self.counters.pop_first();
+            }
             return;
         }
         let Some(f) = crate::meta::function(h.kind, h.fn_id) else { return };
@@ -130,6 +137,7 @@ impl Timeline {
     /// draw its dispatches shifted.
     fn hsa_dispatch(&mut self, v: &View<'_>) {
         let h = &v.header;
+        let counters = self.counters.remove(&h.cmd_id).map(|c| format!(",\"counters\":{c}")).unwrap_or_default();
         if h.t0 == 0 || h.t1 < h.t0 {
             return;
         }
@@ -149,7 +157,6 @@ impl Timeline {
         // The name the application's symbol look-ups gave, else the object.
         let name = v.kernel_name().unwrap_or_else(|| format!("kernel {kernel:#x}"));
         let (dispatch, complete) = (w(rec::DISPATCH_TIME_DISPATCH), w(rec::DISPATCH_TIME_COMPLETE));
-        let counters = self.counters.remove(&h.cmd_id).map(|c| format!(",\"counters\":{c}")).unwrap_or_default();
         self.event(&format!(
             "{{\"name\":{},\"cat\":\"hsa_dispatch\",\"ph\":\"X\",\"ts\":{ts:.3},\"dur\":{dur:.3},\"pid\":{dpid},\"tid\":{tid},\"args\":{{\"dispatch\":{},\"queue_index\":{},\"kernel_object\":\"{kernel:#x}\",\"dispatch_ns\":{dispatch},\"begin_ns\":{},\"end_ns\":{},\"complete_ns\":{complete}{counters}}}}}",
             json_str(&name), h.cmd_id, w(rec::DISPATCH_QUEUE_INDEX), h.t0, h.t1

@@ -22,6 +22,8 @@ pub struct Backend {
     /// The first GPU agent, the one counted on.
     pub gpu: u64,
     pub pool: u64,
+    /// AQLprofile's verdict on each event asked about.
+    verdicts: parking_lot::Mutex<std::collections::HashMap<Event, bool>>,
 }
 
 static BACKEND: OnceLock<Option<Backend>> = OnceLock::new();
@@ -29,7 +31,7 @@ static BACKEND: OnceLock<Option<Backend>> = OnceLock::new();
 /// The backend, found once; None when the runtime has no AQLprofile, no
 /// GPU agent or no usable pool.
 pub fn get() -> Option<&'static Backend> {
-    BACKEND.get_or_init(|| Some(Backend { table: table()?, gpu: first_gpu()?, pool: host_pool()? })).as_ref()
+    BACKEND.get_or_init(|| Some(Backend { table: table()?, gpu: first_gpu()?, pool: host_pool()?, verdicts: Default::default() })).as_ref()
 }
 
 fn first_gpu() -> Option<u64> {
@@ -123,16 +125,22 @@ impl Backend {
         }
     }
     /// Whether AQLprofile accepts `e` on `agent`; a refused event is named once.
+    /// Asked of AQLprofile once per event (a tool's request comes with
+    /// every dispatch).
     pub fn valid(&self, e: &Event) -> bool {
+        if let Some(v) = self.verdicts.lock().get(e) {
+            return *v;
+        }
         let Some(validate) = self.table.validate_event else { return true };
         let mut ok = false;
         // SAFETY: AQLprofile's entry.
         let r = unsafe { validate(self.gpu, e, &mut ok) };
-        if r != HSA_STATUS_SUCCESS || !ok {
+        let ok = r == HSA_STATUS_SUCCESS && ok;
+        if !ok {
             cltap::warn!("AQLprofile refuses event (block {}, instance {}, id {}): it is not counted", e.block_name, e.block_index, e.counter_id);
-            return false;
         }
-        true
+        self.verdicts.lock().insert(*e, ok);
+        ok
     }
 
     /// A block's instances (`INFO_BLOCK_ID`) and counter slots

@@ -29,6 +29,7 @@ struct NdRange {
     kernel: u64,
     global: [u64; 3],
     local: Option<[u64; 3]>,
+    local_given: bool,
 }
 
 struct Dispatch {
@@ -72,8 +73,10 @@ impl Collector {
                     let dims = (w(2) as usize).clamp(1, 3);
                     let global = sizes(v, |c| c.param == 4 && c.tag == Tag::Array as u8, dims).unwrap_or([0, 1, 1]);
                     // The application's local size, else the one the driver chose.
-                    let local = sizes(v, |c| c.param == 5 && c.tag == Tag::Array as u8, dims).or_else(|| sizes(v, |c| c.tag == Tag::LocalSize as u8, dims));
-                    self.ndranges.insert(h.cmd_id, NdRange { tid: h.tid, call_index: *n, kernel: w(1), global, local });
+                    let given = sizes(v, |c| c.param == 5 && c.tag == Tag::Array as u8, dims);
+                    let local_given = given.is_some();
+                    let local = given.or_else(|| sizes(v, |c| c.tag == Tag::LocalSize as u8, dims));
+                    self.ndranges.insert(h.cmd_id, NdRange { tid: h.tid, call_index: *n, kernel: w(1), global, local, local_given });
                 }
             }
             KIND_HSA_AGENT => {
@@ -132,6 +135,7 @@ impl Collector {
             kernel_handle: Some(n.kernel),
             global: n.global,
             local: n.local,
+            local_given: n.local_given,
             time_ns: timed.filter(|c| c.status == 0 && c.end >= c.start && c.start > 0).map(|c| c.end - c.start),
             lds: kw(KINFO_LOCAL_MEM),
             scratch: kw(KINFO_PRIVATE_MEM),
@@ -164,6 +168,7 @@ impl Collector {
             tid: Some(w(DISPATCH_TID) as u32).filter(|t| *t != 0).unwrap_or(d.tid),
             global: [w(DISPATCH_GRID), w(DISPATCH_GRID + 1), w(DISPATCH_GRID + 2)],
             local: Some([w(DISPATCH_WORKGROUP), w(DISPATCH_WORKGROUP + 1), w(DISPATCH_WORKGROUP + 2)]),
+            local_given: true,
             time_ns: (d.t1 > d.t0).then(|| d.t1 - d.t0),
             // The packet's segment sizes include the kernel's own and what the
             // application added (dynamic LDS): what the dispatch really used.

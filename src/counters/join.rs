@@ -26,7 +26,7 @@ fn same_kernel(ndrange: &str, symbol: &str) -> bool {
 }
 
 fn matches(n: &Row, d: &Row) -> bool {
-    same_kernel(&n.kernel, &d.kernel) && n.global == d.global && n.local.is_none_or(|l| Some(l) == d.local)
+    same_kernel(&n.kernel, &d.kernel) && n.global == d.global && (!n.local_given || n.local == d.local)
 }
 
 /// The rows of a run: NDRanges (in command order) with their dispatch's
@@ -38,7 +38,10 @@ pub fn ndranges_with_dispatches(ndranges: Vec<Row>, dispatches: Vec<Row>) -> Vec
         if let Some(i) = (0..dispatches.len()).find(|&i| !taken[i] && matches(&n, &dispatches[i])) {
             taken[i] = true;
             let d = &dispatches[i];
-            n.local = n.local.or(d.local);
+            if !n.local_given {
+                // What the runtime really chose, not a driver's suggestion.
+                n.local = d.local;
+            }
             n.vgprs = d.vgprs;
             n.sgprs = d.sgprs;
             n.lds = d.lds.or(n.lds);
@@ -95,7 +98,7 @@ mod tests {
     use crate::counters::row::HsaDispatch;
 
     fn nd(kernel: &str, cmd: u64, g: u64, l: Option<u64>) -> Row {
-        Row { kernel: kernel.into(), device: "gfx906".into(), cmd_id: Some(cmd), global: [g, 1, 1], local: l.map(|l| [l, 1, 1]), ..Row::default() }
+        Row { kernel: kernel.into(), device: "gfx906".into(), cmd_id: Some(cmd), global: [g, 1, 1], local: l.map(|l| [l, 1, 1]), local_given: l.is_some(), ..Row::default() }
     }
 
     fn disp(kernel: &str, seq: u64, g: u64, l: u64, value: u64) -> Row {
@@ -116,6 +119,16 @@ mod tests {
         assert_eq!(got, vec![(Some(1), Some(2), Some(10)), (Some(2), Some(1), Some(20)), (Some(3), Some(4), Some(30)), (None, Some(3), Some(99))]);
         // The runtime's choice of local size fills the NDRange's NULL.
         assert_eq!(rows[1].local, Some([32, 1, 1]));
+    }
+
+    #[test]
+    fn a_driver_suggested_local_size_does_not_block_the_join() {
+        // NULL local, the driver suggested 64, the runtime chose 128.
+        let mut n = nd("a", 1, 256, None);
+        n.local = Some([64, 1, 1]);
+        let rows = ndranges_with_dispatches(vec![n], vec![disp("a.kd", 1, 256, 128, 7)]);
+        assert_eq!(rows.len(), 1, "{rows:?}");
+        assert_eq!((rows[0].local, rows[0].events.get(&1)), (Some([128, 1, 1]), Some(&7)));
     }
 
     #[test]

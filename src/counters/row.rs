@@ -23,6 +23,10 @@ pub struct Row {
     /// Unused dimensions are 1.
     pub global: [u64; 3],
     pub local: Option<[u64; 3]>,
+    /// Whether the application gave the local size (else `local` is the
+    /// driver's suggestion, or the dispatch's work-group once joined).
+    #[serde(default)]
+    pub local_given: bool,
     /// Device time (end − start), ns.
     pub time_ns: Option<u64>,
     /// Group-segment (LDS) bytes.

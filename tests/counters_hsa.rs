@@ -302,3 +302,28 @@ fn thousands_of_dispatches_over_many_chunks_all_get_their_counters() {
     // `many` dispatches 64 work-items in groups of 64: one wave each.
     assert!(r.rows.iter().all(|x| x.values == vec![Some(1.0)]), "{:?}", r.rows.iter().find(|x| x.values != vec![Some(1.0)]));
 }
+
+#[test]
+fn a_kernel_object_reused_by_another_kernel_gets_its_own_name_and_descriptor() {
+    // add_one's executable destroyed, then another code object's kernel
+    // loaded at the same address: each dispatch's row has its own kernel.
+    let out = scratch("counters-hsa-reload");
+    let other = out.join("other.co");
+    let st = Command::new("clang-15")
+        .args(["-target", "amdgcn-amd-amdhsa", "-mcpu=gfx906", "-nogpulib", "-cl-std=CL2.0", "-O2"])
+        .arg(root().join("tests/hsa/other_kernels.cl"))
+        .arg("-o")
+        .arg(&other)
+        .status()
+        .expect("clang-15 (scripts/setup.sh installs it)");
+    assert!(st.success());
+    let mut c = on_hsa_double(hsa_programs(), &out);
+    c.arg("reload").arg(kernels()).arg(&other);
+    c.env("HSA_TOOLS_LIB", layer()).env("CLTAP_COUNTERS", "SQ_WAVES").env("CLTAP_OUTPUT_DIR", &*out);
+    let o = run(c);
+    assert_eq!(o.code, Some(0), "{}\n{}", o.stdout, o.stderr);
+    assert!(o.stdout.contains("reload: kernel object reused"), "the double reuses the address: {}", o.stdout);
+    let r = results(&out);
+    let got: Vec<(&str, u64)> = r.rows.iter().map(|x| (x.kernel_name.as_str(), x.lds)).collect();
+    assert_eq!(got, [("add_one.kd", 0), ("zzz_other.kd", 1024)]);
+}

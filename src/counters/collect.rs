@@ -44,8 +44,10 @@ struct Dispatch {
 pub struct Collector {
     request: Request,
     agents: HashMap<u64, Agent>,
-    /// Kernel object → descriptor words and name.
-    kernels: HashMap<u64, (Vec<u64>, Option<String>)>,
+    /// Kernel object → its descriptors and names: an object can be reused
+    /// by another kernel once its executable is destroyed, so a dispatch
+    /// takes the descriptor recorded under its own kernel's name.
+    kernels: HashMap<u64, Vec<(Vec<u64>, Option<String>)>>,
     dispatches: BTreeMap<u64, Dispatch>,
     counters: HashMap<u64, BTreeMap<u64, u64>>,
     /// The plan record: passes, agent, block words.
@@ -83,7 +85,7 @@ impl Collector {
                 self.agents.insert(w(AGENT_HANDLE), Agent { name: v.kernel_name().unwrap_or_default(), words: v.args.to_vec() });
             }
             KIND_HSA_KERNEL => {
-                self.kernels.insert(h.cmd_id, (v.args.to_vec(), v.kernel_name()));
+                self.kernels.entry(h.cmd_id).or_default().push((v.args.to_vec(), v.kernel_name()));
             }
             KIND_HSA_DISPATCH if v.returned() => {
                 self.dispatches.insert(h.cmd_id, Dispatch { tid: h.tid, t0: h.t0, t1: h.t1, words: v.args.to_vec(), name: v.kernel_name() });
@@ -157,8 +159,10 @@ impl Collector {
         let object = w(DISPATCH_KERNEL_OBJECT);
         let agent = self.agents.get(&w(DISPATCH_AGENT));
         let aw = |i: usize| agent.and_then(|a| a.words.get(i).copied()).filter(|v| *v != 0);
-        let kd = self.kernels.get(&object).and_then(|(k, _)| descriptor(k));
-        let name = d.name.clone().or_else(|| self.kernels.get(&object).and_then(|(_, n)| n.clone())).unwrap_or_else(|| format!("{object:#x}"));
+        let known = self.kernels.get(&object).map(Vec::as_slice).unwrap_or_default();
+        let mine = known.iter().rev().find(|(_, n)| d.name.is_some() && *n == d.name).or_else(|| known.last());
+        let kd = mine.and_then(|(k, _)| descriptor(k));
+        let name = d.name.clone().or_else(|| mine.and_then(|(_, n)| n.clone())).unwrap_or_else(|| format!("{object:#x}"));
         let group = w(DISPATCH_GROUP_SEGMENT);
         let private = w(DISPATCH_PRIVATE_SEGMENT);
         Row {

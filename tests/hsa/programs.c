@@ -9,6 +9,8 @@
  *   programs copy                  hsa_amd_memory_async_copy, bytes checked
  *   programs shared KERNELS.co     one completion signal for several dispatches
  *   programs destroy KERNELS.co    a queue destroyed with dispatches held back
+ *   programs reload KERNELS.co OTHER.co  add_one, then (its executable
+ *                                  destroyed) OTHER.co's zzz_other
  *   programs sizes KERNELS.co [vary]  dispatches of many shapes, one after the
  *                                  other; with "vary", a run that finds
  *                                  sizes.ran in its directory dispatches one
@@ -164,7 +166,7 @@ static hsa_executable_t exe;
 static hsa_code_object_reader_t reader;
 static int* buf;
 
-static void load_kernel(const char* co) {
+static void load_kernel_named(const char* co, const char* name) {
   int fd = open(co, O_RDONLY);
   CHECK(fd >= 0);
   OK(hsa_code_object_reader_create_from_file(fd, &reader));
@@ -173,18 +175,23 @@ static void load_kernel(const char* co) {
   OK(hsa_executable_load_agent_code_object(exe, gpu, reader, NULL, NULL));
   OK(hsa_executable_freeze(exe, NULL));
   hsa_executable_symbol_t sym;
-  OK(hsa_executable_get_symbol_by_name(exe, "add_one.kd", &gpu, &sym));
+  OK(hsa_executable_get_symbol_by_name(exe, name, &gpu, &sym));
   OK(hsa_executable_symbol_get_info(sym, HSA_EXECUTABLE_SYMBOL_INFO_KERNEL_OBJECT, &kernel_object));
   OK(hsa_executable_symbol_get_info(sym, HSA_EXECUTABLE_SYMBOL_INFO_KERNEL_KERNARG_SEGMENT_SIZE, &kernarg_size));
   CHECK(kernel_object && kernarg_size >= 8);
-  OK(hsa_amd_memory_pool_allocate(cpu_fine, 64 * sizeof(int), 0, (void**)&buf));
-  OK(hsa_amd_agents_allow_access(1, &gpu, NULL, buf));
+  if (!buf) {
+    OK(hsa_amd_memory_pool_allocate(cpu_fine, 64 * sizeof(int), 0, (void**)&buf));
+    OK(hsa_amd_agents_allow_access(1, &gpu, NULL, buf));
+  }
 }
+
+static void load_kernel(const char* co) { load_kernel_named(co, "add_one.kd"); }
 
 static void unload_kernel(void) {
   OK(hsa_executable_destroy(exe));
   OK(hsa_code_object_reader_destroy(reader));
   OK(hsa_amd_memory_pool_free(buf));
+  buf = NULL;
 }
 
 static uint16_t header(hsa_packet_type_t type) {
@@ -225,6 +232,38 @@ static void dispatch(hsa_queue_t* q, hsa_signal_t done) {
 }
 
 static hsa_signal_value_t wait_lt1(hsa_signal_t s);
+
+/* ---- reload: a kernel object address used again by another kernel ---- */
+static int prog_reload(const char* co, const char* other) {
+  setup();
+  /* The buffer first: only executables come and go below. */
+  OK(hsa_amd_memory_pool_allocate(cpu_fine, 64 * sizeof(int), 0, (void**)&buf));
+  OK(hsa_amd_agents_allow_access(1, &gpu, NULL, buf));
+  hsa_queue_t* q;
+  OK(hsa_queue_create(gpu, 64, HSA_QUEUE_TYPE_MULTI, NULL, NULL, 0, 0, &q));
+  hsa_signal_t s;
+  OK(hsa_signal_create(1, 0, NULL, &s));
+  load_kernel(co);
+  const uint64_t first = kernel_object;
+  dispatch(q, s);
+  CHECK(wait_lt1(s) == 0);
+  /* Only the executable goes (the buffer stays), as a program reloading
+   * its kernels would do. */
+  OK(hsa_executable_destroy(exe));
+  OK(hsa_code_object_reader_destroy(reader));
+  load_kernel_named(other, "zzz_other.kd");
+  /* Whether the second kernel landed where the first was: on the double it
+   * does, which is what the test is about. */
+  printf("reload: kernel object %s\n", kernel_object == first ? "reused" : "moved");
+  hsa_signal_store_screlease(s, 1);
+  dispatch(q, s);
+  CHECK(wait_lt1(s) == 0);
+  unload_kernel();
+  OK(hsa_signal_destroy(s));
+  OK(hsa_queue_destroy(q));
+  OK(hsa_shut_down());
+  return 0;
+}
 
 /* grid x, y, z; work-group x, y, z; group segment bytes. */
 static const unsigned SHAPES[][7] = {
@@ -507,7 +546,7 @@ int main(int argc, char** argv) {
   if (strcmp(what, "threads") == 0) return prog_threads();
   if (strcmp(what, "copy") == 0) return prog_copy();
   if (!co) {
-    printf("usage: programs info|threads|copy|many|barriers|shared|destroy|sizes [KERNELS.co [N|vary]]\n");
+    printf("usage: programs info|threads|copy|many|barriers|shared|destroy|sizes|reload [KERNELS.co [N|vary|OTHER.co]]\n");
     return 2;
   }
   if (strcmp(what, "many") == 0) return prog_many(co, argc > 3 ? (unsigned)atoi(argv[3]) : 200);
@@ -515,6 +554,7 @@ int main(int argc, char** argv) {
   if (strcmp(what, "shared") == 0) return prog_shared(co);
   if (strcmp(what, "destroy") == 0) return prog_destroy(co);
   if (strcmp(what, "sizes") == 0) return prog_sizes(co, argc > 3 && strcmp(argv[3], "vary") == 0);
+  if (strcmp(what, "reload") == 0 && argc > 3) return prog_reload(co, argv[3]);
   printf("unknown program %s\n", what);
   return 2;
 }

@@ -14,6 +14,7 @@ use std::ffi::c_void;
 use std::sync::{Arc, OnceLock};
 
 const HSA_STATUS_SUCCESS: u32 = 0;
+const HSA_STATUS_ERROR: u32 = 0x1000;
 const HSA_EXTENSION_AMD_LOADER: u16 = 0x201;
 const HSA_SYMBOL_KIND_KERNEL: u32 = 1;
 const SYMBOL_INFO_TYPE: u32 = 0;
@@ -37,6 +38,8 @@ struct LoaderTable {
 #[derive(Debug, Default)]
 pub struct Kernel {
     pub name: Option<String>,
+    /// The executable it belongs to (0 when unknown).
+    executable: u64,
     /// Recorded (`KIND_HSA_KERNEL`) when first resolved.
     pub descriptor: Option<[u8; DESCRIPTOR_SIZE]>,
     /// False for a kernel only named while another of its executable was
@@ -56,11 +59,11 @@ pub fn lookup(object: u64) -> Arc<Kernel> {
     let mut w = KERNELS.write();
     let m = w.get_or_insert_with(HashMap::new);
     for (o, name) in found.names {
-        m.entry(o).or_insert_with(|| Arc::new(Kernel { name: Some(name), descriptor: None, resolved: false }));
+        m.entry(o).or_insert_with(|| Arc::new(Kernel { name: Some(name), executable: found.executable, descriptor: None, resolved: false }));
     }
     let k = m.entry(object).or_default();
     if !k.resolved {
-        *k = Arc::new(Kernel { name: k.name.clone(), descriptor: found.descriptor, resolved: true });
+        *k = Arc::new(Kernel { name: k.name.clone(), executable: found.executable, descriptor: found.descriptor, resolved: true });
         if let Some(d) = &k.descriptor {
             let words: Vec<u64> = d.chunks_exact(8).map(|c| u64::from_le_bytes(c.try_into().expect("8 bytes"))).collect();
             cltap::trace::local::record_kind::<{ cltap::trace::record::KIND_HSA_KERNEL }>(object, 0, 0, &words, k.name.as_deref());
@@ -80,6 +83,7 @@ pub fn names() -> HashMap<u64, String> {
 }
 
 struct Found {
+    executable: u64,
     names: Vec<(u64, String)>,
     descriptor: Option<[u8; DESCRIPTOR_SIZE]>,
 }
@@ -101,7 +105,7 @@ fn loader() -> Option<LoaderTable> {
 }
 
 fn resolve(object: u64) -> Found {
-    let mut found = Found { names: Vec::new(), descriptor: None };
+    let mut found = Found { executable: 0, names: Vec::new(), descriptor: None };
     let Some(t) = loader() else { return found };
     // SAFETY: the loader's entries, with arguments as hsa_ven_amd_loader.h defines them;
     // the descriptor is copied from the host address the loader gives for it.
@@ -115,6 +119,7 @@ fn resolve(object: u64) -> Found {
         if let Some(exe) = t.query_executable {
             let mut e = 0u64;
             if exe(object as *const c_void, &mut e) == HSA_STATUS_SUCCESS && e != 0 {
+                found.executable = e;
                 found.names = kernel_symbols(e);
             }
         }
@@ -179,4 +184,42 @@ unsafe fn kernel_symbol(info: SymbolGetInfo, symbol: u64) -> Option<(u64, String
         buf.truncate(z);
     }
     Some((object, String::from_utf8_lossy(&buf).into_owned()))
+}
+
+/// Forgets the kernels of an executable the application destroys: a later
+/// executable may be loaded at the same addresses, with other kernels.
+fn forget_executable(executable: u64) {
+    if let Some(m) = KERNELS.write().as_mut() {
+        m.retain(|_, k| k.executable != executable);
+    }
+}
+
+/// What `OnLoad` puts in the core table's `hsa_executable_destroy` entry
+/// when intercepting (the only time kernels are looked up).
+pub fn executable_destroy_entry() -> usize {
+    executable_destroy as *const () as usize
+}
+
+/// `hsa_executable_destroy`, as the application calls it.
+unsafe extern "C" fn executable_destroy(mut executable: u64) -> u32 {
+    super::traced::traced!(id::hsa_executable_destroy, (executable), executable_destroy_recorded(executable))
+}
+
+unsafe fn executable_destroy_recorded(executable: u64) -> u32 {
+    let app = [executable];
+    let t = crate::bracket::enter_hsa(id::hsa_executable_destroy, &app);
+    crate::guard::guard((), || forget_executable(executable));
+    let f = orig(id::hsa_executable_destroy);
+    let r = if f == 0 {
+        HSA_STATUS_ERROR
+    } else {
+        let f: unsafe extern "C" fn(u64) -> u32 = std::mem::transmute(f);
+        f(executable)
+    };
+    if t.on {
+        crate::bracket::exit_hsa(id::hsa_executable_destroy, t, r as u64, &app);
+    } else {
+        crate::bracket::done_hsa(id::hsa_executable_destroy, !cltap::trace::capture::hsa_status_ok(r as u64));
+    }
+    r
 }

@@ -16,7 +16,7 @@
 //! copytimes → wrappers, api, proxy, traced; bracket, guard
 //! unload    → counters; life, guard
 //! proxy     → wrappers, api, kernels
-//! kernels   → wrappers, api; guard
+//! kernels   → wrappers, api, traced; bracket, guard
 //! agents    → wrappers, api
 //! traced    → (tools::tracer_call)
 //! wrappers  → unload, api; bracket

@@ -164,7 +164,8 @@ unsafe fn install_table(p: *mut ApiTableVersion, t: &TableLayout) -> Installed {
         let interceptor = super::intercept::queue_create_entry();
         let copier = super::copytimes::async_copy_entry();
         let rect_copier = super::copytimes::async_copy_rect_entry();
-        if orig == 0 || orig == wrapper || orig == interceptor || orig == copier || orig == rect_copier {
+        let destroyer = super::kernels::executable_destroy_entry();
+        if orig == 0 || orig == wrapper || orig == interceptor || orig == copier || orig == rect_copier || orig == destroyer {
             continue;
         }
         if id == super::api::id::hsa_queue_create && super::intercept::mode() != 0 {
@@ -175,6 +176,11 @@ unsafe fn install_table(p: *mut ApiTableVersion, t: &TableLayout) -> Installed {
         }
         if id == super::api::id::hsa_amd_memory_async_copy_rect && super::copytimes::on() {
             wrapper = rect_copier;
+        }
+        // Intercepting, kernel objects are named: a destroyed executable's
+        // are forgotten, as its addresses may be reused.
+        if id == super::api::id::hsa_executable_destroy && super::intercept::mode() != 0 {
+            wrapper = destroyer;
         }
         ORIG[id].store(orig, Ordering::Release);
         std::ptr::write_volatile(slot, wrapper);

@@ -241,3 +241,46 @@ fn sizes(v: &View<'_>, which: impl Fn(&Capture) -> bool, dims: usize) -> Option<
     }
     Some(a)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use cltap_formats::cltrace::record::{encode, Capture, Header, Tag, FLAG_DONE, NAME_PARAM};
+
+    fn view_bytes(kind: u16, cmd_id: u64, args: &[u64], name: &str) -> Vec<u8> {
+        let h = Header { kind, cmd_id, flags: FLAG_DONE, nargs: args.len() as u8, tid: 7, ..Header::default() };
+        let c = Capture { param: NAME_PARAM, tag: Tag::Str as u8, _pad: 0, bytes: name.len() as u32, total: name.len() as u64 };
+        encode(&h, args, &[(c, name.as_bytes())])
+    }
+
+    fn feed(c: &mut Collector, bytes: &[u8]) {
+        for v in cltap_formats::cltrace::record::records(bytes) {
+            c.record(&v);
+        }
+    }
+
+    #[test]
+    fn a_reused_kernel_object_takes_the_descriptor_of_its_own_name() {
+        // Two kernels at one object address, one after the other: each
+        // dispatch row gets the LDS of the descriptor recorded under its name.
+        let object = 0x1000;
+        let kd = |lds: u32| {
+            let mut words = [0u64; 8];
+            words[0] = lds as u64; // group_segment_fixed_size: the first 4 bytes
+            words.to_vec()
+        };
+        let mut dispatch = vec![0u64; DISPATCH_WORDS];
+        dispatch[DISPATCH_KERNEL_OBJECT] = object;
+        dispatch[DISPATCH_GRID] = 64;
+        dispatch[DISPATCH_WORKGROUP] = 64;
+        let mut c = Collector::new(Request::default());
+        let mut bytes = view_bytes(KIND_HSA_KERNEL, object, &kd(0), "a.kd");
+        bytes.extend(view_bytes(KIND_HSA_DISPATCH, 1, &dispatch, "a.kd"));
+        bytes.extend(view_bytes(KIND_HSA_KERNEL, object, &kd(1024), "b.kd"));
+        bytes.extend(view_bytes(KIND_HSA_DISPATCH, 2, &dispatch, "b.kd"));
+        feed(&mut c, &bytes);
+        let rows = c.finish(Vec::new()).rows;
+        let got: Vec<(&str, Option<u64>)> = rows.iter().map(|r| (r.kernel.as_str(), r.lds)).collect();
+        assert_eq!(got, [("a.kd", Some(0)), ("b.kd", Some(1024))]);
+    }
+}

@@ -337,3 +337,24 @@ fn a_kernel_object_reused_by_another_kernel_gets_its_own_name_and_descriptor() {
     }
     eprintln!("the kernel object's address was reused in {reused} of 4 runs");
 }
+
+#[test]
+fn a_multi_pass_request_through_a_wrapper_script_is_joined() {
+    // The GPU program is not `cltap run`'s own child but a shell's.
+    let out = scratch("counters-hsa-script");
+    let mut c = Command::new("timeout");
+    c.arg("120").arg(env!("CARGO_BIN_EXE_cltap")).args(["run", "--no-summary", "--hsa", "--counters"]).arg(NINE_SQ.join(","));
+    c.arg("--output").arg(&*out).arg("--").arg("sh").arg("-c").arg(format!("'{}' sizes '{}'", hsa_programs().display(), kernels()));
+    c.current_dir(&*out).env("LD_LIBRARY_PATH", hsa_double());
+    for (k, _) in std::env::vars() {
+        if k.starts_with("HSA_") || k.starts_with("CLTAP_") || k.starts_with("ROCP_") {
+            c.env_remove(k);
+        }
+    }
+    let o = run(c);
+    assert_eq!(o.code, Some(0), "{}\n{}", o.stdout, o.stderr);
+    assert!(o.stderr.contains("2 passes joined"), "{}", o.stderr);
+    let r = results(&out);
+    assert_eq!(r.rows.len(), SHAPES.len());
+    assert!(r.rows.iter().all(|x| x.values.iter().all(Option::is_some)), "every pass's values");
+}

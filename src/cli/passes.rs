@@ -8,19 +8,32 @@
 use cltap::counters::{files, join};
 use std::path::{Path, PathBuf};
 
-/// `(stem, path)` of a process's kept pass, if it left one.
-fn pass_file(dir: &Path, pid: u32) -> Option<(String, PathBuf)> {
-    std::fs::read_dir(dir).ok()?.filter_map(|e| e.ok().map(|e| e.path())).find_map(|p| {
-        let n = p.file_name()?.to_str()?.to_string();
-        let stem = n.strip_suffix(".json")?;
-        let (stem, pass) = stem.rsplit_once(".pass")?;
-        (pass.parse::<u32>().is_ok() && stem.ends_with(&format!(".{pid}"))).then(|| (stem.to_string(), p.clone()))
-    })
+/// `(stem, path)` of the pass `pass` kept by the run that started at
+/// `since`: the one of process `pid` if it left one, else the one any
+/// process of that run left (the application may be a script that starts
+/// the GPU program, or start a worker process).
+fn pass_file(dir: &Path, pid: u32, pass: u32, since: std::time::SystemTime) -> Option<(String, PathBuf)> {
+    let found: Vec<(String, PathBuf, bool)> = std::fs::read_dir(dir)
+        .ok()?
+        .filter_map(|e| e.ok())
+        .filter(|e| e.metadata().and_then(|m| m.modified()).is_ok_and(|t| t >= since))
+        .filter_map(|e| {
+            let p = e.path();
+            let n = p.file_name()?.to_str()?.to_string();
+            let (stem, k) = n.strip_suffix(".json")?.rsplit_once(".pass")?;
+            (k.parse::<u32>().ok()? == pass).then(|| (stem.to_string(), p.clone(), stem.ends_with(&format!(".{pid}"))))
+        })
+        .collect();
+    let pick = found.iter().find(|f| f.2).or_else(|| found.first())?;
+    if found.len() > 1 {
+        eprintln!("cltap: counters: {} processes kept pass {pass}; joining {}", found.len(), pick.1.display());
+    }
+    Some((pick.0.clone(), pick.1.clone()))
 }
 
 /// Runs the passes after the first and writes the joined files.
 pub fn run_remaining(app: &[String], env: &[(String, String)], dir: &Path, first: &super::run::Outcome) {
-    let Some((stem, path)) = pass_file(dir, first.pid) else { return };
+    let Some((stem, path)) = pass_file(dir, first.pid, 0, first.started) else { return };
     let p0 = match files::load_pass(&path) {
         Ok(p) => p,
         Err(e) => {
@@ -45,7 +58,7 @@ pub fn run_remaining(app: &[String], env: &[(String, String)], dir: &Path, first
         if o.code != first.code {
             eprintln!("cltap: counters: pass {k} exited with {} where the first run exited with {}", o.code, first.code);
         }
-        match pass_file(dir, o.pid).map(|(_, p)| (files::load_pass(&p), p)) {
+        match pass_file(dir, o.pid, k, o.started).map(|(_, p)| (files::load_pass(&p), p)) {
             Some((Ok(p), path)) => {
                 let _ = std::fs::remove_file(path);
                 runs.push(p);

@@ -74,7 +74,9 @@ pub fn tool_request(d: &DispatchInfo<'_>) -> Option<ToolRequest> {
     if !HOOKED.load(Ordering::Acquire) {
         return None;
     }
-    let h = HOOK.read();
+    // Recursive: the hook may submit a dispatch of its own (nested read),
+    // which must not wait behind a writer queued in between.
+    let h = HOOK.read_recursive();
     crate::guard::guard(None, || h.as_ref().and_then(|f| f(d)))
 }
 

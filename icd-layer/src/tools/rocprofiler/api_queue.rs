@@ -136,10 +136,11 @@ fn hook(d: &DispatchInfo<'_>) -> Option<ToolRequest> {
         record: record.0,
     };
     let mut group = Group::EMPTY;
-    IN_CALLBACK.with(|c| c.set(true));
+    // Saved and restored: the callback may itself submit a dispatch.
+    let was = IN_CALLBACK.with(|c| c.replace(true));
     // SAFETY: the tool's callback, with its own data; `data` and `name` outlive the call.
     let st = unsafe { dispatch(&data, reg.data as *mut c_void, &mut group) };
-    IN_CALLBACK.with(|c| c.set(false));
+    IN_CALLBACK.with(|c| c.set(was));
     // A declined dispatch's record stays the tool's, as in rocprofiler
     // (which never frees it either): the tool may have kept the pointer.
     (st == status::SUCCESS && !group.context.is_null() && group.feature_count > 0).then(|| request(&group, record)).flatten()

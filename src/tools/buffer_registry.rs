@@ -320,8 +320,13 @@ impl Registry {
     pub fn destroy(&self, id: u64) -> Result<(), RegistryError> {
         self.flush(id)?;
         let mut st = self.state.lock();
-        // Nothing of it is queued: the flush waited for its last batch.
-        st.entries.remove(&id).ok_or(RegistryError::NotFound)?;
+        // Records may have come between the flush and this lock: the buffer
+        // takes no more, what it holds is delivered, then it goes, all
+        // under the one lock.
+        st.entries.get_mut(&id).ok_or(RegistryError::NotFound)?.kinds = 0;
+        self.reclass(&st);
+        self.deliver_and_wait(&mut st, id)?;
+        st.entries.remove(&id);
         self.reclass(&st);
         Ok(())
     }

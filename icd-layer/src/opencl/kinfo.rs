@@ -23,13 +23,20 @@ const CL_DEVICE_TYPE: u32 = 0x1000;
 const CL_DEVICE_NAME: u32 = 0x102B;
 const CL_KERNEL_FUNCTION_NAME: u32 = 0x1190;
 
-/// A string answer (at most 255 bytes), empty when the driver has none.
+/// A string answer, empty when the driver has none (asked for its size
+/// first: kernel names can be long).
 unsafe fn text(f: impl Fn(usize, *mut c_void, *mut usize) -> i32) -> String {
-    let mut buf = [0u8; 256];
     let mut n = 0usize;
-    if f(buf.len(), buf.as_mut_ptr() as *mut c_void, &mut n) != 0 {
+    if f(0, std::ptr::null_mut(), &mut n) != 0 || n == 0 || n > 1 << 16 {
         return String::new();
     }
+    let mut buf = vec![0u8; n];
+    if f(n, buf.as_mut_ptr() as *mut c_void, std::ptr::null_mut()) != 0 {
+        return String::new();
+    }
+    let end = buf.iter().position(|b| *b == 0).unwrap_or(n);
+    String::from_utf8_lossy(&buf[..end]).replace(['\t', '\n'], " ")
+}
     let end = buf[..n.min(buf.len())].iter().position(|b| *b == 0).unwrap_or(n.min(buf.len()));
     String::from_utf8_lossy(&buf[..end]).replace(['\t', '\n'], " ")
 }

@@ -37,9 +37,6 @@ unsafe fn text(f: impl Fn(usize, *mut c_void, *mut usize) -> i32) -> String {
     let end = buf.iter().position(|b| *b == 0).unwrap_or(n);
     String::from_utf8_lossy(&buf[..end]).replace(['\t', '\n'], " ")
 }
-    let end = buf[..n.min(buf.len())].iter().position(|b| *b == 0).unwrap_or(n.min(buf.len()));
-    String::from_utf8_lossy(&buf[..end]).replace(['\t', '\n'], " ")
-}
 
 type InfoFn = unsafe extern "C" fn(*mut c_void, u32, usize, *mut c_void, *mut usize) -> i32;
 type KernelWgInfo = unsafe extern "C" fn(*mut c_void, *mut c_void, u32, usize, *mut c_void, *mut usize) -> i32;

@@ -34,7 +34,10 @@ static PACKETS: [AtomicU64; 6] = [const { AtomicU64::new(0) }; 6];
 /// The names of [`PACKETS`]' counters, as the summary shows them.
 pub const PACKET_KINDS: [&str; 6] = ["kernel_dispatch", "barrier_and", "barrier_or", "vendor_specific", "agent_dispatch", "other"];
 /// Kernel objects → dispatches recorded (the handler's).
-static KERNEL_DISPATCHES: Mutex<Option<HashMap<u64, u64>>> = Mutex::new(None);
+/// (Kernel object, its name when dispatched) → dispatches: the name is
+/// kept with the count, as an object's name may change when its
+/// executable is destroyed and another loaded at its address.
+static KERNEL_DISPATCHES: Mutex<Option<HashMap<(u64, Option<String>), u64>>> = Mutex::new(None);
 
 const HSA_STATUS_SUCCESS: u32 = 0;
 const HSA_STATUS_ERROR: u32 = 0x1000;
@@ -67,10 +70,9 @@ pub fn packet_counts() -> Vec<(&'static str, u64)> {
 /// The kernels dispatched: `(kernel_object, name if known, dispatches)`,
 /// by kernel object.
 pub fn kernel_counts() -> Vec<(u64, Option<String>, u64)> {
-    let counts: Vec<(u64, u64)> = KERNEL_DISPATCHES.lock().map(|m| m.as_ref().map(|m| m.iter().map(|(k, n)| (*k, *n)).collect()).unwrap_or_default()).unwrap_or_default();
-    let names = super::kernels::names();
-    let mut v: Vec<(u64, Option<String>, u64)> = counts.into_iter().map(|(k, n)| (k, names.get(&k).cloned(), n)).collect();
-    v.sort_by_key(|x| x.0);
+    let mut v: Vec<(u64, Option<String>, u64)> =
+        KERNEL_DISPATCHES.lock().map(|m| m.as_ref().map(|m| m.iter().map(|((k, name), n)| (*k, name.clone(), *n)).collect()).unwrap_or_default()).unwrap_or_default();
+    v.sort_by(|a, b| (a.0, &a.1).cmp(&(b.0, &b.1)));
     v
 }
 
@@ -204,13 +206,13 @@ fn handle(pkts: *const u8, count: u64, index: u64, q: &QueueInfo) -> Option<Vec<
             out.keep(i);
             continue;
         }
+        let name = super::kernels::name(p.kernel_object);
         if let Ok(mut m) = KERNEL_DISPATCHES.lock() {
-            *m.get_or_insert_with(HashMap::new).entry(p.kernel_object).or_insert(0) += 1;
+            *m.get_or_insert_with(HashMap::new).entry((p.kernel_object, name.clone())).or_insert(0) += 1;
         }
         let seq = NEXT_DISPATCH.fetch_add(1, Ordering::Relaxed);
         let w = words(q, index + i as u64, &p);
         let mut np = p;
-        let name = super::kernels::name(p.kernel_object);
         let tool = super::counters::tool_request(&super::counters::DispatchInfo {
             agent: q.agent,
             queue: q.queue as *const c_void,

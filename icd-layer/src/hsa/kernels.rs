@@ -77,11 +77,6 @@ pub fn name(object: u64) -> Option<String> {
     lookup(object).name.clone()
 }
 
-/// Every kernel object seen so far with its name (for the summary).
-pub fn names() -> HashMap<u64, String> {
-    KERNELS.read().as_ref().map(|m| m.iter().filter_map(|(o, k)| Some((*o, k.name.clone()?))).collect()).unwrap_or_default()
-}
-
 struct Found {
     executable: u64,
     names: Vec<(u64, String)>,

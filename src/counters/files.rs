@@ -26,7 +26,7 @@ pub struct Process {
 /// The values of the requested names for each row; `None` where unknown.
 pub fn values(pass: &Pass) -> Vec<Vec<Option<f64>>> {
     let evaluator = pass.gpu.as_ref().and_then(|g| {
-        let blocks = StaticBlocks::new(&g.blocks.iter().filter_map(|(id, inst, slots)| Some((Block::ALL.iter().copied().find(|b| b.aql_id() == *id)?, *inst, *slots))).collect::<Vec<_>>());
+        let blocks = StaticBlocks::new(&g.blocks.iter().filter_map(|(id, inst, slots)| Some((Block::from_aql_id(*id)?, *inst, *slots))).collect::<Vec<_>>());
         let cat = Catalog::load(pass.metrics_file.as_deref(), &g.name, &blocks).ok()?;
         let plan = cat.plan(&pass.names).ok()?;
         let consts = Consts { cu_num: g.compute_units, simd_num: g.compute_units * g.simds_per_cu, se_num: g.shader_engines, xcc_num: 1, max_wave_size: g.wave_size };
@@ -42,11 +42,7 @@ pub fn values(pass: &Pass) -> Vec<Vec<Option<f64>>> {
             let values: HashMap<Event, u64> = r
                 .events
                 .iter()
-                .filter_map(|(k, v)| {
-                    let e = crate::hsa::aqlprofile::unpack(*k);
-                    let block = Block::ALL.iter().copied().find(|b| b.aql_id() == e.block_name)?;
-                    Some((Event { block, instance: e.block_index, id: e.counter_id }, *v))
-                })
+                .filter_map(|(k, v)| Some((Event::from_aql(&crate::hsa::aqlprofile::unpack(*k))?, *v)))
                 .collect();
             pass.names.iter().map(|n| plan.evaluate(n, &values, consts)).collect()
         })

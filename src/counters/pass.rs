@@ -45,6 +45,6 @@ pub fn hsa_pass(cfg: &Config, names: &[String], gpu: &str, blocks: &dyn BlockInf
     let Some(events) = plan.passes().get(cfg.counter_pass as usize) else {
         return Err(PassError::NoSuchPass { pass: cfg.counter_pass, passes });
     };
-    let events = events.iter().map(|e| aqlprofile::Event { block_name: e.block.aql_id(), block_index: e.instance, counter_id: e.id }).collect();
+    let events = events.iter().map(|e| e.to_aql()).collect();
     Ok(PassSetup { events, passes, warnings })
 }

@@ -43,6 +43,11 @@ impl Block {
         self as u32
     }
 
+    /// The block of an AQLprofile block-name value.
+    pub fn from_aql_id(id: u32) -> Option<Block> {
+        Block::ALL.get(id as usize).copied().filter(|b| b.aql_id() == id)
+    }
+
     /// Looks a block up by the name a metrics file uses (exact, upper case,
     /// as AQLprofile's `HSA_VEN_AMD_AQLPROFILE_INFO_BLOCK_ID` query does).
     pub fn from_name(name: &str) -> Option<Block> {

@@ -23,6 +23,25 @@ pub struct Event {
     pub id: u32,
 }
 
+impl Event {
+    /// The event as AQLprofile takes it.
+    pub fn to_aql(&self) -> crate::hsa::aqlprofile::Event {
+        crate::hsa::aqlprofile::Event { block_name: self.block.aql_id(), block_index: self.instance, counter_id: self.id }
+    }
+
+    /// AQLprofile's event as the catalog's (None for a block cltap does not know).
+    pub fn from_aql(e: &crate::hsa::aqlprofile::Event) -> Option<Event> {
+        Some(Event { block: Block::from_aql_id(e.block_name)?, instance: e.block_index, id: e.counter_id })
+    }
+}
+
+/// How the API log and the timeline name an AQLprofile event:
+/// `BLOCK[instance]:id` (`blockN` for a block cltap does not know).
+pub fn event_label(e: &crate::hsa::aqlprofile::Event) -> String {
+    let block = Block::from_aql_id(e.block_name).map_or_else(|| format!("block{}", e.block_name), |b| b.name().to_string());
+    format!("{block}[{}]:{}", e.block_index, e.counter_id)
+}
+
 /// A requested name, looked up.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Request {

@@ -33,7 +33,7 @@ pub use blocks::{gfx9_defaults, gfx9_defaults_for, Block, BlockCounts, BlockInfo
 pub use catalog::{Catalog, Counter, Derived, Metric, MetricKind, Ref, Target, DEFAULT_METRICS, DEFAULT_METRICS_NAME};
 pub use consts::{Const, Consts};
 pub use error::{MetricsError, Origin};
-pub use eval::{Event, Request};
+pub use eval::{event_label, Event, Request};
 pub use explain::{describe_plan, explain};
 pub use input::{parse_input, read_input, InputFile, Requested};
 pub use plan::{Plan, Planned};

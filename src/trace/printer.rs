@@ -270,9 +270,7 @@ pub fn agent_text(v: &View<'_>) -> String {
 pub fn counters_text(v: &View<'_>) -> String {
     let mut t = format!("counters of dispatch {} (pass {}):", v.header.cmd_id, v.args.first().copied().unwrap_or(0));
     for (i, pair) in v.args.get(1..).unwrap_or(&[]).chunks_exact(2).enumerate() {
-        let e = crate::hsa::aqlprofile::unpack(pair[0]);
-        let block = crate::metrics::Block::ALL.iter().find(|b| b.aql_id() == e.block_name).map_or_else(|| format!("block{}", e.block_name), |b| b.name().to_string());
-        let _ = write!(t, "{} {block}[{}]:{} = {}", if i == 0 { "" } else { "," }, e.block_index, e.counter_id, pair[1]);
+        let _ = write!(t, "{} {} = {}", if i == 0 { "" } else { "," }, crate::metrics::event_label(&crate::hsa::aqlprofile::unpack(pair[0])), pair[1]);
     }
     t
 }

@@ -254,12 +254,10 @@ impl Timeline {
 fn counter_args(v: &View<'_>) -> String {
     let mut o = String::from("{");
     for (i, pair) in v.args.get(1..).unwrap_or(&[]).chunks_exact(2).enumerate() {
-        let e = crate::hsa::aqlprofile::unpack(pair[0]);
-        let block = crate::metrics::Block::ALL.iter().find(|b| b.aql_id() == e.block_name).map_or_else(|| format!("block{}", e.block_name), |b| b.name().to_string());
         if i > 0 {
             o.push(',');
         }
-        o += &format!("{}:{}", json_str(&format!("{block}[{}]:{}", e.block_index, e.counter_id)), pair[1]);
+        o += &format!("{}:{}", json_str(&crate::metrics::event_label(&crate::hsa::aqlprofile::unpack(pair[0]))), pair[1]);
     }
     o.push('}');
     o

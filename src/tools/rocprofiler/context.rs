@@ -21,7 +21,7 @@
 use super::abi::{self, Data, Feature, Group, Handler, Properties};
 use super::error::RocpError;
 use crate::hsa::aqlprofile;
-use crate::metrics::{Block, Catalog, Consts, Event, MetricKind, Plan, Request};
+use crate::metrics::{Catalog, Consts, Event, MetricKind, Plan, Request};
 use parking_lot::{Condvar, Mutex};
 use std::collections::{BTreeMap, HashMap};
 use std::ffi::{c_void, CStr};
@@ -80,16 +80,6 @@ impl std::fmt::Debug for Context {
     }
 }
 
-/// AQLprofile's event for a catalog event.
-pub fn to_aql(e: &Event) -> aqlprofile::Event {
-    aqlprofile::Event { block_name: e.block.aql_id(), block_index: e.instance, counter_id: e.id }
-}
-
-/// The catalog's event for an AQLprofile one (None for a block cltap does not know).
-pub fn from_aql(e: &aqlprofile::Event) -> Option<Event> {
-    Some(Event { block: *Block::ALL.get(e.block_name as usize)?, instance: e.block_index, id: e.counter_id })
-}
-
 impl Context {
     /// `rocprofiler_open`'s work, on `catalog` (the agent's metrics) and the
     /// agent's constants.
@@ -143,7 +133,7 @@ impl Context {
         let n = passes.len().max(1);
         let groups = (0..n)
             .map(|g| GroupDef {
-                events: passes.get(g).map(|p| p.iter().map(to_aql).collect()).unwrap_or_default(),
+                events: passes.get(g).map(|p| p.iter().map(Event::to_aql).collect()).unwrap_or_default(),
                 features: specs.iter().filter(|s| s.groups == [g] || (g == 0 && s.groups.is_empty())).map(|s| s.feature).collect(),
             })
             .collect();
@@ -208,7 +198,7 @@ impl Context {
         let Ok(g) = self.check(index) else { return false };
         let mut slots = self.slots.lock();
         slots[g].pending = slots[g].pending.saturating_sub(1);
-        slots[g].values = Some(values.iter().filter_map(|(e, v)| Some((from_aql(e)?, *v))).collect());
+        slots[g].values = Some(values.iter().filter_map(|(e, v)| Some((Event::from_aql(e)?, *v))).collect());
         let open = !self.is_closed();
         if open {
             self.fill(&slots);

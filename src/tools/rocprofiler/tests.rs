@@ -4,7 +4,7 @@
 
 use super::abi::{self, status, Data, Feature, Group, Properties};
 use super::collect::Collection;
-use super::context::{to_aql, Context};
+use super::context::Context;
 use super::error::{self, RocpError};
 use super::info::InfoTable;
 use super::registry;
@@ -38,7 +38,7 @@ fn open(cat: &Catalog, fs: &mut Features, mode: u32, props: Option<&Properties>)
 }
 
 fn ev(block: Block, instance: u32, id: u32) -> aqlprofile::Event {
-    to_aql(&Event { block, instance, id })
+    Event { block, instance, id }.to_aql()
 }
 
 fn int(d: &Data) -> u64 {

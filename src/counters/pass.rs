@@ -9,12 +9,6 @@ use crate::hsa::aqlprofile;
 use crate::metrics::{BlockInfo, Catalog, MetricsError};
 
 
-/// The names asked for, in order, without repeats: `CLTAP_COUNTERS`'s then
-/// `ROCP_INPUT`'s (merged when the configuration is read).
-pub fn requested(cfg: &Config) -> Vec<String> {
-    cfg.counters.clone()
-}
-
 /// One run's share of a counter request on one GPU.
 #[derive(Debug, Clone)]
 pub struct PassSetup {

@@ -107,7 +107,8 @@ pub fn wrap(seq: u64, agent: u64, words: [u64; DISPATCH_WORDS], app_signal: u64,
 pub fn on_load(agents: &[super::agents::Agent]) {
     use cltap::trace::record::*;
     let cfg = crate::life::config();
-    let names = cltap::counters::pass::requested(cfg);
+    // CLTAP_COUNTERS with ROCP_INPUT's names, merged when the configuration was read.
+    let names = cfg.counters.clone();
     let joined = names.join(",");
     let backend = backend::get();
     let gpu = agents.iter().find(|a| a.words[AGENT_DEVICE] == 1);

@@ -524,13 +524,7 @@ impl Renderer {
             }
             return;
         }
-        let args: Vec<String> = self.reader.info("args").and_then(|a| serde_json::from_str(a).ok()).unwrap_or_default();
-        let process = files::Process {
-            application: self.reader.info("exe").unwrap_or("").to_string(),
-            args: args.iter().skip(1).cloned().collect::<Vec<_>>().join(" "),
-            cwd: self.reader.info("cwd").unwrap_or("").to_string(),
-            os: self.reader.info("os").unwrap_or("Linux").to_string(),
-        };
+        let process = process_of(&self.reader);
         files::unavailable(&pass);
         if let Err(e) = files::write(&dir, &stem, &pass, &process) {
             crate::warn!("cannot write the counter files in {}: {e}", dir.display());
@@ -559,15 +553,26 @@ impl Renderer {
     }
 }
 
+/// What the trace says of the process, for the files' headers.
+pub fn process_of(r: &Reader) -> crate::counters::files::Process {
+    let args: Vec<String> = r.info("args").and_then(|a| serde_json::from_str(a).ok()).unwrap_or_default();
+    crate::counters::files::Process {
+        application: r.info("exe").unwrap_or("").to_string(),
+        args: args.iter().skip(1).cloned().collect::<Vec<_>>().join(" "),
+        cwd: r.info("cwd").unwrap_or("").to_string(),
+        os: r.info("os").unwrap_or("Linux").to_string(),
+    }
+}
+
 /// The `.atp` header (FACTS.md §6) from what the trace says of the process.
 pub fn atp_header(r: &Reader) -> Vec<(String, String)> {
-    let args: Vec<String> = r.info("args").and_then(|a| serde_json::from_str(a).ok()).unwrap_or_default();
+    let p = process_of(r);
     cltap_formats::atp::HeaderInfo {
         profiler_version: format!("cltap {}", env!("CARGO_PKG_VERSION")),
-        application: r.info("exe").unwrap_or("").to_string(),
-        application_args: args.iter().skip(1).cloned().collect::<Vec<_>>().join(" "),
-        working_directory: r.info("cwd").unwrap_or("").to_string(),
-        os_version: r.info("os").unwrap_or("Linux").to_string(),
+        application: p.application,
+        application_args: p.args,
+        working_directory: p.cwd,
+        os_version: p.os,
         ..Default::default()
     }
     .to_header()

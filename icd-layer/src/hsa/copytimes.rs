@@ -24,7 +24,6 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 const HSA_STATUS_SUCCESS: u32 = 0;
 const HSA_STATUS_ERROR: u32 = 0x1000;
-const HSA_SIGNAL_CONDITION_LT: u32 = 2;
 
 static ON: AtomicBool = AtomicBool::new(false);
 static ENABLED: AtomicBool = AtomicBool::new(false);
@@ -146,16 +145,9 @@ struct Pending {
 /// signal, or a step fails.
 fn with_proxy(signal: u64, link: Option<(u32, u64, u64)>, call: impl Fn(u64) -> u32) -> u32 {
     let Some((tid, which, ordinal)) = link else { return call(signal) };
-    let (enable, get, create, on, destroy, store) = (
-        orig(id::hsa_amd_profiling_async_copy_enable),
-        orig(id::hsa_amd_profiling_get_async_copy_time),
-        orig(id::hsa_signal_create),
-        orig(id::hsa_amd_signal_async_handler),
-        orig(id::hsa_signal_destroy),
-        orig(id::hsa_signal_store_screlease),
-    );
+    let (enable, get, store) = (orig(id::hsa_amd_profiling_async_copy_enable), orig(id::hsa_amd_profiling_get_async_copy_time), orig(id::hsa_signal_store_screlease));
     let sub = orig(id::hsa_signal_subtract_screlease);
-    if signal == 0 || [enable, get, create, on, destroy, store, sub].contains(&0) {
+    if signal == 0 || [enable, get, store, sub].contains(&0) {
         return call(signal);
     }
     // SAFETY: the runtime's entries, with arguments as hsa.h defines them.
@@ -167,17 +159,11 @@ fn with_proxy(signal: u64, link: Option<(u32, u64, u64)>, call: impl Fn(u64) -> 
             }
             ENABLED.store(true, Ordering::Release);
         }
-        let create: unsafe extern "C" fn(i64, u32, *const u64, *mut u64) -> u32 = std::mem::transmute(create);
-        let mut proxy = 0u64;
-        if create(1, 0, std::ptr::null(), &mut proxy) != HSA_STATUS_SUCCESS || proxy == 0 {
-            return call(signal);
-        }
-        let destroy: unsafe extern "C" fn(u64) -> u32 = std::mem::transmute(destroy);
+        let Some(proxy) = super::proxy::new_signal() else { return call(signal) };
         let arg = Box::into_raw(Box::new(Pending { tid, which, ordinal, app_signal: signal, proxy, cancelled: AtomicBool::new(false) }));
-        let on: unsafe extern "C" fn(u64, u32, i64, unsafe extern "C" fn(i64, *mut c_void) -> bool, *mut c_void) -> u32 = std::mem::transmute(on);
-        if on(proxy, HSA_SIGNAL_CONDITION_LT, 1, on_complete, arg as *mut c_void) != HSA_STATUS_SUCCESS {
+        if !super::proxy::when_done(proxy, on_complete, arg as *mut c_void) {
             drop(Box::from_raw(arg));
-            destroy(proxy);
+            super::proxy::destroy(proxy);
             return call(signal);
         }
         let r = call(proxy);

@@ -41,7 +41,6 @@ static KERNEL_DISPATCHES: Mutex<Option<HashMap<(u64, Option<String>), u64>>> = M
 
 const HSA_STATUS_SUCCESS: u32 = 0;
 const HSA_STATUS_ERROR: u32 = 0x1000;
-const HSA_SIGNAL_CONDITION_LT: u32 = 2;
 /// `hsa_queue_t.id`'s offset.
 const QUEUE_ID_OFFSET: usize = 32;
 
@@ -304,32 +303,17 @@ struct Pending {
 /// Makes the proxy completion signal of one dispatch and waits for it
 /// asynchronously; None when either step fails (the packet goes unchanged).
 fn proxy(q: &QueueInfo, seq: u64, mut words: [u64; DISPATCH_WORDS], dispatch: u64, app_signal: u64) -> Option<u64> {
-    let create = orig(id::hsa_signal_create);
-    let on = orig(id::hsa_amd_signal_async_handler);
-    let destroy = orig(id::hsa_signal_destroy);
-    if create == 0 || on == 0 {
+    words[DISPATCH_TIME_DISPATCH] = dispatch;
+    let sig = super::proxy::new_signal()?;
+    let arg = Box::into_raw(Box::new(Pending { agent: q.agent, seq, words, app_signal, proxy: sig }));
+    // SAFETY: `on_complete` takes back the `Pending` it is given.
+    if !unsafe { super::proxy::when_done(sig, on_complete, arg as *mut c_void) } {
+        // SAFETY: the runtime refused it: `arg` is still ours.
+        drop(unsafe { Box::from_raw(arg) });
+        super::proxy::destroy(sig);
         return None;
     }
-    words[DISPATCH_TIME_DISPATCH] = dispatch;
-    // SAFETY: the runtime's entries, with arguments as hsa.h defines them.
-    unsafe {
-        let create: unsafe extern "C" fn(i64, u32, *const u64, *mut u64) -> u32 = std::mem::transmute(create);
-        let mut sig = 0u64;
-        if create(1, 0, std::ptr::null(), &mut sig) != HSA_STATUS_SUCCESS || sig == 0 {
-            return None;
-        }
-        let arg = Box::into_raw(Box::new(Pending { agent: q.agent, seq, words, app_signal, proxy: sig }));
-        let on: unsafe extern "C" fn(u64, u32, i64, unsafe extern "C" fn(i64, *mut c_void) -> bool, *mut c_void) -> u32 = std::mem::transmute(on);
-        if on(sig, HSA_SIGNAL_CONDITION_LT, 1, on_complete, arg as *mut c_void) != HSA_STATUS_SUCCESS {
-            drop(Box::from_raw(arg));
-            if destroy != 0 {
-                let destroy: unsafe extern "C" fn(u64) -> u32 = std::mem::transmute(destroy);
-                destroy(sig);
-            }
-            return None;
-        }
-        Some(sig)
-    }
+    Some(sig)
 }
 
 /// The proxy signal completed: the dispatch's times are read and recorded,

@@ -12,7 +12,7 @@
 //! ```text
 //! onload    → wrappers, unload, api, intercept, copytimes, agents, counters; bracket, life, config (via life)
 //! intercept → wrappers, api, kernels, counters, proxy, traced; bracket, guard
-//! counters  → wrappers, api, proxy, agents; life, guard
+//! counters  → wrappers, api, proxy, agents; life, guard (signals through proxy)
 //! copytimes → wrappers, api, proxy, traced; bracket, guard
 //! unload    → counters; life, guard
 //! proxy     → wrappers, api, kernels

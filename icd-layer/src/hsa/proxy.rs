@@ -12,6 +12,51 @@ const SIGNAL_END_TS: usize = 40;
 
 pub use super::wrappers::orig;
 
+const HSA_SIGNAL_CONDITION_LT: u32 = 2;
+
+/// What the runtime calls when a signal of cltap's completes.
+pub type Done = unsafe extern "C" fn(i64, *mut std::ffi::c_void) -> bool;
+
+/// A new signal of cltap's, at 1.
+pub fn new_signal() -> Option<u64> {
+    let create = orig(id::hsa_signal_create);
+    if create == 0 {
+        return None;
+    }
+    let mut signal = 0u64;
+    // SAFETY: the runtime's entry.
+    unsafe {
+        let create: unsafe extern "C" fn(i64, u32, *const u64, *mut u64) -> u32 = std::mem::transmute(create);
+        (create(1, 0, std::ptr::null(), &mut signal) == 0 && signal != 0).then_some(signal)
+    }
+}
+
+/// Asks the runtime to call `done(value, arg)` once `signal` drops below 1;
+/// false when it refused (the caller still owns `arg`).
+///
+/// # Safety
+/// `done` must accept `arg`.
+pub unsafe fn when_done(signal: u64, done: Done, arg: *mut std::ffi::c_void) -> bool {
+    let on = orig(id::hsa_amd_signal_async_handler);
+    if on == 0 {
+        return false;
+    }
+    let on: unsafe extern "C" fn(u64, u32, i64, Done, *mut std::ffi::c_void) -> u32 = std::mem::transmute(on);
+    on(signal, HSA_SIGNAL_CONDITION_LT, 1, done, arg) == 0
+}
+
+/// Destroys a signal of cltap's.
+pub fn destroy(signal: u64) {
+    let destroy = orig(id::hsa_signal_destroy);
+    if destroy != 0 {
+        // SAFETY: the runtime's entry, on cltap's own signal.
+        unsafe {
+            let destroy: unsafe extern "C" fn(u64) -> u32 = std::mem::transmute(destroy);
+            destroy(signal);
+        }
+    }
+}
+
 const HSA_SYSTEM_INFO_TIMESTAMP: u32 = 2;
 
 /// `HSA_SYSTEM_INFO_TIMESTAMP` now (0 when the runtime cannot say): the
@@ -60,11 +105,7 @@ pub unsafe fn forward(app_signal: u64, times: [u64; 2], proxy: u64) {
             sub(app_signal, 1);
         }
     }
-    let destroy = orig(id::hsa_signal_destroy);
-    if destroy != 0 {
-        let destroy: unsafe extern "C" fn(u64) -> u32 = std::mem::transmute(destroy);
-        destroy(proxy);
-    }
+    destroy(proxy);
 }
 
 /// A proxied dispatch completed: reads its begin and end from the proxy

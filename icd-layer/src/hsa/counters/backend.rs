@@ -75,20 +75,6 @@ fn table() -> Option<Table> {
     (r == HSA_STATUS_SUCCESS && t.start.is_some() && t.stop.is_some() && t.iterate_data.is_some() && t.get_info.is_some()).then_some(t)
 }
 
-/// A new signal of cltap's, at 1.
-pub fn signal() -> Option<u64> {
-    let create = orig(id::hsa_signal_create);
-    if create == 0 {
-        return None;
-    }
-    let mut signal = 0u64;
-    // SAFETY: the runtime's entry.
-    unsafe {
-        let create: unsafe extern "C" fn(i64, u32, *const u64, *mut u64) -> u32 = std::mem::transmute(create);
-        (create(1, 0, std::ptr::null(), &mut signal) == HSA_STATUS_SUCCESS && signal != 0).then_some(signal)
-    }
-}
-
 impl Backend {
     /// `size` bytes (at least 64) of the host pool, reachable by the GPU.
     pub fn allocate(&self, size: usize) -> Option<*mut c_void> {

@@ -14,7 +14,6 @@ use std::ffi::c_void;
 use std::sync::Arc;
 
 const HSA_STATUS_SUCCESS: u32 = 0;
-const HSA_SIGNAL_CONDITION_LT: u32 = 2;
 /// `HSA_PACKET_HEADER_BARRIER`'s bit.
 const HEADER_BARRIER: u16 = 1 << 8;
 
@@ -100,7 +99,7 @@ pub fn wrap(b: &'static Backend, d: Dispatch, events: &Arc<[Event]>, sink: Sink)
     s.words = d.words;
     s.app_signal = d.app_signal;
     s.record = d.record;
-    s.proxy = match backend::signal() {
+    s.proxy = match super::super::proxy::new_signal() {
         Some(p) => p,
         None => {
             release(b, s);
@@ -127,11 +126,9 @@ pub fn wrap(b: &'static Backend, d: Dispatch, events: &Arc<[Event]>, sink: Sink)
     let (signal, proxy) = (s.signal, s.proxy);
     let arg = Box::into_raw(s);
     *IN_FLIGHT.lock() += 1;
-    let on = orig(id::hsa_amd_signal_async_handler);
-    // SAFETY: the runtime's entry; `arg` comes back in `on_stopped`.
+    // SAFETY: `on_stopped` takes back the session it is given.
     unsafe {
-        let on: unsafe extern "C" fn(u64, u32, i64, unsafe extern "C" fn(i64, *mut c_void) -> bool, *mut c_void) -> u32 = std::mem::transmute(on);
-        if on(signal, HSA_SIGNAL_CONDITION_LT, 1, on_stopped, arg as *mut c_void) != HSA_STATUS_SUCCESS {
+        if !super::super::proxy::when_done(signal, on_stopped, arg as *mut c_void) {
             let s = Box::from_raw(arg);
             super::super::proxy::forward(0, [0, 0], s.proxy);
             release(b, s);
@@ -161,7 +158,7 @@ fn new_session(b: &Backend, events: Arc<[Event]>) -> Option<Box<Session>> {
     };
     profile.command_buffer = aql::Descriptor { ptr: cmd_buf, size: cmd };
     profile.output_buffer = aql::Descriptor { ptr: out_buf, size: out };
-    let Some(signal) = backend::signal() else {
+    let Some(signal) = super::super::proxy::new_signal() else {
         b.free(cmd_buf);
         b.free(out_buf);
         return None;
@@ -177,14 +174,7 @@ fn release(b: &Backend, s: Box<Session>) {
     }
     b.free(s.profile.command_buffer.ptr);
     b.free(s.profile.output_buffer.ptr);
-    let destroy = orig(id::hsa_signal_destroy);
-    if destroy != 0 {
-        // SAFETY: the runtime's entry, on cltap's own signal.
-        unsafe {
-            let destroy: unsafe extern "C" fn(u64) -> u32 = std::mem::transmute(destroy);
-            destroy(s.signal);
-        }
-    }
+    super::super::proxy::destroy(s.signal);
 }
 
 /// The `stop` packet completed: the values are read and handed on.

@@ -54,11 +54,8 @@ fn only(dir: &Path, suffix: &str) -> PathBuf {
     only_file(dir, suffix)
 }
 
-/// The RCP `.csv` (not the `.results.csv` beside it).
 fn csv(dir: &Path) -> PerfCsv {
-    let p: Vec<PathBuf> = std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().path()).filter(|p| p.to_string_lossy().ends_with(".csv") && !p.to_string_lossy().ends_with(".results.csv")).collect();
-    assert_eq!(p.len(), 1, "{p:?}");
-    perf::read_csv(&std::fs::read_to_string(&p[0]).unwrap()).unwrap()
+    rcp_csv(dir)
 }
 
 fn results(dir: &Path) -> ResultsCsv {
@@ -143,21 +140,14 @@ fn every_dispatch_has_every_counter_at_its_hand_computed_value() {
     assert!(std::fs::read_to_string(only(&out, ".summary.json")).unwrap().contains("\"counter_passes\": 1"));
 }
 
-/// `cltap run --hsa --counters …` with the double's libraries.
+/// `cltap run --hsa --hsa-intercept 1 --counters …` on `programs sizes`.
 fn cltap_run(dir: &Path, names: &[&str], vary: bool) -> Outcome {
-    let mut c = Command::new("timeout");
-    c.arg("120").arg(env!("CARGO_BIN_EXE_cltap")).args(["run", "--no-summary", "--hsa", "--hsa-intercept", "1", "--counters"]).arg(names.join(","));
-    c.arg("--output").arg(dir).arg("--").arg(hsa_programs()).arg("sizes").arg(kernels());
+    let names = names.join(",");
+    let mut app = vec![hsa_programs().as_os_str().to_owned(), "sizes".into(), kernels().into()];
     if vary {
-        c.arg("vary");
+        app.push("vary".into());
     }
-    c.current_dir(dir).env("LD_LIBRARY_PATH", hsa_double());
-    for (k, _) in std::env::vars() {
-        if k.starts_with("HSA_") || k.starts_with("CLTAP_") || k.starts_with("ROCP_") {
-            c.env_remove(k);
-        }
-    }
-    run(c)
+    run(cltap_run_hsa(dir, &["--hsa-intercept", "1", "--counters", &names], app))
 }
 
 /// Nine SQ events: the double's SQ has 8 counter slots, so two passes.
@@ -265,15 +255,8 @@ fn a_program_that_crashes_still_gets_its_counter_files() {
     // Every dispatch completed, then SIGSEGV: `cltap run` renders the trace
     // the process left, and the counters of every dispatch are in it.
     let out = scratch("counters-hsa-crash");
-    let mut c = Command::new("timeout");
-    c.arg("120").arg(env!("CARGO_BIN_EXE_cltap")).args(["run", "--no-summary", "--hsa", "--counters", "SQ_WAVES,GRBM_COUNT"]);
-    c.arg("--output").arg(&*out).arg("--").arg(hsa_programs()).arg("sizes").arg(kernels());
-    c.current_dir(&*out).env("LD_LIBRARY_PATH", hsa_double()).env("PROGRAMS_DIE", "segv");
-    for (k, _) in std::env::vars() {
-        if k.starts_with("HSA_") || k.starts_with("CLTAP_") || k.starts_with("ROCP_") {
-            c.env_remove(k);
-        }
-    }
+    let mut c = cltap_run_hsa(&out, &["--counters", "SQ_WAVES,GRBM_COUNT"], [hsa_programs().as_os_str().to_owned(), "sizes".into(), kernels().into()]);
+    c.env("PROGRAMS_DIE", "segv");
     let o = run(c);
     assert_eq!(o.code, Some(128 + 11), "{}\n{}", o.stdout, o.stderr);
     assert!(o.stderr.contains("killed by SIGSEGV"), "{}", o.stderr);
@@ -342,16 +325,8 @@ fn a_kernel_object_reused_by_another_kernel_gets_its_own_name_and_descriptor() {
 fn a_multi_pass_request_through_a_wrapper_script_is_joined() {
     // The GPU program is not `cltap run`'s own child but a shell's.
     let out = scratch("counters-hsa-script");
-    let mut c = Command::new("timeout");
-    c.arg("120").arg(env!("CARGO_BIN_EXE_cltap")).args(["run", "--no-summary", "--hsa", "--counters"]).arg(NINE_SQ.join(","));
-    c.arg("--output").arg(&*out).arg("--").arg("sh").arg("-c").arg(format!("'{}' sizes '{}'", hsa_programs().display(), kernels()));
-    c.current_dir(&*out).env("LD_LIBRARY_PATH", hsa_double());
-    for (k, _) in std::env::vars() {
-        if k.starts_with("HSA_") || k.starts_with("CLTAP_") || k.starts_with("ROCP_") {
-            c.env_remove(k);
-        }
-    }
-    let o = run(c);
+    let script = format!("'{}' sizes '{}'", hsa_programs().display(), kernels());
+    let o = run(cltap_run_hsa(&out, &["--counters", &NINE_SQ.join(",")], ["sh", "-c", &script]));
     assert_eq!(o.code, Some(0), "{}\n{}", o.stdout, o.stderr);
     assert!(o.stderr.contains("2 passes joined"), "{}", o.stderr);
     let r = results(&out);

@@ -12,14 +12,10 @@ use cltap_formats::apilog::{self, Entry};
 use cltap_formats::perf::{self, PerfCsv};
 use common::*;
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::path::Path;
 
-/// The RCP `.csv` (not the `.results.csv` beside it).
 fn csv(dir: &Path) -> PerfCsv {
-    let p: Vec<PathBuf> = std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().path()).filter(|p| p.to_string_lossy().ends_with(".csv") && !p.to_string_lossy().ends_with(".results.csv")).collect();
-    assert_eq!(p.len(), 1, "{p:?}");
-    perf::read_csv(&std::fs::read_to_string(&p[0]).unwrap()).unwrap()
+    rcp_csv(dir)
 }
 
 fn column(c: &PerfCsv, name: &str) -> usize {
@@ -69,22 +65,9 @@ fn waves(global: [u64; 3], local: [u64; 3]) -> u64 {
 
 #[test]
 fn each_ndrange_on_the_opencl_over_hsa_double_gets_its_dispatch_counters() {
-    let exe = root().join("target/ctests/ocl_over_hsa");
-    if !exe.is_file() {
-        let st = Command::new("gcc").args(["-std=c11", "-O1", "-Wall", "-Werror", "-pthread"]).arg(root().join("tests/hsa/ocl_over_hsa.c")).arg("-o").arg(&exe).arg("-lOpenCL").status().unwrap();
-        assert!(st.success());
-    }
     let icd = hsa_double().join("libcltap-ocl-over-hsa.so");
     let out = scratch("counters-ocl-over-hsa");
-    let mut c = Command::new("timeout");
-    c.arg("120").arg(env!("CARGO_BIN_EXE_cltap")).args(["run", "--no-summary", "--hsa", "--counters", "SQ_WAVES,GRBM_COUNT"]);
-    c.arg("--driver").arg(&icd).arg("--output").arg(&out).arg("--").arg(&exe).current_dir(&out);
-    for (k, _) in std::env::vars() {
-        if k.starts_with("HSA_") || k.starts_with("CLTAP_") || k.starts_with("ROCP_") || k.starts_with("OCL_ICD") || k.starts_with("OPENCL_LAYER") {
-            c.env_remove(k);
-        }
-    }
-    c.env("LD_LIBRARY_PATH", hsa_double());
+    let c = cltap_run_hsa(&out, &["--counters", "SQ_WAVES,GRBM_COUNT", "--driver", &icd.display().to_string()], [ocl_over_hsa_program()]);
     let o = run(c);
     assert_eq!(o.code, Some(0), "{}\n{}", o.stdout, o.stderr);
     assert!(o.stdout.contains("ndranges=17 submitted_by_icd=17 seen_by_hsa_double=17"), "{}", o.stdout);

@@ -13,7 +13,6 @@ mod common;
 use common::*;
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::sync::OnceLock;
 
 /// What the program prints: the same with and without cltap.
 const EXPECTED: &str = "\
@@ -66,23 +65,8 @@ fn icd() -> PathBuf {
     p
 }
 
-/// `tests/hsa/ocl_over_hsa.c`, linked against the OpenCL loader only.
 fn program() -> &'static Path {
-    static EXE: OnceLock<PathBuf> = OnceLock::new();
-    EXE.get_or_init(|| {
-        let exe = root().join("target/ctests/ocl_over_hsa");
-        std::fs::create_dir_all(exe.parent().unwrap()).unwrap();
-        let st = Command::new("gcc")
-            .args(["-std=c11", "-O1", "-Wall", "-Werror", "-pthread"])
-            .arg(root().join("tests/hsa/ocl_over_hsa.c"))
-            .arg("-o")
-            .arg(&exe)
-            .arg("-lOpenCL")
-            .status()
-            .expect("run gcc");
-        assert!(st.success(), "building tests/hsa/ocl_over_hsa.c failed");
-        exe
-    })
+    ocl_over_hsa_program()
 }
 
 /// `exe` run from `dir` through Debian's ocl-icd with only the ICD, on the

@@ -560,3 +560,54 @@ impl Model {
         x / n + u64::from(i < x % n)
     }
 }
+
+/// `cltap run --no-summary --hsa OPTIONS… --output DIR -- APP…` under a
+/// 120 s timeout, from `dir`, with the HSA test double's libraries first, in
+/// an environment cleaned of HSA, cltap, ROCP and loader settings.
+pub fn cltap_run_hsa<I, S>(dir: &Path, options: &[&str], app: I) -> Command
+where
+    I: IntoIterator<Item = S>,
+    S: AsRef<std::ffi::OsStr>,
+{
+    let mut c = Command::new("timeout");
+    c.arg("120").arg(env!("CARGO_BIN_EXE_cltap")).args(["run", "--no-summary", "--hsa"]).args(options);
+    c.arg("--output").arg(dir).arg("--").args(app).current_dir(dir);
+    for (k, _) in std::env::vars() {
+        if ["HSA_", "CLTAP_", "ROCP_", "OCL_ICD", "OPENCL_LAYER"].iter().any(|p| k.starts_with(p)) {
+            c.env_remove(k);
+        }
+    }
+    c.env("LD_LIBRARY_PATH", hsa_double());
+    c
+}
+
+/// The RCP counter `.csv` in `dir` (not the `.results.csv` beside it), read.
+pub fn rcp_csv(dir: &Path) -> cltap_formats::perf::PerfCsv {
+    let p: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.to_string_lossy().ends_with(".csv") && !p.to_string_lossy().ends_with(".results.csv"))
+        .collect();
+    assert_eq!(p.len(), 1, "{p:?}");
+    cltap_formats::perf::read_csv(&std::fs::read_to_string(&p[0]).unwrap()).unwrap()
+}
+
+/// `tests/hsa/ocl_over_hsa.c`, linked against the OpenCL loader only (the
+/// OpenCL-over-HSA test double is picked by OCL_ICD_VENDORS).
+pub fn ocl_over_hsa_program() -> &'static Path {
+    static EXE: OnceLock<PathBuf> = OnceLock::new();
+    EXE.get_or_init(|| {
+        let exe = root().join("target/ctests/ocl_over_hsa");
+        std::fs::create_dir_all(exe.parent().unwrap()).unwrap();
+        let st = Command::new("gcc")
+            .args(["-std=c11", "-O1", "-Wall", "-Werror", "-pthread"])
+            .arg(root().join("tests/hsa/ocl_over_hsa.c"))
+            .arg("-o")
+            .arg(&exe)
+            .arg("-lOpenCL")
+            .status()
+            .expect("run gcc");
+        assert!(st.success(), "building tests/hsa/ocl_over_hsa.c failed");
+        exe
+    })
+}

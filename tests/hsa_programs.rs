@@ -10,7 +10,6 @@ use cltap_formats::apilog::{self, Entry};
 use common::*;
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::sync::OnceLock;
 
 fn programs() -> &'static Path {
     hsa_programs()

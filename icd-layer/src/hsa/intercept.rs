@@ -22,7 +22,7 @@ use cltap::trace::record::*;
 use std::ffi::c_void;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, AtomicU8, Ordering};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 /// 0 off, 1 intercept, 2 intercept with timestamps (set by `OnLoad`).
 static MODE: AtomicU8 = AtomicU8::new(0);
@@ -37,7 +37,7 @@ pub const PACKET_KINDS: [&str; 6] = ["kernel_dispatch", "barrier_and", "barrier_
 /// (Kernel object, its name when dispatched) → dispatches: the name is
 /// kept with the count, as an object's name may change when its
 /// executable is destroyed and another loaded at its address.
-static KERNEL_DISPATCHES: Mutex<Option<HashMap<(u64, Option<String>), u64>>> = Mutex::new(None);
+static KERNEL_DISPATCHES: Mutex<Option<HashMap<(u64, Option<Arc<str>>), u64>>> = Mutex::new(None);
 
 const HSA_STATUS_SUCCESS: u32 = 0;
 const HSA_STATUS_ERROR: u32 = 0x1000;
@@ -70,7 +70,7 @@ pub fn packet_counts() -> Vec<(&'static str, u64)> {
 /// by kernel object.
 pub fn kernel_counts() -> Vec<(u64, Option<String>, u64)> {
     let mut v: Vec<(u64, Option<String>, u64)> =
-        KERNEL_DISPATCHES.lock().map(|m| m.as_ref().map(|m| m.iter().map(|((k, name), n)| (*k, name.clone(), *n)).collect()).unwrap_or_default()).unwrap_or_default();
+        KERNEL_DISPATCHES.lock().map(|m| m.as_ref().map(|m| m.iter().map(|((k, name), n)| (*k, name.as_deref().map(str::to_string), *n)).collect()).unwrap_or_default()).unwrap_or_default();
     v.sort_by(|a, b| (a.0, &a.1).cmp(&(b.0, &b.1)));
     v
 }
@@ -225,7 +225,7 @@ fn handle(pkts: *const u8, count: u64, index: u64, q: &QueueInfo) -> Option<Vec<
             if q.mode >= 2 {
                 wt[DISPATCH_TIME_DISPATCH] = super::proxy::timestamp();
             }
-            if let Some(c) = super::counters::wrap(seq, q.agent, wt, p.completion_signal, q.mode >= 2, tool) {
+            if let Some(c) = super::counters::wrap(seq, q.agent, wt, name.clone(), p.completion_signal, q.mode >= 2, tool) {
                 if q.mode < 2 {
                     cltap::trace::local::record_kind::<KIND_HSA_DISPATCH>(seq, 0, 0, &w, name.as_deref());
                 }
@@ -235,10 +235,10 @@ fn handle(pkts: *const u8, count: u64, index: u64, q: &QueueInfo) -> Option<Vec<
             }
         }
         if q.mode < 2 {
-            cltap::trace::local::record_kind::<KIND_HSA_DISPATCH>(seq, 0, 0, &w, super::kernels::name(p.kernel_object).as_deref());
+            cltap::trace::local::record_kind::<KIND_HSA_DISPATCH>(seq, 0, 0, &w, name.as_deref());
         } else {
             let dispatch = super::proxy::timestamp();
-            match proxy(q, seq, w, dispatch, p.completion_signal) {
+            match proxy(q, seq, w, name.clone(), dispatch, p.completion_signal) {
                 Some(sig) => {
                     np.completion_signal = sig;
                     out.replace(i, &[&np.bytes()]);
@@ -247,7 +247,7 @@ fn handle(pkts: *const u8, count: u64, index: u64, q: &QueueInfo) -> Option<Vec<
                 None => {
                     let mut w = w;
                     w[DISPATCH_TIME_DISPATCH] = dispatch;
-                    cltap::trace::local::record_kind::<KIND_HSA_DISPATCH>(seq, 0, 0, &w, super::kernels::name(p.kernel_object).as_deref());
+                    cltap::trace::local::record_kind::<KIND_HSA_DISPATCH>(seq, 0, 0, &w, name.as_deref());
                 }
             }
         }
@@ -294,6 +294,7 @@ fn packet_bytes(p: &cltap::hsa::aqlprofile::Pm4Packet) -> [u8; PACKET_SIZE] {
 /// A dispatch whose proxy signal has not completed yet.
 struct Pending {
     agent: u64,
+    name: Option<Arc<str>>,
     seq: u64,
     words: [u64; DISPATCH_WORDS],
     app_signal: u64,
@@ -302,10 +303,10 @@ struct Pending {
 
 /// Makes the proxy completion signal of one dispatch and waits for it
 /// asynchronously; None when either step fails (the packet goes unchanged).
-fn proxy(q: &QueueInfo, seq: u64, mut words: [u64; DISPATCH_WORDS], dispatch: u64, app_signal: u64) -> Option<u64> {
+fn proxy(q: &QueueInfo, seq: u64, mut words: [u64; DISPATCH_WORDS], name: Option<Arc<str>>, dispatch: u64, app_signal: u64) -> Option<u64> {
     words[DISPATCH_TIME_DISPATCH] = dispatch;
     let sig = super::proxy::new_signal()?;
-    let arg = Box::into_raw(Box::new(Pending { agent: q.agent, seq, words, app_signal, proxy: sig }));
+    let arg = Box::into_raw(Box::new(Pending { agent: q.agent, name, seq, words, app_signal, proxy: sig }));
     // SAFETY: `on_complete` takes back the `Pending` it is given.
     if !unsafe { super::proxy::when_done(sig, on_complete, arg as *mut c_void) } {
         // SAFETY: the runtime refused it: `arg` is still ours.
@@ -329,5 +330,5 @@ unsafe extern "C" fn on_complete(_value: i64, arg: *mut c_void) -> bool {
 
 fn complete(p: &Pending) {
     // SAFETY: the proxy is cltap's, the application's signal its own.
-    unsafe { super::proxy::dispatch_done(p.agent, p.seq, p.words, p.app_signal, p.proxy, true) }
+    unsafe { super::proxy::dispatch_done(p.agent, p.seq, p.words, p.name.as_deref(), p.app_signal, p.proxy, true) }
 }

@@ -37,7 +37,8 @@ struct LoaderTable {
 /// What is known of one kernel object.
 #[derive(Debug, Default)]
 pub struct Kernel {
-    pub name: Option<String>,
+    /// Shared: every dispatch's record and count take it.
+    pub name: Option<Arc<str>>,
     /// The executable it belongs to (0 when unknown).
     executable: u64,
     /// Recorded (`KIND_HSA_KERNEL`) when first resolved.
@@ -59,7 +60,7 @@ pub fn lookup(object: u64) -> Arc<Kernel> {
     let mut w = KERNELS.write();
     let m = w.get_or_insert_with(HashMap::new);
     for (o, name) in found.names {
-        m.entry(o).or_insert_with(|| Arc::new(Kernel { name: Some(name), executable: found.executable, descriptor: None, resolved: false }));
+        m.entry(o).or_insert_with(|| Arc::new(Kernel { name: Some(name.into()), executable: found.executable, descriptor: None, resolved: false }));
     }
     let k = m.entry(object).or_default();
     if !k.resolved {
@@ -73,7 +74,7 @@ pub fn lookup(object: u64) -> Arc<Kernel> {
 }
 
 /// The kernel's name, if the runtime could tell.
-pub fn name(object: u64) -> Option<String> {
+pub fn name(object: u64) -> Option<Arc<str>> {
     lookup(object).name.clone()
 }
 

@@ -15,7 +15,7 @@
 //! counters  → wrappers, api, proxy, agents; life, guard (signals through proxy)
 //! copytimes → wrappers, api, proxy, traced; bracket, guard
 //! unload    → counters; life, guard
-//! proxy     → wrappers, api, kernels
+//! proxy     → wrappers, api
 //! kernels   → wrappers, api, traced; bracket, guard
 //! agents    → wrappers, api
 //! traced    → (tools::tracer_call)

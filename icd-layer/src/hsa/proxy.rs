@@ -110,18 +110,18 @@ pub unsafe fn forward(app_signal: u64, times: [u64; 2], proxy: u64) {
 
 /// A proxied dispatch completed: reads its begin and end from the proxy
 /// (0 when the queue does not profile), records it when `record` (with the
-/// time cltap saw the completion), then hands the completion on to the
+/// time cltap saw the completion, and the kernel's name as it was when the
+/// dispatch was submitted), then hands the completion on to the
 /// application's signal.
 ///
 /// # Safety
 /// As [`forward`]; `words` are the dispatch's record words.
-pub unsafe fn dispatch_done(agent: u64, seq: u64, mut words: [u64; cltap::trace::record::DISPATCH_WORDS], app_signal: u64, proxy: u64, record: bool) {
+pub unsafe fn dispatch_done(agent: u64, seq: u64, mut words: [u64; cltap::trace::record::DISPATCH_WORDS], name: Option<&str>, app_signal: u64, proxy: u64, record: bool) {
     use cltap::trace::record::*;
     let times = dispatch_times(agent, proxy);
     if record {
         words[DISPATCH_TIME_COMPLETE] = timestamp();
-        let name = super::kernels::name(words[DISPATCH_KERNEL_OBJECT]);
-        cltap::trace::local::record_kind::<KIND_HSA_DISPATCH>(seq, times[0], times[1], &words, name.as_deref());
+        cltap::trace::local::record_kind::<KIND_HSA_DISPATCH>(seq, times[0], times[1], &words, name);
     }
     forward(app_signal, times, proxy);
 }

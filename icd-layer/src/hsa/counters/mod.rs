@@ -85,9 +85,9 @@ pub fn tool_request(d: &DispatchInfo<'_>) -> Option<ToolRequest> {
 /// cltap's own; with `record`, the dispatch's record is written when its
 /// values are read. None when nothing counts it or a step failed (the
 /// dispatch then goes unchanged).
-pub fn wrap(seq: u64, agent: u64, words: [u64; DISPATCH_WORDS], app_signal: u64, record: bool, tool: Option<ToolRequest>) -> Option<Wrapped> {
+pub fn wrap(seq: u64, agent: u64, words: [u64; DISPATCH_WORDS], name: Option<Arc<str>>, app_signal: u64, record: bool, tool: Option<ToolRequest>) -> Option<Wrapped> {
     let b = backend::get().filter(|b| b.gpu == agent)?;
-    let d = session::Dispatch { seq, agent, words, app_signal, record };
+    let d = session::Dispatch { seq, agent, words, name, app_signal, record };
     match tool {
         Some(t) => {
             let events: Arc<[Event]> = t.events.into();

@@ -39,6 +39,7 @@ pub struct Session {
     /// before the `stop` packet ran).
     agent: u64,
     words: [u64; DISPATCH_WORDS],
+    name: Option<Arc<str>>,
     app_signal: u64,
     proxy: u64,
     /// Record the dispatch (with its times) when it is read.
@@ -71,6 +72,7 @@ pub struct Dispatch {
     pub seq: u64,
     pub agent: u64,
     pub words: [u64; DISPATCH_WORDS],
+    pub name: Option<Arc<str>>,
     pub app_signal: u64,
     /// Record it (with its times) when its values are read.
     pub record: bool,
@@ -97,6 +99,7 @@ pub fn wrap(b: &'static Backend, d: Dispatch, events: &Arc<[Event]>, sink: Sink)
     s.seq = d.seq;
     s.agent = d.agent;
     s.words = d.words;
+    s.name = d.name;
     s.app_signal = d.app_signal;
     s.record = d.record;
     s.proxy = match super::super::proxy::new_signal() {
@@ -163,7 +166,7 @@ fn new_session(b: &Backend, events: Arc<[Event]>) -> Option<Box<Session>> {
         b.free(out_buf);
         return None;
     };
-    Some(Box::new(Session { profile, _events: events, signal, seq: 0, agent: 0, words: [0; DISPATCH_WORDS], app_signal: 0, proxy: 0, record: false, sink: Sink::Trace { pass: 0 } }))
+    Some(Box::new(Session { profile, _events: events, signal, seq: 0, agent: 0, words: [0; DISPATCH_WORDS], name: None, app_signal: 0, proxy: 0, record: false, sink: Sink::Trace { pass: 0 } }))
 }
 
 /// A session done with: kept for cltap's own next dispatch, else freed.
@@ -206,7 +209,7 @@ unsafe extern "C" fn on_stopped(_value: i64, arg: *mut c_void) -> bool {
     }
     // The dispatch (recorded now, with its times, when asked) and the
     // application's signal, completed as the runtime would have.
-    crate::guard::guard((), || super::super::proxy::dispatch_done(s.agent, s.seq, s.words, s.app_signal, s.proxy, s.record));
+    crate::guard::guard((), || super::super::proxy::dispatch_done(s.agent, s.seq, s.words, s.name.as_deref(), s.app_signal, s.proxy, s.record));
     let store = orig(id::hsa_signal_store_screlease);
     if store != 0 {
         let store: unsafe extern "C" fn(u64, i64) = std::mem::transmute(store);

@@ -236,8 +236,8 @@ fn descriptor(words: &[u64]) -> Option<crate::hsa::kd::KernelDescriptor> {
 fn sizes(v: &View<'_>, which: impl Fn(&Capture) -> bool, dims: usize) -> Option<[u64; 3]> {
     let (_, d) = v.captures.iter().find(|(c, _)| which(c))?;
     let mut a = [1u64; 3];
-    for (i, c) in d.chunks_exact(8).take(dims).enumerate() {
-        a[i] = u64::from_le_bytes(c.try_into().ok()?);
+    for (i, x) in crate::trace::printer::words(d, 8).into_iter().take(dims).enumerate() {
+        a[i] = x;
     }
     Some(a)
 }

@@ -25,7 +25,8 @@ pub fn host_tally(atps: &[Atp]) -> Vec<Row> {
     let blocks = atps.iter().flat_map(|a| a.api.iter().zip(&a.timestamps));
     for (api, ts) in blocks {
         for (c, t) in api.items.iter().zip(&ts.items) {
-            let r = m.entry(&t.name).or_insert_with(|| Row { name: t.name.clone(), min_us: u64::MAX, ..Row::default() });
+            let r =
+                m.entry(&t.name).or_insert_with(|| Row { name: t.name.clone(), min_us: u64::MAX, ..Row::default() });
             let ns = t.end.saturating_sub(t.start);
             r.calls += 1;
             r.errors += failed(&c.name, &c.ret, &c.args) as u64;
@@ -89,8 +90,18 @@ mod tests {
     use cltap_formats::atp::{ApiCall, Block, Enqueue, Timestamp};
 
     fn sample() -> Atp {
-        let call = |ret: &str, name: &str, args: &[&str]| ApiCall { ret: ret.into(), name: name.into(), args: args.iter().map(|s| s.to_string()).collect() };
-        let ts = |name: &str, start: u64, end: u64, enqueue: Option<Enqueue>| Timestamp { api_type: 0, name: name.into(), start, end, enqueue };
+        let call = |ret: &str, name: &str, args: &[&str]| ApiCall {
+            ret: ret.into(),
+            name: name.into(),
+            args: args.iter().map(|s| s.to_string()).collect(),
+        };
+        let ts = |name: &str, start: u64, end: u64, enqueue: Option<Enqueue>| Timestamp {
+            api_type: 0,
+            name: name.into(),
+            start,
+            end,
+            enqueue,
+        };
         let enq = |detail: Detail, start: u64, end: u64| Enqueue {
             cmd_type: 0x11F0,
             cmd_name: "CL_COMMAND_NDRANGE_KERNEL".into(),
@@ -110,15 +121,32 @@ mod tests {
             api: vec![Block {
                 tid: 7,
                 items: vec![
-                    call("CL_SUCCESS", "clEnqueueNDRangeKernel", &["0x10", "0x30", "1", "NULL", "[64]", "NULL", "0", "NULL", "NULL"]),
-                    call("NULL", "clCreateBuffer", &["0x20", "CL_MEM_READ_WRITE", "4", "NULL", "[CL_INVALID_BUFFER_SIZE]"]),
+                    call(
+                        "CL_SUCCESS",
+                        "clEnqueueNDRangeKernel",
+                        &["0x10", "0x30", "1", "NULL", "[64]", "NULL", "0", "NULL", "NULL"],
+                    ),
+                    call(
+                        "NULL",
+                        "clCreateBuffer",
+                        &["0x20", "CL_MEM_READ_WRITE", "4", "NULL", "[CL_INVALID_BUFFER_SIZE]"],
+                    ),
                     call("CL_SUCCESS", "clEnqueueReadBuffer", &["0x10"]),
                 ],
             }],
             timestamps: vec![Block {
                 tid: 7,
                 items: vec![
-                    ts("clEnqueueNDRangeKernel", 100, 400, Some(enq(Detail::Kernel { handle: 0x30, name: "add".into(), global: vec![64], local: None }, 1000, 3000))),
+                    ts(
+                        "clEnqueueNDRangeKernel",
+                        100,
+                        400,
+                        Some(enq(
+                            Detail::Kernel { handle: 0x30, name: "add".into(), global: vec![64], local: None },
+                            1000,
+                            3000,
+                        )),
+                    ),
                     ts("clCreateBuffer", 500, 600, None),
                     ts("clEnqueueReadBuffer", 700, 900, Some(enq(Detail::Transfer { bytes: 4000 }, 4000, 6000))),
                 ],

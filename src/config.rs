@@ -177,7 +177,11 @@ pub fn glob(pat: &str, s: &str) -> bool {
 }
 
 fn size(var: &'static str, v: &str) -> Result<usize, ConfigError> {
-    let bad = || ConfigError::Invalid { var, value: v.to_string(), accepted: "a byte count of at least 4096, optionally with K, M or G (e.g. 65536, 64K, 1M)" };
+    let bad = || ConfigError::Invalid {
+        var,
+        value: v.to_string(),
+        accepted: "a byte count of at least 4096, optionally with K, M or G (e.g. 65536, 64K, 1M)",
+    };
     let t = v.trim();
     let (num, mul) = match t.chars().last() {
         Some('K' | 'k') => (&t[..t.len() - 1], 1usize << 10),
@@ -207,7 +211,11 @@ fn flag(var: &'static str, v: &str) -> Result<bool, ConfigError> {
     match v.trim().to_ascii_lowercase().as_str() {
         "1" | "true" | "yes" | "on" => Ok(true),
         "0" | "false" | "no" | "off" | "" => Ok(false),
-        _ => Err(ConfigError::Invalid { var, value: v.to_string(), accepted: "0 or 1 (also true/false, yes/no, on/off)" }),
+        _ => Err(ConfigError::Invalid {
+            var,
+            value: v.to_string(),
+            accepted: "0 or 1 (also true/false, yes/no, on/off)",
+        }),
     }
 }
 
@@ -227,7 +235,11 @@ impl Config {
                     "" | "0" => cfg.hsa_intercept = 0,
                     "1" => cfg.hsa_intercept = 1,
                     "2" => cfg.hsa_intercept = 2,
-                    _ => errors.push(ConfigError::Invalid { var: "ROCP_HSA_INTERCEPT", value: v.clone(), accepted: "0, 1 or 2" }),
+                    _ => errors.push(ConfigError::Invalid {
+                        var: "ROCP_HSA_INTERCEPT",
+                        value: v.clone(),
+                        accepted: "0, 1 or 2",
+                    }),
                 }
                 continue;
             }
@@ -241,7 +253,11 @@ impl Config {
                     continue;
                 }
                 if !path.is_file() {
-                    errors.push(ConfigError::Invalid { var: if k == "ROCP_METRICS" { "ROCP_METRICS" } else { "ROCP_INPUT" }, value: v.clone(), accepted: "the path of a readable file" });
+                    errors.push(ConfigError::Invalid {
+                        var: if k == "ROCP_METRICS" { "ROCP_METRICS" } else { "ROCP_INPUT" },
+                        value: v.clone(),
+                        accepted: "the path of a readable file",
+                    });
                 } else if k == "ROCP_METRICS" {
                     cfg.metrics_file = Some(path);
                 } else {
@@ -276,7 +292,11 @@ impl Config {
                             cfg.output_dir = PathBuf::from(&v);
                             Ok(())
                         }
-                        Ok(()) => Err(ConfigError::Invalid { var: "CLTAP_OUTPUT_DIR", value: v.clone(), accepted: "a directory" }),
+                        Ok(()) => Err(ConfigError::Invalid {
+                            var: "CLTAP_OUTPUT_DIR",
+                            value: v.clone(),
+                            accepted: "a directory",
+                        }),
                         Err(e) => Err(ConfigError::Invalid {
                             var: "CLTAP_OUTPUT_DIR",
                             value: v.clone(),
@@ -297,8 +317,12 @@ impl Config {
                 // environment and must not turn recording off.
                 "CLTAP_LAYER" => Ok(()),
                 "CLTAP_COUNTERS" => {
-                    let names: Vec<String> = v.split(',').map(|n| n.trim().to_string()).filter(|n| !n.is_empty()).collect();
-                    let ok = |n: &str| n.chars().all(|c| c.is_ascii_alphanumeric() || "_[]".contains(c)) && n.chars().next().is_some_and(|c| c.is_ascii_alphabetic());
+                    let names: Vec<String> =
+                        v.split(',').map(|n| n.trim().to_string()).filter(|n| !n.is_empty()).collect();
+                    let ok = |n: &str| {
+                        n.chars().all(|c| c.is_ascii_alphanumeric() || "_[]".contains(c))
+                            && n.chars().next().is_some_and(|c| c.is_ascii_alphabetic())
+                    };
                     if names.iter().all(|n| ok(n)) {
                         cfg.counters = names;
                         Ok(())
@@ -311,14 +335,22 @@ impl Config {
                         cfg.counter_pass = n;
                         Ok(())
                     }
-                    Err(_) => Err(ConfigError::Invalid { var: "CLTAP_COUNTER_PASS", value: v.clone(), accepted: "a pass number from 0" }),
+                    Err(_) => Err(ConfigError::Invalid {
+                        var: "CLTAP_COUNTER_PASS",
+                        value: v.clone(),
+                        accepted: "a pass number from 0",
+                    }),
                 },
                 "CLTAP_LOG_DECODE" => flag("CLTAP_LOG_DECODE", &v).map(|b| cfg.decode = b),
                 "CLTAP_LOG" => match v.trim() {
                     "file" | "" => Ok(cfg.log_dest = LogDest::File),
                     "stderr" => Ok(cfg.log_dest = LogDest::Stderr),
                     "stdout" => Ok(cfg.log_dest = LogDest::Stdout),
-                    _ => Err(ConfigError::Invalid { var: "CLTAP_LOG", value: v.clone(), accepted: "file, stderr or stdout" }),
+                    _ => Err(ConfigError::Invalid {
+                        var: "CLTAP_LOG",
+                        value: v.clone(),
+                        accepted: "file, stderr or stdout",
+                    }),
                 },
                 "CLTAP_LOG_FILTER" => {
                     let items: Vec<(bool, String)> = v
@@ -330,7 +362,10 @@ impl Config {
                             None => (true, s.to_string()),
                         })
                         .collect();
-                    if items.iter().all(|(_, g)| !g.is_empty() && g.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '*' || c == '?')) {
+                    if items.iter().all(|(_, g)| {
+                        !g.is_empty()
+                            && g.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '*' || c == '?')
+                    }) {
                         cfg.filter = items;
                         Ok(())
                     } else {
@@ -343,7 +378,11 @@ impl Config {
                     if let Some(p) = t.strip_suffix('%') {
                         match p.parse::<u32>() {
                             Ok(p) if (1..=100).contains(&p) => Ok(cfg.watermark = Watermark::Percent(p)),
-                            _ => Err(ConfigError::Invalid { var: "CLTAP_BUFFER_WATERMARK", value: v.clone(), accepted: "1% to 100%, or a byte count" }),
+                            _ => Err(ConfigError::Invalid {
+                                var: "CLTAP_BUFFER_WATERMARK",
+                                value: v.clone(),
+                                accepted: "1% to 100%, or a byte count",
+                            }),
                         }
                     } else {
                         size("CLTAP_BUFFER_WATERMARK", &v).map(|n| cfg.watermark = Watermark::Bytes(n))
@@ -352,7 +391,11 @@ impl Config {
                 "CLTAP_BUFFER_POLICY" => match v.trim() {
                     "lossless" => Ok(cfg.lossless = true),
                     "discard" => Ok(cfg.lossless = false),
-                    _ => Err(ConfigError::Invalid { var: "CLTAP_BUFFER_POLICY", value: v.clone(), accepted: "lossless or discard" }),
+                    _ => Err(ConfigError::Invalid {
+                        var: "CLTAP_BUFFER_POLICY",
+                        value: v.clone(),
+                        accepted: "lossless or discard",
+                    }),
                 },
                 _ => Err(ConfigError::Unknown {
                     var: k.clone(),
@@ -427,12 +470,23 @@ mod tests {
 
     #[test]
     fn buffer_settings() {
-        let (c, e) = Config::from_vars(vars(&[("CLTAP_BUFFER_SIZE", "64K"), ("CLTAP_BUFFER_WATERMARK", "50%"), ("CLTAP_BUFFER_POLICY", "discard")]));
+        let (c, e) = Config::from_vars(vars(&[
+            ("CLTAP_BUFFER_SIZE", "64K"),
+            ("CLTAP_BUFFER_WATERMARK", "50%"),
+            ("CLTAP_BUFFER_POLICY", "discard"),
+        ]));
         assert!(e.is_empty(), "{e:?}");
         assert_eq!(c.buffer_size, 65536);
         assert_eq!(c.watermark_bytes(), 32768);
         assert!(!c.lossless);
-        for (k, v) in [("CLTAP_BUFFER_SIZE", "12"), ("CLTAP_BUFFER_SIZE", "lots"), ("CLTAP_BUFFER_WATERMARK", "0%"), ("CLTAP_BUFFER_POLICY", "maybe"), ("CLTAP_LOG", "syslog"), ("CLTAP_LOG_FILTER", "cl Get")] {
+        for (k, v) in [
+            ("CLTAP_BUFFER_SIZE", "12"),
+            ("CLTAP_BUFFER_SIZE", "lots"),
+            ("CLTAP_BUFFER_WATERMARK", "0%"),
+            ("CLTAP_BUFFER_POLICY", "maybe"),
+            ("CLTAP_LOG", "syslog"),
+            ("CLTAP_LOG_FILTER", "cl Get"),
+        ] {
             let (_, e) = Config::from_vars(vars(&[(k, v)]));
             assert_eq!(e.len(), 1, "{k}={v}");
         }
@@ -440,7 +494,8 @@ mod tests {
 
     #[test]
     fn tool_libraries_are_listed_in_order_and_need_the_trace() {
-        let (c, e) = Config::from_vars(vars(&[("ROCP_TOOL_LIB", "/t/a.so::/nonexistent/b.so"), ("CLTAP_API_LOG", "0")]));
+        let (c, e) =
+            Config::from_vars(vars(&[("ROCP_TOOL_LIB", "/t/a.so::/nonexistent/b.so"), ("CLTAP_API_LOG", "0")]));
         assert!(e.is_empty(), "a bad tool path is reported when it is loaded, not here: {e:?}");
         assert_eq!(c.tool_libs, vec![PathBuf::from("/t/a.so"), PathBuf::from("/nonexistent/b.so")]);
         assert!(c.records_calls());
@@ -471,6 +526,10 @@ mod tests {
         std::fs::write(&file, "").unwrap();
         let (_, e) = Config::from_vars(vars(&[("CLTAP_OUTPUT_DIR", file.join("x").to_str().unwrap())]));
         assert_eq!(e.len(), 1);
-        assert!(e[0].to_string().contains("CLTAP_OUTPUT_DIR") && e[0].to_string().contains("can be created"), "{}", e[0]);
+        assert!(
+            e[0].to_string().contains("CLTAP_OUTPUT_DIR") && e[0].to_string().contains("can be created"),
+            "{}",
+            e[0]
+        );
     }
 }

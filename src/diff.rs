@@ -10,7 +10,11 @@ pub enum Change {
     Removed(NCall),
     Inserted(NCall),
     /// Same function at the same place, something about it differs.
-    Changed { old: NCall, new: NCall, fields: Vec<Field> },
+    Changed {
+        old: NCall,
+        new: NCall,
+        fields: Vec<Field>,
+    },
 }
 
 /// One differing part of a changed call.
@@ -78,8 +82,12 @@ pub fn diff(a: &[NCall], b: &[NCall]) -> Vec<Change> {
         for op in capture_diff_slices(Algorithm::Myers, &lx, &ly) {
             match op {
                 DiffOp::Equal { .. } => {}
-                DiffOp::Delete { old_index, old_len, .. } => out.extend(x[old_index..old_index + old_len].iter().map(|c| Change::Removed((*c).clone()))),
-                DiffOp::Insert { new_index, new_len, .. } => out.extend(y[new_index..new_index + new_len].iter().map(|c| Change::Inserted((*c).clone()))),
+                DiffOp::Delete { old_index, old_len, .. } => {
+                    out.extend(x[old_index..old_index + old_len].iter().map(|c| Change::Removed((*c).clone())))
+                }
+                DiffOp::Insert { new_index, new_len, .. } => {
+                    out.extend(y[new_index..new_index + new_len].iter().map(|c| Change::Inserted((*c).clone())))
+                }
                 DiffOp::Replace { old_index, old_len, new_index, new_len } => {
                     let (olds, news) = (&x[old_index..old_index + old_len], &y[new_index..new_index + new_len]);
                     // Pair calls of the same function in order; the rest are
@@ -116,7 +124,12 @@ pub fn render_text(changes: &[Change]) -> String {
             Change::Removed(x) => s += &format!("- {}\n", x.line()),
             Change::Inserted(x) => s += &format!("+ {}\n", x.line()),
             Change::Changed { old, new, fields } => {
-                s += &format!("~ {} {}{}\n", old.thread, old.name, old.cmd.map_or(String::new(), |c| format!(" [cmd#{c}]")));
+                s += &format!(
+                    "~ {} {}{}\n",
+                    old.thread,
+                    old.name,
+                    old.cmd.map_or(String::new(), |c| format!(" [cmd#{c}]"))
+                );
                 for f in fields {
                     s += &format!("    {}: {} -> {}\n", f.what, f.old, f.new);
                 }
@@ -169,10 +182,15 @@ mod tests {
         let d = diff(&a, &b);
         assert_eq!(d.len(), 3, "{d:#?}");
         match &d[0] {
-            Change::Changed { fields, .. } => assert_eq!(fields, &[Field { what: "size".into(), old: "64".into(), new: "128".into() }]),
+            Change::Changed { fields, .. } => {
+                assert_eq!(fields, &[Field { what: "size".into(), old: "64".into(), new: "128".into() }])
+            }
             other => panic!("{other:?}"),
         }
-        assert!(matches!(&d[1], Change::Removed(x) if x.name == "clC") || matches!(&d[2], Change::Removed(x) if x.name == "clC"));
+        assert!(
+            matches!(&d[1], Change::Removed(x) if x.name == "clC")
+                || matches!(&d[2], Change::Removed(x) if x.name == "clC")
+        );
         assert!(d.iter().any(|x| matches!(x, Change::Inserted(y) if y.name == "clX")));
         let text = render_text(&d);
         assert!(text.contains("    size: 64 -> 128"), "{text}");

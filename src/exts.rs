@@ -29,7 +29,10 @@ impl ExtTable {
     pub const fn new() -> Self {
         Self {
             drivers: [const {
-                Driver { key: AtomicPtr::new(std::ptr::null_mut()), fns: [const { AtomicPtr::new(std::ptr::null_mut()) }; MAX_EXTS] }
+                Driver {
+                    key: AtomicPtr::new(std::ptr::null_mut()),
+                    fns: [const { AtomicPtr::new(std::ptr::null_mut()) }; MAX_EXTS],
+                }
             }; MAX_DRIVERS],
             used: AtomicUsize::new(0),
             fallback: [const { AtomicPtr::new(std::ptr::null_mut()) }; MAX_EXTS],

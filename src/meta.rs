@@ -25,19 +25,38 @@ pub enum Kind {
     Handle,
     /// A pointer printed as an address and never read.
     Pointer,
-    InArray { len: Count, elem: usize },
-    InBytes { len: Count },
+    InArray {
+        len: Count,
+        elem: usize,
+    },
+    InBytes {
+        len: Count,
+    },
     InString,
-    InStrings { len: Count },
-    OutValue { elem: usize },
+    InStrings {
+        len: Count,
+    },
+    OutValue {
+        elem: usize,
+    },
     OutHandle,
-    OutArray { cap: Count, count: Option<usize>, elem: usize },
+    OutArray {
+        cap: Count,
+        count: Option<usize>,
+        elem: usize,
+    },
     /// `size_ret`: the parameter receiving the answer's length.
-    Info { size: usize, name: Option<usize>, size_ret: Option<usize> },
+    Info {
+        size: usize,
+        name: Option<usize>,
+        size_ret: Option<usize>,
+    },
     Errcode,
     Properties(Props),
     /// A struct of `size` bytes passed by value (HSA): not recorded, printed `{…}`.
-    ByValue { size: u64 },
+    ByValue {
+        size: u64,
+    },
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -49,7 +49,10 @@ fn render_in(rows: &[Row], u: Units) -> String {
     let w = rows.iter().map(|r| r.name.len()).max().unwrap_or(3).max(3);
     let us = |t: u64| t as f64 / u.per_us;
     let (tp, pp) = (u.total_prec, u.point_prec);
-    let mut s = format!("{:<w$}  {:>9}  {:>7}  {:>12}  {:>6}  {:>10}  {:>10}  {:>10}\n", "API", "calls", "errors", "total µs", "%", "avg µs", "min µs", "max µs");
+    let mut s = format!(
+        "{:<w$}  {:>9}  {:>7}  {:>12}  {:>6}  {:>10}  {:>10}  {:>10}\n",
+        "API", "calls", "errors", "total µs", "%", "avg µs", "min µs", "max µs"
+    );
     for r in rows {
         let pct = if total == 0 { 0.0 } else { 100.0 * r.total_us as f64 / total as f64 };
         s += &format!(

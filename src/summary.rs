@@ -46,10 +46,25 @@ pub fn note_hsa_dispatch(kernel_object: u64, begin: u64, end: u64) {
 /// the layer learnt the kernel's name, else by its object; most time first.
 fn hsa_kernel_rows(hsa: Option<&HsaExtra>) -> Vec<(u64, crate::devtime::KernelRow)> {
     let Ok(m) = HSA_TIMES.lock() else { return Vec::new() };
-    let name = |k: u64| hsa.and_then(|h| h.kernels.iter().find(|x| x.0 == k).and_then(|x| x.1.clone())).unwrap_or_else(|| format!("{k:#x}"));
+    let name = |k: u64| {
+        hsa.and_then(|h| h.kernels.iter().find(|x| x.0 == k).and_then(|x| x.1.clone()))
+            .unwrap_or_else(|| format!("{k:#x}"))
+    };
     let mut rows: Vec<(u64, crate::devtime::KernelRow)> = m
         .iter()
-        .map(|(&k, r)| (k, crate::devtime::KernelRow { kernel: name(k), launches: r[0], total_ns: r[1], min_ns: r[2], max_ns: r[3], by_size: Vec::new() }))
+        .map(|(&k, r)| {
+            (
+                k,
+                crate::devtime::KernelRow {
+                    kernel: name(k),
+                    launches: r[0],
+                    total_ns: r[1],
+                    min_ns: r[2],
+                    max_ns: r[3],
+                    by_size: Vec::new(),
+                },
+            )
+        })
         .collect();
     rows.sort_by(|a, b| b.1.total_ns.cmp(&a.1.total_ns).then(a.1.kernel.cmp(&b.1.kernel)));
     rows
@@ -112,9 +127,14 @@ impl Summary<'_> {
             msg += &format!("cltap: {n}\n");
         }
         match counter_passes() {
-            Some(0) => msg += "cltap: counters: no device could count the requested hardware counters (kernel statistics only)\n",
+            Some(0) => {
+                msg +=
+                    "cltap: counters: no device could count the requested hardware counters (kernel statistics only)\n"
+            }
             Some(1) => msg += "cltap: counters: collected in 1 pass\n",
-            Some(n) => msg += &format!("cltap: counters: the request needs {n} passes (one run of the application each)\n"),
+            Some(n) => {
+                msg += &format!("cltap: counters: the request needs {n} passes (one run of the application each)\n")
+            }
             None => {}
         }
         if let Some(h) = hsa {
@@ -141,7 +161,10 @@ impl Summary<'_> {
     /// [`Self::write_json`], with `"hsa_packets"` and `"hsa_kernels"`.
     pub fn write_json_with(&self, path: &Path, hsa: Option<&HsaExtra>) -> std::io::Result<()> {
         let host: Vec<_> = match &self.host {
-            Host::Timed(rows) => rows.iter().map(|r| json!({"api": r.name, "calls": r.calls, "errors": r.errors, "total_ns": r.total_us})).collect(),
+            Host::Timed(rows) => rows
+                .iter()
+                .map(|r| json!({"api": r.name, "calls": r.calls, "errors": r.errors, "total_ns": r.total_us}))
+                .collect(),
             Host::Counted(rows) => rows.iter().map(|(n, c, e)| json!({"api": n, "calls": c, "errors": e})).collect(),
         };
         let t = crate::devtime::tables();
@@ -156,7 +179,8 @@ impl Summary<'_> {
             .into_iter()
             .map(|t| json!({"direction": t.direction, "count": t.count, "bytes": t.bytes, "total_ns": t.total_ns, "gb_per_s": t.gb_per_s()}))
             .collect();
-        let in_flight: Vec<_> = self.in_flight.iter().map(|c| json!({"api": c.api, "tid": c.tid, "cmd_id": c.cmd_id})).collect();
+        let in_flight: Vec<_> =
+            self.in_flight.iter().map(|c| json!({"api": c.api, "tid": c.tid, "cmd_id": c.cmd_id})).collect();
         let mut head = json!({
             "cltap": env!("CARGO_PKG_VERSION"),
             "pid": self.pid,
@@ -173,9 +197,14 @@ impl Summary<'_> {
             o.insert("counter_passes".into(), json!(n));
         }
         if let (Some(h), Some(o)) = (hsa, head.as_object_mut()) {
-            let packets: serde_json::Map<String, serde_json::Value> = h.packets.iter().map(|(k, n)| (k.to_string(), json!(n))).collect();
+            let packets: serde_json::Map<String, serde_json::Value> =
+                h.packets.iter().map(|(k, n)| (k.to_string(), json!(n))).collect();
             o.insert("hsa_packets".into(), serde_json::Value::Object(packets));
-            let kernels: Vec<_> = h.kernels.iter().map(|(k, name, n)| json!({"kernel_object": format!("{k:#x}"), "name": name, "dispatches": n})).collect();
+            let kernels: Vec<_> = h
+                .kernels
+                .iter()
+                .map(|(k, name, n)| json!({"kernel_object": format!("{k:#x}"), "name": name, "dispatches": n}))
+                .collect();
             o.insert("hsa_kernels".into(), json!(kernels));
         }
         let times = hsa_kernel_rows(hsa);
@@ -245,7 +274,8 @@ fn device_tables(pending: i64) -> String {
         s += &indent(&crate::devtime::render_transfers(&tr));
     }
     for (dev, timer) in crate::devtime::device_clocks() {
-        let how = if timer { "clGetDeviceAndHostTimer" } else { "an offset measured from the enqueue calls (no host timer)" };
+        let how =
+            if timer { "clGetDeviceAndHostTimer" } else { "an offset measured from the enqueue calls (no host timer)" };
         s += &format!("cltap: {dev}: device times put on the host clock with {how}\n");
     }
     if pending > 0 {
@@ -253,7 +283,13 @@ fn device_tables(pending: i64) -> String {
     }
     let untimed = crate::devtime::untimed_commands();
     if !untimed.is_empty() {
-        s += &format!("cltap: {} command(s) could not be timed (first: {} {}: {})\n", untimed.len(), untimed[0].1, untimed[0].0, untimed[0].2);
+        s += &format!(
+            "cltap: {} command(s) could not be timed (first: {} {}: {})\n",
+            untimed.len(),
+            untimed[0].1,
+            untimed[0].0,
+            untimed[0].2
+        );
     }
     s
 }
@@ -265,7 +301,10 @@ mod tests {
     #[test]
     fn the_death_line_names_the_call_in_flight() {
         let c = InFlight { api: "clFinish".into(), tid: 77, cmd_id: Some(41) };
-        assert_eq!(death_line("killed by SIGSEGV", &[c.clone()]), "application killed by SIGSEGV during clFinish (thread 77, CMD ID 41)");
+        assert_eq!(
+            death_line("killed by SIGSEGV", &[c.clone()]),
+            "application killed by SIGSEGV during clFinish (thread 77, CMD ID 41)"
+        );
         assert_eq!(death_line("killed by SIGKILL", &[]), "application killed by SIGKILL; no call was in flight");
         assert!(death_line("x", &[c.clone(), c]).ends_with("1 more call(s) in flight on other threads"));
     }

@@ -3,5 +3,5 @@
 //! the layer) and `CL_HAS_ANON_UNION` (which reshapes the dispatch table) stay
 //! off.
 
-pub use opencl_sys::*;
 pub use opencl_sys::cl_egl::*;
+pub use opencl_sys::*;

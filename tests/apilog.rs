@@ -24,7 +24,11 @@ fn cmd(args: &[&str], loader: Loader, mode: Mode, dir: &Path) -> Command {
 }
 
 fn logs_in(dir: &Path) -> Vec<PathBuf> {
-    let mut v: Vec<PathBuf> = std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().path()).filter(|p| p.extension().is_some_and(|x| x == "apilog")).collect();
+    let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "apilog"))
+        .collect();
     v.sort();
     v
 }
@@ -46,7 +50,8 @@ fn trailer(entries: &[Entry]) -> (u64, u64) {
 
 /// The status a log line reports: the result, or `*errcode_ret`.
 fn status_of(c: &Call) -> i32 {
-    let text = c.outs.iter().find(|(n, _)| n == "errcode_ret").map(|(_, v)| v.as_str()).or(c.result.as_deref()).unwrap();
+    let text =
+        c.outs.iter().find(|(n, _)| n == "errcode_ret").map(|(_, v)| v.as_str()).or(c.result.as_deref()).unwrap();
     (-2000..=0).find(|&k| cltap::trace::names::status_text(k) == text).unwrap_or_else(|| panic!("{text}"))
 }
 
@@ -57,10 +62,14 @@ fn golden_sequence_in_both_modes_and_loaders() {
             let dir = fresh_dir(&format!("golden-{loader:?}-{mode:?}"));
             let o = run(cmd(&["golden"], loader, mode, &dir));
             assert_eq!(o.code, Some(0), "{}", o.stderr);
-            let made: Vec<(String, i32)> = o.stdout.lines().map(|l| {
-                let (n, s) = l.split_once(' ').unwrap();
-                (n.to_string(), s.parse().unwrap())
-            }).collect();
+            let made: Vec<(String, i32)> = o
+                .stdout
+                .lines()
+                .map(|l| {
+                    let (n, s) = l.split_once(' ').unwrap();
+                    (n.to_string(), s.parse().unwrap())
+                })
+                .collect();
             let logs = logs_in(&dir);
             assert_eq!(logs.len(), 1, "{logs:?}");
             let entries = read_log(&logs[0]);
@@ -157,7 +166,9 @@ fn sigterm_leaves_a_complete_log() {
         // ICD mode the loader asks the platform other things first).
         let sizes: Vec<u64> = calls(&entries)
             .iter()
-            .filter(|c| c.name == "clGetPlatformInfo" && c.args[1].value == "2306" && c.args[3].value == "0000000000000000")
+            .filter(|c| {
+                c.name == "clGetPlatformInfo" && c.args[1].value == "2306" && c.args[3].value == "0000000000000000"
+            })
             .map(|c| c.args[2].value.parse().unwrap())
             .collect();
         assert!(sizes.len() >= 1000, "{mode:?}: {} calls", sizes.len());
@@ -176,9 +187,14 @@ fn fork_gives_each_process_its_own_log() {
     let child: u32 = o.stdout.lines().find_map(|l| l.strip_prefix("child ")).unwrap().parse().unwrap();
     let logs = logs_in(&dir);
     assert_eq!(logs.len(), 2, "{logs:?}");
-    let (child_log, parent_log): (Vec<&PathBuf>, Vec<&PathBuf>) = logs.iter().partition(|p| p.to_string_lossy().contains(&format!(".{child}.apilog")));
+    let (child_log, parent_log): (Vec<&PathBuf>, Vec<&PathBuf>) =
+        logs.iter().partition(|p| p.to_string_lossy().contains(&format!(".{child}.apilog")));
     let sizes = |p: &Path| -> Vec<u64> {
-        calls(&read_log(p)).iter().filter(|c| c.name == "clGetPlatformInfo").map(|c| c.args[2].value.parse().unwrap()).collect()
+        calls(&read_log(p))
+            .iter()
+            .filter(|c| c.name == "clGetPlatformInfo")
+            .map(|c| c.args[2].value.parse().unwrap())
+            .collect()
     };
     let parent = sizes(parent_log[0]);
     let kid = sizes(child_log[0]);
@@ -211,7 +227,13 @@ fn log_switches_filter_and_destinations() {
     let entries = apilog::read(&o.stderr).unwrap();
     let create = calls(&entries).into_iter().find(|c| c.name == "clCreateBuffer").unwrap();
     assert!(create.args.iter().any(|a| a.name == "size" && a.value == "4096"));
-    let read = calls(&entries).into_iter().find(|c| c.name == "clEnqueueReadBuffer" && c.args.iter().any(|a| a.name == "num_events_in_wait_list" && a.value == "1")).unwrap();
+    let read = calls(&entries)
+        .into_iter()
+        .find(|c| {
+            c.name == "clEnqueueReadBuffer"
+                && c.args.iter().any(|a| a.name == "num_events_in_wait_list" && a.value == "1")
+        })
+        .unwrap();
     let wait = read.args.iter().find(|a| a.name == "event_wait_list").unwrap();
     assert!(wait.value.contains(" {") && wait.value.ends_with('}'), "decoded wait list: {}", wait.value);
 }

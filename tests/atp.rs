@@ -38,7 +38,11 @@ fn vecadd_trace_on_each_driver_and_mode() {
             let (o, text, a) = traced(&programs().join("vecadd"), &["4096"], driver, mode, &dir);
             assert_eq!(o.code, Some(0), "{what}: {}", o.stderr);
             assert_eq!(a.header[0], ("TraceFileVersion".to_string(), "3.2".to_string()), "{what}");
-            assert!(a.header.iter().any(|(k, v)| k == "Application" && v.ends_with("vecadd")), "{what}: {:?}", a.header);
+            assert!(
+                a.header.iter().any(|(k, v)| k == "Application" && v.ends_with("vecadd")),
+                "{what}: {:?}",
+                a.header
+            );
             assert_eq!(atp::write(&a), text, "{what}: the file reads back to itself");
             assert!(
                 !dir.read_dir().unwrap().any(|e| e.unwrap().file_name().to_string_lossy().starts_with('.')),
@@ -57,7 +61,12 @@ fn vecadd_trace_on_each_driver_and_mode() {
                 }
             }
             let main = &a.timestamps[0];
-            let device = o.stdout.lines().find_map(|l| l.strip_prefix("device: ")).expect("vecadd prints its device").replace(' ', "_");
+            let device = o
+                .stdout
+                .lines()
+                .find_map(|l| l.strip_prefix("device: "))
+                .expect("vecadd prints its device")
+                .replace(' ', "_");
             let enq: Vec<_> = main.items.iter().filter(|t| t.enqueue.is_some()).collect();
             assert_eq!(enq.len(), 4, "{what}: two kernels and two reads");
             for t in &enq {
@@ -67,7 +76,12 @@ fn vecadd_trace_on_each_driver_and_mode() {
                 assert_eq!((e.queue_id, e.context_id), (1, 1), "{what}");
                 // The command was queued during its enqueue call, and a
                 // blocking read's command ended before the call returned.
-                assert!(e.queued + SLACK_NS >= t.start, "{what}: queued {} before the call began {}", e.queued, t.start);
+                assert!(
+                    e.queued + SLACK_NS >= t.start,
+                    "{what}: queued {} before the call began {}",
+                    e.queued,
+                    t.start
+                );
                 assert!(e.queued <= t.end + SLACK_NS, "{what}: queued {} after the call ended {}", e.queued, t.end);
                 match &e.detail {
                     Detail::Kernel { name, global, local, .. } => {
@@ -92,13 +106,24 @@ fn vecadd_trace_on_each_driver_and_mode() {
                     Marker::End { .. } => "-".into(),
                 })
                 .collect();
-            assert_eq!(shape, ["+setup/vecadd", "-", "+compute/vecadd", "+add/kernels", "-", "+reduce/kernels", "-", "-"], "{what}");
-            let times: Vec<u64> = m.iter().map(|x| match x {
-                Marker::Begin { time, .. } | Marker::End { time } => *time,
-            }).collect();
+            assert_eq!(
+                shape,
+                ["+setup/vecadd", "-", "+compute/vecadd", "+add/kernels", "-", "+reduce/kernels", "-", "-"],
+                "{what}"
+            );
+            let times: Vec<u64> = m
+                .iter()
+                .map(|x| match x {
+                    Marker::Begin { time, .. } | Marker::End { time } => *time,
+                })
+                .collect();
             assert!(times.windows(2).all(|w| w[0] <= w[1]), "{what}: {times:?}");
-            let first_kernel = enq.iter().find(|t| matches!(t.enqueue.as_ref().unwrap().detail, Detail::Kernel { .. })).unwrap();
-            assert!(times[3] <= first_kernel.start && first_kernel.end <= times[4], "{what}: the add marker brackets its enqueue");
+            let first_kernel =
+                enq.iter().find(|t| matches!(t.enqueue.as_ref().unwrap().detail, Detail::Kernel { .. })).unwrap();
+            assert!(
+                times[3] <= first_kernel.start && first_kernel.end <= times[4],
+                "{what}: the add marker brackets its enqueue"
+            );
         }
     }
 }
@@ -138,7 +163,6 @@ fn report_and_normalize_read_the_trace() {
     assert_eq!(d.status.code(), Some(0), "{}", String::from_utf8_lossy(&d.stdout));
 }
 
-
 #[test]
 fn a_long_trace_is_spilled_not_held() {
     let exe = special("calls.c", "calls-atp");
@@ -169,16 +193,22 @@ fn sigterm_leaves_a_complete_trace_without_the_api_log() {
     c.env("CLTAP_ATP", "1").env("CLTAP_TIMELINE", "1").env("CLTAP_API_LOG", "0").env("CLTAP_OUTPUT_DIR", &dir);
     c.stderr(std::process::Stdio::null());
     assert!(!signal_when_ready(c, libc::SIGTERM).success(), "the signal still ends the program");
-    let names: Vec<String> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
-    assert!(!names.iter().any(|n| n.ends_with(".apilog") || n.ends_with(".parts") || n.ends_with(".commands")), "{names:?}");
+    let names: Vec<String> =
+        std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+    assert!(
+        !names.iter().any(|n| n.ends_with(".apilog") || n.ends_with(".parts") || n.ends_with(".commands")),
+        "{names:?}"
+    );
     let a = atp::read(&std::fs::read_to_string(only(&dir, "atp")).unwrap()).unwrap();
     let calls = &a.api[0].items;
     // Every call made before the signal, in order: CL_PLATFORM_NAME with
     // param_value_size 1, 2, 3, …
-    let sizes: Vec<u64> = calls.iter().filter(|c| c.name == "clGetPlatformInfo").map(|c| c.args[2].parse().unwrap()).collect();
+    let sizes: Vec<u64> =
+        calls.iter().filter(|c| c.name == "clGetPlatformInfo").map(|c| c.args[2].parse().unwrap()).collect();
     assert!(sizes.len() >= 1000, "{} calls", sizes.len());
     assert_eq!(sizes, (1..=sizes.len() as u64).collect::<Vec<_>>(), "a gap before the kill");
     assert_eq!(a.timestamps[0].items.len(), calls.len());
-    let t: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(only(&dir, "json")).unwrap()).expect("valid JSON");
+    let t: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(only(&dir, "json")).unwrap()).expect("valid JSON");
     assert!(t["traceEvents"].as_array().unwrap().len() > 1000);
 }

@@ -42,7 +42,12 @@ impl Seen {
         for l in text.lines() {
             let w: Vec<&str> = l.split_whitespace().collect();
             if w[0] == "batch" {
-                batches.push(Batch { count: w[1].parse().unwrap(), bytes: w[2].parse().unwrap(), drops: w[3].parse().unwrap(), thread: w[4].to_string() });
+                batches.push(Batch {
+                    count: w[1].parse().unwrap(),
+                    bytes: w[2].parse().unwrap(),
+                    drops: w[3].parse().unwrap(),
+                    thread: w[4].to_string(),
+                });
             } else {
                 lines.push(l.to_string());
             }
@@ -53,7 +58,10 @@ impl Seen {
     }
 
     fn line(&self, start: &str) -> &str {
-        self.lines.iter().find(|l| l.starts_with(start)).unwrap_or_else(|| panic!("no {start} line in {:?}", self.lines))
+        self.lines
+            .iter()
+            .find(|l| l.starts_with(start))
+            .unwrap_or_else(|| panic!("no {start} line in {:?}", self.lines))
     }
 
     fn dropped(&self) -> u64 {
@@ -80,7 +88,12 @@ fn assert_same_per_thread(got: &[Rec], trace: &[Rec]) {
     let (g, t) = (by_thread(got), by_thread(trace));
     assert_eq!(g.keys().collect::<Vec<_>>(), t.keys().collect::<Vec<_>>());
     for (tid, recs) in &t {
-        assert!(g[tid] == *recs, "thread {tid}: {} records received, {} in the trace, or different", g[tid].len(), recs.len());
+        assert!(
+            g[tid] == *recs,
+            "thread {tid}: {} records received, {} in the trace, or different",
+            g[tid].len(),
+            recs.len()
+        );
     }
 }
 
@@ -125,14 +138,19 @@ fn with_real_records_a_48_byte_watermark_delivers_each_record_alone() {
 #[test]
 fn a_batch_is_handed_over_by_the_record_that_reaches_the_watermark() {
     let dir = scratch("buffers-1024");
-    let (_, seen) = run_with_buffer(&dir, &["stress", "2", "300"], &[("BUFFER_SIZE", "100"), ("BUFFER_WATERMARK", "1024")]);
+    let (_, seen) =
+        run_with_buffer(&dir, &["stress", "2", "300"], &[("BUFFER_SIZE", "100"), ("BUFFER_WATERMARK", "1024")]);
     assert!(seen.line("create").starts_with("create CLTAP_BUFFER_SUCCESS"), "100 bytes round up to a page");
     let mut at = 0;
     let (last, full) = seen.batches.split_last().unwrap();
     for b in full {
         let recs = &seen.records[at..at + b.count];
         let last_len = recs.last().unwrap().header.len as usize;
-        assert!(b.bytes >= 1024 && b.bytes - last_len < 1024, "a batch of {} bytes, its last record {last_len}", b.bytes);
+        assert!(
+            b.bytes >= 1024 && b.bytes - last_len < 1024,
+            "a batch of {} bytes, its last record {last_len}",
+            b.bytes
+        );
         at += b.count;
     }
     assert!(last.bytes > 0);
@@ -148,7 +166,11 @@ fn a_batch_is_handed_over_by_the_record_that_reaches_the_watermark() {
 #[test]
 fn lossless_with_a_slow_callback_loses_nothing_and_matches_the_trace_and_the_log() {
     let dir = scratch("buffers-lossless");
-    let (out, seen) = run_with_buffer(&dir, &["stress", "4", "1500"], &[("BUFFER_SIZE", "4096"), ("BUFFER_WATERMARK", "4096"), ("BUFFER_SLOW_US", "300")]);
+    let (out, seen) = run_with_buffer(
+        &dir,
+        &["stress", "4", "1500"],
+        &[("BUFFER_SIZE", "4096"), ("BUFFER_WATERMARK", "4096"), ("BUFFER_SLOW_US", "300")],
+    );
     assert_eq!(out.stderr, "");
     let files = dir.join("files");
     let trace = trace_records(&files);
@@ -162,12 +184,16 @@ fn lossless_with_a_slow_callback_loses_nothing_and_matches_the_trace_and_the_log
     for c in log_calls(&files) {
         log.entry(c.tid).or_default().push(c.name);
     }
-    let mine: std::collections::BTreeMap<u64, Vec<String>> = by_thread(&seen.records).into_iter().map(|(t, r)| (t as u64, r.iter().map(Rec::name).collect())).collect();
+    let mine: std::collections::BTreeMap<u64, Vec<String>> =
+        by_thread(&seen.records).into_iter().map(|(t, r)| (t as u64, r.iter().map(Rec::name).collect())).collect();
     assert_eq!(mine, log);
     // All was delivered before OnUnloadTool; flush and destroy then work,
     // and a flush from inside a callback is refused.
     let unload = seen.line("unload");
-    assert_eq!(unload, format!("unload received={n} flush=CLTAP_BUFFER_SUCCESS after_flush={n} flush_in_callback=3", n = api.len()));
+    assert_eq!(
+        unload,
+        format!("unload received={n} flush=CLTAP_BUFFER_SUCCESS after_flush={n} flush_in_callback=3", n = api.len())
+    );
     assert_eq!(seen.line("destroy"), "destroy CLTAP_BUFFER_SUCCESS again=CLTAP_BUFFER_ERROR_NOT_FOUND");
 }
 
@@ -177,7 +203,11 @@ fn lossless_with_a_slow_callback_loses_nothing_and_matches_the_trace_and_the_log
 #[test]
 fn discard_counts_its_drops() {
     let dir = scratch("buffers-discard");
-    let (_, seen) = run_with_buffer(&dir, &["stress", "2", "2000"], &[("BUFFER_SIZE", "4096"), ("BUFFER_WATERMARK", "4096"), ("BUFFER_POLICY", "discard")]);
+    let (_, seen) = run_with_buffer(
+        &dir,
+        &["stress", "2", "2000"],
+        &[("BUFFER_SIZE", "4096"), ("BUFFER_WATERMARK", "4096"), ("BUFFER_POLICY", "discard")],
+    );
     let api: Vec<Rec> = trace_records(&dir.join("files")).into_iter().filter(Rec::is_api).collect();
     let (kept, dropped) = (seen.records.len() as u64, seen.dropped());
     assert!(dropped > 0, "nothing dropped");
@@ -185,7 +215,10 @@ fn discard_counts_its_drops() {
     for (tid, recs) in by_thread(&seen.records) {
         let all = &by_thread(&api)[&tid];
         let mut it = all.iter();
-        assert!(recs.iter().all(|r| it.any(|a| a == r)), "thread {tid}: a kept record that is not the trace's, or out of order");
+        assert!(
+            recs.iter().all(|r| it.any(|a| a == r)),
+            "thread {tid}: a kept record that is not the trace's, or out of order"
+        );
     }
 }
 
@@ -267,8 +300,12 @@ fn dispatch_records_on_the_hsa_double() {
     let out = run(c);
     assert_eq!(out.code, Some(0), "{}", out.stderr);
     let seen = Seen::read(&prefix);
-    let trace: Vec<Rec> = trace_records(&dir.join("files")).into_iter().filter(|r| !r.is_api() && cltap::tools::buffer_feed::class_of(r.header.kind) == 2).collect();
-    let dispatches = seen.records.iter().filter(|r| r.header.kind == cltap::trace::record::KIND_HSA_DISPATCH).count() as u64;
+    let trace: Vec<Rec> = trace_records(&dir.join("files"))
+        .into_iter()
+        .filter(|r| !r.is_api() && cltap::tools::buffer_feed::class_of(r.header.kind) == 2)
+        .collect();
+    let dispatches =
+        seen.records.iter().filter(|r| r.header.kind == cltap::trace::record::KIND_HSA_DISPATCH).count() as u64;
     assert_eq!(dispatches, DISPATCHES);
     assert!(seen.records.iter().all(|r| !r.is_api()));
     assert_same_per_thread(&seen.records, &trace);
@@ -290,12 +327,19 @@ fn the_documented_example_tool_builds_and_runs() {
     let failed = trace.iter().filter(|r| r.header.flags & cltap::trace::record::FLAG_OK == 0).count();
     assert!(failed >= 2, "calls golden makes failing calls");
     let calls = log_calls(&dir).len();
-    let line = out.stderr.lines().find(|l| l.starts_with("buffer_example: ")).unwrap_or_else(|| panic!("{}", out.stderr));
-    assert!(line.starts_with(&format!("buffer_example: {calls} calls, {failed} failed, 0 dropped; most frequent: ")), "{line}");
+    let line =
+        out.stderr.lines().find(|l| l.starts_with("buffer_example: ")).unwrap_or_else(|| panic!("{}", out.stderr));
+    assert!(
+        line.starts_with(&format!("buffer_example: {calls} calls, {failed} failed, 0 dropped; most frequent: ")),
+        "{line}"
+    );
     // The README's "Writing a tool" and docs/tools.md show the example as it is.
     let source = std::fs::read_to_string(root().join("docs/examples/buffer_example.c")).unwrap();
     for doc in ["README.md", "docs/tools.md"] {
         let text = std::fs::read_to_string(root().join(doc)).unwrap();
-        assert!(text.contains(&format!("```c\n{source}```")), "{doc} no longer shows docs/examples/buffer_example.c as it is");
+        assert!(
+            text.contains(&format!("```c\n{source}```")),
+            "{doc} no longer shows docs/examples/buffer_example.c as it is"
+        );
     }
 }

@@ -35,11 +35,19 @@ fn cmd(dir: &Path, args: &[&str]) -> Command {
 
 fn out(mut c: Command) -> (i32, String, String) {
     let o = c.output().unwrap();
-    (o.status.code().unwrap_or(-1), String::from_utf8_lossy(&o.stdout).into(), String::from_utf8_lossy(&o.stderr).into())
+    (
+        o.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&o.stdout).into(),
+        String::from_utf8_lossy(&o.stderr).into(),
+    )
 }
 
 fn logs(dir: &Path) -> Vec<PathBuf> {
-    let mut v: Vec<PathBuf> = std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().path()).filter(|p| p.extension().is_some_and(|x| x == "apilog")).collect();
+    let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "apilog"))
+        .collect();
     v.sort();
     v
 }
@@ -75,7 +83,8 @@ fn run_returns_the_exit_code_and_lists_files() {
 fn run_forwards_sigint_and_the_log_survives() {
     let d = workdir("sigint");
     let exe = calls();
-    let mut c = cmd(&d, &["run", "--no-summary", "--output", d.to_str().unwrap(), "--", exe.to_str().unwrap(), "forever"]);
+    let mut c =
+        cmd(&d, &["run", "--no-summary", "--output", d.to_str().unwrap(), "--", exe.to_str().unwrap(), "forever"]);
     c.stderr(Stdio::piped());
     let st = signal_when_ready(c, libc::SIGINT);
     assert_eq!(st.code(), Some(128 + libc::SIGINT), "the application's death by SIGINT is cltap's exit code");
@@ -110,7 +119,8 @@ fn normalize_is_stable_and_diff_finds_an_injected_change() {
     let (code, text, _) = out(cmd(&d, &["diff", same[0].to_str().unwrap(), l[alt].to_str().unwrap()]));
     assert_eq!(code, 1);
     assert!(text.contains("~ T1 clCreateBuffer") && text.contains("size: 4096 -> 8192"), "{text}");
-    let (code, json, _) = out(cmd(&d, &["diff", "--format", "json", same[0].to_str().unwrap(), l[alt].to_str().unwrap()]));
+    let (code, json, _) =
+        out(cmd(&d, &["diff", "--format", "json", same[0].to_str().unwrap(), l[alt].to_str().unwrap()]));
     assert_eq!(code, 1);
     let v: serde_json::Value = serde_json::from_str(&json).unwrap();
     assert_eq!(v[0]["kind"], "changed");
@@ -152,7 +162,12 @@ fn report_tallies_a_log() {
     assert_eq!(out(cmd(&d, &["run", "--no-summary", "--", exe.to_str().unwrap(), "golden"])).0, 0);
     let (code, text, _) = out(cmd(&d, &["report", logs(&d)[0].to_str().unwrap()]));
     assert_eq!(code, 0);
-    let line = |api: &str| text.lines().find(|l| l.split_whitespace().next() == Some(api)).map(|l| l.split_whitespace().map(str::to_string).collect::<Vec<_>>()).unwrap();
+    let line = |api: &str| {
+        text.lines()
+            .find(|l| l.split_whitespace().next() == Some(api))
+            .map(|l| l.split_whitespace().map(str::to_string).collect::<Vec<_>>())
+            .unwrap()
+    };
     assert_eq!(line("clCreateBuffer")[1..3], ["2", "1"], "two calls, one failed: {text}");
     assert_eq!(line("clEnqueueReadBuffer")[1..3], ["2", "0"]);
 }
@@ -207,7 +222,8 @@ fn portable_normalize_and_diff_ignore_host_facts_only() {
     assert_eq!(out(cmd(&d, &["diff", h, t])).0, 1);
     // A change the program made still shows.
     let changed = d.join("changed.apilog");
-    std::fs::write(&changed, as_on_another_host(&text, 18).replacen("param_name = 4098", "param_name = 4099", 1)).unwrap();
+    std::fs::write(&changed, as_on_another_host(&text, 18).replacen("param_name = 4098", "param_name = 4099", 1))
+        .unwrap();
     let (code, o, _) = out(cmd(&d, &["diff", "--portable", h, changed.to_str().unwrap()]));
     assert_eq!(code, 1, "{o}");
     assert!(o.contains("param_name"), "{o}");

@@ -22,20 +22,30 @@ impl Model {
     fn expected(&self) -> Vec<f64> {
         let gui = self.grbm_count.saturating_sub(100);
         vec![
-            self.w as f64,                          // SQ_WAVES
-            (12 * self.w) as f64,                   // SQ_INSTS_VALU
-            self.grbm_count as f64,                 // GRBM_COUNT
-            gui as f64,                             // GRBM_GUI_ACTIVE
+            self.w as f64,                               // SQ_WAVES
+            (12 * self.w) as f64,                        // SQ_INSTS_VALU
+            self.grbm_count as f64,                      // GRBM_COUNT
+            gui as f64,                                  // GRBM_GUI_ACTIVE
             100.0 * gui as f64 / self.grbm_count as f64, // GPUBusy
-            (self.wi / 4) as f64,                   // TCC_HIT (all 16 instances)
-            Self::share(self.wi / 4, 3, 16) as f64, // TCC_HIT[3]
-            Self::share(2 * self.w, 0, 16) as f64,  // TA_FLAT_READ_WAVEFRONTS[0]
-            12.0,                                   // VALUInsts = SQ_INSTS_VALU / SQ_WAVES
+            (self.wi / 4) as f64,                        // TCC_HIT (all 16 instances)
+            Self::share(self.wi / 4, 3, 16) as f64,      // TCC_HIT[3]
+            Self::share(2 * self.w, 0, 16) as f64,       // TA_FLAT_READ_WAVEFRONTS[0]
+            12.0,                                        // VALUInsts = SQ_INSTS_VALU / SQ_WAVES
         ]
     }
 }
 
-const NAMES: [&str; 9] = ["SQ_WAVES", "SQ_INSTS_VALU", "GRBM_COUNT", "GRBM_GUI_ACTIVE", "GPUBusy", "TCC_HIT", "TCC_HIT[3]", "TA_FLAT_READ_WAVEFRONTS[0]", "VALUInsts"];
+const NAMES: [&str; 9] = [
+    "SQ_WAVES",
+    "SQ_INSTS_VALU",
+    "GRBM_COUNT",
+    "GRBM_GUI_ACTIVE",
+    "GPUBusy",
+    "TCC_HIT",
+    "TCC_HIT[3]",
+    "TA_FLAT_READ_WAVEFRONTS[0]",
+    "VALUInsts",
+];
 
 fn kernels() -> String {
     hsa_double().join("kernels.co").display().to_string()
@@ -84,7 +94,12 @@ fn every_dispatch_has_every_counter_at_its_hand_computed_value() {
 
     let out = scratch("counters-hsa");
     let mut c = sizes(&out, false);
-    c.env("HSA_TOOLS_LIB", layer()).env("ROCP_HSA_INTERCEPT", "2").env("CLTAP_COUNTERS", NAMES.join(",")).env("CLTAP_OUTPUT_DIR", &out).env("CLTAP_SUMMARY", "1").env("CLTAP_TIMELINE", "1");
+    c.env("HSA_TOOLS_LIB", layer())
+        .env("ROCP_HSA_INTERCEPT", "2")
+        .env("CLTAP_COUNTERS", NAMES.join(","))
+        .env("CLTAP_OUTPUT_DIR", &out)
+        .env("CLTAP_SUMMARY", "1")
+        .env("CLTAP_TIMELINE", "1");
     let o = run(c);
     assert_eq!(o.code, Some(0), "{}\n{}", o.stdout, o.stderr);
     assert_eq!(o.stdout, plain.stdout, "the program printed something else under cltap");
@@ -108,7 +123,11 @@ fn every_dispatch_has_every_counter_at_its_hand_computed_value() {
     }
     let p = csv(&out);
     assert_eq!(p.counters, NAMES);
-    check_values(&p.rows.iter().map(|x| (x.method.clone(), x.values.clone())).collect::<Vec<_>>(), &NAMES, 0.005 + 1e-9);
+    check_values(
+        &p.rows.iter().map(|x| (x.method.clone(), x.values.clone())).collect::<Vec<_>>(),
+        &NAMES,
+        0.005 + 1e-9,
+    );
     for (x, (grid, wg, _)) in p.rows.iter().zip(SHAPES) {
         assert_eq!(x.global, grid);
         assert_eq!(x.local, Some(wg));
@@ -118,19 +137,40 @@ fn every_dispatch_has_every_counter_at_its_hand_computed_value() {
     // The occupancy file has a row per dispatch, with the gfx906 limits.
     let occ = perf::read_occupancy(&std::fs::read_to_string(only(&out, ".occupancy")).unwrap()).unwrap();
     assert_eq!(occ.rows.len(), SHAPES.len());
-    assert!(occ.rows.iter().all(|r| r.device == "gfx906" && r.compute_units == Some(60) && r.occupancy.is_some() && r.limiting_factor.is_some()), "{:?}", occ.rows[0]);
+    assert!(
+        occ.rows.iter().all(|r| r.device == "gfx906"
+            && r.compute_units == Some(60)
+            && r.occupancy.is_some()
+            && r.limiting_factor.is_some()),
+        "{:?}",
+        occ.rows[0]
+    );
     // `cltap report` on the .csv: the kernel's launches and SQ_WAVES total.
-    let csv_path: PathBuf = std::fs::read_dir(&*out).unwrap().map(|e| e.unwrap().path()).find(|p| p.to_string_lossy().ends_with(".csv") && !p.to_string_lossy().ends_with(".results.csv")).unwrap();
+    let csv_path: PathBuf = std::fs::read_dir(&*out)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.to_string_lossy().ends_with(".csv") && !p.to_string_lossy().ends_with(".results.csv"))
+        .unwrap();
     let rep = Command::new(env!("CARGO_BIN_EXE_cltap")).arg("report").arg(&csv_path).output().unwrap();
     let text = String::from_utf8_lossy(&rep.stdout);
-    let line: Vec<&str> = text.lines().find(|l| l.trim_start().starts_with("add_one")).unwrap_or_else(|| panic!("{text}")).split_whitespace().collect();
+    let line: Vec<&str> = text
+        .lines()
+        .find(|l| l.trim_start().starts_with("add_one"))
+        .unwrap_or_else(|| panic!("{text}"))
+        .split_whitespace()
+        .collect();
     let total: u64 = SHAPES.iter().map(|(g, w, _)| Model::of(*g, *w).w).sum();
     assert_eq!(line[1..3], ["8".to_string(), total.to_string()], "{text}");
     // The timeline's dispatch slices carry their counters.
-    let timeline_path = std::fs::read_dir(&*out).unwrap().map(|e| e.unwrap().path()).find(|p| p.to_string_lossy().ends_with(".json") && !p.to_string_lossy().ends_with(".summary.json")).unwrap();
+    let timeline_path = std::fs::read_dir(&*out)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.to_string_lossy().ends_with(".json") && !p.to_string_lossy().ends_with(".summary.json"))
+        .unwrap();
     let timeline = std::fs::read_to_string(timeline_path).unwrap();
     let v: serde_json::Value = serde_json::from_str(&timeline).unwrap();
-    let slices: Vec<&serde_json::Value> = v["traceEvents"].as_array().unwrap().iter().filter(|e| e["cat"] == "hsa_dispatch").collect();
+    let slices: Vec<&serde_json::Value> =
+        v["traceEvents"].as_array().unwrap().iter().filter(|e| e["cat"] == "hsa_dispatch").collect();
     assert_eq!(slices.len(), SHAPES.len());
     for (e, (grid, wg, _)) in slices.iter().zip(SHAPES) {
         assert_eq!(e["args"]["counters"]["SQ[0]:4"].as_u64(), Some(Model::of(grid, wg).w), "{e}");
@@ -151,7 +191,17 @@ fn cltap_run(dir: &Path, names: &[&str], vary: bool) -> Outcome {
 }
 
 /// Nine SQ events: the double's SQ has 8 counter slots, so two passes.
-const NINE_SQ: [&str; 9] = ["SQ_WAVES", "SQ_INSTS_VALU", "SQ_INSTS_VMEM_WR", "SQ_INSTS_VMEM_RD", "SQ_INSTS_SALU", "SQ_INSTS_SMEM", "SQ_INSTS_LDS", "SQ_ACTIVE_INST_VALU", "SQ_THREAD_CYCLES_VALU"];
+const NINE_SQ: [&str; 9] = [
+    "SQ_WAVES",
+    "SQ_INSTS_VALU",
+    "SQ_INSTS_VMEM_WR",
+    "SQ_INSTS_VMEM_RD",
+    "SQ_INSTS_SALU",
+    "SQ_INSTS_SMEM",
+    "SQ_INSTS_LDS",
+    "SQ_ACTIVE_INST_VALU",
+    "SQ_THREAD_CYCLES_VALU",
+];
 
 #[test]
 fn a_request_of_two_passes_runs_the_application_twice_and_joins_them() {
@@ -165,11 +215,15 @@ fn a_request_of_two_passes_runs_the_application_twice_and_joins_them() {
     assert_eq!(r.counters, NINE_SQ);
     for (x, (grid, wg, lds)) in r.rows.iter().zip(SHAPES) {
         let m = Model::of(grid, wg);
-        let want = [m.w, 12 * m.w, m.w, 2 * m.w, 5 * m.w, 3 * m.w, if lds > 0 { 4 * m.w } else { 0 }, 48 * m.w, 12 * m.wi];
+        let want =
+            [m.w, 12 * m.w, m.w, 2 * m.w, 5 * m.w, 3 * m.w, if lds > 0 { 4 * m.w } else { 0 }, 48 * m.w, 12 * m.wi];
         let got: Vec<u64> = x.values.iter().map(|v| v.expect("every pass's value is there") as u64).collect();
         assert_eq!(got, want, "{grid:?}/{wg:?}");
     }
-    assert!(std::fs::read_dir(&out).unwrap().all(|e| !e.unwrap().file_name().to_string_lossy().contains(".pass")), "the pass files are removed");
+    assert!(
+        std::fs::read_dir(&out).unwrap().all(|e| !e.unwrap().file_name().to_string_lossy().contains(".pass")),
+        "the pass files are removed"
+    );
 }
 
 #[test]
@@ -177,19 +231,35 @@ fn a_second_run_that_dispatches_differently_is_not_joined() {
     let out = scratch("counters-hsa-vary");
     let o = cltap_run(&out, &NINE_SQ, true);
     assert_eq!(o.code, Some(0), "{}\n{}", o.stdout, o.stderr);
-    let line = o.stderr.lines().find(|l| l.contains("cannot be joined")).unwrap_or_else(|| panic!("no message:\n{}", o.stderr));
+    let line = o
+        .stderr
+        .lines()
+        .find(|l| l.contains("cannot be joined"))
+        .unwrap_or_else(|| panic!("no message:\n{}", o.stderr));
     assert!(line.contains("pass 1 differs from pass 0 at launch 2") && line.contains("2000"), "{line}");
-    assert!(std::fs::read_dir(&out).unwrap().all(|e| !e.unwrap().file_name().to_string_lossy().ends_with(".results.csv")), "no joined file from different runs");
+    assert!(
+        std::fs::read_dir(&out).unwrap().all(|e| !e.unwrap().file_name().to_string_lossy().ends_with(".results.csv")),
+        "no joined file from different runs"
+    );
 }
 
 #[test]
 fn without_aqlprofile_the_counters_read_na() {
     let out = scratch("counters-hsa-none");
     let mut c = sizes(&out, false);
-    c.env("HSA_TOOLS_LIB", layer()).env("ROCP_HSA_INTERCEPT", "1").env("CLTAP_COUNTERS", "SQ_WAVES,GPUBusy").env("CLTAP_OUTPUT_DIR", &out).env("CLTAP_HSA_DOUBLE_AQLPROFILE", "0");
+    c.env("HSA_TOOLS_LIB", layer())
+        .env("ROCP_HSA_INTERCEPT", "1")
+        .env("CLTAP_COUNTERS", "SQ_WAVES,GPUBusy")
+        .env("CLTAP_OUTPUT_DIR", &out)
+        .env("CLTAP_HSA_DOUBLE_AQLPROFILE", "0");
     let o = run(c);
     assert_eq!(o.code, Some(0), "{}\n{}", o.stdout, o.stderr);
-    assert_eq!(o.stderr.lines().filter(|l| l.contains("hardware counters are not available")).count(), 1, "{}", o.stderr);
+    assert_eq!(
+        o.stderr.lines().filter(|l| l.contains("hardware counters are not available")).count(),
+        1,
+        "{}",
+        o.stderr
+    );
     let r = results(&out);
     assert_eq!(r.rows.len(), SHAPES.len(), "the dispatches are still listed");
     assert!(r.rows.iter().all(|x| x.values == vec![None, None]), "{:?}", r.rows[0]);
@@ -212,7 +282,11 @@ fn rocprofiler_v1_metrics_and_input_files_work_as_with_rocprofiler() {
     let input = out.join("input.xml");
     std::fs::write(&input, "# what to collect\n<metric name=SQ_WAVES,Twice ></metric>\n").unwrap();
     let mut c = sizes(&out, false);
-    c.env("HSA_TOOLS_LIB", layer()).env("ROCP_HSA_INTERCEPT", "1").env("ROCP_METRICS", &metrics).env("ROCP_INPUT", &input).env("CLTAP_OUTPUT_DIR", &out);
+    c.env("HSA_TOOLS_LIB", layer())
+        .env("ROCP_HSA_INTERCEPT", "1")
+        .env("ROCP_METRICS", &metrics)
+        .env("ROCP_INPUT", &input)
+        .env("CLTAP_OUTPUT_DIR", &out);
     let o = run(c);
     assert_eq!(o.code, Some(0), "{}\n{}", o.stdout, o.stderr);
     let r = results(&out);
@@ -255,7 +329,11 @@ fn a_program_that_crashes_still_gets_its_counter_files() {
     // Every dispatch completed, then SIGSEGV: `cltap run` renders the trace
     // the process left, and the counters of every dispatch are in it.
     let out = scratch("counters-hsa-crash");
-    let mut c = cltap_run_hsa(&out, &["--counters", "SQ_WAVES,GRBM_COUNT"], [hsa_programs().as_os_str().to_owned(), "sizes".into(), kernels().into()]);
+    let mut c = cltap_run_hsa(
+        &out,
+        &["--counters", "SQ_WAVES,GRBM_COUNT"],
+        [hsa_programs().as_os_str().to_owned(), "sizes".into(), kernels().into()],
+    );
     c.env("PROGRAMS_DIE", "segv");
     let o = run(c);
     assert_eq!(o.code, Some(128 + 11), "{}\n{}", o.stdout, o.stderr);
@@ -277,13 +355,20 @@ fn thousands_of_dispatches_over_many_chunks_all_get_their_counters() {
     let out = scratch("counters-hsa-many");
     let mut c = on_hsa_double(hsa_programs(), &out);
     c.arg("many").arg(kernels()).arg(N.to_string());
-    c.env("HSA_TOOLS_LIB", layer()).env("CLTAP_COUNTERS", "SQ_WAVES").env("CLTAP_OUTPUT_DIR", &out).env("CLTAP_BUFFER_SIZE", "16K");
+    c.env("HSA_TOOLS_LIB", layer())
+        .env("CLTAP_COUNTERS", "SQ_WAVES")
+        .env("CLTAP_OUTPUT_DIR", &out)
+        .env("CLTAP_BUFFER_SIZE", "16K");
     let o = run(c);
     assert_eq!(o.code, Some(0), "{}\n{}", o.stdout, o.stderr);
     let r = results(&out);
     assert_eq!(r.rows.len(), N);
     // `many` dispatches 64 work-items in groups of 64: one wave each.
-    assert!(r.rows.iter().all(|x| x.values == vec![Some(1.0)]), "{:?}", r.rows.iter().find(|x| x.values != vec![Some(1.0)]));
+    assert!(
+        r.rows.iter().all(|x| x.values == vec![Some(1.0)]),
+        "{:?}",
+        r.rows.iter().find(|x| x.values != vec![Some(1.0)])
+    );
 }
 
 #[test]

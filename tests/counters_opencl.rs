@@ -32,14 +32,20 @@ fn pocl_intel_and_oclgrind_give_kernel_statistics_and_na_for_hardware_counters()
         let mut c = command(&vecadd, &args_for("vecadd", d), &[d], Loader::OclIcd, Mode::Layer);
         c.env("CLTAP_COUNTERS", "SQ_WAVES,GPUBusy").env("CLTAP_OUTPUT_DIR", &out);
         let o = run(c);
-        assert_eq!((o.code, &o.stdout), (plain.code, &plain.stdout), "{d:?}: the application saw something else:\n{}", o.stderr);
+        assert_eq!(
+            (o.code, &o.stdout),
+            (plain.code, &plain.stdout),
+            "{d:?}: the application saw something else:\n{}",
+            o.stderr
+        );
         let lines: Vec<&str> = o.stderr.lines().filter(|l| l.contains("cannot be counted on")).collect();
         assert_eq!(lines.len(), 1, "{d:?}: one line for the one device:\n{}", o.stderr);
         assert!(lines[0].contains("SQ_WAVES, GPUBusy"), "{}", lines[0]);
 
         let p = csv(&out);
         assert_eq!(p.rows.len(), 2, "{d:?}: vecadd's two NDRanges");
-        let (waves, busy, multiple) = (column(&p, "SQ_WAVES"), column(&p, "GPUBusy"), column(&p, "PreferredWorkGroupSizeMultiple"));
+        let (waves, busy, multiple) =
+            (column(&p, "SQ_WAVES"), column(&p, "GPUBusy"), column(&p, "PreferredWorkGroupSizeMultiple"));
         for r in &p.rows {
             assert_eq!((r.values[waves], r.values[busy]), (None, None), "{d:?}: never made up");
             assert!(r.values[multiple].is_some_and(|m| m >= 1.0), "{d:?}: {r:?}");
@@ -47,13 +53,18 @@ fn pocl_intel_and_oclgrind_give_kernel_statistics_and_na_for_hardware_counters()
             assert!(r.call_index.is_some() && r.lds.is_some() && r.scratch.is_some(), "{d:?}: {r:?}");
             assert_eq!(r.vgprs, None, "{d:?}: registers are not known through OpenCL");
         }
-        let names: Vec<&str> = p.rows.iter().map(|r| perf::split_method(&r.method, perf::Api::OpenCl).unwrap().kernel).collect();
+        let names: Vec<&str> =
+            p.rows.iter().map(|r| perf::split_method(&r.method, perf::Api::OpenCl).unwrap().kernel).collect();
         assert_eq!(names, ["vecadd", "partial_sums"], "{d:?}");
         // partial_sums takes a __local buffer: the driver's local memory size.
         assert!(p.rows[1].lds.unwrap() > 0, "{d:?}: {:?}", p.rows[1]);
         let occ = perf::read_occupancy(&std::fs::read_to_string(only_file(&out, ".occupancy")).unwrap()).unwrap();
         assert_eq!(occ.rows.len(), 2);
-        assert!(occ.rows.iter().all(|r| r.compute_units.is_some() && r.vgprs_used.is_none() && r.occupancy.is_none()), "{d:?}: {:?}", occ.rows[0]);
+        assert!(
+            occ.rows.iter().all(|r| r.compute_units.is_some() && r.vgprs_used.is_none() && r.occupancy.is_none()),
+            "{d:?}: {:?}",
+            occ.rows[0]
+        );
     }
 }
 
@@ -67,7 +78,11 @@ fn waves(global: [u64; 3], local: [u64; 3]) -> u64 {
 fn each_ndrange_on_the_opencl_over_hsa_double_gets_its_dispatch_counters() {
     let icd = hsa_double().join("libcltap-ocl-over-hsa.so");
     let out = scratch("counters-ocl-over-hsa");
-    let c = cltap_run_hsa(&out, &["--counters", "SQ_WAVES,GRBM_COUNT", "--driver", &icd.display().to_string()], [ocl_over_hsa_program()]);
+    let c = cltap_run_hsa(
+        &out,
+        &["--counters", "SQ_WAVES,GRBM_COUNT", "--driver", &icd.display().to_string()],
+        [ocl_over_hsa_program()],
+    );
     let o = run(c);
     assert_eq!(o.code, Some(0), "{}\n{}", o.stdout, o.stderr);
     assert!(o.stdout.contains("ndranges=17 submitted_by_icd=17 seen_by_hsa_double=17"), "{}", o.stdout);
@@ -94,7 +109,9 @@ fn each_ndrange_on_the_opencl_over_hsa_double_gets_its_dispatch_counters() {
     assert_eq!(p.rows.len(), 17, "no HSA dispatch left unclaimed");
     let mut last = 0;
     for r in ndrange_rows {
-        let cmd = ndrange_at.get(&(r.thread_id, r.call_index.unwrap())).unwrap_or_else(|| panic!("row {r:?} is not an NDRange of the API log"));
+        let cmd = ndrange_at
+            .get(&(r.thread_id, r.call_index.unwrap()))
+            .unwrap_or_else(|| panic!("row {r:?} is not an NDRange of the API log"));
         assert!(*cmd > last, "rows in CMD ID order");
         last = *cmd;
         let local = r.local.expect("the dispatch's work-group");

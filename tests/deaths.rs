@@ -43,7 +43,12 @@ fn numbered_calls(log: &Path) -> Vec<u64> {
 fn run_cltap(dir: &Path, mode: &str, args: &[&str]) -> (Option<i32>, String) {
     let pocl = Driver::Pocl.library();
     let mut c = Command::new(cltap());
-    c.current_dir(dir).args(["run", "--no-summary", "--mode", mode, "--driver"]).arg(&pocl).arg("--").arg(calls()).args(args);
+    c.current_dir(dir)
+        .args(["run", "--no-summary", "--mode", mode, "--driver"])
+        .arg(&pocl)
+        .arg("--")
+        .arg(calls())
+        .args(args);
     for (k, _) in std::env::vars() {
         if k.starts_with("OCL_ICD") || k.starts_with("OPENCL_LAYER") || k.starts_with("CLTAP_") {
             c.env_remove(k);
@@ -58,7 +63,13 @@ const N: u64 = 1000;
 
 #[test]
 fn every_call_survives_every_death_through_cltap_run() {
-    let deaths = [("segv", "killed by SIGSEGV"), ("kill", "killed by SIGKILL"), ("_exit", "exit code 3"), ("quick_exit", "exit code 4"), ("abort", "killed by SIGABRT")];
+    let deaths = [
+        ("segv", "killed by SIGSEGV"),
+        ("kill", "killed by SIGKILL"),
+        ("_exit", "exit code 3"),
+        ("quick_exit", "exit code 4"),
+        ("abort", "killed by SIGABRT"),
+    ];
     for mode in ["layer", "icd"] {
         for (how, said) in deaths {
             let d = scratch(&format!("death-{how}"));
@@ -159,7 +170,12 @@ fn a_file_size_limit_keeps_the_application_running_and_counts_what_is_lost() {
         });
     }
     let o = run(c);
-    assert_eq!((o.code, &o.stdout), (plain.code, &plain.stdout), "the application's results are the same: {}", o.stderr);
+    assert_eq!(
+        (o.code, &o.stdout),
+        (plain.code, &plain.stdout),
+        "the application's results are the same: {}",
+        o.stderr
+    );
     let msgs: Vec<&str> = o.stderr.lines().filter(|l| l.starts_with("cltap:")).collect();
     assert!(msgs.iter().any(|m| m.contains("cannot grow")), "{msgs:?}");
     assert!(msgs.len() <= 3, "a few clear lines, not one per call: {msgs:?}");

@@ -8,7 +8,11 @@ use common::*;
 use std::path::{Path, PathBuf};
 
 fn summary(dir: &Path) -> serde_json::Value {
-    let p: PathBuf = std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().path()).find(|p| p.to_string_lossy().ends_with(".summary.json")).expect("summary.json written");
+    let p: PathBuf = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.to_string_lossy().ends_with(".summary.json"))
+        .expect("summary.json written");
     serde_json::from_str(&std::fs::read_to_string(p).unwrap()).unwrap()
 }
 
@@ -38,7 +42,8 @@ fn vecadd_commands_are_timed_in_order_on_each_driver_and_mode() {
             let (o, s) = timed("vecadd", &["4096"], driver, mode, &format!("vecadd-{}-{mode:?}", driver.name()));
             assert_eq!(o.code, Some(0), "{}", o.stderr);
             assert_eq!(check_ordered(&s), 4, "{} {mode:?}: 2 kernels and 2 reads", driver.name());
-            let kernels: Vec<&str> = s["kernels"].as_array().unwrap().iter().map(|k| k["kernel"].as_str().unwrap()).collect();
+            let kernels: Vec<&str> =
+                s["kernels"].as_array().unwrap().iter().map(|k| k["kernel"].as_str().unwrap()).collect();
             assert!(kernels.contains(&"vecadd") && kernels.contains(&"partial_sums"), "{kernels:?}");
             let t = &s["transfers"][0];
             assert_eq!(t["direction"], "device to host");
@@ -83,7 +88,8 @@ fn timeline(dir: &Path) -> serde_json::Value {
         .map(|e| e.unwrap().path())
         .find(|p| p.extension().is_some_and(|x| x == "json") && !p.to_string_lossy().ends_with(".summary.json"))
         .expect("timeline written");
-    serde_json::from_str(&std::fs::read_to_string(&p).unwrap()).unwrap_or_else(|e| panic!("{}: not valid JSON: {e}", p.display()))
+    serde_json::from_str(&std::fs::read_to_string(&p).unwrap())
+        .unwrap_or_else(|e| panic!("{}: not valid JSON: {e}", p.display()))
 }
 
 #[test]
@@ -115,7 +121,10 @@ fn timeline_has_host_calls_device_commands_and_flows() {
                     .expect("the enqueue's host slice");
                 assert_eq!((&call["pid"], &call["tid"]), (&s["pid"], &s["tid"]));
                 assert_eq!(call["ts"], s["ts"]);
-                assert!(d["ts"].as_f64().unwrap() + 1e-3 >= call["ts"].as_f64().unwrap(), "a command never starts before its enqueue");
+                assert!(
+                    d["ts"].as_f64().unwrap() + 1e-3 >= call["ts"].as_f64().unwrap(),
+                    "a command never starts before its enqueue"
+                );
             }
         }
     }
@@ -132,7 +141,6 @@ fn timeline_is_valid_json_after_sigterm() {
     assert!(t["traceEvents"].as_array().unwrap().len() > 1000);
 }
 
-
 #[test]
 fn device_records_are_spilled_not_held() {
     let exe = special("calls.c", "calls-devtime");
@@ -142,7 +150,10 @@ fn device_records_are_spilled_not_held() {
         .map(|on| {
             let dir = scratch(&format!("spill-{on}"));
             let mut c = command(&exe, &["markers", &n.to_string()], &[Driver::Pocl], Loader::OclIcd, Mode::Layer);
-            c.env("CLTAP_DEVICE_TIMING", on).env("CLTAP_SUMMARY", "1").env("CLTAP_API_LOG", "0").env("CLTAP_OUTPUT_DIR", &dir);
+            c.env("CLTAP_DEVICE_TIMING", on)
+                .env("CLTAP_SUMMARY", "1")
+                .env("CLTAP_API_LOG", "0")
+                .env("CLTAP_OUTPUT_DIR", &dir);
             let (st, kib) = peak_kib(c);
             (st, kib, dir)
         })
@@ -150,7 +161,15 @@ fn device_records_are_spilled_not_held() {
     assert_eq!((runs[0].0, runs[1].0), (0, 0));
     let s = summary(&runs[1].2);
     assert_eq!(s["commands"].as_array().unwrap().len() as u64, n, "every marker timed and listed");
-    assert!(!std::fs::read_dir(&runs[1].2).unwrap().any(|e| e.unwrap().file_name().to_string_lossy().starts_with('.')), "spill removed");
+    assert!(
+        !std::fs::read_dir(&runs[1].2).unwrap().any(|e| e.unwrap().file_name().to_string_lossy().starts_with('.')),
+        "spill removed"
+    );
     // Held in memory, 300,000 records would take about 60 MiB.
-    assert!(runs[1].1 - runs[0].1 < 24 * 1024, "peak RSS {} KiB with device timing, {} KiB without", runs[1].1, runs[0].1);
+    assert!(
+        runs[1].1 - runs[0].1 < 24 * 1024,
+        "peak RSS {} KiB with device timing, {} KiB without",
+        runs[1].1,
+        runs[0].1
+    );
 }

@@ -17,12 +17,15 @@ fn check(driver: Driver, loader: Loader) {
     for (name, prog, args) in runs {
         let plain = run(command(&prog, &args, &[driver], loader, Mode::Plain));
         if plain.code != Some(0) {
-            failures.push(format!("== {name} fails without cltap ({:?}):\n{}{}", plain.code, plain.stdout, plain.stderr));
+            failures
+                .push(format!("== {name} fails without cltap ({:?}):\n{}{}", plain.code, plain.stdout, plain.stderr));
             continue;
         }
         for mode in [Mode::Layer, Mode::Icd] {
             let with = run(command(&prog, &args, &[driver], loader, mode));
-            if let Some(d) = difference(&format!("{name} on {} via {loader:?}, {mode:?} mode", driver.name()), &plain, &with) {
+            if let Some(d) =
+                difference(&format!("{name} on {} via {loader:?}, {mode:?} mode", driver.name()), &plain, &with)
+            {
                 failures.push(d);
             }
             // Device timing forces profiling and adds events: still unseen.
@@ -30,7 +33,11 @@ fn check(driver: Driver, loader: Loader) {
                 let mut c = command(&prog, &args, &[driver], loader, mode);
                 c.env("CLTAP_DEVICE_TIMING", "1");
                 let with = run(c);
-                if let Some(d) = difference(&format!("{name} on {} via {loader:?}, {mode:?} mode, device timing", driver.name()), &plain, &with) {
+                if let Some(d) = difference(
+                    &format!("{name} on {} via {loader:?}, {mode:?} mode, device timing", driver.name()),
+                    &plain,
+                    &with,
+                ) {
                     failures.push(d);
                 }
             }

@@ -45,18 +45,8 @@ fn numbers(line: &str, field: &'static str) -> Result<Vec<u64>, LineError> {
     let v = line
         .split_whitespace()
         .find_map(|w| w.strip_prefix(field).and_then(|r| r.strip_prefix('=')))
-        .ok_or_else(|| LineError::Missing {
-            field,
-            line: line.to_string(),
-        })?;
-    v.split([',', '+'])
-        .map(|n| {
-            n.parse().map_err(|_| LineError::Number {
-                field,
-                line: line.to_string(),
-            })
-        })
-        .collect()
+        .ok_or_else(|| LineError::Missing { field, line: line.to_string() })?;
+    v.split([',', '+']).map(|n| n.parse().map_err(|_| LineError::Number { field, line: line.to_string() })).collect()
 }
 
 fn number(line: &str, field: &'static str) -> Result<u64, LineError> {
@@ -66,10 +56,7 @@ fn number(line: &str, field: &'static str) -> Result<u64, LineError> {
 fn text<'a>(line: &'a str, field: &'static str) -> Result<&'a str, LineError> {
     line.split_whitespace()
         .find_map(|w| w.strip_prefix(field).and_then(|r| r.strip_prefix('=')))
-        .ok_or_else(|| LineError::Missing {
-            field,
-            line: line.to_string(),
-        })
+        .ok_or_else(|| LineError::Missing { field, line: line.to_string() })
 }
 
 /// A dispatch as the double models it (dispatch_model.c).
@@ -96,9 +83,7 @@ impl Shape {
         self.grid[..self.dims].iter().product()
     }
     fn workgroups(&self) -> u64 {
-        (0..self.dims)
-            .map(|d| self.grid[d].div_ceil(self.wg[d]))
-            .product()
+        (0..self.dims).map(|d| self.grid[d].div_ceil(self.wg[d])).product()
     }
     fn waves_per_group(&self) -> u64 {
         self.wg[..self.dims].iter().product::<u64>().div_ceil(64)
@@ -195,16 +180,7 @@ impl Run {
     fn expected(&self, s: &Sample) -> u64 {
         s.dispatches
             .iter()
-            .map(|&d| {
-                model(
-                    &self.shapes[d as usize],
-                    self.mhz,
-                    s.block,
-                    s.index,
-                    s.counter,
-                    s.sample,
-                )
-            })
+            .map(|&d| model(&self.shapes[d as usize], self.mhz, s.block, s.index, s.counter, s.sample))
             .sum()
     }
     /// The samples of a tag (and dispatch list), keyed by (block, index, counter, sample).
@@ -224,18 +200,8 @@ fn client(dir: &std::path::Path) -> std::process::Command {
 }
 
 fn assert_passed(o: &Outcome) {
-    assert_eq!(
-        o.code,
-        Some(0),
-        "client failed\nstdout:\n{}\nstderr:\n{}",
-        o.stdout,
-        o.stderr
-    );
-    assert!(
-        o.stdout.contains("client: all checks passed"),
-        "stdout:\n{}",
-        o.stdout
-    );
+    assert_eq!(o.code, Some(0), "client failed\nstdout:\n{}\nstderr:\n{}", o.stdout, o.stderr);
+    assert!(o.stdout.contains("client: all checks passed"), "stdout:\n{}", o.stdout);
     assert!(!o.stdout.contains("FAIL"), "stdout:\n{}", o.stdout);
 }
 
@@ -252,22 +218,13 @@ fn the_run() -> &'static Run {
         let mut samples = Vec::new();
         for l in out.lines() {
             if let Some(rest) = l.strip_prefix("client: shape ") {
-                assert_eq!(
-                    number(rest, "dispatch").unwrap(),
-                    shapes.len() as u64,
-                    "shapes in order"
-                );
+                assert_eq!(number(rest, "dispatch").unwrap(), shapes.len() as u64, "shapes in order");
                 shapes.push(Shape::parse(rest).unwrap());
             } else if let Some(rest) = l.strip_prefix("client: pmc ") {
                 samples.push(Sample::parse(rest).unwrap());
             }
         }
-        Run {
-            out,
-            mhz,
-            shapes,
-            samples,
-        }
+        Run { out, mhz, shapes, samples }
     })
 }
 
@@ -280,29 +237,12 @@ fn loader_extension_resolves_kernel_objects_to_executables_and_names() {
         ("exe2-add_one", "add_one.kd"),
         ("dispatched", "add_one.kd"),
     ] {
-        assert!(
-            r.out
-                .contains(&format!("client: loader {tag} resolved name={name}\n")),
-            "{tag}:\n{}",
-            r.out
-        );
+        assert!(r.out.contains(&format!("client: loader {tag} resolved name={name}\n")), "{tag}:\n{}", r.out);
     }
     // A file reader's URI names the file; a memory reader's the double's copy.
     let kernels = hsa_double().join("kernels.co");
-    assert!(
-        r.out.contains(&format!(
-            "client: loader exe1 storage=1 uri=file://{}\n",
-            kernels.display()
-        )),
-        "{}",
-        r.out
-    );
-    assert!(
-        r.out
-            .contains("client: loader exe2 storage=2 uri=memory://"),
-        "{}",
-        r.out
-    );
+    assert!(r.out.contains(&format!("client: loader exe1 storage=1 uri=file://{}\n", kernels.display())), "{}", r.out);
+    assert!(r.out.contains("client: loader exe2 storage=2 uri=memory://"), "{}", r.out);
     assert!(number_after(&r.out, "client: loader segments=") >= 2);
 }
 
@@ -351,16 +291,8 @@ fn each_profile_delivers_its_events_with_one_sample_per_shader_engine_for_sq() {
         assert_eq!(got.len() as u64, *samples, "{tag} {d:?}: samples");
         for (b, i, c) in distinct {
             let n = if b == block::SQ { SHADER_ENGINES } else { 1 };
-            let ids: Vec<u64> = got
-                .keys()
-                .filter(|k| (k.0, k.1, k.2) == (b, i, c))
-                .map(|k| k.3)
-                .collect();
-            assert_eq!(
-                ids,
-                (0..n).collect::<Vec<_>>(),
-                "{tag} {d:?}: sample ids of ({b}, {i}, {c})"
-            );
+            let ids: Vec<u64> = got.keys().filter(|k| (k.0, k.1, k.2) == (b, i, c)).map(|k| k.3).collect();
+            assert_eq!(ids, (0..n).collect::<Vec<_>>(), "{tag} {d:?}: sample ids of ({b}, {i}, {c})");
         }
     }
     // Every modelled block was read, and every non-zero rule was exercised.
@@ -390,12 +322,7 @@ fn each_profile_delivers_its_events_with_one_sample_per_shader_engine_for_sq() {
         (block::TA, 102),
         (block::TCC, 29),
     ] {
-        assert!(
-            r.samples
-                .iter()
-                .any(|s| s.block == b && s.counter == c && s.value > 0),
-            "({b}, {c}) never counted"
-        );
+        assert!(r.samples.iter().any(|s| s.block == b && s.counter == c && s.value > 0), "({b}, {c}) never counted");
     }
 }
 
@@ -404,11 +331,7 @@ fn sq_waves_split_over_shader_engines_by_work_group() {
     let r = the_run();
     // Shape 1: 1000 work-items in groups of 64 = 16 groups of one wave, 4 per engine;
     // shape 4: 100 in groups of 30 = 4 groups, one per engine; shape 0: one group, engine 0.
-    let waves = |d: u64| -> Vec<u64> {
-        (0..4)
-            .map(|se| r.profile("pass0", &[d])[&(block::SQ, 0, 4, se)])
-            .collect()
-    };
+    let waves = |d: u64| -> Vec<u64> { (0..4).map(|se| r.profile("pass0", &[d])[&(block::SQ, 0, 4, se)]).collect() };
     assert_eq!(waves(1), [4, 4, 4, 4]);
     assert_eq!(waves(4), [1, 1, 1, 1]);
     assert_eq!(waves(0), [1, 0, 0, 0]);
@@ -423,16 +346,8 @@ fn a_read_packet_gives_the_counts_so_far_and_the_stop_the_total() {
     let total = r.profile("readstop", &[1, 2]);
     assert!(!read.is_empty() && read.len() == total.len());
     let key = (block::SQ, 0, 4, 0);
-    assert_eq!(
-        read[&key],
-        r.profile("pass0", &[1])[&key],
-        "the read holds dispatch 1 alone"
-    );
-    assert_eq!(
-        total[&key],
-        r.profile("pass0", &[1])[&key] + r.profile("pass0", &[2])[&key],
-        "the stop holds both"
-    );
+    assert_eq!(read[&key], r.profile("pass0", &[1])[&key], "the read holds dispatch 1 alone");
+    assert_eq!(total[&key], r.profile("pass0", &[1])[&key] + r.profile("pass0", &[2])[&key], "the stop holds both");
 }
 
 #[test]
@@ -442,20 +357,12 @@ fn legacy_intercepted_and_threaded_profiles_get_their_own_dispatchs_values() {
     let plain = |d: u64| r.profile("pass0", &[d]);
     assert_eq!(r.profile("legacy", &[3]), plain(3));
     for d in [4, 0, 2] {
-        assert_eq!(
-            r.profile("intercept", &[d]),
-            plain(d),
-            "intercepted dispatch of shape {d}"
-        );
+        assert_eq!(r.profile("intercept", &[d]), plain(d), "intercepted dispatch of shape {d}");
     }
     // Three threads on three queues at once, four rounds each.
     for (t, d) in [(0, 0), (1, 2), (2, 3)] {
         for round in 0..4 {
-            assert_eq!(
-                r.profile(&format!("thread{t}-{round}"), &[d]),
-                plain(d),
-                "thread {t} round {round}"
-            );
+            assert_eq!(r.profile(&format!("thread{t}-{round}"), &[d]), plain(d), "thread {t} round {round}");
         }
     }
 }
@@ -463,17 +370,12 @@ fn legacy_intercepted_and_threaded_profiles_get_their_own_dispatchs_values() {
 #[test]
 fn dispatches_last_at_least_their_nominal_duration() {
     let r = the_run();
-    let times: Vec<(u64, u64)> = r
-        .lines("client: time ")
-        .map(|l| (number(l, "dispatch").unwrap(), number(l, "ns").unwrap()))
-        .collect();
+    let times: Vec<(u64, u64)> =
+        r.lines("client: time ").map(|l| (number(l, "dispatch").unwrap(), number(l, "ns").unwrap())).collect();
     assert_eq!(times.len(), 18);
     for (d, ns) in times {
         let t = r.shapes[d as usize].nominal_ns();
-        assert!(
-            ns >= t,
-            "dispatch of shape {d}: {ns} ns between begin and end, nominal {t} ns"
-        );
+        assert!(ns >= t, "dispatch of shape {d}: {ns} ns between begin and end, nominal {t} ns");
     }
     // The largest shape runs into the cap.
     assert_eq!(r.shapes[5].nominal_ns(), 1_000_000);
@@ -486,10 +388,6 @@ fn aqlprofile_can_be_made_absent() {
     c.env("CLTAP_HSA_DOUBLE_AQLPROFILE", "0");
     let o = run(c);
     assert_passed(&o);
-    assert!(
-        o.stdout.contains("client: aqlprofile absent\n"),
-        "{}",
-        o.stdout
-    );
+    assert!(o.stdout.contains("client: aqlprofile absent\n"), "{}", o.stdout);
     assert!(!o.stdout.contains("client: pmc "), "{}", o.stdout);
 }

@@ -4,8 +4,8 @@
 //! per `# dispatch` line, in dispatch order.
 
 mod common;
-use common::*;
 use cltap_formats::apilog::{self, Entry};
+use common::*;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -95,7 +95,11 @@ fn hsa_atp_has_every_call_and_every_dispatch() {
     }
 
     // The API log's dispatch lines, in dispatch order.
-    let mut lines: Vec<(u64, &str)> = log.lines().filter_map(|l| l.strip_prefix("# dispatch ")).map(|l| (l.split(':').next().unwrap().parse().unwrap(), l)).collect();
+    let mut lines: Vec<(u64, &str)> = log
+        .lines()
+        .filter_map(|l| l.strip_prefix("# dispatch "))
+        .map(|l| (l.split(':').next().unwrap().parse().unwrap(), l))
+        .collect();
     lines.sort_by_key(|(n, _)| *n);
     assert_eq!(lines.len(), DISPATCHES);
     let k = &atp.kernel_dispatches;
@@ -137,7 +141,14 @@ fn hsa_atp_async_copies_carry_their_times() {
         let o = run(c);
         assert_eq!(o.code, plain.code, "stderr:\n{}", o.stderr);
         // Addresses aside (they move from run to run).
-        let masked = |s: &str| s.split_whitespace().map(|w| w.split('=').map(|x| if x.starts_with("0x") { "0x?" } else { x }).collect::<Vec<_>>().join("=")).collect::<Vec<_>>().join(" ");
+        let masked = |s: &str| {
+            s.split_whitespace()
+                .map(|w| {
+                    w.split('=').map(|x| if x.starts_with("0x") { "0x?" } else { x }).collect::<Vec<_>>().join("=")
+                })
+                .collect::<Vec<_>>()
+                .join(" ")
+        };
         assert_eq!(masked(&o.stdout), masked(&plain.stdout), "the client's output is unchanged");
         let text = std::fs::read_to_string(only(&out, ".atp")).unwrap();
         let atp = cltap_formats::atp::read(&text).unwrap_or_else(|e| panic!("{e}\n{text}"));
@@ -167,7 +178,14 @@ fn hsa_atp_rect_copies_carry_their_times_too() {
     assert!(o.stdout.contains("copy: rect 100x20x3 identical=1"), "{}", o.stdout);
     let text = std::fs::read_to_string(only(&out, ".atp")).unwrap();
     let atp = cltap_formats::atp::read(&text).unwrap_or_else(|e| panic!("{e}\n{text}"));
-    let timed = |name: &str| atp.hsa_timestamps.iter().flat_map(|b| b.items.iter()).filter(|t| t.name == name).map(|t| t.copy.is_some_and(|c| c.start <= c.end && c.start >= t.start)).collect::<Vec<_>>();
+    let timed = |name: &str| {
+        atp.hsa_timestamps
+            .iter()
+            .flat_map(|b| b.items.iter())
+            .filter(|t| t.name == name)
+            .map(|t| t.copy.is_some_and(|c| c.start <= c.end && c.start >= t.start))
+            .collect::<Vec<_>>()
+    };
     assert_eq!(timed("hsa_amd_memory_async_copy"), [true, true]);
     assert_eq!(timed("hsa_amd_memory_async_copy_rect"), [true]);
     let log = std::fs::read_to_string(only(&out, ".apilog")).unwrap();

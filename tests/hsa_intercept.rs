@@ -6,8 +6,8 @@
 //! pass-through; `cltap run --hsa --hsa-intercept 2`.
 
 mod common;
-use common::*;
 use cltap_formats::apilog::{self, Entry};
+use common::*;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -68,7 +68,10 @@ fn after(line: &str, key: &str) -> String {
 fn dispatches(path: &Path) -> Vec<Dispatch> {
     let text = std::fs::read_to_string(path).unwrap();
     let entries = apilog::read(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    assert!(entries.iter().any(|e| matches!(e, Entry::Call(c) if c.name == "hsa_queue_create")), "the application's hsa_queue_create is logged");
+    assert!(
+        entries.iter().any(|e| matches!(e, Entry::Call(c) if c.name == "hsa_queue_create")),
+        "the application's hsa_queue_create is logged"
+    );
     text.lines()
         .filter_map(|l| l.strip_prefix("# dispatch "))
         .map(|l| Dispatch {
@@ -127,7 +130,11 @@ fn intercepted(mode: &str) -> Vec<Dispatch> {
     let want = serde_json::json!({"kernel_dispatch": dispatched, "barrier_and": barriers, "barrier_or": 0, "vendor_specific": 0, "agent_dispatch": 0, "other": 0});
     assert_eq!(summary["hsa_packets"], want, "{summary}");
     assert_eq!(dispatched + barriers, field(&o.stdout, "after barrier packets_seen="));
-    assert!(o.stderr.contains(&format!("cltap: HSA packets: kernel_dispatch {dispatched}, barrier_and {barriers}\n")), "{}", o.stderr);
+    assert!(
+        o.stderr.contains(&format!("cltap: HSA packets: kernel_dispatch {dispatched}, barrier_and {barriers}\n")),
+        "{}",
+        o.stderr
+    );
     // The client looks its kernel up by name: the dispatches are counted
     // under that name.
     let kernels = summary["hsa_kernels"].as_array().expect("hsa_kernels");
@@ -148,14 +155,20 @@ fn intercepted(mode: &str) -> Vec<Dispatch> {
 #[test]
 fn intercept_1_records_every_dispatch_and_changes_nothing() {
     let d = intercepted("1");
-    assert!(d.iter().all(|x| x.dispatch == 0 && x.begin == 0 && x.end == 0 && x.complete == 0), "no times with =1: {d:?}");
+    assert!(
+        d.iter().all(|x| x.dispatch == 0 && x.begin == 0 && x.end == 0 && x.complete == 0),
+        "no times with =1: {d:?}"
+    );
 }
 
 #[test]
 fn intercept_2_times_every_dispatch_in_order() {
     let d = intercepted("2");
     for x in &d {
-        assert!(x.dispatch != 0 && x.dispatch <= x.begin && x.begin <= x.end && x.end <= x.complete, "dispatch ≤ begin ≤ end ≤ complete: {x:?}");
+        assert!(
+            x.dispatch != 0 && x.dispatch <= x.begin && x.begin <= x.end && x.end <= x.complete,
+            "dispatch ≤ begin ≤ end ≤ complete: {x:?}"
+        );
     }
 }
 
@@ -170,7 +183,11 @@ fn a_bad_value_is_one_line_and_a_pass_through() {
     assert_eq!(masked(&o.stdout), masked(&plain.stdout));
     let lines: Vec<&str> = o.stderr.lines().collect();
     assert_eq!(lines.len(), 1, "one line:\n{}", o.stderr);
-    assert!(lines[0].starts_with("cltap: ") && lines[0].contains("ROCP_HSA_INTERCEPT") && lines[0].contains('7'), "{}", lines[0]);
+    assert!(
+        lines[0].starts_with("cltap: ") && lines[0].contains("ROCP_HSA_INTERCEPT") && lines[0].contains('7'),
+        "{}",
+        lines[0]
+    );
     assert!(std::fs::read_dir(&*out).unwrap().next().is_none(), "a pass-through writes nothing");
 }
 
@@ -188,5 +205,8 @@ fn cltap_run_hsa_intercept_2() {
     assert_eq!(masked(&o.stdout), masked(&plain.stdout));
     let d = dispatches(&only(&out, ".apilog"));
     assert_eq!(d.len() as u64, DISPATCHES, "{d:?}");
-    assert!(d.iter().all(|x| x.dispatch <= x.begin && x.begin <= x.end && x.end <= x.complete && x.begin != 0), "{d:?}");
+    assert!(
+        d.iter().all(|x| x.dispatch <= x.begin && x.begin <= x.end && x.end <= x.complete && x.begin != 0),
+        "{d:?}"
+    );
 }

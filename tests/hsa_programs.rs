@@ -25,7 +25,12 @@ fn program(args: &[&str], dir: &Path, double: bool) -> Command {
     let mut c = Command::new("timeout");
     c.arg("60").arg(programs()).args(args).current_dir(dir);
     for (k, _) in std::env::vars() {
-        if k.starts_with("HSA_") || k.starts_with("CLTAP_") || k.starts_with("ROCP_") || k == "LD_PRELOAD" || k == "LD_LIBRARY_PATH" {
+        if k.starts_with("HSA_")
+            || k.starts_with("CLTAP_")
+            || k.starts_with("ROCP_")
+            || k == "LD_PRELOAD"
+            || k == "LD_LIBRARY_PATH"
+        {
             c.env_remove(k);
         }
     }
@@ -72,7 +77,8 @@ fn four_ways(tag: &str, args: &[&str], names: &[&str]) -> String {
         assert_eq!(o.stdout, plain.stdout, "{tag} {how:?}: stdout differs");
         let text = std::fs::read_to_string(only(&out, ".apilog")).unwrap();
         let entries = apilog::read(&text).unwrap_or_else(|e| panic!("{tag} {how:?}: {e}"));
-        let logged: Vec<&str> = entries.iter().filter_map(|e| if let Entry::Call(c) = e { Some(c.name.as_str()) } else { None }).collect();
+        let logged: Vec<&str> =
+            entries.iter().filter_map(|e| if let Entry::Call(c) = e { Some(c.name.as_str()) } else { None }).collect();
         for n in ["hsa_init", "hsa_shut_down"].iter().chain(names) {
             assert!(logged.contains(n), "{tag} {how:?}: {n} is not in the API log");
         }
@@ -86,7 +92,17 @@ fn four_ways(tag: &str, args: &[&str], names: &[&str]) -> String {
 
 #[test]
 fn agents_regions_and_pools() {
-    let out = four_ways("info", &["info"], &["hsa_iterate_agents", "hsa_agent_get_info", "hsa_agent_iterate_regions", "hsa_region_get_info", "hsa_amd_memory_pool_get_info"]);
+    let out = four_ways(
+        "info",
+        &["info"],
+        &[
+            "hsa_iterate_agents",
+            "hsa_agent_get_info",
+            "hsa_agent_iterate_regions",
+            "hsa_region_get_info",
+            "hsa_amd_memory_pool_get_info",
+        ],
+    );
     assert!(out.contains("agent gfx906 vendor=\"cltap HSA test double\" type=1 cus=60 wavefront=64"), "{out}");
     assert!(out.contains("agent cltap-cpu"), "{out}");
     assert!(out.ends_with("info done\n"), "{out}");
@@ -94,13 +110,21 @@ fn agents_regions_and_pools() {
 
 #[test]
 fn many_dispatches() {
-    let out = four_ways("many", &["many", &kernels()], &["hsa_queue_create", "hsa_signal_wait_scacquire", "hsa_memory_allocate", "hsa_queue_destroy"]);
+    let out = four_ways(
+        "many",
+        &["many", &kernels()],
+        &["hsa_queue_create", "hsa_signal_wait_scacquire", "hsa_memory_allocate", "hsa_queue_destroy"],
+    );
     assert_eq!(out, "many: dispatches=200 read_index=200 write_index=200\n");
 }
 
 #[test]
 fn barrier_and_and_barrier_or() {
-    let out = four_ways("barriers", &["barriers", &kernels()], &["hsa_queue_create", "hsa_signal_store_screlease", "hsa_signal_wait_scacquire"]);
+    let out = four_ways(
+        "barriers",
+        &["barriers", &kernels()],
+        &["hsa_queue_create", "hsa_signal_store_screlease", "hsa_signal_wait_scacquire"],
+    );
     assert_eq!(
         out,
         "barriers: first dispatch 0\nbarriers: behind AND before release: 1\nbarriers: AND done 0, second dispatch 0\n\
@@ -110,14 +134,22 @@ fn barrier_and_and_barrier_or() {
 
 #[test]
 fn signals_waited_on_from_several_threads() {
-    let out = four_ways("threads", &["threads"], &["hsa_signal_create", "hsa_signal_wait_scacquire", "hsa_signal_add_screlease", "hsa_signal_destroy"]);
+    let out = four_ways(
+        "threads",
+        &["threads"],
+        &["hsa_signal_create", "hsa_signal_wait_scacquire", "hsa_signal_add_screlease", "hsa_signal_destroy"],
+    );
     let want: String = (0..6).map(|i| format!("threads: waiter {i} saw 7\n")).collect();
     assert_eq!(out, want);
 }
 
 #[test]
 fn async_copy_bytes() {
-    let out = four_ways("copy", &["copy"], &["hsa_amd_memory_pool_allocate", "hsa_amd_memory_async_copy", "hsa_amd_memory_pool_free"]);
+    let out = four_ways(
+        "copy",
+        &["copy"],
+        &["hsa_amd_memory_pool_allocate", "hsa_amd_memory_async_copy", "hsa_amd_memory_pool_free"],
+    );
     assert!(out.contains("copy: signals 0 0\n"), "{out}");
     assert!(out.contains("copy: 1048576 bytes, identical=1 "), "{out}");
 }
@@ -184,7 +216,11 @@ fn a_hundred_thousand_dispatches_keep_memory_flat() {
         with(&mut c, How::Intercept(2), &out);
         let (status, kib) = peak_kib(c);
         assert_eq!(status, 0, "{n} dispatches: wait status {status}");
-        let lines = std::fs::read_to_string(only(&out, ".apilog")).unwrap().lines().filter(|l| l.starts_with("# dispatch ")).count();
+        let lines = std::fs::read_to_string(only(&out, ".apilog"))
+            .unwrap()
+            .lines()
+            .filter(|l| l.starts_with("# dispatch "))
+            .count();
         assert_eq!(lines, n as usize, "{n} dispatches recorded");
         kib
     };

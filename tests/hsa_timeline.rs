@@ -5,8 +5,8 @@
 //! that submitted it), and the summary has the per-kernel device table.
 
 mod common;
-use common::*;
 use cltap_formats::apilog::{self, Entry};
+use common::*;
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -58,7 +58,7 @@ fn hsa_calls_and_dispatches_in_the_timeline_and_the_summary() {
         n.ends_with(".json") && !n.ends_with(".summary.json")
     });
     let json: Value = serde_json::from_str(&std::fs::read_to_string(path.expect("a timeline")).unwrap())
-    .expect("the timeline parses");
+        .expect("the timeline parses");
     let events = json["traceEvents"].as_array().expect("traceEvents");
     for e in events {
         if let Some(d) = e.get("dur") {
@@ -72,7 +72,10 @@ fn hsa_calls_and_dispatches_in_the_timeline_and_the_summary() {
     assert!(slices.iter().all(|e| e["name"] == "add_one.kd"), "dispatches named by their kernel: {slices:?}");
     assert_eq!(slices.len() as u64, DISPATCHES, "one slice per dispatch");
     let host_pid = api[0]["pid"].as_u64().unwrap();
-    let tracks: Vec<&Value> = events.iter().filter(|e| e["name"] == "thread_name" && e["args"]["name"].as_str().unwrap().starts_with("HSA queue ")).collect();
+    let tracks: Vec<&Value> = events
+        .iter()
+        .filter(|e| e["name"] == "thread_name" && e["args"]["name"].as_str().unwrap().starts_with("HSA queue "))
+        .collect();
     assert!(!tracks.is_empty(), "an HSA queue track");
     assert!(tracks.iter().all(|t| t["args"]["name"].as_str().unwrap().contains("(agent 0x")), "{tracks:?}");
     for s in &slices {
@@ -90,7 +93,9 @@ fn hsa_calls_and_dispatches_in_the_timeline_and_the_summary() {
     for f in &starts {
         let (ts, tid) = (f["ts"].as_f64().unwrap(), &f["tid"]);
         assert!(
-            api.iter().any(|a| &a["tid"] == tid && a["name"].as_str().unwrap().starts_with("hsa_signal_store_") && (a["ts"].as_f64().unwrap() - ts).abs() < 0.0005),
+            api.iter().any(|a| &a["tid"] == tid
+                && a["name"].as_str().unwrap().starts_with("hsa_signal_store_")
+                && (a["ts"].as_f64().unwrap() - ts).abs() < 0.0005),
             "the arrow starts on a signal store: {f}"
         );
     }
@@ -105,8 +110,16 @@ fn hsa_calls_and_dispatches_in_the_timeline_and_the_summary() {
     assert_eq!(times[0]["total_ns"].as_u64(), Some(total));
     assert_eq!(times[0]["min_ns"].as_u64(), dispatches.values().min().copied());
     assert_eq!(times[0]["max_ns"].as_u64(), dispatches.values().max().copied());
-    assert!(o.stderr.contains(&format!("cltap: HSA device time per kernel ({DISPATCHES} dispatches timed)\n")), "{}", o.stderr);
-    let line = o.stderr.lines().find(|l| l.contains("add_one.kd") && !l.contains("HSA packets")).unwrap_or_else(|| panic!("{}", o.stderr));
+    assert!(
+        o.stderr.contains(&format!("cltap: HSA device time per kernel ({DISPATCHES} dispatches timed)\n")),
+        "{}",
+        o.stderr
+    );
+    let line = o
+        .stderr
+        .lines()
+        .find(|l| l.contains("add_one.kd") && !l.contains("HSA packets"))
+        .unwrap_or_else(|| panic!("{}", o.stderr));
     let launches: u64 = line.split_whitespace().nth(2).unwrap().parse().unwrap();
     assert_eq!(launches, DISPATCHES, "{line}");
 }

@@ -6,8 +6,8 @@
 //! death mid-run.
 
 mod common;
-use common::*;
 use cltap_formats::apilog::{self, Call, Entry};
+use common::*;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -70,7 +70,12 @@ fn is_hex16(s: &str) -> bool {
 /// Per API, the calls the summary counted.
 fn summary_counts(path: &Path) -> BTreeMap<String, u64> {
     let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
-    v["host"].as_array().unwrap().iter().map(|r| (r["api"].as_str().unwrap().to_string(), r["calls"].as_u64().unwrap())).collect()
+    v["host"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| (r["api"].as_str().unwrap().to_string(), r["calls"].as_u64().unwrap()))
+        .collect()
 }
 
 #[test]
@@ -111,7 +116,10 @@ fn the_clients_calls_are_all_in_the_log_and_the_summary() {
     ];
     let mut at = 0;
     for name in order {
-        let i = main[at..].iter().position(|c| c.name == name).unwrap_or_else(|| panic!("{name} is not in the log after {}", main[at.saturating_sub(1)].name));
+        let i = main[at..]
+            .iter()
+            .position(|c| c.name == name)
+            .unwrap_or_else(|| panic!("{name} is not in the log after {}", main[at.saturating_sub(1)].name));
         at += i + 1;
     }
     assert_eq!(main.last().unwrap().name, "hsa_shut_down", "the last call recorded is the last hsa_shut_down");
@@ -155,12 +163,17 @@ fn the_clients_calls_are_all_in_the_log_and_the_summary() {
     let unknown = log.iter().find(|c| c.name == "hsa_executable_get_symbol_by_name").unwrap();
     assert_eq!(unknown.result.as_deref(), Some("HSA_STATUS_ERROR_INVALID_SYMBOL_NAME"));
     for c in &log {
-        if ["hsa_init", "hsa_shut_down", "hsa_signal_create", "hsa_agent_get_info", "hsa_queue_create"].contains(&c.name.as_str()) {
+        if ["hsa_init", "hsa_shut_down", "hsa_signal_create", "hsa_agent_get_info", "hsa_queue_create"]
+            .contains(&c.name.as_str())
+        {
             assert!(c.result.as_deref().unwrap().starts_with("HSA_STATUS_"), "{c:?}");
         }
     }
     // hsa_signal_value_t results are values; void functions have none.
-    assert!(log.iter().filter(|c| c.name == "hsa_signal_wait_scacquire").all(|c| c.result.as_deref().is_some_and(|r| r.parse::<i64>().is_ok())));
+    assert!(log
+        .iter()
+        .filter(|c| c.name == "hsa_signal_wait_scacquire")
+        .all(|c| c.result.as_deref().is_some_and(|r| r.parse::<i64>().is_ok())));
     assert!(log.iter().filter(|c| c.name == "hsa_signal_store_screlease").all(|c| c.result.is_none()));
 
     // The summary counts what the log holds, function by function.
@@ -182,7 +195,11 @@ fn the_log_filter_takes_hsa_names() {
     let o = run(c);
     assert_eq!(o.code, Some(0), "{}\n{}", o.stdout, o.stderr);
     let log = calls(&only(&out, ".apilog"));
-    assert!(log.iter().all(|c| c.name.starts_with("hsa_signal_") && !c.name.starts_with("hsa_signal_wait_")), "{:?}", log.iter().map(|c| &c.name).collect::<Vec<_>>());
+    assert!(
+        log.iter().all(|c| c.name.starts_with("hsa_signal_") && !c.name.starts_with("hsa_signal_wait_")),
+        "{:?}",
+        log.iter().map(|c| &c.name).collect::<Vec<_>>()
+    );
     assert_eq!(count(&log, "hsa_signal_create"), DISPATCHES + 6);
 }
 
@@ -197,7 +214,8 @@ fn without_a_trace_the_summary_counts_hsa_calls() {
     assert_eq!(o.code, Some(0), "{}\n{}", o.stdout, o.stderr);
     // Nothing records calls: no trace, no log; the tally is counted.
     assert!(!o.stderr.contains("total µs"), "{}", o.stderr);
-    let files: Vec<String> = std::fs::read_dir(&*out).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+    let files: Vec<String> =
+        std::fs::read_dir(&*out).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
     assert!(files.iter().all(|f| f.ends_with(".summary.json")), "{files:?}");
     let counts = summary_counts(&only(&out, ".summary.json"));
     assert_eq!(counts.get("hsa_signal_create"), Some(&(DISPATCHES + 6)));
@@ -235,13 +253,18 @@ fn rocminfo_prints_the_same_and_its_calls_are_logged() {
     assert!(o.stdout.contains("*** Done ***"));
     let log = calls(&only(&out, ".apilog"));
     let names: Vec<&str> = log.iter().map(|c| c.name.as_str()).collect();
-    for want in ["hsa_init", "hsa_iterate_agents", "hsa_agent_get_info", "hsa_amd_agent_iterate_memory_pools", "hsa_shut_down"] {
+    for want in
+        ["hsa_init", "hsa_iterate_agents", "hsa_agent_get_info", "hsa_amd_agent_iterate_memory_pools", "hsa_shut_down"]
+    {
         assert!(names.contains(&want), "{want} is not in rocminfo's log: {names:?}");
     }
     assert_eq!(names.first(), Some(&"hsa_init"));
     assert_eq!(names.last(), Some(&"hsa_shut_down"));
     assert_eq!(count(&log, "hsa_amd_agent_iterate_memory_pools"), 2, "one per agent");
-    assert!(log.iter().all(|c| c.result.as_deref().is_some_and(|r| r.starts_with("HSA_STATUS_"))), "every call returns a status");
+    assert!(
+        log.iter().all(|c| c.result.as_deref().is_some_and(|r| r.starts_with("HSA_STATUS_"))),
+        "every call returns a status"
+    );
 }
 
 /// `tests/hsa/onload_table.c`: calls OnLoad with tables made there.
@@ -282,11 +305,19 @@ fn onload_replaces_only_the_entries_a_smaller_table_has() {
     let o = call_onload(40, &out, &[]);
     assert_eq!(o.code, Some(0), "{}\n{}", o.stdout, o.stderr);
     let s = &o.stdout;
-    assert!(s.contains("onload: returned=1 priority=25 core changed_in=3 same_in=0 changed_out=0 same_out=122 second=0"), "{s}");
+    assert!(
+        s.contains("onload: returned=1 priority=25 core changed_in=3 same_in=0 changed_out=0 same_out=122 second=0"),
+        "{s}"
+    );
     // The AMD table whole but its NULL entry; a table of another major
     // version and a NULL table left alone.
     assert!(s.contains("onload: amd replaced=47 null_kept=1 fin untouched=1"), "{s}");
-    assert_eq!(o.stderr.lines().filter(|l| l.contains("finalizer table has major version 7")).count(), 2, "{}", o.stderr);
+    assert_eq!(
+        o.stderr.lines().filter(|l| l.contains("finalizer table has major version 7")).count(),
+        2,
+        "{}",
+        o.stderr
+    );
     // The wrapper forwards to the entry it replaced and returns its result,
     // even after a second OnLoad on the same table (no wrapper of a wrapper).
     assert!(s.contains("onload: system_get_info=0x1234 value=77"), "{s}");
@@ -306,10 +337,14 @@ fn onload_replaces_only_the_entries_a_smaller_table_has() {
     let o = call_onload(1016, &out, &[("ONLOAD_CORE_MAJOR", "2")]);
     assert_eq!(o.code, Some(0), "{}\n{}", o.stdout, o.stderr);
     let s = &o.stdout;
-    assert!(s.contains("onload: returned=0 priority=25 core changed_in=0 same_in=125 changed_out=0 same_out=0 second=0"), "{s}");
+    assert!(
+        s.contains("onload: returned=0 priority=25 core changed_in=0 same_in=125 changed_out=0 same_out=0 second=0"),
+        "{s}"
+    );
     assert!(s.contains("onload: amd replaced=0 null_kept=1 fin untouched=1"), "{s}");
     assert!(s.contains("onload: refused, nothing replaced"), "{s}");
-    let why: Vec<&str> = o.stderr.lines().filter(|l| l.contains("core table has major version 2, cltap knows 1")).collect();
+    let why: Vec<&str> =
+        o.stderr.lines().filter(|l| l.contains("core table has major version 2, cltap knows 1")).collect();
     assert_eq!(why.len(), 2, "one line per OnLoad:\n{}", o.stderr);
     assert!(why[0].starts_with("cltap: "), "{}", why[0]);
     assert!(!o.stderr.contains("finalizer table"), "nothing else is looked at:\n{}", o.stderr);
@@ -350,11 +385,20 @@ fn a_bad_setting_is_one_line_and_a_pass_through() {
     let out = scratch("hsa-trace-bad-onload");
     let o = call_onload(1016, &out, &[("CLTAP_BUFFER_POLICY", "bogus")]);
     assert_eq!(o.code, Some(0), "{}\n{}", o.stdout, o.stderr);
-    assert!(o.stdout.contains("onload: returned=1 priority=25 core changed_in=0 same_in=125 changed_out=0 same_out=0 second=0"), "{}", o.stdout);
+    assert!(
+        o.stdout
+            .contains("onload: returned=1 priority=25 core changed_in=0 same_in=125 changed_out=0 same_out=0 second=0"),
+        "{}",
+        o.stdout
+    );
     assert!(o.stdout.contains("onload: amd replaced=0 null_kept=1 fin untouched=1"), "{}", o.stdout);
     let lines: Vec<&str> = o.stderr.lines().collect();
     assert_eq!(lines.len(), 1, "one line:\n{}", o.stderr);
-    assert!(lines[0].starts_with("cltap: ") && lines[0].contains("CLTAP_BUFFER_POLICY") && lines[0].contains("bogus"), "{}", lines[0]);
+    assert!(
+        lines[0].starts_with("cltap: ") && lines[0].contains("CLTAP_BUFFER_POLICY") && lines[0].contains("bogus"),
+        "{}",
+        lines[0]
+    );
     assert!(std::fs::read_dir(&*out).unwrap().next().is_none(), "a pass-through writes nothing");
 
     // The client the same way: its output unchanged, nothing written.
@@ -402,7 +446,13 @@ fn a_client_killed_mid_run_leaves_a_trace_that_renders() {
     assert!(!o.stdout.contains("all checks passed"));
     let trace = only(&traces, ".cltrace");
     let rendered = out.join("rendered");
-    let r = Command::new(root().join("target/release/cltap")).arg("render").arg(&trace).arg("--output").arg(&rendered).output().unwrap();
+    let r = Command::new(root().join("target/release/cltap"))
+        .arg("render")
+        .arg(&trace)
+        .arg("--output")
+        .arg(&rendered)
+        .output()
+        .unwrap();
     let stderr = String::from_utf8_lossy(&r.stderr);
     assert!(r.status.success(), "{stderr}");
     assert!(stderr.contains("cltap: hsa_queue_destroy did not return"), "{stderr}");

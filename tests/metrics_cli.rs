@@ -7,7 +7,11 @@ use std::process::Command;
 /// (exit code, stdout, stderr)
 fn cltap(args: &[&str]) -> (i32, String, String) {
     let o = Command::new(env!("CARGO_BIN_EXE_cltap")).args(args).output().expect("run cltap");
-    (o.status.code().unwrap_or(-1), String::from_utf8_lossy(&o.stdout).into(), String::from_utf8_lossy(&o.stderr).into())
+    (
+        o.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&o.stdout).into(),
+        String::from_utf8_lossy(&o.stderr).into(),
+    )
 }
 
 /// The line of `out` that starts (after indentation) with `name` and a space.
@@ -44,13 +48,19 @@ fn explain_prints_the_tree_and_the_passes() {
     assert!(out.starts_with("GPUBusy = 100*GRBM_GUI_ACTIVE/GRBM_COUNT\n"), "{out}");
     assert!(out.contains("GRBM_GUI_ACTIVE  counter GRBM (block 3) event 2, 1 instance\n"), "{out}");
     assert!(out.contains("GRBM_COUNT  counter GRBM (block 3) event 0, 1 instance\n"), "{out}");
-    assert!(out.contains("1 pass on gfx906:\n  pass 1:\n    GRBM[0]: 0 GRBM_COUNT, 2 GRBM_GUI_ACTIVE (2 of 2 slots)\n"), "{out}");
+    assert!(
+        out.contains("1 pass on gfx906:\n  pass 1:\n    GRBM[0]: 0 GRBM_COUNT, 2 GRBM_GUI_ACTIVE (2 of 2 slots)\n"),
+        "{out}"
+    );
 
     // Several names, some shared events: still one pass here.
     let (rc, out, _) = cltap(&["metrics", "explain", "GPUBusy,SQ_WAVES", "L2CacheHit"]);
     assert_eq!(rc, 0);
     assert!(out.contains("SQ_WAVES counter SQ (block 6) event 4, 1 instance\n"), "{out}");
-    assert!(out.contains("sum(TCC_HIT,16)  over TCC_HIT[0..15]: counter TCC (block 12) event 20, 16 instances"), "{out}");
+    assert!(
+        out.contains("sum(TCC_HIT,16)  over TCC_HIT[0..15]: counter TCC (block 12) event 20, 16 instances"),
+        "{out}"
+    );
     assert!(out.contains("    TCC[0..15]: 20 TCC_HIT, 22 TCC_MISS (2 of 4 slots each)\n"), "{out}");
     assert!(out.contains("1 pass on gfx906:"), "{out}");
 }
@@ -69,7 +79,10 @@ fn explain_a_file_of_ones_own_with_passes_and_a_warning() {
     let (rc, out, err) = cltap(&["metrics", "explain", "ALL", "--gpu", "gfx906", "--file", f]);
     assert_eq!(rc, 0, "{err}");
     assert!(out.contains("2 passes on gfx906:"), "{out}");
-    assert!(out.contains("note: ALL needs events from passes 1, 2: its value joins counts from different runs"), "{out}");
+    assert!(
+        out.contains("note: ALL needs events from passes 1, 2: its value joins counts from different runs"),
+        "{out}"
+    );
     // The warning about rocprofiler's reading of ODD, once, on stderr.
     assert_eq!(
         err,
@@ -95,7 +108,10 @@ fn errors_are_one_line_and_fail() {
     assert_eq!(rc, 1);
     assert_eq!(err.lines().count(), 1, "{err}");
     assert!(
-        err.starts_with(&format!("cltap metrics: {}:2:24: unknown block name 'SQQ' (AQLprofile blocks: CPC CPF", bad.display())),
+        err.starts_with(&format!(
+            "cltap metrics: {}:2:24: unknown block name 'SQQ' (AQLprofile blocks: CPC CPF",
+            bad.display()
+        )),
         "{err}"
     );
 

@@ -129,7 +129,12 @@ fn every_ndrange_is_one_hsa_dispatch() {
     let tiles: Vec<&str> = dispatches.iter().filter(|d| d.starts_with("tile_sum.kd ")).copied().collect();
     assert_eq!(
         tiles,
-        ["tile_sum.kd (grid 64x64x1)", "tile_sum.kd (grid 128x32x1)", "tile_sum.kd (grid 32x32x1)", "tile_sum.kd (grid 256x4x1)"]
+        [
+            "tile_sum.kd (grid 64x64x1)",
+            "tile_sum.kd (grid 128x32x1)",
+            "tile_sum.kd (grid 32x32x1)",
+            "tile_sum.kd (grid 256x4x1)"
+        ]
     );
     for grid in ["(grid 1000x1x1)", "(grid 16x8x4)", "(grid 8x8x8)", "(grid 2048x1x1)", "(grid 128x1x1)"] {
         assert!(dispatches.iter().any(|d| d.ends_with(grid)), "no dispatch {grid}:\n{}", dispatches.join("\n"));

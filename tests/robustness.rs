@@ -49,7 +49,11 @@ fn bad_settings_get_one_message_and_the_application_runs_unchanged() {
             assert_eq!(o.code, plain.code);
             let msgs: Vec<&str> = o.stderr.lines().filter(|l| l.starts_with("cltap:")).collect();
             assert_eq!(msgs.len(), 1, "{var}={value} {mode:?}: {:?}", msgs);
-            assert!(msgs[0].contains(var) && msgs[0].contains(value) && msgs[0].contains("pass-through"), "{}", msgs[0]);
+            assert!(
+                msgs[0].contains(var) && msgs[0].contains(value) && msgs[0].contains("pass-through"),
+                "{}",
+                msgs[0]
+            );
             assert!(!o.stderr.contains("calls passed through"), "recording must be off");
             assert!(!o.stderr.contains("TID "), "no API log either");
         }
@@ -65,7 +69,11 @@ fn a_missing_output_folder_is_created() {
     let o = run(c);
     assert_eq!(o.code, Some(0), "{}", o.stderr);
     assert!(!o.stderr.contains("cltap:"), "no message: {}", o.stderr);
-    let logs: Vec<_> = std::fs::read_dir(&want).unwrap().filter_map(|e| e.ok()).filter(|e| e.path().extension().is_some_and(|x| x == "apilog")).collect();
+    let logs: Vec<_> = std::fs::read_dir(&want)
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .filter(|e| e.path().extension().is_some_and(|x| x == "apilog"))
+        .collect();
     assert_eq!(logs.len(), 1);
 }
 

@@ -51,10 +51,14 @@ fn the_headers_layout_in_gcc_is_cltaps_rust_layout() {
     let exe = gcc("rocp_layout.c", "rocp_layout", &[]);
     let out = run(Command::new(exe));
     assert_eq!(out.code, Some(0), "{}", out.stderr);
-    let mut c: Vec<(String, usize)> = out.stdout.lines().map(|l| {
-        let (n, v) = l.rsplit_once(' ').unwrap();
-        (n.to_string(), v.parse().unwrap())
-    }).collect();
+    let mut c: Vec<(String, usize)> = out
+        .stdout
+        .lines()
+        .map(|l| {
+            let (n, v) = l.rsplit_once(' ').unwrap();
+            (n.to_string(), v.parse().unwrap())
+        })
+        .collect();
     let mut rust = cltap::tools::rocprofiler::abi::layout();
     c.sort();
     rust.sort();
@@ -84,7 +88,11 @@ fn words(line: &str) -> HashMap<String, String> {
         Some((h, m)) => (h, Some(m)),
         None => (line, None),
     };
-    let mut m: HashMap<String, String> = head.split_whitespace().filter_map(|w| w.split_once('=')).map(|(k, v)| (k.to_string(), v.to_string())).collect();
+    let mut m: HashMap<String, String> = head
+        .split_whitespace()
+        .filter_map(|w| w.split_once('='))
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
     if let Some(msg) = msg {
         m.insert("msg".into(), msg.to_string());
     }
@@ -93,13 +101,17 @@ fn words(line: &str) -> HashMap<String, String> {
 
 /// The first line starting with `key=` (or `key ` for the words without a value).
 fn line(lines: &[String], key: &str) -> HashMap<String, String> {
-    let l = lines.iter().find(|l| l.starts_with(&format!("{key}=")) || l.starts_with(&format!("{key} "))).unwrap_or_else(|| panic!("no {key} line in:\n{}", lines.join("\n")));
+    let l = lines
+        .iter()
+        .find(|l| l.starts_with(&format!("{key}=")) || l.starts_with(&format!("{key} ")))
+        .unwrap_or_else(|| panic!("no {key} line in:\n{}", lines.join("\n")));
     words(l)
 }
 
 /// The lines of one kind (`dispatch=`, `callback=`, `closed=`), by their number.
 fn numbered(lines: &[String], key: &str) -> Vec<HashMap<String, String>> {
-    let mut v: Vec<HashMap<String, String>> = lines.iter().filter(|l| l.starts_with(&format!("{key}="))).map(|l| words(l)).collect();
+    let mut v: Vec<HashMap<String, String>> =
+        lines.iter().filter(|l| l.starts_with(&format!("{key}="))).map(|l| words(l)).collect();
     v.sort_by_key(|w| w[key].parse::<u32>().unwrap());
     v
 }
@@ -113,7 +125,18 @@ fn failure(lines: &[String], key: &str) -> (String, String, String) {
 /// The double's blocks (hsa-double/README.md, "AQLprofile double").
 fn double_blocks() -> StaticBlocks {
     use Block::*;
-    StaticBlocks::new(&[(CPC, 1, 2), (CPF, 1, 2), (GRBM, 1, 2), (SPI, 1, 4), (SQ, 1, 8), (TA, 16, 2), (TCA, 2, 4), (TCC, 16, 4), (TCP, 16, 4), (TD, 16, 2)])
+    StaticBlocks::new(&[
+        (CPC, 1, 2),
+        (CPF, 1, 2),
+        (GRBM, 1, 2),
+        (SPI, 1, 4),
+        (SQ, 1, 8),
+        (TA, 16, 2),
+        (TCA, 2, 4),
+        (TCC, 16, 4),
+        (TCP, 16, 4),
+        (TD, 16, 2),
+    ])
 }
 
 fn sizes_with_tool(dir: &Path, intercept: &str) -> (Outcome, Vec<String>) {
@@ -124,7 +147,11 @@ fn sizes_with_tool_env(dir: &Path, intercept: &str, env: &[(&str, &str)]) -> (Ou
     let out = dir.join("tool.txt");
     let mut c = on_hsa_double(hsa_programs(), dir);
     c.arg("sizes").arg(hsa_double().join("kernels.co"));
-    c.env("HSA_TOOLS_LIB", layer()).env("ROCP_TOOL_LIB", tool()).env("ROCP_HSA_INTERCEPT", intercept).env("ROCP_TOOL_OUT", &out).env("CLTAP_OUTPUT_DIR", dir);
+    c.env("HSA_TOOLS_LIB", layer())
+        .env("ROCP_TOOL_LIB", tool())
+        .env("ROCP_HSA_INTERCEPT", intercept)
+        .env("ROCP_TOOL_OUT", &out)
+        .env("CLTAP_OUTPUT_DIR", dir);
     for (k, v) in env {
         c.env(k, v);
     }
@@ -171,15 +198,28 @@ fn a_v1_tool_gets_each_dispatchs_values_computed_by_hand() {
             assert!(h["kernel"].starts_with("add_one"), "{h:?}");
             assert_eq!(h["queue_index"], i.to_string(), "one slot per dispatch");
             assert_eq!((h["waves_kind"].as_str(), h["busy_kind"].as_str()), ("2", "4"), "INT64 and DOUBLE: {h:?}");
-            assert_eq!(h["waves"].parse::<u64>().unwrap(), m.w, "dispatch {i} ({grid:?}/{wg:?}): SQ_WAVES, by hand {}", m.w);
+            assert_eq!(
+                h["waves"].parse::<u64>().unwrap(),
+                m.w,
+                "dispatch {i} ({grid:?}/{wg:?}): SQ_WAVES, by hand {}",
+                m.w
+            );
             let got: f64 = h["busy"].parse().unwrap();
             assert!((got - busy).abs() <= 1e-9, "dispatch {i} ({grid:?}/{wg:?}): GPUBusy {got}, by hand {busy}");
             assert_eq!(h["group_features"], "1", "the group lists the tool's two features");
             let timed = if intercept == "2" { "1" } else { "0" };
-            assert_eq!((h["record"].as_str(), h["times"].as_str()), (timed, timed), "a dispatch record with timestamps only: {h:?}");
+            assert_eq!(
+                (h["record"].as_str(), h["times"].as_str()),
+                (timed, timed),
+                "a dispatch record with timestamps only: {h:?}"
+            );
         }
         for c in &closed {
-            assert_eq!((c["close"].as_str(), c["after"].as_str()), ("0", "0x1001"), "a closed handle is refused: {c:?}");
+            assert_eq!(
+                (c["close"].as_str(), c["after"].as_str()),
+                ("0", "0x1001"),
+                "a closed handle is refused: {c:?}"
+            );
         }
         let u = line(&lines, "unload");
         assert_eq!((u["dispatches"].as_str(), u["handled"].as_str()), ("8", "8"));
@@ -204,9 +244,18 @@ fn info_and_the_documented_errors() {
     assert_eq!(m["metrics"], cat.iter().count().to_string());
     assert_eq!((m["status"].as_str(), m["walk_status"].as_str(), m["traces"].as_str()), ("0", "0", "0"));
     assert_eq!(m["walked"], m["metrics"]);
-    let info = |n: &str| lines.iter().find(|l| l.starts_with(&format!("info={n} "))).map(|l| words(l)).unwrap_or_else(|| panic!("no info for {n}:\n{all}"));
+    let info = |n: &str| {
+        lines
+            .iter()
+            .find(|l| l.starts_with(&format!("info={n} ")))
+            .map(|l| words(l))
+            .unwrap_or_else(|| panic!("no info for {n}:\n{all}"))
+    };
     let w = info("SQ_WAVES");
-    assert_eq!([&w["agent_index"], &w["block"], &w["instances"], &w["counters"], &w["expr"]], ["0", "SQ", "1", "8", "NULL"]);
+    assert_eq!(
+        [&w["agent_index"], &w["block"], &w["instances"], &w["counters"], &w["expr"]],
+        ["0", "SQ", "1", "8", "NULL"]
+    );
     let t = info("TCC_HIT");
     assert_eq!([&t["block"], &t["instances"], &t["counters"]], ["TCC", "16", "4"]);
     let b = info("GPUBusy");
@@ -231,7 +280,10 @@ fn info_and_the_documented_errors() {
     for (key, function) in [("start", "rocprofiler_start"), ("group_read", "rocprofiler_group_read")] {
         let (st, errno, msg) = failure(&lines, key);
         assert_eq!((st.as_str(), errno.as_str()), ("0x1000", "0x1000"), "{key}");
-        assert!(msg.starts_with(&format!("{function}(), standalone sampling (start, stop, read) is not supported")), "{msg}");
+        assert!(
+            msg.starts_with(&format!("{function}(), standalone sampling (start, stop, read) is not supported")),
+            "{msg}"
+        );
     }
     let (st, _, msg) = failure(&lines, "get_data");
     assert_eq!(st, "0x1000");
@@ -297,7 +349,12 @@ fn without_aqlprofile_open_says_why_and_the_application_runs_on() {
     for f in fails {
         let w = words(f);
         assert_eq!(w["status"], "0x1000");
-        assert!(w["msg"].starts_with("rocprofiler_open(), hardware counters are not available: the HSA runtime has no AQLprofile extension"), "{f}");
+        assert!(
+            w["msg"].starts_with(
+                "rocprofiler_open(), hardware counters are not available: the HSA runtime has no AQLprofile extension"
+            ),
+            "{f}"
+        );
     }
     assert!(numbered(&lines, "dispatch").is_empty());
     let u = line(&lines, "unload");

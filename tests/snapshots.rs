@@ -26,7 +26,11 @@ fn snapshot(driver: Driver) {
         c.env("CLTAP_OUTPUT_DIR", &run_dir);
         let o = run(c);
         assert_eq!(o.code, Some(0), "{name}: {}", o.stderr);
-        let log = std::fs::read_dir(&run_dir).unwrap().map(|e| e.unwrap().path()).find(|p| p.extension().is_some_and(|x| x == "apilog")).unwrap();
+        let log = std::fs::read_dir(&run_dir)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .find(|p| p.extension().is_some_and(|x| x == "apilog"))
+            .unwrap();
         let entries = cltap_formats::apilog::read(&std::fs::read_to_string(&log).unwrap()).unwrap();
         // Portable: the suite must pass on any CPU (docs/driver-ci.md).
         let opt = normalize::Options { durations: Durations::Drop, collapse_repeats: true, portable: true };

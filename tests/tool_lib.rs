@@ -29,7 +29,9 @@ fn tool_lines(path: &Path) -> Vec<String> {
 
 /// `key=value` of a tool's line.
 fn value<'a>(line: &'a str, key: &str) -> &'a str {
-    line.split_whitespace().find_map(|w| w.strip_prefix(key).and_then(|r| r.strip_prefix('='))).unwrap_or_else(|| panic!("no {key} in {line:?}"))
+    line.split_whitespace()
+        .find_map(|w| w.strip_prefix(key).and_then(|r| r.strip_prefix('=')))
+        .unwrap_or_else(|| panic!("no {key} in {line:?}"))
 }
 
 #[test]
@@ -37,11 +39,18 @@ fn the_settings_structure_has_rocprofilers_layout_in_gcc_and_in_rust() {
     let exe = build_c("toollib_layout.c", "toollib_layout", false, &[]);
     let out = run(std::process::Command::new(exe));
     assert_eq!(out.code, Some(0));
-    let gcc: Vec<(String, usize)> = out.stdout.lines().map(|l| {
-        let (n, o) = l.split_once(' ').unwrap();
-        (n.to_string(), o.parse().unwrap())
-    }).collect();
-    let rust: Vec<(String, usize)> = cltap::tools::toollib_settings::RocprofilerSettings::layout().into_iter().map(|(n, o)| (n.to_string(), o)).collect();
+    let gcc: Vec<(String, usize)> = out
+        .stdout
+        .lines()
+        .map(|l| {
+            let (n, o) = l.split_once(' ').unwrap();
+            (n.to_string(), o.parse().unwrap())
+        })
+        .collect();
+    let rust: Vec<(String, usize)> = cltap::tools::toollib_settings::RocprofilerSettings::layout()
+        .into_iter()
+        .map(|(n, o)| (n.to_string(), o))
+        .collect();
     assert_eq!(gcc, rust);
     // rocprofiler v1's header (ROCm 5.x): 5 x u32, u64 at 24, 5 x u32; 56 bytes.
     assert_eq!(gcc.iter().find(|(n, _)| n == "timeout").unwrap().1, 24);
@@ -75,10 +84,18 @@ fn in_order_then_reverse(mode: Mode, prog: &Path, base: &Outcome, [a, b, c]: [&P
     assert_eq!(with.stderr, "", "cltap and the tools say nothing on stderr ({mode:?})");
 
     let lines = tool_lines(&lines_at);
-    let events: Vec<String> = lines.iter().map(|l| l.split_whitespace().take(3).collect::<Vec<_>>().join(" ")).collect();
+    let events: Vec<String> =
+        lines.iter().map(|l| l.split_whitespace().take(3).collect::<Vec<_>>().join(" ")).collect();
     assert_eq!(
         events,
-        ["load a prop", "load b plain", "load c prop", "unload c trace_finished=0", "unload b trace_finished=0", "unload a trace_finished=0"],
+        [
+            "load a prop",
+            "load b plain",
+            "load c prop",
+            "unload c trace_finished=0",
+            "unload b trace_finished=0",
+            "unload a trace_finished=0"
+        ],
         "{mode:?}: {lines:#?}"
     );
     let calls = log_calls(&files).len();
@@ -93,7 +110,16 @@ fn in_order_then_reverse(mode: Mode, prog: &Path, base: &Outcome, [a, b, c]: [&P
 
     // What an OpenCL run on PoCL offers (no HSA interception).
     let a_line = &lines[0];
-    for (k, v) in [("intercept_mode", "0"), ("code_obj_tracking", "1"), ("memcopy_tracking", "0"), ("trace_size", "0"), ("timeout", "18446744073709551615"), ("timestamp_on", "0"), ("hsa_intercepting", "1"), ("k_concurrent", "0")] {
+    for (k, v) in [
+        ("intercept_mode", "0"),
+        ("code_obj_tracking", "1"),
+        ("memcopy_tracking", "0"),
+        ("trace_size", "0"),
+        ("timeout", "18446744073709551615"),
+        ("timestamp_on", "0"),
+        ("hsa_intercepting", "1"),
+        ("k_concurrent", "0"),
+    ] {
         assert_eq!(value(a_line, k), v, "{k} in {a_line}");
     }
 }
@@ -111,7 +137,11 @@ fn a_library_that_cannot_be_used_gets_one_line_and_the_application_runs_on() {
     let base = run(plain(&prog, &["exit", "7"]));
     assert_eq!(base.code, Some(7));
 
-    for (lib, why) in [(&none, "exports neither OnLoadToolProp nor OnLoadTool"), (&not_elf, "cannot be loaded ("), (&missing, "no such file")] {
+    for (lib, why) in [
+        (&none, "exports neither OnLoadToolProp nor OnLoadTool"),
+        (&not_elf, "cannot be loaded ("),
+        (&missing, "no such file"),
+    ] {
         let files = out.join(format!("files-{}", lib.file_name().unwrap().to_string_lossy()));
         let mut cmd = under_cltap(&prog, &["exit", "7"], &files);
         cmd.env("ROCP_TOOL_LIB", lib);
@@ -136,7 +166,8 @@ fn a_library_that_cannot_be_used_gets_one_line_and_the_application_runs_on() {
     assert_eq!((with.code, &with.stdout), (base.code, &base.stdout));
     assert_eq!(with.stderr.lines().count(), 3, "{}", with.stderr);
     assert!(other_lines(&with.stderr).is_empty(), "{}", with.stderr);
-    let events: Vec<String> = tool_lines(&lines_at).iter().map(|l| l.split_whitespace().take(2).collect::<Vec<_>>().join(" ")).collect();
+    let events: Vec<String> =
+        tool_lines(&lines_at).iter().map(|l| l.split_whitespace().take(2).collect::<Vec<_>>().join(" ")).collect();
     assert_eq!(events, ["load g", "unload g"]);
 }
 
@@ -178,7 +209,10 @@ fn on_the_hsa_double_onload_loads_the_tools_and_a_tool_can_ask_for_interception(
         let dir = scratch("toollib-hsa");
         let lines_at = dir.join("tools.txt");
         let mut c = hsa_client(&dir, DISPATCHES);
-        c.env("HSA_TOOLS_LIB", layer()).env("CLTAP_OUTPUT_DIR", &*dir).env("ROCP_TOOL_LIB", &a).env("TOOLLIB_OUT", &lines_at);
+        c.env("HSA_TOOLS_LIB", layer())
+            .env("CLTAP_OUTPUT_DIR", &*dir)
+            .env("ROCP_TOOL_LIB", &a)
+            .env("TOOLLIB_OUT", &lines_at);
         if ask {
             c.env("TOOLLIB_INTERCEPT", "1");
         }
@@ -193,7 +227,11 @@ fn on_the_hsa_double_onload_loads_the_tools_and_a_tool_can_ask_for_interception(
         let d = dispatch_lines(&dir);
         if ask {
             assert_eq!(d.len() as u64, DISPATCHES, "{d:?}");
-            assert!(d.iter().all(|l| number_after(l, " begin ") > 0 && number_after(l, " end ") >= number_after(l, " begin ")), "{d:?}");
+            assert!(
+                d.iter()
+                    .all(|l| number_after(l, " begin ") > 0 && number_after(l, " end ") >= number_after(l, " begin ")),
+                "{d:?}"
+            );
         } else {
             assert!(d.is_empty(), "{d:?}");
         }
@@ -203,7 +241,11 @@ fn on_the_hsa_double_onload_loads_the_tools_and_a_tool_can_ask_for_interception(
     let dir = scratch("toollib-hsa-offer");
     let lines_at = dir.join("tools.txt");
     let mut c = hsa_client(&dir, DISPATCHES);
-    c.env("HSA_TOOLS_LIB", layer()).env("CLTAP_OUTPUT_DIR", &*dir).env("ROCP_TOOL_LIB", &a).env("TOOLLIB_OUT", &lines_at).env("ROCP_HSA_INTERCEPT", "2");
+    c.env("HSA_TOOLS_LIB", layer())
+        .env("CLTAP_OUTPUT_DIR", &*dir)
+        .env("ROCP_TOOL_LIB", &a)
+        .env("TOOLLIB_OUT", &lines_at)
+        .env("ROCP_HSA_INTERCEPT", "2");
     assert_eq!(run(c).code, Some(0));
     let lines = tool_lines(&lines_at);
     assert_eq!((value(&lines[0], "intercept_mode"), value(&lines[0], "timestamp_on")), ("1", "1"));
@@ -227,15 +269,22 @@ fn with_opencl_over_hsa_the_tools_load_once_whichever_api_starts_first() {
             c.env_remove(k);
         }
     }
-    c.env("OCL_ICD_VENDORS", &icd).env("OPENCL_LAYERS", layer()).env("HSA_TOOLS_LIB", layer()).env("CLTAP_OUTPUT_DIR", &*dir);
+    c.env("OCL_ICD_VENDORS", &icd)
+        .env("OPENCL_LAYERS", layer())
+        .env("HSA_TOOLS_LIB", layer())
+        .env("CLTAP_OUTPUT_DIR", &*dir);
     c.env("ROCP_TOOL_LIB", &a).env("TOOLLIB_OUT", &lines_at).env("TOOLLIB_INTERCEPT", "1");
     let out = run(c);
     assert_eq!(out.code, Some(0), "{}\n{}", out.stdout, out.stderr);
     assert!(out.stdout.ends_with("done\n"), "{}", out.stdout);
     let lines = tool_lines(&lines_at);
-    let events: Vec<String> = lines.iter().map(|l| l.split_whitespace().take(2).collect::<Vec<_>>().join(" ")).collect();
+    let events: Vec<String> =
+        lines.iter().map(|l| l.split_whitespace().take(2).collect::<Vec<_>>().join(" ")).collect();
     assert_eq!(events, ["load a", "unload a"], "{lines:#?}");
     let log = std::fs::read_to_string(only_file(&dir, ".apilog")).unwrap();
-    assert!(log.lines().any(|l| l.contains(" clGetPlatformIDs(")) && log.lines().any(|l| l.contains(" hsa_queue_create(")), "both APIs in the log");
+    assert!(
+        log.lines().any(|l| l.contains(" clGetPlatformIDs(")) && log.lines().any(|l| l.contains(" hsa_queue_create(")),
+        "both APIs in the log"
+    );
     assert_eq!(dispatch_lines(&dir).len(), 17, "one dispatch per NDRange");
 }

@@ -62,7 +62,8 @@ fn the_committed_header_is_the_generated_one() {
     // SAFETY: loading the layer runs no initialisation; the function returns a static string.
     let generated = unsafe {
         let lib = libloading::Library::new(layer()).unwrap();
-        let f: libloading::Symbol<unsafe extern "C" fn() -> *const std::ffi::c_char> = lib.get(b"cltap_tracer_header").unwrap();
+        let f: libloading::Symbol<unsafe extern "C" fn() -> *const std::ffi::c_char> =
+            lib.get(b"cltap_tracer_header").unwrap();
         std::ffi::CStr::from_ptr(f()).to_str().unwrap().to_string()
     };
     assert!(committed == generated, "include/cltap.h differs from the one the build generated: copy target/release/build/cltap-layer-*/out/cltap.h (the newest) over it");
@@ -74,7 +75,8 @@ fn the_committed_header_is_the_generated_one() {
 fn the_header_compiles_in_c_and_cpp_with_either_api_left_out() {
     let dir = scratch("tracer-header");
     let src = dir.join("h.c");
-    std::fs::write(&src, "#include \"cltap.h\"\nint main(void) { return (int)sizeof(cltap_tracer_api_t) == 0; }\n").unwrap();
+    std::fs::write(&src, "#include \"cltap.h\"\nint main(void) { return (int)sizeof(cltap_tracer_api_t) == 0; }\n")
+        .unwrap();
     let inc = format!("-I{}", root().join("include").display());
     let variants: [(&str, &[&str]); 5] = [
         ("gcc", &["-std=c99", "-pedantic", "-Wall", "-Wextra", "-Werror"]),
@@ -84,7 +86,14 @@ fn the_header_compiles_in_c_and_cpp_with_either_api_left_out() {
         ("gcc", &["-std=c11", "-Werror", "-DCL_TARGET_OPENCL_VERSION=120"]),
     ];
     for (i, (cc, flags)) in variants.iter().enumerate() {
-        let o = Command::new(cc).args(*flags).arg(&inc).arg(&src).arg("-o").arg(dir.join(format!("h{i}"))).output().unwrap();
+        let o = Command::new(cc)
+            .args(*flags)
+            .arg(&inc)
+            .arg(&src)
+            .arg("-o")
+            .arg(dir.join(format!("h{i}")))
+            .output()
+            .unwrap();
         let want_ok = i != 4;
         assert_eq!(o.status.success(), want_ok, "{cc} {flags:?}:\n{}", String::from_utf8_lossy(&o.stderr));
         if !want_ok {
@@ -178,7 +187,11 @@ fn hsa_basic_on_the_double() {
         assert_eq!(out, "basic ok: PiPgEgPgEgEiPqEq, queue size 128 -> 256\n", "ROCP_HSA_INTERCEPT={intercept}");
         // cltap's own record shows what was forwarded: the prologue's size.
         let log = std::fs::read_to_string(only_file(&dir, ".apilog")).unwrap();
-        let sizes: Vec<&str> = log.lines().filter(|l| l.contains(" hsa_queue_create(")).map(|l| if l.contains("uint32_t size = 256,") { "256" } else { "other" }).collect();
+        let sizes: Vec<&str> = log
+            .lines()
+            .filter(|l| l.contains(" hsa_queue_create("))
+            .map(|l| if l.contains("uint32_t size = 256,") { "256" } else { "other" })
+            .collect();
         assert_eq!(sizes, ["256", "other"], "ROCP_HSA_INTERCEPT={intercept}: {log}");
     }
 }
@@ -186,13 +199,19 @@ fn hsa_basic_on_the_double() {
 #[test]
 fn hsa_pairing_under_stress_on_the_double() {
     let dir = scratch("tracer-hsa-stress");
-    assert_eq!(passes("hsa stress", hsa("stress", &dir)), "stress ok: 8 threads, 10000 toggles, every prologue paired\n");
+    assert_eq!(
+        passes("hsa stress", hsa("stress", &dir)),
+        "stress ok: 8 threads, 10000 toggles, every prologue paired\n"
+    );
 }
 
 #[test]
 fn hsa_destroy_on_the_double() {
     let dir = scratch("tracer-hsa-destroy");
-    assert_eq!(passes("hsa destroy", hsa("destroy", &dir)), "destroy ok: waited for the blocked prologue and its epilogue\n");
+    assert_eq!(
+        passes("hsa destroy", hsa("destroy", &dir)),
+        "destroy ok: waited for the blocked prologue and its epilogue\n"
+    );
     let dir = scratch("tracer-hsa-inside");
     assert_eq!(passes("hsa inside", hsa("inside", &dir)), "destroy in callback ok\ndestroy inside a traced call ok\n");
 }

@@ -127,12 +127,16 @@ const HSA_TRACE_TYPES: &[(&str, &str)] = &[
 /// The C function types behind api/FORMAT.md's callback names.
 fn cl_callback(k: CallbackKind) -> Option<(&'static str, &'static str)> {
     Some(match k {
-        CallbackKind::ContextNotify => ("void", "const char* errinfo, const void* private_info, size_t cb, void* user_data"),
+        CallbackKind::ContextNotify => {
+            ("void", "const char* errinfo, const void* private_info, size_t cb, void* user_data")
+        }
         CallbackKind::ProgramNotify => ("void", "cl_program program, void* user_data"),
         CallbackKind::EventNotify => ("void", "cl_event event, cl_int event_command_status, void* user_data"),
         CallbackKind::MemNotify => ("void", "cl_mem memobj, void* user_data"),
         CallbackKind::ContextDestructor => ("void", "cl_context context, void* user_data"),
-        CallbackKind::SvmFree => ("void", "cl_command_queue queue, cl_uint num_svm_pointers, void* svm_pointers[], void* user_data"),
+        CallbackKind::SvmFree => {
+            ("void", "cl_command_queue queue, cl_uint num_svm_pointers, void* svm_pointers[], void* user_data")
+        }
         CallbackKind::NativeKernel => ("void", "void* args"),
         CallbackKind::Hsa => return None,
     })
@@ -465,11 +469,17 @@ mod tests {
     fn maps_types() {
         let mut t = Vec::new();
         assert_eq!(c_type_for("const cl_event*", Dialect::OpenCl, &mut t).unwrap(), "const cl_event*");
-        assert_eq!(c_type_for("const cl_semaphore_khr*", Dialect::OpenCl, &mut t).unwrap(), "const cltap_cl_semaphore_khr*");
+        assert_eq!(
+            c_type_for("const cl_semaphore_khr*", Dialect::OpenCl, &mut t).unwrap(),
+            "const cltap_cl_semaphore_khr*"
+        );
         assert_eq!(c_type_for("cl_cb_event_notify", Dialect::OpenCl, &mut t).unwrap(), "cltap_cl_cb_event_notify");
         assert_eq!(c_type_for("hsa_cb_agent", Dialect::Hsa, &mut t).unwrap(), "cltap_hsa_cb_agent");
         assert_eq!(c_type_for("hsa_amd_signal_handler", Dialect::Hsa, &mut t).unwrap(), "hsa_amd_signal_handler");
-        assert_eq!(c_type_for("hsa_amd_runtime_queue_notifier", Dialect::Hsa, &mut t).unwrap(), "cltap_hsa_amd_runtime_queue_notifier");
+        assert_eq!(
+            c_type_for("hsa_amd_runtime_queue_notifier", Dialect::Hsa, &mut t).unwrap(),
+            "cltap_hsa_amd_runtime_queue_notifier"
+        );
         assert!(t.iter().any(|(_, d)| d == "typedef void* cltap_cl_semaphore_khr; /* cl_semaphore_khr */"));
         assert!(t.iter().any(|(_, d)| d == "typedef hsa_status_t (*cltap_hsa_cb_agent)(hsa_agent_t, void *);"));
         assert!(c_type_for("cl_unheard_of", Dialect::OpenCl, &mut t).unwrap_err().contains("cl_unheard_of"));

@@ -21,7 +21,8 @@ pub const MAJORS: [(&str, &str); 5] = [
 ];
 
 /// `HsaApiTable`'s pointer member for each `@table` name.
-pub const ROOT_MEMBERS: [(&str, &str); 4] = [("core", "core_"), ("amd", "amd_ext_"), ("finalizer", "finalizer_ext_"), ("image", "image_ext_")];
+pub const ROOT_MEMBERS: [(&str, &str); 4] =
+    [("core", "core_"), ("amd", "amd_ext_"), ("finalizer", "finalizer_ext_"), ("image", "image_ext_")];
 
 /// One API table of the header.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -98,7 +99,11 @@ fn struct_members(text: &str, name: &str) -> Result<Vec<String>, String> {
         let after = text[at..].trim_start();
         if let Some(body) = after.strip_prefix('{') {
             let end = body.find('}').ok_or(format!("struct {name} has no closing brace"))?;
-            return Ok(body[..end].split(';').map(|m| m.split_whitespace().collect::<Vec<_>>().join(" ")).filter(|m| !m.is_empty()).collect());
+            return Ok(body[..end]
+                .split(';')
+                .map(|m| m.split_whitespace().collect::<Vec<_>>().join(" "))
+                .filter(|m| !m.is_empty())
+                .collect());
         }
         from = at;
     }
@@ -155,7 +160,12 @@ pub fn scan(text: &str) -> Result<Header, String> {
                 None => return Err(format!("{s}: member `{m}` is not `decltype(NAME)* NAME_fn`")),
             }
         }
-        tables.push(HeaderTable { name: s.to_string(), bytes: version_bytes + 8 * entries.len(), entries, major: major_of(&text, s)? });
+        tables.push(HeaderTable {
+            name: s.to_string(),
+            bytes: version_bytes + 8 * entries.len(),
+            entries,
+            major: major_of(&text, s)?,
+        });
     }
     let members = struct_members(&text, "HsaApiTable")?;
     if members.first().map(String::as_str) != Some("ApiTableVersion version") {
@@ -181,12 +191,18 @@ pub fn scan(text: &str) -> Result<Header, String> {
 pub fn check(api: &Api, h: &Header) -> Result<(), String> {
     for (i, (api_name, s)) in STRUCTS.iter().enumerate() {
         let ht = h.table(s).ok_or(format!("the header has no {s}"))?;
-        let t = api.tables.iter().find(|t| t.name == *api_name).ok_or(format!("api/hsa.api: no `@table {api_name}` ({s})"))?;
+        let t = api
+            .tables
+            .iter()
+            .find(|t| t.name == *api_name)
+            .ok_or(format!("api/hsa.api: no `@table {api_name}` ({s})"))?;
         let ours: Vec<&str> = api.functions[t.first..t.first + t.entries].iter().map(|f| f.name.as_str()).collect();
         for (k, (a, b)) in ours.iter().zip(&ht.entries).enumerate() {
             if a != b {
                 let line = api.functions[t.first + k].line;
-                return Err(format!("api/hsa.api:{line}: entry {k} of `@table {api_name}` is {a}, but {s}'s member {k} is {b}_fn"));
+                return Err(format!(
+                    "api/hsa.api:{line}: entry {k} of `@table {api_name}` is {a}, but {s}'s member {k} is {b}_fn"
+                ));
             }
         }
         if ours.len() != ht.entries.len() {
@@ -240,7 +256,8 @@ pub fn check_signatures(api: &Api, list: &str) -> Result<usize, String> {
         let body = line[prefix.len()..].trim_end().strip_suffix(')').ok_or(format!("list: cannot read `{line}`"))?;
         let parts = split_top(body);
         let [ret, name, params, ..] = parts.as_slice() else { return Err(format!("list: cannot read `{line}`")) };
-        let f = api.functions.iter().find(|f| f.name == *name).ok_or(format!("api/hsa.api does not describe {name}"))?;
+        let f =
+            api.functions.iter().find(|f| f.name == *name).ok_or(format!("api/hsa.api does not describe {name}"))?;
         let at = |msg: String| format!("api/hsa.api:{}: {name}: {msg} (the header says `{line}`)", f.line);
         if f.ext != *table {
             return Err(at(format!("in `@table {}`, the header's table is {table}", f.ext)));
@@ -248,7 +265,8 @@ pub fn check_signatures(api: &Api, list: &str) -> Result<usize, String> {
         if crate::parse::norm_type(ret) != f.ret_type {
             return Err(at(format!("returns `{}`", f.ret_type)));
         }
-        let inner = params.trim().strip_prefix('(').and_then(|p| p.strip_suffix(')')).ok_or(at("bad parameter list".into()))?;
+        let inner =
+            params.trim().strip_prefix('(').and_then(|p| p.strip_suffix(')')).ok_or(at("bad parameter list".into()))?;
         let theirs: Vec<&str> = if inner.trim() == "void" { Vec::new() } else { split_top(inner) };
         if theirs.len() != f.params.len() {
             return Err(at(format!("has {} parameters, the header {}", f.params.len(), theirs.len())));
@@ -261,12 +279,19 @@ pub fn check_signatures(api: &Api, list: &str) -> Result<usize, String> {
                 return Err(at(format!("cannot read parameter `{t}`")));
             }
             if pname != format!("p_{}", p.name) {
-                return Err(at(format!("parameter `{}` is `{}` in the header", p.name, pname.trim_start_matches("p_"))));
+                return Err(at(format!(
+                    "parameter `{}` is `{}` in the header",
+                    p.name,
+                    pname.trim_start_matches("p_")
+                )));
             }
             let ty = ty.trim();
             let ok = match ty.strip_prefix("__typeof__(").and_then(|r| r.strip_suffix(')')) {
                 Some(fnptr) => types::hsa_callback(&p.c_type) == Some(fnptr),
-                None => crate::parse::norm_type(ty) == p.c_type || types::hsa_callback(&p.c_type) == Some(crate::parse::norm_type(ty).as_str()),
+                None => {
+                    crate::parse::norm_type(ty) == p.c_type
+                        || types::hsa_callback(&p.c_type) == Some(crate::parse::norm_type(ty).as_str())
+                }
             };
             if !ok {
                 return Err(at(format!("parameter `{}` is `{}`, the header's is `{ty}`", p.name, p.c_type)));
@@ -348,7 +373,10 @@ struct HsaApiTable {
     #[test]
     fn a_table_out_of_order_names_the_line() {
         let h = scan(HEADER).unwrap();
-        let swapped = API.replace("0 hsa_status_t hsa_init() [init];\n1 hsa_status_t hsa_shut_down() [shutdown];", "0 hsa_status_t hsa_shut_down() [shutdown];\n1 hsa_status_t hsa_init() [init];");
+        let swapped = API.replace(
+            "0 hsa_status_t hsa_init() [init];\n1 hsa_status_t hsa_shut_down() [shutdown];",
+            "0 hsa_status_t hsa_shut_down() [shutdown];\n1 hsa_status_t hsa_init() [init];",
+        );
         let e = check(&crate::parse_hsa(&swapped).unwrap(), &h).unwrap_err();
         assert!(e.starts_with("api/hsa.api:2: entry 0 of `@table core` is hsa_shut_down"), "{e}");
         let short = API.replace("1 hsa_status_t hsa_amd_profiling_async_copy_enable(bool enable);\n", "");
@@ -378,9 +406,13 @@ struct HsaApiTable {
         let e = check_signatures(&api, &wide).unwrap_err();
         assert!(e.contains("parameter `enable` is `bool`, the header's is `uint64_t`"), "{e}");
         let cb = "DBL_CORE(hsa_status_t, hsa_iterate_agents, (__typeof__(hsa_status_t (*)(hsa_agent_t, void *)) p_callback, void *p_data), (p_callback, p_data), STUB_STATUS)\n";
-        let one = crate::parse_hsa("@table core\n0 hsa_status_t hsa_iterate_agents(hsa_cb_agent callback, void* data);\n").unwrap();
+        let one =
+            crate::parse_hsa("@table core\n0 hsa_status_t hsa_iterate_agents(hsa_cb_agent callback, void* data);\n")
+                .unwrap();
         assert_eq!(check_signatures(&one, cb).unwrap(), 1);
-        let other = crate::parse_hsa("@table core\n0 hsa_status_t hsa_iterate_agents(hsa_cb_region callback, void* data);\n").unwrap();
+        let other =
+            crate::parse_hsa("@table core\n0 hsa_status_t hsa_iterate_agents(hsa_cb_region callback, void* data);\n")
+                .unwrap();
         assert!(check_signatures(&other, cb).is_err());
     }
 }

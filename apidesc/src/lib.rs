@@ -173,9 +173,7 @@ impl Function {
 
     /// True when the call has a `cl_event*` output and so gets a command id.
     pub fn has_event_out(&self) -> bool {
-        self.params
-            .iter()
-            .any(|p| p.role == Role::OutHandle && p.pointee() == "cl_event")
+        self.params.iter().any(|p| p.role == Role::OutHandle && p.pointee() == "cl_event")
     }
 }
 

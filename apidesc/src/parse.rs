@@ -102,7 +102,16 @@ fn parse_with(text: &str, dialect: Dialect) -> Result<Api, ParseError> {
             if let Some(t) = tables.last_mut() {
                 // The entry order is the header's: indices run 0, 1, 2, … in each table.
                 if f.slot != Some(t.entries) {
-                    return err(pending_line, format!("{}: entry {} of table `{}` is numbered {}", f.name, t.entries, t.name, f.slot.unwrap_or(0)));
+                    return err(
+                        pending_line,
+                        format!(
+                            "{}: entry {} of table `{}` is numbered {}",
+                            f.name,
+                            t.entries,
+                            t.name,
+                            f.slot.unwrap_or(0)
+                        ),
+                    );
                 }
                 t.entries += 1;
             }
@@ -121,7 +130,8 @@ fn parse_with(text: &str, dialect: Dialect) -> Result<Api, ParseError> {
 
 /// The leading parameters of a function marked `[lws]`, as in
 /// `clEnqueueNDRangeKernel`.
-const LWS_PARAMS: [&str; 6] = ["command_queue", "kernel", "work_dim", "global_work_offset", "global_work_size", "local_work_size"];
+const LWS_PARAMS: [&str; 6] =
+    ["command_queue", "kernel", "work_dim", "global_work_offset", "global_work_size", "local_work_size"];
 
 #[cfg(test)]
 fn parse_decl(decl: &str, ext: &str, line: usize) -> Result<Function, ParseError> {
@@ -133,13 +143,21 @@ fn parse_decl_in(decl: &str, ext: &str, line: usize, dialect: Dialect) -> Result
     let close = decl.rfind(')').ok_or(ParseError { file: OPENCL_FILE, line, msg: "missing ')'".into() })?;
     let head: Vec<&str> = decl[..open].split_whitespace().collect();
     if head.len() < 3 {
-        return err(line, if dialect == Dialect::Hsa { "expected `INDEX RET NAME(`" } else { "expected `SLOT RET NAME(`" });
+        return err(
+            line,
+            if dialect == Dialect::Hsa { "expected `INDEX RET NAME(`" } else { "expected `SLOT RET NAME(`" },
+        );
     }
     let slot = match (head[0], dialect) {
         ("-", Dialect::OpenCl) => None,
-        (s, Dialect::Hsa) => Some(s.parse::<usize>().map_err(|_| ParseError { file: OPENCL_FILE, line, msg: format!("bad entry index `{s}`") })?),
+        (s, Dialect::Hsa) => Some(s.parse::<usize>().map_err(|_| ParseError {
+            file: OPENCL_FILE,
+            line,
+            msg: format!("bad entry index `{s}`"),
+        })?),
         (s, Dialect::OpenCl) => {
-            let n: usize = s.parse().map_err(|_| ParseError { file: OPENCL_FILE, line, msg: format!("bad slot `{s}`") })?;
+            let n: usize =
+                s.parse().map_err(|_| ParseError { file: OPENCL_FILE, line, msg: format!("bad slot `{s}`") })?;
             if n >= DISPATCH_SLOTS {
                 return err(line, format!("slot {n} is outside the table (0..{DISPATCH_SLOTS})"));
             }
@@ -203,7 +221,10 @@ fn parse_decl_in(decl: &str, ext: &str, line: usize, dialect: Dialect) -> Result
     infer_user_data(&mut f);
     if dialect == Dialect::Hsa {
         if (init || shutdown) && (f.ret != RetKind::Status || !f.params.is_empty()) {
-            return err(line, format!("{}: [init] and [shutdown] go with a function of no parameters returning hsa_status_t", f.name));
+            return err(
+                line,
+                format!("{}: [init] and [shutdown] go with a function of no parameters returning hsa_status_t", f.name),
+            );
         }
         // The runtime's table is the dispatch: no parameter chooses a driver.
         return Ok(f);
@@ -212,15 +233,19 @@ fn parse_decl_in(decl: &str, ext: &str, line: usize, dialect: Dialect) -> Result
         // The layer reads these arguments by position to ask the driver.
         let names: Vec<&str> = f.params.iter().take(LWS_PARAMS.len()).map(|p| p.name.as_str()).collect();
         if names != LWS_PARAMS || f.ret != RetKind::Status {
-            return err(line, format!("{}: [lws] needs a cl_int function whose parameters begin ({})", f.name, LWS_PARAMS.join(", ")));
+            return err(
+                line,
+                format!("{}: [lws] needs a cl_int function whose parameters begin ({})", f.name, LWS_PARAMS.join(", ")),
+            );
         }
     }
     f.dispatch = match dispatch_attr.as_deref() {
         Some("none") => Dispatch::None,
-        Some(p) => Dispatch::Param(
-            f.param_index(p)
-                .ok_or(ParseError { file: OPENCL_FILE, line, msg: format!("{}: dispatch names no parameter `{p}`", f.name) })?,
-        ),
+        Some(p) => Dispatch::Param(f.param_index(p).ok_or(ParseError {
+            file: OPENCL_FILE,
+            line,
+            msg: format!("{}: dispatch names no parameter `{p}`", f.name),
+        })?),
         None => match f.params.iter().position(|p| p.role == Role::Handle) {
             Some(i) => Dispatch::Param(i),
             None if f.windows_only || f.local => Dispatch::None,
@@ -272,10 +297,11 @@ fn attrs_of(s: &str, line: usize) -> Result<Vec<(String, Option<String>)>, Parse
     if s.is_empty() {
         return Ok(Vec::new());
     }
-    let body = s
-        .strip_prefix('[')
-        .and_then(|s| s.strip_suffix(']'))
-        .ok_or(ParseError { file: OPENCL_FILE, line, msg: format!("expected `[...]`, found `{s}`") })?;
+    let body = s.strip_prefix('[').and_then(|s| s.strip_suffix(']')).ok_or(ParseError {
+        file: OPENCL_FILE,
+        line,
+        msg: format!("expected `[...]`, found `{s}`"),
+    })?;
     Ok(body
         .split_whitespace()
         .map(|kv| match kv.split_once('=') {
@@ -298,9 +324,11 @@ fn parse_param(p: &str, line: usize, func: &str, dialect: Dialect) -> Result<Par
         None => (p, Vec::new()),
     };
     let decl = norm_type(decl);
-    let split = decl
-        .rfind(|c: char| c == ' ' || c == '*')
-        .ok_or(ParseError { file: OPENCL_FILE, line, msg: format!("{func}: parameter `{decl}` has no name") })?;
+    let split = decl.rfind(|c: char| c == ' ' || c == '*').ok_or(ParseError {
+        file: OPENCL_FILE,
+        line,
+        msg: format!("{func}: parameter `{decl}` has no name"),
+    })?;
     let name = decl[split + 1..].to_string();
     let c_type = decl[..=split].trim().to_string();
     if name.is_empty() || c_type.is_empty() {
@@ -657,14 +685,25 @@ mod hsa_tests {
         let roles: Vec<&Role> = f.params.iter().map(|p| &p.role).collect();
         assert_eq!(
             roles,
-            [&Role::Handle, &Role::Scalar, &Role::Scalar, &Role::Callback(CallbackKind::Hsa), &Role::UserData, &Role::Scalar, &Role::Scalar, &Role::OutHandle]
+            [
+                &Role::Handle,
+                &Role::Scalar,
+                &Role::Scalar,
+                &Role::Callback(CallbackKind::Hsa),
+                &Role::UserData,
+                &Role::Scalar,
+                &Role::Scalar,
+                &Role::OutHandle
+            ]
         );
         let f = one("0 hsa_status_t hsa_signal_create(hsa_signal_value_t initial_value, uint32_t num_consumers, \
              const hsa_agent_t* consumers [arr=num_consumers], hsa_signal_t* signal)");
         assert_eq!(f.params[2].role, Role::InArray { len: Len::Param("num_consumers".into()) });
         assert_eq!(f.params[3].role, Role::OutHandle);
-        let f = one("0 hsa_status_t hsa_executable_get_symbol_by_name(hsa_executable_t executable, const char* symbol_name, \
-             const hsa_agent_t* agent [arr=1], hsa_executable_symbol_t* symbol)");
+        let f = one(
+            "0 hsa_status_t hsa_executable_get_symbol_by_name(hsa_executable_t executable, const char* symbol_name, \
+             const hsa_agent_t* agent [arr=1], hsa_executable_symbol_t* symbol)",
+        );
         assert_eq!(f.params[1].role, Role::InString);
         let f = one("0 uint64_t hsa_queue_load_read_index_relaxed(const hsa_queue_t* queue)");
         assert_eq!((f.ret.clone(), f.params[0].role.clone()), (RetKind::Scalar, Role::Handle));

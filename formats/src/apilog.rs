@@ -48,7 +48,10 @@ pub enum Entry {
     Call(Call),
     /// The work-group size the driver chose for an NDRange enqueued with a
     /// NULL local size.
-    LocalWorkSize { cmd_id: u64, sizes: Vec<u64> },
+    LocalWorkSize {
+        cmd_id: u64,
+        sizes: Vec<u64>,
+    },
     /// A `#` line, without the `# `.
     Comment(String),
 }
@@ -188,7 +191,8 @@ pub fn parse_line(l: &str) -> Result<Entry, String> {
     if let Some(c) = l.strip_prefix('#') {
         return Ok(Entry::Comment(c.strip_prefix(' ').unwrap_or(c).to_string()));
     }
-    if let Some(rest) = l.strip_prefix("Internally calculated local_work_size with for NDRangeKernel command with ID ") {
+    if let Some(rest) = l.strip_prefix("Internally calculated local_work_size with for NDRangeKernel command with ID ")
+    {
         let (id, sizes) = rest.split_once(": (").ok_or("local_work_size line without ': ('")?;
         let sizes = sizes.strip_suffix(')').ok_or("local_work_size line without ')'")?;
         return Ok(Entry::LocalWorkSize {
@@ -215,11 +219,7 @@ pub fn parse_line(l: &str) -> Result<Entry, String> {
     let (field, call) = rest.split_at(CMD_FIELD);
     let cmd_id = match field.trim() {
         "" => None,
-        f => Some(
-            f.strip_prefix("CMD ID ")
-                .and_then(|n| n.parse().ok())
-                .ok_or(format!("bad command id field {f:?}"))?,
-        ),
+        f => Some(f.strip_prefix("CMD ID ").and_then(|n| n.parse().ok()).ok_or(format!("bad command id field {f:?}"))?),
     };
     let open = call.find('(').ok_or("call without '('")?;
     let name = call[..open].to_string();
@@ -334,7 +334,11 @@ mod tests {
             0 => format!("{:016X}", r.next()),
             1 => (r.next() % 100000).to_string(),
             2 => "NULL".into(),
-            3 => format!("{} ({})", r.next() % 5000, r.pick(&["CL_DEVICE_NAME", "CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR"])),
+            3 => format!(
+                "{} ({})",
+                r.next() % 5000,
+                r.pick(&["CL_DEVICE_NAME", "CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR"])
+            ),
             4 => format!("{{{}, {}, {}}}", r.next() % 9, r.next() % 9, r.next() % 9),
             5 => format!("\"{}\"", r.pick(&["a, b", "x(y", "quote \\\" inside", "", "-cl-std=CL2.0 -DX=1"])),
             _ => format!("[{}]", r.next() % 77),
@@ -344,7 +348,10 @@ mod tests {
     fn random_entry(r: &mut Rng) -> Entry {
         match r.next() % 10 {
             0 => Entry::Comment(format!("cltap {} = {}", r.next() % 10, value(r))),
-            1 => Entry::LocalWorkSize { cmd_id: r.next() % 1000, sizes: (0..1 + r.next() % 3).map(|_| r.next() % 1024).collect() },
+            1 => Entry::LocalWorkSize {
+                cmd_id: r.next() % 1000,
+                sizes: (0..1 + r.next() % 3).map(|_| r.next() % 1024).collect(),
+            },
             _ => {
                 let nargs = r.next() % 10;
                 Entry::Call(Call {
@@ -355,12 +362,15 @@ mod tests {
                     name: r.pick(&["clGetDeviceInfo", "clEnqueueNDRangeKernel", "clSVMFree", "clFinish"]).into(),
                     args: (0..nargs)
                         .map(|i| Arg {
-                            c_type: r.pick(&["cl_uint", "const size_t*", "void*", "cl_command_queue", "const char**"]).into(),
+                            c_type: r
+                                .pick(&["cl_uint", "const size_t*", "void*", "cl_command_queue", "const char**"])
+                                .into(),
                             name: format!("p{i}"),
                             value: value(r),
                         })
                         .collect(),
-                    result: (r.next() % 5 != 0).then(|| r.pick(&["CL_SUCCESS", "CL_INVALID_VALUE", "00007F0012345678"]).into()),
+                    result: (r.next() % 5 != 0)
+                        .then(|| r.pick(&["CL_SUCCESS", "CL_INVALID_VALUE", "00007F0012345678"]).into()),
                     outs: (0..r.next() % 3).map(|i| (format!("o{i}"), value(r))).collect(),
                 })
             }
@@ -383,7 +393,11 @@ mod tests {
             duration_us: 0x1e9,
             cmd_id: Some(2),
             name: "clFinish".into(),
-            args: vec![Arg { c_type: "cl_command_queue".into(), name: "command_queue".into(), value: "0000000009038E60".into() }],
+            args: vec![Arg {
+                c_type: "cl_command_queue".into(),
+                name: "command_queue".into(),
+                value: "0000000009038E60".into(),
+            }],
             result: Some("CL_SUCCESS".into()),
             outs: vec![("event".into(), "NULL".into())],
         };

@@ -5,6 +5,6 @@ pub mod apilog;
 pub mod atp;
 pub mod cltrace;
 pub mod perf;
-mod text;
 #[cfg(test)]
 mod test_rng;
+mod text;

@@ -117,7 +117,14 @@ pub fn exit(id: usize, e: Enter, ret: u64, args: &[u64], failed: bool) {
 /// their count. It is asked after the call's end is taken, so the driver's
 /// answer does not count in the call's time.
 #[inline(always)]
-pub fn exit_with_lws(id: usize, e: Enter, ret: u64, args: &[u64], _failed: bool, lws: impl FnOnce() -> Option<([usize; 3], usize)>) {
+pub fn exit_with_lws(
+    id: usize,
+    e: Enter,
+    ret: u64,
+    args: &[u64],
+    _failed: bool,
+    lws: impl FnOnce() -> Option<([usize; 3], usize)>,
+) {
     let t1 = cltap::trace::tsc::now();
     // SAFETY: the arguments are the application's, after a call that used them.
     unsafe {
@@ -146,7 +153,10 @@ pub fn done(id: usize, failed: bool) {
 #[cold]
 pub fn missing(id: usize) {
     if !MISSING_SEEN[id].swap(true, Ordering::Relaxed) {
-        cltap::warn!("{}: the driver has no entry for this function; returned CL_INVALID_OPERATION", cltap::meta::FUNCTIONS[id].name);
+        cltap::warn!(
+            "{}: the driver has no entry for this function; returned CL_INVALID_OPERATION",
+            cltap::meta::FUNCTIONS[id].name
+        );
     }
     TALLY.record(id, true);
 }

@@ -112,7 +112,11 @@ pub unsafe extern "C" fn OnUnload() {
 // ---- ICD entry points (cl_khr_icd) ----
 
 #[no_mangle]
-pub unsafe extern "C" fn clIcdGetPlatformIDsKHR(num_entries: u32, platforms: *mut c_void, num_platforms: *mut u32) -> i32 {
+pub unsafe extern "C" fn clIcdGetPlatformIDsKHR(
+    num_entries: u32,
+    platforms: *mut c_void,
+    num_platforms: *mut u32,
+) -> i32 {
     icd::clIcdGetPlatformIDsKHR(num_entries, platforms, num_platforms as *mut c_void)
 }
 

@@ -79,7 +79,11 @@ fn start_trace(cfg: &Config) {
         buffers: cltap::trace::buffers::Settings {
             size: cfg.buffer_size,
             watermark: cfg.watermark_bytes(),
-            policy: if cfg.lossless { cltap::trace::buffers::Policy::Lossless } else { cltap::trace::buffers::Policy::Discard },
+            policy: if cfg.lossless {
+                cltap::trace::buffers::Policy::Lossless
+            } else {
+                cltap::trace::buffers::Policy::Discard
+            },
         },
         dir: cfg.output_dir.clone(),
         api_log: cfg.api_log.then(|| match cfg.log_dest {
@@ -93,7 +97,11 @@ fn start_trace(cfg: &Config) {
         render: cfg.render,
         summary: cfg.summary,
         device_timing: cfg.times_devices(),
-        counters: cfg.counting().then(|| cltap::counters::collect::Request { names: cfg.counters.clone(), metrics_file: cfg.metrics_file.clone(), pass: cfg.counter_pass }),
+        counters: cfg.counting().then(|| cltap::counters::collect::Request {
+            names: cfg.counters.clone(),
+            metrics_file: cfg.metrics_file.clone(),
+            pass: cfg.counter_pass,
+        }),
     };
     cltap::trace::writer::start(settings);
     bracket::record_calls(|n| cfg.logs(n));
@@ -145,17 +153,33 @@ pub fn finish() {
                     .snapshot()
                     .into_iter()
                     .map(|(i, c, e)| (cltap::meta::FUNCTIONS[i].name.to_string(), c, e))
-                    .chain(HSA_TALLY.snapshot().into_iter().map(|(i, c, e)| (cltap::meta::HSA_FUNCTIONS[i].name.to_string(), c, e)))
+                    .chain(
+                        HSA_TALLY
+                            .snapshot()
+                            .into_iter()
+                            .map(|(i, c, e)| (cltap::meta::HSA_FUNCTIONS[i].name.to_string(), c, e)),
+                    )
                     .collect(),
             ),
         };
         let notes = fronts().iter().flat_map(|f| (f.notes)()).collect();
         let in_flight = cltap::trace::writer::in_flight();
         let pending_at_exit = cltap::devtime::pending::OUTSTANDING.get();
-        let s = Summary { pid: std::process::id(), host, device_timing: cfg.times_devices(), pending_at_exit, in_flight: &in_flight, notes, hsa_dispatches: cltap::trace::writer::hsa_dispatches() };
+        let s = Summary {
+            pid: std::process::id(),
+            host,
+            device_timing: cfg.times_devices(),
+            pending_at_exit,
+            in_flight: &in_flight,
+            notes,
+            hsa_dispatches: cltap::trace::writer::hsa_dispatches(),
+        };
         let path = cfg.output_dir.join(format!("{}.summary.json", cltap::trace::writer::stem(std::process::id())));
         // HSA: the intercept handler's counts (zero without ROCP_HSA_INTERCEPT).
-        let hsa = cltap::summary::HsaExtra { packets: crate::hsa::intercept::packet_counts(), kernels: crate::hsa::intercept::kernel_counts() };
+        let hsa = cltap::summary::HsaExtra {
+            packets: crate::hsa::intercept::packet_counts(),
+            kernels: crate::hsa::intercept::kernel_counts(),
+        };
         if let Err(e) = s.write_json_with(&path, Some(&hsa)) {
             cltap::warn!("cannot write {}: {e}", path.display());
         }

@@ -136,7 +136,10 @@ pub fn run(a: BenchArgs) -> i32 {
     // renderer runs behind, and what is dropped.
     println!();
     println!("records per second into the binary trace ({} calls in all per row, lossless; peak RSS over the same run without cltap)", a.throughput_calls);
-    println!("{:<10}{:>16}{:>8}{:>14}{:>24}{:>22}", "threads", "lossless", "drops", "peak RSS +", "discard (64K): kept", "dropped");
+    println!(
+        "{:<10}{:>16}{:>8}{:>14}{:>24}{:>22}",
+        "threads", "lossless", "drops", "peak RSS +", "discard (64K): kept", "dropped"
+    );
     let mut last_trace = None;
     for threads in [1u32, 2, 8] {
         let per = (a.throughput_calls / threads as u64).max(1);
@@ -158,7 +161,11 @@ pub fn run(a: BenchArgs) -> i32 {
             }
         };
         let trace = only(&out, "cltrace");
-        let drops = trace.as_ref().and_then(|t| cltap_formats::cltrace::Reader::open(t).ok()).map(|r| trace_drops(&r)).unwrap_or(u64::MAX);
+        let drops = trace
+            .as_ref()
+            .and_then(|t| cltap_formats::cltrace::Reader::open(t).ok())
+            .map(|r| trace_drops(&r))
+            .unwrap_or(u64::MAX);
         if threads == 8 {
             if let Some(t) = &trace {
                 let keep = scratch.0.join("kept.cltrace");
@@ -168,7 +175,14 @@ pub fn run(a: BenchArgs) -> i32 {
             }
         }
         let _ = clean(&out);
-        let discard = measure(&exe, &what, &a.driver, Some(&layer), &[("CLTAP_BUFFER_POLICY", "discard"), ("CLTAP_BUFFER_SIZE", "64K")], &out);
+        let discard = measure(
+            &exe,
+            &what,
+            &a.driver,
+            Some(&layer),
+            &[("CLTAP_BUFFER_POLICY", "discard"), ("CLTAP_BUFFER_SIZE", "64K")],
+            &out,
+        );
         let (kept, dropped) = trailer(&out).unwrap_or((0, 0));
         let _ = clean(&out);
         let rate = |n: u64, ns: u64| format!("{:.2} M/s", n as f64 / ns.max(1) as f64 * 1e3);
@@ -191,12 +205,18 @@ pub fn run(a: BenchArgs) -> i32 {
         let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
         for threads in [1, cores] {
             let t0 = Instant::now();
-            let o = Command::new(&exe).args(["render", "--threads", &threads.to_string(), "--output"]).arg(&out).arg(&t).output();
+            let o = Command::new(&exe)
+                .args(["render", "--threads", &threads.to_string(), "--output"])
+                .arg(&out)
+                .arg(&t)
+                .output();
             let secs = t0.elapsed().as_secs_f64();
             let n = trailer(&out).map(|(k, _)| k).unwrap_or(0);
             let label = if threads == 1 { "1 thread".to_string() } else { format!("{threads} threads (all cores)") };
             match o {
-                Ok(o) if o.status.success() => println!("{label:<26}{:>12}", format!("{:.2} M/s", n as f64 / secs / 1e6)),
+                Ok(o) if o.status.success() => {
+                    println!("{label:<26}{:>12}", format!("{:.2} M/s", n as f64 / secs / 1e6))
+                }
                 _ => println!("{label:<26}{:>12}", "failed"),
             }
             let _ = clean(&out);
@@ -214,7 +234,14 @@ struct Measured {
     peak_kib: i64,
 }
 
-fn measure(exe: &Path, what: &str, driver: &Path, layer: Option<&Path>, env: &[(&str, &str)], out: &Path) -> Result<Measured, String> {
+fn measure(
+    exe: &Path,
+    what: &str,
+    driver: &Path,
+    layer: Option<&Path>,
+    env: &[(&str, &str)],
+    out: &Path,
+) -> Result<Measured, String> {
     let mut c = Command::new(exe);
     c.args(["bench", "--child", what, "--iterations", "0"]);
     for (k, _) in std::env::vars() {
@@ -229,7 +256,11 @@ fn measure(exe: &Path, what: &str, driver: &Path, layer: Option<&Path>, env: &[(
     for (k, v) in env {
         c.env(k, v);
     }
-    let child = c.stdout(std::process::Stdio::piped()).stderr(std::process::Stdio::null()).spawn().map_err(|e| e.to_string())?;
+    let child = c
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .map_err(|e| e.to_string())?;
     let pid = child.id() as i32;
     let mut stdout = child.stdout.ok_or("no stdout")?;
     let mut text = String::new();
@@ -242,7 +273,11 @@ fn measure(exe: &Path, what: &str, driver: &Path, layer: Option<&Path>, env: &[(
     if status != 0 {
         return Err(format!("{what}: the measuring child failed ({status})"));
     }
-    let calling_ns = text.lines().find_map(|l| l.strip_prefix("calling_ns ")).and_then(|v| v.trim().parse().ok()).ok_or("no timing from the child")?;
+    let calling_ns = text
+        .lines()
+        .find_map(|l| l.strip_prefix("calling_ns "))
+        .and_then(|v| v.trim().parse().ok())
+        .ok_or("no timing from the child")?;
     Ok(Measured { calling_ns, peak_kib: ru.ru_maxrss })
 }
 
@@ -252,7 +287,10 @@ fn trace_drops(r: &cltap_formats::cltrace::Reader) -> u64 {
 }
 
 fn only(dir: &Path, ext: &str) -> Option<PathBuf> {
-    std::fs::read_dir(dir).ok()?.filter_map(|e| e.ok().map(|e| e.path())).find(|p| p.extension().is_some_and(|x| x == ext))
+    std::fs::read_dir(dir)
+        .ok()?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .find(|p| p.extension().is_some_and(|x| x == ext))
 }
 
 fn clean(dir: &Path) -> std::io::Result<()> {
@@ -287,7 +325,8 @@ struct Cl {
     create_kernel: unsafe extern "C" fn(Fp, *const u8, *mut i32) -> Fp,
     create_buffer: unsafe extern "C" fn(Fp, u64, usize, Fp, *mut i32) -> Fp,
     set_kernel_arg: unsafe extern "C" fn(Fp, u32, usize, *const std::ffi::c_void) -> i32,
-    enqueue_ndrange: unsafe extern "C" fn(Fp, Fp, u32, *const usize, *const usize, *const usize, u32, Fp, *mut Fp) -> i32,
+    enqueue_ndrange:
+        unsafe extern "C" fn(Fp, Fp, u32, *const usize, *const usize, *const usize, u32, Fp, *mut Fp) -> i32,
     finish: unsafe extern "C" fn(Fp) -> i32,
     create_user_event: unsafe extern "C" fn(Fp, *mut i32) -> Fp,
     set_user_event_status: unsafe extern "C" fn(Fp, i32) -> i32,
@@ -424,7 +463,17 @@ fn child(what: &str, iterations: u64) -> Result<(), String> {
                         let t = Instant::now();
                         for e in evs.iter_mut() {
                             let out = if events { e as *mut Fp } else { std::ptr::null_mut() };
-                            (cl.enqueue_ndrange)(queue, k, 1, std::ptr::null(), &g, std::ptr::null(), 1, &gate as *const Fp as Fp, out);
+                            (cl.enqueue_ndrange)(
+                                queue,
+                                k,
+                                1,
+                                std::ptr::null(),
+                                &g,
+                                std::ptr::null(),
+                                1,
+                                &gate as *const Fp as Fp,
+                                out,
+                            );
                         }
                         ns += t.elapsed().as_nanos();
                         (cl.set_user_event_status)(gate, 0);

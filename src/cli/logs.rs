@@ -205,7 +205,10 @@ pub fn report_cmd(a: ReportArgs) -> i32 {
     let mut counters = Vec::new();
     for f in &a.files {
         if f.to_string_lossy().ends_with(".csv") {
-            match std::fs::read_to_string(f).map_err(|e| e.to_string()).and_then(|t| cltap_formats::perf::read_csv(&t).map_err(|e| e.to_string())) {
+            match std::fs::read_to_string(f)
+                .map_err(|e| e.to_string())
+                .and_then(|t| cltap_formats::perf::read_csv(&t).map_err(|e| e.to_string()))
+            {
                 Ok(c) => counters.push(c),
                 Err(e) => {
                     eprintln!("cltap: {}: {e}", f.display());
@@ -251,7 +254,10 @@ fn parse_snapshot(text: &str) -> Vec<String> {
 }
 
 pub fn check_cmd(a: CheckArgs) -> i32 {
-    let name = a.name.clone().unwrap_or_else(|| Path::new(&a.app[0]).file_name().map_or("app".into(), |n| n.to_string_lossy().into_owned()));
+    let name = a
+        .name
+        .clone()
+        .unwrap_or_else(|| Path::new(&a.app[0]).file_name().map_or("app".into(), |n| n.to_string_lossy().into_owned()));
     let snap = a.snapshot.join(format!("{name}.snap"));
     if !a.update && !snap.is_file() {
         eprintln!(
@@ -286,11 +292,14 @@ pub fn check_cmd(a: CheckArgs) -> i32 {
             return 127;
         }
     };
-    let log = std::fs::read_dir(&dir)
-        .ok()
-        .and_then(|rd| rd.filter_map(|e| e.ok().map(|e| e.path())).find(|p| p.to_string_lossy().ends_with(&format!(".{}.apilog", o.pid))));
+    let log = std::fs::read_dir(&dir).ok().and_then(|rd| {
+        rd.filter_map(|e| e.ok().map(|e| e.path()))
+            .find(|p| p.to_string_lossy().ends_with(&format!(".{}.apilog", o.pid)))
+    });
     let result = (|| -> Result<i32, String> {
-        let log = log.ok_or_else(|| format!("the application wrote no API log (exit code {}); is it an OpenCL program?", o.code))?;
+        let log = log.ok_or_else(|| {
+            format!("the application wrote no API log (exit code {}); is it an OpenCL program?", o.code)
+        })?;
         let text = normalize::render(&normalized(&log, &a.norm)?);
         if a.update {
             std::fs::create_dir_all(&a.snapshot).map_err(|e| e.to_string())?;
@@ -299,7 +308,9 @@ pub fn check_cmd(a: CheckArgs) -> i32 {
             return Ok(if o.code == 0 { 0 } else { o.code });
         }
         let mut old = String::new();
-        std::fs::File::open(&snap).and_then(|mut f| f.read_to_string(&mut old)).map_err(|e| format!("{}: {e}", snap.display()))?;
+        std::fs::File::open(&snap)
+            .and_then(|mut f| f.read_to_string(&mut old))
+            .map_err(|e| format!("{}: {e}", snap.display()))?;
         if parse_snapshot(&old) == parse_snapshot(&text) {
             eprintln!("cltap: {} matches", snap.display());
             return Ok(if o.code == 0 { 0 } else { o.code });
@@ -337,10 +348,17 @@ fn reparse(text: &str) -> Vec<NCall> {
             let open = rest.find('(').unwrap_or(rest.len());
             let head = &rest[..open];
             let name = head.rsplit(' ').next().unwrap_or(head).to_string();
-            let cmd = head.split_whitespace().find_map(|w| w.strip_prefix("[cmd#").and_then(|x| x.strip_suffix(']')).and_then(|x| x.parse().ok()));
+            let cmd = head
+                .split_whitespace()
+                .find_map(|w| w.strip_prefix("[cmd#").and_then(|x| x.strip_suffix(']')).and_then(|x| x.parse().ok()));
             let close = rest.rfind(')').unwrap_or(rest.len());
             let args = if open < close {
-                apilog::split_top(&rest[open + 1..close]).into_iter().map(|a| a.split_once(" = ").map_or((a.clone(), String::new()), |(k, v)| (k.to_string(), v.to_string()))).collect()
+                apilog::split_top(&rest[open + 1..close])
+                    .into_iter()
+                    .map(|a| {
+                        a.split_once(" = ").map_or((a.clone(), String::new()), |(k, v)| (k.to_string(), v.to_string()))
+                    })
+                    .collect()
             } else {
                 Vec::new()
             };

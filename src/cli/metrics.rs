@@ -65,7 +65,13 @@ pub fn run(a: MetricsArgs) -> i32 {
 fn list(src: &Source) -> Result<(), MetricsError> {
     let cat = src.load()?;
     let mut out = String::new();
-    let _ = writeln!(out, "# {} for {} (section <{}>; block counts: built-in gfx9 defaults)", cat.file(), cat.gpu(), cat.section());
+    let _ = writeln!(
+        out,
+        "# {} for {} (section <{}>; block counts: built-in gfx9 defaults)",
+        cat.file(),
+        cat.gpu(),
+        cat.section()
+    );
     let counters: Vec<[String; 5]> = cat
         .iter()
         .filter_map(|m| {
@@ -128,7 +134,8 @@ fn table<const N: usize>(out: &mut String, head: &[&str; N], rows: &[[String; N]
 
 fn explain(names: &[String], src: &Source) -> Result<(), MetricsError> {
     let cat = src.load()?;
-    let names: Vec<String> = names.iter().flat_map(|n| n.split(',')).map(str::trim).filter(|n| !n.is_empty()).map(String::from).collect();
+    let names: Vec<String> =
+        names.iter().flat_map(|n| n.split(',')).map(str::trim).filter(|n| !n.is_empty()).map(String::from).collect();
     if names.is_empty() {
         return Err(MetricsError::BadRequest { name: String::new(), msg: "no metric names".into() });
     }

@@ -2,8 +2,8 @@
 
 mod bench;
 mod logs;
-mod passes;
 mod metrics;
+mod passes;
 mod render;
 mod run;
 

@@ -43,7 +43,10 @@ pub fn run_remaining(app: &[String], env: &[(String, String)], dir: &Path, first
     };
     let _ = std::fs::remove_file(&path);
     let passes = p0.passes;
-    eprintln!("cltap: counters: the request needs {passes} passes; running the application {} more time(s)", passes - 1);
+    eprintln!(
+        "cltap: counters: the request needs {passes} passes; running the application {} more time(s)",
+        passes - 1
+    );
     let mut runs = vec![p0];
     for k in 1..passes {
         let mut e = env.to_vec();
@@ -56,7 +59,10 @@ pub fn run_remaining(app: &[String], env: &[(String, String)], dir: &Path, first
             }
         };
         if o.code != first.code {
-            eprintln!("cltap: counters: pass {k} exited with {} where the first run exited with {}", o.code, first.code);
+            eprintln!(
+                "cltap: counters: pass {k} exited with {} where the first run exited with {}",
+                o.code, first.code
+            );
         }
         match pass_file(dir, o.pid, k, o.started).map(|(_, p)| (files::load_pass(&p), p)) {
             Some((Ok(p), path)) => {
@@ -76,7 +82,12 @@ pub fn run_remaining(app: &[String], env: &[(String, String)], dir: &Path, first
             return;
         }
     };
-    let process = files::Process { application: app[0].clone(), args: app[1..].join(" "), cwd: std::env::current_dir().map(|d| d.display().to_string()).unwrap_or_default(), os: "Linux".into() };
+    let process = files::Process {
+        application: app[0].clone(),
+        args: app[1..].join(" "),
+        cwd: std::env::current_dir().map(|d| d.display().to_string()).unwrap_or_default(),
+        os: "Linux".into(),
+    };
     files::unavailable(&joined);
     match files::write(dir, &stem, &joined, &process) {
         Ok(_) => eprintln!("cltap: counters: {passes} passes joined"),

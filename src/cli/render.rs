@@ -54,12 +54,24 @@ pub fn render_trace(trace: &Path, out: Option<&Path>, threads: Option<usize>) ->
     let mut files = Vec::new();
     for ext in ["apilog", "atp", "json"] {
         let p = outputs.path(ext);
-        if p.is_file() && (ext != "apilog" || outputs.api_log == Some(render::Dest::File)) && (ext != "atp" || outputs.atp) && (ext != "json" || outputs.timeline) {
+        if p.is_file()
+            && (ext != "apilog" || outputs.api_log == Some(render::Dest::File))
+            && (ext != "atp" || outputs.atp)
+            && (ext != "json" || outputs.timeline)
+        {
             files.push(p);
         }
     }
     if summary {
-        let s = Summary { pid, host: Host::Timed(r.host_table()), device_timing, pending_at_exit: 0, in_flight: r.in_flight(), notes: Vec::new(), hsa_dispatches: r.hsa_dispatches() };
+        let s = Summary {
+            pid,
+            host: Host::Timed(r.host_table()),
+            device_timing,
+            pending_at_exit: 0,
+            in_flight: r.in_flight(),
+            notes: Vec::new(),
+            hsa_dispatches: r.hsa_dispatches(),
+        };
         let p = dir.join(format!("{stem}.summary.json"));
         s.write_json(&p).map_err(|e| format!("{}: {e}", p.display()))?;
         files.push(p);
@@ -72,7 +84,12 @@ pub fn run(a: RenderArgs) -> i32 {
     match render_trace(&a.trace, a.output.as_deref(), a.threads) {
         Ok(r) => {
             for c in &r.in_flight {
-                eprintln!("cltap: {} did not return (thread {}{})", c.api, c.tid, c.cmd_id.map(|c| format!(", CMD ID {c}")).unwrap_or_default());
+                eprintln!(
+                    "cltap: {} did not return (thread {}{})",
+                    c.api,
+                    c.tid,
+                    c.cmd_id.map(|c| format!(", CMD ID {c}")).unwrap_or_default()
+                );
             }
             eprintln!("cltap: files written:");
             for p in &r.files {

@@ -195,7 +195,10 @@ pub fn activation(mode: Mode, layer: &Path, drivers: &[PathBuf], loader: Option<
     }
     if let Some(dir) = loader.and_then(Path::parent) {
         let old = std::env::var("LD_LIBRARY_PATH").unwrap_or_default();
-        env.push(("LD_LIBRARY_PATH".into(), if old.is_empty() { dir.display().to_string() } else { format!("{}:{old}", dir.display()) }));
+        env.push((
+            "LD_LIBRARY_PATH".into(),
+            if old.is_empty() { dir.display().to_string() } else { format!("{}:{old}", dir.display()) },
+        ));
     }
     env
 }
@@ -248,7 +251,12 @@ pub fn spawn(app: &[String], env: &[(String, String)]) -> Result<Outcome, String
     forward_signals();
     let st = child.wait().map_err(|e| e.to_string())?;
     use std::os::unix::process::ExitStatusExt;
-    Ok(Outcome { code: st.code().unwrap_or_else(|| 128 + st.signal().unwrap_or(0)), signal: st.signal(), pid: child.id(), started })
+    Ok(Outcome {
+        code: st.code().unwrap_or_else(|| 128 + st.signal().unwrap_or(0)),
+        signal: st.signal(),
+        pid: child.id(),
+        started,
+    })
 }
 
 /// cltap's files in `dir` written since `since`.
@@ -258,7 +266,9 @@ pub fn files_written(dir: &Path, since: SystemTime) -> Vec<(PathBuf, u64)> {
             rd.filter_map(|e| {
                 let p = e.ok()?.path();
                 let m = p.metadata().ok()?;
-                let ours = p.extension().is_some_and(|x| ["apilog", "atp", "json", "csv", "occupancy", "cltrace"].contains(&x.to_str().unwrap_or("")));
+                let ours = p.extension().is_some_and(|x| {
+                    ["apilog", "atp", "json", "csv", "occupancy", "cltrace"].contains(&x.to_str().unwrap_or(""))
+                });
                 (ours && m.modified().ok()? >= since).then(|| (p, m.len()))
             })
             .collect()
@@ -326,7 +336,10 @@ fn after_death(dir: &Path, o: &Outcome) {
 
 fn summary_in_flight(trace: &Path) -> Vec<cltap::trace::render::InFlight> {
     let p = trace.with_extension("summary.json");
-    let Ok(v) = std::fs::read_to_string(&p).map(|t| serde_json::from_str::<serde_json::Value>(&t).unwrap_or_default()) else { return Vec::new() };
+    let Ok(v) = std::fs::read_to_string(&p).map(|t| serde_json::from_str::<serde_json::Value>(&t).unwrap_or_default())
+    else {
+        return Vec::new();
+    };
     v["did_not_return"]
         .as_array()
         .map(|a| {
@@ -367,7 +380,10 @@ pub fn prepare(a: &Activation, app: &[String]) -> Result<Vec<(String, String)>, 
         m => m,
     };
     if loader.is_none() && a.mode == Mode::Auto {
-        eprintln!("cltap: {} does not link libOpenCL (looked with ldd); assuming a loader that loads layers", exe.display());
+        eprintln!(
+            "cltap: {} does not link libOpenCL (looked with ldd); assuming a loader that loads layers",
+            exe.display()
+        );
     }
     Ok(activation(mode, &layer, &a.drivers, a.loader.as_deref()))
 }
@@ -475,13 +491,21 @@ mod tests {
     #[test]
     fn hsa_tools_lib_appends_to_an_existing_value() {
         assert_eq!(hsa_tools_lib(Path::new("/l/libcltap_layer.so"), None), "/l/libcltap_layer.so");
-        assert_eq!(hsa_tools_lib(Path::new("/l/libcltap_layer.so"), Some("a.so b.so")), "a.so b.so /l/libcltap_layer.so");
+        assert_eq!(
+            hsa_tools_lib(Path::new("/l/libcltap_layer.so"), Some("a.so b.so")),
+            "a.so b.so /l/libcltap_layer.so"
+        );
         assert_eq!(hsa_tools_lib(Path::new("/a b/libcltap_layer.so"), Some(" ")), "\"/a b/libcltap_layer.so\"");
     }
 
     #[test]
     fn icd_mode_sets_both_loaders_and_the_drivers() {
-        let env = activation(Mode::Icd, Path::new("/l/libcltap_layer.so"), &[PathBuf::from("/d/a.so"), PathBuf::from("/d/b.so")], None);
+        let env = activation(
+            Mode::Icd,
+            Path::new("/l/libcltap_layer.so"),
+            &[PathBuf::from("/d/a.so"), PathBuf::from("/d/b.so")],
+            None,
+        );
         assert!(env.contains(&("OCL_ICD_VENDORS".into(), "/l/libcltap_layer.so".into())));
         assert!(env.contains(&("OCL_ICD_FILENAMES".into(), "/l/libcltap_layer.so".into())));
         assert!(env.contains(&("CLTAP_ICD_FILENAMES".into(), "/d/a.so:/d/b.so".into())));
@@ -491,7 +515,12 @@ mod tests {
     fn layer_mode_sets_opencl_layers_and_a_chosen_driver() {
         let env = activation(Mode::Auto, Path::new("/l.so"), &[], None);
         assert_eq!(env, vec![("OPENCL_LAYERS".to_string(), "/l.so".to_string())]);
-        let env = activation(Mode::Layer, Path::new("/l.so"), &[PathBuf::from("/d/pocl.so")], Some(Path::new("/k/libOpenCL.so.1")));
+        let env = activation(
+            Mode::Layer,
+            Path::new("/l.so"),
+            &[PathBuf::from("/d/pocl.so")],
+            Some(Path::new("/k/libOpenCL.so.1")),
+        );
         assert!(env.contains(&("OCL_ICD_VENDORS".into(), "/d/pocl.so".into())));
         assert!(env.iter().any(|(k, v)| k == "LD_LIBRARY_PATH" && v.starts_with("/k")));
     }

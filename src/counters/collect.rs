@@ -71,24 +71,37 @@ impl Collector {
             KIND_OPENCL_CALL | KIND_HSA_CALL => {
                 let n = self.calls_per_thread.entry(h.tid).or_insert(0);
                 *n += 1;
-                if h.kind == KIND_OPENCL_CALL && h.flags & FLAG_CMD != 0 && h.ret == 0 && crate::meta::function(h.kind, h.fn_id).is_some_and(|f| f.name == "clEnqueueNDRangeKernel") {
+                if h.kind == KIND_OPENCL_CALL
+                    && h.flags & FLAG_CMD != 0
+                    && h.ret == 0
+                    && crate::meta::function(h.kind, h.fn_id).is_some_and(|f| f.name == "clEnqueueNDRangeKernel")
+                {
                     let dims = (w(2) as usize).clamp(1, 3);
                     let global = sizes(v, |c| c.param == 4 && c.tag == Tag::Array as u8, dims).unwrap_or([0, 1, 1]);
                     // The application's local size, else the one the driver chose.
                     let given = sizes(v, |c| c.param == 5 && c.tag == Tag::Array as u8, dims);
                     let local_given = given.is_some();
                     let local = given.or_else(|| sizes(v, |c| c.tag == Tag::LocalSize as u8, dims));
-                    self.ndranges.insert(h.cmd_id, NdRange { tid: h.tid, call_index: *n, kernel: w(1), global, local, local_given });
+                    self.ndranges.insert(
+                        h.cmd_id,
+                        NdRange { tid: h.tid, call_index: *n, kernel: w(1), global, local, local_given },
+                    );
                 }
             }
             KIND_HSA_AGENT => {
-                self.agents.insert(w(AGENT_HANDLE), Agent { name: v.kernel_name().unwrap_or_default(), words: v.args.to_vec() });
+                self.agents.insert(
+                    w(AGENT_HANDLE),
+                    Agent { name: v.kernel_name().unwrap_or_default(), words: v.args.to_vec() },
+                );
             }
             KIND_HSA_KERNEL => {
                 self.kernels.entry(h.cmd_id).or_default().push((v.args.to_vec(), v.kernel_name()));
             }
             KIND_HSA_DISPATCH if v.returned() => {
-                self.dispatches.insert(h.cmd_id, Dispatch { tid: h.tid, t0: h.t0, t1: h.t1, words: v.args.to_vec(), name: v.kernel_name() });
+                self.dispatches.insert(
+                    h.cmd_id,
+                    Dispatch { tid: h.tid, t0: h.t0, t1: h.t1, words: v.args.to_vec(), name: v.kernel_name() },
+                );
             }
             KIND_HSA_COUNTERS => {
                 let values = self.counters.entry(h.cmd_id).or_default();
@@ -97,7 +110,8 @@ impl Collector {
                 }
             }
             KIND_COUNTER_PLAN => {
-                self.plan = Some((w(PLAN_PASSES) as u32, w(PLAN_AGENT), v.args.get(PLAN_BLOCKS..).unwrap_or(&[]).to_vec()));
+                self.plan =
+                    Some((w(PLAN_PASSES) as u32, w(PLAN_AGENT), v.args.get(PLAN_BLOCKS..).unwrap_or(&[]).to_vec()));
             }
             KIND_KERNEL_INFO => {
                 let names = v.kernel_name().unwrap_or_default();
@@ -113,7 +127,8 @@ impl Collector {
     /// one became the other.
     pub fn finish(self, commands: Vec<crate::devtime::Command>) -> Pass {
         let by_cmd: HashMap<u64, crate::devtime::Command> = commands.into_iter().map(|c| (c.cmd_id, c)).collect();
-        let ndranges: Vec<Row> = self.ndranges.iter().map(|(cmd, n)| self.ndrange_row(*cmd, n, by_cmd.get(cmd))).collect();
+        let ndranges: Vec<Row> =
+            self.ndranges.iter().map(|(cmd, n)| self.ndrange_row(*cmd, n, by_cmd.get(cmd))).collect();
         let dispatches: Vec<Row> = self.dispatches.iter().map(|(seq, d)| self.dispatch_row(*seq, d)).collect();
         let rows = join::ndranges_with_dispatches(ndranges, dispatches);
         let (passes, gpu) = match &self.plan {
@@ -121,13 +136,23 @@ impl Collector {
             // OpenCL only: one run, nothing to count.
             None => (if self.request.names.is_empty() { 0 } else { 1 }, None),
         };
-        Pass { pass: self.request.pass, passes, names: self.request.names, metrics_file: self.request.metrics_file, gpu, pid: 0, rows }
+        Pass {
+            pass: self.request.pass,
+            passes,
+            names: self.request.names,
+            metrics_file: self.request.metrics_file,
+            gpu,
+            pid: 0,
+            rows,
+        }
     }
 
     fn ndrange_row(&self, cmd: u64, n: &NdRange, timed: Option<&crate::devtime::Command>) -> Row {
         let k = self.kinfo.get(&cmd);
         let kw = |i: usize| k.and_then(|k| k.0.get(i).copied()).filter(|v| *v != u64::MAX);
-        let name = |from_info: Option<&String>, from_timing: Option<String>| from_info.filter(|s| !s.is_empty()).cloned().or(from_timing).unwrap_or_default();
+        let name = |from_info: Option<&String>, from_timing: Option<String>| {
+            from_info.filter(|s| !s.is_empty()).cloned().or(from_timing).unwrap_or_default()
+        };
         Row {
             kernel: name(k.map(|k| &k.1), timed.and_then(|c| c.kernel.clone())),
             device: name(k.map(|k| &k.2), timed.map(|c| c.device.to_string())),
@@ -162,7 +187,8 @@ impl Collector {
         let known = self.kernels.get(&object).map(Vec::as_slice).unwrap_or_default();
         let mine = known.iter().rev().find(|(_, n)| d.name.is_some() && *n == d.name).or_else(|| known.last());
         let kd = mine.and_then(|(k, _)| descriptor(k));
-        let name = d.name.clone().or_else(|| mine.and_then(|(_, n)| n.clone())).unwrap_or_else(|| format!("{object:#x}"));
+        let name =
+            d.name.clone().or_else(|| mine.and_then(|(_, n)| n.clone())).unwrap_or_else(|| format!("{object:#x}"));
         let group = w(DISPATCH_GROUP_SEGMENT);
         let private = w(DISPATCH_PRIVATE_SEGMENT);
         Row {
@@ -249,7 +275,13 @@ mod tests {
 
     fn view_bytes(kind: u16, cmd_id: u64, args: &[u64], name: &str) -> Vec<u8> {
         let h = Header { kind, cmd_id, flags: FLAG_DONE, nargs: args.len() as u8, tid: 7, ..Header::default() };
-        let c = Capture { param: NAME_PARAM, tag: Tag::Str as u8, _pad: 0, bytes: name.len() as u32, total: name.len() as u64 };
+        let c = Capture {
+            param: NAME_PARAM,
+            tag: Tag::Str as u8,
+            _pad: 0,
+            bytes: name.len() as u32,
+            total: name.len() as u64,
+        };
         encode(&h, args, &[(c, name.as_bytes())])
     }
 

@@ -26,10 +26,21 @@ pub struct Process {
 /// The values of the requested names for each row; `None` where unknown.
 pub fn values(pass: &Pass) -> Vec<Vec<Option<f64>>> {
     let evaluator = pass.gpu.as_ref().and_then(|g| {
-        let blocks = StaticBlocks::new(&g.blocks.iter().filter_map(|(id, inst, slots)| Some((Block::from_aql_id(*id)?, *inst, *slots))).collect::<Vec<_>>());
+        let blocks = StaticBlocks::new(
+            &g.blocks
+                .iter()
+                .filter_map(|(id, inst, slots)| Some((Block::from_aql_id(*id)?, *inst, *slots)))
+                .collect::<Vec<_>>(),
+        );
         let cat = Catalog::load(pass.metrics_file.as_deref(), &g.name, &blocks).ok()?;
         let plan = cat.plan(&pass.names).ok()?;
-        let consts = Consts { cu_num: g.compute_units, simd_num: g.compute_units * g.simds_per_cu, se_num: g.shader_engines, xcc_num: 1, max_wave_size: g.wave_size };
+        let consts = Consts {
+            cu_num: g.compute_units,
+            simd_num: g.compute_units * g.simds_per_cu,
+            se_num: g.shader_engines,
+            xcc_num: 1,
+            max_wave_size: g.wave_size,
+        };
         Some((plan, consts))
     });
     pass.rows
@@ -79,7 +90,11 @@ pub fn write(dir: &Path, stem: &str, pass: &Pass, process: &Process) -> std::io:
             v.push(r.preferred_multiple.map(|m| m as f64));
         }
     }
-    let api = if pass.rows.iter().all(|r| r.hsa.is_some() && r.cmd_id.is_none()) && !pass.rows.is_empty() { Api::Hsa } else { Api::OpenCl };
+    let api = if pass.rows.iter().all(|r| r.hsa.is_some() && r.cmd_id.is_none()) && !pass.rows.is_empty() {
+        Api::Hsa
+    } else {
+        Api::OpenCl
+    };
     let info = CsvHeaderInfo {
         profiler_version: format!("cltap {}", env!("CARGO_PKG_VERSION")),
         api,
@@ -104,7 +119,15 @@ pub fn write(dir: &Path, stem: &str, pass: &Pass, process: &Process) -> std::io:
     let mut csv = String::new();
     perf::write_csv_head(&mut csv, &header, &names);
     let mut occ = String::new();
-    perf::write_occupancy_head(&mut occ, &OccupancyHeaderInfo { profiler_version: env!("CARGO_PKG_VERSION").to_string(), application: process.application.clone(), application_args: process.args.clone() }.to_header(pass.rows.len()));
+    perf::write_occupancy_head(
+        &mut occ,
+        &OccupancyHeaderInfo {
+            profiler_version: env!("CARGO_PKG_VERSION").to_string(),
+            application: process.application.clone(),
+            application_args: process.args.clone(),
+        }
+        .to_header(pass.rows.len()),
+    );
     let mut res = String::new();
     let timestamps = pass.rows.iter().any(|r| r.hsa.as_ref().is_some_and(|h| h.begin != 0));
     perf::write_results_head(&mut res, &pass.names, timestamps);
@@ -160,11 +183,20 @@ pub fn write(dir: &Path, stem: &str, pass: &Pass, process: &Process) -> std::io:
             sig: 0,
             obj: h.kernel_object,
             values: vals[..pass.names.len()].to_vec(),
-            times: r.hsa.as_ref().filter(|h| h.begin != 0).map(|h| perf::DispatchTimes { dispatch: h.dispatch, begin: h.begin, end: h.end, complete: h.complete }),
+            times: r.hsa.as_ref().filter(|h| h.begin != 0).map(|h| perf::DispatchTimes {
+                dispatch: h.dispatch,
+                begin: h.begin,
+                end: h.end,
+                complete: h.complete,
+            }),
         };
         perf::write_results_row(&mut res, pass.names.len(), timestamps, &rr);
     }
-    let paths = [dir.join(format!("{stem}.csv")), dir.join(format!("{stem}.occupancy")), dir.join(format!("{stem}.results.csv"))];
+    let paths = [
+        dir.join(format!("{stem}.csv")),
+        dir.join(format!("{stem}.occupancy")),
+        dir.join(format!("{stem}.results.csv")),
+    ];
     for (p, text) in paths.iter().zip([csv, occ, res]) {
         std::fs::write(p, text)?;
     }

@@ -98,11 +98,26 @@ mod tests {
     use crate::counters::row::HsaDispatch;
 
     fn nd(kernel: &str, cmd: u64, g: u64, l: Option<u64>) -> Row {
-        Row { kernel: kernel.into(), device: "gfx906".into(), cmd_id: Some(cmd), global: [g, 1, 1], local: l.map(|l| [l, 1, 1]), local_given: l.is_some(), ..Row::default() }
+        Row {
+            kernel: kernel.into(),
+            device: "gfx906".into(),
+            cmd_id: Some(cmd),
+            global: [g, 1, 1],
+            local: l.map(|l| [l, 1, 1]),
+            local_given: l.is_some(),
+            ..Row::default()
+        }
     }
 
     fn disp(kernel: &str, seq: u64, g: u64, l: u64, value: u64) -> Row {
-        let mut r = Row { kernel: kernel.into(), device: "gfx906".into(), global: [g, 1, 1], local: Some([l, 1, 1]), hsa: Some(HsaDispatch { seq, ..Default::default() }), ..Row::default() };
+        let mut r = Row {
+            kernel: kernel.into(),
+            device: "gfx906".into(),
+            global: [g, 1, 1],
+            local: Some([l, 1, 1]),
+            hsa: Some(HsaDispatch { seq, ..Default::default() }),
+            ..Row::default()
+        };
         r.events.insert(1, value);
         r
     }
@@ -113,10 +128,24 @@ mod tests {
         // plus one of the runtime's own (a blit) that no NDRange claims.
         let rows = ndranges_with_dispatches(
             vec![nd("a", 1, 64, Some(64)), nd("b", 2, 128, None), nd("a", 3, 64, Some(64))],
-            vec![disp("b.kd", 1, 128, 32, 20), disp("a.kd", 2, 64, 64, 10), disp("__blit", 3, 16, 16, 99), disp("a.kd", 4, 64, 64, 30)],
+            vec![
+                disp("b.kd", 1, 128, 32, 20),
+                disp("a.kd", 2, 64, 64, 10),
+                disp("__blit", 3, 16, 16, 99),
+                disp("a.kd", 4, 64, 64, 30),
+            ],
         );
-        let got: Vec<(Option<u64>, Option<u64>, Option<u64>)> = rows.iter().map(|r| (r.cmd_id, r.hsa.as_ref().map(|h| h.seq), r.events.get(&1).copied())).collect();
-        assert_eq!(got, vec![(Some(1), Some(2), Some(10)), (Some(2), Some(1), Some(20)), (Some(3), Some(4), Some(30)), (None, Some(3), Some(99))]);
+        let got: Vec<(Option<u64>, Option<u64>, Option<u64>)> =
+            rows.iter().map(|r| (r.cmd_id, r.hsa.as_ref().map(|h| h.seq), r.events.get(&1).copied())).collect();
+        assert_eq!(
+            got,
+            vec![
+                (Some(1), Some(2), Some(10)),
+                (Some(2), Some(1), Some(20)),
+                (Some(3), Some(4), Some(30)),
+                (None, Some(3), Some(99))
+            ]
+        );
         // The runtime's choice of local size fills the NDRange's NULL.
         assert_eq!(rows[1].local, Some([32, 1, 1]));
     }
@@ -146,11 +175,16 @@ mod tests {
     fn passes_join_by_order_and_refuse_another_order() {
         let mut b0 = disp("k", 1, 64, 64, 5);
         b0.events = [(7u64, 70u64)].into();
-        let joined = passes(vec![pass(1, vec![disp("k", 1, 64, 64, 5), b0.clone()]), pass(0, vec![disp("k", 9, 64, 64, 1), disp("k", 10, 64, 64, 2)])]).unwrap();
+        let joined = passes(vec![
+            pass(1, vec![disp("k", 1, 64, 64, 5), b0.clone()]),
+            pass(0, vec![disp("k", 9, 64, 64, 1), disp("k", 10, 64, 64, 2)]),
+        ])
+        .unwrap();
         assert_eq!(joined.pass, 0);
         assert_eq!(joined.rows[1].events.get(&7), Some(&70));
         assert_eq!(joined.rows[1].events.get(&1), Some(&2));
-        let e = passes(vec![pass(0, vec![disp("k", 1, 64, 64, 1)]), pass(1, vec![disp("j", 1, 64, 64, 1)])]).unwrap_err();
+        let e =
+            passes(vec![pass(0, vec![disp("k", 1, 64, 64, 1)]), pass(1, vec![disp("j", 1, 64, 64, 1)])]).unwrap_err();
         assert!(matches!(e, JoinError::Launch { pass: 1, index: 0, .. }), "{e}");
         assert!(e.to_string().contains("cannot be joined"));
         let e = passes(vec![pass(0, vec![disp("k", 1, 64, 64, 1)]), pass(1, vec![])]).unwrap_err();

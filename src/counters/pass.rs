@@ -8,7 +8,6 @@ use crate::config::Config;
 use crate::hsa::aqlprofile;
 use crate::metrics::{BlockInfo, Catalog, MetricsError};
 
-
 /// One run's share of a counter request on one GPU.
 #[derive(Debug, Clone)]
 pub struct PassSetup {

@@ -21,7 +21,11 @@ pub fn per_kernel(csv: &PerfCsv) -> Vec<KernelCounters> {
     let mut by: BTreeMap<String, KernelCounters> = BTreeMap::new();
     for r in &csv.rows {
         let kernel = split_method(&r.method, api).map_or_else(|| r.method.clone(), |m| m.kernel.to_string());
-        let k = by.entry(kernel.clone()).or_insert_with(|| KernelCounters { kernel, launches: 0, sums: vec![(0.0, 0); csv.counters.len()] });
+        let k = by.entry(kernel.clone()).or_insert_with(|| KernelCounters {
+            kernel,
+            launches: 0,
+            sums: vec![(0.0, 0); csv.counters.len()],
+        });
         k.launches += 1;
         for (s, v) in k.sums.iter_mut().zip(&r.values) {
             if let Some(v) = v.filter(|v| v.is_finite()) {
@@ -64,7 +68,20 @@ mod tests {
     use cltap_formats::perf::PerfRow;
 
     fn row(method: &str, values: Vec<Option<f64>>) -> PerfRow {
-        PerfRow { method: method.into(), execution_order: 1, thread_id: 1, call_index: None, global: [64, 1, 1], local: None, time_ms: None, lds: None, vgprs: None, sgprs: None, scratch: None, values }
+        PerfRow {
+            method: method.into(),
+            execution_order: 1,
+            thread_id: 1,
+            call_index: None,
+            global: [64, 1, 1],
+            local: None,
+            time_ms: None,
+            lds: None,
+            vgprs: None,
+            sgprs: None,
+            scratch: None,
+            values,
+        }
     }
 
     #[test]
@@ -72,7 +89,11 @@ mod tests {
         let csv = PerfCsv {
             header: vec![("API".into(), "HSA".into())],
             counters: vec!["SQ_WAVES".into(), "GPUBusy".into()],
-            rows: vec![row("a_gfx906", vec![Some(4.0), Some(50.0)]), row("b_gfx906", vec![None, None]), row("a_gfx906", vec![Some(6.0), None])],
+            rows: vec![
+                row("a_gfx906", vec![Some(4.0), Some(50.0)]),
+                row("b_gfx906", vec![None, None]),
+                row("a_gfx906", vec![Some(6.0), None]),
+            ],
         };
         let k = per_kernel(&csv);
         assert_eq!(k[0], KernelCounters { kernel: "a".into(), launches: 2, sums: vec![(10.0, 2), (50.0, 1)] });
@@ -80,6 +101,9 @@ mod tests {
         let t = render(&csv);
         let a = t.lines().find(|l| l.trim_start().starts_with("a ")).unwrap();
         assert_eq!(a.split_whitespace().collect::<Vec<_>>(), ["a", "2", "10", "5", "50", "50"]);
-        assert!(t.lines().any(|l| l.split_whitespace().collect::<Vec<_>>() == ["b", "1", "NA", "NA", "NA", "NA"]), "{t}");
+        assert!(
+            t.lines().any(|l| l.split_whitespace().collect::<Vec<_>>() == ["b", "1", "NA", "NA", "NA", "NA"]),
+            "{t}"
+        );
     }
 }

@@ -43,7 +43,11 @@ mod tests {
     fn the_tightest_sample_places_the_host_timer() {
         // The driver's host clock runs 1000 ns ahead of CLOCK_MONOTONIC and
         // its device clock 50_000 ns behind its host clock.
-        let s = |before: u64, after: u64, skew: i64| HostSample { mono_before: before, host: (before + after) / 2 + (1000 + skew) as u64, mono_after: after };
+        let s = |before: u64, after: u64, skew: i64| HostSample {
+            mono_before: before,
+            host: (before + after) / 2 + (1000 + skew) as u64,
+            mono_after: after,
+        };
         let samples = [s(100, 300, 40), s(500, 520, 0), s(900, 1000, -30)];
         assert_eq!(host_offset(10_000, 60_000, &samples), Some(60_000 - 10_000 - 1000));
         assert_eq!(host_offset(10_000, 60_000, &[]), None);

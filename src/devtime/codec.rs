@@ -163,7 +163,16 @@ mod tests {
             enqueue_end_tsc: 11,
             to_host: Some(-123),
         };
-        let b = Command { cmd_id: 8, api: "clEnqueueReadBuffer", kernel: None, global: vec![], local: Some(vec![]), bytes: Some(4096), to_host: None, ..a.clone() };
+        let b = Command {
+            cmd_id: 8,
+            api: "clEnqueueReadBuffer",
+            kernel: None,
+            global: vec![],
+            local: Some(vec![]),
+            bytes: Some(4096),
+            to_host: None,
+            ..a.clone()
+        };
         let mut buf = Vec::new();
         encode(&a, &mut buf);
         encode(&b, &mut buf);

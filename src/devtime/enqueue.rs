@@ -61,7 +61,14 @@ impl Command {
     /// Command `cmd_id`, just enqueued by `api` on the application's
     /// `queue`; its counters come when it completes. The caller sets the
     /// thread and the enqueue call's TSC readings.
-    pub fn enqueued(cmd_id: u64, api: &'static str, queue: u64, qi: &QueueInfo, kernel: Option<String>, l: Launch) -> Command {
+    pub fn enqueued(
+        cmd_id: u64,
+        api: &'static str,
+        queue: u64,
+        qi: &QueueInfo,
+        kernel: Option<String>,
+        l: Launch,
+    ) -> Command {
         Command {
             cmd_id,
             api,
@@ -154,7 +161,15 @@ mod tests {
     fn kernel_launches_give_their_sizes() {
         let f = meta("clEnqueueNDRangeKernel");
         let (global, local) = ([1024usize, 8, 0, 0], [64usize, 1]);
-        let a = args(f, &[("kernel", 0x4B), ("work_dim", 2), ("global_work_size", global.as_ptr() as u64), ("local_work_size", local.as_ptr() as u64)]);
+        let a = args(
+            f,
+            &[
+                ("kernel", 0x4B),
+                ("work_dim", 2),
+                ("global_work_size", global.as_ptr() as u64),
+                ("local_work_size", local.as_ptr() as u64),
+            ],
+        );
         let l = unsafe { launch(f, &a) };
         assert_eq!(l, Launch { kernel: Some(0x4B), global: vec![1024, 8], local: Some(vec![64, 1]), bytes: None });
         let a = args(f, &[("kernel", 0x4B), ("work_dim", 5), ("global_work_size", global.as_ptr() as u64)]);
@@ -172,7 +187,10 @@ mod tests {
         let f = meta("clEnqueueSVMMemcpy");
         assert_eq!(unsafe { launch(f, &args(f, &[("size", 12)])) }.bytes, Some(12));
         let f = meta("clEnqueueMarkerWithWaitList");
-        assert_eq!(unsafe { launch(f, &args(f, &[])) }, Launch { kernel: None, global: vec![], local: None, bytes: None });
+        assert_eq!(
+            unsafe { launch(f, &args(f, &[])) },
+            Launch { kernel: None, global: vec![], local: None, bytes: None }
+        );
     }
 
     fn enqueued() -> Command {
@@ -192,7 +210,9 @@ mod tests {
     #[test]
     fn completed_commands_are_timed_or_say_why_not() {
         match outcome(enqueued(), 0, Some(0x11F0), Counters::Read([1, 2, 3, 4])) {
-            Outcome::Timed(c) => assert_eq!((c.queued, c.submit, c.start, c.end, c.cmd_type, c.status), (1, 2, 3, 4, 0x11F0, 0)),
+            Outcome::Timed(c) => {
+                assert_eq!((c.queued, c.submit, c.start, c.end, c.cmd_type, c.status), (1, 2, 3, 4, 0x11F0, 0))
+            }
             o => panic!("{o:?}"),
         }
         match outcome(enqueued(), -5, None, Counters::Read([1, 2, 3, 4])) {
@@ -200,7 +220,9 @@ mod tests {
             o => panic!("{o:?}"),
         }
         match outcome(enqueued(), 0, None, Counters::Refused("CL_PROFILING_INFO_NOT_AVAILABLE".into())) {
-            Outcome::Untimed(42, "clEnqueueNDRangeKernel", why) => assert_eq!(why, "profiling info refused (CL_PROFILING_INFO_NOT_AVAILABLE)"),
+            Outcome::Untimed(42, "clEnqueueNDRangeKernel", why) => {
+                assert_eq!(why, "profiling info refused (CL_PROFILING_INFO_NOT_AVAILABLE)")
+            }
             o => panic!("{o:?}"),
         }
         assert_eq!(outcome(enqueued(), 0, None, Counters::Absent), Outcome::Lost);

@@ -106,7 +106,11 @@ impl Command {
         Some(match self.api {
             "clEnqueueReadBuffer" | "clEnqueueReadBufferRect" | "clEnqueueReadImage" => "device to host",
             "clEnqueueWriteBuffer" | "clEnqueueWriteBufferRect" | "clEnqueueWriteImage" => "host to device",
-            "clEnqueueCopyBuffer" | "clEnqueueCopyBufferRect" | "clEnqueueCopyImage" | "clEnqueueCopyImageToBuffer" | "clEnqueueCopyBufferToImage" => "device to device",
+            "clEnqueueCopyBuffer"
+            | "clEnqueueCopyBufferRect"
+            | "clEnqueueCopyImage"
+            | "clEnqueueCopyImageToBuffer"
+            | "clEnqueueCopyBufferToImage" => "device to device",
             "clEnqueueFillBuffer" | "clEnqueueFillImage" => "fill",
             "clEnqueueSVMMemcpy" => "SVM copy",
             _ => return None,
@@ -122,7 +126,10 @@ pub mod pending;
 pub mod queues;
 mod store;
 pub use pending::{enable, on, settle};
-pub use store::{configure_spill, count, device_clocks, for_each, lookup, record, remove_spill, tables, untimed, untimed_commands, Lookup};
+pub use store::{
+    configure_spill, count, device_clocks, for_each, lookup, record, remove_spill, tables, untimed, untimed_commands,
+    Lookup,
+};
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct KernelRow {
@@ -161,7 +168,9 @@ impl Tables {
                     r.bytes += b;
                     r.total_ns += c.duration_ns();
                 }
-                None => self.transfers.push(TransferRow { direction: dir, count: 1, bytes: b, total_ns: c.duration_ns() }),
+                None => {
+                    self.transfers.push(TransferRow { direction: dir, count: 1, bytes: b, total_ns: c.duration_ns() })
+                }
             }
         }
     }
@@ -170,7 +179,14 @@ impl Tables {
         let i = match self.kernels.iter().position(|r| r.kernel == k) {
             Some(i) => i,
             None => {
-                self.kernels.push(KernelRow { kernel: k.to_string(), launches: 0, total_ns: 0, min_ns: u64::MAX, max_ns: 0, by_size: Vec::new() });
+                self.kernels.push(KernelRow {
+                    kernel: k.to_string(),
+                    launches: 0,
+                    total_ns: 0,
+                    min_ns: u64::MAX,
+                    max_ns: 0,
+                    by_size: Vec::new(),
+                });
                 self.kernels.len() - 1
             }
         };
@@ -246,7 +262,10 @@ fn us(ns: u64) -> f64 {
 pub fn render_kernels(rows: &[KernelRow]) -> String {
     let total: u64 = rows.iter().map(|r| r.total_ns).sum();
     let w = rows.iter().map(|r| r.kernel.len()).max().unwrap_or(6).max(6);
-    let mut s = format!("{:<w$}  {:>8}  {:>12}  {:>6}  {:>10}  {:>10}  {:>10}\n", "kernel", "launches", "total µs", "%", "avg µs", "min µs", "max µs");
+    let mut s = format!(
+        "{:<w$}  {:>8}  {:>12}  {:>6}  {:>10}  {:>10}  {:>10}\n",
+        "kernel", "launches", "total µs", "%", "avg µs", "min µs", "max µs"
+    );
     for r in rows {
         let pct = if total == 0 { 0.0 } else { 100.0 * r.total_ns as f64 / total as f64 };
         s += &format!(
@@ -269,7 +288,14 @@ pub fn render_kernels(rows: &[KernelRow]) -> String {
 pub fn render_transfers(rows: &[TransferRow]) -> String {
     let mut s = format!("{:<18}  {:>7}  {:>14}  {:>12}  {:>8}\n", "direction", "count", "bytes", "total µs", "GB/s");
     for r in rows {
-        s += &format!("{:<18}  {:>7}  {:>14}  {:>12.1}  {:>8.2}\n", r.direction, r.count, r.bytes, us(r.total_ns), r.gb_per_s());
+        s += &format!(
+            "{:<18}  {:>7}  {:>14}  {:>12.1}  {:>8.2}\n",
+            r.direction,
+            r.count,
+            r.bytes,
+            us(r.total_ns),
+            r.gb_per_s()
+        );
     }
     s
 }

@@ -99,7 +99,13 @@ unsafe impl Sync for Pending {}
 impl Pending {
     /// A command for event `ev`, held by two: the enqueue path and the callback.
     pub fn new(cmd: Command, ev: usize, own: bool) -> Box<Pending> {
-        Box::new(Pending { cmd: UnsafeCell::new(Some(cmd)), own, ev, claimed: AtomicBool::new(false), refs: AtomicU8::new(2) })
+        Box::new(Pending {
+            cmd: UnsafeCell::new(Some(cmd)),
+            own,
+            ev,
+            claimed: AtomicBool::new(false),
+            refs: AtomicU8::new(2),
+        })
     }
 
     pub fn ev(&self) -> usize {

@@ -28,7 +28,8 @@ impl AppQueue {
     /// A queue made with a property list: `pairs` as [`read_list`] gives
     /// them, `null` when the application passed no list.
     pub fn from_list(pairs: Vec<u64>, null: bool) -> Self {
-        let profiling = pairs.chunks_exact(2).any(|kv| kv[0] == CL_QUEUE_PROPERTIES && kv[1] & CL_QUEUE_PROFILING_ENABLE != 0);
+        let profiling =
+            pairs.chunks_exact(2).any(|kv| kv[0] == CL_QUEUE_PROPERTIES && kv[1] & CL_QUEUE_PROFILING_ENABLE != 0);
         let list = (!null).then(|| {
             let mut l = pairs;
             l.push(0);
@@ -192,7 +193,10 @@ mod tests {
         assert_eq!(properties_answer(OOO | P, true), OOO | P);
         let l = vec![CL_QUEUE_PROPERTIES, OOO, 0];
         assert_eq!(array_answer(l.clone(), true).len(), 24);
-        assert_eq!(array_answer(l, false), [CL_QUEUE_PROPERTIES, OOO].iter().flat_map(|w| w.to_ne_bytes()).collect::<Vec<_>>());
+        assert_eq!(
+            array_answer(l, false),
+            [CL_QUEUE_PROPERTIES, OOO].iter().flat_map(|w| w.to_ne_bytes()).collect::<Vec<_>>()
+        );
         assert!(has_terminator(Some(3)));
         assert!(!has_terminator(Some(2)));
         assert!(has_terminator(None));

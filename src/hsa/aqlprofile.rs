@@ -147,7 +147,10 @@ mod tests {
 
     #[test]
     fn event_keys_round_trip() {
-        for e in [Event { block_name: 12, block_index: 15, counter_id: 268 }, Event { block_name: 31, block_index: 0, counter_id: u32::MAX }] {
+        for e in [
+            Event { block_name: 12, block_index: 15, counter_id: 268 },
+            Event { block_name: 31, block_index: 0, counter_id: u32::MAX },
+        ] {
             assert_eq!(unpack(pack(&e)), e);
         }
     }
@@ -157,7 +160,11 @@ mod tests {
     #[test]
     fn layouts_match_the_real_header() {
         let header = std::path::Path::new("/usr/include/hsa/hsa_ven_amd_aqlprofile.h");
-        assert!(header.is_file(), "{} is missing: install libhsa-runtime-dev (scripts/setup.sh does)", header.display());
+        assert!(
+            header.is_file(),
+            "{} is missing: install libhsa-runtime-dev (scripts/setup.sh does)",
+            header.display()
+        );
         let dir = tempfile::tempdir().unwrap();
         let c = dir.path().join("offsets.c");
         let items = [
@@ -179,14 +186,17 @@ mod tests {
             "offsetof(hsa_ven_amd_aqlprofile_id_query_t, instance_count)",
             "sizeof(hsa_ven_amd_aqlprofile_1_00_pfn_t)",
         ];
-        let mut src = String::from("#include <stdio.h>\n#include <stddef.h>\n#include <hsa/hsa_ven_amd_aqlprofile.h>\nint main(void) {\n");
+        let mut src = String::from(
+            "#include <stdio.h>\n#include <stddef.h>\n#include <hsa/hsa_ven_amd_aqlprofile.h>\nint main(void) {\n",
+        );
         for i in items {
             src += &format!("  printf(\"%zu\\n\", (size_t){i});\n");
         }
         src += "  return 0;\n}\n";
         std::fs::write(&c, src).unwrap();
         let exe = dir.path().join("offsets");
-        let st = std::process::Command::new("gcc").arg("-I/usr/include/hsa").arg(&c).arg("-o").arg(&exe).status().unwrap();
+        let st =
+            std::process::Command::new("gcc").arg("-I/usr/include/hsa").arg(&c).arg("-o").arg(&exe).status().unwrap();
         assert!(st.success(), "compiling against hsa_ven_amd_aqlprofile.h failed");
         let out = String::from_utf8(std::process::Command::new(&exe).output().unwrap().stdout).unwrap();
         let p = Profile::pmc(0, &[]);

@@ -117,8 +117,7 @@ pub fn read_code_object(bytes: &[u8]) -> Result<CodeObject, CodeObjectError> {
         return Err(CodeObjectError::NotAmdgpu(machine));
     }
     let ident = header.e_ident();
-    let code_object_version =
-        (ident.os_abi == ELFOSABI_AMDGPU_HSA).then(|| u32::from(ident.abi_version) + 2);
+    let code_object_version = (ident.os_abi == ELFOSABI_AMDGPU_HSA).then(|| u32::from(ident.abi_version) + 2);
     let sections = header.sections(endian, bytes)?;
     let meta: Metadata = rmp_serde::from_slice(metadata_note(&sections, endian, bytes)?)?;
 
@@ -130,10 +129,7 @@ pub fn read_code_object(bytes: &[u8]) -> Result<CodeObject, CodeObjectError> {
             .into_iter()
             .find_map(|t| descriptor_bytes(t, &sections, endian, bytes, &m.symbol).transpose())
             .ok_or_else(|| CodeObjectError::MissingDescriptor(m.symbol.clone()))??;
-        kernels.push(Kernel {
-            descriptor: decode(raw),
-            metadata: m,
-        });
+        kernels.push(Kernel { descriptor: decode(raw), metadata: m });
     }
     let e_flags = header.e_flags(endian);
     Ok(CodeObject {
@@ -215,9 +211,7 @@ fn descriptor_bytes<'d>(
             .checked_sub(section.sh_addr(endian))
             .and_then(|o| usize::try_from(o).ok())
             .ok_or_else(bad)?;
-        let raw = data
-            .get(at..at.checked_add(KD_SIZE).ok_or_else(bad)?)
-            .ok_or_else(bad)?;
+        let raw = data.get(at..at.checked_add(KD_SIZE).ok_or_else(bad)?).ok_or_else(bad)?;
         return Ok(Some(raw.try_into().map_err(|_| bad())?));
     }
     Ok(None)
@@ -260,10 +254,7 @@ __kernel void scratchy(__global int* o, int k) {
 "#;
 
     fn have(tool: &str) -> bool {
-        Command::new(tool)
-            .arg("--version")
-            .output()
-            .is_ok_and(|o| o.status.success())
+        Command::new(tool).arg("--version").output().is_ok_and(|o| o.status.success())
     }
 
     /// Compiles `SOURCE` for gfx906 into `dir/name` (`extra` adds clang
@@ -292,10 +283,7 @@ __kernel void scratchy(__global int* o, int k) {
     }
 
     fn kernel<'c>(co: &'c CodeObject, name: &str) -> &'c Kernel {
-        co.kernels
-            .iter()
-            .find(|k| k.metadata.name == name)
-            .unwrap_or_else(|| panic!("no kernel {name}"))
+        co.kernels.iter().find(|k| k.metadata.name == name).unwrap_or_else(|| panic!("no kernel {name}"))
     }
 
     #[test]
@@ -323,36 +311,15 @@ __kernel void scratchy(__global int* o, int k) {
 
         for k in &co.kernels {
             let (m, d) = (&k.metadata, &k.descriptor);
-            assert_eq!(
-                d.group_segment_fixed_size, m.group_segment_fixed_size,
-                "{}",
-                m.name
-            );
-            assert_eq!(
-                d.private_segment_fixed_size, m.private_segment_fixed_size,
-                "{}",
-                m.name
-            );
+            assert_eq!(d.group_segment_fixed_size, m.group_segment_fixed_size, "{}", m.name);
+            assert_eq!(d.private_segment_fixed_size, m.private_segment_fixed_size, "{}", m.name);
             assert_eq!(d.kernarg_size, m.kernarg_segment_size, "{}", m.name);
-            assert_eq!(
-                d.private_segment_enabled(),
-                m.private_segment_fixed_size > 0,
-                "{}",
-                m.name
-            );
+            assert_eq!(d.private_segment_enabled(), m.private_segment_fixed_size > 0, "{}", m.name);
             assert!(!d.wave32());
             // The granules are upper bounds, less than one granule above.
             let (v, s) = (d.gfx9_vgprs(), d.gfx9_sgprs());
-            assert!(
-                m.vgpr_count <= v && v < m.vgpr_count.max(1) + 4,
-                "{}: {v}",
-                m.name
-            );
-            assert!(
-                m.sgpr_count <= s && s < m.sgpr_count.max(1) + 8,
-                "{}: {s}",
-                m.name
-            );
+            assert!(m.vgpr_count <= v && v < m.vgpr_count.max(1) + 4, "{}: {v}", m.name);
+            assert!(m.sgpr_count <= s && s < m.sgpr_count.max(1) + 8, "{}: {s}", m.name);
         }
     }
 
@@ -412,10 +379,7 @@ __kernel void scratchy(__global int* o, int k) {
         let Some((path, bytes)) = compile(dir.path(), "k.co", &[]) else {
             return;
         };
-        let Some(tool) = ["llvm-readelf-15", "llvm-readelf-14", "llvm-readelf"]
-            .into_iter()
-            .find(|t| have(t))
-        else {
+        let Some(tool) = ["llvm-readelf-15", "llvm-readelf-14", "llvm-readelf"].into_iter().find(|t| have(t)) else {
             eprintln!("skipped: no llvm-readelf to compare with");
             return;
         };
@@ -426,11 +390,7 @@ __kernel void scratchy(__global int* o, int k) {
             .iter()
             .map(|k| {
                 let m = &k.metadata;
-                (
-                    m.name.clone(),
-                    m.vgpr_count.to_string(),
-                    m.sgpr_count.to_string(),
-                )
+                (m.name.clone(), m.vgpr_count.to_string(), m.sgpr_count.to_string())
             })
             .collect();
         theirs.sort();
@@ -440,10 +400,7 @@ __kernel void scratchy(__global int* o, int k) {
 
     #[test]
     fn rejects_what_is_not_an_amdgpu_code_object() {
-        assert!(matches!(
-            read_code_object(b"not an elf"),
-            Err(CodeObjectError::Elf(_))
-        ));
+        assert!(matches!(read_code_object(b"not an elf"), Err(CodeObjectError::Elf(_))));
         let dir = tempfile::tempdir().unwrap();
         let Some((_, bytes)) = compile(dir.path(), "k.co", &[]) else {
             return;
@@ -451,10 +408,7 @@ __kernel void scratchy(__global int* o, int k) {
         // e_machine is at offset 18: make it x86-64.
         let mut x86 = bytes.clone();
         x86[18..20].copy_from_slice(&62u16.to_le_bytes());
-        assert!(matches!(
-            read_code_object(&x86),
-            Err(CodeObjectError::NotAmdgpu(62))
-        ));
+        assert!(matches!(read_code_object(&x86), Err(CodeObjectError::NotAmdgpu(62))));
         // A note owner other than "AMDGPU" is not the metadata.
         let mut no_note = bytes.clone();
         let owners = find_all(&no_note, b"AMDGPU\0");
@@ -462,10 +416,7 @@ __kernel void scratchy(__global int* o, int k) {
         for at in owners {
             no_note[at..at + 6].copy_from_slice(b"XMDGPU");
         }
-        assert!(matches!(
-            read_code_object(&no_note),
-            Err(CodeObjectError::NoMetadata)
-        ));
+        assert!(matches!(read_code_object(&no_note), Err(CodeObjectError::NoMetadata)));
         // A descriptor symbol that is not there.
         let mut renamed = bytes.clone();
         for at in find_all(&renamed, b"tile.kd\0") {
@@ -478,10 +429,6 @@ __kernel void scratchy(__global int* o, int k) {
     }
 
     fn find_all(hay: &[u8], needle: &[u8]) -> Vec<usize> {
-        hay.windows(needle.len())
-            .enumerate()
-            .filter(|(_, w)| *w == needle)
-            .map(|(i, _)| i)
-            .collect()
+        hay.windows(needle.len()).enumerate().filter(|(_, w)| *w == needle).map(|(i, _)| i).collect()
     }
 }

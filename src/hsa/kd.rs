@@ -197,11 +197,9 @@ mod tests {
 
     #[test]
     fn register_counts_bound_the_metadata_from_above() {
-        for (text, vgpr_count, sgpr_count, vgprs, sgprs) in [
-            (ADD_ONE, 2, 6, 4, 8),
-            (WIDE, 38, 9, 40, 16),
-            (SCRATCHY, 3, 52, 4, 56),
-        ] {
+        for (text, vgpr_count, sgpr_count, vgprs, sgprs) in
+            [(ADD_ONE, 2, 6, 4, 8), (WIDE, 38, 9, 40, 16), (SCRATCHY, 3, 52, 4, 56)]
+        {
             let kd = decode(&hex(text));
             assert_eq!((kd.gfx9_vgprs(), kd.gfx9_sgprs()), (vgprs, sgprs));
             assert!(vgpr_count <= vgprs && vgprs < vgpr_count + 4);

@@ -57,11 +57,19 @@ pub struct Header {
 
 impl Header {
     pub fn decode(h: u16) -> Header {
-        Header { kind: PacketType::from_u8(h as u8), barrier: h >> 8 & 1 != 0, acquire: (h >> 9 & 3) as u8, release: (h >> 11 & 3) as u8 }
+        Header {
+            kind: PacketType::from_u8(h as u8),
+            barrier: h >> 8 & 1 != 0,
+            acquire: (h >> 9 & 3) as u8,
+            release: (h >> 11 & 3) as u8,
+        }
     }
 
     pub fn encode(self) -> u16 {
-        self.kind.as_u8() as u16 | (self.barrier as u16) << 8 | ((self.acquire & 3) as u16) << 9 | ((self.release & 3) as u16) << 11
+        self.kind.as_u8() as u16
+            | (self.barrier as u16) << 8
+            | ((self.acquire & 3) as u16) << 9
+            | ((self.release & 3) as u16) << 11
     }
 }
 
@@ -172,16 +180,31 @@ mod tests {
             }
         }
         // A kernel dispatch with the barrier bit and system-scope fences.
-        assert_eq!(Header::decode(2 | 1 << 8 | 2 << 9 | 2 << 11), Header { kind: PacketType::KernelDispatch, barrier: true, acquire: 2, release: 2 });
+        assert_eq!(
+            Header::decode(2 | 1 << 8 | 2 << 9 | 2 << 11),
+            Header { kind: PacketType::KernelDispatch, barrier: true, acquire: 2, release: 2 }
+        );
     }
 
     #[test]
     fn dispatch_packets_read_back_and_count_workgroups() {
-        let p = KernelDispatch { header: 2, setup: 2, workgroup_size: [64, 4, 1], grid_size: [1000, 8, 1], kernel_object: 0xABC0, completion_signal: 0x77, ..Default::default() };
+        let p = KernelDispatch {
+            header: 2,
+            setup: 2,
+            workgroup_size: [64, 4, 1],
+            grid_size: [1000, 8, 1],
+            kernel_object: 0xABC0,
+            completion_signal: 0x77,
+            ..Default::default()
+        };
         assert_eq!(KernelDispatch::read(&p.bytes()), p);
         assert_eq!(p.dimensions(), 2);
         assert_eq!(p.workgroups(), 16 * 2);
-        assert!(p.describe().contains("grid_size={1000,8,1}") && p.describe().contains("kernel_object=0xabc0"), "{}", p.describe());
+        assert!(
+            p.describe().contains("grid_size={1000,8,1}") && p.describe().contains("kernel_object=0xabc0"),
+            "{}",
+            p.describe()
+        );
     }
 
     /// The layouts against Debian's `hsa.h` (libhsa-runtime-dev), compiled
@@ -189,7 +212,11 @@ mod tests {
     #[test]
     fn layouts_match_the_real_header() {
         let header = std::path::Path::new("/usr/include/hsa/hsa.h");
-        assert!(header.is_file(), "{} is missing: install libhsa-runtime-dev (scripts/setup.sh does)", header.display());
+        assert!(
+            header.is_file(),
+            "{} is missing: install libhsa-runtime-dev (scripts/setup.sh does)",
+            header.display()
+        );
         let dir = tempfile::tempdir().unwrap();
         let c = dir.path().join("offsets.c");
         let fields = [

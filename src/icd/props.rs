@@ -46,7 +46,8 @@ pub unsafe fn translate(list: *const u64, shape: Shape, f: impl Fn(u64) -> u64) 
             return Some(out);
         }
         i += 1;
-        let is_list = shape == Shape::DeviceLists && (key == MEM_DEVICE_HANDLE_LIST || key == SEMAPHORE_DEVICE_HANDLE_LIST);
+        let is_list =
+            shape == Shape::DeviceLists && (key == MEM_DEVICE_HANDLE_LIST || key == SEMAPHORE_DEVICE_HANDLE_LIST);
         if is_list {
             loop {
                 if i >= MAX_WORDS {

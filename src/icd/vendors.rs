@@ -18,9 +18,7 @@ pub struct Candidate {
 fn icd_files(dir: &Path) -> Vec<PathBuf> {
     let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
         .map(|rd| {
-            rd.filter_map(|e| e.ok().map(|e| e.path()))
-                .filter(|p| p.extension().is_some_and(|x| x == "icd"))
-                .collect()
+            rd.filter_map(|e| e.ok().map(|e| e.path())).filter(|p| p.extension().is_some_and(|x| x == "icd")).collect()
         })
         .unwrap_or_default();
     v.sort();
@@ -47,12 +45,13 @@ fn from_vendors_value(v: &str) -> Vec<Candidate> {
 }
 
 /// The drivers to load, in order, before removing cltap itself.
-pub fn candidates(icd_filenames: Option<&[PathBuf]>, ocl_icd_vendors: Option<&str>, vendor_dir: &Path) -> Vec<Candidate> {
+pub fn candidates(
+    icd_filenames: Option<&[PathBuf]>,
+    ocl_icd_vendors: Option<&str>,
+    vendor_dir: &Path,
+) -> Vec<Candidate> {
     if let Some(list) = icd_filenames {
-        return list
-            .iter()
-            .map(|p| Candidate { library: p.clone(), source: "CLTAP_ICD_FILENAMES".into() })
-            .collect();
+        return list.iter().map(|p| Candidate { library: p.clone(), source: "CLTAP_ICD_FILENAMES".into() }).collect();
     }
     let mut v = ocl_icd_vendors.map(from_vendors_value).unwrap_or_default();
     if v.is_empty() || (ocl_icd_vendors.is_some() && v.iter().all(|c| is_self(&c.library))) {

@@ -98,7 +98,9 @@ pub struct StaticBlocks {
 
 impl StaticBlocks {
     pub fn new(table: &[(Block, u32, u32)]) -> StaticBlocks {
-        StaticBlocks { table: table.iter().map(|&(b, instances, slots)| (b, BlockCounts { instances, slots })).collect() }
+        StaticBlocks {
+            table: table.iter().map(|&(b, instances, slots)| (b, BlockCounts { instances, slots })).collect(),
+        }
     }
 
     /// Replaces (or adds) one block's counts.

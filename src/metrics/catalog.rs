@@ -134,7 +134,13 @@ impl Catalog {
     }
 
     /// Loads a text; `#include` is looked up relative to `dir`.
-    pub fn from_text(name: &str, text: &str, dir: &Path, gpu: &str, blocks: &dyn BlockInfo) -> Result<Catalog, MetricsError> {
+    pub fn from_text(
+        name: &str,
+        text: &str,
+        dir: &Path,
+        gpu: &str,
+        blocks: &dyn BlockInfo,
+    ) -> Result<Catalog, MetricsError> {
         Catalog::build(syntax::preprocess(name, text, dir.to_path_buf(), None)?, gpu, blocks)
     }
 
@@ -147,10 +153,12 @@ impl Catalog {
             Some(g) => view(&doc, g)?,
             None => Vec::new(),
         };
-        let block_counts: HashMap<Block, BlockCounts> = Block::ALL.iter().filter_map(|b| Some((*b, blocks.counts(*b)?))).collect();
+        let block_counts: HashMap<Block, BlockCounts> =
+            Block::ALL.iter().filter_map(|b| Some((*b, blocks.counts(*b)?))).collect();
 
         // Entries in order, GPU view first, then <global>.
-        let mut entries: Vec<(usize, &RawMetric)> = own.iter().map(|&(s, m)| (s, &doc.sections[s].metrics[m])).collect();
+        let mut entries: Vec<(usize, &RawMetric)> =
+            own.iter().map(|&(s, m)| (s, &doc.sections[s].metrics[m])).collect();
         let mut index: HashMap<String, usize> = HashMap::new();
         for (i, (_, m)) in entries.iter().enumerate() {
             index.insert(m.name.clone(), i);
@@ -175,13 +183,20 @@ impl Catalog {
             }
             let kind = match &raw.body {
                 RawBody::Basic { block, event } => {
-                    let counts = block_counts.get(block).filter(|c| c.instances > 0 && c.slots > 0).ok_or_else(|| {
-                        MetricsError::BlockUnavailable { at: doc.pre.origin(raw.name_at), block: block.name().into(), gpu: gpu.into() }
-                    })?;
+                    let counts =
+                        block_counts.get(block).filter(|c| c.instances > 0 && c.slots > 0).ok_or_else(|| {
+                            MetricsError::BlockUnavailable {
+                                at: doc.pre.origin(raw.name_at),
+                                block: block.name().into(),
+                                gpu: gpu.into(),
+                            }
+                        })?;
                     MetricKind::Basic(Counter { block: *block, event: *event, instances: counts.instances })
                 }
                 // Filled in below, once every basic counter is known.
-                RawBody::Derived { text, .. } => MetricKind::Derived(Derived { text: text.clone(), expr: Expr::Num(0.0) }),
+                RawBody::Derived { text, .. } => {
+                    MetricKind::Derived(Derived { text: text.clone(), expr: Expr::Num(0.0) })
+                }
             };
             metrics.push(Metric {
                 name: raw.name.clone(),
@@ -282,7 +297,11 @@ fn check_bases(doc: &Document) -> Result<(), MetricsError> {
     for s in &doc.sections {
         for (base, at) in &s.bases {
             if doc.section(base).is_none() {
-                return Err(MetricsError::UnknownBase { at: doc.pre.origin(*at), section: s.name.clone(), base: base.clone() });
+                return Err(MetricsError::UnknownBase {
+                    at: doc.pre.origin(*at),
+                    section: s.name.clone(),
+                    base: base.clone(),
+                });
             }
         }
     }
@@ -304,7 +323,11 @@ fn pick_section(doc: &Document, gpu: &str) -> Result<String, MetricsError> {
         }
     }
     let known: Vec<&str> = doc.sections.iter().map(|s| s.name.as_str()).filter(|n| *n != "global").collect();
-    Err(MetricsError::UnknownGpu { file: doc.pre.file_name().to_string(), gpu: gpu.to_string(), known: known.join(", ") })
+    Err(MetricsError::UnknownGpu {
+        file: doc.pre.file_name().to_string(),
+        gpu: gpu.to_string(),
+        known: known.join(", "),
+    })
 }
 
 /// The entries a section sees, as (section, entry) pairs: its own win over
@@ -337,7 +360,11 @@ fn precedence<'d>(
     let mut own: HashMap<&str, usize> = HashMap::new();
     for (i, m) in doc.sections[s].metrics.iter().enumerate() {
         if let Some(first) = own.insert(&m.name, m.name_at) {
-            return Err(MetricsError::Duplicate { at: doc.pre.origin(m.name_at), name: m.name.clone(), first: doc.pre.origin(first) });
+            return Err(MetricsError::Duplicate {
+                at: doc.pre.origin(m.name_at),
+                name: m.name.clone(),
+                first: doc.pre.origin(first),
+            });
         }
         winner.entry(&m.name).or_insert((s, i));
     }
@@ -417,7 +444,15 @@ fn resolve(
             if k >= c.instances {
                 return Err(MetricsError::Instance {
                     at: at(),
-                    msg: format!("{}[{}]: {} has {} instance(s) of {} (0..{})", n.name, k, gpu, c.instances, c.block, c.instances - 1),
+                    msg: format!(
+                        "{}[{}]: {} has {} instance(s) of {} (0..{})",
+                        n.name,
+                        k,
+                        gpu,
+                        c.instances,
+                        c.block,
+                        c.instances - 1
+                    ),
                 });
             }
             return Ok(Ref { name: n.name.clone(), target: Target::Instance { metric: i, instance: k } });

@@ -26,7 +26,11 @@ pub struct Event {
 impl Event {
     /// The event as AQLprofile takes it.
     pub fn to_aql(&self) -> crate::hsa::aqlprofile::Event {
-        crate::hsa::aqlprofile::Event { block_name: self.block.aql_id(), block_index: self.instance, counter_id: self.id }
+        crate::hsa::aqlprofile::Event {
+            block_name: self.block.aql_id(),
+            block_index: self.instance,
+            counter_id: self.id,
+        }
     }
 
     /// AQLprofile's event as the catalog's (None for a block cltap does not know).
@@ -38,7 +42,8 @@ impl Event {
 /// How the API log and the timeline name an AQLprofile event:
 /// `BLOCK[instance]:id` (`blockN` for a block cltap does not know).
 pub fn event_label(e: &crate::hsa::aqlprofile::Event) -> String {
-    let block = Block::from_aql_id(e.block_name).map_or_else(|| format!("block{}", e.block_name), |b| b.name().to_string());
+    let block =
+        Block::from_aql_id(e.block_name).map_or_else(|| format!("block{}", e.block_name), |b| b.name().to_string());
     format!("{block}[{}]:{}", e.block_index, e.counter_id)
 }
 
@@ -84,13 +89,20 @@ impl Catalog {
         if !is_identifier(head) {
             return Err(bad("not a metric name, NAME[i] or BLOCK:EVENT".into()));
         }
-        let metric = self.index_of(head).ok_or_else(|| MetricsError::UnknownRequest { name: name.to_string(), hint: self.hint(head) })?;
+        let metric = self
+            .index_of(head)
+            .ok_or_else(|| MetricsError::UnknownRequest { name: name.to_string(), hint: self.hint(head) })?;
         match (index, self.metric_at(metric).counter()) {
             (None, _) => Ok(Request::Metric(metric)),
             (Some(_), None) => Err(bad(format!("'{head}' is a derived metric; only hardware counters have instances"))),
-            (Some(i), Some(c)) if i >= c.instances => {
-                Err(bad(format!("{} has {} instance(s) of {} on {} (0..{})", head, c.instances, c.block, self.gpu(), c.instances - 1)))
-            }
+            (Some(i), Some(c)) if i >= c.instances => Err(bad(format!(
+                "{} has {} instance(s) of {} on {} (0..{})",
+                head,
+                c.instances,
+                c.block,
+                self.gpu(),
+                c.instances - 1
+            ))),
             (Some(i), Some(_)) => Ok(Request::Instance { metric, instance: i }),
         }
     }

@@ -36,7 +36,14 @@ pub fn explain(cat: &Catalog, name: &str) -> Result<String, MetricsError> {
             }
             match &m.kind {
                 MetricKind::Basic(c) if c.instances > 1 => {
-                    let _ = writeln!(out, "  {} alone is the sum of {}[0] .. {}[{}]", m.name, m.name, m.name, c.instances - 1);
+                    let _ = writeln!(
+                        out,
+                        "  {} alone is the sum of {}[0] .. {}[{}]",
+                        m.name,
+                        m.name,
+                        m.name,
+                        c.instances - 1
+                    );
                 }
                 MetricKind::Basic(_) => {}
                 MetricKind::Derived(d) => {
@@ -51,7 +58,15 @@ pub fn explain(cat: &Catalog, name: &str) -> Result<String, MetricsError> {
         }
         Request::Raw { block, instance, event } => {
             let which = instance.map_or("all instances, summed".to_string(), |i| format!("instance {i}"));
-            let _ = writeln!(out, "{} raw event {} of block {} (block {}), {}", name.trim(), event, block, block.aql_id(), which);
+            let _ = writeln!(
+                out,
+                "{} raw event {} of block {} (block {}), {}",
+                name.trim(),
+                event,
+                block,
+                block.aql_id(),
+                which
+            );
         }
     }
     Ok(out)
@@ -72,14 +87,24 @@ fn tree(cat: &Catalog, e: &Expr<Ref>, lead: &str, pad: &str, out: &mut String) {
         Expr::Bin { op, .. } => op.symbol().to_string(),
         Expr::Agg { func, counter, count } => {
             let m = metric_of(cat, counter);
-            format!("{}({},{})  over {}[0..{}]: {}", func.name(), counter.name, count, counter.name, count - 1, counter_line(m))
+            format!(
+                "{}({},{})  over {}[0..{}]: {}",
+                func.name(),
+                counter.name,
+                count,
+                counter.name,
+                count - 1,
+                counter_line(m)
+            )
         }
         Expr::Leaf(r) => match r.target {
             Target::Const(c) => format!("{}  constant: {}", c.name(), c.meaning()),
             Target::Metric(i) => {
                 let m = cat.metric_at(i);
                 match &m.kind {
-                    MetricKind::Basic(c) if c.instances > 1 => format!("{}  sum over instances: {}", m.name, counter_line(m)),
+                    MetricKind::Basic(c) if c.instances > 1 => {
+                        format!("{}  sum over instances: {}", m.name, counter_line(m))
+                    }
                     _ => format!("{}  {}", m.name, counter_line(m)),
                 }
             }
@@ -161,8 +186,12 @@ pub fn describe_plan(plan: &Plan) -> String {
     }
     for r in plan.split() {
         let passes: Vec<String> = r.passes.iter().map(|p| (p + 1).to_string()).collect();
-        let _ =
-            writeln!(out, "  note: {} needs events from passes {}: its value joins counts from different runs", r.name, passes.join(", "));
+        let _ = writeln!(
+            out,
+            "  note: {} needs events from passes {}: its value joins counts from different runs",
+            r.name,
+            passes.join(", ")
+        );
     }
     out
 }

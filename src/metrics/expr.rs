@@ -101,7 +101,9 @@ impl<L> Expr<L> {
         Ok(match self {
             Expr::Num(v) => Expr::Num(*v),
             Expr::Leaf(l) => Expr::Leaf(f(l, None)?),
-            Expr::Agg { func, counter, count } => Expr::Agg { func: *func, counter: f(counter, Some((*func, *count)))?, count: *count },
+            Expr::Agg { func, counter, count } => {
+                Expr::Agg { func: *func, counter: f(counter, Some((*func, *count)))?, count: *count }
+            }
             Expr::Bin { op, lhs, rhs } => Expr::bin(*op, lhs.try_map(f)?, rhs.try_map(f)?),
         })
     }
@@ -151,7 +153,13 @@ impl<L: fmt::Display> fmt::Display for Expr<L> {
                 let p = op.precedence();
                 let wrap_l = matches!(**lhs, Expr::Bin { op: o, .. } if o.precedence() < p);
                 let wrap_r = matches!(**rhs, Expr::Bin { op: o, .. } if o.precedence() <= p);
-                let side = |f: &mut fmt::Formatter<'_>, e: &Expr<L>, wrap: bool| if wrap { write!(f, "({e})") } else { write!(f, "{e}") };
+                let side = |f: &mut fmt::Formatter<'_>, e: &Expr<L>, wrap: bool| {
+                    if wrap {
+                        write!(f, "({e})")
+                    } else {
+                        write!(f, "{e}")
+                    }
+                };
                 side(f, lhs, wrap_l)?;
                 write!(f, "{}", op.symbol())?;
                 side(f, rhs, wrap_r)
@@ -242,7 +250,9 @@ pub(crate) fn tokenize(text: &str) -> Result<Vec<(Tok, usize)>, ParseError> {
                 let tok = if lit.contains('.') {
                     Tok::Num(lit.parse().map_err(|_| ParseError::syntax(start, format!("bad number '{lit}'")))?)
                 } else {
-                    Tok::Int(lit.parse().map_err(|_| ParseError::syntax(start, format!("number '{lit}' is too large")))?)
+                    Tok::Int(
+                        lit.parse().map_err(|_| ParseError::syntax(start, format!("number '{lit}' is too large")))?,
+                    )
                 };
                 out.push((tok, start));
                 continue;
@@ -266,7 +276,9 @@ pub(crate) fn tokenize(text: &str) -> Result<Vec<(Tok, usize)>, ParseError> {
 }
 
 fn word(text: &str, start: usize) -> &str {
-    let end = text[start..].find(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '.')).map_or(text.len(), |p| start + p);
+    let end = text[start..]
+        .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '.'))
+        .map_or(text.len(), |p| start + p);
     &text[start..end]
 }
 
@@ -316,7 +328,9 @@ impl<'a> Cursor<'a> {
     fn integer(&mut self, what: &str) -> Result<u32, ParseError> {
         let at = self.at();
         match self.bump() {
-            Some(Tok::Int(v)) => u32::try_from(*v).map_err(|_| ParseError::syntax(at, format!("{what} {v} is too large"))),
+            Some(Tok::Int(v)) => {
+                u32::try_from(*v).map_err(|_| ParseError::syntax(at, format!("{what} {v} is too large")))
+            }
             _ => {
                 self.pos -= 1;
                 Err(ParseError::syntax(at, format!("expected {what} (an integer) but found {}", self.found())))
@@ -333,7 +347,8 @@ impl<'a> Cursor<'a> {
             Some(Tok::Num(v)) => Ok(Expr::Num(*v)),
             Some(Tok::Ident(id)) => {
                 if self.peek() == Some(&Tok::LParen) {
-                    let func = AggFn::from_name(id).ok_or(ParseError { at, kind: ParseErrorKind::UnknownFunction(id.clone()) })?;
+                    let func = AggFn::from_name(id)
+                        .ok_or(ParseError { at, kind: ParseErrorKind::UnknownFunction(id.clone()) })?;
                     self.bump();
                     let name_at = self.at();
                     let name = match self.bump() {
@@ -414,7 +429,11 @@ fn factor(c: &mut Cursor<'_>) -> Result<Expr<Name>, ParseError> {
         c.bump();
         let e = sum(c)?;
         if c.peek() != Some(&Tok::RParen) {
-            let msg = if c.done() { "'(' is never closed".to_string() } else { format!("expected ')' but found {}", c.found()) };
+            let msg = if c.done() {
+                "'(' is never closed".to_string()
+            } else {
+                format!("expected ')' but found {}", c.found())
+            };
             return Err(ParseError::syntax(if c.done() { open } else { c.at() }, msg));
         }
         c.bump();

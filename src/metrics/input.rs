@@ -73,8 +73,11 @@ fn parse(pre: Preprocessed) -> Result<InputFile, MetricsError> {
                 if el.tag == "metric" && depth == 1 {
                     metric(&pre, &el, &mut out)?;
                 } else {
-                    let what =
-                        if el.tag == "trace" { "cltap collects counters only, not traces" } else { "cltap reads only <metric> entries" };
+                    let what = if el.tag == "trace" {
+                        "cltap collects counters only, not traces"
+                    } else {
+                        "cltap reads only <metric> entries"
+                    };
                     out.notes.push(format!("{}: note: <{}> ignored: {what}", pre.origin(el.at), el.tag));
                     skipping = Some(depth - 1);
                 }

@@ -38,7 +38,9 @@ fn rest(c: &mut Cursor<'_>) -> Result<Expr<Name>, ParseError> {
                 e = Expr::bin(*op, e, rest(c)?);
                 break;
             }
-            _ => return Err(ParseError { at: c.at(), kind: super::expr::ParseErrorKind::Syntax("bad operator".into()) }),
+            _ => {
+                return Err(ParseError { at: c.at(), kind: super::expr::ParseErrorKind::Syntax("bad operator".into()) })
+            }
         }
     }
     Ok(e)

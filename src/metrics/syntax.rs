@@ -66,15 +66,26 @@ impl Preprocessed {
 
 /// Reads and preprocesses a file from disk.
 pub(crate) fn preprocess_file(path: &Path) -> Result<Preprocessed, MetricsError> {
-    let text = std::fs::read_to_string(path).map_err(|source| MetricsError::Io { path: path.display().to_string(), source })?;
+    let text = std::fs::read_to_string(path)
+        .map_err(|source| MetricsError::Io { path: path.display().to_string(), source })?;
     let dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
     let canon = path.canonicalize().unwrap_or_else(|_| path.to_path_buf());
     preprocess(&path.display().to_string(), &text, dir, Some(canon))
 }
 
 /// Preprocesses `text` named `name`; includes are looked up in `dir`.
-pub(crate) fn preprocess(name: &str, text: &str, dir: PathBuf, canon: Option<PathBuf>) -> Result<Preprocessed, MetricsError> {
-    let mut pre = Pre { out: Vec::with_capacity(text.len() + text.len() / 8), map: Vec::new(), sources: Vec::new(), stack: Vec::new() };
+pub(crate) fn preprocess(
+    name: &str,
+    text: &str,
+    dir: PathBuf,
+    canon: Option<PathBuf>,
+) -> Result<Preprocessed, MetricsError> {
+    let mut pre = Pre {
+        out: Vec::with_capacity(text.len() + text.len() / 8),
+        map: Vec::new(),
+        sources: Vec::new(),
+        stack: Vec::new(),
+    };
     pre.sources.push(Source::new(name, text.into()));
     pre.stack.push((canon.unwrap_or_else(|| PathBuf::from(name)), name.to_string()));
     pre.file(0, &dir)?;
@@ -152,7 +163,8 @@ impl Pre {
                     continue;
                 }
                 (State::Text, b'<') if s[i..].starts_with(b"<!--") => {
-                    let end = find(s, i + 4, b"-->").ok_or_else(|| self.malformed(file, i, "comment <!-- is never closed"))?;
+                    let end = find(s, i + 4, b"-->")
+                        .ok_or_else(|| self.malformed(file, i, "comment <!-- is never closed"))?;
                     for (k, &c) in s.iter().enumerate().take(end + 3).skip(i) {
                         self.emit(c, file, k);
                     }
@@ -254,7 +266,11 @@ impl Pre {
             chain.push(&shown);
             return Err(MetricsError::IncludeCycle { at, chain: chain.join(" -> ") });
         }
-        let text = std::fs::read_to_string(&path).map_err(|source| MetricsError::Include { at, path: shown.clone(), source })?;
+        let text = std::fs::read_to_string(&path).map_err(|source| MetricsError::Include {
+            at,
+            path: shown.clone(),
+            source,
+        })?;
         let idx = self.sources.len();
         self.sources.push(Source::new(&shown, text.into()));
         self.stack.push((canon, shown));

@@ -50,7 +50,9 @@ pub(crate) fn nodes(pre: &Preprocessed) -> Result<Vec<Node>, MetricsError> {
     let mut open: Vec<(String, usize)> = Vec::new();
     loop {
         let before = reader.buffer_position() as usize;
-        let event = reader.read_event().map_err(|e| malformed(pre, reader.error_position() as usize, format!("malformed XML: {e}")))?;
+        let event = reader
+            .read_event()
+            .map_err(|e| malformed(pre, reader.error_position() as usize, format!("malformed XML: {e}")))?;
         match event {
             Event::Start(e) => {
                 let el = element(pre, text, &e, before)?;
@@ -94,8 +96,12 @@ fn element(pre: &Preprocessed, text: &str, e: &BytesStart<'_>, at: usize) -> Res
         // With a borrowed reader the raw value is a slice of `text`: its
         // address gives its place.
         let raw: &[u8] = &a.value;
-        let offset = (raw.as_ptr() as usize).checked_sub(text.as_ptr() as usize).filter(|o| *o <= text.len()).unwrap_or(at);
-        let value = a.unescape_value().map_err(|err| malformed(pre, offset, format!("bad value of '{key}': {err}")))?.into_owned();
+        let offset =
+            (raw.as_ptr() as usize).checked_sub(text.as_ptr() as usize).filter(|o| *o <= text.len()).unwrap_or(at);
+        let value = a
+            .unescape_value()
+            .map_err(|err| malformed(pre, offset, format!("bad value of '{key}': {err}")))?
+            .into_owned();
         let exact = value.as_bytes() == raw;
         attrs.push(Attr { key, value, at: offset, exact });
     }
@@ -109,7 +115,9 @@ fn attr_error(pre: &Preprocessed, tag_at: usize, tag: &str, err: &AttrError) -> 
         AttrError::ExpectedValue(p) => (*p, "attribute without a value".to_string()),
         AttrError::UnquotedValue(p) => (*p, "bad attribute value".to_string()),
         AttrError::ExpectedQuote(p, _) => (*p, "attribute value without a closing quote".to_string()),
-        AttrError::Duplicated(p, prev) => (*p, format!("attribute given twice (first at {})", pre.origin(tag_at + 1 + prev))),
+        AttrError::Duplicated(p, prev) => {
+            (*p, format!("attribute given twice (first at {})", pre.origin(tag_at + 1 + prev)))
+        }
     };
     malformed(pre, tag_at + 1 + pos, format!("bad attribute in <{tag}>: {what}"))
 }
@@ -189,7 +197,12 @@ pub(crate) fn read(pre: Preprocessed) -> Result<Document, MetricsError> {
                 current = match sections.iter().position(|s| s.name == el.tag) {
                     Some(i) => i,
                     None => {
-                        sections.push(RawSection { name: el.tag.clone(), at: el.at, bases: Vec::new(), metrics: Vec::new() });
+                        sections.push(RawSection {
+                            name: el.tag.clone(),
+                            at: el.at,
+                            bases: Vec::new(),
+                            metrics: Vec::new(),
+                        });
                         sections.len() - 1
                     }
                 };
@@ -201,14 +214,22 @@ pub(crate) fn read(pre: Preprocessed) -> Result<Document, MetricsError> {
             Some(Frame::Section) => {
                 if el.tag != "metric" {
                     let section = &sections[current].name;
-                    return Err(malformed(&pre, el.at, format!("unexpected <{}> in section <{section}> (only <metric> entries)", el.tag)));
+                    return Err(malformed(
+                        &pre,
+                        el.at,
+                        format!("unexpected <{}> in section <{section}> (only <metric> entries)", el.tag),
+                    ));
                 }
                 let m = metric(&pre, &el)?;
                 sections[current].metrics.push(m);
                 stack.push(Frame::Metric);
             }
             Some(Frame::Metric) => {
-                return Err(malformed(&pre, el.at, format!("unexpected <{}> inside <metric> (entries have no children)", el.tag)));
+                return Err(malformed(
+                    &pre,
+                    el.at,
+                    format!("unexpected <{}> inside <metric> (entries have no children)", el.tag),
+                ));
             }
         }
     }
@@ -217,11 +238,15 @@ pub(crate) fn read(pre: Preprocessed) -> Result<Document, MetricsError> {
 
 pub(crate) fn is_identifier(s: &str) -> bool {
     let mut c = s.chars();
-    matches!(c.next(), Some(f) if f.is_ascii_alphabetic() || f == '_') && c.all(|c| c.is_ascii_alphanumeric() || c == '_')
+    matches!(c.next(), Some(f) if f.is_ascii_alphabetic() || f == '_')
+        && c.all(|c| c.is_ascii_alphanumeric() || c == '_')
 }
 
 fn metric(pre: &Preprocessed, el: &Element) -> Result<RawMetric, MetricsError> {
-    let name = el.attr("name").filter(|a| !a.value.is_empty()).ok_or_else(|| malformed(pre, el.at, "<metric> without name="))?;
+    let name = el
+        .attr("name")
+        .filter(|a| !a.value.is_empty())
+        .ok_or_else(|| malformed(pre, el.at, "<metric> without name="))?;
     if !is_identifier(&name.value) {
         return Err(malformed(
             pre,
@@ -253,8 +278,9 @@ fn metric(pre: &Preprocessed, el: &Element) -> Result<RawMetric, MetricsError> {
                 block: b.value.clone(),
                 known: Block::names(),
             })?;
-            let event = parse_u32(&ev.value)
-                .ok_or_else(|| malformed(pre, ev.at, format!("event '{}' of metric '{}' is not a number", ev.value, name.value)))?;
+            let event = parse_u32(&ev.value).ok_or_else(|| {
+                malformed(pre, ev.at, format!("event '{}' of metric '{}' is not a number", ev.value, name.value))
+            })?;
             RawBody::Basic { block, event }
         }
         _ => {

@@ -247,20 +247,24 @@ pub fn normalize(entries: &[Entry], opt: Options) -> Vec<NCall> {
                 r.clone()
             }
         });
-        let outs: Vec<(String, String)> = c
-            .outs
-            .iter()
-            .map(|(n, v)| {
-                // The parameter's type, as the line itself declares it.
-                let kind = c.args.iter().find(|a| &a.name == n).map(|a| kind_of(&a.c_type)).or_else(|| {
-                    fmeta.and_then(|f| f.params.iter().find(|p| p.name == n)).map(|p| kind_of(p.c_type))
-                });
-                let kind = kind.unwrap_or("ptr");
-                // Clock readings (clGetDeviceAndHostTimer) are times too.
-                let v = if n.contains("timestamp") || n.ends_with("_timer") { "<time>".to_string() } else { names.fresh_tokens(v, kind) };
-                (n.clone(), v)
-            })
-            .collect();
+        let outs: Vec<(String, String)> =
+            c.outs
+                .iter()
+                .map(|(n, v)| {
+                    // The parameter's type, as the line itself declares it.
+                    let kind = c.args.iter().find(|a| &a.name == n).map(|a| kind_of(&a.c_type)).or_else(|| {
+                        fmeta.and_then(|f| f.params.iter().find(|p| p.name == n)).map(|p| kind_of(p.c_type))
+                    });
+                    let kind = kind.unwrap_or("ptr");
+                    // Clock readings (clGetDeviceAndHostTimer) are times too.
+                    let v = if n.contains("timestamp") || n.ends_with("_timer") {
+                        "<time>".to_string()
+                    } else {
+                        names.fresh_tokens(v, kind)
+                    };
+                    (n.clone(), v)
+                })
+                .collect();
         let (mut args, mut outs) = (args, outs);
         let mut local_size = match pending_lws.take() {
             Some((id, sizes)) if Some(id) == c.cmd_id => Some(sizes.iter().map(u64::to_string).collect()),
@@ -283,7 +287,11 @@ pub fn normalize(entries: &[Entry], opt: Options) -> Vec<NCall> {
         if opt.collapse_repeats {
             if let Some(&i) = last_by_thread.get(&thread) {
                 let prev = &mut out[i];
-                let same = prev.name == call.name && prev.args == call.args && prev.result == call.result && prev.outs == call.outs && call.cmd.is_none();
+                let same = prev.name == call.name
+                    && prev.args == call.args
+                    && prev.result == call.result
+                    && prev.outs == call.outs
+                    && call.cmd.is_none();
                 if same {
                     prev.repeated = true;
                     continue;
@@ -358,11 +366,27 @@ pub fn normalize_atp(atp: &cltap_formats::atp::Atp, opt: Options) -> Vec<NCall> 
             }
             let ret_kind = fmeta.map_or("ptr", |f| kind_of(f.ret_type));
             let r = hex_tokens(&c.ret);
-            let result = if r.len() == 16 && r.bytes().all(|b| b.is_ascii_hexdigit()) { names.fresh(&r, ret_kind) } else { r };
-            let duration = times.get(i).filter(|_| opt.durations == Durations::Bucket).map(|t| bucket(t.end.saturating_sub(t.start) / 1000));
-            let call = NCall { thread: thread.clone(), name: c.name.clone(), cmd: None, args, result: Some(result), outs: Vec::new(), duration, local_size: None, repeated: false };
+            let result =
+                if r.len() == 16 && r.bytes().all(|b| b.is_ascii_hexdigit()) { names.fresh(&r, ret_kind) } else { r };
+            let duration = times
+                .get(i)
+                .filter(|_| opt.durations == Durations::Bucket)
+                .map(|t| bucket(t.end.saturating_sub(t.start) / 1000));
+            let call = NCall {
+                thread: thread.clone(),
+                name: c.name.clone(),
+                cmd: None,
+                args,
+                result: Some(result),
+                outs: Vec::new(),
+                duration,
+                local_size: None,
+                repeated: false,
+            };
             if opt.collapse_repeats {
-                if let Some(prev) = out.last_mut().filter(|p| p.thread == call.thread && p.name == call.name && p.args == call.args && p.result == call.result) {
+                if let Some(prev) = out.last_mut().filter(|p| {
+                    p.thread == call.thread && p.name == call.name && p.args == call.args && p.result == call.result
+                }) {
                     prev.repeated = true;
                     continue;
                 }
@@ -388,14 +412,24 @@ mod tests {
     use super::*;
     use cltap_formats::apilog::{self, Arg};
 
-    fn call(tid: u64, name: &str, args: &[(&str, &str, &str)], result: &str, outs: &[(&str, &str)], cmd: Option<u64>) -> Entry {
+    fn call(
+        tid: u64,
+        name: &str,
+        args: &[(&str, &str, &str)],
+        result: &str,
+        outs: &[(&str, &str)],
+        cmd: Option<u64>,
+    ) -> Entry {
         Entry::Call(Call {
             tid,
             start: tid * 1000,
             duration_us: 42,
             cmd_id: cmd,
             name: name.into(),
-            args: args.iter().map(|(t, n, v)| Arg { c_type: t.to_string(), name: n.to_string(), value: v.to_string() }).collect(),
+            args: args
+                .iter()
+                .map(|(t, n, v)| Arg { c_type: t.to_string(), name: n.to_string(), value: v.to_string() })
+                .collect(),
             result: Some(result.into()),
             outs: outs.iter().map(|(n, v)| (n.to_string(), v.to_string())).collect(),
         })
@@ -404,8 +438,33 @@ mod tests {
     fn sample(tid: u64, base: u64) -> Vec<Entry> {
         let h = |x: u64| format!("{:016X}", base + x);
         vec![
-            call(tid, "clCreateBuffer", &[("cl_context", "context", &h(1)), ("cl_mem_flags", "flags", "1"), ("size_t", "size", "64"), ("void*", "host_ptr", "0000000000000000"), ("cl_int*", "errcode_ret", &h(9))], &h(2), &[("errcode_ret", "CL_SUCCESS")], None),
-            call(tid, "clEnqueueReadBuffer", &[("cl_command_queue", "command_queue", &h(3)), ("cl_mem", "buffer", &h(2)), ("const cl_event*", "event_wait_list", &format!("{} {{{}}}", h(8), h(4))), ("cl_event*", "event", &h(7))], "CL_SUCCESS", &[("event", &h(5))], Some(base + 17)),
+            call(
+                tid,
+                "clCreateBuffer",
+                &[
+                    ("cl_context", "context", &h(1)),
+                    ("cl_mem_flags", "flags", "1"),
+                    ("size_t", "size", "64"),
+                    ("void*", "host_ptr", "0000000000000000"),
+                    ("cl_int*", "errcode_ret", &h(9)),
+                ],
+                &h(2),
+                &[("errcode_ret", "CL_SUCCESS")],
+                None,
+            ),
+            call(
+                tid,
+                "clEnqueueReadBuffer",
+                &[
+                    ("cl_command_queue", "command_queue", &h(3)),
+                    ("cl_mem", "buffer", &h(2)),
+                    ("const cl_event*", "event_wait_list", &format!("{} {{{}}}", h(8), h(4))),
+                    ("cl_event*", "event", &h(7)),
+                ],
+                "CL_SUCCESS",
+                &[("event", &h(5))],
+                Some(base + 17),
+            ),
         ]
     }
 
@@ -425,7 +484,8 @@ mod tests {
         let a = render(&normalize(&sample(10, 0x5000_0000), Options::default()));
         let b = render(&normalize(&sample(99, 0x7fff_0000_0000), Options::default()));
         assert_eq!(a, b);
-        let again = render(&normalize(&apilog::read(&apilog::write(&sample(10, 0x5000_0000))).unwrap(), Options::default()));
+        let again =
+            render(&normalize(&apilog::read(&apilog::write(&sample(10, 0x5000_0000))).unwrap(), Options::default()));
         assert_eq!(a, again, "normalizing is stable through the text form");
     }
 
@@ -434,8 +494,22 @@ mod tests {
         let log = |base: u64| {
             let h = |x: u64| format!("{:016X}", base + x);
             vec![
-                call(3, "hsa_queue_create", &[("hsa_agent_t", "agent", &h(1)), ("uint32_t", "size", "4096"), ("hsa_queue_t**", "queue", &h(7))], "HSA_STATUS_SUCCESS", &[("queue", &h(2))], None),
-                call(3, "hsa_signal_create", &[("hsa_signal_value_t", "initial_value", "1"), ("hsa_signal_t*", "signal", &h(8))], "HSA_STATUS_SUCCESS", &[("signal", &h(3))], None),
+                call(
+                    3,
+                    "hsa_queue_create",
+                    &[("hsa_agent_t", "agent", &h(1)), ("uint32_t", "size", "4096"), ("hsa_queue_t**", "queue", &h(7))],
+                    "HSA_STATUS_SUCCESS",
+                    &[("queue", &h(2))],
+                    None,
+                ),
+                call(
+                    3,
+                    "hsa_signal_create",
+                    &[("hsa_signal_value_t", "initial_value", "1"), ("hsa_signal_t*", "signal", &h(8))],
+                    "HSA_STATUS_SUCCESS",
+                    &[("signal", &h(3))],
+                    None,
+                ),
                 call(3, "hsa_queue_destroy", &[("hsa_queue_t*", "queue", &h(2))], "HSA_STATUS_SUCCESS", &[], None),
                 call(3, "hsa_signal_destroy", &[("hsa_signal_t", "signal", &h(3))], "HSA_STATUS_SUCCESS", &[], None),
             ]
@@ -453,8 +527,28 @@ mod tests {
 
     #[test]
     fn build_log_sizes_are_portable_only() {
-        let q = |size: &str, ret: &str| call(1, "clGetProgramBuildInfo", &[("cl_program", "program", "0000000000001000"), ("cl_program_build_info", "param_name", "4483 (CL_PROGRAM_BUILD_LOG)"), ("size_t", "param_value_size", size)], "CL_SUCCESS", &[("param_value_size_ret", ret)], None);
-        let other = call(1, "clGetProgramBuildInfo", &[("cl_program_build_info", "param_name", "4481"), ("size_t", "param_value_size", "4")], "CL_SUCCESS", &[("param_value_size_ret", "4")], None);
+        let q = |size: &str, ret: &str| {
+            call(
+                1,
+                "clGetProgramBuildInfo",
+                &[
+                    ("cl_program", "program", "0000000000001000"),
+                    ("cl_program_build_info", "param_name", "4483 (CL_PROGRAM_BUILD_LOG)"),
+                    ("size_t", "param_value_size", size),
+                ],
+                "CL_SUCCESS",
+                &[("param_value_size_ret", ret)],
+                None,
+            )
+        };
+        let other = call(
+            1,
+            "clGetProgramBuildInfo",
+            &[("cl_program_build_info", "param_name", "4481"), ("size_t", "param_value_size", "4")],
+            "CL_SUCCESS",
+            &[("param_value_size_ret", "4")],
+            None,
+        );
         let log = [q("0", "167"), q("167", "NULL"), other];
         let exact = normalize(&log, Options::default());
         assert_eq!(exact[0].outs[0].1, "167", "the default keeps every value");
@@ -470,18 +564,52 @@ mod tests {
     /// One program's log as two hosts write it: `host` picks the device
     /// name's length and the local size the driver chose.
     fn host_log(name_len: u64, lws: u64, edit: impl Fn(&mut Vec<Entry>)) -> String {
-        let info = |size: &str, ret: &str| call(1, "clGetDeviceInfo", &[("cl_device_id", "device", "0000000000002000"), ("cl_device_info", "param_name", "4139"), ("size_t", "param_value_size", size)], "CL_SUCCESS", &[("param_value_size_ret", ret)], None);
-        let ndrange = call(1, "clEnqueueNDRangeKernel", &[("cl_command_queue", "command_queue", "0000000000003000"), ("cl_uint", "work_dim", "1"), ("const size_t*", "local_work_size", "0000000000000000")], "CL_SUCCESS", &[], Some(40));
+        let info = |size: &str, ret: &str| {
+            call(
+                1,
+                "clGetDeviceInfo",
+                &[
+                    ("cl_device_id", "device", "0000000000002000"),
+                    ("cl_device_info", "param_name", "4139"),
+                    ("size_t", "param_value_size", size),
+                ],
+                "CL_SUCCESS",
+                &[("param_value_size_ret", ret)],
+                None,
+            )
+        };
+        let ndrange = call(
+            1,
+            "clEnqueueNDRangeKernel",
+            &[
+                ("cl_command_queue", "command_queue", "0000000000003000"),
+                ("cl_uint", "work_dim", "1"),
+                ("const size_t*", "local_work_size", "0000000000000000"),
+            ],
+            "CL_SUCCESS",
+            &[],
+            Some(40),
+        );
         let mut log = vec![
             info("0", &name_len.to_string()),
             info(&name_len.to_string(), "NULL"),
             Entry::LocalWorkSize { cmd_id: 40, sizes: vec![lws] },
             ndrange,
-            call(1, "clCreateBuffer", &[("cl_context", "context", "0000000000004000"), ("size_t", "size", "4096")], "0000000000005000", &[], None),
+            call(
+                1,
+                "clCreateBuffer",
+                &[("cl_context", "context", "0000000000004000"), ("size_t", "size", "4096")],
+                "0000000000005000",
+                &[],
+                None,
+            ),
         ];
         edit(&mut log);
         let text = apilog::write(&log);
-        render(&normalize(&apilog::read(&text).unwrap(), Options { portable: true, collapse_repeats: true, ..Options::default() }))
+        render(&normalize(
+            &apilog::read(&text).unwrap(),
+            Options { portable: true, collapse_repeats: true, ..Options::default() },
+        ))
     }
 
     #[test]
@@ -490,13 +618,33 @@ mod tests {
         let epyc = host_log(32, 32, |_| {});
         assert_eq!(xeon, epyc);
         assert!(xeon.contains("[local size chosen by the driver: (<host>)]"), "{xeon}");
-        let exact = |n, l| render(&normalize(&apilog::read(&apilog::write(&{
-            let mut v = Vec::new();
-            v.push(call(1, "clGetDeviceInfo", &[("cl_device_info", "param_name", "4139"), ("size_t", "param_value_size", "0")], "CL_SUCCESS", &[("param_value_size_ret", n)], None));
-            v.push(Entry::LocalWorkSize { cmd_id: 1, sizes: vec![l] });
-            v.push(call(1, "clEnqueueNDRangeKernel", &[("cl_uint", "work_dim", "1")], "CL_SUCCESS", &[], Some(1)));
-            v
-        })).unwrap(), Options::default()));
+        let exact = |n, l| {
+            render(&normalize(
+                &apilog::read(&apilog::write(&{
+                    let mut v = Vec::new();
+                    v.push(call(
+                        1,
+                        "clGetDeviceInfo",
+                        &[("cl_device_info", "param_name", "4139"), ("size_t", "param_value_size", "0")],
+                        "CL_SUCCESS",
+                        &[("param_value_size_ret", n)],
+                        None,
+                    ));
+                    v.push(Entry::LocalWorkSize { cmd_id: 1, sizes: vec![l] });
+                    v.push(call(
+                        1,
+                        "clEnqueueNDRangeKernel",
+                        &[("cl_uint", "work_dim", "1")],
+                        "CL_SUCCESS",
+                        &[],
+                        Some(1),
+                    ));
+                    v
+                }))
+                .unwrap(),
+                Options::default(),
+            ))
+        };
         assert_ne!(exact("50", 64), exact("32", 32), "without --portable every value is kept");
     }
 
@@ -530,8 +678,32 @@ mod tests {
                 api: vec![Block {
                     tid: base,
                     items: vec![
-                        ApiCall { ret: h(2), name: "clCreateBuffer".into(), args: vec![h(1), "CL_MEM_READ_WRITE".into(), "64".into(), "NULL".into(), "[CL_SUCCESS]".into()] },
-                        ApiCall { ret: "CL_SUCCESS".into(), name: "clEnqueueReadBuffer".into(), args: vec![h(3), h(2), "CL_TRUE".into(), "0".into(), "64".into(), h(9), "1".into(), format!("[{}]", h(4)), format!("[{}]", h(5))] },
+                        ApiCall {
+                            ret: h(2),
+                            name: "clCreateBuffer".into(),
+                            args: vec![
+                                h(1),
+                                "CL_MEM_READ_WRITE".into(),
+                                "64".into(),
+                                "NULL".into(),
+                                "[CL_SUCCESS]".into(),
+                            ],
+                        },
+                        ApiCall {
+                            ret: "CL_SUCCESS".into(),
+                            name: "clEnqueueReadBuffer".into(),
+                            args: vec![
+                                h(3),
+                                h(2),
+                                "CL_TRUE".into(),
+                                "0".into(),
+                                "64".into(),
+                                h(9),
+                                "1".into(),
+                                format!("[{}]", h(4)),
+                                format!("[{}]", h(5)),
+                            ],
+                        },
                     ],
                 }],
                 ..Atp::default()
@@ -549,7 +721,14 @@ mod tests {
     #[test]
     fn buckets_and_repeats() {
         let mut e = sample(1, 0x1000);
-        let poll = call(1, "clGetEventInfo", &[("cl_event", "event", "0000000000001005"), ("cl_event_info", "param_name", "4563")], "CL_SUCCESS", &[], None);
+        let poll = call(
+            1,
+            "clGetEventInfo",
+            &[("cl_event", "event", "0000000000001005"), ("cl_event_info", "param_name", "4563")],
+            "CL_SUCCESS",
+            &[],
+            None,
+        );
         e.push(poll.clone());
         e.push(poll);
         let n = normalize(&e, Options { durations: Durations::Bucket, collapse_repeats: true, portable: false });

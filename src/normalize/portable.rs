@@ -65,8 +65,10 @@ fn param_name(args: &[(String, String)]) -> Option<u32> {
 }
 
 fn allocates(func: &str) -> bool {
-    matches!(func, "clCreateBuffer" | "clCreateBufferWithProperties" | "clSVMAlloc" | "clCreateBufferWithPropertiesINTEL")
-        || func.ends_with("MemAllocINTEL")
+    matches!(
+        func,
+        "clCreateBuffer" | "clCreateBufferWithProperties" | "clSVMAlloc" | "clCreateBufferWithPropertiesINTEL"
+    ) || func.ends_with("MemAllocINTEL")
 }
 
 /// How answers are written: an API log puts a decoded answer after the
@@ -78,7 +80,13 @@ pub enum Form {
 }
 
 /// Masks one call's host facts in place.
-pub fn mask(func: &str, args: &mut [(String, String)], outs: &mut [(String, String)], local_size: &mut Option<Vec<String>>, form: Form) {
+pub fn mask(
+    func: &str,
+    args: &mut [(String, String)],
+    outs: &mut [(String, String)],
+    local_size: &mut Option<Vec<String>>,
+    form: Form,
+) {
     if let Some(l) = local_size.as_mut() {
         l.iter_mut().for_each(|v| *v = HOST.into());
     }
@@ -98,7 +106,9 @@ pub fn mask(func: &str, args: &mut [(String, String)], outs: &mut [(String, Stri
             // A size of 0 is the length query: the program's choice.
             ("param_value_size", _) if sized && v != "0" => *v = HOST.into(),
             ("param_value_size_ret", Form::ApiLog) if sized && numeric(v) => *v = HOST.into(),
-            ("param_value_size_ret", Form::Atp) if sized && v.strip_prefix('[').and_then(|x| x.strip_suffix(']')).is_some_and(numeric) => {
+            ("param_value_size_ret", Form::Atp)
+                if sized && v.strip_prefix('[').and_then(|x| x.strip_suffix(']')).is_some_and(numeric) =>
+            {
                 *v = format!("[{HOST}]")
             }
             ("param_value", Form::ApiLog) if valued => {
@@ -122,7 +132,12 @@ mod tests {
 
     #[test]
     fn device_name_sizes_and_text_are_masked() {
-        let mut args = a(&[("device", "device#1"), ("param_name", "4139 (CL_DEVICE_NAME)"), ("param_value_size", "27"), ("param_value", "ptr \"pthread-haswell\"")]);
+        let mut args = a(&[
+            ("device", "device#1"),
+            ("param_name", "4139 (CL_DEVICE_NAME)"),
+            ("param_value_size", "27"),
+            ("param_value", "ptr \"pthread-haswell\""),
+        ]);
         let mut outs = a(&[("param_value_size_ret", "27")]);
         mask("clGetDeviceInfo", &mut args, &mut outs, &mut None, Form::ApiLog);
         assert_eq!(args[2].1, HOST);
@@ -155,7 +170,12 @@ mod tests {
 
     #[test]
     fn atp_answers_are_masked_by_symbolic_name() {
-        let mut args = a(&[("param_name", "CL_DEVICE_NAME"), ("param_value_size", "256"), ("param_value", "[\"pthread-haswell\"]"), ("param_value_size_ret", "[16]")]);
+        let mut args = a(&[
+            ("param_name", "CL_DEVICE_NAME"),
+            ("param_value_size", "256"),
+            ("param_value", "[\"pthread-haswell\"]"),
+            ("param_value_size_ret", "[16]"),
+        ]);
         mask("clGetDeviceInfo", &mut args, &mut [], &mut None, Form::Atp);
         assert_eq!(args[1].1, HOST);
         assert_eq!(args[2].1, "[<host>]");

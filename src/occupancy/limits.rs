@@ -78,8 +78,7 @@ impl DeviceLimits {
     /// register files work differently (gfx10+: wave32, work-group
     /// processors) and cltap does not model them.
     pub fn amd(name: &str, gfx_ip: &str, compute_units: u32, max_wg_size: u64) -> DeviceLimits {
-        let mut d =
-            DeviceLimits::generic(name, Some(compute_units), Some(max_wg_size), Some(65536));
+        let mut d = DeviceLimits::generic(name, Some(compute_units), Some(max_wg_size), Some(65536));
         d.gfx_ip = Some(gfx_ip.to_string());
         d.simds_per_cu = Some(4);
         d.wave_size = Some(64);

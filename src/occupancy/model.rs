@@ -102,12 +102,7 @@ fn whole_groups(waves: u64, per_wg: u64, cap: u64) -> u64 {
 
 /// Waves per CU a per-wave register budget allows: per SIMD
 /// `file / round_up(used, granule)`, no more than the SIMD's wave slots.
-fn register_limited(
-    file: Option<u32>,
-    granule: Option<u32>,
-    used: Option<u32>,
-    d: &DeviceLimits,
-) -> Option<u64> {
+fn register_limited(file: Option<u32>, granule: Option<u32>, used: Option<u32>, d: &DeviceLimits) -> Option<u64> {
     let per_wave = round_up(u64::from(used?.max(1)), u64::from(granule?));
     let per_simd = (u64::from(file?) / per_wave).min(u64::from(d.max_waves_per_simd?));
     Some(per_simd * u64::from(d.simds_per_cu?))
@@ -116,9 +111,7 @@ fn register_limited(
 /// The occupancy of one dispatch of a kernel on a device.
 pub fn occupancy(d: &DeviceLimits, k: &KernelUse, launch: &Launch) -> Occupancy {
     let wave_size = d.wave_size.filter(|&w| w > 0).map(u64::from);
-    let waves_per_wg = wave_size
-        .filter(|_| launch.wg_size > 0)
-        .map(|w| launch.wg_size.div_ceil(w));
+    let waves_per_wg = wave_size.filter(|_| launch.wg_size > 0).map(|w| launch.wg_size.div_ceil(w));
     let max_waves_per_cu = d.max_waves_per_cu();
     let max_wg_per_cu = match waves_per_wg {
         Some(1) => d.max_wg_per_cu,
@@ -154,26 +147,13 @@ pub fn occupancy(d: &DeviceLimits, k: &KernelUse, launch: &Launch) -> Occupancy 
     })();
 
     // Every limit must be known for the minimum to mean anything.
-    let active = (|| {
-        Some(
-            wg_limited?
-                .min(vgpr_limited?)
-                .min(sgpr_limited?)
-                .min(lds_limited?),
-        )
-    })();
+    let active = (|| Some(wg_limited?.min(vgpr_limited?).min(sgpr_limited?).min(lds_limited?)))();
     let limiter = active.and_then(|a| {
-        let resources = [
-            (Limiter::Vgpr, vgpr_limited?),
-            (Limiter::Sgpr, sgpr_limited?),
-            (Limiter::Lds, lds_limited?),
-        ];
+        let resources = [(Limiter::Vgpr, vgpr_limited?), (Limiter::Sgpr, sgpr_limited?), (Limiter::Lds, lds_limited?)];
         let slots = wg_limited?;
         match resources.iter().find(|(_, w)| *w == a && a < slots) {
             Some((l, _)) => Some(*l),
-            None if waves_per_wg? * max_wg_per_cu? < max_waves_per_cu? => {
-                Some(Limiter::WorkGroupSlots)
-            }
+            None if waves_per_wg? * max_wg_per_cu? < max_waves_per_cu? => Some(Limiter::WorkGroupSlots),
             None => Some(Limiter::WaveSlots),
         }
     });

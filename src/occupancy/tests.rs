@@ -10,22 +10,11 @@ fn gfx906() -> DeviceLimits {
 }
 
 fn use_(vgprs: u32, sgprs: u32, lds: u64) -> KernelUse {
-    KernelUse {
-        vgprs: Some(vgprs),
-        sgprs: Some(sgprs),
-        lds_bytes: Some(lds),
-    }
+    KernelUse { vgprs: Some(vgprs), sgprs: Some(sgprs), lds_bytes: Some(lds) }
 }
 
 fn run(d: &DeviceLimits, k: KernelUse, wg_size: u64) -> Occupancy {
-    occupancy(
-        d,
-        &k,
-        &Launch {
-            wg_size,
-            global_size: 1 << 20,
-        },
-    )
+    occupancy(d, &k, &Launch { wg_size, global_size: 1 << 20 })
 }
 
 /// (active waves, percent, limiter).
@@ -88,10 +77,7 @@ fn sgprs_are_allocated_in_sixteens_from_800() {
 fn small_kernels_in_one_wave_groups_fill_the_wave_slots() {
     let o = run(&gfx906(), use_(24, 16, 0), 64);
     assert_eq!(o.max_wg_per_cu, Some(40));
-    assert_eq!(
-        summary(&o),
-        (Some(40), Some(100.0), Some(Limiter::WaveSlots))
-    );
+    assert_eq!(summary(&o), (Some(40), Some(100.0), Some(Limiter::WaveSlots)));
 }
 
 #[test]
@@ -99,10 +85,7 @@ fn two_wave_groups_run_out_of_work_group_slots() {
     // 16 groups × 2 waves = 32 < 40.
     let o = run(&gfx906(), use_(24, 16, 0), 128);
     assert_eq!(o.max_wg_per_cu, Some(16));
-    assert_eq!(
-        summary(&o),
-        (Some(32), Some(80.0), Some(Limiter::WorkGroupSlots))
-    );
+    assert_eq!(summary(&o), (Some(32), Some(80.0), Some(Limiter::WorkGroupSlots)));
 }
 
 #[test]
@@ -140,18 +123,12 @@ fn reported_columns_follow_rcp() {
 #[test]
 fn non_amd_devices_leave_registers_and_waves_unknown() {
     let d = DeviceLimits::generic("cpu-haswell", Some(16), Some(4096), Some(4 << 20));
-    let k = KernelUse {
-        lds_bytes: Some(1024),
-        ..KernelUse::default()
-    };
+    let k = KernelUse { lds_bytes: Some(1024), ..KernelUse::default() };
     let o = run(&d, k, 256);
     assert_eq!(o.waves_per_wg, None);
     assert_eq!(o.vgpr_limited_waves, None);
     assert_eq!(summary(&o), (None, None, None));
-    assert_eq!(
-        (o.compute_units, o.max_lds, o.max_wg_size),
-        (Some(16), Some(4 << 20), Some(4096))
-    );
+    assert_eq!((o.compute_units, o.max_lds, o.max_wg_size), (Some(16), Some(4 << 20), Some(4096)));
 
     // A wave size (NVIDIA's warp) tells waves per group, still no occupancy.
     let mut d = d;
@@ -170,10 +147,7 @@ fn unknown_use_or_group_size_gives_no_occupancy() {
     assert_eq!(o.vgpr_limited_waves, Some(40));
     assert_eq!(summary(&o), (None, None, None));
     let o = run(&gfx906(), use_(8, 16, 0), 0);
-    assert_eq!(
-        (o.waves_per_wg, o.wg_limited_waves, o.occupancy_percent),
-        (None, None, None)
-    );
+    assert_eq!((o.waves_per_wg, o.wg_limited_waves, o.occupancy_percent), (None, None, None));
 }
 
 #[test]
@@ -211,13 +185,7 @@ fn rows_carry_every_value_and_read_back() {
     assert_eq!(row.limiting_factor.as_deref(), Some("VGPR"));
     let cpu = DeviceLimits::generic("cpu", Some(16), Some(4096), None);
     let na = run(&cpu, KernelUse::default(), 64).to_row(1, "k", "cpu");
-    assert_eq!(
-        (na.max_vgprs, na.occupancy, na.limiting_factor.as_deref()),
-        (None, None, None)
-    );
-    let file = OccupancyFile {
-        header: vec![("ListSeparator".into(), ",".into())],
-        rows: vec![row, na],
-    };
+    assert_eq!((na.max_vgprs, na.occupancy, na.limiting_factor.as_deref()), (None, None, None));
+    let file = OccupancyFile { header: vec![("ListSeparator".into(), ",".into())], rows: vec![row, na] };
     assert_eq!(read_occupancy(&write_occupancy(&file)).unwrap(), file);
 }

@@ -194,7 +194,9 @@ impl Buffer {
     /// handed over alone, so that lossless never drops.
     pub fn push(&mut self, rec: &[u8]) -> Push {
         let len = rec.len().div_ceil(8) * 8;
-        if len > self.size - self.current.len().min(self.size) && !(self.current.is_empty() && self.policy == Policy::Lossless) {
+        if len > self.size - self.current.len().min(self.size)
+            && !(self.current.is_empty() && self.policy == Policy::Lossless)
+        {
             return match self.policy {
                 Policy::Lossless => Push::NoRoom,
                 Policy::Discard => {

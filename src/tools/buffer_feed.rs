@@ -143,7 +143,10 @@ mod tests {
 
     fn call(tid: u32, fn_id: u16, args: &[u64], capture: Option<&[u8]>, flags: u8) -> Vec<u8> {
         let h = Header { fn_id, tid, flags, t0: 10, t1: 20, ..Default::default() };
-        let caps: Vec<(Capture, &[u8])> = capture.map(|d| (Capture { param: 0, tag: Tag::Bytes as u8, _pad: 0, bytes: 0, total: d.len() as u64 }, d)).into_iter().collect();
+        let caps: Vec<(Capture, &[u8])> = capture
+            .map(|d| (Capture { param: 0, tag: Tag::Bytes as u8, _pad: 0, bytes: 0, total: d.len() as u64 }, d))
+            .into_iter()
+            .collect();
         encode(&h, args, &caps)
     }
 

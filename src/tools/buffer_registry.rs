@@ -103,7 +103,14 @@ pub static GLOBAL: Registry = Registry::new(Some(crate::trace::writer::feed_tool
 impl Registry {
     pub const fn new(source: Option<fn()>) -> Registry {
         Registry {
-            state: Mutex::new(State { entries: BTreeMap::new(), queue: VecDeque::new(), next_id: 1, thread: false, ended: false, progress: Progress::new() }),
+            state: Mutex::new(State {
+                entries: BTreeMap::new(),
+                queue: VecDeque::new(),
+                next_id: 1,
+                thread: false,
+                ended: false,
+                progress: Progress::new(),
+            }),
             cv: Condvar::new(),
             classes: AtomicU32::new(0),
             source,
@@ -118,7 +125,13 @@ impl Registry {
 
     /// A new buffer, taking no records until configured. Returns its id
     /// (never 0).
-    pub fn create(&self, size: usize, watermark: usize, policy: Policy, callback: Callback) -> Result<u64, RegistryError> {
+    pub fn create(
+        &self,
+        size: usize,
+        watermark: usize,
+        policy: Policy,
+        callback: Callback,
+    ) -> Result<u64, RegistryError> {
         let buffer = Buffer::new(size, watermark, policy, super::buffer::page_size())?;
         let spare = Some(Storage::with_capacity(buffer.size()));
         if std::ptr::eq(self, &GLOBAL) {
@@ -146,7 +159,12 @@ impl Registry {
 
     pub fn stats(&self, id: u64) -> Option<Stats> {
         let st = self.state.lock();
-        st.entries.get(&id).map(|e| Stats { queued: e.queued, delivered: e.delivered, used: e.buffer.used(), drops: e.buffer.drops() })
+        st.entries.get(&id).map(|e| Stats {
+            queued: e.queued,
+            delivered: e.delivered,
+            used: e.buffer.used(),
+            drops: e.buffer.drops(),
+        })
     }
 
     /// A rendered chunk (`buf` its records, thread `tid`'s): each record
@@ -465,7 +483,10 @@ mod tests {
         }
         r.flush(id).unwrap();
         let seen = seen.lock();
-        let all: Vec<u64> = seen.iter().flat_map(|(b, _, _)| b.iter().map(|x| u64::from_le_bytes(x[..8].try_into().unwrap()))).collect();
+        let all: Vec<u64> = seen
+            .iter()
+            .flat_map(|(b, _, _)| b.iter().map(|x| u64::from_le_bytes(x[..8].try_into().unwrap())))
+            .collect();
         assert_eq!(all, (0..n as u64).collect::<Vec<_>>());
         assert!(seen.iter().all(|(_, d, _)| *d == 0));
         // Each batch was handed over when the next record did not fit.
@@ -544,8 +565,13 @@ mod tests {
         assert!(!r.wanted());
         r.configure(a, super::super::buffer_feed::RECORDS_API).unwrap();
         r.configure(b, super::super::buffer_feed::RECORDS_ALL).unwrap();
-        let mut chunk = encode(&Header { tid: 3, kind: KIND_OPENCL_CALL, flags: FLAG_DONE, ..Default::default() }, &[1], &[]);
-        chunk.extend(encode(&Header { tid: 3, kind: KIND_HSA_DISPATCH, flags: FLAG_DONE, ..Default::default() }, &[2, 3], &[]));
+        let mut chunk =
+            encode(&Header { tid: 3, kind: KIND_OPENCL_CALL, flags: FLAG_DONE, ..Default::default() }, &[1], &[]);
+        chunk.extend(encode(
+            &Header { tid: 3, kind: KIND_HSA_DISPATCH, flags: FLAG_DONE, ..Default::default() },
+            &[2, 3],
+            &[],
+        ));
         r.rendered(0, 3, &chunk);
         for id in [a, b, unconfigured] {
             r.flush(id).unwrap();

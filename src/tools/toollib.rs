@@ -82,7 +82,8 @@ fn load_one(path: &Path, settings: &mut RocprofilerSettings) -> Result<Tool, Too
     if path.components().count() > 1 && !path.exists() {
         return Err(ToolLibError::Missing(shown));
     }
-    let c = CString::new(path.as_os_str().as_encoded_bytes()).map_err(|_| ToolLibError::Load { path: shown.clone(), why: "the path holds a NUL byte".into() })?;
+    let c = CString::new(path.as_os_str().as_encoded_bytes())
+        .map_err(|_| ToolLibError::Load { path: shown.clone(), why: "the path holds a NUL byte".into() })?;
     // SAFETY: dlopen runs the library's constructors: that is loading a tool.
     let handle = unsafe { libc::dlopen(c.as_ptr(), libc::RTLD_NOW | libc::RTLD_LOCAL) };
     if handle.is_null() {

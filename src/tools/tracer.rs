@@ -71,7 +71,15 @@ pub struct Tracer {
 impl Tracer {
     fn new(id: u64, user_data: *mut c_void) -> Self {
         let table = || (0..SLOTS).map(|_| AtomicUsize::new(0)).collect::<Vec<_>>().into_boxed_slice();
-        Tracer { id, user_data: user_data as usize, prologue: table(), epilogue: table(), enabled: AtomicBool::new(false), dying: AtomicBool::new(false), destroyed: AtomicBool::new(false) }
+        Tracer {
+            id,
+            user_data: user_data as usize,
+            prologue: table(),
+            epilogue: table(),
+            enabled: AtomicBool::new(false),
+            dying: AtomicBool::new(false),
+            destroyed: AtomicBool::new(false),
+        }
     }
 
     fn callback(table: &[AtomicUsize], slot: usize) -> Option<Callback> {
@@ -147,7 +155,12 @@ pub fn create(user_data: *mut c_void) -> u64 {
 }
 
 /// Sets (or clears, with `None`) the callbacks of one function.
-pub fn set_callback(id: u64, api_id: u32, prologue: Option<Callback>, epilogue: Option<Callback>) -> Result<(), TracerError> {
+pub fn set_callback(
+    id: u64,
+    api_id: u32,
+    prologue: Option<Callback>,
+    epilogue: Option<Callback>,
+) -> Result<(), TracerError> {
     let slot = tracer_ids::slot(api_id).ok_or(TracerError::InvalidApiId)?;
     let mut r = REGISTRY.lock();
     let l = r.find(id)?;
@@ -159,7 +172,12 @@ pub fn set_callback(id: u64, api_id: u32, prologue: Option<Callback>, epilogue: 
 }
 
 /// Sets the same callbacks for every function of a domain.
-pub fn set_domain_callbacks(id: u64, domain: u32, prologue: Option<Callback>, epilogue: Option<Callback>) -> Result<(), TracerError> {
+pub fn set_domain_callbacks(
+    id: u64,
+    domain: u32,
+    prologue: Option<Callback>,
+    epilogue: Option<Callback>,
+) -> Result<(), TracerError> {
     let n = tracer_ids::count(domain).ok_or(TracerError::InvalidDomain)?;
     let mut r = REGISTRY.lock();
     let l = r.find(id)?;

@@ -151,14 +151,28 @@ fn nested_calls_pair_inside_out_and_two_tracers_nest() {
         exit(ea, sa, 0x10 as *mut c_void, &1u64 as *const u64 as *const c_void);
     }
     for l in [&l1, &l2] {
-        assert_eq!(l.take(), vec![(true, a, 0x10, 0, 0), (true, b, 0x20, 0, 0), (false, b, 0x20, 2, 0x20 + b as u64), (false, a, 0x10, 1, 0x10 + a as u64)]);
+        assert_eq!(
+            l.take(),
+            vec![
+                (true, a, 0x10, 0, 0),
+                (true, b, 0x20, 0, 0),
+                (false, b, 0x20, 2, 0x20 + b as u64),
+                (false, a, 0x10, 1, 0x10 + a as u64)
+            ]
+        );
     }
     destroy(t1).unwrap();
     destroy(t2).unwrap();
 }
 
 /// A prologue that makes a traced call itself.
-unsafe extern "C" fn calling_pro(api: u32, params: *mut c_void, result: *const c_void, ud: *mut c_void, inst: *mut u64) {
+unsafe extern "C" fn calling_pro(
+    api: u32,
+    params: *mut c_void,
+    result: *const c_void,
+    ud: *mut c_void,
+    inst: *mut u64,
+) {
     log_pro(api, params, result, ud, inst);
     call(api, 0x99, 0);
 }
@@ -242,7 +256,11 @@ fn pairing_holds_while_another_thread_toggles() {
     });
     assert_eq!(s.bad.load(Ordering::Relaxed), 0, "instance data arrived intact");
     for th in 0..8 {
-        assert_eq!(s.pro[th].load(Ordering::Relaxed), s.epi[th].load(Ordering::Relaxed), "thread {th}: every prologue has its epilogue");
+        assert_eq!(
+            s.pro[th].load(Ordering::Relaxed),
+            s.epi[th].load(Ordering::Relaxed),
+            "thread {th}: every prologue has its epilogue"
+        );
     }
     destroy(t).unwrap();
 }
@@ -273,7 +291,12 @@ unsafe extern "C" fn blocking_epi(_api: u32, _p: *mut c_void, _r: *const c_void,
 fn destroy_waits_for_a_blocked_callback_and_its_epilogue() {
     let (etx, erx) = mpsc::channel();
     let (rtx, rrx) = mpsc::channel();
-    let b = Blocker { entered: StdMutex::new(Some(etx)), release: StdMutex::new(Some(rrx)), order: AtomicU64::new(0), epilogue_at: AtomicU64::new(0) };
+    let b = Blocker {
+        entered: StdMutex::new(Some(etx)),
+        release: StdMutex::new(Some(rrx)),
+        order: AtomicU64::new(0),
+        epilogue_at: AtomicU64::new(0),
+    };
     let id = ocl("clRetainDevice");
     let sl = slot(id).unwrap();
     let t = create(&b as *const Blocker as *mut c_void);

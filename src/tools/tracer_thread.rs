@@ -167,7 +167,11 @@ pub(super) fn wait_for_other_threads(t: *const Tracer) {
     let me = with_local(|l| l.rec.clone());
     let mut g = WAIT.lock();
     loop {
-        let busy = THREADS.lock().iter().filter(|r| !me.as_ref().is_some_and(|m| Arc::ptr_eq(r, m))).any(|r| r.frames.lock().iter().any(|f| std::ptr::eq(f.tracer, t)));
+        let busy = THREADS
+            .lock()
+            .iter()
+            .filter(|r| !me.as_ref().is_some_and(|m| Arc::ptr_eq(r, m)))
+            .any(|r| r.frames.lock().iter().any(|f| std::ptr::eq(f.tracer, t)));
         if !busy {
             return;
         }

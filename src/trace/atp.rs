@@ -15,7 +15,9 @@ use super::tsc::HostClock;
 use crate::devtime::{self, QueueOffsets};
 use crate::meta::{FnMeta, Kind, ParamMeta, Ret, FUNCTIONS, HSA_FUNCTIONS};
 use cltap_formats::atp::{self, ApiCall, AsyncCopy, Detail, Enqueue, HsaTimestamp, KernelDispatch, Marker, Timestamp};
-use cltap_formats::cltrace::record::{self as rec, KIND_HSA_AGENT, KIND_HSA_CALL, KIND_HSA_COPY, KIND_HSA_DISPATCH, KIND_OPENCL_CALL};
+use cltap_formats::cltrace::record::{
+    self as rec, KIND_HSA_AGENT, KIND_HSA_CALL, KIND_HSA_COPY, KIND_HSA_DISPATCH, KIND_OPENCL_CALL,
+};
 use std::collections::HashMap;
 use std::fs::File;
 use std::io::{BufRead, BufReader, BufWriter, Write};
@@ -80,7 +82,18 @@ impl AtpWriter {
         let parts = path.with_file_name(format!(".{name}.parts"));
         std::fs::create_dir_all(&parts)?;
         File::create(&path)?;
-        Ok(AtpWriter { path, parts, clock, threads: Vec::new(), by_tid: HashMap::new(), kernels: None, agents: HashMap::new(), copies: HashMap::new(), line: String::new(), failed: false })
+        Ok(AtpWriter {
+            path,
+            parts,
+            clock,
+            threads: Vec::new(),
+            by_tid: HashMap::new(),
+            kernels: None,
+            agents: HashMap::new(),
+            copies: HashMap::new(),
+            line: String::new(),
+            failed: false,
+        })
     }
 
     pub fn path(&self) -> &Path {
@@ -94,7 +107,18 @@ impl AtpWriter {
                 let open = |kind: &str| -> std::io::Result<BufWriter<File>> {
                     Ok(BufWriter::with_capacity(1 << 16, File::create(self.parts.join(format!("{tid}.{kind}")))?))
                 };
-                let s = Spill { tid, api: open("api")?, api_n: 0, ts: open("ts")?, ts_n: 0, marks: open("marks")?, marks_n: 0, hsa: None, hsa_n: 0, copies_n: [0, 0] };
+                let s = Spill {
+                    tid,
+                    api: open("api")?,
+                    api_n: 0,
+                    ts: open("ts")?,
+                    ts_n: 0,
+                    marks: open("marks")?,
+                    marks_n: 0,
+                    hsa: None,
+                    hsa_n: 0,
+                    copies_n: [0, 0],
+                };
                 self.threads.push(s);
                 self.by_tid.insert(tid, self.threads.len() - 1);
                 self.threads.len() - 1
@@ -110,7 +134,10 @@ impl AtpWriter {
         }
         if let Err(e) = self.try_record(v) {
             self.failed = true;
-            crate::warn!("cannot write the .atp spill files in {}: {e}; the .atp will be incomplete", self.parts.display());
+            crate::warn!(
+                "cannot write the .atp spill files in {}: {e}; the .atp will be incomplete",
+                self.parts.display()
+            );
         }
     }
 
@@ -163,10 +190,15 @@ impl AtpWriter {
             *n += 1;
         } else {
             line.push(FINAL);
-            atp::write_hsa_timestamp(&mut line, &HsaTimestamp { api_type, name: f.name.to_string(), start, end, copy: None });
+            atp::write_hsa_timestamp(
+                &mut line,
+                &HsaTimestamp { api_type, name: f.name.to_string(), start, end, copy: None },
+            );
         }
         if s.hsa.is_none() {
-            let open = |kind: &str| -> std::io::Result<BufWriter<File>> { Ok(BufWriter::with_capacity(1 << 16, File::create(parts.join(format!("{tid}.{kind}")))?)) };
+            let open = |kind: &str| -> std::io::Result<BufWriter<File>> {
+                Ok(BufWriter::with_capacity(1 << 16, File::create(parts.join(format!("{tid}.{kind}")))?))
+            };
             s.hsa = Some((open("hsa-api")?, open("hsa-ts")?));
         }
         let (api, ts) = s.hsa.as_mut().expect("opened");
@@ -251,19 +283,28 @@ impl AtpWriter {
         }
         atp::write_api_call(&mut line, &api_call(f, v));
         let tid = h.tid;
-        let enqueue = h.flags & FLAG_CMD != 0 && h.flags & FLAG_OK != 0 && f.params.first().is_some_and(|p| p.c_type == "cl_command_queue");
+        let enqueue = h.flags & FLAG_CMD != 0
+            && h.flags & FLAG_OK != 0
+            && f.params.first().is_some_and(|p| p.c_type == "cl_command_queue");
         let s = self.spill(tid)?;
         s.api.write_all(line.as_bytes())?;
         s.api_n += 1;
         line.clear();
         let api_type = atp::api_type(f.name);
         if enqueue {
-            let kernel = if f.name == "clEnqueueNDRangeKernel" || f.name == "clEnqueueTask" { v.args.get(1).copied().unwrap_or(0) } else { 0 };
+            let kernel = if f.name == "clEnqueueNDRangeKernel" || f.name == "clEnqueueTask" {
+                v.args.get(1).copied().unwrap_or(0)
+            } else {
+                0
+            };
             use std::fmt::Write as _;
             let _ = writeln!(line, "{ENQUEUE}{}\t{api_type}\t{}\t{start}\t{end}\t{kernel}", h.cmd_id, f.name);
         } else {
             line.push(FINAL);
-            atp::write_timestamp(&mut line, &Timestamp { api_type, name: f.name.to_string(), start, end, enqueue: None });
+            atp::write_timestamp(
+                &mut line,
+                &Timestamp { api_type, name: f.name.to_string(), start, end, enqueue: None },
+            );
         }
         s.ts.write_all(line.as_bytes())?;
         s.ts_n += 1;
@@ -273,7 +314,12 @@ impl AtpWriter {
 
     /// Assembles the file from the spills and the device records, then
     /// removes the spills.
-    pub fn finish(mut self, header: Vec<(String, String)>, offsets: &QueueOffsets, cmds: devtime::Lookup) -> std::io::Result<PathBuf> {
+    pub fn finish(
+        mut self,
+        header: Vec<(String, String)>,
+        offsets: &QueueOffsets,
+        cmds: devtime::Lookup,
+    ) -> std::io::Result<PathBuf> {
         for s in &mut self.threads {
             s.api.flush()?;
             s.ts.flush()?;
@@ -291,7 +337,12 @@ impl AtpWriter {
         r.map(|_| self.path.clone())
     }
 
-    fn assemble(&self, header: Vec<(String, String)>, offsets: &QueueOffsets, mut cmds: devtime::Lookup) -> std::io::Result<()> {
+    fn assemble(
+        &self,
+        header: Vec<(String, String)>,
+        offsets: &QueueOffsets,
+        mut cmds: devtime::Lookup,
+    ) -> std::io::Result<()> {
         let mut out = BufWriter::with_capacity(1 << 20, File::create(&self.path)?);
         let mut text = String::new();
         atp::write_header(&mut text, &header);
@@ -383,12 +434,26 @@ impl AtpWriter {
     fn copy_joined(&self, tid: u32, l: &str) -> HsaTimestamp {
         let f: Vec<&str> = l[1..].trim_end().split('\t').collect();
         let num = |i: usize| f.get(i).and_then(|x| x.parse::<u64>().ok()).unwrap_or(0);
-        let (which, ordinal) = f.first().and_then(|k| k.split_once(':')).map_or((0, 0), |(w, n)| (w.parse().unwrap_or(0), n.parse().unwrap_or(0)));
+        let (which, ordinal) = f
+            .first()
+            .and_then(|k| k.split_once(':'))
+            .map_or((0, 0), |(w, n)| (w.parse().unwrap_or(0), n.parse().unwrap_or(0)));
         let copy = self.copies.get(&(tid, which, ordinal)).map(|&(start, end)| AsyncCopy { start, end });
-        HsaTimestamp { api_type: num(1) as u32, name: f.get(2).copied().unwrap_or("?").to_string(), start: num(3), end: num(4), copy }
+        HsaTimestamp {
+            api_type: num(1) as u32,
+            name: f.get(2).copied().unwrap_or("?").to_string(),
+            start: num(3),
+            end: num(4),
+            copy,
+        }
     }
 
-    fn opencl_sections(&self, out: &mut BufWriter<File>, offsets: &QueueOffsets, cmds: &mut devtime::Lookup) -> std::io::Result<()> {
+    fn opencl_sections(
+        &self,
+        out: &mut BufWriter<File>,
+        offsets: &QueueOffsets,
+        cmds: &mut devtime::Lookup,
+    ) -> std::io::Result<()> {
         section(out, atp::API_SECTION)?;
         for s in self.threads.iter().filter(|s| s.api_n > 0) {
             self.block(out, s.tid, s.api_n, "api", |l, o| o.write_all(l.as_bytes()))?;
@@ -464,7 +529,8 @@ fn number(m: &mut HashMap<u64, u32>, h: u64) -> u32 {
 fn joined(l: &str, cmds: &mut devtime::Lookup, offsets: &QueueOffsets, ids: &mut Ids) -> Timestamp {
     let f: Vec<&str> = l[1..].trim_end().split('\t').collect();
     let num = |i: usize| f.get(i).and_then(|x| x.parse::<u64>().ok()).unwrap_or(0);
-    let (cmd_id, api_type, name, start, end, kernel) = (num(0), num(1) as u32, f.get(2).copied().unwrap_or("?"), num(3), num(4), num(5));
+    let (cmd_id, api_type, name, start, end, kernel) =
+        (num(0), num(1) as u32, f.get(2).copied().unwrap_or("?"), num(3), num(4), num(5));
     let mut t = Timestamp { api_type, name: name.to_string(), start, end, enqueue: None };
     let Some(c) = cmds.get(cmd_id) else { return t };
     let off = offsets.get(&c.queue).map_or(0, |o| o.0);
@@ -525,7 +591,8 @@ fn value(t: &str, v: u64) -> String {
 pub fn api_call(f: &FnMeta, v: &View<'_>) -> ApiCall {
     let args = f.params.iter().enumerate().map(|(i, p)| {
         let raw = v.args.get(i).copied().unwrap_or(0);
-        let caps: Vec<(&Capture, &[u8])> = v.captures.iter().filter(|(c, _)| c.param as usize == i).map(|(c, d)| (c, *d)).collect();
+        let caps: Vec<(&Capture, &[u8])> =
+            v.captures.iter().filter(|(c, _)| c.param as usize == i).map(|(c, d)| (c, *d)).collect();
         arg(p, raw, &caps)
     });
     let ret = match f.ret {
@@ -556,7 +623,9 @@ fn arg(p: &ParamMeta, raw: u64, caps: &[(&Capture, &[u8])]) -> String {
     match (p.kind, first) {
         (Kind::Scalar, _) => value(p.c_type, raw),
         (Kind::Handle, _) => hex(raw),
-        (Kind::InArray { elem, .. }, Some((c, d))) | (Kind::OutArray { elem, .. }, Some((c, d))) if c.tag == Tag::Array as u8 || c.tag == Tag::OutArray as u8 => {
+        (Kind::InArray { elem, .. }, Some((c, d))) | (Kind::OutArray { elem, .. }, Some((c, d)))
+            if c.tag == Tag::Array as u8 || c.tag == Tag::OutArray as u8 =>
+        {
             list(words(d, elem).into_iter().map(|w| value(pointee, w)))
         }
         (Kind::InString, Some((_, d))) => quoted(d),

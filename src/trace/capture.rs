@@ -110,7 +110,16 @@ pub fn hsa_status_ok(ret: u64) -> bool {
 /// which table `fn_id` indexes (`KIND_OPENCL_CALL`, `KIND_HSA_CALL`).
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-pub fn open_record(buf: &mut [u8], kind: u16, fn_id: usize, f: &FnMeta, tid: u32, cmd_id: Option<u64>, t0: u64, args: &[u64]) -> usize {
+pub fn open_record(
+    buf: &mut [u8],
+    kind: u16,
+    fn_id: usize,
+    f: &FnMeta,
+    tid: u32,
+    cmd_id: Option<u64>,
+    t0: u64,
+    args: &[u64],
+) -> usize {
     let nargs = args.len().min(f.params.len());
     let len = HEADER + 8 * nargs;
     let h = Header {
@@ -144,7 +153,14 @@ pub fn open_record(buf: &mut [u8], kind: u16, fn_id: usize, f: &FnMeta, tid: u32
 /// # Safety
 /// `args` must be the call's arguments as the application passed them, and
 /// every pointer among them must be valid as the call's contract requires.
-pub unsafe fn complete_record<const KIND: u16>(buf: &mut [u8], f: &FnMeta, t1: u64, ret: u64, args: &[u64], local_size: Option<&[usize]>) -> usize {
+pub unsafe fn complete_record<const KIND: u16>(
+    buf: &mut [u8],
+    f: &FnMeta,
+    t1: u64,
+    ret: u64,
+    args: &[u64],
+    local_size: Option<&[usize]>,
+) -> usize {
     let mut h: Header = std::ptr::read_unaligned(buf.as_ptr() as *const Header);
     let ok = succeeded_as::<KIND>(f, ret);
     let nargs = h.nargs as usize;
@@ -204,7 +220,11 @@ pub unsafe fn complete_record<const KIND: u16>(buf: &mut [u8], f: &FnMeta, t1: u
                 if let Some(ci) = c {
                     let cp = args[ci] as *const u32;
                     if !cp.is_null() {
-                        let written = if elem == 8 && f.params[ci].c_type == "size_t*" { *(cp as *const usize) as u64 } else { *cp as u64 };
+                        let written = if elem == 8 && f.params[ci].c_type == "size_t*" {
+                            *(cp as *const usize) as u64
+                        } else {
+                            *cp as u64
+                        };
                         n = n.min(written);
                     }
                 }
@@ -213,10 +233,8 @@ pub unsafe fn complete_record<const KIND: u16>(buf: &mut [u8], f: &FnMeta, t1: u
             }
             Kind::Info { size, size_ret, .. } => {
                 let cap = args[size] as usize;
-                let written = size_ret
-                    .map(|k| args[k] as *const usize)
-                    .filter(|p| !p.is_null())
-                    .map_or(cap, |p| (*p).min(cap));
+                let written =
+                    size_ret.map(|k| args[k] as *const usize).filter(|p| !p.is_null()).map_or(cap, |p| (*p).min(cap));
                 o.capture(i, Tag::Bytes, ptr, written.min(MAX_INFO), written as u64);
             }
             _ => {}
@@ -266,7 +284,8 @@ mod tests {
         let global = [1024usize, 16];
         let wait = [0x1111usize, 0x2222];
         let mut ev: u64 = 0xE0E0;
-        let args = [0xAAu64, 0xBB, 2, 0, global.as_ptr() as u64, 0, 2, wait.as_ptr() as u64, &mut ev as *mut u64 as u64];
+        let args =
+            [0xAAu64, 0xBB, 2, 0, global.as_ptr() as u64, 0, 2, wait.as_ptr() as u64, &mut ev as *mut u64 as u64];
         let mut scratch = vec![0u8; MAX_RECORD];
         let n = unsafe { write_record(&mut scratch, id, &FUNCTIONS[id], 7, Some(3), 10, 20, 0, &args, Some(&[64, 4])) };
         let v = records(&scratch[..n]).next().unwrap();

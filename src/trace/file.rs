@@ -5,7 +5,9 @@
 //! renderer, queued, unmapped), so a thread holds one chunk at a time and
 //! memory stays flat however long the trace grows.
 
-use cltap_formats::cltrace::{self, ChunkHeader, Clock, FileHeader, CHUNK_HEADER, CHUNK_MAGIC, FILE_HEADER, HEADER_SIZE};
+use cltap_formats::cltrace::{
+    self, ChunkHeader, Clock, FileHeader, CHUNK_HEADER, CHUNK_MAGIC, FILE_HEADER, HEADER_SIZE,
+};
 use crossbeam_queue::{ArrayQueue, SegQueue};
 use memmap2::{MmapMut, MmapOptions};
 use parking_lot::Mutex;
@@ -88,7 +90,14 @@ pub struct TraceFile {
 }
 
 impl TraceFile {
-    pub fn create(path: &Path, chunk_size: usize, clock: Clock, tsc0: u64, mono0: u64, info: &[(&str, &str)]) -> io::Result<TraceFile> {
+    pub fn create(
+        path: &Path,
+        chunk_size: usize,
+        clock: Clock,
+        tsc0: u64,
+        mono0: u64,
+        info: &[(&str, &str)],
+    ) -> io::Result<TraceFile> {
         if file_size_limit().is_some_and(|l| l < (HEADER_SIZE + chunk_size) as u64) {
             return Err(io::Error::other("the file-size limit (ulimit -f) leaves no room for one chunk"));
         }
@@ -169,7 +178,8 @@ impl TraceFile {
             return None;
         }
         // SAFETY: a shared mapping of a range the file now has.
-        let mut map = unsafe { MmapOptions::new().offset(self.offset(index)).len(self.chunk_size).map_mut(&self.file).ok()? };
+        let mut map =
+            unsafe { MmapOptions::new().offset(self.offset(index)).len(self.chunk_size).map_mut(&self.file).ok()? };
         // A refusal (EINVAL) means an older kernel: touch the pages instead.
         // Any other failure is retried: ext4 can fail a fault transiently
         // while it writes back a lot.
@@ -177,7 +187,9 @@ impl TraceFile {
         let mut refused = false;
         for _ in 0..4 {
             // SAFETY: advice on our own mapping.
-            if unsafe { libc::madvise(map.as_mut_ptr() as *mut libc::c_void, self.chunk_size, MADV_POPULATE_WRITE) } == 0 {
+            if unsafe { libc::madvise(map.as_mut_ptr() as *mut libc::c_void, self.chunk_size, MADV_POPULATE_WRITE) }
+                == 0
+            {
                 populated = true;
                 break;
             }

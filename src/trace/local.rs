@@ -106,7 +106,8 @@ impl Local {
     #[cold]
     fn rotate(&mut self) -> bool {
         let tr = self.trace();
-        let behind = tr.discard() && tr.file.pending.load(Ordering::Acquire) >= tr.threads.load(Ordering::Relaxed).max(1);
+        let behind =
+            tr.discard() && tr.file.pending.load(Ordering::Acquire) >= tr.threads.load(Ordering::Relaxed).max(1);
         let next = if behind { None } else { tr.file.take(self.tid, self.seq) };
         let Some(mut next) = next else { return false };
         self.seq += 1;
@@ -160,7 +161,10 @@ impl Drop for Local {
     fn drop(&mut self) {
         // A thread that ends hands its records to the renderer, unless they
         // belong to a trace this process no longer owns (after fork).
-        if self.generation == GENERATION.load(Ordering::Acquire) && std::ptr::eq(super::writer::current_ptr(), self.trace) && self.depth == 0 {
+        if self.generation == GENERATION.load(Ordering::Acquire)
+            && std::ptr::eq(super::writer::current_ptr(), self.trace)
+            && self.depth == 0
+        {
             self.retire();
         }
     }
@@ -213,7 +217,13 @@ pub unsafe fn open(fn_id: usize, f: &FnMeta, cmd_id: Option<u64>, t0: u64, args:
 /// # Safety
 /// `args` are the call's argument words.
 #[inline]
-pub unsafe fn open_kind<const KIND: u16>(fn_id: usize, f: &FnMeta, cmd_id: Option<u64>, t0: u64, args: &[u64]) -> Opened {
+pub unsafe fn open_kind<const KIND: u16>(
+    fn_id: usize,
+    f: &FnMeta,
+    cmd_id: Option<u64>,
+    t0: u64,
+    args: &[u64],
+) -> Opened {
     with_local(|l| {
         if !l.room() {
             l.drop_record();
@@ -243,7 +253,14 @@ pub unsafe fn complete(o: Opened, f: &FnMeta, t1: u64, ret: u64, args: &[u64], l
 /// # Safety
 /// As for [`complete_record`]; `o` came from [`open_kind`] on this thread.
 #[inline]
-pub unsafe fn complete_kind<const KIND: u16>(o: Opened, f: &FnMeta, t1: u64, ret: u64, args: &[u64], local_size: Option<&[usize]>) {
+pub unsafe fn complete_kind<const KIND: u16>(
+    o: Opened,
+    f: &FnMeta,
+    t1: u64,
+    ret: u64,
+    args: &[u64],
+    local_size: Option<&[usize]>,
+) {
     if o.rec.is_null() {
         return;
     }
@@ -251,13 +268,21 @@ pub unsafe fn complete_kind<const KIND: u16>(o: Opened, f: &FnMeta, t1: u64, ret
         let current = l.chunk.as_ref().map_or(u64::MAX, |c| c.index);
         let last = current == o.chunk && o.rec.add(o.len as usize) == l.data.add(l.used);
         if last {
-            let n = complete_record::<KIND>(std::slice::from_raw_parts_mut(o.rec, MAX_RECORD), f, t1, ret, args, local_size);
+            let n = complete_record::<KIND>(
+                std::slice::from_raw_parts_mut(o.rec, MAX_RECORD),
+                f,
+                t1,
+                ret,
+                args,
+                local_size,
+            );
             l.used += n - o.len as usize;
         } else if l.room() {
             // Calls made inside this one follow it: complete a copy at the end.
             let dst = l.data.add(l.used);
             std::ptr::copy_nonoverlapping(o.rec, dst, o.len as usize);
-            let n = complete_record::<KIND>(std::slice::from_raw_parts_mut(dst, MAX_RECORD), f, t1, ret, args, local_size);
+            let n =
+                complete_record::<KIND>(std::slice::from_raw_parts_mut(dst, MAX_RECORD), f, t1, ret, args, local_size);
             l.used += n;
             mark_moved(o.rec);
         } else {
@@ -301,12 +326,30 @@ pub fn record_kind<const KIND: u16>(cmd_id: u64, t0: u64, t1: u64, args: &[u64],
             }
             if let Some(n) = name {
                 let at = rec.add(HEADER + 8 * nargs);
-                let c = Capture { param: NAME_PARAM, tag: Tag::Str as u8, _pad: 0, bytes: n.len() as u32, total: n.len() as u64 };
+                let c = Capture {
+                    param: NAME_PARAM,
+                    tag: Tag::Str as u8,
+                    _pad: 0,
+                    bytes: n.len() as u32,
+                    total: n.len() as u64,
+                };
                 std::ptr::write_unaligned(at as *mut Capture, c);
                 std::ptr::copy_nonoverlapping(n.as_ptr(), at.add(CAPTURE), n.len());
                 std::ptr::write_bytes(at.add(CAPTURE + n.len()), 0, super::record::pad8(n.len()) - n.len());
             }
-            let h = Header { len: len as u32, fn_id: 0, nargs: nargs as u8, flags: FLAG_CMD | FLAG_OK | FLAG_DONE, tid: l.tid, kind: KIND, _pad: 0, cmd_id, t0, t1, ret: 0 };
+            let h = Header {
+                len: len as u32,
+                fn_id: 0,
+                nargs: nargs as u8,
+                flags: FLAG_CMD | FLAG_OK | FLAG_DONE,
+                tid: l.tid,
+                kind: KIND,
+                _pad: 0,
+                cmd_id,
+                t0,
+                t1,
+                ret: 0,
+            };
             std::ptr::write_unaligned(rec as *mut Header, h);
             l.used += len;
             l.publish();
@@ -334,7 +377,11 @@ pub fn retire_current_thread() {
         // SAFETY: this thread's own state, not borrowed at this point.
         let slot = unsafe { &mut *cell.get() };
         if let Some(l) = slot.as_mut() {
-            if !l.busy && l.depth == 0 && l.generation == GENERATION.load(Ordering::Acquire) && std::ptr::eq(l.trace, super::writer::current_ptr()) {
+            if !l.busy
+                && l.depth == 0
+                && l.generation == GENERATION.load(Ordering::Acquire)
+                && std::ptr::eq(l.trace, super::writer::current_ptr())
+            {
                 l.retire();
             }
         }

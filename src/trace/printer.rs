@@ -49,8 +49,18 @@ pub(crate) fn is_pointer_type(c_type: &str) -> bool {
 fn cltap_apidesc_handle(t: &str) -> bool {
     matches!(
         t,
-        "cl_platform_id" | "cl_device_id" | "cl_context" | "cl_command_queue" | "cl_mem" | "cl_program" | "cl_kernel"
-            | "cl_event" | "cl_sampler" | "cl_semaphore_khr" | "cl_command_buffer_khr" | "cl_mutable_command_khr"
+        "cl_platform_id"
+            | "cl_device_id"
+            | "cl_context"
+            | "cl_command_queue"
+            | "cl_mem"
+            | "cl_program"
+            | "cl_kernel"
+            | "cl_event"
+            | "cl_sampler"
+            | "cl_semaphore_khr"
+            | "cl_command_buffer_khr"
+            | "cl_mutable_command_khr"
             | "cl_accelerator_intel"
     )
 }
@@ -74,7 +84,9 @@ pub(crate) fn push_scalar(s: &mut String, c_type: &str, v: u64) {
         push_hex(s, v)
     } else if is_signed(c_type) {
         match c_type {
-            "cl_int" | "cl_build_status" | "cl_GLint" | "int" | "int32_t" | "hsa_file_t" => s.push_str(b.format(v as u32 as i32)),
+            "cl_int" | "cl_build_status" | "cl_GLint" | "int" | "int32_t" | "hsa_file_t" => {
+                s.push_str(b.format(v as u32 as i32))
+            }
             _ => s.push_str(b.format(v as i64)),
         }
     } else {
@@ -152,7 +164,8 @@ pub(crate) fn text_prefix(data: &[u8]) -> Option<&[u8]> {
 /// The decoded form of one parameter's captured contents.
 fn decoded(p: &crate::meta::ParamMeta, caps: &[(&crate::trace::record::Capture, &[u8])]) -> Option<String> {
     let (c, data) = caps.first()?;
-    let more = |shown: usize, total: u64| if (shown as u64) < total { format!(", … {total} in all") } else { String::new() };
+    let more =
+        |shown: usize, total: u64| if (shown as u64) < total { format!(", … {total} in all") } else { String::new() };
     Some(match (Tag::from_u8(c.tag)?, p.kind) {
         (Tag::Array, Kind::InArray { elem, .. }) | (Tag::OutArray, Kind::OutArray { elem, .. }) => {
             let pointee = p.c_type.trim_start_matches("const ").trim_end_matches('*');
@@ -165,7 +178,16 @@ fn decoded(p: &crate::meta::ParamMeta, caps: &[(&crate::trace::record::Capture, 
             format!("{{{}{}}}", items.join(", "), more(w.len(), c.total))
         }
         (Tag::Str, Kind::InStrings { .. }) => {
-            let v: Vec<String> = caps.iter().map(|(c, d)| format!("{}{}", quoted(d), if (d.len() as u64) < c.total { format!("…({} bytes)", c.total) } else { String::new() })).collect();
+            let v: Vec<String> = caps
+                .iter()
+                .map(|(c, d)| {
+                    format!(
+                        "{}{}",
+                        quoted(d),
+                        if (d.len() as u64) < c.total { format!("…({} bytes)", c.total) } else { String::new() }
+                    )
+                })
+                .collect();
             format!("{{{}}}", v.join(", "))
         }
         (Tag::Str, _) => {
@@ -176,7 +198,11 @@ fn decoded(p: &crate::meta::ParamMeta, caps: &[(&crate::trace::record::Capture, 
             s
         }
         (Tag::Bytes, _) if text_prefix(data).is_some() => quoted(text_prefix(data).unwrap()),
-        (Tag::Bytes, _) if matches!(p.kind, Kind::Info { .. }) && (data.len() == 4 || data.len() == 8) && c.total as usize == data.len() => {
+        (Tag::Bytes, _)
+            if matches!(p.kind, Kind::Info { .. })
+                && (data.len() == 4 || data.len() == 8)
+                && c.total as usize == data.len() =>
+        {
             words(data, data.len())[0].to_string()
         }
         (Tag::Bytes, _) => {
@@ -270,7 +296,13 @@ pub fn agent_text(v: &View<'_>) -> String {
 pub fn counters_text(v: &View<'_>) -> String {
     let mut t = format!("counters of dispatch {} (pass {}):", v.header.cmd_id, v.args.first().copied().unwrap_or(0));
     for (i, pair) in v.args.get(1..).unwrap_or(&[]).chunks_exact(2).enumerate() {
-        let _ = write!(t, "{} {} = {}", if i == 0 { "" } else { "," }, crate::metrics::event_label(&crate::hsa::aqlprofile::unpack(pair[0])), pair[1]);
+        let _ = write!(
+            t,
+            "{} {} = {}",
+            if i == 0 { "" } else { "," },
+            crate::metrics::event_label(&crate::hsa::aqlprofile::unpack(pair[0])),
+            pair[1]
+        );
     }
     t
 }
@@ -295,7 +327,8 @@ pub fn kernel_info_text(v: &View<'_>) -> String {
     use cltap_formats::cltrace::record::*;
     let names = v.kernel_name().unwrap_or_default();
     let (kernel, device) = names.split_once('\t').unwrap_or((&names, ""));
-    let w = |i: usize| v.args.get(i).copied().filter(|x| *x != u64::MAX).map_or_else(|| "?".to_string(), |x| x.to_string());
+    let w =
+        |i: usize| v.args.get(i).copied().filter(|x| *x != u64::MAX).map_or_else(|| "?".to_string(), |x| x.to_string());
     format!(
         "kernel {kernel} on {device} for CMD ID {}: local memory {}, private memory {}, preferred work-group multiple {}, work-group size {}",
         v.header.cmd_id,
@@ -359,7 +392,16 @@ pub fn dispatch_text(v: &View<'_>) -> String {
 }
 
 pub fn empty_call() -> Call {
-    Call { tid: 0, start: 0, duration_us: 0, cmd_id: None, name: String::new(), args: Vec::new(), result: None, outs: Vec::new() }
+    Call {
+        tid: 0,
+        start: 0,
+        duration_us: 0,
+        cmd_id: None,
+        name: String::new(),
+        args: Vec::new(),
+        result: None,
+        outs: Vec::new(),
+    }
 }
 
 /// Appends one record's lines to `text`, reusing `call`'s storage (the
@@ -451,7 +493,8 @@ fn fill(call: &mut Call, v: &View<'_>, tb: &Timebase, opt: Options) -> Option<En
         if !is_out {
             continue;
         }
-        let out_word = caps.find(|(c, _)| c.tag == Tag::Out as u8).map(|(_, d)| u64::from_ne_bytes(d[..8].try_into().unwrap()));
+        let out_word =
+            caps.find(|(c, _)| c.tag == Tag::Out as u8).map(|(_, d)| u64::from_ne_bytes(d[..8].try_into().unwrap()));
         if call.outs.len() <= nouts {
             call.outs.push((String::new(), String::new()));
         }
@@ -597,6 +640,8 @@ mod tests {
         h.kind = 9;
         let bytes = crate::trace::record::encode(&h, &v.args, &[]);
         let v = records(&bytes).next().unwrap();
-        assert!(matches!(&entries(&v, &tb, Options::default())[0], Entry::Comment(c) if c.starts_with("unknown record kind 9")));
+        assert!(
+            matches!(&entries(&v, &tb, Options::default())[0], Entry::Comment(c) if c.starts_with("unknown record kind 9"))
+        );
     }
 }

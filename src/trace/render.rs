@@ -77,7 +77,11 @@ impl Tally {
         }
         if h.kind == super::record::KIND_HSA_DISPATCH {
             self.hsa_dispatches += 1;
-            crate::summary::note_hsa_dispatch(v.args.get(super::record::DISPATCH_KERNEL_OBJECT).copied().unwrap_or(0), h.t0, h.t1);
+            crate::summary::note_hsa_dispatch(
+                v.args.get(super::record::DISPATCH_KERNEL_OBJECT).copied().unwrap_or(0),
+                h.t0,
+                h.t1,
+            );
             return;
         }
         // Records that are not calls have no row.
@@ -113,7 +117,13 @@ impl Tally {
 }
 
 /// One chunk's API-log text and counts, made on any thread.
-fn render_text(reader: &Reader, c: &cltrace::ChunkInfo, tb: Timebase, options: Options, text: bool) -> Result<(String, Tally), cltrace::Error> {
+fn render_text(
+    reader: &Reader,
+    c: &cltrace::ChunkInfo,
+    tb: Timebase,
+    options: Options,
+    text: bool,
+) -> Result<(String, Tally), cltrace::Error> {
     let mut buf = Vec::new();
     // An API-log line is about three times its record: sized once, the text
     // does not grow by doubling.
@@ -197,7 +207,8 @@ impl Renderer {
         if let Ok(h) = self.reader.current_header() {
             self.header = h;
         }
-        let ticks_per_us = self.header.ticks_per_us().unwrap_or_else(|| tsc::ticks_per_us(std::time::Duration::from_millis(20)));
+        let ticks_per_us =
+            self.header.ticks_per_us().unwrap_or_else(|| tsc::ticks_per_us(std::time::Duration::from_millis(20)));
         Timebase { ticks_per_us }
     }
 
@@ -272,7 +283,10 @@ impl Renderer {
     fn write_line(&mut self) {
         if let Some(o) = self.out.as_mut() {
             if let Err(e) = o.write_all(self.line.as_bytes()) {
-                crate::warn!("cannot write {}: {e}; the API log ends here (the trace has every record: `cltap render`)", self.outputs.path("apilog").display());
+                crate::warn!(
+                    "cannot write {}: {e}; the API log ends here (the trace has every record: `cltap render`)",
+                    self.outputs.path("apilog").display()
+                );
                 self.out = None;
             }
         }
@@ -327,7 +341,13 @@ impl Renderer {
         if !v.returned() {
             return;
         }
-        if matches!(v.header.kind, super::record::KIND_OPENCL_CALL | super::record::KIND_HSA_CALL | super::record::KIND_HSA_DISPATCH | super::record::KIND_HSA_COUNTERS) {
+        if matches!(
+            v.header.kind,
+            super::record::KIND_OPENCL_CALL
+                | super::record::KIND_HSA_CALL
+                | super::record::KIND_HSA_DISPATCH
+                | super::record::KIND_HSA_COUNTERS
+        ) {
             if let Some(t) = self.timeline.as_mut() {
                 t.record(v);
             }
@@ -428,7 +448,9 @@ impl Renderer {
                     if self.timeline.is_some() || self.atp.is_some() || self.counters.is_some() || tools {
                         let mut buf = std::mem::take(&mut self.buf);
                         let c = chunks[k];
-                        if let Err(e) = reader.chunk_records(&c, &mut buf).and_then(|_| reader.walk(&c, &buf, |v| self.devices(&v))) {
+                        if let Err(e) =
+                            reader.chunk_records(&c, &mut buf).and_then(|_| reader.walk(&c, &buf, |v| self.devices(&v)))
+                        {
                             self.errors.push(e.to_string());
                         }
                         if tools {
@@ -448,7 +470,10 @@ impl Renderer {
     pub fn flush(&mut self) {
         if let Some(o) = self.out.as_mut() {
             if let Err(e) = o.flush() {
-                crate::warn!("cannot write {}: {e}; the API log ends here (the trace has every record: `cltap render`)", self.outputs.path("apilog").display());
+                crate::warn!(
+                    "cannot write {}: {e}; the API log ends here (the trace has every record: `cltap render`)",
+                    self.outputs.path("apilog").display()
+                );
                 self.out = None;
             }
         }
@@ -467,7 +492,8 @@ impl Renderer {
             }
         };
         let drops_in_chunks: u64 = chunks.iter().map(|c| c.header.drops).sum();
-        let todo: Vec<cltrace::ChunkInfo> = chunks.into_iter().filter(|c| c.header.sealed == 0 || c.header.sealed >= self.next_seal).collect();
+        let todo: Vec<cltrace::ChunkInfo> =
+            chunks.into_iter().filter(|c| c.header.sealed == 0 || c.header.sealed >= self.next_seal).collect();
         self.render_many(&todo, threads);
         let mut drops = drops_in_chunks;
         if let Ok(h) = self.reader.current_header() {

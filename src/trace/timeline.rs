@@ -5,9 +5,9 @@
 //! memory, and it is closed at the end of the process however it ends.
 
 use super::record::{View, FLAG_CMD, KIND_HSA_DISPATCH};
-use cltap_formats::cltrace::record as rec;
 use super::tsc::HostClock;
 use crate::devtime::{self, Alignment, Command};
+use cltap_formats::cltrace::record as rec;
 use std::collections::{BTreeMap, HashSet};
 use std::io::{BufWriter, Write};
 
@@ -59,9 +59,25 @@ impl Timeline {
     pub fn create(path: &std::path::Path, pid: u32, clock: HostClock) -> std::io::Result<Self> {
         let mut out = BufWriter::with_capacity(1 << 20, std::fs::File::create(path)?);
         out.write_all(b"{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n")?;
-        let mut t = Timeline { out, first: true, pid, clock, named: HashSet::new(), enqueues: BTreeMap::new(), hsa_queues: BTreeMap::new(), hsa_stores: Vec::new(), hsa_dispatches: Vec::new(), counters: BTreeMap::new() };
-        t.event(&format!("{{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":{pid},\"args\":{{\"name\":\"host (pid {pid})\"}}}}"));
-        t.event(&format!("{{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":{},\"args\":{{\"name\":\"device queues\"}}}}", pid + DEVICE_PID_OFFSET));
+        let mut t = Timeline {
+            out,
+            first: true,
+            pid,
+            clock,
+            named: HashSet::new(),
+            enqueues: BTreeMap::new(),
+            hsa_queues: BTreeMap::new(),
+            hsa_stores: Vec::new(),
+            hsa_dispatches: Vec::new(),
+            counters: BTreeMap::new(),
+        };
+        t.event(&format!(
+            "{{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":{pid},\"args\":{{\"name\":\"host (pid {pid})\"}}}}"
+        ));
+        t.event(&format!(
+            "{{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":{},\"args\":{{\"name\":\"device queues\"}}}}",
+            pid + DEVICE_PID_OFFSET
+        ));
         Ok(t)
     }
 
@@ -142,7 +158,8 @@ impl Timeline {
             return;
         }
         let w = |i: usize| v.args.get(i).copied().unwrap_or(0);
-        let (agent, queue, kernel) = (w(rec::DISPATCH_AGENT), w(rec::DISPATCH_QUEUE_ID), w(rec::DISPATCH_KERNEL_OBJECT));
+        let (agent, queue, kernel) =
+            (w(rec::DISPATCH_AGENT), w(rec::DISPATCH_QUEUE_ID), w(rec::DISPATCH_KERNEL_OBJECT));
         let dpid = self.pid + DEVICE_PID_OFFSET;
         let n = HSA_QUEUE_TID0 + self.hsa_queues.len();
         let tid = *self.hsa_queues.entry((agent, queue)).or_insert(n);
@@ -179,7 +196,11 @@ impl Timeline {
         let dpid = self.pid + DEVICE_PID_OFFSET;
         for (dispatch, seq, tid, ts) in std::mem::take(&mut self.hsa_dispatches) {
             let k = stores.partition_point(|s| s.0 <= dispatch.saturating_add(STORE_SLACK_NS));
-            let Some(&(_, _, htid, hts)) = stores[..k].iter().rev().find(|s| s.1.saturating_add(STORE_SLACK_NS) >= dispatch) else { continue };
+            let Some(&(_, _, htid, hts)) =
+                stores[..k].iter().rev().find(|s| s.1.saturating_add(STORE_SLACK_NS) >= dispatch)
+            else {
+                continue;
+            };
             // Flow ids apart from OpenCL's command ids.
             let id = (1u64 << 62) | seq;
             let fts = ts.max(hts);
@@ -223,7 +244,9 @@ impl Timeline {
     }
 
     fn command(&mut self, c: &Command, offsets: &devtime::QueueOffsets, dpid: u32, tid: usize) {
-        let (Some(&(off, _)), Some(&(htid, hts))) = (offsets.get(&c.queue), self.enqueues.get(&c.cmd_id)) else { return };
+        let (Some(&(off, _)), Some(&(htid, hts))) = (offsets.get(&c.queue), self.enqueues.get(&c.cmd_id)) else {
+            return;
+        };
         let ts = self.ns_us(devtime::on_host(c.start, off));
         let dur = c.duration_ns() as f64 / 1000.0;
         let name = c.kernel.clone().unwrap_or_else(|| c.api.trim_start_matches("clEnqueue").to_string());
@@ -257,7 +280,11 @@ fn counter_args(v: &View<'_>) -> String {
         if i > 0 {
             o.push(',');
         }
-        o += &format!("{}:{}", json_str(&crate::metrics::event_label(&crate::hsa::aqlprofile::unpack(pair[0]))), pair[1]);
+        o += &format!(
+            "{}:{}",
+            json_str(&crate::metrics::event_label(&crate::hsa::aqlprofile::unpack(pair[0]))),
+            pair[1]
+        );
     }
     o.push('}');
     o

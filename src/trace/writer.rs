@@ -52,7 +52,14 @@ impl TraceSettings {
             ("device_timing".into(), flag(self.device_timing)),
             ("render".into(), flag(self.render)),
             ("counters".into(), self.counters.as_ref().map(|c| c.names.join(",")).unwrap_or_default()),
-            ("metrics_file".into(), self.counters.as_ref().and_then(|c| c.metrics_file.as_ref()).map(|p| p.display().to_string()).unwrap_or_default()),
+            (
+                "metrics_file".into(),
+                self.counters
+                    .as_ref()
+                    .and_then(|c| c.metrics_file.as_ref())
+                    .map(|p| p.display().to_string())
+                    .unwrap_or_default(),
+            ),
             ("counter_pass".into(), self.counters.as_ref().map_or(0, |c| c.pass).to_string()),
         ]
     }
@@ -72,7 +79,15 @@ pub fn outputs_of(r: &Reader, dir: &std::path::Path, stem: String) -> Outputs {
         metrics_file: r.info("metrics_file").filter(|m| !m.is_empty()).map(std::path::PathBuf::from),
         pass: r.info("counter_pass").and_then(|p| p.parse().ok()).unwrap_or(0),
     });
-    Outputs { dir: dir.to_path_buf(), stem, api_log, options: Options { decode: on("decode") }, timeline: on("timeline"), atp: on("atp"), counters }
+    Outputs {
+        dir: dir.to_path_buf(),
+        stem,
+        api_log,
+        options: Options { decode: on("decode") },
+        timeline: on("timeline"),
+        atp: on("atp"),
+        counters,
+    }
 }
 
 /// One process's trace.
@@ -155,8 +170,12 @@ pub fn current() -> Option<&'static Trace> {
 /// What the trace records about the process, for the rendered headers.
 fn process_info(pid: u32) -> Vec<(String, String)> {
     let args = command_args();
-    let exe = std::env::current_exe().map(|p| p.display().to_string()).unwrap_or_else(|_| args.first().cloned().unwrap_or_default());
-    let os = std::fs::read_to_string("/proc/sys/kernel/osrelease").map(|s| format!("Linux {}", s.trim())).unwrap_or_else(|_| "Linux".into());
+    let exe = std::env::current_exe()
+        .map(|p| p.display().to_string())
+        .unwrap_or_else(|_| args.first().cloned().unwrap_or_default());
+    let os = std::fs::read_to_string("/proc/sys/kernel/osrelease")
+        .map(|s| format!("Linux {}", s.trim()))
+        .unwrap_or_else(|_| "Linux".into());
     let cwd = std::env::current_dir().map(|p| p.display().to_string()).unwrap_or_default();
     let mut v = vec![
         ("stem".to_string(), stem(pid)),
@@ -184,7 +203,15 @@ impl Trace {
         let buffers = s.buffers.normalized();
         let path = s.dir.join(format!("{}.cltrace", stem(pid)));
         let file = TraceFile::create(&path, buffers.size, clock, start.0, start.1, &pairs)?;
-        let outputs = Outputs { dir: s.dir.clone(), stem: stem(pid), api_log: s.api_log.clone(), options: s.options, timeline: s.timeline, atp: s.atp, counters: s.counters.clone() };
+        let outputs = Outputs {
+            dir: s.dir.clone(),
+            stem: stem(pid),
+            api_log: s.api_log.clone(),
+            options: s.options,
+            timeline: s.timeline,
+            atp: s.atp,
+            counters: s.counters.clone(),
+        };
         let renderer = match Reader::open(&path) {
             Ok(r) => Some(Renderer::new(r, outputs)),
             Err(e) => {
@@ -391,7 +418,9 @@ fn mpi_rank() -> Option<String> {
 /// The process's command line, program first.
 fn command_args() -> Vec<String> {
     std::fs::read("/proc/self/cmdline")
-        .map(|b| b.split(|&c| c == 0).filter(|s| !s.is_empty()).map(|s| String::from_utf8_lossy(s).into_owned()).collect())
+        .map(|b| {
+            b.split(|&c| c == 0).filter(|s| !s.is_empty()).map(|s| String::from_utf8_lossy(s).into_owned()).collect()
+        })
         .unwrap_or_default()
 }
 

@@ -42,11 +42,7 @@ impl Driver {
             Driver::Oclgrind => PathBuf::from("/usr/lib/oclgrind/liboclgrind-rt-icd.so"),
             Driver::Intel => intel_lib().join("libintelocl.so"),
         };
-        assert!(
-            p.is_file(),
-            "driver {self:?} is not installed at {} (run scripts/setup.sh)",
-            p.display()
-        );
+        assert!(p.is_file(), "driver {self:?} is not installed at {} (run scripts/setup.sh)", p.display());
         p
     }
 
@@ -101,12 +97,7 @@ impl AsRef<std::ffi::OsStr> for Scratch {
 }
 
 pub fn scratch(name: &str) -> Scratch {
-    Scratch(
-        tempfile::Builder::new()
-            .prefix(&format!("cltap-test-{name}-"))
-            .tempdir()
-            .unwrap(),
-    )
+    Scratch(tempfile::Builder::new().prefix(&format!("cltap-test-{name}-")).tempdir().unwrap())
 }
 
 /// The folder shared by one test binary's tests (vendor lists, default
@@ -114,11 +105,7 @@ pub fn scratch(name: &str) -> Scratch {
 fn process_dir() -> &'static Path {
     static D: OnceLock<PathBuf> = OnceLock::new();
     D.get_or_init(|| {
-        let d = tempfile::Builder::new()
-            .prefix("cltap-test-")
-            .tempdir()
-            .unwrap()
-            .keep();
+        let d = tempfile::Builder::new().prefix("cltap-test-").tempdir().unwrap().keep();
         extern "C" fn remove() {
             if let Some(d) = D.get() {
                 let _ = std::fs::remove_dir_all(d);
@@ -142,13 +129,7 @@ fn empty_dir() -> &'static Path {
 /// A command that runs `program` on exactly `drivers` through `loader`, with
 /// cltap in `mode`. The environment is cleaned of anything that would select
 /// other drivers or configure cltap.
-pub fn command(
-    program: &Path,
-    args: &[&str],
-    drivers: &[Driver],
-    loader: Loader,
-    mode: Mode,
-) -> Command {
+pub fn command(program: &Path, args: &[&str], drivers: &[Driver], loader: Loader, mode: Mode) -> Command {
     let mut c = Command::new("timeout");
     c.arg("600").arg(program).args(args);
     for (k, _) in std::env::vars() {
@@ -160,10 +141,7 @@ pub fn command(
             c.env_remove(k);
         }
     }
-    let libs: Vec<String> = drivers
-        .iter()
-        .map(|d| d.library().display().to_string())
-        .collect();
+    let libs: Vec<String> = drivers.iter().map(|d| d.library().display().to_string()).collect();
     let mut ld = vec![intel_lib().display().to_string()];
     if loader == Loader::Khronos {
         ld.insert(0, root().join(".deps/intel/khronos").display().to_string());
@@ -292,17 +270,10 @@ pub fn difference(what: &str, a: &Outcome, b: &Outcome) -> Option<String> {
     if a.code != b.code {
         s += &format!("exit code {:?} without cltap, {:?} with\n", a.code, b.code);
     }
-    for (name, x, y) in [
-        ("stdout", &a.stdout, &b.stdout),
-        ("stderr", &a.stderr, &b.stderr),
-    ] {
+    for (name, x, y) in [("stdout", &a.stdout, &b.stdout), ("stderr", &a.stderr, &b.stderr)] {
         if x != y {
             let (xl, yl): (Vec<&str>, Vec<&str>) = (x.lines().collect(), y.lines().collect());
-            let first = xl
-                .iter()
-                .zip(&yl)
-                .position(|(p, q)| p != q)
-                .unwrap_or(xl.len().min(yl.len()));
+            let first = xl.iter().zip(&yl).position(|(p, q)| p != q).unwrap_or(xl.len().min(yl.len()));
             s += &format!(
                 "{name} differs at line {}:\n  without: {:?}\n  with:    {:?}\n",
                 first + 1,
@@ -355,15 +326,9 @@ pub fn peak_kib(c: std::process::Command) -> (i32, i64) {
     if let Some(d) = c.get_current_dir() {
         p.current_dir(d);
     }
-    let st = p
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .status()
-        .unwrap();
-    let kib = std::fs::read_to_string(&out)
-        .ok()
-        .and_then(|t| t.trim().parse().ok())
-        .expect("peak wrote the child's peak");
+    let st = p.stdout(std::process::Stdio::null()).stderr(std::process::Stdio::null()).status().unwrap();
+    let kib =
+        std::fs::read_to_string(&out).ok().and_then(|t| t.trim().parse().ok()).expect("peak wrote the child's peak");
     use std::os::unix::process::ExitStatusExt;
     (st.into_raw(), kib)
 }
@@ -388,10 +353,7 @@ pub fn signal_when_ready(mut c: Command, sig: i32) -> std::process::ExitStatus {
     let mut line = String::new();
     while !line.contains("ready") {
         line.clear();
-        assert!(
-            out.read_line(&mut line).unwrap() > 0,
-            "program ended before ready"
-        );
+        assert!(out.read_line(&mut line).unwrap() > 0, "program ended before ready");
     }
     // SAFETY: signals our own child (`timeout` passes it on to the program).
     unsafe { libc::kill(child.id() as i32, sig) };
@@ -466,16 +428,8 @@ pub fn mask_kernel_objects(s: &str) -> String {
 
 /// The decimal number right after the first `key` in `out`.
 pub fn number_after(out: &str, key: &str) -> u64 {
-    let at = out
-        .find(key)
-        .unwrap_or_else(|| panic!("{key} not in:\n{out}"))
-        + key.len();
-    out[at..]
-        .chars()
-        .take_while(|c| c.is_ascii_digit())
-        .collect::<String>()
-        .parse()
-        .unwrap()
+    let at = out.find(key).unwrap_or_else(|| panic!("{key} not in:\n{out}")) + key.len();
+    out[at..].chars().take_while(|c| c.is_ascii_digit()).collect::<String>().parse().unwrap()
 }
 
 /// The one file in `dir` whose name ends with `suffix`.
@@ -485,12 +439,7 @@ pub fn only_file(dir: &Path, suffix: &str) -> PathBuf {
         .map(|e| e.unwrap().path())
         .filter(|p| p.to_string_lossy().ends_with(suffix))
         .collect();
-    assert_eq!(
-        found.len(),
-        1,
-        "one {suffix} in {}: {found:?}",
-        dir.display()
-    );
+    assert_eq!(found.len(), 1, "one {suffix} in {}: {found:?}", dir.display());
     found.into_iter().next().unwrap()
 }
 

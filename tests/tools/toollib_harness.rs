@@ -86,12 +86,17 @@ pub struct Rec {
 
 impl Rec {
     pub fn of(v: &View<'_>) -> Rec {
-        Rec { header: v.header, args: v.args.clone(), captures: v.captures.iter().map(|(c, d)| (*c, d.to_vec())).collect() }
+        Rec {
+            header: v.header,
+            args: v.args.clone(),
+            captures: v.captures.iter().map(|(c, d)| (*c, d.to_vec())).collect(),
+        }
     }
 
     /// The function's name (calls), or `kind N`.
     pub fn name(&self) -> String {
-        cltap::meta::function(self.header.kind, self.header.fn_id).map_or_else(|| format!("kind {}", self.header.kind), |f| f.name.to_string())
+        cltap::meta::function(self.header.kind, self.header.fn_id)
+            .map_or_else(|| format!("kind {}", self.header.kind), |f| f.name.to_string())
     }
 
     pub fn is_api(&self) -> bool {
@@ -147,7 +152,11 @@ pub fn log_calls(dir: &Path) -> Vec<cltap_formats::apilog::Call> {
     let path = only_file(dir, ".apilog");
     let text = std::fs::read_to_string(&path).unwrap();
     assert!(text.lines().last().is_some_and(|l| l.starts_with("# end: ")), "no trailer in {}", path.display());
-    apilog::read(&text).unwrap().into_iter().filter_map(|e| if let Entry::Call(c) = e { Some(c) } else { None }).collect()
+    apilog::read(&text)
+        .unwrap()
+        .into_iter()
+        .filter_map(|e| if let Entry::Call(c) = e { Some(c) } else { None })
+        .collect()
 }
 
 /// The stderr lines that are not cltap's ROCP_TOOL_LIB lines.

@@ -60,14 +60,8 @@ fn parse(l: &str, ret_optional: bool) -> Result<ApiCall, String> {
     if name.is_empty() || name.contains(char::is_whitespace) {
         return Err(format!("bad API name {name:?}"));
     }
-    let body = body
-        .strip_suffix(')')
-        .ok_or("API line does not end with ')'")?;
+    let body = body.strip_suffix(')').ok_or("API line does not end with ')'")?;
     let body = body.strip_prefix(' ').unwrap_or(body);
     let body = body.strip_suffix(' ').unwrap_or(body);
-    Ok(ApiCall {
-        ret: ret.to_string(),
-        name: name.to_string(),
-        args: split_args(body)?,
-    })
+    Ok(ApiCall { ret: ret.to_string(), name: name.to_string(), args: split_args(body)? })
 }

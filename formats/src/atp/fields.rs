@@ -80,10 +80,7 @@ pub(super) struct Small {
 
 impl Small {
     pub(super) fn dec(mut v: u64) -> Self {
-        let mut s = Small {
-            buf: [0; 20],
-            start: 20,
-        };
+        let mut s = Small { buf: [0; 20], start: 20 };
         loop {
             s.start -= 1;
             s.buf[s.start] = b'0' + (v % 10) as u8;
@@ -108,10 +105,7 @@ impl Small {
     }
 
     fn hex(mut v: u64, digits: &[u8; 16]) -> Self {
-        let mut s = Small {
-            buf: [0; 20],
-            start: 20,
-        };
+        let mut s = Small { buf: [0; 20], start: 20 };
         if v == 0 {
             s.start = 16;
             s.buf[16..].copy_from_slice(b"NULL");

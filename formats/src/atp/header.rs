@@ -2,8 +2,8 @@
 //! `AtpFileWriter::SaveToAtpFile`).
 
 use super::read::{err, starts_section, ReadError};
-use crate::text::Lines;
 use super::{EMPTY_FIELD, TRACE_FILE_VERSION};
+use crate::text::Lines;
 
 /// The fields RCP's profiler puts in the header, in the order it writes them.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -33,10 +33,7 @@ impl HeaderInfo {
             kv("WorkingDirectory", &self.working_directory),
         ];
         crate::text::push_environment(&mut h, self.full_environment, &self.env_vars);
-        h.push(kv(
-            "UserTimer",
-            if self.user_timer { "True" } else { "False" },
-        ));
+        h.push(kv("UserTimer", if self.user_timer { "True" } else { "False" }));
         h.push(kv("OS Version", &self.os_version));
         h.push(kv("DisplayName", &self.display_name));
         h
@@ -62,9 +59,7 @@ pub(super) fn read_header(lines: &mut Lines) -> Result<Vec<(String, String)>, Re
             break;
         }
         lines.take();
-        let (k, v) = l
-            .split_once('=')
-            .ok_or_else(|| err(no, "header line without '='"))?;
+        let (k, v) = l.split_once('=').ok_or_else(|| err(no, "header line without '='"))?;
         header.push((k.to_string(), v.to_string()));
     }
     Ok(header)

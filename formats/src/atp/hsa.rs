@@ -22,23 +22,11 @@ pub(super) fn parse_hsa_timestamp(l: &str) -> Result<HsaTimestamp, String> {
     let f: Vec<&str> = l.split_whitespace().collect();
     let copy = match f.as_slice() {
         [_, _, _, _] => None,
-        [_, _, _, _, start, end] => Some(AsyncCopy {
-            start: number(start, "copy start time")?,
-            end: number(end, "copy end time")?,
-        }),
-        _ => {
-            return Err(format!(
-                "HSA timestamp line has {} fields, needs 4 (6 for an async copy)",
-                f.len()
-            ))
+        [_, _, _, _, start, end] => {
+            Some(AsyncCopy { start: number(start, "copy start time")?, end: number(end, "copy end time")? })
         }
+        _ => return Err(format!("HSA timestamp line has {} fields, needs 4 (6 for an async copy)", f.len())),
     };
     let (api_type, name, start, end) = parse_call_fields(&f)?;
-    Ok(HsaTimestamp {
-        api_type,
-        name,
-        start,
-        end,
-        copy,
-    })
+    Ok(HsaTimestamp { api_type, name, start, end, copy })
 }

@@ -66,10 +66,7 @@ pub(super) fn parse_kernel_dispatch(l: &str) -> Result<KernelDispatch, String> {
         let r = rest.trim_start();
         let end = r.find(char::is_whitespace).unwrap_or(r.len());
         if end == 0 {
-            return Err(format!(
-                "kernel timestamp line has {i} fields, needs {}",
-                FIXED_FIELDS + 1
-            ));
+            return Err(format!("kernel timestamp line has {i} fields, needs {}", FIXED_FIELDS + 1));
         }
         *slot = &r[..end];
         rest = &r[end..];
@@ -95,9 +92,6 @@ pub(super) fn parse_kernel_dispatch(l: &str) -> Result<KernelDispatch, String> {
 
 /// `{N}`, `HSAAgentUtils::GetHSAAgentString`'s form; a bare `N` too.
 fn parse_agent_handle(s: &str) -> Result<u64, String> {
-    let inner = s
-        .strip_prefix('{')
-        .and_then(|s| s.strip_suffix('}'))
-        .unwrap_or(s);
+    let inner = s.strip_prefix('{').and_then(|s| s.strip_suffix('}')).unwrap_or(s);
     number(inner, "agent handle")
 }

@@ -61,14 +61,10 @@ pub(super) fn parse_marker(l: &str) -> Result<Marker, String> {
             // Old ActivityLogger builds left spaces in groups unescaped.
             group: group.join(" ").replace(MARKER_SPACE, " "),
         }),
-        ["clEndPerfMarker", time] => Ok(Marker::End {
-            time: number(time, "marker time")?,
-        }),
+        ["clEndPerfMarker", time] => Ok(Marker::End { time: number(time, "marker time")? }),
         // Newer ActivityLogger builds name the marker they end; the name is
         // redundant with the matching begin and is not kept.
-        ["clEndPerfMarkerEx", time, _name, _group, ..] => Ok(Marker::End {
-            time: number(time, "marker time")?,
-        }),
+        ["clEndPerfMarkerEx", time, _name, _group, ..] => Ok(Marker::End { time: number(time, "marker time")? }),
         ["clBeginPerfMarker" | "clEndPerfMarker" | "clEndPerfMarkerEx", ..] => {
             Err(format!("perf-marker line with {} fields", f.len()))
         }

@@ -35,9 +35,7 @@ pub use markers::write_marker;
 pub use quote::push_quoted;
 pub use read::{read, ReadError};
 pub use timestamps::write_timestamp;
-pub use types::{
-    api_name, api_type, hsa_api_name, hsa_api_type, rcp_is_enqueue, HASHED_FIRST, HASHED_LAST,
-};
+pub use types::{api_name, api_type, hsa_api_name, hsa_api_type, rcp_is_enqueue, HASHED_FIRST, HASHED_LAST};
 pub use write::{write, write_block_start, write_dispatch_count, write_section_start};
 
 pub const API_SECTION: &str = "=====ocl API Trace Output=====";
@@ -124,12 +122,7 @@ pub enum Detail {
     /// NDRange and task dispatches. `local: None` is written `{NULL}`. A kernel
     /// with an empty name, no global size and no local size is RCP's
     /// native-kernel form: the handle alone (the function's address).
-    Kernel {
-        handle: u64,
-        name: String,
-        global: Vec<u64>,
-        local: Option<Vec<u64>>,
-    },
+    Kernel { handle: u64, name: String, global: Vec<u64>, local: Option<Vec<u64>> },
     /// Data transfers and fills: bytes moved.
     Transfer { bytes: u64 },
 }

@@ -1,7 +1,6 @@
 //! The reader: header, then sections in any order, each at most once; every
 //! error names its 1-based line.
 
-use crate::text::Lines;
 use super::api::{parse_api_call, parse_hsa_api_call};
 use super::header::read_header;
 use super::hsa::parse_hsa_timestamp;
@@ -9,6 +8,7 @@ use super::kernels::parse_kernel_dispatch;
 use super::markers::parse_marker;
 use super::timestamps::parse_timestamp;
 use super::{Atp, Block, KernelDispatch};
+use crate::text::Lines;
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("line {line}: {reason}")]
@@ -22,10 +22,7 @@ pub struct ReadError {
 /// fields may be padded or separated by single spaces.
 pub fn read(text: &str) -> Result<Atp, ReadError> {
     let mut lines = Lines::new(text);
-    let mut atp = Atp {
-        header: read_header(&mut lines)?,
-        ..Atp::default()
-    };
+    let mut atp = Atp { header: read_header(&mut lines)?, ..Atp::default() };
     let mut seen: Vec<Section> = Vec::new();
     while let Some((no, l)) = lines.take() {
         let section = section_kind(l).map_err(|r| err(no, r))?;
@@ -47,10 +44,7 @@ pub fn read(text: &str) -> Result<Atp, ReadError> {
 }
 
 pub(super) fn err(line: usize, reason: impl Into<String>) -> ReadError {
-    ReadError {
-        line,
-        reason: reason.into(),
-    }
+    ReadError { line, reason: reason.into() }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -128,25 +122,16 @@ fn next_entry<'a>(
             lines.take();
             Ok((n, e))
         }
-        _ => Err(err(
-            count_line,
-            format!("count line says {count} entries, but {found} follow"),
-        )),
+        _ => Err(err(count_line, format!("count line says {count} entries, but {found} follow"))),
     }
 }
 
 fn too_many(count_line: usize, count: usize) -> ReadError {
-    err(
-        count_line,
-        format!("count line says {count} entries, but more entries follow"),
-    )
+    err(count_line, format!("count line says {count} entries, but more entries follow"))
 }
 
 /// Thread blocks up to the next section line or the end of the text.
-fn read_blocks<T>(
-    lines: &mut Lines,
-    parse: fn(&str) -> Result<T, String>,
-) -> Result<Vec<Block<T>>, ReadError> {
+fn read_blocks<T>(lines: &mut Lines, parse: fn(&str) -> Result<T, String>) -> Result<Vec<Block<T>>, ReadError> {
     let mut blocks = Vec::new();
     // (line of the previous block's count, its count), to blame it when
     // entries follow where a thread id should be.
@@ -183,9 +168,7 @@ fn read_blocks<T>(
 }
 
 fn parse_count(no: usize, l: &str, what: &str) -> Result<usize, ReadError> {
-    l.trim()
-        .parse::<usize>()
-        .map_err(|_| err(no, format!("expected {what}, found {:?}", l.trim())))
+    l.trim().parse::<usize>().map_err(|_| err(no, format!("expected {what}, found {:?}", l.trim())))
 }
 
 /// The kernel-timestamp section: one count line (none at all when the

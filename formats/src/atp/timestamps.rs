@@ -19,13 +19,7 @@ pub fn write_timestamp(out: &mut String, t: &Timestamp) {
 
 /// The four fields every timestamp line starts with, OpenCL or HSA
 /// (`CLAPIBase`, `HSAAPIBase::WriteTimestampEntry`).
-pub(super) fn call_columns<'a>(
-    out: &'a mut String,
-    api_type: u32,
-    name: &str,
-    start: u64,
-    end: u64,
-) -> Columns<'a> {
+pub(super) fn call_columns<'a>(out: &'a mut String, api_type: u32, name: &str, start: u64, end: u64) -> Columns<'a> {
     let mut line = Columns::new(out);
     line.col(Small::dec(u64::from(api_type)).as_str(), 5);
     line.col(&token(name, &[]), 45);
@@ -48,12 +42,7 @@ fn write_enqueue(line: &mut Columns, e: &Enqueue) {
     match &e.detail {
         Detail::None => {}
         Detail::Transfer { bytes } => line.col(Small::dec(*bytes).as_str(), 20),
-        Detail::Kernel {
-            handle,
-            name,
-            global,
-            local,
-        } => {
+        Detail::Kernel { handle, name, global, local } => {
             line.col(Small::handle(*handle).as_str(), 25);
             if name.is_empty() && global.is_empty() && local.is_none() {
                 return;
@@ -89,39 +78,23 @@ fn push_sizes(out: &mut String, sizes: Option<&[u64]>) {
 pub(super) fn parse_timestamp(l: &str) -> Result<Timestamp, String> {
     let f: Vec<&str> = l.split_whitespace().collect();
     if f.len() < 4 {
-        return Err(format!(
-            "timestamp line has {} fields, needs at least 4",
-            f.len()
-        ));
+        return Err(format!("timestamp line has {} fields, needs at least 4", f.len()));
     }
     let enqueue = match f.len() {
         4 => None,
         n if n < 15 => {
-            return Err(format!(
-                "timestamp line has {n} fields: too many for a call, too few for an enqueue (15)"
-            ))
+            return Err(format!("timestamp line has {n} fields: too many for a call, too few for an enqueue (15)"))
         }
         _ => Some(parse_enqueue(&f[4..])?),
     };
     let (api_type, name, start, end) = parse_call_fields(&f)?;
-    Ok(Timestamp {
-        api_type,
-        name,
-        start,
-        end,
-        enqueue,
-    })
+    Ok(Timestamp { api_type, name, start, end, enqueue })
 }
 
 /// API type, name, start and end from the first four fields; the caller
 /// guarantees at least four.
 pub(super) fn parse_call_fields(f: &[&str]) -> Result<(u32, String, u64, u64), String> {
-    Ok((
-        number(f[0], "API type")?,
-        f[1].to_string(),
-        number(f[2], "start time")?,
-        number(f[3], "end time")?,
-    ))
+    Ok((number(f[0], "API type")?, f[1].to_string(), number(f[2], "start time")?, number(f[3], "end time")?))
 }
 
 /// The fields after the end time; the caller guarantees at least 11.
@@ -134,22 +107,14 @@ fn parse_enqueue(f: &[&str]) -> Result<Enqueue, String> {
             global: Vec::new(),
             local: None,
         },
-        [x] => Detail::Transfer {
-            bytes: number(x, "transfer size")?,
-        },
+        [x] => Detail::Transfer { bytes: number(x, "transfer size")? },
         [handle, name, global, local] => Detail::Kernel {
             handle: parse_handle(handle, "kernel handle")?,
             name: name.to_string(),
-            global: parse_sizes(global, "global work size")?
-                .ok_or("global work size cannot be {NULL}")?,
+            global: parse_sizes(global, "global work size")?.ok_or("global work size cannot be {NULL}")?,
             local: parse_sizes(local, "local work size")?,
         },
-        rest => {
-            return Err(format!(
-                "{} unexpected fields after the device name",
-                rest.len()
-            ))
-        }
+        rest => return Err(format!("{} unexpected fields after the device name", rest.len())),
     };
     Ok(Enqueue {
         cmd_type: number(f[0], "command type")?,
@@ -176,10 +141,6 @@ fn parse_sizes(s: &str, what: &str) -> Result<Option<Vec<u64>>, String> {
     match inner {
         "NULL" => Ok(None),
         "" => Ok(Some(Vec::new())),
-        _ => inner
-            .split(',')
-            .map(|v| number(v, what))
-            .collect::<Result<_, _>>()
-            .map(Some),
+        _ => inner.split(',').map(|v| number(v, what)).collect::<Result<_, _>>().map(Some),
     }
 }

@@ -4,9 +4,8 @@
 use std::fmt::Write as _;
 
 use super::{
-    write_api_call, write_header, write_hsa_timestamp, write_kernel_dispatch, write_marker,
-    write_timestamp, Atp, Block, API_SECTION, HSA_API_SECTION, HSA_KERNEL_SECTION,
-    HSA_TIMESTAMP_SECTION, MARKER_SECTION, TIMESTAMP_SECTION,
+    write_api_call, write_header, write_hsa_timestamp, write_kernel_dispatch, write_marker, write_timestamp, Atp,
+    Block, API_SECTION, HSA_API_SECTION, HSA_KERNEL_SECTION, HSA_TIMESTAMP_SECTION, MARKER_SECTION, TIMESTAMP_SECTION,
 };
 
 /// The whole file: header, then each non-empty section in this order: OpenCL
@@ -16,19 +15,9 @@ pub fn write(atp: &Atp) -> String {
     let mut out = String::new();
     write_header(&mut out, &atp.header);
     write_section(&mut out, API_SECTION, &atp.api, write_api_call);
-    write_section(
-        &mut out,
-        TIMESTAMP_SECTION,
-        &atp.timestamps,
-        write_timestamp,
-    );
+    write_section(&mut out, TIMESTAMP_SECTION, &atp.timestamps, write_timestamp);
     write_section(&mut out, HSA_API_SECTION, &atp.hsa_api, write_api_call);
-    write_section(
-        &mut out,
-        HSA_TIMESTAMP_SECTION,
-        &atp.hsa_timestamps,
-        write_hsa_timestamp,
-    );
+    write_section(&mut out, HSA_TIMESTAMP_SECTION, &atp.hsa_timestamps, write_hsa_timestamp);
     if !atp.kernel_dispatches.is_empty() {
         write_section_start(&mut out, HSA_KERNEL_SECTION);
         write_dispatch_count(&mut out, atp.kernel_dispatches.len());
@@ -40,12 +29,7 @@ pub fn write(atp: &Atp) -> String {
     out
 }
 
-fn write_section<T>(
-    out: &mut String,
-    marker: &str,
-    blocks: &[Block<T>],
-    item: fn(&mut String, &T),
-) {
+fn write_section<T>(out: &mut String, marker: &str, blocks: &[Block<T>], item: fn(&mut String, &T)) {
     if blocks.is_empty() {
         return;
     }

@@ -130,7 +130,11 @@ pub fn encode_info(pairs: &[(&str, &str)]) -> Vec<u8> {
 
 fn decode_info(b: &[u8]) -> Vec<(String, String)> {
     let parts: Vec<&[u8]> = b.split(|&c| c == 0).collect();
-    parts.chunks(2).filter(|p| p.len() == 2).map(|p| (String::from_utf8_lossy(p[0]).into_owned(), String::from_utf8_lossy(p[1]).into_owned())).collect()
+    parts
+        .chunks(2)
+        .filter(|p| p.len() == 2)
+        .map(|p| (String::from_utf8_lossy(p[0]).into_owned(), String::from_utf8_lossy(p[1]).into_owned()))
+        .collect()
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -228,7 +232,10 @@ impl Reader {
             let h: ChunkHeader = read_struct(&b);
             if h.magic == CHUNK_MAGIC {
                 if CHUNK_HEADER as u64 + h.used > size {
-                    return Err(self.error(offset, format!("chunk {index}: {} bytes of records do not fit a {size}-byte chunk", h.used)));
+                    return Err(self.error(
+                        offset,
+                        format!("chunk {index}: {} bytes of records do not fit a {size}-byte chunk", h.used),
+                    ));
                 }
                 out.push(ChunkInfo { index, offset, header: h });
             } else if h.magic != 0 {
@@ -291,7 +298,8 @@ impl Reader {
             let len = if h.flags & record::FLAG_DONE != 0 { h.len as usize } else { opened };
             if h.flags & record::FLAG_DONE != 0 && len > rest.len() {
                 // Completed while the process died: only the opened part counts.
-                let v = record::last(&rest[..opened.min(rest.len())]).ok_or_else(|| damaged("the last record is cut short".into()))?;
+                let v = record::last(&rest[..opened.min(rest.len())])
+                    .ok_or_else(|| damaged("the last record is cut short".into()))?;
                 f(v);
                 return Ok(());
             }
@@ -301,7 +309,11 @@ impl Reader {
                 return Err(damaged(format!("an open record of {} arguments runs past the end", h.nargs)));
             }
             if h.flags & record::FLAG_MOVED == 0 {
-                let v = if h.flags & record::FLAG_DONE != 0 { record::records(&rest[..len]).next() } else { record::last(&rest[..len]) };
+                let v = if h.flags & record::FLAG_DONE != 0 {
+                    record::records(&rest[..len]).next()
+                } else {
+                    record::last(&rest[..len])
+                };
                 f(v.ok_or_else(|| damaged("unreadable record".into()))?);
             }
             off += len;

@@ -1,7 +1,7 @@
 use super::record::*;
 use super::*;
-use std::path::PathBuf;
 use crate::test_rng::Rng;
+use std::path::PathBuf;
 
 fn header(chunk: u64) -> FileHeader {
     FileHeader::new(chunk, 4242, Clock::InvariantTsc, 1000, 5_000_000)
@@ -11,9 +11,25 @@ fn header(chunk: u64) -> FileHeader {
 fn call(rng: &mut Rng, tid: u32, n: u64) -> Vec<u8> {
     let nargs = rng.below(8) as usize;
     let args: Vec<u64> = (0..nargs).map(|_| rng.next()).collect();
-    let data: Vec<Vec<u8>> = (0..rng.below(3)).map(|_| (0..rng.below(40)).map(|_| rng.next() as u8).collect()).collect();
-    let caps: Vec<(Capture, &[u8])> = data.iter().enumerate().map(|(i, d)| (Capture { param: i as u8, tag: Tag::Bytes as u8, _pad: 0, bytes: 0, total: d.len() as u64 }, &d[..])).collect();
-    let h = Header { fn_id: rng.below(150) as u16, flags: FLAG_DONE | FLAG_OK, tid, cmd_id: n, t0: n * 10, t1: n * 10 + 5, ret: rng.next(), ..Header::default() };
+    let data: Vec<Vec<u8>> =
+        (0..rng.below(3)).map(|_| (0..rng.below(40)).map(|_| rng.next() as u8).collect()).collect();
+    let caps: Vec<(Capture, &[u8])> = data
+        .iter()
+        .enumerate()
+        .map(|(i, d)| {
+            (Capture { param: i as u8, tag: Tag::Bytes as u8, _pad: 0, bytes: 0, total: d.len() as u64 }, &d[..])
+        })
+        .collect();
+    let h = Header {
+        fn_id: rng.below(150) as u16,
+        flags: FLAG_DONE | FLAG_OK,
+        tid,
+        cmd_id: n,
+        t0: n * 10,
+        t1: n * 10 + 5,
+        ret: rng.next(),
+        ..Header::default()
+    };
     encode(&h, &args, &caps)
 }
 
@@ -85,7 +101,8 @@ fn sealed_chunks_come_first_in_seal_order_then_open_ones() {
     w.seal(&mut b).unwrap(); // seal 1
     w.seal(&mut a).unwrap(); // seal 2
     w.push(&mut b, &call(&mut rng, 2, 3)).unwrap(); // chunk 2, never sealed
-    let order: Vec<u64> = read_all(&path).unwrap().iter().map(|(_, id, _)| u64::from_ne_bytes(id[..].try_into().unwrap())).collect();
+    let order: Vec<u64> =
+        read_all(&path).unwrap().iter().map(|(_, id, _)| u64::from_ne_bytes(id[..].try_into().unwrap())).collect();
     assert_eq!(order, [2, 1, 3]);
 }
 
@@ -126,7 +143,11 @@ fn open_calls_inside_the_chunk_and_moved_records() {
     w.push(&mut t, &call(&mut rng, 1, 1)).unwrap();
     w.push(&mut t, &opened(3, 0)).unwrap();
     w.push(&mut t, &call(&mut rng, 1, 4)).unwrap();
-    let got: Vec<(u64, bool)> = read_all(&path).unwrap().iter().map(|(_, id, done)| (u64::from_ne_bytes(id[..].try_into().unwrap()), *done)).collect();
+    let got: Vec<(u64, bool)> = read_all(&path)
+        .unwrap()
+        .iter()
+        .map(|(_, id, done)| (u64::from_ne_bytes(id[..].try_into().unwrap()), *done))
+        .collect();
     assert_eq!(got, [(2, true), (1, true), (3, false), (4, true)]);
 }
 

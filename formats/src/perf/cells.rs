@@ -16,10 +16,7 @@ pub struct ReadError {
 }
 
 pub(super) fn err(line: usize, reason: impl Into<String>) -> ReadError {
-    ReadError {
-        line,
-        reason: reason.into(),
-    }
+    ReadError { line, reason: reason.into() }
 }
 
 /// One cell as read: its text without the quotes, and whether it was quoted
@@ -121,9 +118,7 @@ pub(super) fn opt_text(c: &Cell) -> Option<String> {
 }
 
 pub(super) fn parse_u64(c: &Cell, what: &str) -> Result<u64, String> {
-    c.text
-        .parse()
-        .map_err(|_| format!("{what}: expected an unsigned integer, found {:?}", c.text))
+    c.text.parse().map_err(|_| format!("{what}: expected an unsigned integer, found {:?}", c.text))
 }
 
 /// A number or [`NA`].
@@ -200,13 +195,7 @@ pub(super) fn push_g6(out: &mut String, v: f64) {
         let decimals = (5 - exp) as usize;
         out.push_str(&trim(&format!("{v:.decimals$}")));
     } else {
-        let _ = write!(
-            out,
-            "{}e{}{:02}",
-            trim(mantissa),
-            if exp < 0 { '-' } else { '+' },
-            exp.abs()
-        );
+        let _ = write!(out, "{}e{}{:02}", trim(mantissa), if exp < 0 { '-' } else { '+' }, exp.abs());
     }
 }
 
@@ -226,12 +215,7 @@ pub(super) fn push_py_number(out: &mut String, v: f64) {
     if (-4..16).contains(&exp) {
         let _ = write!(out, "{v}");
     } else {
-        let _ = write!(
-            out,
-            "{mantissa}e{}{:02}",
-            if exp < 0 { '-' } else { '+' },
-            exp.abs()
-        );
+        let _ = write!(out, "{mantissa}e{}{:02}", if exp < 0 { '-' } else { '+' }, exp.abs());
     }
 }
 

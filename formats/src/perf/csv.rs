@@ -6,8 +6,8 @@
 use std::fmt::Write as _;
 
 use super::cells::{
-    err, parse_opt_f64, parse_opt_u64, parse_u64, push_line, push_opt_u64, push_rcp_value,
-    push_text, split_cells, Cell, ReadError, NA,
+    err, parse_opt_f64, parse_opt_u64, parse_u64, push_line, push_opt_u64, push_rcp_value, push_text, split_cells,
+    Cell, ReadError, NA,
 };
 use super::header::{list_separator, read_header, write_header, Api, Lines};
 
@@ -73,12 +73,7 @@ pub struct PerfRow {
 /// `CLProfilerMineCLEntry.cpp`): `kernel_id` is unique per `cl_kernel` in the
 /// session; GPU devices get a session-unique number after the name, CPU
 /// devices are named `CPU` with no number (pass `device_number: None`).
-pub fn ocl_method(
-    kernel: &str,
-    kernel_id: u32,
-    device: &str,
-    device_number: Option<u32>,
-) -> String {
+pub fn ocl_method(kernel: &str, kernel_id: u32, device: &str, device_number: Option<u32>) -> String {
     let mut m = format!("{kernel}__k{kernel_id}_{device}");
     if let Some(n) = device_number {
         let _ = write!(m, "{n}");
@@ -112,8 +107,7 @@ pub fn split_method(method: &str, api: Api) -> Option<MethodParts<'_>> {
             let mut search = method.len();
             while let Some(at) = method[..search].rfind("__k") {
                 let rest = &method[at + 3..];
-                let digits =
-                    rest.len() - rest.trim_start_matches(|c: char| c.is_ascii_digit()).len();
+                let digits = rest.len() - rest.trim_start_matches(|c: char| c.is_ascii_digit()).len();
                 if digits > 0 && rest[digits..].starts_with('_') && rest.len() > digits + 1 {
                     return Some(MethodParts {
                         kernel: &method[..at],
@@ -218,9 +212,7 @@ fn parse_sizes(c: &Cell, what: &str) -> Result<Option<[u64; 3]>, String> {
         return Err(format!("{what}: expected 1 to 3 sizes, found {t:?}"));
     }
     for (slot, p) in out.iter_mut().zip(&parts) {
-        *slot = p
-            .parse()
-            .map_err(|_| format!("{what}: {p:?} is not a size"))?;
+        *slot = p.parse().map_err(|_| format!("{what}: {p:?} is not a size"))?;
     }
     Ok(Some(out))
 }
@@ -257,44 +249,27 @@ pub fn read_csv(text: &str) -> Result<PerfCsv, ReadError> {
     let header = read_header(&mut lines, "#")?;
     let sep = list_separator(&header);
     let Some((col_line, l)) = lines.take() else {
-        return Ok(PerfCsv {
-            header,
-            ..PerfCsv::default()
-        });
+        return Ok(PerfCsv { header, ..PerfCsv::default() });
     };
     let columns = split_cells(l, sep).map_err(|r| err(col_line, r))?;
     let layout = Layout::of(&columns);
     if layout.standard[0].is_none() {
         return Err(err(col_line, "no Method column"));
     }
-    let counters = layout
-        .counters
-        .iter()
-        .map(|&i| columns[i].text.clone())
-        .collect();
+    let counters = layout.counters.iter().map(|&i| columns[i].text.clone()).collect();
     let mut rows = Vec::new();
     while let Some((no, l)) = lines.take() {
         let cells = split_cells(l, sep).map_err(|r| err(no, r))?;
         if cells.len() > columns.len() {
-            return Err(err(
-                no,
-                format!("{} cells, but {} columns", cells.len(), columns.len()),
-            ));
+            return Err(err(no, format!("{} cells, but {} columns", cells.len(), columns.len())));
         }
         rows.push(parse_row(&cells, &layout).map_err(|r| err(no, r))?);
     }
-    Ok(PerfCsv {
-        header,
-        counters,
-        rows,
-    })
+    Ok(PerfCsv { header, counters, rows })
 }
 
 fn parse_row(cells: &[Cell], layout: &Layout) -> Result<PerfRow, String> {
-    let na = Cell {
-        text: NA.to_string(),
-        quoted: false,
-    };
+    let na = Cell { text: NA.to_string(), quoted: false };
     let cell = |k: usize| layout.standard[k].and_then(|i| cells.get(i)).unwrap_or(&na);
     let method = cell(0);
     if method.is_na() {

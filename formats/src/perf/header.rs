@@ -3,8 +3,8 @@
 //! `CLOccupancyFile.cpp`, `WriteOccupancyHeader`), the list separator they
 //! name, and the line reader the three readers share.
 
-pub(super) use crate::text::Lines;
 use super::cells::{err, ReadError};
+pub(super) use crate::text::Lines;
 
 /// The `ProfileFileVersion` of RCP's last release (5.6): the `.csv` layout
 /// cltap writes is that release's.
@@ -90,8 +90,7 @@ impl CsvHeaderInfo {
         ];
         crate::text::push_environment(&mut h, self.full_environment, &self.env_vars);
         for d in &self.devices {
-            let mut dev =
-                |what: &str, v: &str| h.push((format!("Device {} {what}", d.name), v.into()));
+            let mut dev = |what: &str, v: &str| h.push((format!("Device {} {what}", d.name), v.into()));
             dev("Platform Vendor", &d.platform_vendor);
             dev("Platform Name", &d.platform_name);
             dev("Platform Version", &d.platform_version);
@@ -147,10 +146,7 @@ impl OccupancyHeaderInfo {
 
 /// The first value of `key`.
 pub fn lookup<'h>(header: &'h [(String, String)], key: &str) -> Option<&'h str> {
-    header
-        .iter()
-        .find(|(k, _)| k == key)
-        .map(|(_, v)| v.as_str())
+    header.iter().find(|(k, _)| k == key).map(|(_, v)| v.as_str())
 }
 
 /// The separator a header's `ListSeparator` names: one character that can
@@ -174,10 +170,7 @@ pub(super) fn write_header(out: &mut String, header: &[(String, String)], prefix
 
 /// The `#` lines at the top, without `prefix` (`#` or `# `), split at the
 /// first `=`. A line of `#` and blanks is skipped.
-pub(super) fn read_header(
-    lines: &mut Lines,
-    prefix: &str,
-) -> Result<Vec<(String, String)>, ReadError> {
+pub(super) fn read_header(lines: &mut Lines, prefix: &str) -> Result<Vec<(String, String)>, ReadError> {
     let mut header = Vec::new();
     while let Some((no, l)) = lines.peek() {
         if !l.starts_with('#') {
@@ -189,9 +182,7 @@ pub(super) fn read_header(
         if body.trim().is_empty() {
             continue;
         }
-        let (k, v) = body
-            .split_once('=')
-            .ok_or_else(|| err(no, "header line without '='"))?;
+        let (k, v) = body.split_once('=').ok_or_else(|| err(no, "header line without '='"))?;
         header.push((k.to_string(), v.to_string()));
     }
     Ok(header)

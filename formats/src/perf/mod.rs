@@ -22,18 +22,18 @@ mod tests;
 
 pub use cells::{ReadError, NA};
 pub use csv::{
-    hsa_method, ocl_method, read_csv, split_method, write_csv, write_csv_head, write_csv_row,
-    MethodParts, PerfCsv, PerfRow, STANDARD_COLUMNS,
+    hsa_method, ocl_method, read_csv, split_method, write_csv, write_csv_head, write_csv_row, MethodParts, PerfCsv,
+    PerfRow, STANDARD_COLUMNS,
 };
 pub use header::{
-    list_separator, lookup, Api, CsvHeaderInfo, DeviceHeader, OccupancyHeaderInfo,
-    DEFAULT_SEPARATOR, PROFILE_FILE_VERSION,
+    list_separator, lookup, Api, CsvHeaderInfo, DeviceHeader, OccupancyHeaderInfo, DEFAULT_SEPARATOR,
+    PROFILE_FILE_VERSION,
 };
 pub use occupancy::{
-    read_occupancy, write_occupancy, write_occupancy_head, write_occupancy_row, OccupancyFile,
-    OccupancyRow, LIMITING_FACTOR_COLUMN, OCCUPANCY_COLUMNS,
+    read_occupancy, write_occupancy, write_occupancy_head, write_occupancy_row, OccupancyFile, OccupancyRow,
+    LIMITING_FACTOR_COLUMN, OCCUPANCY_COLUMNS,
 };
 pub use results::{
-    read_results, write_results, write_results_head, write_results_row, DispatchTimes, ResultsCsv,
-    ResultsRow, NONE, RESULTS_COLUMNS, TIME_COLUMNS,
+    read_results, write_results, write_results_head, write_results_row, DispatchTimes, ResultsCsv, ResultsRow, NONE,
+    RESULTS_COLUMNS, TIME_COLUMNS,
 };

@@ -8,8 +8,8 @@
 //! name, so a trailing column it does not know is harmless.
 
 use super::cells::{
-    err, opt_text, parse_opt_f64, parse_opt_u64, parse_u64, push_g6, push_line, push_opt_u64,
-    push_text, split_cells, Cell, ReadError, NA,
+    err, opt_text, parse_opt_f64, parse_opt_u64, parse_u64, push_g6, push_line, push_opt_u64, push_text, split_cells,
+    Cell, ReadError, NA,
 };
 use super::header::{list_separator, read_header, write_header, Lines};
 
@@ -177,11 +177,7 @@ pub fn write_occupancy_row(out: &mut String, sep: char, row: &OccupancyRow) {
         push_opt_u64(&mut c, v);
         c
     };
-    let mut cells = vec![
-        row.thread_id.to_string(),
-        text(&row.kernel),
-        text(&row.device),
-    ];
+    let mut cells = vec![row.thread_id.to_string(), text(&row.kernel), text(&row.device)];
     cells.extend(row.counts().into_iter().map(num));
     cells.push(match row.occupancy.filter(|v| v.is_finite()) {
         Some(v) => {
@@ -208,10 +204,7 @@ pub fn read_occupancy(text: &str) -> Result<OccupancyFile, ReadError> {
     let header = read_header(&mut lines, "# ")?;
     let sep = list_separator(&header);
     let Some((col_line, l)) = lines.take() else {
-        return Ok(OccupancyFile {
-            header,
-            rows: Vec::new(),
-        });
+        return Ok(OccupancyFile { header, rows: Vec::new() });
     };
     let columns = split_cells(l, sep).map_err(|r| err(col_line, r))?;
     let mut at = [None; OCCUPANCY_COLUMNS.len()];
@@ -229,10 +222,7 @@ pub fn read_occupancy(text: &str) -> Result<OccupancyFile, ReadError> {
     while let Some((no, l)) = lines.take() {
         let cells = split_cells(l, sep).map_err(|r| err(no, r))?;
         if cells.len() > columns.len() {
-            return Err(err(
-                no,
-                format!("{} cells, but {} columns", cells.len(), columns.len()),
-            ));
+            return Err(err(no, format!("{} cells, but {} columns", cells.len(), columns.len())));
         }
         rows.push(parse_row(&cells, &at).map_err(|r| err(no, r))?);
     }
@@ -240,10 +230,7 @@ pub fn read_occupancy(text: &str) -> Result<OccupancyFile, ReadError> {
 }
 
 fn parse_row(cells: &[Cell], at: &[Option<usize>; 27]) -> Result<OccupancyRow, String> {
-    let na = Cell {
-        text: NA.to_string(),
-        quoted: false,
-    };
+    let na = Cell { text: NA.to_string(), quoted: false };
     let cell = |k: usize| at[k].and_then(|i| cells.get(i)).unwrap_or(&na);
     let mut row = OccupancyRow {
         thread_id: parse_u64(cell(0), OCCUPANCY_COLUMNS[0])?,

@@ -15,9 +15,7 @@
 
 use std::fmt::Write as _;
 
-use super::cells::{
-    err, parse_opt_f64, parse_u64, push_py_number, push_quoted, split_cells, Cell, ReadError,
-};
+use super::cells::{err, parse_opt_f64, parse_u64, push_py_number, push_quoted, split_cells, Cell, ReadError};
 use super::header::Lines;
 
 /// The columns before the counters, in rocprof's order.
@@ -110,11 +108,7 @@ pub fn write_results(r: &ResultsCsv) -> String {
 
 pub fn write_results_head(out: &mut String, counters: &[String], timestamps: bool) {
     let times: &[&str] = if timestamps { &TIME_COLUMNS } else { &[] };
-    let names = RESULTS_COLUMNS
-        .iter()
-        .copied()
-        .chain(counters.iter().map(String::as_str))
-        .chain(times.iter().copied());
+    let names = RESULTS_COLUMNS.iter().copied().chain(counters.iter().map(String::as_str)).chain(times.iter().copied());
     for (i, name) in names.enumerate() {
         if i > 0 {
             out.push(',');
@@ -148,13 +142,7 @@ pub fn write_results_row(out: &mut String, counters: usize, timestamps: bool, ro
     let _ = write!(out, ",\"0x{:x}\",\"0x{:x}\"", row.sig, row.obj);
     for i in 0..counters {
         out.push(',');
-        match row
-            .values
-            .get(i)
-            .copied()
-            .flatten()
-            .filter(|v| v.is_finite())
-        {
+        match row.values.get(i).copied().flatten().filter(|v| v.is_finite()) {
             Some(v) => push_py_number(out, v),
             None => out.push_str(NONE),
         }
@@ -164,11 +152,7 @@ pub fn write_results_row(out: &mut String, counters: usize, timestamps: bool, ro
             Some(t) => {
                 // SQLite computes DurationNs in signed 64-bit arithmetic.
                 let duration = t.end as i128 - t.begin as i128;
-                let _ = write!(
-                    out,
-                    ",{},{},{},{},{duration}",
-                    t.dispatch, t.begin, t.end, t.complete
-                );
+                let _ = write!(out, ",{},{},{},{},{duration}", t.dispatch, t.begin, t.end, t.complete);
             }
             None => {
                 for _ in 0..TIME_COLUMNS.len() {
@@ -190,27 +174,16 @@ pub fn read_results(text: &str) -> Result<ResultsCsv, ReadError> {
     };
     let columns = split_cells(l, ',').map_err(|r| err(col_line, r))?;
     let layout = Layout::of(&columns).map_err(|r| err(col_line, r))?;
-    let counters = layout
-        .counters
-        .iter()
-        .map(|&i| columns[i].text.clone())
-        .collect();
+    let counters = layout.counters.iter().map(|&i| columns[i].text.clone()).collect();
     let mut rows = Vec::new();
     while let Some((no, l)) = lines.take() {
         let cells = split_cells(l, ',').map_err(|r| err(no, r))?;
         if cells.len() != columns.len() {
-            return Err(err(
-                no,
-                format!("{} cells, but {} columns", cells.len(), columns.len()),
-            ));
+            return Err(err(no, format!("{} cells, but {} columns", cells.len(), columns.len())));
         }
         rows.push(layout.row(&cells).map_err(|r| err(no, r))?);
     }
-    Ok(ResultsCsv {
-        counters,
-        timestamps: layout.times.is_some(),
-        rows,
-    })
+    Ok(ResultsCsv { counters, timestamps: layout.times.is_some(), rows })
 }
 
 /// Where the columns are in a file's column line.
@@ -248,21 +221,14 @@ impl Layout {
             [None, None, None, None] => None,
             _ => return Err("some but not all of the timestamp columns".into()),
         };
-        Ok(Layout {
-            fixed: at,
-            counters,
-            times,
-        })
+        Ok(Layout { fixed: at, counters, times })
     }
 
     fn row(&self, cells: &[Cell]) -> Result<ResultsRow, String> {
         let num = |k: usize| parse_u64(&cells[self.fixed[k]], RESULTS_COLUMNS[k]);
         let hex = |k: usize| parse_handle(&cells[self.fixed[k]], RESULTS_COLUMNS[k]);
-        let values = self
-            .counters
-            .iter()
-            .map(|&i| parse_opt_f64(&cells[i], "counter", NONE))
-            .collect::<Result<_, _>>()?;
+        let values =
+            self.counters.iter().map(|&i| parse_opt_f64(&cells[i], "counter", NONE)).collect::<Result<_, _>>()?;
         let times = match self.times {
             Some(at) => {
                 let c = at.map(|i| &cells[i]);
@@ -306,9 +272,7 @@ impl Layout {
 fn parse_handle(c: &Cell, what: &str) -> Result<u64, String> {
     let t = c.text.as_str();
     match t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")) {
-        Some(h) => {
-            u64::from_str_radix(h, 16).map_err(|_| format!("{what}: {t:?} is not a hex number"))
-        }
+        Some(h) => u64::from_str_radix(h, 16).map_err(|_| format!("{what}: {t:?} is not a hex number")),
         None => parse_u64(c, what),
     }
 }

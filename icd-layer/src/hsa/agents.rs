@@ -43,7 +43,8 @@ pub fn record_all() -> Vec<Agent> {
     let mut agents: Vec<u64> = Vec::new();
     // SAFETY: the runtime's entries; `agents` outlives the iteration.
     unsafe {
-        let iterate: unsafe extern "C" fn(unsafe extern "C" fn(u64, *mut c_void) -> u32, *mut c_void) -> u32 = std::mem::transmute(iterate);
+        let iterate: unsafe extern "C" fn(unsafe extern "C" fn(u64, *mut c_void) -> u32, *mut c_void) -> u32 =
+            std::mem::transmute(iterate);
         if iterate(each, &mut agents as *mut Vec<u64> as *mut c_void) != HSA_STATUS_SUCCESS {
             return out;
         }

@@ -72,12 +72,34 @@ type AsyncCopy = unsafe extern "C" fn(*mut c_void, u64, *mut c_void, u64, usize,
 
 /// `hsa_amd_memory_async_copy`, as the application calls it.
 #[allow(clippy::too_many_arguments)]
-unsafe extern "C" fn async_copy(mut dst: *mut c_void, mut dst_agent: u64, mut src: *mut c_void, mut src_agent: u64, mut size: usize, mut num_deps: u32, mut deps: *mut c_void, mut signal: u64) -> u32 {
-    super::traced::traced!(id::hsa_amd_memory_async_copy, (dst, dst_agent, src, src_agent, size, num_deps, deps, signal), async_copy_recorded(dst, dst_agent, src, src_agent, size, num_deps, deps, signal))
+unsafe extern "C" fn async_copy(
+    mut dst: *mut c_void,
+    mut dst_agent: u64,
+    mut src: *mut c_void,
+    mut src_agent: u64,
+    mut size: usize,
+    mut num_deps: u32,
+    mut deps: *mut c_void,
+    mut signal: u64,
+) -> u32 {
+    super::traced::traced!(
+        id::hsa_amd_memory_async_copy,
+        (dst, dst_agent, src, src_agent, size, num_deps, deps, signal),
+        async_copy_recorded(dst, dst_agent, src, src_agent, size, num_deps, deps, signal)
+    )
 }
 
 #[allow(clippy::too_many_arguments)]
-unsafe fn async_copy_recorded(dst: *mut c_void, dst_agent: u64, src: *mut c_void, src_agent: u64, size: usize, num_deps: u32, deps: *mut c_void, signal: u64) -> u32 {
+unsafe fn async_copy_recorded(
+    dst: *mut c_void,
+    dst_agent: u64,
+    src: *mut c_void,
+    src_agent: u64,
+    size: usize,
+    num_deps: u32,
+    deps: *mut c_void,
+    signal: u64,
+) -> u32 {
     let app = [dst as u64, dst_agent, src as u64, src_agent, size as u64, num_deps as u64, deps as u64, signal];
     let t = bracket::enter_hsa(id::hsa_amd_memory_async_copy, &app);
     let link = link(t.on, COPY_PLAIN);
@@ -98,17 +120,65 @@ unsafe fn async_copy_recorded(dst: *mut c_void, dst_agent: u64, src: *mut c_void
     r
 }
 
-type AsyncCopyRect = unsafe extern "C" fn(*const c_void, *const c_void, *const c_void, *const c_void, *const c_void, u64, u32, u32, *const c_void, u64) -> u32;
+type AsyncCopyRect = unsafe extern "C" fn(
+    *const c_void,
+    *const c_void,
+    *const c_void,
+    *const c_void,
+    *const c_void,
+    u64,
+    u32,
+    u32,
+    *const c_void,
+    u64,
+) -> u32;
 
 /// `hsa_amd_memory_async_copy_rect`, as the application calls it.
 #[allow(clippy::too_many_arguments)]
-unsafe extern "C" fn async_copy_rect(mut dst: *const c_void, mut dst_offset: *const c_void, mut src: *const c_void, mut src_offset: *const c_void, mut range: *const c_void, mut agent: u64, mut dir: u32, mut num_deps: u32, mut deps: *const c_void, mut signal: u64) -> u32 {
-    super::traced::traced!(id::hsa_amd_memory_async_copy_rect, (dst, dst_offset, src, src_offset, range, agent, dir, num_deps, deps, signal), async_copy_rect_recorded(dst, dst_offset, src, src_offset, range, agent, dir, num_deps, deps, signal))
+unsafe extern "C" fn async_copy_rect(
+    mut dst: *const c_void,
+    mut dst_offset: *const c_void,
+    mut src: *const c_void,
+    mut src_offset: *const c_void,
+    mut range: *const c_void,
+    mut agent: u64,
+    mut dir: u32,
+    mut num_deps: u32,
+    mut deps: *const c_void,
+    mut signal: u64,
+) -> u32 {
+    super::traced::traced!(
+        id::hsa_amd_memory_async_copy_rect,
+        (dst, dst_offset, src, src_offset, range, agent, dir, num_deps, deps, signal),
+        async_copy_rect_recorded(dst, dst_offset, src, src_offset, range, agent, dir, num_deps, deps, signal)
+    )
 }
 
 #[allow(clippy::too_many_arguments)]
-unsafe fn async_copy_rect_recorded(dst: *const c_void, dst_offset: *const c_void, src: *const c_void, src_offset: *const c_void, range: *const c_void, agent: u64, dir: u32, num_deps: u32, deps: *const c_void, signal: u64) -> u32 {
-    let app = [dst as u64, dst_offset as u64, src as u64, src_offset as u64, range as u64, agent, dir as u64, num_deps as u64, deps as u64, signal];
+unsafe fn async_copy_rect_recorded(
+    dst: *const c_void,
+    dst_offset: *const c_void,
+    src: *const c_void,
+    src_offset: *const c_void,
+    range: *const c_void,
+    agent: u64,
+    dir: u32,
+    num_deps: u32,
+    deps: *const c_void,
+    signal: u64,
+) -> u32 {
+    let app = [
+        dst as u64,
+        dst_offset as u64,
+        src as u64,
+        src_offset as u64,
+        range as u64,
+        agent,
+        dir as u64,
+        num_deps as u64,
+        deps as u64,
+        signal,
+    ];
     let t = bracket::enter_hsa(id::hsa_amd_memory_async_copy_rect, &app);
     let link = link(t.on, COPY_RECT);
     let r = crate::guard::guard(HSA_STATUS_ERROR, || {
@@ -118,7 +188,9 @@ unsafe fn async_copy_rect_recorded(dst: *const c_void, dst_offset: *const c_void
         }
         // SAFETY: the runtime's entry, with the application's arguments.
         let f: AsyncCopyRect = unsafe { std::mem::transmute(f) };
-        with_proxy(signal, link, |s| unsafe { f(dst, dst_offset, src, src_offset, range, agent, dir, num_deps, deps, s) })
+        with_proxy(signal, link, |s| unsafe {
+            f(dst, dst_offset, src, src_offset, range, agent, dir, num_deps, deps, s)
+        })
     });
     if t.on {
         bracket::exit_hsa(id::hsa_amd_memory_async_copy_rect, t, r as u64, &app);
@@ -145,7 +217,11 @@ struct Pending {
 /// signal, or a step fails.
 fn with_proxy(signal: u64, link: Option<(u32, u64, u64)>, call: impl Fn(u64) -> u32) -> u32 {
     let Some((tid, which, ordinal)) = link else { return call(signal) };
-    let (enable, get, store) = (orig(id::hsa_amd_profiling_async_copy_enable), orig(id::hsa_amd_profiling_get_async_copy_time), orig(id::hsa_signal_store_screlease));
+    let (enable, get, store) = (
+        orig(id::hsa_amd_profiling_async_copy_enable),
+        orig(id::hsa_amd_profiling_get_async_copy_time),
+        orig(id::hsa_signal_store_screlease),
+    );
     let sub = orig(id::hsa_signal_subtract_screlease);
     if signal == 0 || [enable, get, store, sub].contains(&0) {
         return call(signal);
@@ -160,7 +236,14 @@ fn with_proxy(signal: u64, link: Option<(u32, u64, u64)>, call: impl Fn(u64) -> 
             ENABLED.store(true, Ordering::Release);
         }
         let Some(proxy) = super::proxy::new_signal() else { return call(signal) };
-        let arg = Box::into_raw(Box::new(Pending { tid, which, ordinal, app_signal: signal, proxy, cancelled: AtomicBool::new(false) }));
+        let arg = Box::into_raw(Box::new(Pending {
+            tid,
+            which,
+            ordinal,
+            app_signal: signal,
+            proxy,
+            cancelled: AtomicBool::new(false),
+        }));
         if !super::proxy::when_done(proxy, on_complete, arg as *mut c_void) {
             drop(Box::from_raw(arg));
             super::proxy::destroy(proxy);
@@ -201,7 +284,13 @@ fn complete(p: &Pending) {
         if get != 0 {
             let get: unsafe extern "C" fn(u64, *mut [u64; 2]) -> u32 = std::mem::transmute(get);
             if get(p.proxy, &mut t) == HSA_STATUS_SUCCESS {
-                cltap::trace::local::record_kind::<KIND_HSA_COPY>(p.ordinal, t[0], t[1], &[p.tid as u64, p.ordinal, p.which], None);
+                cltap::trace::local::record_kind::<KIND_HSA_COPY>(
+                    p.ordinal,
+                    t[0],
+                    t[1],
+                    &[p.tid as u64, p.ordinal, p.which],
+                    None,
+                );
             } else {
                 t = [0, 0];
             }

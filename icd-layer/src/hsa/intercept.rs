@@ -19,8 +19,8 @@ use super::wrappers::orig;
 use crate::bracket;
 use cltap::hsa::packet::{KernelDispatch, PacketType, PACKET_SIZE};
 use cltap::trace::record::*;
-use std::ffi::c_void;
 use std::collections::HashMap;
+use std::ffi::c_void;
 use std::sync::atomic::{AtomicU64, AtomicU8, Ordering};
 use std::sync::{Arc, Mutex};
 
@@ -32,7 +32,8 @@ static NEXT_DISPATCH: AtomicU64 = AtomicU64::new(1);
 /// only by the handler.
 static PACKETS: [AtomicU64; 6] = [const { AtomicU64::new(0) }; 6];
 /// The names of [`PACKETS`]' counters, as the summary shows them.
-pub const PACKET_KINDS: [&str; 6] = ["kernel_dispatch", "barrier_and", "barrier_or", "vendor_specific", "agent_dispatch", "other"];
+pub const PACKET_KINDS: [&str; 6] =
+    ["kernel_dispatch", "barrier_and", "barrier_or", "vendor_specific", "agent_dispatch", "other"];
 /// Kernel objects → dispatches recorded (the handler's).
 /// (Kernel object, its name when dispatched) → dispatches: the name is
 /// kept with the count, as an object's name may change when its
@@ -69,8 +70,14 @@ pub fn packet_counts() -> Vec<(&'static str, u64)> {
 /// The kernels dispatched: `(kernel_object, name if known, dispatches)`,
 /// by kernel object.
 pub fn kernel_counts() -> Vec<(u64, Option<String>, u64)> {
-    let mut v: Vec<(u64, Option<String>, u64)> =
-        KERNEL_DISPATCHES.lock().map(|m| m.as_ref().map(|m| m.iter().map(|((k, name), n)| (*k, name.as_deref().map(str::to_string), *n)).collect()).unwrap_or_default()).unwrap_or_default();
+    let mut v: Vec<(u64, Option<String>, u64)> = KERNEL_DISPATCHES
+        .lock()
+        .map(|m| {
+            m.as_ref()
+                .map(|m| m.iter().map(|((k, name), n)| (*k, name.as_deref().map(str::to_string), *n)).collect())
+                .unwrap_or_default()
+        })
+        .unwrap_or_default();
     v.sort_by(|a, b| (a.0, &a.1).cmp(&(b.0, &b.1)));
     v
 }
@@ -99,15 +106,48 @@ struct QueueInfo {
 
 /// `hsa_queue_create`, as the application calls it.
 #[allow(clippy::too_many_arguments)]
-unsafe extern "C" fn queue_create(mut agent: u64, mut size: u32, mut qtype: u32, mut callback: *mut c_void, mut data: *mut c_void, mut private_segment_size: u32, mut group_segment_size: u32, mut queue: *mut c_void) -> u32 {
-    super::traced::traced!(id::hsa_queue_create, (agent, size, qtype, callback, data, private_segment_size, group_segment_size, queue), queue_create_recorded(agent, size, qtype, callback, data, private_segment_size, group_segment_size, queue))
+unsafe extern "C" fn queue_create(
+    mut agent: u64,
+    mut size: u32,
+    mut qtype: u32,
+    mut callback: *mut c_void,
+    mut data: *mut c_void,
+    mut private_segment_size: u32,
+    mut group_segment_size: u32,
+    mut queue: *mut c_void,
+) -> u32 {
+    super::traced::traced!(
+        id::hsa_queue_create,
+        (agent, size, qtype, callback, data, private_segment_size, group_segment_size, queue),
+        queue_create_recorded(agent, size, qtype, callback, data, private_segment_size, group_segment_size, queue)
+    )
 }
 
 #[allow(clippy::too_many_arguments)]
-unsafe fn queue_create_recorded(agent: u64, size: u32, qtype: u32, callback: *mut c_void, data: *mut c_void, private_segment_size: u32, group_segment_size: u32, queue: *mut c_void) -> u32 {
-    let app = [agent, size as u64, qtype as u64, callback as u64, data as u64, private_segment_size as u64, group_segment_size as u64, queue as u64];
+unsafe fn queue_create_recorded(
+    agent: u64,
+    size: u32,
+    qtype: u32,
+    callback: *mut c_void,
+    data: *mut c_void,
+    private_segment_size: u32,
+    group_segment_size: u32,
+    queue: *mut c_void,
+) -> u32 {
+    let app = [
+        agent,
+        size as u64,
+        qtype as u64,
+        callback as u64,
+        data as u64,
+        private_segment_size as u64,
+        group_segment_size as u64,
+        queue as u64,
+    ];
     let t = bracket::enter_hsa(id::hsa_queue_create, &app);
-    let r = crate::guard::guard(HSA_STATUS_ERROR, || create(agent, size, qtype, callback, data, private_segment_size, group_segment_size, queue as *mut *mut u8));
+    let r = crate::guard::guard(HSA_STATUS_ERROR, || {
+        create(agent, size, qtype, callback, data, private_segment_size, group_segment_size, queue as *mut *mut u8)
+    });
     if t.on {
         bracket::exit_hsa(id::hsa_queue_create, t, r as u64, &app);
     } else {
@@ -119,7 +159,16 @@ unsafe fn queue_create_recorded(agent: u64, size: u32, qtype: u32, callback: *mu
 type QueueCreate = unsafe extern "C" fn(u64, u32, u32, *mut c_void, *mut c_void, u32, u32, *mut *mut u8) -> u32;
 
 #[allow(clippy::too_many_arguments)]
-fn create(agent: u64, size: u32, qtype: u32, callback: *mut c_void, data: *mut c_void, private_segment_size: u32, group_segment_size: u32, queue: *mut *mut u8) -> u32 {
+fn create(
+    agent: u64,
+    size: u32,
+    qtype: u32,
+    callback: *mut c_void,
+    data: *mut c_void,
+    private_segment_size: u32,
+    group_segment_size: u32,
+    queue: *mut *mut u8,
+) -> u32 {
     let plain = orig(id::hsa_queue_create);
     let icreate = orig(id::hsa_amd_queue_intercept_create);
     let register = orig(id::hsa_amd_queue_intercept_register);
@@ -146,7 +195,12 @@ fn create(agent: u64, size: u32, qtype: u32, callback: *mut c_void, data: *mut c
                 en(q, 1);
             }
         }
-        let info = Box::into_raw(Box::new(QueueInfo { agent, queue: q as usize, queue_id: std::ptr::read_volatile(q.add(QUEUE_ID_OFFSET) as *const u64), mode: m }));
+        let info = Box::into_raw(Box::new(QueueInfo {
+            agent,
+            queue: q as usize,
+            queue_id: std::ptr::read_volatile(q.add(QUEUE_ID_OFFSET) as *const u64),
+            mode: m,
+        }));
         let reg: unsafe extern "C" fn(*mut u8, Handler, *mut c_void) -> u32 = std::mem::transmute(register);
         if reg(q, on_packets, info as *mut c_void) != HSA_STATUS_SUCCESS {
             cltap::warn!("HSA: hsa_amd_queue_intercept_register failed: this queue's dispatches are not recorded");
@@ -157,7 +211,13 @@ fn create(agent: u64, size: u32, qtype: u32, callback: *mut c_void, data: *mut c
 
 /// The runtime's handler call: `count` packets from `pkts`, the first at
 /// `index` in the application's queue.
-unsafe extern "C" fn on_packets(pkts: *const c_void, count: u64, index: u64, data: *mut c_void, writer: Option<Writer>) {
+unsafe extern "C" fn on_packets(
+    pkts: *const c_void,
+    count: u64,
+    index: u64,
+    data: *mut c_void,
+    writer: Option<Writer>,
+) {
     let Some(writer) = writer else { return };
     if pkts.is_null() || data.is_null() || count == 0 {
         writer(pkts, count);
@@ -225,7 +285,9 @@ fn handle(pkts: *const u8, count: u64, index: u64, q: &QueueInfo) -> Option<Vec<
             if q.mode >= 2 {
                 wt[DISPATCH_TIME_DISPATCH] = super::proxy::timestamp();
             }
-            if let Some(c) = super::counters::wrap(seq, q.agent, wt, name.clone(), p.completion_signal, q.mode >= 2, tool) {
+            if let Some(c) =
+                super::counters::wrap(seq, q.agent, wt, name.clone(), p.completion_signal, q.mode >= 2, tool)
+            {
                 if q.mode < 2 {
                     cltap::trace::local::record_kind::<KIND_HSA_DISPATCH>(seq, 0, 0, &w, name.as_deref());
                 }
@@ -303,7 +365,14 @@ struct Pending {
 
 /// Makes the proxy completion signal of one dispatch and waits for it
 /// asynchronously; None when either step fails (the packet goes unchanged).
-fn proxy(q: &QueueInfo, seq: u64, mut words: [u64; DISPATCH_WORDS], name: Option<Arc<str>>, dispatch: u64, app_signal: u64) -> Option<u64> {
+fn proxy(
+    q: &QueueInfo,
+    seq: u64,
+    mut words: [u64; DISPATCH_WORDS],
+    name: Option<Arc<str>>,
+    dispatch: u64,
+    app_signal: u64,
+) -> Option<u64> {
     words[DISPATCH_TIME_DISPATCH] = dispatch;
     let sig = super::proxy::new_signal()?;
     let arg = Box::into_raw(Box::new(Pending { agent: q.agent, name, seq, words, app_signal, proxy: sig }));

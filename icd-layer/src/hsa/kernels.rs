@@ -60,14 +60,33 @@ pub fn lookup(object: u64) -> Arc<Kernel> {
     let mut w = KERNELS.write();
     let m = w.get_or_insert_with(HashMap::new);
     for (o, name) in found.names {
-        m.entry(o).or_insert_with(|| Arc::new(Kernel { name: Some(name.into()), executable: found.executable, descriptor: None, resolved: false }));
+        m.entry(o).or_insert_with(|| {
+            Arc::new(Kernel {
+                name: Some(name.into()),
+                executable: found.executable,
+                descriptor: None,
+                resolved: false,
+            })
+        });
     }
     let k = m.entry(object).or_default();
     if !k.resolved {
-        *k = Arc::new(Kernel { name: k.name.clone(), executable: found.executable, descriptor: found.descriptor, resolved: true });
+        *k = Arc::new(Kernel {
+            name: k.name.clone(),
+            executable: found.executable,
+            descriptor: found.descriptor,
+            resolved: true,
+        });
         if let Some(d) = &k.descriptor {
-            let words: Vec<u64> = d.chunks_exact(8).map(|c| u64::from_le_bytes(c.try_into().expect("8 bytes"))).collect();
-            cltap::trace::local::record_kind::<{ cltap::trace::record::KIND_HSA_KERNEL }>(object, 0, 0, &words, k.name.as_deref());
+            let words: Vec<u64> =
+                d.chunks_exact(8).map(|c| u64::from_le_bytes(c.try_into().expect("8 bytes"))).collect();
+            cltap::trace::local::record_kind::<{ cltap::trace::record::KIND_HSA_KERNEL }>(
+                object,
+                0,
+                0,
+                &words,
+                k.name.as_deref(),
+            );
         }
     }
     k.clone()
@@ -94,7 +113,12 @@ fn loader() -> Option<LoaderTable> {
         // SAFETY: the runtime's entry; it fills at most `size` bytes of `t`.
         let r = unsafe {
             let get: unsafe extern "C" fn(u16, u16, usize, *mut c_void) -> u32 = std::mem::transmute(get);
-            get(HSA_EXTENSION_AMD_LOADER, 1, std::mem::size_of::<LoaderTable>(), &mut t as *mut LoaderTable as *mut c_void)
+            get(
+                HSA_EXTENSION_AMD_LOADER,
+                1,
+                std::mem::size_of::<LoaderTable>(),
+                &mut t as *mut LoaderTable as *mut c_void,
+            )
         };
         (r == HSA_STATUS_SUCCESS).then_some(t)
     })
@@ -148,7 +172,8 @@ fn kernel_symbols(executable: u64) -> Vec<(u64, String)> {
     // SAFETY: the runtime's entries; `walk` outlives the iteration.
     unsafe {
         let mut walk = Walk { info: std::mem::transmute::<usize, SymbolGetInfo>(info), out: Vec::new() };
-        let iterate: unsafe extern "C" fn(u64, unsafe extern "C" fn(u64, u64, *mut c_void) -> u32, *mut c_void) -> u32 = std::mem::transmute(iterate);
+        let iterate: unsafe extern "C" fn(u64, unsafe extern "C" fn(u64, u64, *mut c_void) -> u32, *mut c_void) -> u32 =
+            std::mem::transmute(iterate);
         iterate(executable, each, &mut walk as *mut Walk as *mut c_void);
         walk.out
     }
@@ -160,15 +185,22 @@ fn kernel_symbols(executable: u64) -> Vec<(u64, String)> {
 /// `info` is the runtime's `hsa_executable_symbol_get_info`.
 unsafe fn kernel_symbol(info: SymbolGetInfo, symbol: u64) -> Option<(u64, String)> {
     let mut kind = u32::MAX;
-    if info(symbol, SYMBOL_INFO_TYPE, &mut kind as *mut u32 as *mut c_void) != HSA_STATUS_SUCCESS || kind != HSA_SYMBOL_KIND_KERNEL {
+    if info(symbol, SYMBOL_INFO_TYPE, &mut kind as *mut u32 as *mut c_void) != HSA_STATUS_SUCCESS
+        || kind != HSA_SYMBOL_KIND_KERNEL
+    {
         return None;
     }
     let mut object = 0u64;
-    if info(symbol, SYMBOL_INFO_KERNEL_OBJECT, &mut object as *mut u64 as *mut c_void) != HSA_STATUS_SUCCESS || object == 0 {
+    if info(symbol, SYMBOL_INFO_KERNEL_OBJECT, &mut object as *mut u64 as *mut c_void) != HSA_STATUS_SUCCESS
+        || object == 0
+    {
         return None;
     }
     let mut len = 0u32;
-    if info(symbol, SYMBOL_INFO_NAME_LENGTH, &mut len as *mut u32 as *mut c_void) != HSA_STATUS_SUCCESS || len == 0 || len > 4096 {
+    if info(symbol, SYMBOL_INFO_NAME_LENGTH, &mut len as *mut u32 as *mut c_void) != HSA_STATUS_SUCCESS
+        || len == 0
+        || len > 4096
+    {
         return None;
     }
     let mut buf = vec![0u8; len as usize + 1];

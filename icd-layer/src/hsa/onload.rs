@@ -114,7 +114,10 @@ unsafe fn check_core(root: *mut ApiTableVersion) -> Result<(), String> {
     }
     let core = &TABLES[0];
     if (rv.minor_id as usize) < core.root_offset + 8 {
-        return Err(format!("the runtime's API table is {} bytes, too small to hold the {} table (cltap knows {} bytes)", rv.minor_id, core.name, ROOT_BYTES));
+        return Err(format!(
+            "the runtime's API table is {} bytes, too small to hold the {} table (cltap knows {} bytes)",
+            rv.minor_id, core.name, ROOT_BYTES
+        ));
     }
     let p = std::ptr::read_volatile((root as *const u8).add(core.root_offset) as *const *mut ApiTableVersion);
     if p.is_null() {
@@ -122,7 +125,10 @@ unsafe fn check_core(root: *mut ApiTableVersion) -> Result<(), String> {
     }
     let v = std::ptr::read_volatile(p);
     if v.major_id != core.major {
-        return Err(format!("the runtime's {} table has major version {}, cltap knows {}", core.name, v.major_id, core.major));
+        return Err(format!(
+            "the runtime's {} table has major version {}, cltap knows {}",
+            core.name, v.major_id, core.major
+        ));
     }
     Ok(())
 }
@@ -132,7 +138,10 @@ unsafe fn install(root: *mut ApiTableVersion) -> [Installed; 4] {
     let mut done = [Installed::Absent; 4];
     let rv = std::ptr::read_volatile(root);
     if rv.major_id != ROOT_MAJOR {
-        cltap::warn!("HSA: the runtime's API table has major version {}, cltap knows {ROOT_MAJOR}: HSA calls are not recorded", rv.major_id);
+        cltap::warn!(
+            "HSA: the runtime's API table has major version {}, cltap knows {ROOT_MAJOR}: HSA calls are not recorded",
+            rv.major_id
+        );
         return done;
     }
     for (k, t) in TABLES.iter().enumerate() {
@@ -151,7 +160,12 @@ unsafe fn install(root: *mut ApiTableVersion) -> [Installed; 4] {
 unsafe fn install_table(p: *mut ApiTableVersion, t: &TableLayout) -> Installed {
     let v = std::ptr::read_volatile(p);
     if v.major_id != t.major {
-        cltap::warn!("HSA: the runtime's {} table has major version {}, cltap knows {}: its calls are not recorded", t.name, v.major_id, t.major);
+        cltap::warn!(
+            "HSA: the runtime's {} table has major version {}, cltap knows {}: its calls are not recorded",
+            t.name,
+            v.major_id,
+            t.major
+        );
         return Installed::OtherMajor(v.major_id);
     }
     let have = (v.minor_id as usize).saturating_sub(VERSION_BYTES) / 8;
@@ -165,7 +179,13 @@ unsafe fn install_table(p: *mut ApiTableVersion, t: &TableLayout) -> Installed {
         let copier = super::copytimes::async_copy_entry();
         let rect_copier = super::copytimes::async_copy_rect_entry();
         let destroyer = super::kernels::executable_destroy_entry();
-        if orig == 0 || orig == wrapper || orig == interceptor || orig == copier || orig == rect_copier || orig == destroyer {
+        if orig == 0
+            || orig == wrapper
+            || orig == interceptor
+            || orig == copier
+            || orig == rect_copier
+            || orig == destroyer
+        {
             continue;
         }
         if id == super::api::id::hsa_queue_create && super::intercept::mode() != 0 {

@@ -116,7 +116,15 @@ pub unsafe fn forward(app_signal: u64, times: [u64; 2], proxy: u64) {
 ///
 /// # Safety
 /// As [`forward`]; `words` are the dispatch's record words.
-pub unsafe fn dispatch_done(agent: u64, seq: u64, mut words: [u64; cltap::trace::record::DISPATCH_WORDS], name: Option<&str>, app_signal: u64, proxy: u64, record: bool) {
+pub unsafe fn dispatch_done(
+    agent: u64,
+    seq: u64,
+    mut words: [u64; cltap::trace::record::DISPATCH_WORDS],
+    name: Option<&str>,
+    app_signal: u64,
+    proxy: u64,
+    record: bool,
+) {
     use cltap::trace::record::*;
     let times = dispatch_times(agent, proxy);
     if record {

@@ -76,13 +76,15 @@ unsafe fn driver_refuses(queue: *mut c_void) -> bool {
         if create.is_null() || marker.is_null() {
             return None;
         }
-        let create: unsafe extern "C" fn(*mut c_void, *mut c_void, u64, *mut i32) -> *mut c_void = std::mem::transmute(create);
+        let create: unsafe extern "C" fn(*mut c_void, *mut c_void, u64, *mut i32) -> *mut c_void =
+            std::mem::transmute(create);
         let mut err = 0;
         let q = create(ctx, dev, 0, &mut err);
         if q.is_null() {
             return None;
         }
-        let marker: unsafe extern "C" fn(*mut c_void, u32, *const c_void, *mut *mut c_void) -> i32 = std::mem::transmute(slot(q, slot::clEnqueueMarkerWithWaitList));
+        let marker: unsafe extern "C" fn(*mut c_void, u32, *const c_void, *mut *mut c_void) -> i32 =
+            std::mem::transmute(slot(q, slot::clEnqueueMarkerWithWaitList));
         let mut ev: *mut c_void = std::ptr::null_mut();
         let mut refuses = None;
         if marker(q, 0, std::ptr::null(), &mut ev) == 0 && !ev.is_null() {
@@ -99,7 +101,13 @@ unsafe fn driver_refuses(queue: *mut c_void) -> bool {
 }
 
 /// Answers a queue query whose true answer would reveal the forced flag.
-pub unsafe fn answer_queue_info(queue: *mut c_void, param: u32, size: usize, value: *mut c_void, size_ret: *mut usize) -> Option<i32> {
+pub unsafe fn answer_queue_info(
+    queue: *mut c_void,
+    param: u32,
+    size: usize,
+    value: *mut c_void,
+    size_ret: *mut usize,
+) -> Option<i32> {
     if !on() {
         return None;
     }
@@ -147,7 +155,8 @@ unsafe fn returns_terminator(queue: *mut c_void, empty: bool) -> bool {
         if ctx.is_null() || dev.is_null() || create.is_null() {
             return None;
         }
-        let create: unsafe extern "C" fn(*mut c_void, *mut c_void, *const u64, *mut i32) -> *mut c_void = std::mem::transmute(create);
+        let create: unsafe extern "C" fn(*mut c_void, *mut c_void, *const u64, *mut i32) -> *mut c_void =
+            std::mem::transmute(create);
         let empty = [0u64];
         let mut err = 0;
         let q = create(ctx, dev, empty.as_ptr(), &mut err);
@@ -378,7 +387,9 @@ pub unsafe fn track(id: usize, cmd_id: u64, t0: u64, ok: bool, event: *mut c_voi
     }
     let f = &cltap::meta::FUNCTIONS[id];
     let launch = enqueue::launch(f, app);
-    let kernel = launch.kernel.and_then(|k| kernel_name(handles::if_ready().map_or(k as *mut c_void, |h| h.unwrap(k as *mut c_void))));
+    let kernel = launch
+        .kernel
+        .and_then(|k| kernel_name(handles::if_ready().map_or(k as *mut c_void, |h| h.unwrap(k as *mut c_void))));
     let qi = queue_info(app[0]);
     let cmd = Command {
         tid: cltap::trace::writer::thread_id(),
@@ -423,7 +434,13 @@ unsafe fn complete(ev: *mut c_void, status: i32, p: &Pending) {
             let mut t = [0u64; 4];
             let mut refused = None;
             for (i, v) in t.iter_mut().enumerate() {
-                let r = info(ev, CL_PROFILING_COMMAND_QUEUED + i as u32, 8, v as *mut u64 as *mut c_void, std::ptr::null_mut());
+                let r = info(
+                    ev,
+                    CL_PROFILING_COMMAND_QUEUED + i as u32,
+                    8,
+                    v as *mut u64 as *mut c_void,
+                    std::ptr::null_mut(),
+                );
                 if r != 0 {
                     refused = Some(cltap::trace::names::status_text(r));
                     break;

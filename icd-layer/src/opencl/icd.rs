@@ -22,7 +22,11 @@ pub fn handles() -> &'static HandleSpace {
     super::handles::space(&ICD_TABLE as *const _ as *const c_void)
 }
 
-pub unsafe extern "C" fn clIcdGetPlatformIDsKHR(num_entries: u32, platforms: *mut c_void, num_platforms: *mut c_void) -> i32 {
+pub unsafe extern "C" fn clIcdGetPlatformIDsKHR(
+    num_entries: u32,
+    platforms: *mut c_void,
+    num_platforms: *mut c_void,
+) -> i32 {
     let r = guard(-1001, || {
         let st = state();
         if (num_entries == 0 && !platforms.is_null()) || (platforms.is_null() && num_platforms.is_null()) {
@@ -82,7 +86,10 @@ pub unsafe extern "C" fn clGetExtensionFunctionAddress(name: *mut c_void) -> *mu
     })
 }
 
-pub unsafe extern "C" fn clGetExtensionFunctionAddressForPlatform(platform: *mut c_void, name: *mut c_void) -> *mut c_void {
+pub unsafe extern "C" fn clGetExtensionFunctionAddressForPlatform(
+    platform: *mut c_void,
+    name: *mut c_void,
+) -> *mut c_void {
     let real_p = handles().unwrap(platform);
     if real_p.is_null() || name.is_null() {
         return std::ptr::null_mut();

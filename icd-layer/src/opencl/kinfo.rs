@@ -75,7 +75,9 @@ pub unsafe fn record(cmd: u64, app: &[u64]) {
     let qi: InfoFn = std::mem::transmute(qi);
     let kwi: KernelWgInfo = std::mem::transmute(kwi);
     let mut dev: *mut c_void = std::ptr::null_mut();
-    if qi(queue, CL_QUEUE_DEVICE, 8, &mut dev as *mut *mut c_void as *mut c_void, std::ptr::null_mut()) != 0 || dev.is_null() {
+    if qi(queue, CL_QUEUE_DEVICE, 8, &mut dev as *mut *mut c_void as *mut c_void, std::ptr::null_mut()) != 0
+        || dev.is_null()
+    {
         return;
     }
     let size_t = std::mem::size_of::<usize>();

@@ -107,7 +107,10 @@ pub unsafe extern "C" fn clGetExtensionFunctionAddress(name: *mut c_void) -> *mu
     out
 }
 
-pub unsafe extern "C" fn clGetExtensionFunctionAddressForPlatform(platform: *mut c_void, name: *mut c_void) -> *mut c_void {
+pub unsafe extern "C" fn clGetExtensionFunctionAddressForPlatform(
+    platform: *mut c_void,
+    name: *mut c_void,
+) -> *mut c_void {
     const SLOT: usize = slot::clGetExtensionFunctionAddressForPlatform;
     let f = NEXT.get(SLOT);
     if f.is_null() {

@@ -31,7 +31,11 @@ unsafe fn layer_fn(queue: *mut c_void, x: usize) -> Option<Suggest> {
     if f.is_null() {
         f = ABSENT;
         let next = |slot: usize| next::NEXT.get(slot);
-        let (qi, di, fp) = (next(slot::clGetCommandQueueInfo), next(slot::clGetDeviceInfo), next(slot::clGetExtensionFunctionAddressForPlatform));
+        let (qi, di, fp) = (
+            next(slot::clGetCommandQueueInfo),
+            next(slot::clGetDeviceInfo),
+            next(slot::clGetExtensionFunctionAddressForPlatform),
+        );
         if !qi.is_null() && !di.is_null() && !fp.is_null() {
             type Info = unsafe extern "C" fn(*mut c_void, u32, usize, *mut c_void, *mut usize) -> i32;
             let (qi, di): (Info, Info) = (std::mem::transmute(qi), std::mem::transmute(di));

@@ -13,7 +13,12 @@ struct Pair {
     hs: &'static HandleSpace,
 }
 
-unsafe fn pack(hs: &'static HandleSpace, cb: *mut c_void, ud: *mut c_void, tramp: *mut c_void) -> (*mut c_void, *mut c_void) {
+unsafe fn pack(
+    hs: &'static HandleSpace,
+    cb: *mut c_void,
+    ud: *mut c_void,
+    tramp: *mut c_void,
+) -> (*mut c_void, *mut c_void) {
     if cb.is_null() {
         return (cb, ud);
     }

@@ -122,7 +122,9 @@ pub extern "C" fn cltap_buffer_status_string(s: i32) -> *const c_char {
 /// Every function's name, NUL-terminated, by `meta::global_index`.
 fn names() -> &'static [CString] {
     static NAMES: OnceLock<Vec<CString>> = OnceLock::new();
-    NAMES.get_or_init(|| (0..).map_while(cltap::meta::by_global_index).map(|f| CString::new(f.name).unwrap_or_default()).collect())
+    NAMES.get_or_init(|| {
+        (0..).map_while(cltap::meta::by_global_index).map(|f| CString::new(f.name).unwrap_or_default()).collect()
+    })
 }
 
 #[no_mangle]

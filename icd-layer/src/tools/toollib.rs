@@ -31,5 +31,7 @@ pub fn load_once(cfg: &Config, recording: bool) {
 /// The HSA interception mode in effect: the configuration's, raised to
 /// what a tool asked for in its settings.
 pub fn hsa_mode(cfg: &Config) -> u8 {
-    cfg.hsa_mode().max(cltap::tools::toollib::requested_hsa_mode()).max(super::rocprofiler::api_queue::requested_hsa_mode())
+    cfg.hsa_mode()
+        .max(cltap::tools::toollib::requested_hsa_mode())
+        .max(super::rocprofiler::api_queue::requested_hsa_mode())
 }

@@ -56,12 +56,22 @@ pub unsafe extern "C" fn cltap_tracer_create(user_data: *mut c_void, tracer: *mu
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn cltap_tracer_set_callback(tracer: *mut c_void, api_id: u32, prologue: Option<Callback>, epilogue: Option<Callback>) -> i32 {
+pub unsafe extern "C" fn cltap_tracer_set_callback(
+    tracer: *mut c_void,
+    api_id: u32,
+    prologue: Option<Callback>,
+    epilogue: Option<Callback>,
+) -> i32 {
     guard(CLTAP_ERROR_INTERNAL, || code(core::set_callback(id_of(tracer), api_id, prologue, epilogue)))
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn cltap_tracer_set_domain_callbacks(tracer: *mut c_void, domain: u32, prologue: Option<Callback>, epilogue: Option<Callback>) -> i32 {
+pub unsafe extern "C" fn cltap_tracer_set_domain_callbacks(
+    tracer: *mut c_void,
+    domain: u32,
+    prologue: Option<Callback>,
+    epilogue: Option<Callback>,
+) -> i32 {
     guard(CLTAP_ERROR_INTERNAL, || code(core::set_domain_callbacks(id_of(tracer), domain, prologue, epilogue)))
 }
 

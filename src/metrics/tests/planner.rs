@@ -144,7 +144,10 @@ fn unknown_and_bad_requests() {
     assert_eq!(e(&["BUSY", "BUSI"]), "unknown metric 'BUSI' (did you mean 'BUSY'?)");
     assert_eq!(e(&["ZZZZZZZZZZ"]), "unknown metric 'ZZZZZZZZZZ'");
     assert_eq!(e(&["T0[16]"]), "bad metric request 'T0[16]': T0 has 16 instance(s) of TCC on gfx906 (0..15)");
-    assert_eq!(e(&["BUSY[0]"]), "bad metric request 'BUSY[0]': 'BUSY' is a derived metric; only hardware counters have instances");
+    assert_eq!(
+        e(&["BUSY[0]"]),
+        "bad metric request 'BUSY[0]': 'BUSY' is a derived metric; only hardware counters have instances"
+    );
     assert_eq!(e(&["XX:4"]), "bad metric request 'XX:4': unknown block 'XX'");
     assert_eq!(e(&["GL2C:4"]), "bad metric request 'GL2C:4': block GL2C has no counters on gfx906");
     assert_eq!(e(&["TCC[16]:4"]), "bad metric request 'TCC[16]:4': TCC has 16 instance(s) on gfx906 (0..15), not 16");

@@ -102,9 +102,13 @@ fn includes_are_relative_to_the_including_file() {
         "#include \"more.xml\"\n<gfx9>\n  <metric name=S block=SQ event=4></metric>\n</gfx9>\n",
     )
     .unwrap();
-    std::fs::write(dir.path().join("inc/more.xml"), "<gfx9>\n  <metric name=T block=SQ event=5></metric>\n</gfx9>\n").unwrap();
-    std::fs::write(dir.path().join("top.xml"), "#include \"inc/counters.xml\"\n<global>\n  <metric name=D expr=S+T></metric>\n</global>\n")
+    std::fs::write(dir.path().join("inc/more.xml"), "<gfx9>\n  <metric name=T block=SQ event=5></metric>\n</gfx9>\n")
         .unwrap();
+    std::fs::write(
+        dir.path().join("top.xml"),
+        "#include \"inc/counters.xml\"\n<global>\n  <metric name=D expr=S+T></metric>\n</global>\n",
+    )
+    .unwrap();
     let cat = Catalog::load(Some(&dir.path().join("top.xml")), "gfx906", &gfx9_defaults()).unwrap();
     assert_eq!(event_of(&cat, "T"), (Block::SQ, 5));
     assert!(matches!(cat.metric("D").unwrap().kind, MetricKind::Derived(_)));
@@ -114,9 +118,13 @@ fn includes_are_relative_to_the_including_file() {
     assert_eq!(cat.metric("D").unwrap().origin.to_string(), format!("{}:3:16", dir.path().join("top.xml").display()));
 
     // An error inside an included file names it.
-    std::fs::write(dir.path().join("inc/more.xml"), "<gfx9>\n  <metric name=T block=QQ event=5></metric>\n</gfx9>\n").unwrap();
+    std::fs::write(dir.path().join("inc/more.xml"), "<gfx9>\n  <metric name=T block=QQ event=5></metric>\n</gfx9>\n")
+        .unwrap();
     let e = Catalog::load(Some(&dir.path().join("top.xml")), "gfx906", &gfx9_defaults()).unwrap_err().to_string();
-    assert!(e.starts_with(&format!("{}:2:24: unknown block name 'QQ'", dir.path().join("inc").join("more.xml").display())), "{e}");
+    assert!(
+        e.starts_with(&format!("{}:2:24: unknown block name 'QQ'", dir.path().join("inc").join("more.xml").display())),
+        "{e}"
+    );
 }
 
 #[test]
@@ -127,7 +135,10 @@ fn include_cycles_and_missing_includes() {
     std::fs::write(&a, "#include \"b.xml\"\n").unwrap();
     std::fs::write(&b, "\n#include \"a.xml\"\n").unwrap();
     let e = Catalog::load(Some(&a), "gfx9", &gfx9_defaults()).unwrap_err().to_string();
-    assert_eq!(e, format!("{}:2:11: include cycle: {} -> {} -> {}", b.display(), a.display(), b.display(), a.display()));
+    assert_eq!(
+        e,
+        format!("{}:2:11: include cycle: {} -> {} -> {}", b.display(), a.display(), b.display(), a.display())
+    );
 
     std::fs::write(&a, "<gfx9></gfx9>\n#include \"nope.xml\"\n").unwrap();
     let e = Catalog::load(Some(&a), "gfx9", &gfx9_defaults()).unwrap_err().to_string();
@@ -224,12 +235,23 @@ fn malformed_files() {
 /// Errors that depend on the GPU's blocks.
 #[test]
 fn instance_and_block_errors() {
-    let counters = "<gfx9>\n  <metric name=TCC_HIT block=TCC event=20></metric>\n  <metric name=S block=SQ event=4></metric>\n";
+    let counters =
+        "<gfx9>\n  <metric name=TCC_HIT block=TCC event=20></metric>\n  <metric name=S block=SQ event=4></metric>\n";
     let with = |expr: &str| format!("{counters}  <metric name=X expr={expr}></metric>\n</gfx9>\n");
-    assert_eq!(fails(&with("TCC_HIT[16]"), "gfx906"), "m.xml:4:23: TCC_HIT[16]: gfx906 has 16 instance(s) of TCC (0..15)");
-    assert_eq!(fails(&with("sum(TCC_HIT,32)"), "gfx906"), "m.xml:4:27: sum(TCC_HIT,32) needs 32 instances of TCC; gfx906 has 16");
-    assert_eq!(fails(&with("sum(TCC_HIT,0)"), "gfx906"), "m.xml:4:35: expression syntax error: the instance count must be at least 1");
-    let derived = format!("{counters}  <metric name=Y expr=2*S></metric>\n  <metric name=X expr=max(Y,2)></metric>\n</gfx9>\n");
+    assert_eq!(
+        fails(&with("TCC_HIT[16]"), "gfx906"),
+        "m.xml:4:23: TCC_HIT[16]: gfx906 has 16 instance(s) of TCC (0..15)"
+    );
+    assert_eq!(
+        fails(&with("sum(TCC_HIT,32)"), "gfx906"),
+        "m.xml:4:27: sum(TCC_HIT,32) needs 32 instances of TCC; gfx906 has 16"
+    );
+    assert_eq!(
+        fails(&with("sum(TCC_HIT,0)"), "gfx906"),
+        "m.xml:4:35: expression syntax error: the instance count must be at least 1"
+    );
+    let derived =
+        format!("{counters}  <metric name=Y expr=2*S></metric>\n  <metric name=X expr=max(Y,2)></metric>\n</gfx9>\n");
     assert_eq!(fails(&derived, "gfx906"), "m.xml:5:27: max() needs a hardware counter; 'Y' is a derived metric");
     assert_eq!(
         fails("<gfx9>\n  <metric name=L2 block=GL2C event=1></metric>\n</gfx9>\n", "gfx906"),

@@ -93,7 +93,12 @@ pub struct Data {
 }
 
 impl Data {
-    pub const UNINIT: Data = Data { kind: DATA_KIND_UNINIT, value: DataValue { result_bytes: DataBytes { ptr: std::ptr::null_mut(), size: 0, instance_count: 0, copy: false } } };
+    pub const UNINIT: Data = Data {
+        kind: DATA_KIND_UNINIT,
+        value: DataValue {
+            result_bytes: DataBytes { ptr: std::ptr::null_mut(), size: 0, instance_count: 0, copy: false },
+        },
+    };
 
     pub fn int64(v: u64) -> Data {
         let mut d = Data::UNINIT;
@@ -158,7 +163,13 @@ impl Feature {
     pub fn metric(name: *const c_char) -> Feature {
         // Written through `counter` so that all 16 bytes of the union are
         // initialised; `name` shares `counter.block`'s bytes.
-        Feature { kind: FEATURE_KIND_METRIC, u: FeatureName { counter: FeatureCounter { block: name, event: 0 } }, parameters: std::ptr::null(), parameter_count: 0, data: Data::UNINIT }
+        Feature {
+            kind: FEATURE_KIND_METRIC,
+            u: FeatureName { counter: FeatureCounter { block: name, event: 0 } },
+            parameters: std::ptr::null(),
+            parameter_count: 0,
+            data: Data::UNINIT,
+        }
     }
 }
 
@@ -173,7 +184,8 @@ pub struct Group {
 }
 
 impl Group {
-    pub const EMPTY: Group = Group { index: 0, features: std::ptr::null_mut(), feature_count: 0, context: std::ptr::null_mut() };
+    pub const EMPTY: Group =
+        Group { index: 0, features: std::ptr::null_mut(), feature_count: 0, context: std::ptr::null_mut() };
 }
 
 /// `rocprofiler_handler_t`: called when a group's data is ready.
@@ -307,12 +319,22 @@ const _: () = {
     use std::mem::{offset_of, size_of};
     assert!(size_of::<Data>() == 32 && offset_of!(Data, value) == 8);
     assert!(size_of::<Feature>() == 72);
-    assert!(offset_of!(Feature, u) == 8 && offset_of!(Feature, parameters) == 24 && offset_of!(Feature, parameter_count) == 32 && offset_of!(Feature, data) == 40);
+    assert!(
+        offset_of!(Feature, u) == 8
+            && offset_of!(Feature, parameters) == 24
+            && offset_of!(Feature, parameter_count) == 32
+            && offset_of!(Feature, data) == 40
+    );
     assert!(size_of::<Group>() == 32 && offset_of!(Group, feature_count) == 16 && offset_of!(Group, context) == 24);
     assert!(size_of::<Properties>() == 32 && offset_of!(Properties, handler) == 16);
     assert!(size_of::<DispatchRecord>() == 32);
     assert!(size_of::<CallbackData>() == 96);
-    assert!(offset_of!(CallbackData, queue_id) == 32 && offset_of!(CallbackData, completion_signal) == 40 && offset_of!(CallbackData, thread_id) == 80 && offset_of!(CallbackData, record) == 88);
+    assert!(
+        offset_of!(CallbackData, queue_id) == 32
+            && offset_of!(CallbackData, completion_signal) == 40
+            && offset_of!(CallbackData, thread_id) == 80
+            && offset_of!(CallbackData, record) == 88
+    );
     assert!(size_of::<QueueCallbacks>() == 24);
     assert!(size_of::<InfoData>() == 56 && offset_of!(InfoData, u) == 8);
     assert!(offset_of!(InfoMetric, block_counters) == 40);
@@ -408,7 +430,8 @@ pub fn layout() -> Vec<(String, usize)> {
     ]);
     let mut out: Vec<(String, usize)> = v.into_iter().map(|(n, o)| (n.to_string(), o)).collect();
     for (n, o) in crate::tools::toollib_settings::RocprofilerSettings::layout() {
-        let name = if n == "sizeof" { "rocprofiler_settings_t".to_string() } else { format!("rocprofiler_settings_t.{n}") };
+        let name =
+            if n == "sizeof" { "rocprofiler_settings_t".to_string() } else { format!("rocprofiler_settings_t.{n}") };
         out.push((name, o));
     }
     out

@@ -87,7 +87,15 @@ impl Context {
     /// # Safety
     /// `features` points at `count` features (or `count` is 0); their names
     /// are NUL-terminated; the array outlives the context.
-    pub unsafe fn open(catalog: &Catalog, consts: Consts, agent: u64, features: *mut Feature, count: u32, mode: u32, props: Option<&Properties>) -> Result<Context, RocpError> {
+    pub unsafe fn open(
+        catalog: &Catalog,
+        consts: Consts,
+        agent: u64,
+        features: *mut Feature,
+        count: u32,
+        mode: u32,
+        props: Option<&Properties>,
+    ) -> Result<Context, RocpError> {
         if mode & (abi::MODE_STANDALONE | abi::MODE_CREATEQUEUE) != 0 {
             return Err(RocpError::StandaloneMode(mode));
         }
@@ -99,7 +107,8 @@ impl Context {
             let f = features.add(i);
             let kind = (*f).kind;
             let name_ptr = (*f).u.name;
-            let name = if name_ptr.is_null() { None } else { Some(CStr::from_ptr(name_ptr).to_string_lossy().into_owned()) };
+            let name =
+                if name_ptr.is_null() { None } else { Some(CStr::from_ptr(name_ptr).to_string_lossy().into_owned()) };
             if kind & (abi::FEATURE_KIND_TRACE | abi::FEATURE_KIND_SPM_MOD | abi::FEATURE_KIND_PCSMP_MOD) != 0 {
                 return Err(RocpError::TraceUnsupported(name.unwrap_or_else(|| format!("#{i}"))));
             }
@@ -112,7 +121,11 @@ impl Context {
             }
             names.push((name, FeaturePtr(f)));
         }
-        let plan = if names.is_empty() { None } else { Some(catalog.plan(&names.iter().map(|(n, _)| n.as_str()).collect::<Vec<_>>())?) };
+        let plan = if names.is_empty() {
+            None
+        } else {
+            Some(catalog.plan(&names.iter().map(|(n, _)| n.as_str()).collect::<Vec<_>>())?)
+        };
         let passes: &[Vec<Event>] = plan.as_ref().map_or(&[], |p| p.passes());
         if mode & abi::MODE_SINGLEGROUP != 0 && passes.len() > 1 {
             return Err(RocpError::SingleGroup(passes.len()));
@@ -127,18 +140,38 @@ impl Context {
                 };
                 // Results start uninitialised, as v1 resets them before reading.
                 std::ptr::addr_of_mut!((*feature.0).data).write(Data::UNINIT);
-                specs.push(Spec { name, counter, events: planned.events.clone(), groups: planned.passes.clone(), feature });
+                specs.push(Spec {
+                    name,
+                    counter,
+                    events: planned.events.clone(),
+                    groups: planned.passes.clone(),
+                    feature,
+                });
             }
         }
         let n = passes.len().max(1);
         let groups = (0..n)
             .map(|g| GroupDef {
                 events: passes.get(g).map(|p| p.iter().map(Event::to_aql).collect()).unwrap_or_default(),
-                features: specs.iter().filter(|s| s.groups == [g] || (g == 0 && s.groups.is_empty())).map(|s| s.feature).collect(),
+                features: specs
+                    .iter()
+                    .filter(|s| s.groups == [g] || (g == 0 && s.groups.is_empty()))
+                    .map(|s| s.feature)
+                    .collect(),
             })
             .collect();
         let handler = props.and_then(|p| p.handler.map(|h| (h, p.handler_arg as usize)));
-        Ok(Context { agent, plan, consts, specs, groups, handler, slots: Mutex::new((0..n).map(|_| Slot::default()).collect()), changed: Condvar::new(), closed: AtomicBool::new(false) })
+        Ok(Context {
+            agent,
+            plan,
+            consts,
+            specs,
+            groups,
+            handler,
+            slots: Mutex::new((0..n).map(|_| Slot::default()).collect()),
+            changed: Condvar::new(),
+            closed: AtomicBool::new(false),
+        })
     }
 
     pub fn agent(&self) -> u64 {
@@ -163,7 +196,11 @@ impl Context {
         let g = &self.groups[self.check(index)?];
         Ok(Group {
             index,
-            features: if g.features.is_empty() { std::ptr::null_mut() } else { g.features.as_ptr() as *mut *mut Feature },
+            features: if g.features.is_empty() {
+                std::ptr::null_mut()
+            } else {
+                g.features.as_ptr() as *mut *mut Feature
+            },
             feature_count: g.features.len() as u32,
             context: self as *const Context as *mut c_void,
         })

@@ -52,7 +52,14 @@ impl InfoTable {
                     instances: k.instances,
                     block_counters: catalog.block_counts(k.block).map_or(0, |b| b.slots),
                 },
-                MetricKind::Derived(d) => Entry { name: c(&m.name), descr: c(&m.descr), expr: Some(c(&d.text)), block: None, instances: 1, block_counters: 0 },
+                MetricKind::Derived(d) => Entry {
+                    name: c(&m.name),
+                    descr: c(&m.descr),
+                    expr: Some(c(&d.text)),
+                    block: None,
+                    instances: 1,
+                    block_counters: 0,
+                },
             })
             .collect();
         InfoTable { entries }
@@ -71,7 +78,14 @@ impl InfoTable {
             agent_index,
             kind: abi::INFO_KIND_METRIC,
             u: InfoUnion {
-                metric: InfoMetric { name: e.name.as_ptr(), instances: e.instances, expr: ptr(&e.expr), description: e.descr.as_ptr(), block_name: ptr(&e.block), block_counters: e.block_counters },
+                metric: InfoMetric {
+                    name: e.name.as_ptr(),
+                    instances: e.instances,
+                    expr: ptr(&e.expr),
+                    description: e.descr.as_ptr(),
+                    block_name: ptr(&e.block),
+                    block_counters: e.block_counters,
+                },
             },
         }
     }
@@ -83,7 +97,11 @@ impl InfoTable {
             // Not a metric of the file: the catalog says why (and what is close).
             None => match catalog.request(name) {
                 Err(e) => Err(e.into()),
-                Ok(_) => Err(RocpError::Metrics(crate::metrics::MetricsError::BadRequest { name: name.to_string(), msg: "only the metrics of the file have info; NAME[i] and BLOCK:EVENT can be opened, not looked up".into() })),
+                Ok(_) => Err(RocpError::Metrics(crate::metrics::MetricsError::BadRequest {
+                    name: name.to_string(),
+                    msg: "only the metrics of the file have info; NAME[i] and BLOCK:EVENT can be opened, not looked up"
+                        .into(),
+                })),
             },
         }
     }

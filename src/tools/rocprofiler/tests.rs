@@ -52,7 +52,9 @@ fn double(d: &Data) -> f64 {
 }
 
 fn names_of(g: &Group) -> Vec<String> {
-    (0..g.feature_count as usize).map(|i| unsafe { CStr::from_ptr((**g.features.add(i)).u.name) }.to_string_lossy().into_owned()).collect()
+    (0..g.feature_count as usize)
+        .map(|i| unsafe { CStr::from_ptr((**g.features.add(i)).u.name) }.to_string_lossy().into_owned())
+        .collect()
 }
 
 #[test]
@@ -67,7 +69,11 @@ fn a_counter_and_a_derived_metric_in_one_group_get_int64_and_double() {
     let events = ctx.events(0).unwrap();
     // SQ_WAVES, GRBM_COUNT, GRBM_GUI_ACTIVE, and TCC_HIT on each of 16 TCC instances.
     assert_eq!(events.len(), 3 + 16);
-    assert!(events.contains(&ev(Block::SQ, 0, 4)) && events.contains(&ev(Block::GRBM, 0, 0)) && events.contains(&ev(Block::TCC, 15, 20)));
+    assert!(
+        events.contains(&ev(Block::SQ, 0, 4))
+            && events.contains(&ev(Block::GRBM, 0, 0))
+            && events.contains(&ev(Block::TCC, 15, 20))
+    );
 
     let mut values: BTreeMap<aqlprofile::Event, u64> = BTreeMap::new();
     values.insert(ev(Block::SQ, 0, 4), 40);
@@ -92,7 +98,10 @@ fn features_spread_over_groups_wait_for_all_of_them() {
     let ctx = open(&cat, &mut fs, 0, None).unwrap();
     assert_eq!(ctx.group_count(), 2);
     let in_groups: Vec<Vec<String>> = (0..2).map(|g| names_of(&ctx.group(g).unwrap())).collect();
-    assert!(in_groups.iter().all(|n| !n.contains(&"VALUInsts".to_string())), "a spread feature is in no group: {in_groups:?}");
+    assert!(
+        in_groups.iter().all(|n| !n.contains(&"VALUInsts".to_string())),
+        "a spread feature is in no group: {in_groups:?}"
+    );
     assert_eq!(in_groups.concat(), ["SQ_WAVES"]);
     let wave_group = in_groups.iter().position(|n| !n.is_empty()).unwrap() as u32;
     let other = 1 - wave_group;
@@ -104,7 +113,9 @@ fn features_spread_over_groups_wait_for_all_of_them() {
     assert_eq!(int(&fs.f[1].data), 10);
     assert_eq!(fs.f[0].data.kind, abi::DATA_KIND_UNINIT);
     match ctx.get_metrics() {
-        Err(RocpError::Incomplete { name, groups }) => assert_eq!((name.as_str(), groups), ("VALUInsts", vec![other as usize])),
+        Err(RocpError::Incomplete { name, groups }) => {
+            assert_eq!((name.as_str(), groups), ("VALUInsts", vec![other as usize]))
+        }
         r => panic!("{r:?}"),
     }
     ctx.finish(other, &valu);
@@ -165,12 +176,20 @@ unsafe extern "C" fn handler(g: Group, arg: *mut c_void) -> bool {
 fn a_collection_fills_the_features_then_calls_the_handler_or_unpends_when_dropped() {
     let cat = catalog(&gfx9_defaults());
     let mut fs = features(&["SQ_WAVES"]);
-    let props = Properties { queue: std::ptr::null_mut(), queue_depth: 0, handler: Some(handler), handler_arg: 0x5a5a as *mut c_void };
+    let props = Properties {
+        queue: std::ptr::null_mut(),
+        queue_depth: 0,
+        handler: Some(handler),
+        handler_arg: 0x5a5a as *mut c_void,
+    };
     let ctx = Arc::new(open(&cat, &mut fs, 0, Some(&props)).unwrap());
 
     let (c, events) = Collection::start(ctx.clone(), 0).unwrap();
     assert_eq!(events, [ev(Block::SQ, 0, 4)]);
-    assert!(matches!(ctx.get_data(0, false), Err(RocpError::WouldBlock(0))), "pending: a dispatch callback must not wait");
+    assert!(
+        matches!(ctx.get_data(0, false), Err(RocpError::WouldBlock(0))),
+        "pending: a dispatch callback must not wait"
+    );
     c.finish(&BTreeMap::from([(ev(Block::SQ, 0, 4), 7u64)]));
     assert_eq!(HANDLED.lock().as_slice(), [(0, abi::DATA_KIND_INT64, 0x5a5a)], "the handler sees the data written");
     assert_eq!(int(&fs.f[0].data), 7);
@@ -239,8 +258,17 @@ fn info_lists_the_catalogs_metrics() {
     t.iterate(2, |d| {
         assert_eq!((d.agent_index, d.kind), (2, abi::INFO_KIND_METRIC));
         let m = unsafe { d.u.metric };
-        let s = |p: *const std::ffi::c_char| (!p.is_null()).then(|| unsafe { CStr::from_ptr(p) }.to_string_lossy().into_owned());
-        seen.push((s(m.name).unwrap(), s(m.expr), s(m.block_name), m.instances, m.block_counters, s(m.description).unwrap()));
+        let s = |p: *const std::ffi::c_char| {
+            (!p.is_null()).then(|| unsafe { CStr::from_ptr(p) }.to_string_lossy().into_owned())
+        };
+        seen.push((
+            s(m.name).unwrap(),
+            s(m.expr),
+            s(m.block_name),
+            m.instances,
+            m.block_counters,
+            s(m.description).unwrap(),
+        ));
         status::SUCCESS
     })
     .unwrap();
@@ -256,7 +284,11 @@ fn info_lists_the_catalogs_metrics() {
     let mut n = 0;
     t.iterate(0, |_| {
         n += 1;
-        if n == 3 { status::INFO_BREAK } else { status::SUCCESS }
+        if n == 3 {
+            status::INFO_BREAK
+        } else {
+            status::SUCCESS
+        }
     })
     .unwrap();
     assert_eq!(n, 3, "INFO_BREAK stops the walk, successfully");
@@ -274,7 +306,16 @@ fn info_lists_the_catalogs_metrics() {
 #[test]
 fn the_layout_names_every_structure() {
     let l = abi::layout();
-    for s in ["rocprofiler_feature_t", "rocprofiler_data_t", "rocprofiler_callback_data_t", "rocprofiler_properties_t", "rocprofiler_info_data_t", "rocprofiler_queue_callbacks_t", "rocprofiler_group_t", "rocprofiler_settings_t"] {
+    for s in [
+        "rocprofiler_feature_t",
+        "rocprofiler_data_t",
+        "rocprofiler_callback_data_t",
+        "rocprofiler_properties_t",
+        "rocprofiler_info_data_t",
+        "rocprofiler_queue_callbacks_t",
+        "rocprofiler_group_t",
+        "rocprofiler_settings_t",
+    ] {
         assert!(l.iter().any(|(n, _)| n == s), "{s}");
     }
     assert_eq!(l.iter().find(|(n, _)| n == "rocprofiler_callback_data_t.record").unwrap().1, 88);

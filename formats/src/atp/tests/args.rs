@@ -6,51 +6,26 @@ fn arguments_split_only_on_top_level_semicolons() {
     let tricky = call(
         "CL_SUCCESS",
         "clBuildProgram",
-        &[
-            "0x1",
-            "[{a;b},(c;d)]",
-            "\"-DX=1; -DY=\\\"2;3\\\"\"",
-            "(x;[y;{z}])",
-            "",
-            "f(a;b)",
-        ],
+        &["0x1", "[{a;b},(c;d)]", "\"-DX=1; -DY=\\\"2;3\\\"\"", "(x;[y;{z}])", "", "f(a;b)"],
     );
     let line = one_line(|s| write_api_call(s, &tricky));
-    assert_eq!(line, "CL_SUCCESS = clBuildProgram ( 0x1;[{a;b},(c;d)];\"-DX=1; -DY=\\\"2;3\\\"\";(x;[y;{z}]);;f(a;b) )\n");
+    assert_eq!(
+        line,
+        "CL_SUCCESS = clBuildProgram ( 0x1;[{a;b},(c;d)];\"-DX=1; -DY=\\\"2;3\\\"\";(x;[y;{z}]);;f(a;b) )\n"
+    );
     assert_eq!(parse_api_call(&line).unwrap(), tricky);
-    assert_eq!(
-        parse_api_call("R = f (  )").unwrap().args,
-        Vec::<String>::new()
-    );
-    assert_eq!(
-        parse_api_call("R = f()").unwrap().args,
-        Vec::<String>::new()
-    );
+    assert_eq!(parse_api_call("R = f (  )").unwrap().args, Vec::<String>::new());
+    assert_eq!(parse_api_call("R = f()").unwrap().args, Vec::<String>::new());
 }
 
 #[test]
 fn unsafe_text_is_quoted() {
-    let c = call(
-        "x = y",
-        "clFoo",
-        &["a;b", "[open", "two\nlines", "back\\slash;"],
-    );
+    let c = call("x = y", "clFoo", &["a;b", "[open", "two\nlines", "back\\slash;"]);
     let line = one_line(|s| write_api_call(s, &c));
-    assert_eq!(
-        line,
-        "\"x = y\" = clFoo ( \"a;b\";\"[open\";\"two\\nlines\";\"back\\\\slash;\" )\n"
-    );
+    assert_eq!(line, "\"x = y\" = clFoo ( \"a;b\";\"[open\";\"two\\nlines\";\"back\\\\slash;\" )\n");
     let back = parse_api_call(&line).unwrap();
     assert_eq!(back.ret, "\"x = y\"");
-    assert_eq!(
-        back.args,
-        [
-            "\"a;b\"",
-            "\"[open\"",
-            "\"two\\nlines\"",
-            "\"back\\\\slash;\""
-        ]
-    );
+    assert_eq!(back.args, ["\"a;b\"", "\"[open\"", "\"two\\nlines\"", "\"back\\\\slash;\""]);
     // One empty argument is not the same as none.
     let one_empty = one_line(|s| write_api_call(s, &call("CL_SUCCESS", "clFoo", &[""])));
     assert_eq!(parse_api_call(&one_empty).unwrap().args, ["\"\""]);

@@ -18,29 +18,17 @@ fn random_timestamp(r: &mut Rng) -> Timestamp {
         let detail = match r.below(4) {
             0 => Detail::None,
             1 => Detail::Transfer { bytes: r.next() },
-            2 => Detail::Kernel {
-                handle: r.next(),
-                name: String::new(),
-                global: vec![],
-                local: None,
-            },
+            2 => Detail::Kernel { handle: r.next(), name: String::new(), global: vec![], local: None },
             _ => Detail::Kernel {
                 handle: r.next() >> r.below(64),
-                name: r
-                    .pick(&["k", "matrix_multiply_tiled_with_a_rather_long_name", "NA"])
-                    .into(),
+                name: r.pick(&["k", "matrix_multiply_tiled_with_a_rather_long_name", "NA"]).into(),
                 global: random_sizes(r),
                 local: (r.below(2) == 0).then(|| random_sizes(r)),
             },
         };
         Enqueue {
             cmd_type: 4592 + r.below(30) as u32,
-            cmd_name: r
-                .pick(&[
-                    "CL_COMMAND_NDRANGE_KERNEL",
-                    "CL_COMMAND_ACQUIRE_DX9_MEDIA_SURFACES_KHR",
-                ])
-                .into(),
+            cmd_name: r.pick(&["CL_COMMAND_NDRANGE_KERNEL", "CL_COMMAND_ACQUIRE_DX9_MEDIA_SURFACES_KHR"]).into(),
             queued: r.next(),
             submit: r.next(),
             start: r.next(),
@@ -50,22 +38,12 @@ fn random_timestamp(r: &mut Rng) -> Timestamp {
             context_id: r.below(4) as u32,
             context: r.next(),
             device: r
-                .pick(&[
-                    "NVIDIA_H200",
-                    "CPU_Device",
-                    "pthread-cpu-haswell-AMD_EPYC_9654_96-Core_Processor",
-                ])
+                .pick(&["NVIDIA_H200", "CPU_Device", "pthread-cpu-haswell-AMD_EPYC_9654_96-Core_Processor"])
                 .into(),
             detail,
         }
     });
-    Timestamp {
-        api_type: api_type(name),
-        name: name.into(),
-        start: r.next(),
-        end: r.next(),
-        enqueue,
-    }
+    Timestamp { api_type: api_type(name), name: name.into(), start: r.next(), end: r.next(), enqueue }
 }
 
 fn random_arg(r: &mut Rng) -> String {
@@ -73,30 +51,20 @@ fn random_arg(r: &mut Rng) -> String {
         0 => format!("0x{:x}", r.next()),
         1 => "NULL".into(),
         2 => format!("[{},{}]", r.below(99), r.below(99)),
-        3 => format!(
-            "[\"{}\"]",
-            r.pick(&["a;b", "semi; colon", "br]ack{et", "esc \\\" q"])
-        ),
-        4 => r
-            .pick(&["{CL_CONTEXT_PLATFORM;1}", "f(x;y)", "", " spaced "])
-            .into(),
+        3 => format!("[\"{}\"]", r.pick(&["a;b", "semi; colon", "br]ack{et", "esc \\\" q"])),
+        4 => r.pick(&["{CL_CONTEXT_PLATFORM;1}", "f(x;y)", "", " spaced "]).into(),
         _ => r.below(100_000).to_string(),
     }
 }
 
 fn random_atp(r: &mut Rng) -> Atp {
     let threads: Vec<u64> = (0..1 + r.below(4)).map(|_| r.next() >> 40).collect();
-    let mut atp = Atp {
-        header: HeaderInfo::default().to_header(),
-        ..Atp::default()
-    };
+    let mut atp = Atp { header: HeaderInfo::default().to_header(), ..Atp::default() };
     for &tid in &threads {
         let n = r.below(40) as usize;
         let api = (0..n)
             .map(|_| ApiCall {
-                ret: r
-                    .pick(&["CL_SUCCESS", "0x7f00", "NULL", "[CL_SUCCESS]"])
-                    .into(),
+                ret: r.pick(&["CL_SUCCESS", "0x7f00", "NULL", "[CL_SUCCESS]"]).into(),
                 name: r.pick(&["clFoo", "clSetKernelArg"]).into(),
                 args: match (0..r.below(6)).map(|_| random_arg(r)).collect::<Vec<_>>() {
                     // A lone empty argument is written quoted (see unsafe_text_is_quoted).
@@ -106,37 +74,22 @@ fn random_atp(r: &mut Rng) -> Atp {
             })
             .collect();
         atp.api.push(Block { tid, items: api });
-        atp.timestamps.push(Block {
-            tid,
-            items: (0..n).map(|_| random_timestamp(r)).collect(),
-        });
+        atp.timestamps.push(Block { tid, items: (0..n).map(|_| random_timestamp(r)).collect() });
         let markers = (0..r.below(6))
             .map(|_| match r.below(2) {
-                0 => begin(
-                    r.pick(&["a", "two words", &"y".repeat(55)]),
-                    r.next(),
-                    r.pick(&["Default", "my group"]),
-                ),
+                0 => begin(r.pick(&["a", "two words", &"y".repeat(55)]), r.next(), r.pick(&["Default", "my group"])),
                 _ => Marker::End { time: r.next() },
             })
             .collect();
-        atp.markers.push(Block {
-            tid,
-            items: markers,
-        });
+        atp.markers.push(Block { tid, items: markers });
         if r.below(2) == 0 {
             let n = r.below(20) as usize;
             let api = (0..n).map(|_| random_hsa_call(r)).collect();
             atp.hsa_api.push(Block { tid, items: api });
-            atp.hsa_timestamps.push(Block {
-                tid,
-                items: (0..n).map(|_| random_hsa_timestamp(r)).collect(),
-            });
+            atp.hsa_timestamps.push(Block { tid, items: (0..n).map(|_| random_hsa_timestamp(r)).collect() });
         }
     }
-    atp.kernel_dispatches = (0..r.below(4) * r.below(6))
-        .map(|_| random_dispatch(r))
-        .collect();
+    atp.kernel_dispatches = (0..r.below(4) * r.below(6)).map(|_| random_dispatch(r)).collect();
     atp
 }
 
@@ -153,74 +106,34 @@ fn random_hsa_call(r: &mut Rng) -> ApiCall {
     }
     ApiCall {
         // RCP writes nothing before the name for functions without a result.
-        ret: r
-            .pick(&[
-                "HSA_STATUS_SUCCESS",
-                "",
-                "0",
-                "HSA_STATUS_ERROR_INVALID_ARGUMENT",
-            ])
-            .into(),
-        name: r
-            .pick(&[
-                "hsa_init",
-                "hsa_amd_memory_async_copy",
-                "hsa_signal_store_relaxed",
-            ])
-            .into(),
+        ret: r.pick(&["HSA_STATUS_SUCCESS", "", "0", "HSA_STATUS_ERROR_INVALID_ARGUMENT"]).into(),
+        name: r.pick(&["hsa_init", "hsa_amd_memory_async_copy", "hsa_signal_store_relaxed"]).into(),
         args,
     }
 }
 
 fn random_hsa_timestamp(r: &mut Rng) -> HsaTimestamp {
-    let name = r.pick(&[
-        "hsa_init",
-        "hsa_amd_memory_async_copy",
-        "hsa_amd_svm_prefetch_async",
-        "hsa_ven_future_thing",
-    ]);
+    let name = r.pick(&["hsa_init", "hsa_amd_memory_async_copy", "hsa_amd_svm_prefetch_async", "hsa_ven_future_thing"]);
     HsaTimestamp {
         api_type: hsa_api_type(name),
         name: name.into(),
         start: r.next(),
         end: r.next(),
-        copy: (r.below(3) == 0).then(|| AsyncCopy {
-            start: r.next(),
-            end: r.next(),
-        }),
+        copy: (r.below(3) == 0).then(|| AsyncCopy { start: r.next(), end: r.next() }),
     }
 }
 
 fn random_dispatch(r: &mut Rng) -> KernelDispatch {
     KernelDispatch {
-        kernel_name: r
-            .pick(&[
-                "k",
-                "void f<int, 2>(int*, float)",
-                "a,b",
-                &"z".repeat(60),
-                "NA",
-            ])
-            .into(),
+        kernel_name: r.pick(&["k", "void f<int, 2>(int*, float)", "a,b", &"z".repeat(60), "NA"]).into(),
         kernel_handle: r.next() >> r.below(64),
         start: r.next(),
         end: r.next(),
-        agent_name: r
-            .pick(&[
-                "gfx90a",
-                "AMD_Instinct_MI210_with_a_very_long_agent_name_beyond_64_columns_",
-            ])
-            .into(),
+        agent_name: r.pick(&["gfx90a", "AMD_Instinct_MI210_with_a_very_long_agent_name_beyond_64_columns_"]).into(),
         agent_handle: r.next() >> r.below(64),
         queue_index: r.next() >> r.below(64),
         agent_index: r.next() as u32,
-        packet_type: r
-            .pick(&[
-                "HSA_PACKET_TYPE_KERNEL_DISPATCH",
-                "HSA_PACKET_TYPE_BARRIER_AND",
-                "7",
-            ])
-            .into(),
+        packet_type: r.pick(&["HSA_PACKET_TYPE_KERNEL_DISPATCH", "HSA_PACKET_TYPE_BARRIER_AND", "7"]).into(),
         packet_id: r.next(),
         packet: r
             .pick(&[

@@ -31,17 +31,7 @@ fn golden_lines_match_rcp() {
     assert_eq!(
         one_line(|s| write_api_call(
             s,
-            &call(
-                "CL_SUCCESS",
-                "clGetPlatformInfo",
-                &[
-                    "0x0B69F8C0",
-                    "CL_PLATFORM_ICD_SUFFIX_KHR",
-                    "0",
-                    "NULL",
-                    "[4]"
-                ]
-            )
+            &call("CL_SUCCESS", "clGetPlatformInfo", &["0x0B69F8C0", "CL_PLATFORM_ICD_SUFFIX_KHR", "0", "NULL", "[4]"])
         )),
         "CL_SUCCESS = clGetPlatformInfo ( 0x0B69F8C0;CL_PLATFORM_ICD_SUFFIX_KHR;0;NULL;[4] )\n"
     );
@@ -79,13 +69,7 @@ fn golden_lines_match_rcp() {
             submit: 1717000103000,
             start: 1717000110000,
             end: 1717000150000,
-            ..enq(
-                4592,
-                "CL_COMMAND_NDRANGE_KERNEL",
-                0,
-                "NVIDIA_H200",
-                kernel("vadd", &[4096, 64], None),
-            )
+            ..enq(4592, "CL_COMMAND_NDRANGE_KERNEL", 0, "NVIDIA_H200", kernel("vadd", &[4096, 64], None))
         }),
         ..ts("clEnqueueNDRangeKernel", 1717000100000, 1717000102000, None)
     };
@@ -100,13 +84,7 @@ fn golden_lines_match_rcp() {
             submit: 1717000201000,
             start: 1717000210000,
             end: 1717000250000,
-            ..enq(
-                4595,
-                "CL_COMMAND_READ_BUFFER",
-                0,
-                "NVIDIA_H200",
-                Detail::Transfer { bytes: 4194304 },
-            )
+            ..enq(4595, "CL_COMMAND_READ_BUFFER", 0, "NVIDIA_H200", Detail::Transfer { bytes: 4194304 })
         }),
         ..ts("clEnqueueReadBuffer", 1717000200000, 1717000260000, None)
     };
@@ -123,12 +101,7 @@ fn golden_lines_match_rcp() {
             end: 1717000301000,
             ..enq(4606, "CL_COMMAND_MARKER", 0, "NVIDIA_H200", Detail::None)
         }),
-        ..ts(
-            "clEnqueueMarkerWithWaitList",
-            1717000300000,
-            1717000300900,
-            None,
-        )
+        ..ts("clEnqueueMarkerWithWaitList", 1717000300000, 1717000300900, None)
     };
     assert_eq!(
         one_line(|s| write_timestamp(s, &marker)),
@@ -140,20 +113,12 @@ fn golden_lines_match_rcp() {
         "clBeginPerfMarker   outer&nbsp;loop                                   1717000000050          Solver&nbsp;phases\n"
     );
     assert_eq!(
-        one_line(|s| write_marker(
-            s,
-            &Marker::End {
-                time: 1717000400000
-            }
-        )),
+        one_line(|s| write_marker(s, &Marker::End { time: 1717000400000 })),
         "clEndPerfMarker     1717000400000       \n"
     );
     assert_eq!(
         one_line(|s| write_marker(s, &begin(&"x".repeat(60), 1717000000060, ""))),
-        format!(
-            "clBeginPerfMarker   {}   1717000000060   Default\n",
-            "x".repeat(60)
-        )
+        format!("clBeginPerfMarker   {}   1717000000060   Default\n", "x".repeat(60))
     );
     // AMDTActivityLogger.cpp, amdtFinalizeActivityLogger; ProfilerOutputFileDefs.h.
     assert_eq!(MARKER_SECTION, "=====Perfmarker Output=====");
@@ -164,9 +129,7 @@ fn golden_lines_match_rcp() {
 #[test]
 fn device_spaces_become_underscores() {
     let mut atp = sample();
-    let Some(Enqueue { device, .. }) = &mut atp.timestamps[0].items[5].enqueue else {
-        panic!("sample changed")
-    };
+    let Some(Enqueue { device, .. }) = &mut atp.timestamps[0].items[5].enqueue else { panic!("sample changed") };
     *device = "AMD Radeon RX 7900 XTX".into();
     let back = read(&write(&atp)).unwrap();
     let e = back.timestamps[0].items[5].enqueue.as_ref().unwrap();
@@ -187,13 +150,7 @@ fn long_device_name_stays_a_separate_field() {
         "clEnqueueWriteBuffer",
         1,
         2,
-        Some(enq(
-            4596,
-            "CL_COMMAND_WRITE_BUFFER",
-            3,
-            dev,
-            Detail::Transfer { bytes: 64 },
-        )),
+        Some(enq(4596, "CL_COMMAND_WRITE_BUFFER", 3, dev, Detail::Transfer { bytes: 64 })),
     );
     let line = one_line(|s| write_timestamp(s, &t));
     assert!(line.contains(&format!("{dev} 64")), "{line}");
@@ -202,23 +159,9 @@ fn long_device_name_stays_a_separate_field() {
 
 #[test]
 fn native_kernel_uses_rcp_handle_only_form() {
-    let d = Detail::Kernel {
-        handle: 0x401a20,
-        name: String::new(),
-        global: vec![],
-        local: None,
-    };
-    let t = ts(
-        "clEnqueueNativeKernel",
-        1,
-        2,
-        Some(enq(4594, "CL_COMMAND_NATIVE_KERNEL", 3, "CPU_Device", d)),
-    );
+    let d = Detail::Kernel { handle: 0x401a20, name: String::new(), global: vec![], local: None };
+    let t = ts("clEnqueueNativeKernel", 1, 2, Some(enq(4594, "CL_COMMAND_NATIVE_KERNEL", 3, "CPU_Device", d)));
     let line = one_line(|s| write_timestamp(s, &t));
-    assert!(
-        line.trim_end()
-            .ends_with(&format!("{:<30}0x401a20", "CPU_Device")),
-        "{line:?}"
-    );
+    assert!(line.trim_end().ends_with(&format!("{:<30}0x401a20", "CPU_Device")), "{line:?}");
     assert_eq!(parse_timestamp(&line).unwrap(), t);
 }

@@ -10,21 +10,12 @@ use crate::atp::kernels::parse_kernel_dispatch;
 fn round_trip_hsa_sample_in_section_order() {
     let text = assert_round_trip(&sample_with_hsa());
     let at = |section: &str| text.find(&format!("{section}\n")).expect(section);
-    let order = [
-        API_SECTION,
-        TIMESTAMP_SECTION,
-        HSA_API_SECTION,
-        HSA_TIMESTAMP_SECTION,
-        HSA_KERNEL_SECTION,
-        MARKER_SECTION,
-    ]
-    .map(at);
+    let order =
+        [API_SECTION, TIMESTAMP_SECTION, HSA_API_SECTION, HSA_TIMESTAMP_SECTION, HSA_KERNEL_SECTION, MARKER_SECTION]
+            .map(at);
     assert!(order.windows(2).all(|w| w[0] < w[1]), "{order:?}");
     // The kernel section has a count line and no thread id.
-    assert!(
-        text.contains(&format!("{HSA_KERNEL_SECTION}\n3\nvadd ")),
-        "{text}"
-    );
+    assert!(text.contains(&format!("{HSA_KERNEL_SECTION}\n3\nvadd ")), "{text}");
 }
 
 #[test]
@@ -51,12 +42,7 @@ fn hsa_golden_lines_match_rcp() {
     let c = call(
         "HSA_STATUS_SUCCESS",
         "hsa_amd_memory_pool_allocate",
-        &[
-            "memory_pool={94215731020000}",
-            "size=4096",
-            "flags=0",
-            "ptr=[0x7f3a10000000]",
-        ],
+        &["memory_pool={94215731020000}", "size=4096", "flags=0", "ptr=[0x7f3a10000000]"],
     );
     assert_eq!(
         one_line(|s| write_api_call(s, &c)),
@@ -69,16 +55,8 @@ fn hsa_golden_lines_match_rcp() {
         "1    hsa_init                                     1717000000100        1717000002300        \n"
     );
     // HSAAtpFile.cpp, HSAAtpFilePart::UpdateAsyncCopyTimestamps.
-    let copy = AsyncCopy {
-        start: 1717000006000,
-        end: 1717000090000,
-    };
-    let copy = hsa_ts(
-        "hsa_amd_memory_async_copy",
-        1717000005000,
-        1717000005400,
-        Some(copy),
-    );
+    let copy = AsyncCopy { start: 1717000006000, end: 1717000090000 };
+    let copy = hsa_ts("hsa_amd_memory_async_copy", 1717000005000, 1717000005400, Some(copy));
     assert_eq!(
         one_line(|s| write_hsa_timestamp(s, &copy)),
         "128  hsa_amd_memory_async_copy                    1717000005000        1717000005400        1717000006000        1717000090000        \n"
@@ -131,32 +109,17 @@ fn hsa_reader_accepts_any_order_codexl_names_and_an_empty_kernel_section() {
          =====hsa API Trace Output=====\n7\n0\n"
     );
     let atp = read(&text).unwrap();
-    assert_eq!(
-        atp.kernel_dispatches,
-        sample_with_hsa().kernel_dispatches[..1]
-    );
+    assert_eq!(atp.kernel_dispatches, sample_with_hsa().kernel_dispatches[..1]);
     let ts = &atp.hsa_timestamps[0].items;
     assert_eq!((ts[0].api_type, ts[0].copy), (1, None));
     assert_eq!(ts[1].copy, Some(AsyncCopy { start: 50, end: 60 }));
-    assert_eq!(
-        atp.hsa_api,
-        [Block {
-            tid: 7,
-            items: vec![]
-        }]
-    );
+    assert_eq!(atp.hsa_api, [Block { tid: 7, items: vec![] }]);
     // RCP's parser allows a kernel section without even a count line.
     let empty = read(&format!("{HSA_KERNEL_SECTION}\n{MARKER_SECTION}\n")).unwrap();
     assert!(empty.kernel_dispatches.is_empty());
     // Padding runs, handles in any case, a bare agent handle.
-    let d = parse_kernel_dispatch(
-        "k 0x7f3a 1 2 gfx900 12 0 0 HSA_PACKET_TYPE_KERNEL_DISPATCH 5   {a, b}  ",
-    )
-    .unwrap();
-    assert_eq!(
-        (d.kernel_handle, d.agent_handle, d.packet.as_str()),
-        (0x7f3a, 12, "{a, b}")
-    );
+    let d = parse_kernel_dispatch("k 0x7f3a 1 2 gfx900 12 0 0 HSA_PACKET_TYPE_KERNEL_DISPATCH 5   {a, b}  ").unwrap();
+    assert_eq!((d.kernel_handle, d.agent_handle, d.packet.as_str()), (0x7f3a, 12, "{a, b}"));
 }
 
 #[test]
@@ -164,40 +127,20 @@ fn hsa_reader_errors_name_the_line() {
     let kernels = format!("TraceFileVersion=3.2\n{HSA_KERNEL_SECTION}\n");
     let good = one_line(|s| write_kernel_dispatch(s, &sample_with_hsa().kernel_dispatches[0]));
     // A count larger than the lines that follow: blame the count line.
-    fails_at(
-        &format!("{kernels}2\n{good}"),
-        3,
-        "says 2 entries, but 1 follow",
-    );
+    fails_at(&format!("{kernels}2\n{good}"), 3, "says 2 entries, but 1 follow");
     // Fewer: blame it too.
-    fails_at(
-        &format!("{kernels}1\n{good}{good}"),
-        3,
-        "more entries follow",
-    );
+    fails_at(&format!("{kernels}1\n{good}{good}"), 3, "more entries follow");
     // A count that is not a number.
     fails_at(&format!("{kernels}many\n{good}"), 3, "dispatch count");
     // A bad field names the field.
     let bad_start = "k 0x1 1O 2 gfx900 {1} 0 0 T 5 {}";
-    fails_at(
-        &format!("{kernels}2\n{good}{bad_start}\n"),
-        5,
-        "bad start time \"1O\"",
-    );
+    fails_at(&format!("{kernels}2\n{good}{bad_start}\n"), 5, "bad start time \"1O\"");
     let bad_agent = "k 0x1 1 2 gfx900 {x} 0 0 T 5 {}";
     fails_at(&format!("{kernels}1\n{bad_agent}\n"), 4, "bad agent handle");
     // The packet text is required.
-    fails_at(
-        &format!("{kernels}1\nk 0x1 1 2 gfx900 {{1}} 0 0 T 5\n"),
-        4,
-        "packet",
-    );
+    fails_at(&format!("{kernels}1\nk 0x1 1 2 gfx900 {{1}} 0 0 T 5\n"), 4, "packet");
     // Something that is neither a dispatch nor a section after the entries.
-    fails_at(
-        &format!("{kernels}1\n{good}7\n"),
-        5,
-        "expected a section line",
-    );
+    fails_at(&format!("{kernels}1\n{good}7\n"), 5, "expected a section line");
     // HSA timestamps: 5 fields (RCP's temporary copy identifier), bad copy time.
     let ts = format!("{HSA_TIMESTAMP_SECTION}\n7\n2\n1 hsa_init 10 20\n");
     let five = "128 hsa_amd_memory_async_copy 30 40 99";
@@ -230,8 +173,5 @@ fn kernel_dispatch_text_fields() {
     // A name that fills its column still gets one space (RCP's setw(len + 1)).
     k.kernel_name = "n".repeat(50);
     let line = one_line(|s| write_kernel_dispatch(s, &k));
-    assert!(
-        line.starts_with(&format!("{} NULL ", k.kernel_name)),
-        "{line}"
-    );
+    assert!(line.starts_with(&format!("{} NULL ", k.kernel_name)), "{line}");
 }

@@ -17,21 +17,11 @@ const CTX: u64 = 0x55d0_c8a1_f010;
 const K: u64 = 0x55d0_c8b4_0a80;
 
 fn call(ret: &str, name: &str, args: &[&str]) -> ApiCall {
-    ApiCall {
-        ret: ret.into(),
-        name: name.into(),
-        args: args.iter().map(|a| a.to_string()).collect(),
-    }
+    ApiCall { ret: ret.into(), name: name.into(), args: args.iter().map(|a| a.to_string()).collect() }
 }
 
 fn ts(name: &str, start: u64, end: u64, enqueue: Option<Enqueue>) -> Timestamp {
-    Timestamp {
-        api_type: api_type(name),
-        name: name.into(),
-        start,
-        end,
-        enqueue,
-    }
+    Timestamp { api_type: api_type(name), name: name.into(), start, end, enqueue }
 }
 
 fn enq(cmd_type: u32, cmd_name: &str, t0: u64, device: &str, detail: Detail) -> Enqueue {
@@ -52,20 +42,11 @@ fn enq(cmd_type: u32, cmd_name: &str, t0: u64, device: &str, detail: Detail) -> 
 }
 
 fn kernel(name: &str, global: &[u64], local: Option<&[u64]>) -> Detail {
-    Detail::Kernel {
-        handle: K,
-        name: name.into(),
-        global: global.to_vec(),
-        local: local.map(<[u64]>::to_vec),
-    }
+    Detail::Kernel { handle: K, name: name.into(), global: global.to_vec(), local: local.map(<[u64]>::to_vec) }
 }
 
 fn begin(name: &str, time: u64, group: &str) -> Marker {
-    Marker::Begin {
-        name: name.into(),
-        time,
-        group: group.into(),
-    }
+    Marker::Begin { name: name.into(), time, group: group.into() }
 }
 
 fn one_line(f: impl FnOnce(&mut String)) -> String {
@@ -91,13 +72,7 @@ fn assert_round_trip(atp: &Atp) -> String {
 }
 
 fn hsa_ts(name: &str, start: u64, end: u64, copy: Option<AsyncCopy>) -> HsaTimestamp {
-    HsaTimestamp {
-        api_type: hsa_api_type(name),
-        name: name.into(),
-        start,
-        end,
-        copy,
-    }
+    HsaTimestamp { api_type: hsa_api_type(name), name: name.into(), start, end, copy }
 }
 
 const AGENT: u64 = 94_215_731_018_240;
@@ -115,8 +90,6 @@ fn dispatch(kernel_name: &str, start: u64, queue_index: u64, packet_id: u64) -> 
         agent_index: 0,
         packet_type: "HSA_PACKET_TYPE_KERNEL_DISPATCH".into(),
         packet_id,
-        packet: format!(
-            "{{770,3,256,1,1,0,1048576,1,1,0,0,139887310000192,139887309000000,0,{{{SIGNAL}}}}}"
-        ),
+        packet: format!("{{770,3,256,1,1,0,1048576,1,1,0,0,139887310000192,139887309000000,0,{{{SIGNAL}}}}}"),
     }
 }

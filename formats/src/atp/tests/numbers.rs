@@ -39,12 +39,7 @@ fn api_type_numbers() {
         ("clEnqueueSVMMigrateMem", 139),
         ("clSetProgramSpecializationConstant", 145),
     ];
-    check_numbering(
-        &known,
-        [&RCP_FUNCTIONS, &CLTAP_FUNCTIONS],
-        api_type,
-        api_name,
-    );
+    check_numbering(&known, [&RCP_FUNCTIONS, &CLTAP_FUNCTIONS], api_type, api_name);
     // RCP's enqueue ranges (CLFunctionEnumDefs.cpp, IsEnqueueAPI).
     assert!(rcp_is_enqueue(api_type("clEnqueueNDRangeKernel")));
     assert!(rcp_is_enqueue(api_type("clEnqueueMarker")));
@@ -52,8 +47,7 @@ fn api_type_numbers() {
     assert!(!rcp_is_enqueue(api_type("clEnqueueCommandBufferKHR")));
     assert_eq!(api_type("clCreateBufferWithProperties"), CLTAP_FIRST);
     assert!(
-        api_type("clEnqueueCommandBufferKHR") >= CLTAP_FIRST
-            && api_type("clEnqueueCommandBufferKHR") < HASHED_FIRST
+        api_type("clEnqueueCommandBufferKHR") >= CLTAP_FIRST && api_type("clEnqueueCommandBufferKHR") < HASHED_FIRST
     );
     // Anything else: a fixed hash into its own range, never a table name.
     let h = api_type("clEnqueueSomethingFromTheFutureEXT");
@@ -83,10 +77,7 @@ fn hsa_api_type_numbers() {
     check_numbering(&known, tables, hsa_api_type, hsa_api_name);
     assert_eq!(hsa_api_name(198), None, "RCP's Non_API_Dispatch");
     // cltap's range: Debian's functions RCP never knew.
-    assert_eq!(
-        hsa_api_type("hsa_amd_register_system_event_handler"),
-        CLTAP_HSA_FIRST
-    );
+    assert_eq!(hsa_api_type("hsa_amd_register_system_event_handler"), CLTAP_HSA_FIRST);
     assert_eq!(hsa_api_type("hsa_amd_queue_cu_get_mask"), 311);
     // Anything else: the OpenCL hash; the two numberings are separate.
     let h = hsa_api_type("hsa_ven_future_thing");

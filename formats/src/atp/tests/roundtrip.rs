@@ -24,12 +24,7 @@ fn write_is_the_concatenation_of_the_streaming_pieces() {
     stream(&mut s, TIMESTAMP_SECTION, &atp.timestamps, write_timestamp);
     stream(&mut s, HSA_API_SECTION, &atp.hsa_api, write_api_call);
     let hsa_blocks = &atp.hsa_timestamps;
-    stream(
-        &mut s,
-        HSA_TIMESTAMP_SECTION,
-        hsa_blocks,
-        write_hsa_timestamp,
-    );
+    stream(&mut s, HSA_TIMESTAMP_SECTION, hsa_blocks, write_hsa_timestamp);
     write_section_start(&mut s, HSA_KERNEL_SECTION);
     write_dispatch_count(&mut s, atp.kernel_dispatches.len());
     for k in &atp.kernel_dispatches {
@@ -41,10 +36,7 @@ fn write_is_the_concatenation_of_the_streaming_pieces() {
 
 #[test]
 fn empty_sections_are_left_out() {
-    let atp = Atp {
-        header: HeaderInfo::default().to_header(),
-        ..Atp::default()
-    };
+    let atp = Atp { header: HeaderInfo::default().to_header(), ..Atp::default() };
     let text = write(&atp);
     assert!(!text.contains("====="), "{text}");
     assert_eq!(read(&text).unwrap(), atp);

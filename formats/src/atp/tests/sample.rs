@@ -4,16 +4,7 @@ use super::*;
 
 /// One block for each of the sample's two threads.
 fn two_threads<T>(a: Vec<T>, b: Vec<T>) -> Vec<Block<T>> {
-    vec![
-        Block {
-            tid: 41_877,
-            items: a,
-        },
-        Block {
-            tid: 41_880,
-            items: b,
-        },
-    ]
+    vec![Block { tid: 41_877, items: a }, Block { tid: 41_880, items: b }]
 }
 
 /// Two threads: one sets up and dispatches (1D/2D/3D, with and without a
@@ -32,88 +23,33 @@ pub(super) fn sample() -> Atp {
     }
     .to_header();
     let api_a = vec![
-        call(
-            "CL_SUCCESS",
-            "clGetPlatformIDs",
-            &["1", "[0x55d0c8a00010]", "[1]"],
-        ),
+        call("CL_SUCCESS", "clGetPlatformIDs", &["1", "[0x55d0c8a00010]", "[1]"]),
         call(
             "CL_SUCCESS",
             "clGetPlatformInfo",
-            &[
-                "0x55d0c8a00010",
-                "CL_PLATFORM_NAME",
-                "64",
-                "[\"NVIDIA CUDA; rev 13\"]",
-                "[12]",
-            ],
+            &["0x55d0c8a00010", "CL_PLATFORM_NAME", "64", "[\"NVIDIA CUDA; rev 13\"]", "[12]"],
         ),
         call(
             "0x55d0c8a1f010",
             "clCreateContext",
-            &[
-                "[{CL_CONTEXT_PLATFORM,0x55d0c8a00010,NULL}]",
-                "1",
-                "[0x55d0c8a00200]",
-                "NULL",
-                "NULL",
-                "[CL_SUCCESS]",
-            ],
+            &["[{CL_CONTEXT_PLATFORM,0x55d0c8a00010,NULL}]", "1", "[0x55d0c8a00200]", "NULL", "NULL", "[CL_SUCCESS]"],
         ),
-        call(
-            "0x55d0c8b40a80",
-            "clCreateKernel",
-            &["0x55d0c8b00000", "\"vadd\"", "[CL_SUCCESS]"],
-        ),
+        call("0x55d0c8b40a80", "clCreateKernel", &["0x55d0c8b00000", "\"vadd\"", "[CL_SUCCESS]"]),
+        call("CL_SUCCESS", "clSetKernelArg", &["0x55d0c8b40a80", "0", "8", "[0x55d0c8d00000]"]),
         call(
             "CL_SUCCESS",
-            "clSetKernelArg",
-            &["0x55d0c8b40a80", "0", "8", "[0x55d0c8d00000]"],
+            "clEnqueueNDRangeKernel",
+            &["0x55d0c8a3b2c0", "0x55d0c8b40a80", "1", "NULL", "[1048576]", "[256]", "0", "NULL", "NULL"],
         ),
         call(
             "CL_SUCCESS",
             "clEnqueueNDRangeKernel",
-            &[
-                "0x55d0c8a3b2c0",
-                "0x55d0c8b40a80",
-                "1",
-                "NULL",
-                "[1048576]",
-                "[256]",
-                "0",
-                "NULL",
-                "NULL",
-            ],
+            &["0x55d0c8a3b2c0", "0x55d0c8b40a80", "2", "NULL", "[4096,64]", "NULL", "0", "NULL", "[0x55d0c8c01200]"],
         ),
         call(
             "CL_SUCCESS",
             "clEnqueueNDRangeKernel",
-            &[
-                "0x55d0c8a3b2c0",
-                "0x55d0c8b40a80",
-                "2",
-                "NULL",
-                "[4096,64]",
-                "NULL",
-                "0",
-                "NULL",
-                "[0x55d0c8c01200]",
-            ],
-        ),
-        call(
-            "CL_SUCCESS",
-            "clEnqueueNDRangeKernel",
-            &[
-                "0x55d0c8a3b2c0",
-                "0x55d0c8b40a80",
-                "3",
-                "[0,0,0]",
-                "[1024,768,4]",
-                "[16,16,1]",
-                "0",
-                "NULL",
-                "NULL",
-            ],
+            &["0x55d0c8a3b2c0", "0x55d0c8b40a80", "3", "[0,0,0]", "[1024,768,4]", "[16,16,1]", "0", "NULL", "NULL"],
         ),
         call("CL_SUCCESS", "clFinish", &["0x55d0c8a3b2c0"]),
     ];
@@ -139,13 +75,7 @@ pub(super) fn sample() -> Atp {
             "clEnqueueNDRangeKernel",
             280_000,
             284_000,
-            Some(enq(
-                4592,
-                "CL_COMMAND_NDRANGE_KERNEL",
-                283_000,
-                "NVIDIA_H200",
-                kernel("vadd", &[4096, 64], None),
-            )),
+            Some(enq(4592, "CL_COMMAND_NDRANGE_KERNEL", 283_000, "NVIDIA_H200", kernel("vadd", &[4096, 64], None))),
         ),
         ts(
             "clEnqueueNDRangeKernel",
@@ -165,17 +95,7 @@ pub(super) fn sample() -> Atp {
         call(
             "CL_SUCCESS",
             "clEnqueueWriteBuffer",
-            &[
-                "0x55d0c8a3b2c0",
-                "0x55d0c8d00000",
-                "CL_FALSE",
-                "0",
-                "4194304",
-                "0x7f3a10000000",
-                "0",
-                "NULL",
-                "NULL",
-            ],
+            &["0x55d0c8a3b2c0", "0x55d0c8d00000", "CL_FALSE", "0", "4194304", "0x7f3a10000000", "0", "NULL", "NULL"],
         ),
         call(
             "CL_SUCCESS",
@@ -192,25 +112,11 @@ pub(super) fn sample() -> Atp {
                 "NULL",
             ],
         ),
-        call(
-            "CL_SUCCESS",
-            "clEnqueueMarkerWithWaitList",
-            &["0x55d0c8a3b2c0", "0", "NULL", "[0x55d0c8c01300]"],
-        ),
+        call("CL_SUCCESS", "clEnqueueMarkerWithWaitList", &["0x55d0c8a3b2c0", "0", "NULL", "[0x55d0c8c01300]"]),
         call(
             "CL_INVALID_VALUE",
             "clEnqueueReadBuffer",
-            &[
-                "0x55d0c8a3b2c0",
-                "NULL",
-                "CL_TRUE",
-                "0",
-                "0",
-                "NULL",
-                "0",
-                "NULL",
-                "NULL",
-            ],
+            &["0x55d0c8a3b2c0", "NULL", "CL_TRUE", "0", "0", "NULL", "0", "NULL", "NULL"],
         ),
     ];
     let ts_b = vec![
@@ -218,37 +124,19 @@ pub(super) fn sample() -> Atp {
             "clEnqueueWriteBuffer",
             200_000,
             201_000,
-            Some(enq(
-                4596,
-                "CL_COMMAND_WRITE_BUFFER",
-                200_500,
-                "NVIDIA_H200",
-                Detail::Transfer { bytes: 4_194_304 },
-            )),
+            Some(enq(4596, "CL_COMMAND_WRITE_BUFFER", 200_500, "NVIDIA_H200", Detail::Transfer { bytes: 4_194_304 })),
         ),
         ts(
             "clEnqueueReadBuffer",
             500_000,
             640_000,
-            Some(enq(
-                4595,
-                "CL_COMMAND_READ_BUFFER",
-                500_500,
-                "NVIDIA_H200",
-                Detail::Transfer { bytes: 4_194_304 },
-            )),
+            Some(enq(4595, "CL_COMMAND_READ_BUFFER", 500_500, "NVIDIA_H200", Detail::Transfer { bytes: 4_194_304 })),
         ),
         ts(
             "clEnqueueMarkerWithWaitList",
             650_000,
             650_900,
-            Some(enq(
-                4606,
-                "CL_COMMAND_MARKER",
-                650_500,
-                "NVIDIA_H200",
-                Detail::None,
-            )),
+            Some(enq(4606, "CL_COMMAND_MARKER", 650_500, "NVIDIA_H200", Detail::None)),
         ),
         ts("clEnqueueReadBuffer", 660_000, 660_200, None),
     ];
@@ -301,11 +189,7 @@ pub(super) fn sample_with_hsa() -> Atp {
     ];
     let api_a = vec![
         call("HSA_STATUS_SUCCESS", "hsa_init", &[]),
-        call(
-            "HSA_STATUS_SUCCESS",
-            "hsa_iterate_agents",
-            &["callback=0x7f3a2000a1b0", "data=0x7ffd5a3c1e28"],
-        ),
+        call("HSA_STATUS_SUCCESS", "hsa_iterate_agents", &["callback=0x7f3a2000a1b0", "data=0x7ffd5a3c1e28"]),
         call(
             "HSA_STATUS_SUCCESS",
             "hsa_queue_create",
@@ -320,30 +204,14 @@ pub(super) fn sample_with_hsa() -> Atp {
                 "queue=[0x7f3a1c000000]",
             ],
         ),
-        call(
-            "HSA_STATUS_SUCCESS",
-            "hsa_amd_memory_async_copy",
-            &copy_args,
-        ),
-        call(
-            "",
-            "hsa_signal_store_screlease",
-            &[&format!("signal={signal}"), "value=1"],
-        ),
+        call("HSA_STATUS_SUCCESS", "hsa_amd_memory_async_copy", &copy_args),
+        call("", "hsa_signal_store_screlease", &[&format!("signal={signal}"), "value=1"]),
     ];
     let ts_a = vec![
         hsa_ts("hsa_init", 1_000, 90_000, None),
         hsa_ts("hsa_iterate_agents", 91_000, 95_000, None),
         hsa_ts("hsa_queue_create", 96_000, 240_000, None),
-        hsa_ts(
-            "hsa_amd_memory_async_copy",
-            250_000,
-            254_000,
-            Some(AsyncCopy {
-                start: 260_000,
-                end: 344_000,
-            }),
-        ),
+        hsa_ts("hsa_amd_memory_async_copy", 250_000, 254_000, Some(AsyncCopy { start: 260_000, end: 344_000 })),
         hsa_ts("hsa_signal_store_screlease", 255_000, 255_100, None),
     ];
     let api_b = vec![
@@ -373,12 +241,7 @@ pub(super) fn sample_with_hsa() -> Atp {
         hsa_timestamps: two_threads(ts_a, ts_b),
         kernel_dispatches: vec![
             dispatch("vadd", 350_000, 0, 3),
-            dispatch(
-                "void matmul<float, 16>(float const*, float*, unsigned long)",
-                410_000,
-                1,
-                17,
-            ),
+            dispatch("void matmul<float, 16>(float const*, float*, unsigned long)", 410_000, 1, 17),
             dispatch(&format!("k_{}", "y".repeat(70)), 470_000, 0, 4),
         ],
         ..sample()

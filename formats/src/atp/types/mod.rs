@@ -25,12 +25,8 @@ struct Numbering {
     by_name: OnceLock<HashMap<&'static str, u32>>,
 }
 
-static OCL: Numbering = Numbering {
-    rcp: &RCP_FUNCTIONS,
-    own_first: CLTAP_FIRST,
-    own: &CLTAP_FUNCTIONS,
-    by_name: OnceLock::new(),
-};
+static OCL: Numbering =
+    Numbering { rcp: &RCP_FUNCTIONS, own_first: CLTAP_FIRST, own: &CLTAP_FUNCTIONS, by_name: OnceLock::new() };
 
 static HSA: Numbering = Numbering {
     rcp: &RCP_HSA_FUNCTIONS,
@@ -46,9 +42,7 @@ impl Numbering {
             let own = self.own.iter().zip(self.own_first..);
             rcp.chain(own).map(|(n, t)| (*n, t)).collect()
         });
-        map.get(name)
-            .copied()
-            .unwrap_or_else(|| hashed_api_type(name))
+        map.get(name).copied().unwrap_or_else(|| hashed_api_type(name))
     }
 
     fn api_name(&self, api_type: u32) -> Option<&'static str> {

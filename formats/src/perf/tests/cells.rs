@@ -1,11 +1,7 @@
 use super::super::cells::*;
 
 fn texts(line: &str, sep: char) -> Vec<(String, bool)> {
-    split_cells(line, sep)
-        .unwrap()
-        .into_iter()
-        .map(|c| (c.text, c.quoted))
-        .collect()
+    split_cells(line, sep).unwrap().into_iter().map(|c| (c.text, c.quoted)).collect()
 }
 
 fn t(s: &str, quoted: bool) -> (String, bool) {
@@ -16,36 +12,19 @@ fn t(s: &str, quoted: bool) -> (String, bool) {
 fn cells_are_trimmed_of_spaces_and_unquoted() {
     assert_eq!(
         texts("a, b ,   c,,d,", ','),
-        [
-            t("a", false),
-            t("b", false),
-            t("c", false),
-            t("", false),
-            t("d", false),
-            t("", false)
-        ]
+        [t("a", false), t("b", false), t("c", false), t("", false), t("d", false), t("", false)]
     );
     assert_eq!(
         texts(r#""x, y" ,"say ""hi""",NA,"NA", "" "#, ','),
-        [
-            t("x, y", true),
-            t("say \"hi\"", true),
-            t("NA", false),
-            t("NA", true),
-            t("", true)
-        ]
+        [t("x, y", true), t("say \"hi\"", true), t("NA", false), t("NA", true), t("", true)]
     );
     assert_eq!(texts("a,b;c", ';'), [t("a,b", false), t("c", false)]);
 }
 
 #[test]
 fn broken_quotes_are_errors() {
-    assert!(split_cells("\"open, cell", ',')
-        .unwrap_err()
-        .contains("unclosed"));
-    assert!(split_cells("\"a\"b,c", ',')
-        .unwrap_err()
-        .contains("after a closing quote"));
+    assert!(split_cells("\"open, cell", ',').unwrap_err().contains("unclosed"));
+    assert!(split_cells("\"a\"b,c", ',').unwrap_err().contains("after a closing quote"));
 }
 
 #[test]

@@ -68,10 +68,7 @@ fn golden_csv() -> PerfCsv {
     PerfCsv {
         header: header(Api::OpenCl),
         counters: vec!["Wavefronts".into(), "VALUBusy".into()],
-        rows: vec![
-            row(&ocl_method("add_one", 1, "gfx906", Some(1)), 1),
-            unknown,
-        ],
+        rows: vec![row(&ocl_method("add_one", 1, "gfx906", Some(1)), 1), unknown],
     }
 }
 
@@ -108,10 +105,7 @@ fn reads_rcp_hsa_layout_without_call_index_time_or_scratch() {
     assert_eq!(csv.counters, ["SQ_WAVES"]);
     let r = &csv.rows[0];
     assert_eq!((r.call_index, r.time_ms, r.scratch), (None, None, None));
-    assert_eq!(
-        (r.global, r.local, r.vgprs),
-        ([64, 1, 1], Some([64, 1, 1]), Some(8))
-    );
+    assert_eq!((r.global, r.local, r.vgprs), ([64, 1, 1], Some([64, 1, 1]), Some(8)));
     assert_eq!(r.values, [Some(1.0)]);
     let parts = split_method(&r.method, Api::Hsa).unwrap();
     assert_eq!((parts.kernel, parts.device), ("add_one", "gfx906"));
@@ -131,10 +125,7 @@ fn honours_another_list_separator() {
     let text = write_csv(&csv);
     assert!(text.contains("Method; ExecutionOrder;"), "{text}");
     assert!(text.contains("; a,b\n"), "{text}");
-    assert!(
-        text.contains("\nvoid f<int, float>(int*)__k2_CPU; 2;"),
-        "{text}"
-    );
+    assert!(text.contains("\nvoid f<int, float>(int*)__k2_CPU; 2;"), "{text}");
     assert_eq!(read_csv(&text).unwrap(), csv);
 }
 
@@ -143,10 +134,7 @@ fn method_names_split_back() {
     let m = ocl_method("a__k7_b", 12, "gfx906", Some(2));
     assert_eq!(m, "a__k7_b__k12_gfx9062");
     let p = split_method(&m, Api::OpenCl).unwrap();
-    assert_eq!(
-        (p.kernel, p.kernel_id, p.device),
-        ("a__k7_b", Some(12), "gfx9062")
-    );
+    assert_eq!((p.kernel, p.kernel_id, p.device), ("a__k7_b", Some(12), "gfx9062"));
     let cpu = ocl_method("k", 3, "CPU", None);
     let p = split_method(&cpu, Api::OpenCl).unwrap();
     assert_eq!((p.kernel, p.kernel_id, p.device), ("k", Some(3), "CPU"));
@@ -187,14 +175,8 @@ fn generated_files_round_trip() {
         let counters: Vec<String> = (0..r.below(6)).map(|_| pick_name(&mut r)).collect();
         let mut header = header(if case % 2 == 0 { Api::OpenCl } else { Api::Hsa });
         header.push((pick_name(&mut r), pick_name(&mut r)));
-        let rows = (0..r.below(5))
-            .map(|i| random_row(&mut r, i + 1, counters.len()))
-            .collect();
-        let csv = PerfCsv {
-            header,
-            counters,
-            rows,
-        };
+        let rows = (0..r.below(5)).map(|i| random_row(&mut r, i + 1, counters.len())).collect();
+        let csv = PerfCsv { header, counters, rows };
         let text = write_csv(&csv);
         let back = read_csv(&text).unwrap_or_else(|e| panic!("{e}\n{text}"));
         assert_eq!(back, csv, "{text}");
@@ -205,42 +187,14 @@ fn generated_files_round_trip() {
 #[test]
 fn damaged_files_name_the_line() {
     fails_at(read_csv("#API=OpenCL\n#no equals sign\n"), 2, "without '='");
-    fails_at(
-        read_csv("#API=OpenCL\nThreadID, Time\n"),
-        2,
-        "no Method column",
-    );
+    fails_at(read_csv("#API=OpenCL\nThreadID, Time\n"), 2, "no Method column");
     let head = "#API=OpenCL\nMethod, ExecutionOrder, ThreadID, GlobalWorkSize\n";
-    fails_at(
-        read_csv(&format!("{head}k, 1, 2, {{1 1 1}}, 9\n")),
-        3,
-        "5 cells, but 4 columns",
-    );
-    fails_at(
-        read_csv(&format!("{head}k, x, 2, NULL\n")),
-        3,
-        "ExecutionOrder",
-    );
-    fails_at(
-        read_csv(&format!("{head}k, 1, 2, {{1 2 3 4}}\n")),
-        3,
-        "1 to 3 sizes",
-    );
-    fails_at(
-        read_csv(&format!("{head}k, 1, 2, 1024\n")),
-        3,
-        "GlobalWorkSize",
-    );
-    fails_at(
-        read_csv(&format!("{head}\"k, 1, 2, NULL\n")),
-        3,
-        "unclosed quote",
-    );
-    fails_at(
-        read_csv(&format!("{head}\n\nNA, 1, 2, NULL\n")),
-        5,
-        "without a method",
-    );
+    fails_at(read_csv(&format!("{head}k, 1, 2, {{1 1 1}}, 9\n")), 3, "5 cells, but 4 columns");
+    fails_at(read_csv(&format!("{head}k, x, 2, NULL\n")), 3, "ExecutionOrder");
+    fails_at(read_csv(&format!("{head}k, 1, 2, {{1 2 3 4}}\n")), 3, "1 to 3 sizes");
+    fails_at(read_csv(&format!("{head}k, 1, 2, 1024\n")), 3, "GlobalWorkSize");
+    fails_at(read_csv(&format!("{head}\"k, 1, 2, NULL\n")), 3, "unclosed quote");
+    fails_at(read_csv(&format!("{head}\n\nNA, 1, 2, NULL\n")), 5, "without a method");
 }
 
 #[test]

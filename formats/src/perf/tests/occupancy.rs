@@ -75,10 +75,7 @@ Nbr of WG-limited waves,Kernel occupancy,Graphics IP Version,Number of SIMDs per
 ";
 
 fn golden() -> OccupancyFile {
-    OccupancyFile {
-        header: head(2),
-        rows: vec![vgpr_bound(), pocl()],
-    }
+    OccupancyFile { header: head(2), rows: vec![vgpr_bound(), pocl()] }
 }
 
 #[test]
@@ -118,14 +115,10 @@ fn reads_an_rcp_file_without_the_limiting_factor() {
 
 #[test]
 fn columns_are_found_by_name() {
-    let text =
-        "# ListSeparator=;\nKernel Name;Thread ID;Device Name;Kernel occupancy\nk;3;dev;12.5\n";
+    let text = "# ListSeparator=;\nKernel Name;Thread ID;Device Name;Kernel occupancy\nk;3;dev;12.5\n";
     let f = read_occupancy(text).unwrap();
     let r = &f.rows[0];
-    assert_eq!(
-        (r.thread_id, r.kernel.as_str(), r.device.as_str()),
-        (3, "k", "dev")
-    );
+    assert_eq!((r.thread_id, r.kernel.as_str(), r.device.as_str()), (3, "k", "dev"));
     assert_eq!(r.occupancy, Some(12.5));
     assert_eq!(r.compute_units, None);
 }
@@ -167,21 +160,9 @@ fn generated_files_round_trip() {
 
 #[test]
 fn damaged_files_name_the_line() {
-    fails_at(
-        read_occupancy("# KernelCount=1\nThread ID,Kernel Name\n"),
-        2,
-        "\"Device Name\"",
-    );
+    fails_at(read_occupancy("# KernelCount=1\nThread ID,Kernel Name\n"), 2, "\"Device Name\"");
     let head = "# ListSeparator=,\nThread ID,Kernel Name,Device Name,Kernel occupancy\n";
-    fails_at(
-        read_occupancy(&format!("{head}1,k,d,12,13\n")),
-        3,
-        "5 cells, but 4 columns",
-    );
+    fails_at(read_occupancy(&format!("{head}1,k,d,12,13\n")), 3, "5 cells, but 4 columns");
     fails_at(read_occupancy(&format!("{head}x,k,d,12\n")), 3, "Thread ID");
-    fails_at(
-        read_occupancy(&format!("{head}1,k,d,lots\n")),
-        3,
-        "Kernel occupancy",
-    );
+    fails_at(read_occupancy(&format!("{head}1,k,d,lots\n")), 3, "Kernel occupancy");
 }

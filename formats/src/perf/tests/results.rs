@@ -19,12 +19,7 @@ fn row(index: u64, name: &str) -> ResultsRow {
         sig: 0x7f3a_2c00_1040,
         obj: 0x7f3a_2c00_0700,
         values: vec![Some(16.0), Some(37.5)],
-        times: Some(DispatchTimes {
-            dispatch: 1000,
-            begin: 2000,
-            end: 5000,
-            complete: 6000,
-        }),
+        times: Some(DispatchTimes { dispatch: 1000, begin: 2000, end: 5000, complete: 6000 }),
     }
 }
 
@@ -76,9 +71,7 @@ fn without_timestamps_there_are_no_time_columns() {
         r.times = None;
     }
     let text = write_results(&f);
-    assert!(
-        text.starts_with("\"Index\",") && text.lines().next().unwrap().ends_with("\"VALUBusy\"")
-    );
+    assert!(text.starts_with("\"Index\",") && text.lines().next().unwrap().ends_with("\"VALUBusy\""));
     assert!(!text.contains("Ns"), "{text}");
     assert_eq!(read_results(&text).unwrap(), f);
 }
@@ -86,12 +79,7 @@ fn without_timestamps_there_are_no_time_columns() {
 #[test]
 fn duration_may_be_negative_and_is_not_read_back() {
     let mut f = golden();
-    f.rows[0].times = Some(DispatchTimes {
-        dispatch: 9,
-        begin: 10,
-        end: 4,
-        complete: 11,
-    });
+    f.rows[0].times = Some(DispatchTimes { dispatch: 9, begin: 10, end: 4, complete: 11 });
     let text = write_results(&f);
     assert!(text.contains(",9,10,4,11,-6\n"), "{text}");
     let tampered = text.replace(",-6\n", ",12345\n");
@@ -104,10 +92,7 @@ fn unquoted_names_and_decimal_handles_read_too() {
                 3,k,1,2,3,4,5,6,7,8,9,10,11,12,4096,0x10\n";
     let f = read_results(text).unwrap();
     assert!(!f.timestamps);
-    assert_eq!(
-        (f.rows[0].kernel_name.as_str(), f.rows[0].sig, f.rows[0].obj),
-        ("k", 4096, 16)
-    );
+    assert_eq!((f.rows[0].kernel_name.as_str(), f.rows[0].sig, f.rows[0].obj), ("k", 4096, 16));
 }
 
 fn random_row(r: &mut Rng, index: u64, counters: usize) -> ResultsRow {
@@ -142,12 +127,7 @@ fn random_row(r: &mut Rng, index: u64, counters: usize) -> ResultsRow {
             })
         })
         .collect();
-    row.times = opt(r, |r| DispatchTimes {
-        dispatch: r.next(),
-        begin: r.next(),
-        end: r.next(),
-        complete: r.next(),
-    });
+    row.times = opt(r, |r| DispatchTimes { dispatch: r.next(), begin: r.next(), end: r.next(), complete: r.next() });
     row
 }
 
@@ -156,16 +136,7 @@ fn generated_files_round_trip() {
     let mut r = Rng(0xd1b5_4a32_d192_ed03);
     for _ in 0..300 {
         let counters: Vec<String> = (0..r.below(5))
-            .map(|_| {
-                r.pick(&[
-                    "SQ_WAVES",
-                    "GRBM_COUNT",
-                    "TA_BUSY[3]",
-                    "odd, name",
-                    "say \"x\"",
-                ])
-                .to_string()
-            })
+            .map(|_| r.pick(&["SQ_WAVES", "GRBM_COUNT", "TA_BUSY[3]", "odd, name", "say \"x\""]).to_string())
             .collect();
         let timestamps = r.below(2) == 0;
         let rows = (0..r.below(5))
@@ -177,11 +148,7 @@ fn generated_files_round_trip() {
                 row
             })
             .collect();
-        let f = ResultsCsv {
-            counters,
-            timestamps,
-            rows,
-        };
+        let f = ResultsCsv { counters, timestamps, rows };
         let text = write_results(&f);
         let back = read_results(&text).unwrap_or_else(|e| panic!("{e}\n{text}"));
         assert_eq!(back, f, "{text}");
@@ -191,34 +158,11 @@ fn generated_files_round_trip() {
 
 #[test]
 fn damaged_files_name_the_line() {
-    fails_at(
-        read_results("\"Index\",\"KernelName\"\n"),
-        1,
-        "no \"gpu-id\" column",
-    );
+    fails_at(read_results("\"Index\",\"KernelName\"\n"), 1, "no \"gpu-id\" column");
     let cols = RESULTS_COLUMNS.map(|c| format!("\"{c}\"")).join(",");
-    fails_at(
-        read_results(&format!("{cols},\"BeginNs\"\n")),
-        1,
-        "not all of the timestamp",
-    );
+    fails_at(read_results(&format!("{cols},\"BeginNs\"\n")), 1, "not all of the timestamp");
     let ok_row = "0,\"k\",0,0,0,0,0,0,0,0,0,0,0,0,\"0x1\",\"0x2\"";
-    fails_at(
-        read_results(&format!("{cols}\n{ok_row}\n{ok_row},7\n")),
-        3,
-        "17 cells, but 16 columns",
-    );
-    fails_at(
-        read_results(&format!(
-            "{cols}\n{}\n",
-            ok_row.replace("\"0x1\"", "\"0xzz\"")
-        )),
-        2,
-        "sig",
-    );
-    fails_at(
-        read_results(&format!("{cols},\"X\"\n{ok_row},many\n")),
-        2,
-        "counter",
-    );
+    fails_at(read_results(&format!("{cols}\n{ok_row}\n{ok_row},7\n")), 3, "17 cells, but 16 columns");
+    fails_at(read_results(&format!("{cols}\n{}\n", ok_row.replace("\"0x1\"", "\"0xzz\""))), 2, "sig");
+    fails_at(read_results(&format!("{cols},\"X\"\n{ok_row},many\n")), 2, "counter");
 }

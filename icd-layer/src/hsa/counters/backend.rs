@@ -31,7 +31,11 @@ static BACKEND: OnceLock<Option<Backend>> = OnceLock::new();
 /// The backend, found once; None when the runtime has no AQLprofile, no
 /// GPU agent or no usable pool.
 pub fn get() -> Option<&'static Backend> {
-    BACKEND.get_or_init(|| Some(Backend { table: table()?, gpu: first_gpu()?, pool: host_pool()?, verdicts: Default::default() })).as_ref()
+    BACKEND
+        .get_or_init(|| {
+            Some(Backend { table: table()?, gpu: first_gpu()?, pool: host_pool()?, verdicts: Default::default() })
+        })
+        .as_ref()
 }
 
 fn first_gpu() -> Option<u64> {
@@ -46,7 +50,10 @@ fn first_gpu() -> Option<u64> {
     unsafe extern "C" fn each(a: u64, data: *mut c_void) -> u32 {
         let w = &mut *(data as *mut Walk);
         let mut device = u32::MAX;
-        if w.found.is_none() && (w.info)(a, AGENT_INFO_DEVICE, &mut device as *mut u32 as *mut c_void) == HSA_STATUS_SUCCESS && device == 1 {
+        if w.found.is_none()
+            && (w.info)(a, AGENT_INFO_DEVICE, &mut device as *mut u32 as *mut c_void) == HSA_STATUS_SUCCESS
+            && device == 1
+        {
             w.found = Some(a);
         }
         HSA_STATUS_SUCCESS
@@ -54,7 +61,8 @@ fn first_gpu() -> Option<u64> {
     // SAFETY: the runtime's entries; `walk` outlives the iteration.
     unsafe {
         let mut walk = Walk { info: std::mem::transmute::<usize, _>(info), found: None };
-        let agents: unsafe extern "C" fn(unsafe extern "C" fn(u64, *mut c_void) -> u32, *mut c_void) -> u32 = std::mem::transmute(agents);
+        let agents: unsafe extern "C" fn(unsafe extern "C" fn(u64, *mut c_void) -> u32, *mut c_void) -> u32 =
+            std::mem::transmute(agents);
         agents(each, &mut walk as *mut Walk as *mut c_void);
         walk.found
     }
@@ -72,7 +80,12 @@ fn table() -> Option<Table> {
         let get: unsafe extern "C" fn(u16, u16, usize, *mut c_void) -> u32 = std::mem::transmute(get);
         get(aql::EXTENSION, 1, std::mem::size_of::<Table>(), &mut t as *mut Table as *mut c_void)
     };
-    (r == HSA_STATUS_SUCCESS && t.start.is_some() && t.stop.is_some() && t.iterate_data.is_some() && t.get_info.is_some()).then_some(t)
+    (r == HSA_STATUS_SUCCESS
+        && t.start.is_some()
+        && t.stop.is_some()
+        && t.iterate_data.is_some()
+        && t.get_info.is_some())
+    .then_some(t)
 }
 
 impl Backend {
@@ -90,14 +103,14 @@ impl Backend {
                 return None;
             }
             if allow != 0 {
-                let allow: unsafe extern "C" fn(u32, *const u64, *const u32, *const c_void) -> u32 = std::mem::transmute(allow);
+                let allow: unsafe extern "C" fn(u32, *const u64, *const u32, *const c_void) -> u32 =
+                    std::mem::transmute(allow);
                 allow(1, &self.gpu, std::ptr::null(), p);
             }
             std::ptr::write_bytes(p as *mut u8, 0, size);
         }
         Some(p)
     }
-
 
     /// Gives back what [`Self::allocate`] gave.
     pub fn free(&self, p: *mut c_void) {
@@ -123,7 +136,12 @@ impl Backend {
         let r = unsafe { validate(self.gpu, e, &mut ok) };
         let ok = r == HSA_STATUS_SUCCESS && ok;
         if !ok {
-            cltap::warn!("AQLprofile refuses event (block {}, instance {}, id {}): it is not counted", e.block_name, e.block_index, e.counter_id);
+            cltap::warn!(
+                "AQLprofile refuses event (block {}, instance {}, id {}): it is not counted",
+                e.block_name,
+                e.block_index,
+                e.counter_id
+            );
         }
         self.verdicts.lock().insert(*e, ok);
         ok
@@ -147,7 +165,8 @@ impl Backend {
                 return None;
             }
         }
-        (q.instance_count > 0 && slots > 0).then_some(cltap::metrics::BlockCounts { instances: q.instance_count, slots })
+        (q.instance_count > 0 && slots > 0)
+            .then_some(cltap::metrics::BlockCounts { instances: q.instance_count, slots })
     }
 }
 
@@ -157,7 +176,12 @@ type PoolGetInfo = unsafe extern "C" fn(u64, u32, *mut c_void) -> u32;
 /// kernel arguments, and allocatable: what rocprofiler uses for its
 /// command and output buffers.
 fn host_pool() -> Option<u64> {
-    let (agents, info, pools, pinfo) = (orig(id::hsa_iterate_agents), orig(id::hsa_agent_get_info), orig(id::hsa_amd_agent_iterate_memory_pools), orig(id::hsa_amd_memory_pool_get_info));
+    let (agents, info, pools, pinfo) = (
+        orig(id::hsa_iterate_agents),
+        orig(id::hsa_agent_get_info),
+        orig(id::hsa_amd_agent_iterate_memory_pools),
+        orig(id::hsa_amd_memory_pool_get_info),
+    );
     if [agents, info, pools, pinfo].contains(&0) {
         return None;
     }
@@ -170,7 +194,10 @@ fn host_pool() -> Option<u64> {
     unsafe extern "C" fn agent(a: u64, data: *mut c_void) -> u32 {
         let w = &mut *(data as *mut Walk);
         let mut device = u32::MAX;
-        if w.found.is_none() && (w.info)(a, AGENT_INFO_DEVICE, &mut device as *mut u32 as *mut c_void) == HSA_STATUS_SUCCESS && device == 0 {
+        if w.found.is_none()
+            && (w.info)(a, AGENT_INFO_DEVICE, &mut device as *mut u32 as *mut c_void) == HSA_STATUS_SUCCESS
+            && device == 0
+        {
             (w.pools)(a, pool, data);
         }
         HSA_STATUS_SUCCESS
@@ -191,10 +218,15 @@ fn host_pool() -> Option<u64> {
     }
     // SAFETY: the runtime's entries; `walk` outlives the iterations.
     unsafe {
-        let mut walk = Walk { info: std::mem::transmute::<usize, _>(info), pools: std::mem::transmute::<usize, _>(pools), pinfo: std::mem::transmute::<usize, PoolGetInfo>(pinfo), found: None };
-        let agents: unsafe extern "C" fn(unsafe extern "C" fn(u64, *mut c_void) -> u32, *mut c_void) -> u32 = std::mem::transmute(agents);
+        let mut walk = Walk {
+            info: std::mem::transmute::<usize, _>(info),
+            pools: std::mem::transmute::<usize, _>(pools),
+            pinfo: std::mem::transmute::<usize, PoolGetInfo>(pinfo),
+            found: None,
+        };
+        let agents: unsafe extern "C" fn(unsafe extern "C" fn(u64, *mut c_void) -> u32, *mut c_void) -> u32 =
+            std::mem::transmute(agents);
         agents(agent, &mut walk as *mut Walk as *mut c_void);
         walk.found
     }
 }
-

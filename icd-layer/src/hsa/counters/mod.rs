@@ -85,7 +85,15 @@ pub fn tool_request(d: &DispatchInfo<'_>) -> Option<ToolRequest> {
 /// cltap's own; with `record`, the dispatch's record is written when its
 /// values are read. None when nothing counts it or a step failed (the
 /// dispatch then goes unchanged).
-pub fn wrap(seq: u64, agent: u64, words: [u64; DISPATCH_WORDS], name: Option<Arc<str>>, app_signal: u64, record: bool, tool: Option<ToolRequest>) -> Option<Wrapped> {
+pub fn wrap(
+    seq: u64,
+    agent: u64,
+    words: [u64; DISPATCH_WORDS],
+    name: Option<Arc<str>>,
+    app_signal: u64,
+    record: bool,
+    tool: Option<ToolRequest>,
+) -> Option<Wrapped> {
     let b = backend::get().filter(|b| b.gpu == agent)?;
     let d = session::Dispatch { seq, agent, words, name, app_signal, record };
     match tool {
@@ -119,13 +127,16 @@ pub fn on_load(agents: &[super::agents::Agent]) {
         if let (Some(be), true) = (backend, agent != 0) {
             for b in cltap::metrics::Block::ALL {
                 if let Some(c) = be.block_counts(*b) {
-                    w.push(((b.aql_id() as u64) << 32) | ((c.instances as u64 & 0xFFFF) << 16) | (c.slots as u64 & 0xFFFF));
+                    w.push(
+                        ((b.aql_id() as u64) << 32) | ((c.instances as u64 & 0xFFFF) << 16) | (c.slots as u64 & 0xFFFF),
+                    );
                 }
             }
         }
         cltap::trace::local::record_kind::<KIND_COUNTER_PLAN>(cfg.counter_pass as u64, 0, 0, &w, Some(&joined));
     };
-    let (Some(be), Some(gpu)) = (backend, gpu.filter(|g| backend.is_some_and(|b| b.gpu == g.words[AGENT_HANDLE]))) else {
+    let (Some(be), Some(gpu)) = (backend, gpu.filter(|g| backend.is_some_and(|b| b.gpu == g.words[AGENT_HANDLE])))
+    else {
         cltap::warn!("hardware counters are not available: the HSA runtime has no AQLprofile extension, no GPU agent or no host memory pool for it; {joined} will read NA");
         plan(0, 0);
         return;
@@ -148,7 +159,6 @@ pub fn on_load(agents: &[super::agents::Agent]) {
         }
     }
 }
-
 
 /// The GPU agent counting works on, when the runtime has AQLprofile.
 pub fn gpu() -> Option<u64> {

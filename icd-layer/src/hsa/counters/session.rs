@@ -23,7 +23,9 @@ pub type ToolDone = Box<dyn FnOnce(&BTreeMap<Event, u64>, [u64; 2]) + Send>;
 
 pub enum Sink {
     /// cltap's own request: a `KIND_HSA_COUNTERS` record of this pass.
-    Trace { pass: u32 },
+    Trace {
+        pass: u32,
+    },
     Tool(Option<ToolDone>),
 }
 
@@ -113,7 +115,9 @@ pub fn wrap(b: &'static Backend, d: Dispatch, events: &Arc<[Event]>, sink: Sink)
     // SAFETY: AQLprofile's entries on a profile whose buffers it sized.
     let made = unsafe {
         match (b.table.start, b.table.stop) {
-            (Some(st), Some(sp)) => st(&mut s.profile, &mut start) == HSA_STATUS_SUCCESS && sp(&s.profile, &mut stop) == HSA_STATUS_SUCCESS,
+            (Some(st), Some(sp)) => {
+                st(&mut s.profile, &mut start) == HSA_STATUS_SUCCESS && sp(&s.profile, &mut stop) == HSA_STATUS_SUCCESS
+            }
             _ => false,
         }
     };
@@ -166,7 +170,19 @@ fn new_session(b: &Backend, events: Arc<[Event]>) -> Option<Box<Session>> {
         b.free(out_buf);
         return None;
     };
-    Some(Box::new(Session { profile, _events: events, signal, seq: 0, agent: 0, words: [0; DISPATCH_WORDS], name: None, app_signal: 0, proxy: 0, record: false, sink: Sink::Trace { pass: 0 } }))
+    Some(Box::new(Session {
+        profile,
+        _events: events,
+        signal,
+        seq: 0,
+        agent: 0,
+        words: [0; DISPATCH_WORDS],
+        name: None,
+        app_signal: 0,
+        proxy: 0,
+        record: false,
+        sink: Sink::Trace { pass: 0 },
+    }))
 }
 
 /// A session done with: kept for cltap's own next dispatch, else freed.
@@ -209,7 +225,9 @@ unsafe extern "C" fn on_stopped(_value: i64, arg: *mut c_void) -> bool {
     }
     // The dispatch (recorded now, with its times, when asked) and the
     // application's signal, completed as the runtime would have.
-    crate::guard::guard((), || super::super::proxy::dispatch_done(s.agent, s.seq, s.words, s.name.as_deref(), s.app_signal, s.proxy, s.record));
+    crate::guard::guard((), || {
+        super::super::proxy::dispatch_done(s.agent, s.seq, s.words, s.name.as_deref(), s.app_signal, s.proxy, s.record)
+    });
     let store = orig(id::hsa_signal_store_screlease);
     if store != 0 {
         let store: unsafe extern "C" fn(u64, i64) = std::mem::transmute(store);

@@ -58,7 +58,10 @@ static GPU: Mutex<Option<Result<Arc<Gpu>, Failed>>> = Mutex::new(None);
 
 /// Whether `OnLoad` has saved the runtime's entries (core and AMD tables).
 fn installed() -> Result<(), RocpError> {
-    if orig(id::hsa_iterate_agents) == 0 || orig(id::hsa_agent_get_info) == 0 || orig(id::hsa_amd_memory_pool_allocate) == 0 {
+    if orig(id::hsa_iterate_agents) == 0
+        || orig(id::hsa_agent_get_info) == 0
+        || orig(id::hsa_amd_memory_pool_allocate) == 0
+    {
         return Err(RocpError::NotInitialized);
     }
     Ok(())
@@ -68,7 +71,9 @@ fn installed() -> Result<(), RocpError> {
 pub fn gpu() -> Result<Arc<Gpu>, RocpError> {
     installed()?;
     let mut g = GPU.lock();
-    let loaded = g.get_or_insert_with(|| crate::guard::guard(Err(Failed::NoCounters("internal error".into())), load).map(Arc::new));
+    let loaded = g.get_or_insert_with(|| {
+        crate::guard::guard(Err(Failed::NoCounters("internal error".into())), load).map(Arc::new)
+    });
     loaded.clone().map_err(RocpError::from)
 }
 
@@ -88,18 +93,26 @@ fn get_info() -> GetInfo {
 
 fn load() -> Result<Gpu, Failed> {
     let no = |why: &str| Failed::NoCounters(why.to_string());
-    let handle = crate::hsa::counters::gpu().ok_or_else(|| no("the HSA runtime has no AQLprofile extension, no GPU agent or no host memory pool for it"))?;
+    let handle = crate::hsa::counters::gpu()
+        .ok_or_else(|| no("the HSA runtime has no AQLprofile extension, no GPU agent or no host memory pool for it"))?;
     let info = get_info();
     let name = read_name(info, handle).ok_or_else(|| no("the GPU agent has no name"))?;
     let blocks = |b: cltap::metrics::Block| crate::hsa::counters::block_counts(b);
     let cfg = crate::life::config();
-    let catalog = Catalog::load(cfg.metrics_file.as_deref(), &name, &blocks).map_err(|e| Failed::Catalog(e.to_string()))?;
+    let catalog =
+        Catalog::load(cfg.metrics_file.as_deref(), &name, &blocks).map_err(|e| Failed::Catalog(e.to_string()))?;
     for w in catalog.warnings() {
         cltap::warn!("{w}");
     }
     let u = |attr| read_u32(info, handle, attr);
     let cu = u(AMD_AGENT_INFO_COMPUTE_UNIT_COUNT);
-    let consts = Consts { cu_num: cu, simd_num: cu * u(AMD_AGENT_INFO_NUM_SIMDS_PER_CU), se_num: u(AMD_AGENT_INFO_NUM_SHADER_ENGINES), xcc_num: 1, max_wave_size: u(AGENT_INFO_WAVEFRONT_SIZE) };
+    let consts = Consts {
+        cu_num: cu,
+        simd_num: cu * u(AMD_AGENT_INFO_NUM_SIMDS_PER_CU),
+        se_num: u(AMD_AGENT_INFO_NUM_SHADER_ENGINES),
+        xcc_num: 1,
+        max_wave_size: u(AGENT_INFO_WAVEFRONT_SIZE),
+    };
     let info_table = InfoTable::new(&catalog);
     Ok(Gpu { handle, index: gpu_index(info, handle), catalog, consts, info: info_table })
 }
@@ -125,7 +138,8 @@ fn gpu_index(info: GetInfo, agent: u64) -> u32 {
     let mut walk = Walk { info, agent, gpus: 0, found: None };
     // SAFETY: the runtime's entry; `walk` outlives the iteration.
     unsafe {
-        let iterate: unsafe extern "C" fn(unsafe extern "C" fn(u64, *mut c_void) -> u32, *mut c_void) -> u32 = std::mem::transmute(orig(id::hsa_iterate_agents));
+        let iterate: unsafe extern "C" fn(unsafe extern "C" fn(u64, *mut c_void) -> u32, *mut c_void) -> u32 =
+            std::mem::transmute(orig(id::hsa_iterate_agents));
         iterate(each, &mut walk as *mut Walk as *mut c_void);
     }
     walk.found.unwrap_or(0)

@@ -13,13 +13,21 @@ use std::ffi::c_void;
 /// `hsa_status_t rocprofiler_open(hsa_agent_t, rocprofiler_feature_t*, uint32_t,
 /// rocprofiler_t**, uint32_t mode, rocprofiler_properties_t*)`.
 #[no_mangle]
-pub unsafe extern "C" fn rocprofiler_open(agent: Agent, features: *mut Feature, feature_count: u32, context: *mut *mut c_void, mode: u32, properties: *mut Properties) -> u32 {
+pub unsafe extern "C" fn rocprofiler_open(
+    agent: Agent,
+    features: *mut Feature,
+    feature_count: u32,
+    context: *mut *mut c_void,
+    mode: u32,
+    properties: *mut Properties,
+) -> u32 {
     call("rocprofiler_open", || {
         if context.is_null() {
             return Err(RocpError::Null("context"));
         }
         let gpu = agent::named(agent.handle)?;
-        let ctx = Context::open(&gpu.catalog, gpu.consts, agent.handle, features, feature_count, mode, properties.as_ref())?;
+        let ctx =
+            Context::open(&gpu.catalog, gpu.consts, agent.handle, features, feature_count, mode, properties.as_ref())?;
         let (handle, _) = registry::insert(ctx);
         free_at_exit();
         *context = handle as *mut c_void;
@@ -84,6 +92,10 @@ pub unsafe extern "C" fn rocprofiler_get_metrics(context: *const c_void) -> u32 
 /// there is no trace data; the callback is never called (as in v1 for a
 /// context without traces).
 #[no_mangle]
-pub unsafe extern "C" fn rocprofiler_iterate_trace_data(context: *mut c_void, _callback: *const c_void, _data: *mut c_void) -> u32 {
+pub unsafe extern "C" fn rocprofiler_iterate_trace_data(
+    context: *mut c_void,
+    _callback: *const c_void,
+    _data: *mut c_void,
+) -> u32 {
     call("rocprofiler_iterate_trace_data", || registry::get(context as usize).map(|_| ()))
 }

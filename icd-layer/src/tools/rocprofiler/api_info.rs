@@ -42,7 +42,12 @@ pub unsafe extern "C" fn rocprofiler_get_info(agent: *const Agent, kind: u32, da
 
 /// Walks `kind`'s info for `agent` (NULL: every GPU agent, which for cltap
 /// is the one it counts on).
-unsafe fn walk(agent: *const Agent, kind: u32, callback: Option<InfoCallback>, data: *mut c_void) -> Result<(), RocpError> {
+unsafe fn walk(
+    agent: *const Agent,
+    kind: u32,
+    callback: Option<InfoCallback>,
+    data: *mut c_void,
+) -> Result<(), RocpError> {
     let callback = callback.ok_or(RocpError::Null("callback"))?;
     let gpu = match agent.as_ref() {
         Some(a) => agent::named(a.handle)?,
@@ -57,7 +62,12 @@ unsafe fn walk(agent: *const Agent, kind: u32, callback: Option<InfoCallback>, d
 
 /// `hsa_status_t rocprofiler_iterate_info(const hsa_agent_t*, rocprofiler_info_kind_t, callback, void* data)`.
 #[no_mangle]
-pub unsafe extern "C" fn rocprofiler_iterate_info(agent: *const Agent, kind: u32, callback: Option<InfoCallback>, data: *mut c_void) -> u32 {
+pub unsafe extern "C" fn rocprofiler_iterate_info(
+    agent: *const Agent,
+    kind: u32,
+    callback: Option<InfoCallback>,
+    data: *mut c_void,
+) -> u32 {
     call("rocprofiler_iterate_info", || walk(agent, kind, callback, data))
 }
 
@@ -66,6 +76,11 @@ pub unsafe extern "C" fn rocprofiler_iterate_info(agent: *const Agent, kind: u32
 /// trace kinds walk as `rocprofiler_iterate_info` does. A trace-parameter
 /// query has no trace to name (rocprofiler 5.x implements no query at all).
 #[no_mangle]
-pub unsafe extern "C" fn rocprofiler_query_info(agent: *const Agent, query: InfoQuery, callback: Option<InfoCallback>, data: *mut c_void) -> u32 {
+pub unsafe extern "C" fn rocprofiler_query_info(
+    agent: *const Agent,
+    query: InfoQuery,
+    callback: Option<InfoCallback>,
+    data: *mut c_void,
+) -> u32 {
     call("rocprofiler_query_info", || walk(agent, query.info_kind, callback, data))
 }

@@ -143,7 +143,9 @@ fn hook(d: &DispatchInfo<'_>) -> Option<ToolRequest> {
     IN_CALLBACK.with(|c| c.set(was));
     // A declined dispatch's record stays the tool's, as in rocprofiler
     // (which never frees it either): the tool may have kept the pointer.
-    (st == status::SUCCESS && !group.context.is_null() && group.feature_count > 0).then(|| request(&group, record)).flatten()
+    (st == status::SUCCESS && !group.context.is_null() && group.feature_count > 0)
+        .then(|| request(&group, record))
+        .flatten()
 }
 
 /// What to count for the group the tool returned.

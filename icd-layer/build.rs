@@ -599,7 +599,7 @@ fn devtime_post(s: &mut String, f: &Function) {
                 RetKind::Status => "r == 0",
                 _ => "!r.is_null()",
             };
-            writeln!(s, "    if ::cltap::devtime::on() {{ crate::opencl::devtime::track({}, __t.cmd, __enq_t0, {ok}, event, __own, &{}); }}", "ID", "__app").unwrap();
+            writeln!(s, "    if ::cltap::devtime::on() {{ crate::opencl::devtime::track(ID, __t.cmd, __enq_t0, {ok}, event, __own, &__app); }}").unwrap();
         }
         _ => {}
     }

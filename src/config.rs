@@ -191,7 +191,7 @@ fn size(var: &'static str, v: &str) -> Result<usize, ConfigError> {
     };
     let n: usize = num.parse().map_err(|_| bad())?;
     let n = n.checked_mul(mul).ok_or_else(bad)?;
-    if n < 4096 || n > 1 << 34 {
+    if !(4096..=1 << 34).contains(&n) {
         return Err(bad());
     }
     Ok(n)
@@ -343,9 +343,18 @@ impl Config {
                 },
                 "CLTAP_LOG_DECODE" => flag("CLTAP_LOG_DECODE", &v).map(|b| cfg.decode = b),
                 "CLTAP_LOG" => match v.trim() {
-                    "file" | "" => Ok(cfg.log_dest = LogDest::File),
-                    "stderr" => Ok(cfg.log_dest = LogDest::Stderr),
-                    "stdout" => Ok(cfg.log_dest = LogDest::Stdout),
+                    "file" | "" => {
+                        let _: () = cfg.log_dest = LogDest::File;
+                        Ok(())
+                    }
+                    "stderr" => {
+                        let _: () = cfg.log_dest = LogDest::Stderr;
+                        Ok(())
+                    }
+                    "stdout" => {
+                        let _: () = cfg.log_dest = LogDest::Stdout;
+                        Ok(())
+                    }
                     _ => Err(ConfigError::Invalid {
                         var: "CLTAP_LOG",
                         value: v.clone(),
@@ -377,7 +386,10 @@ impl Config {
                     let t = v.trim();
                     if let Some(p) = t.strip_suffix('%') {
                         match p.parse::<u32>() {
-                            Ok(p) if (1..=100).contains(&p) => Ok(cfg.watermark = Watermark::Percent(p)),
+                            Ok(p) if (1..=100).contains(&p) => {
+                                let _: () = cfg.watermark = Watermark::Percent(p);
+                                Ok(())
+                            }
                             _ => Err(ConfigError::Invalid {
                                 var: "CLTAP_BUFFER_WATERMARK",
                                 value: v.clone(),
@@ -389,8 +401,14 @@ impl Config {
                     }
                 }
                 "CLTAP_BUFFER_POLICY" => match v.trim() {
-                    "lossless" => Ok(cfg.lossless = true),
-                    "discard" => Ok(cfg.lossless = false),
+                    "lossless" => {
+                        let _: () = cfg.lossless = true;
+                        Ok(())
+                    }
+                    "discard" => {
+                        let _: () = cfg.lossless = false;
+                        Ok(())
+                    }
                     _ => Err(ConfigError::Invalid {
                         var: "CLTAP_BUFFER_POLICY",
                         value: v.clone(),

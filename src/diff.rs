@@ -5,6 +5,9 @@
 use crate::normalize::NCall;
 use similar::{capture_diff_slices, Algorithm, DiffOp};
 
+// A diff holds few changes and each is printed once: boxing the changed
+// pair would only add indirection.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Change {
     Removed(NCall),

@@ -55,7 +55,7 @@ impl ExtTable {
         }
         let _g = self.lock.lock();
         let n = self.used.load(Ordering::Acquire);
-        let slot = (0..n).find(|&i| self.drivers[i].key.load(Ordering::Acquire) == key as *mut c_void);
+        let slot = (0..n).find(|&i| std::ptr::eq(self.drivers[i].key.load(Ordering::Acquire), key));
         let i = match slot {
             Some(i) => i,
             None if n < MAX_DRIVERS => {
@@ -73,7 +73,7 @@ impl ExtTable {
         let n = self.used.load(Ordering::Acquire);
         self.drivers[..n]
             .iter()
-            .find(|d| d.key.load(Ordering::Relaxed) == key as *mut c_void)
+            .find(|d| std::ptr::eq(d.key.load(Ordering::Relaxed), key))
             .map_or(std::ptr::null(), |d| d.fns[ext].load(Ordering::Acquire))
     }
 
@@ -82,7 +82,7 @@ impl ExtTable {
     pub fn lookup(&self, key: *const c_void, ext: usize) -> *const c_void {
         let n = self.used.load(Ordering::Acquire);
         for d in &self.drivers[..n] {
-            if d.key.load(Ordering::Relaxed) == key as *mut c_void {
+            if std::ptr::eq(d.key.load(Ordering::Relaxed), key) {
                 let f = d.fns[ext].load(Ordering::Acquire);
                 if f as usize >= 4096 {
                     return f;
@@ -127,7 +127,7 @@ mod tests {
         assert_eq!(t.lookup(kb, 3) as usize, 0xB000);
         assert_eq!(t.lookup(0x300 as *const c_void, 3) as usize, 0xB000, "unknown driver gets the last pointer seen");
         assert!(t.lookup(ka, 4).is_null());
-        t.record(ka, 5, 1 as *const c_void);
+        t.record(ka, 5, std::ptr::dangling::<c_void>());
         assert_eq!(t.lookup_exact(ka, 5) as usize, 1, "a marker is kept for its driver");
         assert!(t.lookup(kb, 5).is_null(), "but never handed to another");
     }

@@ -302,7 +302,7 @@ mod tests {
     fn the_death_line_names_the_call_in_flight() {
         let c = InFlight { api: "clFinish".into(), tid: 77, cmd_id: Some(41) };
         assert_eq!(
-            death_line("killed by SIGSEGV", &[c.clone()]),
+            death_line("killed by SIGSEGV", std::slice::from_ref(&c)),
             "application killed by SIGSEGV during clFinish (thread 77, CMD ID 41)"
         );
         assert_eq!(death_line("killed by SIGKILL", &[]), "application killed by SIGKILL; no call was in flight");

@@ -17,7 +17,7 @@ fn summary(dir: &Path) -> serde_json::Value {
 }
 
 fn timed(prog: &str, args: &[&str], driver: Driver, mode: Mode, name: &str) -> (Outcome, serde_json::Value) {
-    let dir = scratch(&name);
+    let dir = scratch(name);
     let mut c = command(&programs().join(prog), args, &[driver], Loader::OclIcd, mode);
     c.env("CLTAP_DEVICE_TIMING", "1").env("CLTAP_SUMMARY", "1").env("CLTAP_OUTPUT_DIR", &dir);
     let o = run(c);
@@ -107,7 +107,7 @@ fn timeline_has_host_calls_device_commands_and_flows() {
             let device: Vec<&&serde_json::Value> = slices.iter().filter(|e| e["cat"] == "device").collect();
             assert_eq!(device.len(), 4, "{} {mode:?}", driver.name());
             let host_api = |e: &&&serde_json::Value| e["cat"] == "api";
-            assert!(slices.iter().filter(|e| host_api(&e)).count() > 20);
+            assert!(slices.iter().filter(|e| host_api(e)).count() > 20);
             for d in device {
                 let id = &d["args"]["cmd"];
                 let s = ev.iter().find(|e| e["ph"] == "s" && &e["id"] == id).expect("flow start");

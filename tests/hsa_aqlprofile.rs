@@ -116,22 +116,10 @@ fn model(s: &Shape, mhz: u64, block: u32, index: u64, counter: u32, sample: u64)
         (block::SQ, 28) => 2 * w_se,
         (block::SQ, 30) => 5 * w_se,
         (block::SQ, 31) => 3 * w_se,
-        (block::SQ, 34) => {
-            if s.group > 0 {
-                4 * w_se
-            } else {
-                0
-            }
-        }
+        (block::SQ, 34) if s.group > 0 => 4 * w_se,
         (block::SQ, 71) => 48 * w_se,
         (block::SQ, 85) => share(12 * wi, sample, SHADER_ENGINES),
-        (block::TA, 15) => {
-            if index < s.workgroups().min(INSTANCES) {
-                grbm / 2
-            } else {
-                0
-            }
-        }
+        (block::TA, 15) if index < s.workgroups().min(INSTANCES) => grbm / 2,
         (block::TA, 101) => share(2 * w, index, INSTANCES),
         (block::TA, 102) => share(w, index, INSTANCES),
         (block::TCC, 20) => share(wi / 4, index, INSTANCES),

@@ -15,7 +15,7 @@ use std::process::Command;
 const DISPATCHES: u64 = 5;
 
 fn client(dir: &Path) -> Command {
-    hsa_client(dir, DISPATCHES as u64)
+    hsa_client(dir, DISPATCHES)
 }
 
 fn only(dir: &Path, ext: &str) -> PathBuf {

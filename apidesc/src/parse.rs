@@ -324,7 +324,7 @@ fn parse_param(p: &str, line: usize, func: &str, dialect: Dialect) -> Result<Par
         None => (p, Vec::new()),
     };
     let decl = norm_type(decl);
-    let split = decl.rfind(|c: char| c == ' ' || c == '*').ok_or(ParseError {
+    let split = decl.rfind([' ', '*']).ok_or(ParseError {
         file: OPENCL_FILE,
         line,
         msg: format!("{func}: parameter `{decl}` has no name"),
@@ -351,7 +351,7 @@ fn parse_param(p: &str, line: usize, func: &str, dialect: Dialect) -> Result<Par
             "ptr" => role = Some(Role::HostPtr),
             "struct" if dialect == Dialect::Hsa => {
                 let n: u64 = need(v)?.parse().map_err(|_| bad("`struct` takes the size in bytes".into()))?;
-                if n == 0 || n % 8 != 0 || is_pointer(&c_type) {
+                if n == 0 || !n.is_multiple_of(8) || is_pointer(&c_type) {
                     return Err(bad("`struct=N` is for a struct passed by value, N a multiple of 8".into()));
                 }
                 role = Some(Role::ByValue { size: n });

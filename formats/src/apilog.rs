@@ -358,7 +358,7 @@ mod tests {
                     tid: r.next() % 4_000_000,
                     start: r.next(),
                     duration_us: r.next() % 1_000_000,
-                    cmd_id: (r.next() % 2 == 0).then(|| r.next() % 1_000_000_000),
+                    cmd_id: r.next().is_multiple_of(2).then(|| r.next() % 1_000_000_000),
                     name: r.pick(&["clGetDeviceInfo", "clEnqueueNDRangeKernel", "clSVMFree", "clFinish"]).into(),
                     args: (0..nargs)
                         .map(|i| Arg {
@@ -369,7 +369,7 @@ mod tests {
                             value: value(r),
                         })
                         .collect(),
-                    result: (r.next() % 5 != 0)
+                    result: (!r.next().is_multiple_of(5))
                         .then(|| r.pick(&["CL_SUCCESS", "CL_INVALID_VALUE", "00007F0012345678"]).into()),
                     outs: (0..r.next() % 3).map(|i| (format!("o{i}"), value(r))).collect(),
                 })

@@ -86,7 +86,7 @@ fn start_trace(cfg: &Config) {
             },
         },
         dir: cfg.output_dir.clone(),
-        api_log: cfg.api_log.then(|| match cfg.log_dest {
+        api_log: cfg.api_log.then_some(match cfg.log_dest {
             LogDest::File => Dest::File,
             LogDest::Stderr => Dest::Stderr,
             LogDest::Stdout => Dest::Stdout,

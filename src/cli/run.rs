@@ -269,7 +269,7 @@ pub fn files_written(dir: &Path, since: SystemTime) -> Vec<(PathBuf, u64)> {
                 let ours = p.extension().is_some_and(|x| {
                     ["apilog", "atp", "json", "csv", "occupancy", "cltrace"].contains(&x.to_str().unwrap_or(""))
                 });
-                (ours && m.modified().ok()? >= since).then(|| (p, m.len()))
+                (ours && m.modified().ok()? >= since).then_some((p, m.len()))
             })
             .collect()
         })

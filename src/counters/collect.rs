@@ -40,6 +40,9 @@ struct Dispatch {
     name: Option<String>,
 }
 
+/// A kernel descriptor's words and the kernel's name, as recorded.
+type KernelEntry = (Vec<u64>, Option<String>);
+
 #[derive(Default)]
 pub struct Collector {
     request: Request,
@@ -47,7 +50,7 @@ pub struct Collector {
     /// Kernel object → its descriptors and names: an object can be reused
     /// by another kernel once its executable is destroyed, so a dispatch
     /// takes the descriptor recorded under its own kernel's name.
-    kernels: HashMap<u64, Vec<(Vec<u64>, Option<String>)>>,
+    kernels: HashMap<u64, Vec<KernelEntry>>,
     dispatches: BTreeMap<u64, Dispatch>,
     counters: HashMap<u64, BTreeMap<u64, u64>>,
     /// The plan record: passes, agent, block words.

@@ -30,7 +30,7 @@ pub fn host_offset(device: u64, host: u64, samples: &[HostSample]) -> Option<i64
 /// The OpenCL version in a `CL_DEVICE_VERSION` answer ("OpenCL 3.0 …").
 pub fn cl_version(answer: &[u8]) -> Option<(u32, u32)> {
     let text = String::from_utf8_lossy(answer);
-    let v = text.strip_prefix("OpenCL ")?.split(|c: char| c == ' ' || c == '\0').next()?;
+    let v = text.strip_prefix("OpenCL ")?.split([' ', '\0']).next()?;
     let (major, minor) = v.split_once('.')?;
     Some((major.parse().ok()?, minor.parse().ok()?))
 }

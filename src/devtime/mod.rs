@@ -216,7 +216,7 @@ impl Tables {
     /// Busiest direction first.
     pub fn transfers(&self) -> Vec<TransferRow> {
         let mut rows = self.transfers.clone();
-        rows.sort_by(|a, b| b.total_ns.cmp(&a.total_ns));
+        rows.sort_by_key(|r| std::cmp::Reverse(r.total_ns));
         rows
     }
 }

@@ -78,17 +78,11 @@ impl Profile {
 
 /// `hsa_ext_amd_aql_pm4_packet_t`: a 64-byte AQL vendor packet.
 #[repr(C)]
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, Default)]
 pub struct Pm4Packet {
     pub header: u16,
     pub pm4_command: [u16; 27],
     pub completion_signal: u64,
-}
-
-impl Default for Pm4Packet {
-    fn default() -> Self {
-        Pm4Packet { header: 0, pm4_command: [0; 27], completion_signal: 0 }
-    }
 }
 
 /// The PMC part of `hsa_ven_amd_aqlprofile_info_data_t`.

@@ -76,7 +76,7 @@ impl HandleSpace {
         let a = p as usize;
         a >= self.base
             && a < self.base + self.capacity * std::mem::size_of::<Wrapped>()
-            && (a - self.base) % std::mem::size_of::<Wrapped>() == 0
+            && (a - self.base).is_multiple_of(std::mem::size_of::<Wrapped>())
     }
 
     /// The driver object behind `p`; anything that is not a wrapper (NULL, a

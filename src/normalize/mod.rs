@@ -620,27 +620,18 @@ mod tests {
         assert!(xeon.contains("[local size chosen by the driver: (<host>)]"), "{xeon}");
         let exact = |n, l| {
             render(&normalize(
-                &apilog::read(&apilog::write(&{
-                    let mut v = Vec::new();
-                    v.push(call(
+                &apilog::read(&apilog::write(&[
+                    call(
                         1,
                         "clGetDeviceInfo",
                         &[("cl_device_info", "param_name", "4139"), ("size_t", "param_value_size", "0")],
                         "CL_SUCCESS",
                         &[("param_value_size_ret", n)],
                         None,
-                    ));
-                    v.push(Entry::LocalWorkSize { cmd_id: 1, sizes: vec![l] });
-                    v.push(call(
-                        1,
-                        "clEnqueueNDRangeKernel",
-                        &[("cl_uint", "work_dim", "1")],
-                        "CL_SUCCESS",
-                        &[],
-                        Some(1),
-                    ));
-                    v
-                }))
+                    ),
+                    Entry::LocalWorkSize { cmd_id: 1, sizes: vec![l] },
+                    call(1, "clEnqueueNDRangeKernel", &[("cl_uint", "work_dim", "1")], "CL_SUCCESS", &[], Some(1)),
+                ]))
                 .unwrap(),
                 Options::default(),
             ))

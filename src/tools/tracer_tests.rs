@@ -10,9 +10,11 @@ use std::sync::Mutex as StdMutex;
 
 /// What the callbacks saw, in order: (prologue?, api id, params, result
 /// word or 0, instance on entry).
+type Event = (bool, u32, usize, u64, u64);
+
 #[derive(Default)]
 struct Log {
-    events: StdMutex<Vec<(bool, u32, usize, u64, u64)>>,
+    events: StdMutex<Vec<Event>>,
 }
 
 impl Log {

@@ -202,8 +202,8 @@ impl AtpWriter {
             s.hsa = Some((open("hsa-api")?, open("hsa-ts")?));
         }
         let (api, ts) = s.hsa.as_mut().expect("opened");
-        api.write_all(line[..n].as_bytes())?;
-        ts.write_all(line[n..].as_bytes())?;
+        api.write_all(&line.as_bytes()[..n])?;
+        ts.write_all(&line.as_bytes()[n..])?;
         s.hsa_n += 1;
         self.line = line;
         Ok(())
@@ -615,7 +615,7 @@ fn arg(p: &ParamMeta, raw: u64, caps: &[(&Capture, &[u8])]) -> String {
         return "{…}".into();
     }
     let is_ptr = !matches!(p.kind, Kind::Scalar | Kind::Handle);
-    if raw == 0 && is_ptr || raw == 0 && p.kind == Kind::Handle {
+    if raw == 0 && (is_ptr || p.kind == Kind::Handle) {
         return "NULL".into();
     }
     let pointee = p.c_type.trim_start_matches("const ").trim_end_matches('*').trim();

@@ -187,7 +187,7 @@ impl Reader {
         if header.header_size as usize != HEADER_SIZE {
             return Err(err(12, format!("header size {} (expected {HEADER_SIZE})", header.header_size)));
         }
-        if header.chunk_size < 4096 || header.chunk_size % 4096 != 0 || header.chunk_size > 1 << 32 {
+        if header.chunk_size < 4096 || !header.chunk_size.is_multiple_of(4096) || header.chunk_size > 1 << 32 {
             return Err(err(16, format!("chunk size {} is not a multiple of 4096 up to 4 GiB", header.chunk_size)));
         }
         let info_end = (FILE_HEADER + header.info_len as usize).min(n);

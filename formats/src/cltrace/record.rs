@@ -253,7 +253,7 @@ pub fn check(buf: &[u8]) -> Result<Header, String> {
     // SAFETY: the buffer holds at least a header; read_unaligned copes with any address.
     let h: Header = unsafe { std::ptr::read_unaligned(buf.as_ptr() as *const Header) };
     let len = h.len as usize;
-    if len % 8 != 0 || len < HEADER + 8 * h.nargs as usize {
+    if !len.is_multiple_of(8) || len < HEADER + 8 * h.nargs as usize {
         return Err(format!("record length {len} is not a multiple of 8 or is shorter than its {} arguments", h.nargs));
     }
     if len > buf.len() {

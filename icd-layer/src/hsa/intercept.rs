@@ -38,7 +38,9 @@ pub const PACKET_KINDS: [&str; 6] =
 /// (Kernel object, its name when dispatched) → dispatches: the name is
 /// kept with the count, as an object's name may change when its
 /// executable is destroyed and another loaded at its address.
-static KERNEL_DISPATCHES: Mutex<Option<HashMap<(u64, Option<Arc<str>>), u64>>> = Mutex::new(None);
+static KERNEL_DISPATCHES: Mutex<Option<HashMap<KernelKey, u64>>> = Mutex::new(None);
+/// A kernel object and the name it had when dispatched.
+type KernelKey = (u64, Option<Arc<str>>);
 
 const HSA_STATUS_SUCCESS: u32 = 0;
 const HSA_STATUS_ERROR: u32 = 0x1000;

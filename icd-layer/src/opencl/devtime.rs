@@ -355,7 +355,8 @@ unsafe fn sample_clock(dev: *mut c_void) -> Option<i64> {
     if both.is_null() || host.is_null() {
         return None;
     }
-    let (both, host): (Both, Host) = (std::mem::transmute(both), std::mem::transmute(host));
+    let (both, host) =
+        (std::mem::transmute::<*const c_void, Both>(both), std::mem::transmute::<*const c_void, Host>(host));
     let mono = cltap::trace::tsc::monotonic_ns;
     let (mut d, mut h) = (0u64, 0u64);
     if both(dev, &mut d, &mut h) != 0 || d == 0 {

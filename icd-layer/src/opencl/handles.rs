@@ -82,7 +82,7 @@ impl ImageDesc {
         if !hs.is_ours(d.buffer as *const c_void) {
             return ImageDesc(None);
         }
-        d.buffer = hs.unwrap(d.buffer as *mut c_void) as _;
+        d.buffer = hs.unwrap(d.buffer);
         ImageDesc(Some(d))
     }
 

@@ -15,7 +15,7 @@ type Suggest = unsafe extern "C" fn(*mut c_void, *mut c_void, u32, *const usize,
 
 const NAME: &str = "clGetKernelSuggestedLocalWorkSizeKHR";
 /// Marks a driver known not to have the extension.
-const ABSENT: *const c_void = 1 as *const c_void;
+const ABSENT: *const c_void = std::ptr::dangling::<c_void>();
 
 fn ext_index() -> Option<usize> {
     // Looked up once: this runs on every NDRange with a NULL local size.
@@ -38,7 +38,8 @@ unsafe fn layer_fn(queue: *mut c_void, x: usize) -> Option<Suggest> {
         );
         if !qi.is_null() && !di.is_null() && !fp.is_null() {
             type Info = unsafe extern "C" fn(*mut c_void, u32, usize, *mut c_void, *mut usize) -> i32;
-            let (qi, di): (Info, Info) = (std::mem::transmute(qi), std::mem::transmute(di));
+            let (qi, di) =
+                (std::mem::transmute::<*const c_void, Info>(qi), std::mem::transmute::<*const c_void, Info>(di));
             let fp: unsafe extern "C" fn(*mut c_void, *const i8) -> *mut c_void = std::mem::transmute(fp);
             let (mut dev, mut plat): (*mut c_void, *mut c_void) = (std::ptr::null_mut(), std::ptr::null_mut());
             if qi(queue, 0x1091, 8, &mut dev as *mut _ as *mut c_void, std::ptr::null_mut()) == 0

@@ -38,13 +38,17 @@ pub fn get() -> Option<&'static Backend> {
         .as_ref()
 }
 
+type AgentInfo = unsafe extern "C" fn(u64, u32, *mut c_void) -> u32;
+type IterateAgents = unsafe extern "C" fn(unsafe extern "C" fn(u64, *mut c_void) -> u32, *mut c_void) -> u32;
+type IteratePools = unsafe extern "C" fn(u64, unsafe extern "C" fn(u64, *mut c_void) -> u32, *mut c_void) -> u32;
+
 fn first_gpu() -> Option<u64> {
     let (agents, info) = (orig(id::hsa_iterate_agents), orig(id::hsa_agent_get_info));
     if agents == 0 || info == 0 {
         return None;
     }
     struct Walk {
-        info: unsafe extern "C" fn(u64, u32, *mut c_void) -> u32,
+        info: AgentInfo,
         found: Option<u64>,
     }
     unsafe extern "C" fn each(a: u64, data: *mut c_void) -> u32 {
@@ -60,9 +64,8 @@ fn first_gpu() -> Option<u64> {
     }
     // SAFETY: the runtime's entries; `walk` outlives the iteration.
     unsafe {
-        let mut walk = Walk { info: std::mem::transmute::<usize, _>(info), found: None };
-        let agents: unsafe extern "C" fn(unsafe extern "C" fn(u64, *mut c_void) -> u32, *mut c_void) -> u32 =
-            std::mem::transmute(agents);
+        let mut walk = Walk { info: std::mem::transmute::<usize, AgentInfo>(info), found: None };
+        let agents = std::mem::transmute::<usize, IterateAgents>(agents);
         agents(each, &mut walk as *mut Walk as *mut c_void);
         walk.found
     }
@@ -186,8 +189,8 @@ fn host_pool() -> Option<u64> {
         return None;
     }
     struct Walk {
-        info: unsafe extern "C" fn(u64, u32, *mut c_void) -> u32,
-        pools: unsafe extern "C" fn(u64, unsafe extern "C" fn(u64, *mut c_void) -> u32, *mut c_void) -> u32,
+        info: AgentInfo,
+        pools: IteratePools,
         pinfo: PoolGetInfo,
         found: Option<u64>,
     }
@@ -219,13 +222,12 @@ fn host_pool() -> Option<u64> {
     // SAFETY: the runtime's entries; `walk` outlives the iterations.
     unsafe {
         let mut walk = Walk {
-            info: std::mem::transmute::<usize, _>(info),
-            pools: std::mem::transmute::<usize, _>(pools),
+            info: std::mem::transmute::<usize, AgentInfo>(info),
+            pools: std::mem::transmute::<usize, IteratePools>(pools),
             pinfo: std::mem::transmute::<usize, PoolGetInfo>(pinfo),
             found: None,
         };
-        let agents: unsafe extern "C" fn(unsafe extern "C" fn(u64, *mut c_void) -> u32, *mut c_void) -> u32 =
-            std::mem::transmute(agents);
+        let agents = std::mem::transmute::<usize, IterateAgents>(agents);
         agents(agent, &mut walk as *mut Walk as *mut c_void);
         walk.found
     }

@@ -63,7 +63,10 @@ pub fn in_completion() -> bool {
     HANDING_OVER.try_with(|h| h.get()).unwrap_or(false)
 }
 
-/// Sessions of cltap's own request, kept for the next dispatch.
+/// Sessions of cltap's own request, kept for the next dispatch. Kept
+/// boxed: each goes to the runtime's signal handler as a raw box
+/// (`Box::into_raw`), so reusing one must not allocate a new box.
+#[allow(clippy::vec_box)]
 static FREE: Mutex<Vec<Box<Session>>> = Mutex::new(Vec::new());
 /// Counted dispatches whose values have not been read yet.
 static IN_FLIGHT: Mutex<u64> = Mutex::new(0);

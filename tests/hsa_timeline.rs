@@ -85,18 +85,26 @@ fn hsa_calls_and_dispatches_in_the_timeline_and_the_summary() {
         let ns = (s["dur"].as_f64().unwrap() * 1000.0).round() as u64;
         assert_eq!(Some(&ns), dispatches.get(&seq), "dispatch {seq}: its slice lasts end − begin");
     }
-    // Flow arrows, where drawn, start on a doorbell store and end on a dispatch.
+    // Each dispatch names the doorbell store it was submitted in (its
+    // thread and the call's number there), and one arrow goes from that
+    // store's slice to the dispatch's: by identity, never by time.
     let starts: Vec<&Value> = events.iter().filter(|e| e["cat"] == "flow" && e["ph"] == "s").collect();
     let ends: Vec<&Value> = events.iter().filter(|e| e["cat"] == "flow" && e["ph"] == "f").collect();
     assert_eq!(starts.len(), ends.len());
     assert_eq!(starts.len() as u64, DISPATCHES, "an arrow to each dispatch from its doorbell store");
-    for f in &starts {
-        let (ts, tid) = (f["ts"].as_f64().unwrap(), &f["tid"]);
+    let stores: Vec<&&Value> =
+        api.iter().filter(|a| a["name"].as_str().unwrap().starts_with("hsa_signal_store_")).collect();
+    for s in &slices {
+        let by = &s["args"]["submitted_in"];
+        assert!(by["hsa_call"].as_u64().is_some_and(|n| n > 0), "the dispatch names its call: {s}");
+        let id = (1u64 << 62) | s["args"]["dispatch"].as_u64().unwrap();
+        let start = starts.iter().find(|f| f["id"].as_u64() == Some(id)).unwrap_or_else(|| panic!("arrow {id}: {s}"));
+        let end = ends.iter().find(|f| f["id"].as_u64() == Some(id)).unwrap_or_else(|| panic!("arrow {id}: {s}"));
+        assert_eq!((&end["pid"], &end["tid"]), (&s["pid"], &s["tid"]), "the arrow ends on the dispatch's track");
+        assert_eq!(start["tid"], by["thread"], "the arrow starts on the submitting thread: {start} {s}");
         assert!(
-            api.iter().any(|a| &a["tid"] == tid
-                && a["name"].as_str().unwrap().starts_with("hsa_signal_store_")
-                && (a["ts"].as_f64().unwrap() - ts).abs() < 0.0005),
-            "the arrow starts on a signal store: {f}"
+            stores.iter().any(|a| a["tid"] == start["tid"] && a["ts"] == start["ts"]),
+            "the arrow starts on a signal store's slice: {start}"
         );
     }
 

@@ -14,7 +14,7 @@
 
 use super::capture::{complete_record, open_record};
 use super::file::Chunk;
-use super::record::{FLAG_MOVED, HEADER, KIND_OPENCL_CALL, MAX_RECORD};
+use super::record::{Header, FLAG_MOVED, HEADER, KIND_HSA_CALL, KIND_OPENCL_CALL, MAX_RECORD};
 use super::writer::{current, Trace, GENERATION};
 use crate::meta::FnMeta;
 use std::sync::atomic::Ordering;
@@ -35,6 +35,11 @@ pub(crate) struct Local {
     /// Set while a record is being written; a signal handler that calls
     /// OpenCL meanwhile is not recorded.
     busy: bool,
+    /// HSA calls opened on this thread: each record's number (its `cmd_id`).
+    hsa_calls: u64,
+    /// The number of the innermost HSA call open on this thread (0: none):
+    /// what a dispatch submitted from inside that call names as its cause.
+    open_hsa: u64,
 }
 
 /// A record opened before a call; `rec` is null when the call is not
@@ -44,10 +49,12 @@ pub struct Opened {
     rec: *mut u8,
     len: u32,
     chunk: u64,
+    /// For an HSA call: the HSA call open around it, restored when it ends.
+    outer_hsa: u64,
 }
 
 impl Opened {
-    pub const NONE: Opened = Opened { rec: std::ptr::null_mut(), len: 0, chunk: 0 };
+    pub const NONE: Opened = Opened { rec: std::ptr::null_mut(), len: 0, chunk: 0, outer_hsa: 0 };
 }
 
 thread_local! {
@@ -85,6 +92,8 @@ impl Local {
             depth: 0,
             held: Vec::with_capacity(4),
             busy: false,
+            hsa_calls: 0,
+            open_hsa: 0,
         }
     }
 
@@ -231,10 +240,19 @@ pub unsafe fn open_kind<const KIND: u16>(
         }
         let rec = l.data.add(l.used);
         let n = open_record(std::slice::from_raw_parts_mut(rec, MAX_RECORD), KIND, fn_id, f, l.tid, cmd_id, t0, args);
+        let outer_hsa = l.open_hsa;
+        if KIND == KIND_HSA_CALL {
+            // HSA calls take no command id: their `cmd_id` numbers them on
+            // their thread, without FLAG_CMD, so that a dispatch can name
+            // the call it was submitted in.
+            l.hsa_calls += 1;
+            l.open_hsa = l.hsa_calls;
+            std::ptr::write_unaligned(rec.add(std::mem::offset_of!(Header, cmd_id)) as *mut u64, l.hsa_calls);
+        }
         l.used += n;
         l.depth += 1;
         l.publish();
-        Opened { rec, len: n as u32, chunk: l.chunk.as_ref().map_or(0, |c| c.index) }
+        Opened { rec, len: n as u32, chunk: l.chunk.as_ref().map_or(0, |c| c.index), outer_hsa }
     })
     .unwrap_or(Opened::NONE)
 }
@@ -290,6 +308,9 @@ pub unsafe fn complete_kind<const KIND: u16>(
             l.drop_record();
         }
         l.publish();
+        if KIND == KIND_HSA_CALL {
+            l.open_hsa = o.outer_hsa;
+        }
         l.depth -= 1;
         if l.depth == 0 {
             if !l.held.is_empty() {
@@ -386,4 +407,21 @@ pub fn retire_current_thread() {
             }
         }
     });
+}
+
+/// The number of the innermost HSA call open on this thread (its record's
+/// `cmd_id`), 0 when none is: read by code that runs inside a traced call
+/// (the intercept handler, inside the doorbell store that submitted its
+/// packets) to name that call as the cause of what it records.
+pub fn open_hsa_call() -> u64 {
+    LOCAL
+        .try_with(|cell| {
+            // SAFETY: this thread's own state; only read here.
+            let slot = unsafe { &*cell.get() };
+            match slot {
+                Some(l) if std::ptr::eq(l.trace, super::writer::current_ptr()) => l.open_hsa,
+                _ => 0,
+            }
+        })
+        .unwrap_or(0)
 }

@@ -8,7 +8,7 @@ use super::record::{View, FLAG_CMD, KIND_HSA_DISPATCH};
 use super::tsc::HostClock;
 use crate::devtime::{self, Alignment, Command};
 use cltap_formats::cltrace::record as rec;
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::io::{BufWriter, Write};
 
 /// Device tracks live in their own process row, after the host's.
@@ -24,12 +24,14 @@ pub struct Timeline {
     enqueues: BTreeMap<u64, (u32, f64)>,
     /// HSA queue tracks: `(agent, queue id)` → tid in the device row.
     hsa_queues: BTreeMap<(u64, u64), usize>,
-    /// HSA doorbell-store calls: `(start ns, end ns, tid, start µs)`, for
-    /// the flow arrows to the dispatches (resolved at the end, since
-    /// dispatch records come when the dispatch completes).
-    hsa_stores: Vec<(u64, u64, u32, f64)>,
-    /// HSA dispatches drawn: `(dispatch ns, seq, track tid, slice start µs)`.
-    hsa_dispatches: Vec<(u64, u64, usize, f64)>,
+    /// HSA doorbell-store calls by (thread, call number), with their start
+    /// (µs): the calls dispatch records name as the one they were
+    /// submitted in. Resolved at the end, since a dispatch's record comes
+    /// when it completes, and threads' records in any order.
+    hsa_stores: HashMap<(u32, u64), f64>,
+    /// HSA dispatches drawn: `(submitting thread, call number, seq, track
+    /// tid, slice start µs)`.
+    hsa_dispatches: Vec<(u32, u64, u64, usize, f64)>,
     /// Counter values (`KIND_HSA_COUNTERS`) waiting for their dispatch's
     /// record, by dispatch number: with timestamps, a counted dispatch's
     /// values are recorded just before the dispatch itself, on the same
@@ -40,9 +42,6 @@ pub struct Timeline {
 
 /// HSA queue tracks take tids from here on, after OpenCL's queues (1, 2, …).
 const HSA_QUEUE_TID0: usize = 1 << 20;
-/// How far (ns) a dispatch timestamp may lie outside its doorbell store's
-/// converted host times (the TSC → CLOCK_MONOTONIC conversion's error).
-const STORE_SLACK_NS: u64 = 2_000;
 /// Counter records kept waiting for their dispatch (see `Timeline::counters`).
 const COUNTERS_KEPT: usize = 1024;
 
@@ -67,7 +66,7 @@ impl Timeline {
             named: HashSet::new(),
             enqueues: BTreeMap::new(),
             hsa_queues: BTreeMap::new(),
-            hsa_stores: Vec::new(),
+            hsa_stores: HashMap::new(),
             hsa_dispatches: Vec::new(),
             counters: BTreeMap::new(),
         };
@@ -135,8 +134,8 @@ impl Timeline {
             return;
         }
         if h.kind == rec::KIND_HSA_CALL && is_doorbell_store(f.name) {
-            let (a, b) = (self.clock.ns(h.t0), self.clock.ns(h.t1));
-            self.hsa_stores.push((a, b, h.tid, self.us(h.t0)));
+            // An HSA call's `cmd_id` numbers it on its thread.
+            self.hsa_stores.insert((h.tid, h.cmd_id), self.us(h.t0));
         }
         self.host_call(f.name, h.tid, h.t0, h.t1, (h.flags & FLAG_CMD != 0).then_some(h.cmd_id));
     }
@@ -174,33 +173,33 @@ impl Timeline {
         // The name the application's symbol look-ups gave, else the object.
         let name = v.kernel_name().unwrap_or_else(|| format!("kernel {kernel:#x}"));
         let (dispatch, complete) = (w(rec::DISPATCH_TIME_DISPATCH), w(rec::DISPATCH_TIME_COMPLETE));
+        let (by, call) = (w(rec::DISPATCH_TID) as u32, w(rec::DISPATCH_CALL));
+        // Which call submitted it, as the record names it; a dispatch that
+        // no recorded call submitted gets no arrow, and says why.
+        let submitted = if call == 0 {
+            "\"no recorded call (submitted outside any traced HSA call, e.g. by a runtime thread)\"".to_string()
+        } else {
+            format!("{{\"thread\":{by},\"hsa_call\":{call}}}")
+        };
         self.event(&format!(
-            "{{\"name\":{},\"cat\":\"hsa_dispatch\",\"ph\":\"X\",\"ts\":{ts:.3},\"dur\":{dur:.3},\"pid\":{dpid},\"tid\":{tid},\"args\":{{\"dispatch\":{},\"queue_index\":{},\"kernel_object\":\"{kernel:#x}\",\"dispatch_ns\":{dispatch},\"begin_ns\":{},\"end_ns\":{},\"complete_ns\":{complete}{counters}}}}}",
+            "{{\"name\":{},\"cat\":\"hsa_dispatch\",\"ph\":\"X\",\"ts\":{ts:.3},\"dur\":{dur:.3},\"pid\":{dpid},\"tid\":{tid},\"args\":{{\"dispatch\":{},\"queue_index\":{},\"kernel_object\":\"{kernel:#x}\",\"dispatch_ns\":{dispatch},\"begin_ns\":{},\"end_ns\":{},\"complete_ns\":{complete},\"submitted_in\":{submitted}{counters}}}}}",
             json_str(&name), h.cmd_id, w(rec::DISPATCH_QUEUE_INDEX), h.t0, h.t1
         ));
-        if dispatch != 0 {
-            self.hsa_dispatches.push((dispatch, h.cmd_id, tid, ts));
+        if call != 0 {
+            self.hsa_dispatches.push((by, call, h.cmd_id, tid, ts));
         }
     }
 
-    /// The flow arrows from doorbell stores to HSA dispatches. A dispatch
-    /// record does not name the call that submitted it; the intercept
-    /// handler runs inside the doorbell store on the storing thread (ROCr's
-    /// intercept queues and the double alike), so the dispatch timestamp
-    /// lies within that store: the latest-starting `hsa_signal_store_*`
-    /// call, on any thread, that contains it (with [`STORE_SLACK_NS`]) is
-    /// taken. A dispatch no store contains gets no arrow.
+    /// The flow arrows from doorbell stores to HSA dispatches. Each
+    /// dispatch record names the call it was submitted in (its thread and
+    /// the call's number there): the intercept handler runs inside the
+    /// doorbell store, on the storing thread. The arrow starts at that
+    /// store; a dispatch whose call was not recorded gets none.
     fn hsa_flows(&mut self) {
-        let mut stores = std::mem::take(&mut self.hsa_stores);
-        stores.sort_by_key(|s| s.0);
+        let stores = std::mem::take(&mut self.hsa_stores);
         let dpid = self.pid + DEVICE_PID_OFFSET;
-        for (dispatch, seq, tid, ts) in std::mem::take(&mut self.hsa_dispatches) {
-            let k = stores.partition_point(|s| s.0 <= dispatch.saturating_add(STORE_SLACK_NS));
-            let Some(&(_, _, htid, hts)) =
-                stores[..k].iter().rev().find(|s| s.1.saturating_add(STORE_SLACK_NS) >= dispatch)
-            else {
-                continue;
-            };
+        for (htid, call, seq, tid, ts) in std::mem::take(&mut self.hsa_dispatches) {
+            let Some(&hts) = stores.get(&(htid, call)) else { continue };
             // Flow ids apart from OpenCL's command ids.
             let id = (1u64 << 62) | seq;
             let fts = ts.max(hts);
@@ -288,4 +287,74 @@ fn counter_args(v: &View<'_>) -> String {
     }
     o.push('}');
     o
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use cltap_formats::cltrace::record::{encode, records, Header, FLAG_DONE, FLAG_OK};
+
+    fn store_call(tid: u32, number: u64, t0: u64) -> Vec<u8> {
+        let id = crate::meta::HSA_FUNCTIONS.iter().position(|f| f.name == "hsa_signal_store_screlease").unwrap();
+        let h = Header {
+            kind: rec::KIND_HSA_CALL,
+            fn_id: id as u16,
+            tid,
+            cmd_id: number,
+            t0,
+            t1: t0 + 10,
+            flags: FLAG_DONE | FLAG_OK,
+            ..Header::default()
+        };
+        encode(&h, &[0, 1], &[])
+    }
+
+    fn dispatch(seq: u64, by: u32, call: u64) -> Vec<u8> {
+        let mut w = [0u64; rec::DISPATCH_WORDS];
+        (w[rec::DISPATCH_AGENT], w[rec::DISPATCH_QUEUE_ID], w[rec::DISPATCH_TIME_DISPATCH]) = (0xa9, 1, 5_000);
+        (w[rec::DISPATCH_TID], w[rec::DISPATCH_CALL]) = (by as u64, call);
+        let h = Header {
+            kind: KIND_HSA_DISPATCH,
+            cmd_id: seq,
+            t0: 6_000,
+            t1: 7_000,
+            flags: FLAG_DONE,
+            ..Header::default()
+        };
+        encode(&h, &w, &[])
+    }
+
+    #[test]
+    fn a_dispatch_arrow_starts_at_the_call_it_names_whatever_the_times() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.json");
+        let mut t = Timeline::create(&path, 1, HostClock { tsc0: 0, mono0: 0, ticks_per_us: 1000.0 }).unwrap();
+        // Call 2 of thread 7 submitted dispatch 1, although its times lie
+        // far from the dispatch's; dispatch 2 was submitted outside any
+        // recorded call; dispatch 3 names a call that was not recorded.
+        // The dispatch records come before the store, as they may.
+        let bytes = [
+            dispatch(1, 7, 2),
+            dispatch(2, 0, 0),
+            dispatch(3, 7, 9),
+            store_call(7, 1, 100),
+            store_call(7, 2, 90_000_000),
+        ]
+        .concat();
+        for v in records(&bytes) {
+            t.record(&v);
+        }
+        t.close();
+        let json: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        let events = json["traceEvents"].as_array().unwrap();
+        let flows: Vec<&serde_json::Value> = events.iter().filter(|e| e["cat"] == "flow").collect();
+        assert_eq!(flows.len(), 2, "one arrow, for dispatch 1 only: {flows:?}");
+        let start = flows.iter().find(|f| f["ph"] == "s").unwrap();
+        assert_eq!(start["id"].as_u64(), Some((1 << 62) | 1));
+        assert_eq!((start["tid"].as_u64(), start["ts"].as_f64()), (Some(7), Some(90_000.0)), "from call 2's slice");
+        let slices: Vec<&serde_json::Value> = events.iter().filter(|e| e["cat"] == "hsa_dispatch").collect();
+        assert_eq!(slices[0]["args"]["submitted_in"], serde_json::json!({"thread": 7, "hsa_call": 2}));
+        assert!(slices[1]["args"]["submitted_in"].as_str().unwrap().starts_with("no recorded call"), "{}", slices[1]);
+        assert_eq!(slices[2]["args"]["submitted_in"], serde_json::json!({"thread": 7, "hsa_call": 9}));
+    }
 }

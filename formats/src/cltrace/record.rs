@@ -43,7 +43,10 @@ pub const FLAG_MOVED: u8 = 8;
 /// An OpenCL call; `fn_id` indexes `api/opencl.api`'s functions.
 pub const KIND_OPENCL_CALL: u16 = 0;
 /// An HSA call; `fn_id` indexes `api/hsa.api`'s functions (its own id
-/// space). HSA calls take no command id.
+/// space). HSA calls take no command id: their `cmd_id` (without
+/// [`FLAG_CMD`]) is the call's number among the HSA calls its thread
+/// opened, from 1, which a [`KIND_HSA_DISPATCH`] record names in
+/// [`DISPATCH_CALL`] (0 in traces older than that word).
 pub const KIND_HSA_CALL: u16 = 1;
 /// A kernel dispatch seen by cltap's HSA queue interceptor
 /// (`ROCP_HSA_INTERCEPT=1|2`): not a call. `fn_id` is 0, `cmd_id` a
@@ -159,8 +162,14 @@ pub const DISPATCH_TIME_COMPLETE: usize = 13;
 /// on the runtime's signal thread, when its times are known); absent in
 /// older traces.
 pub const DISPATCH_TID: usize = 14;
+/// The HSA call, on thread [`DISPATCH_TID`], inside which the packet was
+/// submitted (its record's `cmd_id`): the intercept handler runs inside the
+/// doorbell store that submits the packets. 0 when no traced call was open
+/// (a runtime's own thread, a call left out by the filter); absent in
+/// older traces.
+pub const DISPATCH_CALL: usize = 15;
 /// Argument words of a dispatch record.
-pub const DISPATCH_WORDS: usize = 15;
+pub const DISPATCH_WORDS: usize = 16;
 /// The capture `param` of a dispatch record's kernel name (a string), when
 /// cltap knows it.
 pub const NAME_PARAM: u8 = 255;

@@ -235,6 +235,7 @@ unsafe extern "C" fn on_packets(
 fn words(q: &QueueInfo, index: u64, p: &KernelDispatch) -> [u64; DISPATCH_WORDS] {
     let mut w = [0u64; DISPATCH_WORDS];
     w[DISPATCH_TID] = cltap::trace::local::thread_id() as u64;
+    w[DISPATCH_CALL] = cltap::trace::local::open_hsa_call();
     w[DISPATCH_AGENT] = q.agent;
     w[DISPATCH_QUEUE_ID] = q.queue_id;
     w[DISPATCH_QUEUE_INDEX] = index;

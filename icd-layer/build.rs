@@ -403,7 +403,7 @@ fn generate_mode(api: &Api, ext_idx: &HashMap<String, usize>, mode: Mode) -> Str
 
     // The dispatch table.
     let table = if mode == Mode::Layer { "LAYER_TABLE" } else { "ICD_TABLE" };
-    writeln!(s, "pub static {table}: ::cltap::dispatch::Table = ::cltap::dispatch::Table {{ slots: [").unwrap();
+    writeln!(s, "pub static {table}: ::cltap::icd_table::Table = ::cltap::icd_table::Table {{ slots: [").unwrap();
     for (slot, f) in api.by_slot().iter().enumerate() {
         let f = f.expect("every slot is described");
         if f.windows_only {
@@ -631,7 +631,7 @@ fn layer_wrapper(s: &mut String, f: &Function, id: usize, ext: Option<usize>) {
             // The loader's entry is always there, but the driver's may be
             // empty (FACTS.md §8): look in the object's own table first.
             if let Some(p) = dispatch_param(f).filter(|p| p.role == Role::Handle && is_dispatchable(&p.c_type)) {
-                writeln!(s, "    if !{0}.is_null() && ::cltap::dispatch::object_slot({0} as *mut ::core::ffi::c_void, {slot}).is_null() {{ crate::bracket::missing({id}); {1} }}", p.name, fail_with(f, "-59")).unwrap();
+                writeln!(s, "    if !{0}.is_null() && ::cltap::icd_table::object_slot({0} as *mut ::core::ffi::c_void, {slot}).is_null() {{ crate::bracket::missing({id}); {1} }}", p.name, fail_with(f, "-59")).unwrap();
             }
         }
         (None, Some(e)) => {
@@ -785,7 +785,7 @@ fn icd_wrapper(s: &mut String, f: &Function, id: usize, ext: Option<usize>) {
             }
             writeln!(s, "    if __obj.is_null() {{ {} }}", fail_with(f, &invalid_code(p).to_string())).unwrap();
             match (f.slot, ext) {
-                (Some(slot), _) => writeln!(s, "    let f = ::cltap::dispatch::object_slot(__obj, {slot});").unwrap(),
+                (Some(slot), _) => writeln!(s, "    let f = ::cltap::icd_table::object_slot(__obj, {slot});").unwrap(),
                 (None, Some(e)) => writeln!(s, "    let f = crate::opencl::drivers::ext_ptr({e}, __obj);").unwrap(),
                 _ => unreachable!(),
             }

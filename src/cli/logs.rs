@@ -1,7 +1,8 @@
 //! `cltap normalize`, `diff`, `report` and `check`: the driver-CI workflow
 //! over captured API logs.
 
-use super::run::{prepare, spawn, Activation};
+use super::child::spawn;
+use super::run::{prepare, Activation};
 use clap::{Args, ValueEnum};
 use cltap::diff;
 use cltap::normalize::{self, Durations, NCall};

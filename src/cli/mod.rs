@@ -1,6 +1,7 @@
 //! Subcommands of `cltap`.
 
 mod bench;
+mod child;
 mod logs;
 mod metrics;
 mod passes;

@@ -32,7 +32,7 @@ fn pass_file(dir: &Path, pid: u32, pass: u32, since: std::time::SystemTime) -> O
 }
 
 /// Runs the passes after the first and writes the joined files.
-pub fn run_remaining(app: &[String], env: &[(String, String)], dir: &Path, first: &super::run::Outcome) {
+pub fn run_remaining(app: &[String], env: &[(String, String)], dir: &Path, first: &super::child::Outcome) {
     let Some((stem, path)) = pass_file(dir, first.pid, 0, first.started) else { return };
     let p0 = match files::load_pass(&path) {
         Ok(p) => p,
@@ -51,7 +51,7 @@ pub fn run_remaining(app: &[String], env: &[(String, String)], dir: &Path, first
     for k in 1..passes {
         let mut e = env.to_vec();
         e.push(("CLTAP_COUNTER_PASS".into(), k.to_string()));
-        let o = match super::run::spawn(app, &e) {
+        let o = match super::child::spawn(app, &e) {
             Ok(o) => o,
             Err(e) => {
                 eprintln!("cltap: counters: pass {k}: {e}");

@@ -12,4 +12,5 @@ pub mod toollib_end;
 pub mod toollib_settings;
 pub mod tracer;
 pub mod tracer_ids;
+mod tracer_object;
 mod tracer_thread;

@@ -4,7 +4,7 @@
 
 use super::*;
 use crate::tools::tracer_ids::{api_id, slot, DOMAIN_HSA, DOMAIN_OPENCL};
-use std::sync::atomic::AtomicU64;
+use std::sync::atomic::{AtomicBool, AtomicU64};
 use std::sync::mpsc;
 use std::sync::Mutex as StdMutex;
 

@@ -9,7 +9,7 @@
 //! mutex of the thread's own (taken by other threads only during a destroy),
 //! so a traced call writes nothing that other threads write.
 
-use super::tracer::{Callback, Snapshot, Tracer};
+use super::tracer_object::{Callback, Snapshot, Tracer};
 use parking_lot::{Condvar, Mutex};
 use std::cell::{Cell, Ref, RefCell};
 use std::sync::atomic::{fence, AtomicUsize, Ordering};

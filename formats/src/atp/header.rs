@@ -1,7 +1,7 @@
 //! The `Key=Value` header (`sprofile/AtpFile.cpp`,
 //! `AtpFileWriter::SaveToAtpFile`).
 
-use super::read::{err, starts_section, ReadError};
+use super::syntax::{err, starts_section, ReadError};
 use super::{EMPTY_FIELD, TRACE_FILE_VERSION};
 use crate::text::Lines;
 

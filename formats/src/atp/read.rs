@@ -6,17 +6,10 @@ use super::header::read_header;
 use super::hsa::parse_hsa_timestamp;
 use super::kernels::parse_kernel_dispatch;
 use super::markers::parse_marker;
+use super::syntax::{err, starts_section, ReadError};
 use super::timestamps::parse_timestamp;
 use super::{Atp, Block, KernelDispatch};
 use crate::text::Lines;
-
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("line {line}: {reason}")]
-pub struct ReadError {
-    /// 1-based.
-    pub line: usize,
-    pub reason: String,
-}
 
 /// Parses a whole file. Blank lines and CRLF line ends are accepted anywhere;
 /// fields may be padded or separated by single spaces.
@@ -43,10 +36,6 @@ pub fn read(text: &str) -> Result<Atp, ReadError> {
     Ok(atp)
 }
 
-pub(super) fn err(line: usize, reason: impl Into<String>) -> ReadError {
-    ReadError { line, reason: reason.into() }
-}
-
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Section {
     Api,
@@ -68,12 +57,6 @@ impl Section {
             Section::Markers => "perf-marker",
         }
     }
-}
-
-/// A line that ends the header: RCP's parser takes any line starting with `=`
-/// as the first section marker.
-pub(super) fn starts_section(l: &str) -> bool {
-    l.trim_start().starts_with('=')
 }
 
 /// A complete `=====…=====` line. Inside a block only this ends the entries:

@@ -17,7 +17,7 @@ use cltap::devtime::memo::Memo;
 use cltap::devtime::pending::{self, Pending, Releases, OUTSTANDING};
 use cltap::devtime::queues::{self, AppQueue, CL_QUEUE_PROPERTIES, CL_QUEUE_PROPERTIES_ARRAY};
 use cltap::devtime::{on, Command};
-use cltap::dispatch::object_slot;
+use cltap::icd_table::object_slot;
 use std::ffi::c_void;
 use std::sync::Arc;
 

@@ -102,7 +102,7 @@ unsafe fn load_one(path: &std::path::Path) -> Result<(Gefa, Vec<*mut c_void>), S
 
 /// Resolves every described extension function on one driver platform.
 unsafe fn record_extensions(platform: *mut c_void, gefa: Gefa) {
-    let fp = cltap::dispatch::object_slot(platform, slot::clGetExtensionFunctionAddressForPlatform);
+    let fp = cltap::icd_table::object_slot(platform, slot::clGetExtensionFunctionAddressForPlatform);
     for (x, name) in EXT_NAMES.iter().enumerate() {
         let name = CString::new(*name).unwrap();
         let p = if fp.is_null() {

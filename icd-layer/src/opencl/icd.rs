@@ -94,7 +94,7 @@ pub unsafe extern "C" fn clGetExtensionFunctionAddressForPlatform(
     if real_p.is_null() || name.is_null() {
         return std::ptr::null_mut();
     }
-    let fp = cltap::dispatch::object_slot(real_p, slot::clGetExtensionFunctionAddressForPlatform);
+    let fp = cltap::icd_table::object_slot(real_p, slot::clGetExtensionFunctionAddressForPlatform);
     let id = id::clGetExtensionFunctionAddressForPlatform;
     let t = bracket::enter(id, &[platform as u64, name as u64]);
     let real = if fp.is_null() {
@@ -109,7 +109,7 @@ pub unsafe extern "C" fn clGetExtensionFunctionAddressForPlatform(
 
 pub unsafe extern "C" fn clUnloadCompiler() -> i32 {
     for p in &state().platforms {
-        let f = cltap::dispatch::object_slot(*p, slot::clUnloadPlatformCompiler);
+        let f = cltap::icd_table::object_slot(*p, slot::clUnloadPlatformCompiler);
         if !f.is_null() {
             std::mem::transmute::<*const c_void, unsafe extern "C" fn(*mut c_void) -> i32>(f)(*p);
         }

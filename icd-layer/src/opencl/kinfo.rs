@@ -7,7 +7,7 @@
 
 use super::api::slot;
 use super::handles;
-use cltap::dispatch::object_slot;
+use cltap::icd_table::object_slot;
 use cltap::trace::record::*;
 use std::ffi::c_void;
 

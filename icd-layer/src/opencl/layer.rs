@@ -50,7 +50,7 @@ pub unsafe fn init_layer(
         return -30;
     }
     super::front::config();
-    let n = (num_entries as usize).min(cltap::dispatch::SLOTS);
+    let n = (num_entries as usize).min(cltap::icd_table::SLOTS);
     NEXT.fill(target as *const *const c_void, n);
     *num_entries_ret = n as u32;
     *layer_dispatch_ret = table(n);
@@ -59,15 +59,15 @@ pub unsafe fn init_layer(
 
 /// cltap's table; Windows-only slots are passed through as the target has them.
 fn table(n: usize) -> *const c_void {
-    static TABLE: std::sync::OnceLock<Box<cltap::dispatch::Table>> = std::sync::OnceLock::new();
+    static TABLE: std::sync::OnceLock<Box<cltap::icd_table::Table>> = std::sync::OnceLock::new();
     let t = TABLE.get_or_init(|| {
-        let mut t = Box::new(cltap::dispatch::Table { slots: LAYER_TABLE.slots });
+        let mut t = Box::new(cltap::icd_table::Table { slots: LAYER_TABLE.slots });
         for &s in WINDOWS_SLOTS {
             t.slots[s] = if s < n { NEXT.get(s) } else { std::ptr::null() };
         }
         t
     });
-    &**t as *const cltap::dispatch::Table as *const c_void
+    &**t as *const cltap::icd_table::Table as *const c_void
 }
 
 /// Swaps the driver's pointer for cltap's wrapper of the same function.

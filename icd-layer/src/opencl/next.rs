@@ -3,8 +3,8 @@
 //! functions, found through it. Handles are the driver's own; nothing is
 //! translated.
 
-use cltap::dispatch::Next;
 use cltap::exts::{key_of, ExtTable};
+use cltap::icd_table::Next;
 use std::ffi::c_void;
 
 pub static NEXT: Next = Next::new();

@@ -1,4 +1,4 @@
-//! Buffered delivery of trace records to tools (seed 002), through the C
+//! Buffered delivery of trace records to tools (after ROCprofiler-SDK's buffered services), through the C
 //! API of `include/cltap_buffer.h`: the seed's watermark example, lossless
 //! with a slow callback losing nothing, discard counting its drops, a flush
 //! in the middle of a run, the records identical to the binary trace's and

@@ -1,4 +1,4 @@
-//! One tool buffer as seed 002 describes it, without threads: records go in
+//! One tool buffer as ROCprofiler-SDK's buffered services describe it, without threads: records go in
 //! whole, a buffer at or past its watermark asks to be handed to the tool,
 //! and the policy says what happens to a record that does not fit.
 //!

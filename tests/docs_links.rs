@@ -1,7 +1,8 @@
 //! The documentation holds together: the README stays a front page (at most
 //! 300 lines), and every relative link in README.md and docs/*.md reaches a
 //! file of the repository, and a heading of it where the link names one
-//! (`page.md#section`, with GitHub's rule for heading anchors).
+//! (`page.md#section`, with GitHub's rule for heading anchors). The
+//! `docs/page.md#section` citations in Rust comments resolve the same way.
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
@@ -178,6 +179,62 @@ fn every_relative_link_of_the_readme_and_the_docs_resolves() {
     assert!(bad.is_empty(), "broken links:\n{}", bad.join("\n"));
 }
 
+/// Every `.rs` file of the workspace's sources, tests and build scripts.
+fn rust_sources() -> Vec<PathBuf> {
+    fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
+        for e in std::fs::read_dir(dir).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                walk(&p, out);
+            } else if p.extension().is_some_and(|x| x == "rs") {
+                out.push(p);
+            }
+        }
+    }
+    let mut out = Vec::new();
+    for d in ["src", "icd-layer", "formats", "apidesc", "tests"] {
+        walk(&root().join(d), &mut out);
+    }
+    out.push(root().join("build.rs"));
+    // This file's own examples are not citations.
+    out.retain(|p| !p.ends_with("tests/docs_links.rs"));
+    out
+}
+
+/// The `docs/PAGE.md` and `docs/PAGE.md#anchor` citations in a text.
+fn doc_citations(text: &str) -> Vec<String> {
+    let ok = |c: char| c.is_ascii_alphanumeric() || c == '-' || c == '_' || c == '.' || c == '#';
+    let mut out = Vec::new();
+    let mut rest = text;
+    while let Some(i) = rest.find("docs/") {
+        let tail = &rest[i..];
+        let end = tail.find(|c: char| !(ok(c) || c == '/')).unwrap_or(tail.len());
+        let cite = tail[..end].trim_end_matches('.');
+        if cite.contains(".md") {
+            out.push(cite.to_string());
+        }
+        rest = &tail[5..];
+    }
+    out
+}
+
+#[test]
+fn every_docs_page_a_rust_comment_cites_exists_with_its_anchor() {
+    let mut bad = Vec::new();
+    let mut seen = 0;
+    for file in rust_sources() {
+        let text = std::fs::read_to_string(&file).unwrap();
+        for cite in doc_citations(&text) {
+            seen += 1;
+            if let Some(why) = check(&root().join("README.md"), &cite) {
+                bad.push(format!("{}: {cite}: {why}", file.strip_prefix(root()).unwrap().display()));
+            }
+        }
+    }
+    assert!(seen > 10, "only {seen} citations found: the scanner is broken");
+    assert!(bad.is_empty(), "citations that do not resolve:\n{}", bad.join("\n"));
+}
+
 #[test]
 fn the_docs_index_lists_every_page() {
     let index = std::fs::read_to_string(root().join("docs/README.md")).unwrap();
@@ -197,4 +254,5 @@ fn the_anchor_rule_matches_githubs() {
     assert_eq!(slug("Buffered records (`include/cltap_buffer.h`)"), "buffered-records-includecltap_bufferh");
     assert_eq!(slug("See [x](y.md) now"), "see-x-now");
     assert_eq!(link_targets("a [b](c.md#d) and `[e](f)` [g](h)"), vec!["c.md#d", "h"]);
+    assert_eq!(doc_citations("(docs/a.md#b-c). and docs/x/ docs/e.md."), vec!["docs/a.md#b-c", "docs/e.md"]);
 }

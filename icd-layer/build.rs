@@ -28,7 +28,7 @@ fn main() {
     println!("cargo:rerun-if-changed={desc}");
     println!("cargo:rerun-if-changed=build.rs");
     // Calls from the layer to its own exported symbols must never be bound
-    // to a loader's same-named export (FACTS.md §4).
+    // to a loader's same-named export (docs/platform-facts.md#linking-a-rust-layer).
     println!("cargo:rustc-cdylib-link-arg=-Wl,-Bsymbolic");
     // Tools find the copy the loader loaded by this name (`include/cltap.h`).
     println!("cargo:rustc-cdylib-link-arg=-Wl,-soname,libcltap_layer.so");
@@ -140,7 +140,7 @@ struct Layout {
     root_major: u32,
 }
 
-/// Sizes in bytes FACTS.md §5 gives for Debian 12's 5.2.3 header, as a check
+/// Sizes in bytes docs/platform-facts.md#hsa-abi gives for Debian 12's 5.2.3 header, as a check
 /// of the scanner's arithmetic: `ApiTableVersion` (4 × uint32_t), then one
 /// pointer per entry; `HsaApiTable` is a version and 4 pointers.
 const KNOWN_SIZES: [(&str, usize); 6] = [
@@ -156,7 +156,7 @@ const KNOWN_SIZES: [(&str, usize); 6] = [
 /// libhsa-runtime-dev; `CLTAP_HSA_HEADER` names another copy): each
 /// `@table` section's names, in order, are its struct's members without
 /// `_fn`; each table is its version plus one pointer per entry, of the sizes
-/// FACTS.md §5 gives; `HsaApiTable` points at core, amd, finalizer, image in
+/// docs/platform-facts.md#hsa-abi gives; `HsaApiTable` points at core, amd, finalizer, image in
 /// that order. Then every declaration's result and parameter types against
 /// the signatures clang read from the same header
 /// (`hsa-double/include/hsa_double_api_list.h`). Any difference stops the
@@ -179,7 +179,7 @@ fn hsa_layout(api: &cltap_apidesc::Api) -> Layout {
     for (name, want) in KNOWN_SIZES {
         let got = sizes.iter().find(|(n, _)| n == name).map(|(_, b)| *b);
         if got != Some(want) {
-            fail(&format!("{path}: {name} comes to {got:?} bytes, FACTS.md §5 says {want}"));
+            fail(&format!("{path}: {name} comes to {got:?} bytes, docs/platform-facts.md#hsa-abi says {want}"));
         }
     }
     let mut tables = Vec::new();
@@ -629,7 +629,7 @@ fn layer_wrapper(s: &mut String, f: &Function, id: usize, ext: Option<usize>) {
         (Some(slot), _) => {
             writeln!(s, "    let f = crate::opencl::next::NEXT.get({slot});").unwrap();
             // The loader's entry is always there, but the driver's may be
-            // empty (FACTS.md §8): look in the object's own table first.
+            // empty (docs/platform-facts.md#driver-quirks): look in the object's own table first.
             if let Some(p) = dispatch_param(f).filter(|p| p.role == Role::Handle && is_dispatchable(&p.c_type)) {
                 writeln!(s, "    if !{0}.is_null() && ::cltap::icd_table::object_slot({0} as *mut ::core::ffi::c_void, {slot}).is_null() {{ crate::bracket::missing({id}); {1} }}", p.name, fail_with(f, "-59")).unwrap();
             }

@@ -1,5 +1,5 @@
 /* cltap_buffer.h: buffered delivery of cltap's trace records to a tool
- * (the model of ROCprofiler-SDK's buffers, seed 002).
+ * (the model of ROCprofiler-SDK's buffered services).
  *
  * A tool creates a buffer, says which records it takes, and receives them
  * in batches through its callback, on cltap's background thread

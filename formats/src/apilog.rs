@@ -1,4 +1,4 @@
-//! The API log (seed 004): one line per call,
+//! The API log (Intel's API log format, docs/platform-facts.md#public-documents): one line per call,
 //!
 //! ```text
 //! TID <tid> START TIME 0x<TSC> DURATION 0x<µs> [CMD ID <n>] name(<type> <param> = <value>, …) = <result>, *<out> = <value>

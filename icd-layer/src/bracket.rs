@@ -149,7 +149,7 @@ pub fn done(id: usize, failed: bool) {
 }
 
 /// The driver has no entry for a call: the wrapper returns
-/// `CL_INVALID_OPERATION` instead of jumping to NULL (FACTS.md §8).
+/// `CL_INVALID_OPERATION` instead of jumping to NULL (docs/platform-facts.md#driver-quirks).
 #[cold]
 pub fn missing(id: usize) {
     if !MISSING_SEEN[id].swap(true, Ordering::Relaxed) {

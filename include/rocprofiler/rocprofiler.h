@@ -14,7 +14,7 @@
  * (rocprofiler_pool_*), the HSA API callbacks (rocprofiler_set_hsa_callbacks),
  * feature sets (rocprofiler_add_feature, rocprofiler_features_set_open),
  * rocprofiler_get_time and rocprofiler_queue_create_profiled.
- * Added: rocprofiler_errno (seed 001's; not in ROCm's header).
+ * Added: rocprofiler_errno (from rocprofiler's library API documentation; not in ROCm's header).
  * docs/rocprofiler-v1.md says what each function does with cltap and which
  * ones return an error because they need a real GPU.
  *
@@ -50,7 +50,7 @@ uint32_t rocprofiler_version_minor(void);
  * thread's next failed call. */
 hsa_status_t rocprofiler_error_string(const char** str);
 
-/* cltap (seed 001): the status the calling thread's last failed call
+/* cltap (rocprofiler's library API documentation): the status the calling thread's last failed call
  * returned, HSA_STATUS_SUCCESS if none. */
 hsa_status_t rocprofiler_errno(void);
 

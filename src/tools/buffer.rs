@@ -1,4 +1,4 @@
-//! One tool buffer as seed 002 describes it, without threads: records go in
+//! One tool buffer as ROCprofiler-SDK's buffered services describe it, without threads: records go in
 //! whole, a buffer at or past its watermark asks to be handed to the tool,
 //! and the policy says what happens to a record that does not fit.
 //!
@@ -14,7 +14,8 @@
 //!   flush), so below the watermark records are dropped until a flush.
 //!
 //! The registry (`buffer_registry`) owns the threads and the swapping; this
-//! file is the arithmetic, unit-tested against the seed's examples.
+//! file is the arithmetic, unit-tested against the examples of ROCprofiler-SDK's
+//! buffered-services documentation.
 
 /// What a full buffer does with a record that does not fit.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -235,7 +236,7 @@ mod tests {
         vec![tag; n]
     }
 
-    /// Seed 002: 4096 bytes, watermark 48: six 8-byte records are placed
+    /// ROCprofiler-SDK's buffered-services example: 4096 bytes, watermark 48: six 8-byte records are placed
     /// before the callback; every 64-byte record triggers one.
     #[test]
     fn the_seeds_watermark_example() {
@@ -263,7 +264,7 @@ mod tests {
         assert!(matches!(Buffer::new(MAX_SIZE + 1, 0, Policy::Discard, 4096), Err(BufferError::TooLarge(_))));
     }
 
-    /// Seed 002's policy example, on a page-sized buffer: full to 4088 of
+    /// ROCprofiler-SDK's buffered-services policy example, on a page-sized buffer: full to 4088 of
     /// 4096 bytes below the watermark, a 16-byte record does not fit.
     #[test]
     fn discard_drops_what_does_not_fit_until_the_buffer_is_handed_over() {

@@ -447,7 +447,7 @@ mod tests {
         vec![tag; n]
     }
 
-    /// Seed 002's example through the delivery thread: the first five
+    /// ROCprofiler-SDK's buffered-services example through the delivery thread: the first five
     /// 8-byte records are held, the sixth hands six over.
     #[test]
     fn six_eight_byte_records_reach_the_watermark_of_48() {

@@ -1,6 +1,6 @@
 //! What cltap offers tool libraries: loading them (`ROCP_TOOL_LIB`),
-//! handing them the trace's records in buffers (seed 002), the tracer API
-//! (seed 003) and rocprofiler v1's library API. Plain Rust; the C ABI lives
+//! handing them the trace's records in buffers (after ROCprofiler-SDK's buffered services), the
+//! tracer API (after Level Zero's tracer) and rocprofiler v1's library API. Plain Rust; the C ABI lives
 //! in the layer (`icd-layer/src/tools/`).
 
 pub mod buffer;

@@ -1,4 +1,6 @@
-//! cltap's tracer API (seed 003), the logic behind `include/cltap.h`: tools
+//! cltap's tracer API (Level Zero's tracer model,
+//! docs/platform-facts.md#public-documents), the logic behind
+//! `include/cltap.h`: tools
 //! create tracers, give them prologue and epilogue callbacks per function,
 //! enable and disable them from any thread, and destroy them.
 //!

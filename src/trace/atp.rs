@@ -1,4 +1,5 @@
-//! The Radeon Compute Profiler application trace (`CLTAP_ATP=1`, seed 000).
+//! The Radeon Compute Profiler application trace (`CLTAP_ATP=1`; RCP's output-file documentation,
+//! docs/platform-facts.md#public-documents).
 //!
 //! Records arrive on the writer thread as the application makes them. Each
 //! thread's API lines, timestamp lines and perf markers go to spill files of

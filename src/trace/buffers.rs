@@ -1,4 +1,4 @@
-//! Seed 002's buffer settings, as the binary trace applies them: the buffer
+//! ROCprofiler-SDK's buffer settings (its buffered services), as the binary trace applies them: the buffer
 //! size is the size of a thread's chunk of the trace, the watermark is the
 //! fill level at which a chunk is handed to the renderer, and the policy
 //! says what happens when no chunk can be had. Lossless never drops: chunks

@@ -31,7 +31,7 @@ fn hex(v: u64) -> String {
     s
 }
 
-/// 16 upper-case hex digits, as the seed prints pointers.
+/// 16 upper-case hex digits, as Intel's API log format prints pointers.
 pub(crate) fn push_hex(s: &mut String, v: u64) {
     const D: &[u8; 16] = b"0123456789ABCDEF";
     let mut b = [0u8; 16];

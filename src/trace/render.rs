@@ -590,7 +590,7 @@ pub fn process_of(r: &Reader) -> crate::counters::files::Process {
     }
 }
 
-/// The `.atp` header (FACTS.md §6) from what the trace says of the process.
+/// The `.atp` header (docs/platform-facts.md#radeon-compute-profiler-files) from what the trace says of the process.
 pub fn atp_header(r: &Reader) -> Vec<(String, String)> {
     let p = process_of(r);
     cltap_formats::atp::HeaderInfo {

@@ -1,5 +1,5 @@
 //! `ROCP_HSA_INTERCEPT=1|2`: dispatch interception as rocprofiler v1 does it
-//! (FACTS.md §5). `OnLoad` puts [`queue_create`] in the core table's
+//! (docs/platform-facts.md#intercept-queues-and-aqlprofile). `OnLoad` puts [`queue_create`] in the core table's
 //! `hsa_queue_create` entry: it records the application's call as the
 //! generated wrapper does, but makes an *intercept queue*
 //! (`hsa_amd_queue_intercept_create`) and registers [`on_packets`] on it

@@ -87,7 +87,7 @@ pub fn timestamp() -> u64 {
 /// ROCr also notes, in its own signal object (not in `amd_signal_t`), which
 /// agent ran an async copy; that cannot be carried over, so on ROCr an
 /// application reading its own async-copy times with `CLTAP_ATP=1` may be
-/// refused them (docs/counters.md and the README say so).
+/// refused them (docs/hsa.md says so).
 ///
 /// # Safety
 /// `app_signal` is 0 or a live signal handle; `proxy` is cltap's signal.

@@ -1,6 +1,6 @@
 //! ICD mode's real drivers: cltap is the driver the loader sees. It loads
 //! the real drivers behind it, in the order the loaders would, and keeps
-//! each driver's pointers for extension functions (FACTS.md §3).
+//! each driver's pointers for extension functions (docs/platform-facts.md#the-dispatch-table-and-icd-handles).
 
 use super::api::{slot, EXT_NAMES};
 use crate::guard::guard;

@@ -1,6 +1,6 @@
 //! ICD mode's handles: the space cltap's own handles come from, and the
 //! translations the generated wrappers make of arguments and answers that
-//! hold handles (FACTS.md §3).
+//! hold handles (docs/platform-facts.md#the-dispatch-table-and-icd-handles).
 
 use cltap::icd::handles::HandleSpace;
 use cltap::icd::props::{self, Shape};

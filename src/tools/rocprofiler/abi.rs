@@ -146,7 +146,7 @@ pub union FeatureName {
     pub counter: FeatureCounter,
 }
 
-/// `rocprofiler_feature_t`. Its `data` is inline (the seed's draft has a pointer).
+/// `rocprofiler_feature_t`. Its `data` is inline (the library API documentation's draft has a pointer).
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct Feature {

@@ -1,4 +1,4 @@
-//! rocprofiler v1's library API (seed 001; the ABI of ROCm 5.x's
+//! rocprofiler v1's library API (rocprofiler's library API documentation; the ABI of ROCm 5.x's
 //! `inc/rocprofiler.h`), in plain Rust: the C types ([`abi`]), errors and
 //! the per-thread last error ([`error`]), contexts planned into groups with
 //! the metrics catalog ([`context`]), the open contexts ([`registry`]), one

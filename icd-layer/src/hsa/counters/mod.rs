@@ -1,5 +1,5 @@
 //! Hardware counters around each intercepted kernel dispatch, through the
-//! AQLprofile extension (FACTS.md §5), as rocprofiler v1 collects them.
+//! AQLprofile extension (docs/platform-facts.md#intercept-queues-and-aqlprofile), as rocprofiler v1 collects them.
 //!
 //! For every kernel dispatch the intercept handler sees on a GPU that has
 //! the extension, cltap writes `[start, dispatch, stop]` through the

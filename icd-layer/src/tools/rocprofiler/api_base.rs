@@ -52,7 +52,7 @@ pub unsafe extern "C" fn rocprofiler_error_string(str: *mut *const c_char) -> u3
     })
 }
 
-/// `hsa_status_t rocprofiler_errno()` (seed 001's; not in ROCm 5.x's
+/// `hsa_status_t rocprofiler_errno()` (rocprofiler's library API documentation's; not in ROCm 5.x's
 /// header, declared in cltap's): the status of the calling thread's last
 /// failed call, `HSA_STATUS_SUCCESS` if none.
 #[no_mangle]

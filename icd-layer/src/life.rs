@@ -2,7 +2,8 @@
 //! use, which starts the trace and registers the end-of-process handler;
 //! the reports are written once at the end. An API's front end (OpenCL,
 //! HSA) may join in with a [`Front`] before it first asks for the
-//! configuration.
+//! configuration, and the parts that can start the layer name what starts
+//! the tools ([`start_tools_with`]): the bottom names nothing above it.
 
 use crate::bracket::{self, HSA_TALLY, TALLY};
 use cltap::config::Config;
@@ -23,6 +24,18 @@ pub struct Front {
     pub drain: fn(),
     /// Lines for the summary's notes.
     pub notes: fn() -> Vec<String>,
+    /// The HSA facts for the summary (packets by type, kernels), from the
+    /// front that has them.
+    pub hsa: Option<fn() -> cltap::summary::HsaExtra>,
+}
+
+/// What loads the `ROCP_TOOL_LIB` tools once the configuration is in place.
+static START_TOOLS: OnceLock<fn(&Config, bool)> = OnceLock::new();
+
+/// Names what loads the tools; every entry that can start the layer names
+/// it before it asks for the configuration (the first one named is kept).
+pub fn start_tools_with(f: fn(&Config, bool)) {
+    let _ = START_TOOLS.set(f);
 }
 
 /// Adds `f` to the end of the process (once, however often it is called).
@@ -60,7 +73,9 @@ pub fn config() -> &'static Config {
     });
     // ROCP_TOOL_LIB, once the configuration is in place: a tool may call
     // back into cltap (its buffers) while it loads.
-    crate::tools::toollib::load_once(cfg, RECORDING.load(Ordering::Acquire));
+    if let Some(start) = START_TOOLS.get() {
+        start(cfg, RECORDING.load(Ordering::Acquire));
+    }
     cfg
 }
 
@@ -175,16 +190,14 @@ pub fn finish() {
             hsa_dispatches: cltap::trace::writer::hsa_dispatches(),
         };
         let path = cfg.output_dir.join(format!("{}.summary.json", cltap::trace::writer::stem(std::process::id())));
-        // HSA: the intercept handler's counts (zero without ROCP_HSA_INTERCEPT).
-        let hsa = cltap::summary::HsaExtra {
-            packets: crate::hsa::intercept::packet_counts(),
-            kernels: crate::hsa::intercept::kernel_counts(),
-        };
-        if let Err(e) = s.write_json_with(&path, Some(&hsa)) {
+        // HSA: the intercept handler's counts, when cltap was loaded as an
+        // HSA tool (zero without ROCP_HSA_INTERCEPT).
+        let hsa = fronts().iter().find_map(|f| f.hsa).map(|f| f());
+        if let Err(e) = s.write_json_with(&path, hsa.as_ref()) {
             cltap::warn!("cannot write {}: {e}", path.display());
         }
         use std::io::Write;
-        let _ = std::io::stderr().lock().write_all(s.table_with(Some(&hsa)).as_bytes());
+        let _ = std::io::stderr().lock().write_all(s.table_with(hsa.as_ref()).as_bytes());
     }
     cltap::devtime::remove_spill();
 }

@@ -19,6 +19,14 @@ use super::wrappers::{ORIG, WRAPPERS};
 use crate::{bracket, life};
 use std::sync::atomic::Ordering;
 
+/// HSA's part in the end of the process: the intercept handler's counts
+/// for the summary.
+static HSA: life::Front = life::Front { drain: || {}, notes: Vec::new, hsa: Some(summary_counts) };
+
+fn summary_counts() -> cltap::summary::HsaExtra {
+    cltap::summary::HsaExtra { packets: super::intercept::packet_counts(), kernels: super::intercept::kernel_counts() }
+}
+
 /// `ApiTableVersion`, the head of `HsaApiTable` and of each table.
 #[repr(C)]
 #[derive(Debug, Clone, Copy)]
@@ -63,6 +71,8 @@ pub unsafe fn on_load(root: *mut ApiTableVersion) -> bool {
     // wrapper is then still running: the library must stay mapped.
     life::pin();
     debug_assert!(super::api::NAMES.iter().zip(cltap::meta::HSA_FUNCTIONS.iter()).all(|(a, b)| *a == b.name));
+    life::join(&HSA);
+    life::start_tools_with(crate::tools::toollib::load_once);
     if !life::recording() {
         return true;
     }

@@ -7,12 +7,13 @@ use super::{api, devtime, exts};
 use crate::life::{self, Front};
 use cltap::config::Config;
 
-static OPENCL: Front = Front { drain: devtime::release_pending_events, notes };
+static OPENCL: Front = Front { drain: devtime::release_pending_events, notes, hsa: None };
 
 pub fn config() -> &'static Config {
     // The core's metadata and the layer's wrappers come from one description.
     debug_assert!(api::NAMES.iter().zip(cltap::meta::FUNCTIONS.iter()).all(|(a, b)| *a == b.name));
     life::join(&OPENCL);
+    life::start_tools_with(crate::tools::toollib::load_once);
     life::config()
 }
 

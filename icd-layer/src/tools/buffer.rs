@@ -43,8 +43,8 @@ fn status(r: Result<(), RegistryError>) -> i32 {
 /// Says once why buffers will stay empty, when they will.
 fn warn_if_no_records() {
     static SAID: AtomicBool = AtomicBool::new(false);
-    let cfg = crate::life::config();
-    let why = if !crate::life::recording() {
+    let cfg = super::config();
+    let why = if !super::recording() {
         "cltap records nothing (a bad setting, reported above)"
     } else if !cfg.records_calls() {
         "cltap records no calls"

@@ -7,3 +7,16 @@ pub mod rocprofiler;
 pub mod toollib;
 pub mod tracer;
 pub mod tracer_call;
+
+/// The configuration, asked for by a tool-facing entry (a tool may call
+/// cltap before any OpenCL or HSA call): the tools load with it.
+pub fn config() -> &'static cltap::config::Config {
+    crate::life::start_tools_with(toollib::load_once);
+    crate::life::config()
+}
+
+/// Whether cltap records (see `life::recording`), asked the same way.
+pub fn recording() -> bool {
+    config();
+    crate::life::recording()
+}

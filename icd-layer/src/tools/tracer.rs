@@ -47,7 +47,7 @@ pub unsafe extern "C" fn cltap_tracer_create(user_data: *mut c_void, tracer: *mu
         if tracer.is_null() {
             return CLTAP_ERROR_INVALID_ARGUMENT;
         }
-        if !crate::life::recording() {
+        if !super::recording() {
             return CLTAP_ERROR_PASS_THROUGH;
         }
         *tracer = core::create(user_data) as usize as *mut c_void;

@@ -98,7 +98,7 @@ fn load() -> Result<Gpu, Failed> {
     let info = get_info();
     let name = read_name(info, handle).ok_or_else(|| no("the GPU agent has no name"))?;
     let blocks = |b: cltap::metrics::Block| crate::hsa::counters::block_counts(b);
-    let cfg = crate::life::config();
+    let cfg = crate::tools::config();
     let catalog =
         Catalog::load(cfg.metrics_file.as_deref(), &name, &blocks).map_err(|e| Failed::Catalog(e.to_string()))?;
     for w in catalog.warnings() {

@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# Runs a command on cltap's emulated gfx906 GPU (gpu-emu/, a GPU emulator for tests, never a driver):
+#
+#   scripts/gpu-emu.sh -- CMD [ARGS...]
+#
+# Builds the emulator if needed (cargo, release) and links it as libhsakmt.so.1 (the ROCT thunk's
+# soname, every hsaKmt* symbol at version HSAKMT_1) into target/gpu-emu/, or $CLTAP_GPU_EMU_OUT, then
+# runs CMD with that folder first on LD_LIBRARY_PATH. Debian's own libhsa-runtime64.so.1 (ROCr) is
+# what CMD loads; only the thunk under it is replaced.
+#
+# rocminfo checks for the amdgpu driver before hsa_init (`lsmod | grep amdgpu`, and /dev/kfd opened
+# read-write). As root, CMD runs in a private mount namespace (unshare -m) holding a stub `lsmod`
+# first on PATH and an empty /dev/kfd, both visible only to CMD (as scripts/hsa-double.sh does).
+# Otherwise those two checks are not met and only programs that skip them (HSA, HIP) run.
+set -euo pipefail
+
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+out="${CLTAP_GPU_EMU_OUT:-$root/target/gpu-emu}"
+
+usage() {
+  echo "usage: $0 -- CMD [ARGS...]" >&2
+  exit 2
+}
+
+[[ "${1:-}" == "--" ]] && shift
+[[ $# -ge 1 ]] || usage
+
+if [[ "${CLTAP_GPU_EMU_NS:-}" != inside ]]; then
+  (cd "$root" && cargo build --release --quiet -p cltap-gpu-emu) >&2
+  target_dir="$(cd "$root" && cargo metadata --format-version 1 --no-deps 2>/dev/null | sed -n 's/.*"target_directory":"\([^"]*\)".*/\1/p')"
+  archive="${target_dir:-$root/target}/release/libhsakmt_emu.a"
+  lib="$out/libhsakmt.so.1"
+  if [[ ! -e "$lib" || "$archive" -nt "$lib" || "$root/gpu-emu/hsakmt.ver" -nt "$lib" ]]; then
+    mkdir -p "$out"
+    gcc -shared -o "$lib.tmp" -Wl,--whole-archive "$archive" -Wl,--no-whole-archive \
+      -Wl,-soname,libhsakmt.so.1 -Wl,--version-script="$root/gpu-emu/hsakmt.ver" -Wl,--gc-sections \
+      -lpthread -ldl -lm -lgcc_s
+    mv "$lib.tmp" "$lib"
+  fi
+  export LD_LIBRARY_PATH="$out${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+fi
+
+if [[ "${CLTAP_GPU_EMU_NS:-}" == inside ]]; then
+  # Inside the private mount namespace: nothing mounted here is seen outside.
+  unset CLTAP_GPU_EMU_NS
+  stage="$out/ns"
+  mkdir -p "$stage"
+  mount -t tmpfs cltap-gpu-emu "$stage"
+  mkdir "$stage/bin" "$stage/dev" "$stage/upper" "$stage/work"
+  printf '#!/bin/sh\n# cltap gpu-emu: what `lsmod | grep amdgpu` needs to see.\necho "Module                  Size  Used by"\necho "amdgpu                     1  0"\n' >"$stage/bin/lsmod"
+  chmod +x "$stage/bin/lsmod"
+  # /dev/kfd: an overlay over /dev adds one empty file; the mounts under /dev are bound back on top.
+  mount --rbind /dev "$stage/dev"
+  mount -t overlay cltap-gpu-emu -o "lowerdir=/dev,upperdir=$stage/upper,workdir=$stage/work" /dev
+  while read -r sub; do
+    [[ "$sub" == /dev/* && -d "$stage$sub" && -d "$sub" ]] && mount --rbind "$stage$sub" "$sub"
+  done < <(findmnt -rn -o TARGET | awk '$1 ~ "^/dev/" && split($1, p, "/") == 3' | sort -u)
+  : >/dev/kfd
+  export PATH="$stage/bin:$PATH"
+  exec "$@"
+fi
+
+if [[ $(id -u) -eq 0 ]] && unshare -m --propagation private true 2>/dev/null; then
+  CLTAP_GPU_EMU_NS=inside exec unshare -m --propagation private "$BASH" "${BASH_SOURCE[0]}" -- "$@"
+fi
+exec "$@"

@@ -62,7 +62,7 @@ pub fn node_properties(node: u32) -> Option<HsaNodeProperties> {
         }
         GPU_NODE => {
             p.NumFComputeCores = GPU_CUS * SIMDS_PER_CU;
-            p.NumMemoryBanks = 1;
+            p.NumMemoryBanks = 3;
             p.NumCaches = 2;
             p.NumIOLinks = 1;
             p.FComputeIdLo = GPU_COMPUTE_ID_LO;
@@ -109,20 +109,25 @@ pub fn node_properties(node: u32) -> Option<HsaNodeProperties> {
     Some(p)
 }
 
-fn memory_bank(node: u32) -> HsaMemoryProperties {
-    let mut m = HsaMemoryProperties::default();
-    if node == GPU_NODE {
-        m.HeapType = HSA_HEAPTYPE_FRAME_BUFFER_PUBLIC;
-        m.__bindgen_anon_1.SizeInBytes = VRAM_BYTES;
-        m.Width = 4096;
-        m.MemoryClockMax = 1000;
-    } else {
-        m.HeapType = HSA_HEAPTYPE_SYSTEM;
-        m.__bindgen_anon_1.SizeInBytes = host_memory_bytes();
-        m.Width = 64;
-        m.MemoryClockMax = 3200;
-    }
+fn bank(heap: HSA_HEAPTYPE, size: u64, base: u64, width: u32, clock: u32) -> HsaMemoryProperties {
+    let mut m = HsaMemoryProperties { HeapType: heap, Width: width, MemoryClockMax: clock, ..Default::default() };
+    m.__bindgen_anon_1.SizeInBytes = size;
+    m.VirtualBaseAddress = base;
     m
+}
+
+/// The GPU's banks: "VRAM", and the LDS and scratch apertures (GPU-side address ranges that ROCr
+/// needs to know of; nothing on the host is mapped there), at the bases KFD gives a gfx9 dGPU.
+fn memory_banks(node: u32) -> Vec<HsaMemoryProperties> {
+    if node == GPU_NODE {
+        vec![
+            bank(HSA_HEAPTYPE_FRAME_BUFFER_PUBLIC, VRAM_BYTES, 0, 4096, 1000),
+            bank(HSA_HEAPTYPE_GPU_LDS, 64 << 10, 0x1_0000_0000_0000, 0, 0),
+            bank(HSA_HEAPTYPE_GPU_SCRATCH, 4 << 30, 0x2_0000_0000_0000, 0, 0),
+        ]
+    } else {
+        vec![bank(HSA_HEAPTYPE_SYSTEM, host_memory_bytes(), 0, 64, 3200)]
+    }
 }
 
 fn cache(processor: u32, level: u32, size_kb: u32, gpu: bool) -> HsaCacheProperties {
@@ -220,13 +225,15 @@ pub extern "C" fn hsaKmtGetNodeProperties(node: u32, props: *mut HsaNodeProperti
 
 #[no_mangle]
 pub extern "C" fn hsaKmtGetNodeMemoryProperties(node: u32, count: u32, out: *mut HsaMemoryProperties) -> HSAKMT_STATUS {
-    crate::guard(|| {
-        if valid_node(node) {
-            fill(out, count, &[memory_bank(node)])
-        } else {
-            HSAKMT_STATUS_INVALID_PARAMETER
-        }
-    })
+    crate::guard(
+        || {
+            if valid_node(node) {
+                fill(out, count, &memory_banks(node))
+            } else {
+                HSAKMT_STATUS_INVALID_PARAMETER
+            }
+        },
+    )
 }
 
 #[no_mangle]

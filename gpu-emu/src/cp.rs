@@ -19,6 +19,14 @@ const INVALID: u16 = 1;
 /// `completion_signal` of a vendor (AMD PM4 IB) packet: its last 8 bytes.
 const VENDOR_SIGNAL_OFFSET: usize = 56;
 
+/// `CLTAP_GPU_EMU_LOG=1`: one stderr line per packet run (for tests and debugging; off by default).
+pub const LOG_VARIABLE: &str = "CLTAP_GPU_EMU_LOG";
+
+fn logging() -> bool {
+    static ON: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *ON.get_or_init(|| std::env::var(LOG_VARIABLE).is_ok_and(|v| v == "1"))
+}
+
 /// Dispatches run so far over every queue (1-based numbering for faults on demand).
 static DISPATCHES: AtomicU64 = AtomicU64::new(0);
 
@@ -52,7 +60,11 @@ pub fn step(q: &Queue) -> bool {
     }
     // SAFETY: a whole 64-byte packet slot of the ring.
     let bytes: [u8; PACKET_SIZE] = unsafe { std::ptr::read_volatile(slot as *const [u8; PACKET_SIZE]) };
-    let done = match PacketType::from_u8(h as u8) {
+    let kind = PacketType::from_u8(h as u8);
+    if logging() {
+        log(q, read, kind, &bytes);
+    }
+    let done = match kind {
         PacketType::KernelDispatch => dispatch(q, &KernelDispatch::read(&bytes)),
         PacketType::BarrierAnd => barrier(q, &bytes, true),
         PacketType::BarrierOr => barrier(q, &bytes, false),
@@ -71,6 +83,22 @@ pub fn step(q: &Queue) -> bool {
     header(slot).store(INVALID, Ordering::Release);
     q.read_index().store(read + 1, Ordering::Release);
     true
+}
+
+fn log(q: &Queue, index: u64, kind: PacketType, bytes: &[u8; PACKET_SIZE]) {
+    let what = match kind {
+        PacketType::KernelDispatch => {
+            let d = KernelDispatch::read(bytes);
+            let k = crate::kernels::identify(d.kernel_object);
+            let name = match &*k {
+                crate::kernels::Kernel::Blit(b) => format!("ROCr blit {}", b.name()),
+                other => other.name().unwrap_or("unknown kernel").to_string(),
+            };
+            format!("dispatch {name} grid={:?}", d.grid_size)
+        }
+        other => format!("{other:?}"),
+    };
+    crate::note(format_args!("queue {} packet {index}: {what}", q.id));
 }
 
 /// Runs `work`, then completes the signal with its timestamps when the queue profiles.

@@ -70,7 +70,8 @@ pub fn step(q: &Queue) -> bool {
         PacketType::BarrierOr => barrier(q, &bytes, false),
         PacketType::VendorSpecific => {
             let handle = u64::from_le_bytes(bytes[VENDOR_SIGNAL_OFFSET..].try_into().expect("8 bytes"));
-            Some(timed(q, handle, || ()))
+            timed(q, handle, || ());
+            Some(())
         }
         _ => {
             crate::faults::queue_error(q, crate::faults::QUEUE_ERROR_INVALID_PACKET);

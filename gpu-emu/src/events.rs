@@ -235,6 +235,21 @@ mod tests {
     }
 
     #[test]
+    fn a_memory_fault_fills_and_raises_the_memory_events() {
+        let mut desc = HsaEventDescriptor { EventType: HSA_EVENTTYPE_MEMORY, ..Default::default() };
+        let mut ev = std::ptr::null_mut();
+        assert_eq!(hsaKmtCreateEvent(&mut desc, true, false, &mut ev), HSAKMT_STATUS_SUCCESS);
+        assert!(raise_memory_fault(0x1000) >= 1);
+        assert_eq!(hsaKmtWaitOnEvent(ev, 0), HSAKMT_STATUS_SUCCESS);
+        // SAFETY: the event created above.
+        let fault = unsafe { (*ev).EventData.EventData.MemoryAccessFault };
+        let (node, address, flags) = (fault.NodeId, fault.VirtualAddress, fault.Flags);
+        assert_eq!((node, address, flags), (1, 0x1000, HSA_EVENTID_MEMORY_FATAL_PROCESS));
+        assert_eq!(fault.Failure.NotPresent(), 1);
+        assert_eq!(hsaKmtDestroyEvent(ev), HSAKMT_STATUS_SUCCESS);
+    }
+
+    #[test]
     fn manual_reset_events_stay_set_and_wait_all_needs_all() {
         let (a, b) = (create(true), create(true));
         assert_eq!(hsaKmtSetEvent(a), HSAKMT_STATUS_SUCCESS);

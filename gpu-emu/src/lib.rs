@@ -8,6 +8,10 @@
 //! [`cp`] (the command processor), [`signal`] (ROCr's `amd_signal_t`), [`kernels`] (what a dispatch
 //! runs), [`faults`] (faults on demand) and [`kfd`] (opening, closing and the calls that only answer).
 
+// The exported `hsaKmt*` functions are C entry points taking the thunk's raw pointers: their
+// contract is the thunk's (hsakmt.h), checked for null where the real thunk checks.
+#![allow(clippy::not_unsafe_ptr_arg_deref)]
+
 pub mod clocks;
 pub mod cp;
 pub mod events;

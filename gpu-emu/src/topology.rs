@@ -131,14 +131,16 @@ fn memory_banks(node: u32) -> Vec<HsaMemoryProperties> {
 }
 
 fn cache(processor: u32, level: u32, size_kb: u32, gpu: bool) -> HsaCacheProperties {
-    let mut c = HsaCacheProperties::default();
-    c.ProcessorIdLow = processor;
-    c.CacheLevel = level;
-    c.CacheSize = size_kb;
-    c.CacheLineSize = 64;
-    c.CacheLinesPerTag = 1;
-    c.CacheAssociativity = 16;
-    c.CacheLatency = 1;
+    let mut c = HsaCacheProperties {
+        ProcessorIdLow: processor,
+        CacheLevel: level,
+        CacheSize: size_kb,
+        CacheLineSize: 64,
+        CacheLinesPerTag: 1,
+        CacheAssociativity: 16,
+        CacheLatency: 1,
+        ..Default::default()
+    };
     // SAFETY: writing the bit-field view of a zeroed union.
     unsafe {
         c.CacheType.ui32.set_Data(1);

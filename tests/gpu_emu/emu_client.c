@@ -191,6 +191,25 @@ static void* waiter(void* arg) {
   return (void*)(intptr_t)wait_zero(s);
 }
 
+/* Prints the files this process mapped for ROCr and for the thunk, so a test can check which
+ * libraries were really loaded. */
+static void print_loaded(void) {
+  FILE* maps = fopen("/proc/self/maps", "r");
+  char line[4096], last[2][4096] = {"", ""};
+  const char* keys[2] = {"libhsa-runtime64.so", "libhsakmt.so"};
+  while (maps && fgets(line, sizeof line, maps)) {
+    char* path = strchr(line, '/');
+    if (!path) continue;
+    path[strcspn(path, "\n")] = 0;
+    for (int k = 0; k < 2; k++)
+      if (strstr(path, keys[k]) && strcmp(last[k], path) != 0) {
+        snprintf(last[k], sizeof last[k], "%s", path);
+        printf("emu_client: loaded %s\n", path);
+      }
+  }
+  if (maps) fclose(maps);
+}
+
 static void check_vadd(const float* c, float add, const char* what) {
   unsigned bad = 0;
   for (unsigned i = 0; i < N; i++) bad += c[i] != (float)i + add;
@@ -224,6 +243,7 @@ int main(int argc, char** argv) {
   }
   const char* mode = argc > 2 ? argv[2] : "all";
   CHECK_OK(hsa_init());
+  print_loaded();
   CHECK_OK(hsa_iterate_agents(find_agents, NULL));
   CHECK(gpu.handle && cpu.handle, "a GPU and a CPU agent");
   char name[64] = {0};

@@ -1,0 +1,206 @@
+//! Debian's real ROCr 5.2.3, `rocminfo` and HIP 5.2.3 on cltap's emulated gfx906 (`gpu-emu/`, a GPU
+//! emulator for tests, never a driver), through `scripts/gpu-emu.sh`. The programs under
+//! `tests/gpu_emu/` are ordinary HSA and HIP applications: they link Debian's libraries, and only
+//! the thunk under ROCr (`libhsakmt.so.1`) is the emulator's. Their kernels are real gfx906 code
+//! objects (clang-15, hipcc); the emulator runs registered CPU implementations of them by name.
+
+mod common;
+use common::*;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::OnceLock;
+
+/// The test programs, built once per test binary into `target/gpu-emu/tests`, and the emulator
+/// library, built once by running the launcher on `true`.
+fn built() -> &'static Path {
+    static DIR: OnceLock<PathBuf> = OnceLock::new();
+    DIR.get_or_init(|| {
+        let out = root().join("target/gpu-emu/tests");
+        std::fs::create_dir_all(&out).unwrap();
+        let src = root().join("tests/gpu_emu");
+        let step = |what: &str, c: &mut Command| {
+            let o = c.output().unwrap_or_else(|e| panic!("{what}: {e}"));
+            assert!(o.status.success(), "{what} failed:\n{}", String::from_utf8_lossy(&o.stderr));
+        };
+        step(
+            "clang-15 (scripts/setup.sh installs it)",
+            Command::new("clang-15")
+                .args(["-target", "amdgcn-amd-amdhsa", "-mcpu=gfx906", "-nogpulib", "-cl-std=CL2.0", "-O2"])
+                .arg(src.join("kernels.cl"))
+                .arg("-o")
+                .arg(out.join("kernels.co")),
+        );
+        step(
+            "gcc emu_client.c",
+            Command::new("gcc")
+                .args(["-O1", "-Wall", "-Werror"])
+                .arg(src.join("emu_client.c"))
+                .arg("-o")
+                .arg(out.join("emu_client"))
+                .args(["-lhsa-runtime64", "-lpthread"]),
+        );
+        // Without ROCM_TARGET_LST hipcc probes /sys/class/kfd for the targets.
+        let targets = out.join("targets.lst");
+        std::fs::write(&targets, "gfx906\n").unwrap();
+        step(
+            "hipcc (scripts/setup.sh installs hipcc and libamdhip64-dev)",
+            Command::new("hipcc")
+                .arg("--offload-arch=gfx906")
+                .arg(src.join("hip_client.hip"))
+                .arg("-o")
+                .arg(out.join("hip_client"))
+                .env("ROCM_TARGET_LST", &targets),
+        );
+        step("scripts/gpu-emu.sh -- true", Command::new(root().join("scripts/gpu-emu.sh")).args(["--", "true"]));
+        out
+    })
+}
+
+/// `program args…` on the emulated GPU (under a 60 s timeout), with `CLTAP_GPU_EMU_LOG=1` and an
+/// environment cleaned of HSA, HIP and cltap settings.
+fn on_emu(program: &Path, args: &[&str]) -> Command {
+    let mut c = Command::new(root().join("scripts/gpu-emu.sh"));
+    c.arg("--").arg("timeout").arg("60").arg(program).args(args);
+    for (k, _) in std::env::vars() {
+        if k.starts_with("HSA_") || k.starts_with("HIP_") || k.starts_with("CLTAP_") || k.starts_with("ROCP_") {
+            c.env_remove(k);
+        }
+    }
+    c.env_remove("LD_PRELOAD");
+    c.env("CLTAP_GPU_EMU_LOG", "1");
+    c
+}
+
+fn client(args: &[&str]) -> Command {
+    let co = built().join("kernels.co");
+    let mut all = vec![co.to_str().unwrap()];
+    all.extend_from_slice(args);
+    on_emu(&built().join("emu_client"), &all)
+}
+
+fn faulting(args: &[&str], fault: &str) -> Command {
+    let mut c = client(args);
+    c.env("CLTAP_GPU_EMU_FAULT", fault);
+    c
+}
+
+fn passed(o: &Outcome, who: &str) {
+    assert_eq!(o.code, Some(0), "{who} failed\nstdout:\n{}\nstderr:\n{}", o.stdout, o.stderr);
+    assert!(o.stdout.contains(&format!("{who}: all checks passed")), "stdout:\n{}", o.stdout);
+    assert!(!o.stdout.contains("FAIL"), "stdout:\n{}", o.stdout);
+}
+
+#[test]
+fn rocminfo_lists_a_cpu_and_a_gfx906_agent() {
+    let _ = built();
+    let o = run(on_emu(Path::new("rocminfo"), &[]));
+    assert_eq!(o.code, Some(0), "stdout:\n{}\nstderr:\n{}", o.stdout, o.stderr);
+    let lines: Vec<&str> = o.stdout.lines().map(str::trim).collect();
+    assert!(lines.contains(&"Device Type:             CPU"), "{}", o.stdout);
+    assert!(lines.contains(&"Device Type:             GPU"), "{}", o.stdout);
+    assert!(lines.contains(&"Name:                    gfx906"), "{}", o.stdout);
+    assert!(lines.contains(&"Marketing Name:          gfx906 emulated by cltap gpu-emu"), "{}", o.stdout);
+    assert!(lines.contains(&"Compute Unit:            60"), "{}", o.stdout);
+    assert!(lines.iter().any(|l| l.starts_with("Name:") && l.contains("amdgcn-amd-amdhsa--gfx906")), "{}", o.stdout);
+}
+
+#[test]
+fn an_hsa_program_runs_on_debians_rocr_with_dispatches_barriers_copies_and_waits() {
+    let o = run(client(&[]));
+    passed(&o, "emu_client");
+    // Debian's ROCr, and the emulator's thunk under it.
+    let loaded: Vec<&str> = o.stdout.lines().filter_map(|l| l.strip_prefix("emu_client: loaded ")).collect();
+    assert!(
+        loaded.iter().any(|p| p.starts_with("/usr/lib/x86_64-linux-gnu/libhsa-runtime64.so.1")),
+        "{loaded:?}"
+    );
+    assert!(loaded.iter().any(|p| p.ends_with("/gpu-emu/libhsakmt.so.1")), "{loaded:?}");
+    assert!(!loaded.iter().any(|p| p.contains("libhsa-runtime64") && !p.starts_with("/usr/lib/")), "{loaded:?}");
+    // What the command processor ran: the client's kernels, ROCr's three blit kernels for the
+    // copies and the fill, both barrier kinds and ROCr's PM4 packets.
+    for what in [
+        "dispatch vadd_f32 grid=[1024, 1, 1]",
+        "dispatch not_registered grid=[1024, 1, 1]",
+        "dispatch ROCr blit CopyAligned",
+        "dispatch ROCr blit CopyMisaligned",
+        "dispatch ROCr blit Fill",
+        ": BarrierAnd",
+        ": BarrierOr",
+        ": VendorSpecific",
+    ] {
+        assert!(o.stderr.contains(what), "{what:?} not in the emulator's log:\n{}", o.stderr);
+    }
+}
+
+#[test]
+fn a_memory_fault_on_demand_is_reported_by_rocr_which_aborts() {
+    use std::os::unix::process::{CommandExt, ExitStatusExt};
+    let mut c = faulting(&["fault"], "memory@vadd_f32");
+    // SAFETY: only setrlimit between fork and exec: no core file from the expected abort.
+    unsafe {
+        c.pre_exec(|| {
+            let none = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
+            libc::setrlimit(libc::RLIMIT_CORE, &none);
+            Ok(())
+        });
+    }
+    let out = c.output().unwrap();
+    let o = Outcome {
+        code: out.status.code(),
+        stdout: String::from_utf8_lossy(&out.stdout).into(),
+        stderr: String::from_utf8_lossy(&out.stderr).into(),
+    };
+    // SIGABRT (timeout passes its child's signal on by raising it).
+    assert_eq!(out.status.signal(), Some(libc::SIGABRT), "stdout:\n{}\nstderr:\n{}", o.stdout, o.stderr);
+    assert!(o.stdout.contains("emu_client: dispatched"), "{}", o.stdout);
+    assert!(
+        o.stderr.contains("Memory access fault by GPU node-1")
+            && o.stderr.contains("on address 0x1000. Reason: Page not present or supervisor privilege."),
+        "{}",
+        o.stderr
+    );
+}
+
+#[test]
+fn a_memory_fault_reaches_the_applications_system_event_handler() {
+    let o = run(faulting(&["fault-handled"], "memory@vadd_f32"));
+    assert_eq!(o.code, Some(0), "stdout:\n{}\nstderr:\n{}", o.stdout, o.stderr);
+    assert!(o.stdout.contains("emu_client: memory fault event at 0x1000, reason mask 0x1\n"), "{}", o.stdout);
+    // The faulted dispatch never completes.
+    assert!(o.stdout.contains("emu_client: dispatch signal 1\n"), "{}", o.stdout);
+}
+
+#[test]
+fn queue_errors_on_demand_reach_the_queues_error_callback() {
+    for (fault, line) in [
+        ("illegal-instruction@vadd_f32", "queue error 0x2a: HSA_STATUS_ERROR_ILLEGAL_INSTRUCTION"),
+        ("aperture@vadd_f32#1", "queue error 0x29: HSA_STATUS_ERROR_MEMORY_APERTURE_VIOLATION"),
+    ] {
+        let o = run(faulting(&["fault"], fault));
+        assert_eq!(o.code, Some(0), "{fault}\nstdout:\n{}\nstderr:\n{}", o.stdout, o.stderr);
+        assert!(o.stdout.contains(line), "{fault}: {}", o.stdout);
+        assert!(o.stdout.contains("emu_client: dispatch signal 1\n"), "{fault}: {}", o.stdout);
+    }
+}
+
+#[test]
+fn a_bad_fault_setting_is_one_line_and_nothing_faults() {
+    let o = run(faulting(&[], "explode@vadd_f32"));
+    passed(&o, "emu_client");
+    let lines: Vec<&str> = o.stderr.lines().filter(|l| l.contains("CLTAP_GPU_EMU_FAULT")).collect();
+    assert_eq!(lines.len(), 1, "{}", o.stderr);
+    assert!(lines[0].contains("\"explode@vadd_f32\"") && lines[0].contains("memory|illegal-instruction|aperture"));
+}
+
+#[test]
+fn a_hip_program_runs_on_debians_hip_with_rocclr_copy_and_fill_kernels() {
+    let o = run(on_emu(&built().join("hip_client"), &[]));
+    passed(&o, "hip_client");
+    for what in [
+        "dispatch vadd_f32 grid=[4096, 1, 1]",
+        "dispatch __amd_rocclr_fillBufferAligned",
+        "dispatch __amd_rocclr_copyBuffer",
+    ] {
+        assert!(o.stderr.contains(what), "{what:?} not in the emulator's log:\n{}", o.stderr);
+    }
+}

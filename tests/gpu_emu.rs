@@ -110,10 +110,7 @@ fn an_hsa_program_runs_on_debians_rocr_with_dispatches_barriers_copies_and_waits
     passed(&o, "emu_client");
     // Debian's ROCr, and the emulator's thunk under it.
     let loaded: Vec<&str> = o.stdout.lines().filter_map(|l| l.strip_prefix("emu_client: loaded ")).collect();
-    assert!(
-        loaded.iter().any(|p| p.starts_with("/usr/lib/x86_64-linux-gnu/libhsa-runtime64.so.1")),
-        "{loaded:?}"
-    );
+    assert!(loaded.iter().any(|p| p.starts_with("/usr/lib/x86_64-linux-gnu/libhsa-runtime64.so.1")), "{loaded:?}");
     assert!(loaded.iter().any(|p| p.ends_with("/gpu-emu/libhsakmt.so.1")), "{loaded:?}");
     assert!(!loaded.iter().any(|p| p.contains("libhsa-runtime64") && !p.starts_with("/usr/lib/")), "{loaded:?}");
     // What the command processor ran: the client's kernels, ROCr's three blit kernels for the

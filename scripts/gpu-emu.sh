@@ -6,7 +6,9 @@
 # Builds the emulator if needed (cargo, release) and links it as libhsakmt.so.1 (the ROCT thunk's
 # soname, every hsaKmt* symbol at version HSAKMT_1) into target/gpu-emu/, or $CLTAP_GPU_EMU_OUT, then
 # runs CMD with that folder first on LD_LIBRARY_PATH. Debian's own libhsa-runtime64.so.1 (ROCr) is
-# what CMD loads; only the thunk under it is replaced.
+# what CMD loads; only the thunk under it is replaced. The emulated AQLprofile
+# (libhsa-amd-aqlprofile64.so, which ROCr dlopens) is linked too, into target/gpu-emu/aqlprofile/,
+# and put on the path unless CLTAP_GPU_EMU_AQLPROFILE=0.
 #
 # rocminfo checks for the amdgpu driver before hsa_init (`lsmod | grep amdgpu`, and /dev/kfd opened
 # read-write). As root, CMD runs in a private mount namespace (unshare -m) holding a stub `lsmod`
@@ -29,15 +31,23 @@ if [[ "${CLTAP_GPU_EMU_NS:-}" != inside ]]; then
   (cd "$root" && cargo build --release --quiet -p cltap-gpu-emu) >&2
   target_dir="$(cd "$root" && cargo metadata --format-version 1 --no-deps 2>/dev/null | sed -n 's/.*"target_directory":"\([^"]*\)".*/\1/p')"
   archive="${target_dir:-$root/target}/release/libhsakmt_emu.a"
-  lib="$out/libhsakmt.so.1"
-  if [[ ! -e "$lib" || "$archive" -nt "$lib" || "$root/gpu-emu/hsakmt.ver" -nt "$lib" ]]; then
-    mkdir -p "$out"
-    gcc -shared -o "$lib.tmp" -Wl,--whole-archive "$archive" -Wl,--no-whole-archive \
-      -Wl,-soname,libhsakmt.so.1 -Wl,--version-script="$root/gpu-emu/hsakmt.ver" -Wl,--gc-sections \
-      -lpthread -ldl -lm -lgcc_s
-    mv "$lib.tmp" "$lib"
-  fi
-  export LD_LIBRARY_PATH="$out${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+  # link LIBRARY SONAME VERSION_SCRIPT: one shared library from the crate's archive, relinked when
+  # the archive or the script is newer.
+  link() {
+    if [[ ! -e "$1" || "$archive" -nt "$1" || "$3" -nt "$1" ]]; then
+      mkdir -p "$(dirname "$1")"
+      gcc -shared -o "$1.tmp.$$" -Wl,--whole-archive "$archive" -Wl,--no-whole-archive \
+        -Wl,-soname,"$2" -Wl,--version-script="$3" -Wl,--gc-sections -lpthread -ldl -lm -lgcc_s
+      mv "$1.tmp.$$" "$1"
+    fi
+  }
+  link "$out/libhsakmt.so.1" libhsakmt.so.1 "$root/gpu-emu/hsakmt.ver"
+  # The emulated AQLprofile, in a folder of its own so that CLTAP_GPU_EMU_AQLPROFILE=0 can leave it
+  # out (ROCr then has no hsa_ven_amd_aqlprofile extension, as on a machine without the library).
+  link "$out/aqlprofile/libhsa-amd-aqlprofile64.so" libhsa-amd-aqlprofile64.so "$root/gpu-emu/aqlprofile.ver"
+  path="$out"
+  [[ "${CLTAP_GPU_EMU_AQLPROFILE:-1}" == 0 ]] || path="$path:$out/aqlprofile"
+  export LD_LIBRARY_PATH="$path${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 fi
 
 if [[ "${CLTAP_GPU_EMU_NS:-}" == inside ]]; then

@@ -39,6 +39,15 @@ fn built() -> &'static Path {
                 .arg(out.join("emu_client"))
                 .args(["-lhsa-runtime64", "-lpthread"]),
         );
+        step(
+            "gcc aql_client.c",
+            Command::new("gcc")
+                .args(["-O1", "-Wall", "-Werror"])
+                .arg(src.join("aql_client.c"))
+                .arg("-o")
+                .arg(out.join("aql_client"))
+                .arg("-lhsa-runtime64"),
+        );
         // Without ROCM_TARGET_LST hipcc probes /sys/class/kfd for the targets.
         let targets = out.join("targets.lst");
         std::fs::write(&targets, "gfx906\n").unwrap();
@@ -200,4 +209,39 @@ fn a_hip_program_runs_on_debians_hip_with_rocclr_copy_and_fill_kernels() {
     ] {
         assert!(o.stderr.contains(what), "{what:?} not in the emulator's log:\n{}", o.stderr);
     }
+}
+
+/// The emulated AQLprofile under Debian's ROCr: two profiled vadd_f32 dispatches of 1024 work-items
+/// in work-groups of 64, between a start and a stop packet the client writes itself.
+#[test]
+fn rocr_serves_the_emulated_aqlprofile_and_the_command_processor_counts() {
+    let co = built().join("kernels.co");
+    let o = run(on_emu(&built().join("aql_client"), &[co.to_str().unwrap()]));
+    passed(&o, "aql_client");
+    // The counter model (docs/gpu-emu.md, gpu-emu/src/pmc.rs) for one such dispatch.
+    let (items, waves) = (1024u64, 1024u64 / 64);
+    let nominal_ns = (2000 + items / 16).min(1_000_000);
+    let grbm_count = nominal_ns * 1725 / 1000;
+    let share = |total: u64, i: u64, n: u64| total / n + u64::from(i < total % n);
+    for (event, samples, per_dispatch) in [
+        ("block=6 index=0 counter=4", 4, waves),
+        ("block=3 index=0 counter=0", 1, grbm_count),
+        ("block=12 index=3 counter=20", 1, share(items / 4, 3, 16)),
+        ("block=10 index=0 counter=101", 1, share(2 * waves, 0, 16)),
+    ] {
+        let line = format!("aql_client: event {event} samples={samples} sum={}\n", 2 * per_dispatch);
+        assert!(o.stdout.contains(&line), "{line:?} not in:\n{}", o.stdout);
+    }
+    // ROCr's own PM4 packets pass through the same command processor untouched.
+    assert!(o.stderr.contains(": VendorSpecific"), "{}", o.stderr);
+}
+
+#[test]
+fn without_the_emulated_aqlprofile_rocr_has_no_extension() {
+    let co = built().join("kernels.co");
+    let mut c = on_emu(&built().join("aql_client"), &[co.to_str().unwrap()]);
+    c.env("CLTAP_GPU_EMU_AQLPROFILE", "0");
+    let o = run(c);
+    assert_eq!(o.code, Some(0), "stdout:\n{}\nstderr:\n{}", o.stdout, o.stderr);
+    assert!(o.stdout.contains("aql_client: no aqlprofile extension\n"), "{}", o.stdout);
 }

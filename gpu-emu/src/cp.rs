@@ -1,6 +1,7 @@
 //! The command processor: one thread per queue that polls ROCr's write index and runs packets in
 //! order, one after another. Kernel dispatches run their kernel ([`crate::kernels`]), barrier-AND
-//! and barrier-OR wait for their dependent signals, vendor (PM4) packets are consumed; each then
+//! and barrier-OR wait for their dependent signals, vendor (PM4) packets run the emulated
+//! AQLprofile's counter commands ([`crate::pm4`]; ROCr's own PM4 is skipped); each then
 //! completes its signal ([`crate::signal`]), its slot becomes INVALID again and `read_dispatch_id`
 //! advances (ROCr busy-waits on it). Nothing here depends on how fast that happens.
 
@@ -70,7 +71,7 @@ pub fn step(q: &Queue) -> bool {
         PacketType::BarrierOr => barrier(q, &bytes, false),
         PacketType::VendorSpecific => {
             let handle = u64::from_le_bytes(bytes[VENDOR_SIGNAL_OFFSET..].try_into().expect("8 bytes"));
-            timed(q, handle, || ());
+            timed(q, handle, || q.counters.lock().unwrap_or_else(|e| e.into_inner()).execute(&bytes));
             Some(())
         }
         _ => {
@@ -119,7 +120,10 @@ fn dispatch(q: &Queue, d: &KernelDispatch) -> Option<()> {
         crate::faults::deliver(q, fault, d);
         return None;
     }
-    timed(q, d.completion_signal, || crate::kernels::execute(&kernel, d));
+    timed(q, d.completion_signal, || {
+        crate::kernels::execute(&kernel, d);
+        q.counters.lock().unwrap_or_else(|e| e.into_inner()).on_dispatch(&crate::pmc::Shape::of(d));
+    });
     Some(())
 }
 

@@ -39,6 +39,7 @@ impl Ring {
             active: AtomicBool::new(true),
             stop: AtomicBool::new(false),
             halted: AtomicBool::new(false),
+            counters: Default::default(),
         }
     }
 

@@ -7,11 +7,14 @@
 //! pointer information), [`events`] (KFD events and waits), [`clocks`], [`queues`] (queue creation),
 //! [`cp`] (the command processor), [`signal`] (ROCr's `amd_signal_t`), [`kernels`] (what a dispatch
 //! runs), [`faults`] (faults on demand) and [`kfd`] (opening, closing and the calls that only answer).
+//! The same crate also builds the emulated AQLprofile library ([`aqlprofile`], with its PM4 format
+//! [`pm4`] and counter model [`pmc`]).
 
 // The exported `hsaKmt*` functions are C entry points taking the thunk's raw pointers: their
 // contract is the thunk's (hsakmt.h), checked for null where the real thunk checks.
 #![allow(clippy::not_unsafe_ptr_arg_deref)]
 
+pub mod aqlprofile;
 pub mod clocks;
 pub mod cp;
 pub mod events;
@@ -19,6 +22,8 @@ pub mod faults;
 pub mod kernels;
 pub mod kfd;
 pub mod memory;
+pub mod pm4;
+pub mod pmc;
 pub mod queues;
 pub mod signal;
 #[allow(clippy::all)]

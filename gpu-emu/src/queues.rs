@@ -26,6 +26,8 @@ pub struct Queue {
     pub stop: AtomicBool,
     /// Set by a queue error: the queue processes nothing more, as on hardware.
     pub halted: AtomicBool,
+    /// The performance counters armed by AQLprofile's PM4 packets on this queue.
+    pub counters: Mutex<crate::pm4::Counters>,
 }
 
 impl Queue {
@@ -76,6 +78,7 @@ pub fn start(ring: usize, ring_bytes: u64, read_ptr: usize) -> Arc<Queue> {
         active: AtomicBool::new(true),
         stop: AtomicBool::new(false),
         halted: AtomicBool::new(false),
+        counters: Mutex::default(),
     });
     let runner = queue.clone();
     let thread = std::thread::Builder::new()

@@ -4,11 +4,11 @@
 #   scripts/gpu-emu.sh -- CMD [ARGS...]
 #
 # Builds the emulator if needed (cargo, release) and links it as libhsakmt.so.1 (the ROCT thunk's
-# soname, every hsaKmt* symbol at version HSAKMT_1) into target/gpu-emu/, or $CLTAP_GPU_EMU_OUT, then
+# soname, every hsaKmt* symbol at version HSAKMT_1) into target/gpu-emu/, or $GPU_EMU_OUT, then
 # runs CMD with that folder first on LD_LIBRARY_PATH. Debian's own libhsa-runtime64.so.1 (ROCr) is
 # what CMD loads; only the thunk under it is replaced. The emulated AQLprofile
 # (libhsa-amd-aqlprofile64.so, which ROCr dlopens) is linked too, into target/gpu-emu/aqlprofile/,
-# and put on the path unless CLTAP_GPU_EMU_AQLPROFILE=0.
+# and put on the path unless GPU_EMU_AQLPROFILE=0.
 #
 # rocminfo checks for the amdgpu driver before hsa_init (`lsmod | grep amdgpu`, and /dev/kfd opened
 # read-write). As root, CMD runs in a private mount namespace (unshare -m) holding a stub `lsmod`
@@ -17,7 +17,7 @@
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-out="${CLTAP_GPU_EMU_OUT:-$root/target/gpu-emu}"
+out="${GPU_EMU_OUT:-$root/target/gpu-emu}"
 
 usage() {
   echo "usage: $0 -- CMD [ARGS...]" >&2
@@ -27,7 +27,7 @@ usage() {
 [[ "${1:-}" == "--" ]] && shift
 [[ $# -ge 1 ]] || usage
 
-if [[ "${CLTAP_GPU_EMU_NS:-}" != inside ]]; then
+if [[ "${GPU_EMU_NS:-}" != inside ]]; then
   (cd "$root" && cargo build --release --quiet -p cltap-gpu-emu) >&2
   target_dir="$(cd "$root" && cargo metadata --format-version 1 --no-deps 2>/dev/null | sed -n 's/.*"target_directory":"\([^"]*\)".*/\1/p')"
   archive="${target_dir:-$root/target}/release/libhsakmt_emu.a"
@@ -42,17 +42,17 @@ if [[ "${CLTAP_GPU_EMU_NS:-}" != inside ]]; then
     fi
   }
   link "$out/libhsakmt.so.1" libhsakmt.so.1 "$root/gpu-emu/hsakmt.ver"
-  # The emulated AQLprofile, in a folder of its own so that CLTAP_GPU_EMU_AQLPROFILE=0 can leave it
+  # The emulated AQLprofile, in a folder of its own so that GPU_EMU_AQLPROFILE=0 can leave it
   # out (ROCr then has no hsa_ven_amd_aqlprofile extension, as on a machine without the library).
   link "$out/aqlprofile/libhsa-amd-aqlprofile64.so" libhsa-amd-aqlprofile64.so "$root/gpu-emu/aqlprofile.ver"
   path="$out"
-  [[ "${CLTAP_GPU_EMU_AQLPROFILE:-1}" == 0 ]] || path="$path:$out/aqlprofile"
+  [[ "${GPU_EMU_AQLPROFILE:-1}" == 0 ]] || path="$path:$out/aqlprofile"
   export LD_LIBRARY_PATH="$path${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 fi
 
-if [[ "${CLTAP_GPU_EMU_NS:-}" == inside ]]; then
+if [[ "${GPU_EMU_NS:-}" == inside ]]; then
   # Inside the private mount namespace: nothing mounted here is seen outside.
-  unset CLTAP_GPU_EMU_NS
+  unset GPU_EMU_NS
   stage="$out/ns"
   mkdir -p "$stage"
   mount -t tmpfs cltap-gpu-emu "$stage"
@@ -71,6 +71,6 @@ if [[ "${CLTAP_GPU_EMU_NS:-}" == inside ]]; then
 fi
 
 if [[ $(id -u) -eq 0 ]] && unshare -m --propagation private true 2>/dev/null; then
-  CLTAP_GPU_EMU_NS=inside exec unshare -m --propagation private "$BASH" "${BASH_SOURCE[0]}" -- "$@"
+  GPU_EMU_NS=inside exec unshare -m --propagation private "$BASH" "${BASH_SOURCE[0]}" -- "$@"
 fi
 exec "$@"

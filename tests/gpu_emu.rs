@@ -65,18 +65,18 @@ fn built() -> &'static Path {
     })
 }
 
-/// `program args…` on the emulated GPU (under a 60 s timeout), with `CLTAP_GPU_EMU_LOG=1` and an
+/// `program args…` on the emulated GPU (under a 60 s timeout), with `GPU_EMU_LOG=1` and an
 /// environment cleaned of HSA, HIP and cltap settings.
 fn on_emu(program: &Path, args: &[&str]) -> Command {
     let mut c = Command::new(root().join("scripts/gpu-emu.sh"));
     c.arg("--").arg("timeout").arg("60").arg(program).args(args);
     for (k, _) in std::env::vars() {
-        if k.starts_with("HSA_") || k.starts_with("HIP_") || k.starts_with("CLTAP_") || k.starts_with("ROCP_") {
+        if ["HSA_", "HIP_", "CLTAP_", "ROCP_", "GPU_EMU_"].iter().any(|p| k.starts_with(p)) {
             c.env_remove(k);
         }
     }
     c.env_remove("LD_PRELOAD");
-    c.env("CLTAP_GPU_EMU_LOG", "1");
+    c.env("GPU_EMU_LOG", "1");
     c
 }
 
@@ -89,7 +89,7 @@ fn client(args: &[&str]) -> Command {
 
 fn faulting(args: &[&str], fault: &str) -> Command {
     let mut c = client(args);
-    c.env("CLTAP_GPU_EMU_FAULT", fault);
+    c.env("GPU_EMU_FAULT", fault);
     c
 }
 
@@ -193,7 +193,7 @@ fn queue_errors_on_demand_reach_the_queues_error_callback() {
 fn a_bad_fault_setting_is_one_line_and_nothing_faults() {
     let o = run(faulting(&[], "explode@vadd_f32"));
     passed(&o, "emu_client");
-    let lines: Vec<&str> = o.stderr.lines().filter(|l| l.contains("CLTAP_GPU_EMU_FAULT")).collect();
+    let lines: Vec<&str> = o.stderr.lines().filter(|l| l.contains("GPU_EMU_FAULT")).collect();
     assert_eq!(lines.len(), 1, "{}", o.stderr);
     assert!(lines[0].contains("\"explode@vadd_f32\"") && lines[0].contains("memory|illegal-instruction|aperture"));
 }
@@ -240,8 +240,43 @@ fn rocr_serves_the_emulated_aqlprofile_and_the_command_processor_counts() {
 fn without_the_emulated_aqlprofile_rocr_has_no_extension() {
     let co = built().join("kernels.co");
     let mut c = on_emu(&built().join("aql_client"), &[co.to_str().unwrap()]);
-    c.env("CLTAP_GPU_EMU_AQLPROFILE", "0");
+    c.env("GPU_EMU_AQLPROFILE", "0");
     let o = run(c);
     assert_eq!(o.code, Some(0), "stdout:\n{}\nstderr:\n{}", o.stdout, o.stderr);
     assert!(o.stdout.contains("aql_client: no aqlprofile extension\n"), "{}", o.stdout);
+}
+
+/// cltap itself on the real stack: `cltap run --hsa --hsa-intercept 2 --counters …` on the HIP
+/// program, through Debian's HIP and ROCr, ROCr's intercept queues and the emulated AQLprofile. Every
+/// dispatch is named and holds the counter model's values for its packet.
+#[test]
+fn cltap_counts_a_hip_program_through_rocrs_aqlprofile_extension() {
+    let _ = layer();
+    let out = scratch("gpu-emu-cltap-counters");
+    let mut c = on_emu(Path::new(env!("CARGO_BIN_EXE_cltap")), &[]);
+    c.args(["run", "--no-summary", "--hsa", "--hsa-intercept", "2", "--counters", "SQ_WAVES,GRBM_COUNT", "--output"])
+        .arg(&*out)
+        .arg("--")
+        .arg(built().join("hip_client"));
+    let o = run(c);
+    passed(&o, "hip_client");
+    let file = std::fs::read_dir(&*out)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.to_string_lossy().ends_with(".results.csv"))
+        .unwrap_or_else(|| panic!("no .results.csv\nstdout:\n{}\nstderr:\n{}", o.stdout, o.stderr));
+    let r = cltap_formats::perf::read_results(&std::fs::read_to_string(file).unwrap()).unwrap();
+    assert_eq!(r.counters, ["SQ_WAVES", "GRBM_COUNT"]);
+    let names: Vec<&str> = r.rows.iter().map(|x| x.kernel_name.as_str()).collect();
+    assert_eq!(names.iter().filter(|n| **n == "vadd_f32.kd").count(), 3, "{names:?}");
+    assert!(names.contains(&"__amd_rocclr_fillBufferAligned.kd"), "{names:?}");
+    assert!(names.contains(&"__amd_rocclr_copyBuffer.kd"), "{names:?}");
+    for x in &r.rows {
+        // One-dimensional dispatches: waves of 64 per work-group, T = min(2000 + WI / 16, 1e6) ns.
+        let waves = x.grd.div_ceil(x.wgr) * x.wgr.div_ceil(64);
+        let grbm = (2000 + x.grd / 16).min(1_000_000) * 1725 / 1000;
+        assert_eq!(x.values, [Some(waves as f64), Some(grbm as f64)], "{}", x.kernel_name);
+        let t = x.times.expect("ROCP_HSA_INTERCEPT=2 gives the times");
+        assert!(t.begin <= t.end, "{}: {t:?}", x.kernel_name);
+    }
 }

@@ -20,8 +20,8 @@ const INVALID: u16 = 1;
 /// `completion_signal` of a vendor (AMD PM4 IB) packet: its last 8 bytes.
 const VENDOR_SIGNAL_OFFSET: usize = 56;
 
-/// `CLTAP_GPU_EMU_LOG=1`: one stderr line per packet run (for tests and debugging; off by default).
-pub const LOG_VARIABLE: &str = "CLTAP_GPU_EMU_LOG";
+/// `GPU_EMU_LOG=1`: one stderr line per packet run (for tests and debugging; off by default).
+pub const LOG_VARIABLE: &str = "GPU_EMU_LOG";
 
 fn logging() -> bool {
     static ON: std::sync::OnceLock<bool> = std::sync::OnceLock::new();

@@ -1,4 +1,4 @@
-//! Faults on demand. `CLTAP_GPU_EMU_FAULT=KIND@WHICH` makes one dispatch fault instead of running:
+//! Faults on demand. `GPU_EMU_FAULT=KIND@WHICH` makes one dispatch fault instead of running:
 //! KIND is `memory` (a GPU memory access fault: KFD's memory event, which ROCr reports as "Memory
 //! access fault by GPU node-1 … Reason: Page not present or supervisor privilege." and aborts unless
 //! a system event handler takes it), `illegal-instruction` or `aperture` (queue errors through the
@@ -15,7 +15,7 @@ use cltap::hsa::packet::KernelDispatch;
 use crate::queues::Queue;
 use crate::signal::Signal;
 
-pub const VARIABLE: &str = "CLTAP_GPU_EMU_FAULT";
+pub const VARIABLE: &str = "GPU_EMU_FAULT";
 /// The address a `memory` fault reports: page one, which nothing maps.
 pub const FAULT_ADDRESS: u64 = 0x1000;
 /// Queue error codes as ROCr's `AqlQueue::DynamicScratchHandler` decodes them.

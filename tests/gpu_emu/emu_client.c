@@ -9,7 +9,7 @@
  *   memory fill, copy times, copy dependencies, and one signal waited from four threads.
  *   Ends with "emu_client: all checks passed" and exit 0, or "emu_client: FAIL ..." and exit 1.
  * fault: one vadd_f32 dispatch on a queue with an error callback; prints what the callback gets.
- *   Run with CLTAP_GPU_EMU_FAULT set (see docs/gpu-emu.md).
+ *   Run with GPU_EMU_FAULT set (see docs/gpu-emu.md).
  * fault-handled: as fault, with a system event handler for GPU memory faults installed. */
 #define _GNU_SOURCE
 #include <fcntl.h>

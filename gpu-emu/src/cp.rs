@@ -117,7 +117,7 @@ fn dispatch(q: &Queue, d: &KernelDispatch) -> Option<()> {
     let number = DISPATCHES.fetch_add(1, Ordering::AcqRel) + 1;
     let kernel = crate::kernels::identify(d.kernel_object);
     if let Some(fault) = crate::faults::wanted(number, kernel.name()) {
-        crate::faults::deliver(q, fault, d);
+        crate::faults::deliver(q, fault);
         return None;
     }
     timed(q, d.completion_signal, || {

@@ -1,8 +1,11 @@
 //! KFD events. Each has an id, a mailbox slot (signal events: ROCr copies its address into
 //! `amd_signal_t.event_mailbox_ptr`), a signalled flag and manual or automatic reset. Waits block on
 //! one condition variable, woken by `hsaKmtSetEvent` or by the command processor's "interrupt"
-//! ([`raise`]). A memory fault is delivered by writing the fault into every memory event's data and
-//! raising them ([`raise_memory_fault`]), as KFD does.
+//! ([`raise`]). As in KFD's `set_event`, setting an event wakes every thread waiting on it at that
+//! moment, and an automatic-reset event with waiters stays unsignalled (it is consumed by waking
+//! them); with no waiter it stays signalled for the next wait, which consumes it. A memory fault is
+//! delivered by writing the fault into every memory event's data and raising them
+//! ([`raise_memory_fault`]), as KFD does.
 
 use std::collections::HashMap;
 use std::sync::atomic::AtomicU64;
@@ -17,6 +20,17 @@ struct Event {
     kind: HSA_EVENTTYPE,
     manual_reset: bool,
     signalled: bool,
+    /// Threads waiting on it now.
+    waiters: u32,
+    /// Times it was set: a waiter that saw another count at its start was woken by a set.
+    sets: u64,
+}
+
+impl Event {
+    fn set(&mut self) {
+        self.sets += 1;
+        self.signalled = self.manual_reset || self.waiters == 0;
+    }
 }
 
 #[derive(Default)]
@@ -51,7 +65,7 @@ fn with_table<R>(f: impl FnOnce(&mut Table) -> R) -> R {
 pub fn raise(id: u32) {
     with_table(|t| {
         if let Some(e) = t.events.get_mut(&id) {
-            e.signalled = true;
+            e.set();
         }
     });
     WAKE.notify_all();
@@ -77,7 +91,7 @@ pub fn raise_memory_fault(address: u64) -> usize {
                 data.EventData.MemoryAccessFault = fault;
                 std::ptr::addr_of_mut!((*ev).EventData).write_unaligned(data);
             }
-            e.signalled = true;
+            e.set();
             n += 1;
         }
         n
@@ -117,7 +131,8 @@ pub extern "C" fn hsaKmtCreateEvent(
         }
         ev.EventData.HWData3 = id;
         let handle = Box::into_raw(Box::new(ev));
-        with_table(|t| t.events.insert(id, Event { handle: handle as usize, kind, manual_reset, signalled }));
+        let event = Event { handle: handle as usize, kind, manual_reset, signalled, waiters: 0, sets: 0 };
+        with_table(|t| t.events.insert(id, event));
         // SAFETY: checked non-null.
         unsafe { *out = handle };
         HSAKMT_STATUS_SUCCESS
@@ -187,27 +202,55 @@ pub extern "C" fn hsaKmtWaitOnMultipleEvents(
             unsafe { std::slice::from_raw_parts(events, count as usize) }.iter().map(|&e| event_id(e)).collect();
         let deadline = (ms != HSA_EVENTTIMEOUT_INFINITE).then(|| Instant::now() + Duration::from_millis(ms.into()));
         let mut guard = table();
-        loop {
+        // The set counts at the start: an event set since then fired for this waiter.
+        let start: Vec<Option<u64>> = {
             let t = guard.as_mut().expect("initialised by table()");
-            let set = ids.iter().filter(|id| t.events.get(id).is_some_and(|e| e.signalled)).count();
-            if (all && set == ids.len()) || (!all && set > 0) {
-                for id in &ids {
+            ids.iter().map(|id| t.events.get(id).map(|e| e.sets)).collect()
+        };
+        let mut waiting = false;
+        let status = loop {
+            let t = guard.as_mut().expect("initialised by table()");
+            let fired: Vec<bool> = ids
+                .iter()
+                .zip(&start)
+                .map(|(id, s0)| t.events.get(id).is_some_and(|e| e.signalled || Some(e.sets) != *s0))
+                .collect();
+            let n = fired.iter().filter(|&&f| f).count();
+            if (all && n == ids.len()) || (!all && n > 0) {
+                // A signalled automatic-reset event is consumed by the wait it satisfies.
+                for (id, _) in ids.iter().zip(&fired).filter(|(_, &f)| f) {
                     if let Some(e) = t.events.get_mut(id).filter(|e| !e.manual_reset) {
                         e.signalled = false;
                     }
                 }
-                return HSAKMT_STATUS_SUCCESS;
+                break HSAKMT_STATUS_SUCCESS;
             }
             let wait = match deadline {
                 None => Duration::from_secs(3600),
                 Some(d) => match d.checked_duration_since(Instant::now()) {
                     Some(left) if !left.is_zero() => left,
-                    _ => return HSAKMT_STATUS_WAIT_TIMEOUT,
+                    _ => break HSAKMT_STATUS_WAIT_TIMEOUT,
                 },
             };
+            if !waiting {
+                waiting = true;
+                set_waiting(t, &ids, true);
+            }
             guard = WAKE.wait_timeout(guard, wait).unwrap_or_else(|e| e.into_inner()).0;
+        };
+        if waiting {
+            set_waiting(guard.as_mut().expect("initialised by table()"), &ids, false);
         }
+        status
     })
+}
+
+fn set_waiting(t: &mut Table, ids: &[u32], on: bool) {
+    for id in ids {
+        if let Some(e) = t.events.get_mut(id) {
+            e.waiters = if on { e.waiters + 1 } else { e.waiters.saturating_sub(1) };
+        }
+    }
 }
 
 #[cfg(test)]
@@ -246,6 +289,27 @@ mod tests {
         let (node, address, flags) = (fault.NodeId, fault.VirtualAddress, fault.Flags);
         assert_eq!((node, address, flags), (1, 0x1000, HSA_EVENTID_MEMORY_FATAL_PROCESS));
         assert_eq!(fault.Failure.NotPresent(), 1);
+        assert_eq!(hsaKmtDestroyEvent(ev), HSAKMT_STATUS_SUCCESS);
+    }
+
+    #[test]
+    fn one_set_wakes_every_thread_waiting_on_an_automatic_reset_event() {
+        let ev = create(false);
+        let id = event_id(ev);
+        let handle = ev as usize;
+        let waiters: Vec<_> = (0..4)
+            .map(|_| std::thread::spawn(move || hsaKmtWaitOnEvent(handle as *mut HsaEvent, HSA_EVENTTIMEOUT_INFINITE)))
+            .collect();
+        // Set once every thread is waiting (no sleep: the table says so).
+        while with_table(|t| t.events[&id].waiters) < 4 {
+            std::thread::yield_now();
+        }
+        raise(id);
+        for w in waiters {
+            assert_eq!(w.join().unwrap(), HSAKMT_STATUS_SUCCESS);
+        }
+        // Consumed by waking them: the next wait does not return at once.
+        assert_eq!(hsaKmtWaitOnEvent(ev, 0), HSAKMT_STATUS_WAIT_TIMEOUT);
         assert_eq!(hsaKmtDestroyEvent(ev), HSAKMT_STATUS_SUCCESS);
     }
 

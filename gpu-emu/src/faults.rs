@@ -10,8 +10,6 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::OnceLock;
 
-use cltap::hsa::packet::KernelDispatch;
-
 use crate::queues::Queue;
 use crate::signal::Signal;
 
@@ -112,8 +110,7 @@ pub fn queue_error(q: &Queue, code: i64) {
     }
 }
 
-pub fn deliver(q: &Queue, fault: Fault, d: &KernelDispatch) {
-    let _ = d;
+pub fn deliver(q: &Queue, fault: Fault) {
     match fault {
         Fault::Memory => {
             q.halted.store(true, Ordering::Release);

@@ -209,6 +209,9 @@ fn a_hip_program_runs_on_debians_hip_with_rocclr_copy_and_fill_kernels() {
     ] {
         assert!(o.stderr.contains(what), "{what:?} not in the emulator's log:\n{}", o.stderr);
     }
+    // The kernel launched 10,000 times reached the command processor as 10,000 dispatches.
+    let launches = o.stderr.matches(": dispatch inc_u32 grid=[256, 1, 1]\n").count();
+    assert_eq!(launches, 10_000);
 }
 
 /// The emulated AQLprofile under Debian's ROCr: two profiled vadd_f32 dispatches of 1024 work-items

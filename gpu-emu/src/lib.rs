@@ -38,7 +38,10 @@ pub(crate) fn guard(body: impl FnOnce() -> HSAKMT_STATUS) -> HSAKMT_STATUS {
     std::panic::catch_unwind(std::panic::AssertUnwindSafe(body)).unwrap_or(HSAKMT_STATUS_ERROR)
 }
 
-/// One line on stderr, prefixed so it is never mistaken for ROCr's own output.
+/// One line on stderr, prefixed so it is never mistaken for ROCr's own output, written with one
+/// `write` so that other threads' output (ROCr's, HIP's) cannot cut it.
 pub(crate) fn note(msg: std::fmt::Arguments) {
-    eprintln!("gpu-emu: {msg}");
+    use std::io::Write;
+    let line = format!("gpu-emu: {msg}\n");
+    let _ = std::io::stderr().lock().write_all(line.as_bytes());
 }

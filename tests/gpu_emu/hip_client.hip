@@ -1,7 +1,7 @@
 // A HIP program for cltap's emulated gfx906 (gpu-emu), built with Debian's hipcc
 // (--offload-arch=gfx906). It checks the bytes of: a vector add (whose CPU implementation the
 // emulator registers by the name vadd_f32), hipMemset, device-to-device copies (aligned and not),
-// and two streams ordered by an event. Ends with "hip_client: all checks passed" and exit 0.
+// two streams ordered by an event, and one kernel (inc_u32) launched 10,000 times. Ends with "hip_client: all checks passed" and exit 0.
 #include <hip/hip_runtime.h>
 #include <stdio.h>
 #include <string.h>
@@ -30,7 +30,12 @@ extern "C" __global__ void vadd_f32(const float* a, const float* b, float* c, un
   if (i < n) c[i] = a[i] + b[i];
 }
 
-enum { N = 4096, BYTES = N * sizeof(float) };
+extern "C" __global__ void inc_u32(unsigned* p, unsigned n) {
+  unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) p[i] += 1;
+}
+
+enum { N = 4096, BYTES = N * sizeof(float), LAUNCHES = 10000, COUNTERS = 256 };
 
 static unsigned wrong(const float* got, float base, float step) {
   unsigned bad = 0;
@@ -97,6 +102,19 @@ int main() {
   CHECK_OK(hipEventElapsedTime(&first, start, mid));
   CHECK_OK(hipEventElapsedTime(&whole, start, end));
   CHECK(first >= 0 && whole >= first, "event times %f ms then %f ms", first, whole);
+
+  // One kernel launched 10,000 times on one stream: each launch sees the previous one's result.
+  unsigned* counts;
+  static unsigned hcounts[COUNTERS];
+  CHECK_OK(hipMalloc(&counts, sizeof hcounts));
+  CHECK_OK(hipMemset(counts, 0, sizeof hcounts));
+  for (int i = 0; i < LAUNCHES; i++) hipLaunchKernelGGL(inc_u32, dim3(1), dim3(COUNTERS), 0, s1, counts, COUNTERS);
+  CHECK_OK(hipStreamSynchronize(s1));
+  CHECK_OK(hipMemcpy(hcounts, counts, sizeof hcounts, hipMemcpyDeviceToHost));
+  unsigned off = 0;
+  for (unsigned i = 0; i < COUNTERS; i++) off += hcounts[i] != LAUNCHES;
+  CHECK(off == 0, "%u launches: %u counters off (counts[0]=%u)", LAUNCHES, off, hcounts[0]);
+  CHECK_OK(hipFree(counts));
 
   CHECK_OK(hipStreamDestroy(s1));
   CHECK_OK(hipStreamDestroy(s2));

@@ -7,7 +7,7 @@
 use super::{KernelFn, Launch};
 
 /// The registered kernels: (kernel name, implementation).
-pub const BUILTIN: &[(&str, KernelFn)] = &[("vadd_f32", vadd_f32), ("fill_u32", fill_u32)];
+pub const BUILTIN: &[(&str, KernelFn)] = &[("vadd_f32", vadd_f32), ("fill_u32", fill_u32), ("inc_u32", inc_u32)];
 
 pub fn lookup(name: &str) -> Option<KernelFn> {
     BUILTIN.iter().find(|(n, _)| *n == name).map(|&(_, f)| f)
@@ -36,5 +36,16 @@ fn fill_u32(l: &Launch) {
     for i in 0..l.grid_items() as usize {
         // SAFETY: the kernel's contract: an array covering the grid.
         unsafe { (p as *mut u32).add(i).write_unaligned(value) };
+    }
+}
+
+/// `inc_u32(uint* p, uint n)`: `p[i] += 1` for every work-item `i` below `n`.
+fn inc_u32(l: &Launch) {
+    let (Some(p), Some(n)) = (l.u64(0), l.u32(1)) else {
+        return;
+    };
+    for i in 0..l.grid_items().min(n.into()) as usize {
+        // SAFETY: the kernel's contract: an array of at least `n` uints.
+        unsafe { *(p as *mut u32).add(i) += 1 };
     }
 }

@@ -11,9 +11,11 @@
 # and put on the path unless GPU_EMU_AQLPROFILE=0.
 #
 # rocminfo checks for the amdgpu driver before hsa_init (`lsmod | grep amdgpu`, and /dev/kfd opened
-# read-write). As root, CMD runs in a private mount namespace (unshare -m) holding a stub `lsmod`
-# first on PATH and an empty /dev/kfd, both visible only to CMD (as scripts/hsa-double.sh does).
-# Otherwise those two checks are not met and only programs that skip them (HSA, HIP) run.
+# read-write). Two ways to satisfy exactly those two checks, as scripts/hsa-double.sh does:
+#   - as root, a private mount namespace (unshare -m) holding a stub `lsmod` first on PATH and an
+#     empty /dev/kfd, both visible only to CMD;
+#   - otherwise, or with GPU_EMU_SHIM=1, the LD_PRELOAD shim built from hsa-double/shim.c (popen of
+#     lsmod and open of /dev/kfd only; into target/gpu-emu/libgpu-emu-shim.so).
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -70,7 +72,14 @@ if [[ "${GPU_EMU_NS:-}" == inside ]]; then
   exec "$@"
 fi
 
-if [[ $(id -u) -eq 0 ]] && unshare -m --propagation private true 2>/dev/null; then
+if [[ "${GPU_EMU_SHIM:-}" != 1 && $(id -u) -eq 0 ]] && unshare -m --propagation private true 2>/dev/null; then
   GPU_EMU_NS=inside exec unshare -m --propagation private "$BASH" "${BASH_SOURCE[0]}" -- "$@"
 fi
+
+shim="$out/libgpu-emu-shim.so"
+if [[ ! -e "$shim" || "$root/hsa-double/shim.c" -nt "$shim" ]]; then
+  gcc -std=c11 -O2 -fPIC -shared -Wall -Wextra -fvisibility=hidden -o "$shim.tmp.$$" "$root/hsa-double/shim.c" -ldl -pthread
+  mv "$shim.tmp.$$" "$shim"
+fi
+export LD_PRELOAD="$shim${LD_PRELOAD:+ $LD_PRELOAD}"
 exec "$@"

@@ -99,18 +99,28 @@ fn passed(o: &Outcome, who: &str) {
     assert!(!o.stdout.contains("FAIL"), "stdout:\n{}", o.stdout);
 }
 
+/// Both ways of meeting rocminfo's driver checks: the private mount namespace (as root) and the
+/// LD_PRELOAD shim (`GPU_EMU_SHIM=1`, what the launcher uses without root).
 #[test]
 fn rocminfo_lists_a_cpu_and_a_gfx906_agent() {
     let _ = built();
-    let o = run(on_emu(Path::new("rocminfo"), &[]));
-    assert_eq!(o.code, Some(0), "stdout:\n{}\nstderr:\n{}", o.stdout, o.stderr);
-    let lines: Vec<&str> = o.stdout.lines().map(str::trim).collect();
-    assert!(lines.contains(&"Device Type:             CPU"), "{}", o.stdout);
-    assert!(lines.contains(&"Device Type:             GPU"), "{}", o.stdout);
-    assert!(lines.contains(&"Name:                    gfx906"), "{}", o.stdout);
-    assert!(lines.contains(&"Marketing Name:          gfx906 emulated by cltap gpu-emu"), "{}", o.stdout);
-    assert!(lines.contains(&"Compute Unit:            60"), "{}", o.stdout);
-    assert!(lines.iter().any(|l| l.starts_with("Name:") && l.contains("amdgcn-amd-amdhsa--gfx906")), "{}", o.stdout);
+    for shim in ["0", "1"] {
+        let mut c = on_emu(Path::new("rocminfo"), &[]);
+        c.env("GPU_EMU_SHIM", shim);
+        let o = run(c);
+        assert_eq!(o.code, Some(0), "shim {shim}\nstdout:\n{}\nstderr:\n{}", o.stdout, o.stderr);
+        let lines: Vec<&str> = o.stdout.lines().map(str::trim).collect();
+        assert!(lines.contains(&"Device Type:             CPU"), "{}", o.stdout);
+        assert!(lines.contains(&"Device Type:             GPU"), "{}", o.stdout);
+        assert!(lines.contains(&"Name:                    gfx906"), "{}", o.stdout);
+        assert!(lines.contains(&"Marketing Name:          gfx906 emulated by cltap gpu-emu"), "{}", o.stdout);
+        assert!(lines.contains(&"Compute Unit:            60"), "{}", o.stdout);
+        assert!(
+            lines.iter().any(|l| l.starts_with("Name:") && l.contains("amdgcn-amd-amdhsa--gfx906")),
+            "{}",
+            o.stdout
+        );
+    }
 }
 
 #[test]

@@ -1,0 +1,157 @@
+//! The command processor: one thread per queue that polls ROCr's write index and runs packets in
+//! order, one after another. Kernel dispatches run their kernel ([`crate::kernels`]), barrier-AND
+//! and barrier-OR wait for their dependent signals, vendor (PM4) packets run the emulated
+//! AQLprofile's counter commands ([`crate::pm4`]; ROCr's own PM4 is skipped); each then
+//! completes its signal ([`crate::signal`]), its slot becomes INVALID again and `read_dispatch_id`
+//! advances (ROCr busy-waits on it). Nothing here depends on how fast that happens.
+
+use std::sync::atomic::{AtomicU16, AtomicU64, Ordering};
+use std::time::Duration;
+
+use cltap::hsa::packet::{Barrier, KernelDispatch, PacketType, PACKET_SIZE};
+
+use crate::queues::Queue;
+use crate::signal::Signal;
+
+/// How long an idle command processor sleeps between polls.
+const IDLE: Duration = Duration::from_micros(200);
+/// `HSA_PACKET_TYPE_INVALID` in a header's low byte.
+const INVALID: u16 = 1;
+/// `completion_signal` of a vendor (AMD PM4 IB) packet: its last 8 bytes.
+const VENDOR_SIGNAL_OFFSET: usize = 56;
+
+/// `GPU_EMU_LOG=1`: one stderr line per packet run (for tests and debugging; off by default).
+pub const LOG_VARIABLE: &str = "GPU_EMU_LOG";
+
+fn logging() -> bool {
+    static ON: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *ON.get_or_init(|| std::env::var(LOG_VARIABLE).is_ok_and(|v| v == "1"))
+}
+
+/// Dispatches run so far over every queue (1-based numbering for faults on demand).
+static DISPATCHES: AtomicU64 = AtomicU64::new(0);
+
+pub fn run(q: &Queue) {
+    while !q.stop.load(Ordering::Acquire) {
+        if !step(q) {
+            std::thread::sleep(IDLE);
+        }
+    }
+}
+
+fn header(slot: usize) -> &'static AtomicU16 {
+    // SAFETY: a packet slot of ROCr's ring, which outlives the queue; the header is its first u16.
+    unsafe { &*(slot as *const AtomicU16) }
+}
+
+/// Runs the next packet if there is one ready; false when idle.
+pub fn step(q: &Queue) -> bool {
+    if !q.active.load(Ordering::Acquire) || q.halted.load(Ordering::Acquire) {
+        return false;
+    }
+    let read = q.read_index().load(Ordering::Acquire);
+    if read >= q.write_index().load(Ordering::Acquire) {
+        return false;
+    }
+    let slot = q.ring + (read % q.packets) as usize * PACKET_SIZE;
+    let h = header(slot).load(Ordering::Acquire);
+    if h & 0xff == INVALID {
+        // Reserved but not yet written.
+        return false;
+    }
+    // SAFETY: a whole 64-byte packet slot of the ring.
+    let bytes: [u8; PACKET_SIZE] = unsafe { std::ptr::read_volatile(slot as *const [u8; PACKET_SIZE]) };
+    let kind = PacketType::from_u8(h as u8);
+    if logging() {
+        log(q, read, kind, &bytes);
+    }
+    let done = match kind {
+        PacketType::KernelDispatch => dispatch(q, &KernelDispatch::read(&bytes)),
+        PacketType::BarrierAnd => barrier(q, &bytes, true),
+        PacketType::BarrierOr => barrier(q, &bytes, false),
+        PacketType::VendorSpecific => {
+            let handle = u64::from_le_bytes(bytes[VENDOR_SIGNAL_OFFSET..].try_into().expect("8 bytes"));
+            timed(q, handle, || q.counters.lock().unwrap_or_else(|e| e.into_inner()).execute(&bytes));
+            Some(())
+        }
+        _ => {
+            crate::faults::queue_error(q, crate::faults::QUEUE_ERROR_INVALID_PACKET);
+            None
+        }
+    };
+    if done.is_none() {
+        return true;
+    }
+    header(slot).store(INVALID, Ordering::Release);
+    q.read_index().store(read + 1, Ordering::Release);
+    true
+}
+
+fn log(q: &Queue, index: u64, kind: PacketType, bytes: &[u8; PACKET_SIZE]) {
+    let what = match kind {
+        PacketType::KernelDispatch => {
+            let d = KernelDispatch::read(bytes);
+            let k = crate::kernels::identify(d.kernel_object);
+            let name = match &*k {
+                crate::kernels::Kernel::Blit(b) => format!("ROCr blit {}", b.name()),
+                other => other.name().unwrap_or("unknown kernel").to_string(),
+            };
+            format!("dispatch {name} grid={:?}", d.grid_size)
+        }
+        other => format!("{other:?}"),
+    };
+    crate::note(format_args!("queue {} packet {index}: {what}", q.id));
+}
+
+/// Runs `work`, then completes the signal with its timestamps when the queue profiles.
+fn timed(q: &Queue, handle: u64, work: impl FnOnce()) {
+    let start = crate::clocks::gpu_ticks();
+    work();
+    let end = crate::clocks::gpu_ticks();
+    if let Some(s) = Signal::from_handle(handle) {
+        s.complete(q.profiling().then_some((start, end)));
+    }
+}
+
+fn dispatch(q: &Queue, d: &KernelDispatch) -> Option<()> {
+    let number = DISPATCHES.fetch_add(1, Ordering::AcqRel) + 1;
+    let kernel = crate::kernels::identify(d.kernel_object);
+    if let Some(fault) = crate::faults::wanted(number, kernel.name()) {
+        crate::faults::deliver(q, fault);
+        return None;
+    }
+    timed(q, d.completion_signal, || {
+        crate::kernels::execute(&kernel, d);
+        q.counters.lock().unwrap_or_else(|e| e.into_inner()).on_dispatch(&crate::pmc::Shape::of(d));
+    });
+    Some(())
+}
+
+/// Waits until all (AND) or one (OR) of the dependent signals is 0; null handles are ignored.
+fn barrier(q: &Queue, bytes: &[u8; PACKET_SIZE], all: bool) -> Option<()> {
+    // SAFETY: a plain repr(C) struct of integers read from its size.
+    let b: Barrier = unsafe { std::ptr::read_unaligned(bytes.as_ptr() as *const Barrier) };
+    let deps: Vec<Signal> = b.dep_signal.iter().filter_map(|&h| Signal::from_handle(h)).collect();
+    loop {
+        let zero = deps.iter().filter(|s| s.load() == 0).count();
+        let met = if all { zero == deps.len() } else { deps.is_empty() || zero > 0 };
+        if met {
+            break;
+        }
+        if q.stop.load(Ordering::Acquire) {
+            return None;
+        }
+        std::thread::sleep(IDLE);
+    }
+    timed(q, b.completion_signal, || ());
+    Some(())
+}
+
+#[cfg(test)]
+#[path = "cp_tests.rs"]
+mod tests;
+
+/// A counter the unit tests read to check that a queue ran a number of packets.
+pub fn dispatches_so_far() -> u64 {
+    DISPATCHES.load(Ordering::Acquire)
+}

@@ -1,0 +1,218 @@
+//! The performance-counter model of the emulated gfx906: which blocks exist (instances and counter
+//! slots), which events are valid, and what each counter reads after a dispatch. The values are an
+//! INVENTED model — deterministic functions of the dispatch packet's shape, chosen so that a test
+//! can compute every derived metric by hand — the same model as the HSA test double's
+//! (`hsa-double/src/pmc_model.c`, `dispatch_model.c`), not what a GPU would count. Event ids are
+//! gfx9's, as in rocprofiler's metrics files.
+
+use cltap::hsa::packet::KernelDispatch;
+
+/// `hsa_ven_amd_aqlprofile_block_name_t` values of the modelled blocks.
+pub mod block {
+    pub const CPC: u32 = 0;
+    pub const CPF: u32 = 1;
+    pub const GRBM: u32 = 3;
+    pub const SPI: u32 = 5;
+    pub const SQ: u32 = 6;
+    pub const TA: u32 = 10;
+    pub const TCA: u32 = 11;
+    pub const TCC: u32 = 12;
+    pub const TCP: u32 = 13;
+    pub const TD: u32 = 14;
+}
+
+/// Counter ids of every modelled block are below this (gfx906's TCC has EA1 events from 256).
+pub const COUNTER_LIMIT: u32 = 512;
+/// SQ counters give one sample per shader engine, as on gfx9.
+pub const SHADER_ENGINES: u32 = 4;
+/// GRBM_COUNT ticks at the GPU's maximum engine clock.
+const CLOCK_MHZ: u64 = 1725;
+/// GRBM_GUI_ACTIVE lags GRBM_COUNT by this many cycles.
+const GUI_IDLE_CYCLES: u64 = 100;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Block {
+    pub id: u32,
+    pub name: &'static str,
+    pub instances: u32,
+    /// Counters one instance counts at once.
+    pub slots: u32,
+    /// One sample per shader engine.
+    pub per_se: bool,
+}
+
+const BLOCKS: [Block; 10] = [
+    Block { id: block::GRBM, name: "GRBM", instances: 1, slots: 2, per_se: false },
+    Block { id: block::SQ, name: "SQ", instances: 1, slots: 8, per_se: true },
+    Block { id: block::TA, name: "TA", instances: 16, slots: 2, per_se: false },
+    Block { id: block::TD, name: "TD", instances: 16, slots: 2, per_se: false },
+    Block { id: block::TCP, name: "TCP", instances: 16, slots: 4, per_se: false },
+    Block { id: block::TCC, name: "TCC", instances: 16, slots: 4, per_se: false },
+    Block { id: block::TCA, name: "TCA", instances: 2, slots: 4, per_se: false },
+    Block { id: block::SPI, name: "SPI", instances: 1, slots: 4, per_se: false },
+    Block { id: block::CPC, name: "CPC", instances: 1, slots: 2, per_se: false },
+    Block { id: block::CPF, name: "CPF", instances: 1, slots: 2, per_se: false },
+];
+
+/// `hsa_ven_amd_aqlprofile_event_t`: (block, instance, counter).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Event {
+    pub block: u32,
+    pub index: u32,
+    pub counter: u32,
+}
+
+pub fn block(id: u32) -> Option<&'static Block> {
+    BLOCKS.iter().find(|b| b.id == id)
+}
+
+pub fn block_named(name: &str) -> Option<&'static Block> {
+    BLOCKS.iter().find(|b| b.name == name)
+}
+
+/// None when the event is valid on the emulated gfx906, else why not.
+pub fn problem(e: &Event) -> Option<&'static str> {
+    let Some(b) = block(e.block) else {
+        return Some("block not modelled on the emulated gfx906");
+    };
+    if e.index >= b.instances {
+        return Some("block index not below the block's instance count");
+    }
+    (e.counter >= COUNTER_LIMIT).then_some("counter id not below 512")
+}
+
+/// Samples a valid event delivers: one, or one per shader engine.
+pub fn samples(e: &Event) -> u32 {
+    if block(e.block).is_some_and(|b| b.per_se) {
+        SHADER_ENGINES
+    } else {
+        1
+    }
+}
+
+pub fn sample_count(events: &[Event]) -> u32 {
+    events.iter().map(samples).sum()
+}
+
+/// What a dispatch "did", from its packet alone (the dimensions its setup names; a work-group size
+/// of 0 counts as 1; products saturate):
+/// WI = product of the grid sizes, WG = product of ceil(grid / work-group), WGS = product of the
+/// work-group sizes, W = WG × ceil(WGS / 64), T = min(2000 + WI / 16, 1000000) ns.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Shape {
+    pub work_items: u64,
+    pub workgroups: u64,
+    pub waves_per_group: u64,
+    pub waves: u64,
+    pub nominal_ns: u64,
+    pub group_segment_size: u32,
+}
+
+impl Shape {
+    pub fn of(d: &KernelDispatch) -> Shape {
+        let dims = d.dimensions().clamp(1, 3) as usize;
+        let (mut items, mut groups, mut group_size) = (1u64, 1u64, 1u64);
+        for i in 0..dims {
+            let w = u64::from(d.workgroup_size[i].max(1));
+            let g = u64::from(d.grid_size[i]);
+            items = items.saturating_mul(g);
+            groups = groups.saturating_mul(g.div_ceil(w));
+            group_size = group_size.saturating_mul(w);
+        }
+        let waves_per_group = group_size.div_ceil(64);
+        Shape {
+            work_items: items,
+            workgroups: groups,
+            waves_per_group,
+            waves: groups.saturating_mul(waves_per_group),
+            nominal_ns: (2000 + items / 16).min(1_000_000),
+            group_segment_size: d.group_segment_size,
+        }
+    }
+}
+
+/// Instance `i`'s part of `total` spread over `n`: equal parts, the remainder one each to the lowest.
+fn share(total: u64, i: u32, n: u32) -> u64 {
+    total / u64::from(n) + u64::from(u64::from(i) < total % u64::from(n))
+}
+
+fn grbm_count(s: &Shape) -> u64 {
+    s.nominal_ns * CLOCK_MHZ / 1000
+}
+
+/// Work-group g runs on shader engine g % 4: the waves engine `se` got.
+fn sq_value(counter: u32, se: u32, s: &Shape) -> u64 {
+    let w = share(s.workgroups, se, SHADER_ENGINES) * s.waves_per_group;
+    match counter {
+        4 => w,                                  // SQ_WAVES
+        26 => 12 * w,                            // SQ_INSTS_VALU
+        27 => w,                                 // SQ_INSTS_VMEM_WR
+        28 => 2 * w,                             // SQ_INSTS_VMEM_RD
+        30 => 5 * w,                             // SQ_INSTS_SALU
+        31 => 3 * w,                             // SQ_INSTS_SMEM
+        34 if s.group_segment_size > 0 => 4 * w, // SQ_INSTS_LDS
+        71 => 12 * 4 * w,                        // SQ_ACTIVE_INST_VALU
+        // SQ_THREAD_CYCLES_VALU: not per wave; the total spread evenly over the engines.
+        85 => share(12 * s.work_items, se, SHADER_ENGINES),
+        _ => 0,
+    }
+}
+
+/// What one dispatch adds to sample `sample` of a valid event.
+pub fn value(e: &Event, sample: u32, s: &Shape) -> u64 {
+    let n = block(e.block).map_or(1, |b| b.instances);
+    match (e.block, e.counter) {
+        (block::GRBM, 0) => grbm_count(s),
+        (block::GRBM, 2) => grbm_count(s).saturating_sub(GUI_IDLE_CYCLES),
+        (block::SQ, c) => sq_value(c, sample, s),
+        // TA_TA_BUSY: busy half the time on as many instances as there are work-groups.
+        (block::TA, 15) if u64::from(e.index) < s.workgroups => grbm_count(s) / 2,
+        (block::TA, 101) => share(2 * s.waves, e.index, n), // TA_FLAT_READ_WAVEFRONTS
+        (block::TA, 102) => share(s.waves, e.index, n),     // TA_FLAT_WRITE_WAVEFRONTS
+        (block::TCC, 20) => share(s.work_items / 4, e.index, n), // TCC_HIT
+        (block::TCC, 22) => share(s.work_items / 16, e.index, n), // TCC_MISS
+        (block::TCC, 41) => share(s.work_items / 16, e.index, n), // TCC_EA_RDREQ
+        (block::TCC, 29) => share(s.work_items / 64, e.index, n), // TCC_EA_WRREQ
+        _ => 0,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn shape(grid: u32, wg: u16) -> Shape {
+        let d = KernelDispatch { setup: 1, workgroup_size: [wg, 1, 1], grid_size: [grid, 1, 1], ..Default::default() };
+        Shape::of(&d)
+    }
+
+    #[test]
+    fn the_shape_follows_the_packet() {
+        let s = shape(1000, 64);
+        assert_eq!((s.work_items, s.workgroups, s.waves_per_group, s.waves), (1000, 16, 1, 16));
+        assert_eq!(s.nominal_ns, 2000 + 1000 / 16);
+    }
+
+    #[test]
+    fn values_spread_over_engines_and_instances() {
+        let s = shape(1000, 64);
+        let waves: u64 = (0..4).map(|se| value(&Event { block: block::SQ, index: 0, counter: 4 }, se, &s)).sum();
+        assert_eq!(waves, 16);
+        let hits: u64 = (0..16).map(|i| value(&Event { block: block::TCC, index: i, counter: 20 }, 0, &s)).sum();
+        assert_eq!(hits, 250);
+        let grbm = value(&Event { block: block::GRBM, index: 0, counter: 0 }, 0, &s);
+        assert_eq!(grbm, (2000 + 62) * 1725 / 1000);
+        assert_eq!(
+            problem(&Event { block: 99, index: 0, counter: 0 }),
+            Some("block not modelled on the emulated gfx906")
+        );
+        assert!(problem(&Event { block: block::TA, index: 16, counter: 0 }).is_some());
+        assert_eq!(
+            sample_count(&[
+                Event { block: block::SQ, index: 0, counter: 4 },
+                Event { block: block::TA, index: 0, counter: 15 }
+            ]),
+            5
+        );
+    }
+}

@@ -1,0 +1,182 @@
+//! Queues. `hsaKmtCreateQueue` for an AQL compute queue records ROCr's ring, its read and write
+//! dispatch ids (fields of ROCr's own `amd_queue_t`) and hands back a doorbell; a command processor
+//! thread then runs the queue ([`crate::cp`]). SDMA queues are refused, so ROCr copies with its blit
+//! kernels, which the command processor executes.
+
+use std::collections::HashMap;
+use std::mem::offset_of;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
+
+use crate::sys::*;
+
+/// One AQL queue as the command processor sees it.
+pub struct Queue {
+    pub id: u64,
+    /// The ring of 64-byte packets and its length in packets (a power of two).
+    pub ring: usize,
+    pub packets: u64,
+    /// ROCr's `amd_queue_t` (the read pointer minus its offset).
+    pub amd_queue: usize,
+    /// Where ROCr stores the last packet index it wrote (gfx9: a 64-bit store).
+    pub doorbell: Box<AtomicU64>,
+    /// `hsaKmtUpdateQueue` with 0 percent suspends the queue.
+    pub active: AtomicBool,
+    pub stop: AtomicBool,
+    /// Set by a queue error: the queue processes nothing more, as on hardware.
+    pub halted: AtomicBool,
+    /// The performance counters armed by AQLprofile's PM4 packets on this queue.
+    pub counters: Mutex<crate::pm4::Counters>,
+}
+
+impl Queue {
+    fn field(&self, offset: usize) -> &AtomicU64 {
+        // SAFETY: ROCr's amd_queue_t lives as long as the KFD queue; the fields used are aligned u64s.
+        unsafe { &*((self.amd_queue + offset) as *const AtomicU64) }
+    }
+
+    pub fn read_index(&self) -> &AtomicU64 {
+        self.field(offset_of!(amd_queue_t, read_dispatch_id))
+    }
+
+    pub fn write_index(&self) -> &AtomicU64 {
+        self.field(offset_of!(amd_queue_t, write_dispatch_id))
+    }
+
+    /// `AMD_QUEUE_PROPERTIES_ENABLE_PROFILING` (bit 3 of `queue_properties`), read per packet because
+    /// ROCr turns it on and off while the queue runs.
+    pub fn profiling(&self) -> bool {
+        // SAFETY: as in `field`; queue_properties is an aligned u32.
+        let props =
+            unsafe { ((self.amd_queue + offset_of!(amd_queue_t, queue_properties)) as *const u32).read_volatile() };
+        props & (1 << 3) != 0
+    }
+
+    /// ROCr's `queue_inactive_signal`, through which a queue error reaches its handler.
+    pub fn inactive_signal(&self) -> u64 {
+        self.field(offset_of!(amd_queue_t, queue_inactive_signal)).load(Ordering::Acquire)
+    }
+}
+
+struct Running {
+    queue: Arc<Queue>,
+    thread: Option<JoinHandle<()>>,
+}
+
+static QUEUES: Mutex<Option<HashMap<u64, Running>>> = Mutex::new(None);
+static NEXT_ID: AtomicU64 = AtomicU64::new(1);
+
+/// Starts a command processor on the ring; `read_ptr` is ROCr's `&amd_queue_.read_dispatch_id`.
+pub fn start(ring: usize, ring_bytes: u64, read_ptr: usize) -> Arc<Queue> {
+    let queue = Arc::new(Queue {
+        id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
+        ring,
+        packets: ring_bytes / 64,
+        amd_queue: read_ptr - offset_of!(amd_queue_t, read_dispatch_id),
+        doorbell: Box::new(AtomicU64::new(0)),
+        active: AtomicBool::new(true),
+        stop: AtomicBool::new(false),
+        halted: AtomicBool::new(false),
+        counters: Mutex::default(),
+    });
+    let runner = queue.clone();
+    let thread = std::thread::Builder::new()
+        .name(format!("gpu-emu-cp{}", queue.id))
+        .spawn(move || crate::cp::run(&runner))
+        .expect("spawning a command processor thread");
+    QUEUES
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .get_or_insert_with(HashMap::new)
+        .insert(queue.id, Running { queue: queue.clone(), thread: Some(thread) });
+    queue
+}
+
+/// Stops the queue's command processor and forgets the queue.
+pub fn stop(id: u64) -> bool {
+    let running = QUEUES.lock().unwrap_or_else(|e| e.into_inner()).as_mut().and_then(|q| q.remove(&id));
+    match running {
+        Some(mut r) => {
+            r.queue.stop.store(true, Ordering::Release);
+            if let Some(t) = r.thread.take() {
+                let _ = t.join();
+            }
+            true
+        }
+        None => false,
+    }
+}
+
+fn find(id: u64) -> Option<Arc<Queue>> {
+    QUEUES.lock().unwrap_or_else(|e| e.into_inner()).as_ref()?.get(&id).map(|r| r.queue.clone())
+}
+
+#[no_mangle]
+#[allow(clippy::too_many_arguments)]
+pub extern "C" fn hsaKmtCreateQueue(
+    node: u32,
+    kind: HSA_QUEUE_TYPE,
+    _percentage: u32,
+    _priority: HSA_QUEUE_PRIORITY,
+    ring: *mut libc::c_void,
+    ring_bytes: u64,
+    _event: *mut HsaEvent,
+    resource: *mut HsaQueueResource,
+) -> HSAKMT_STATUS {
+    crate::guard(|| {
+        if node != crate::topology::GPU_NODE || resource.is_null() || ring.is_null() {
+            return HSAKMT_STATUS_INVALID_PARAMETER;
+        }
+        if kind != HSA_QUEUE_COMPUTE_AQL {
+            // SDMA and PM4 compute queues are not emulated: ROCr then uses its blit kernels.
+            return HSAKMT_STATUS_NOT_SUPPORTED;
+        }
+        // SAFETY: checked non-null; ROCr's struct with its read and write pointers filled in.
+        let mut r = unsafe { resource.read_unaligned() };
+        // SAFETY: reading the 64-bit view of the union ROCr filled.
+        let read_ptr = unsafe { r.__bindgen_anon_3.Queue_read_ptr_aql } as usize;
+        if read_ptr == 0 || ring_bytes < 64 || !(ring_bytes / 64).is_power_of_two() {
+            return HSAKMT_STATUS_INVALID_PARAMETER;
+        }
+        let queue = start(ring as usize, ring_bytes, read_ptr);
+        r.QueueId = queue.id;
+        r.__bindgen_anon_1.Queue_DoorBell_aql = &*queue.doorbell as *const AtomicU64 as *mut u64;
+        // SAFETY: checked non-null.
+        unsafe { resource.write_unaligned(r) };
+        HSAKMT_STATUS_SUCCESS
+    })
+}
+
+#[no_mangle]
+pub extern "C" fn hsaKmtDestroyQueue(id: u64) -> HSAKMT_STATUS {
+    crate::guard(|| if stop(id) { HSAKMT_STATUS_SUCCESS } else { HSAKMT_STATUS_INVALID_HANDLE })
+}
+
+#[no_mangle]
+pub extern "C" fn hsaKmtUpdateQueue(
+    id: u64,
+    percentage: u32,
+    _priority: HSA_QUEUE_PRIORITY,
+    _ring: *mut libc::c_void,
+    _ring_bytes: u64,
+    _event: *mut HsaEvent,
+) -> HSAKMT_STATUS {
+    crate::guard(|| match find(id) {
+        Some(q) => {
+            q.active.store(percentage > 0, Ordering::Release);
+            HSAKMT_STATUS_SUCCESS
+        }
+        None => HSAKMT_STATUS_INVALID_HANDLE,
+    })
+}
+
+#[no_mangle]
+pub extern "C" fn hsaKmtSetQueueCUMask(id: u64, _count: u32, _mask: *mut u32) -> HSAKMT_STATUS {
+    crate::guard(|| if find(id).is_some() { HSAKMT_STATUS_SUCCESS } else { HSAKMT_STATUS_INVALID_HANDLE })
+}
+
+#[no_mangle]
+pub extern "C" fn hsaKmtAllocQueueGWS(_id: u64, _count: u32, _first: *mut u32) -> HSAKMT_STATUS {
+    HSAKMT_STATUS_NOT_SUPPORTED
+}

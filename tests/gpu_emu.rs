@@ -1,0 +1,295 @@
+//! Debian's real ROCr 5.2.3, `rocminfo` and HIP 5.2.3 on cltap's emulated gfx906 (`gpu-emu/`, a GPU
+//! emulator for tests, never a driver), through `scripts/gpu-emu.sh`. The programs under
+//! `tests/gpu_emu/` are ordinary HSA and HIP applications: they link Debian's libraries, and only
+//! the thunk under ROCr (`libhsakmt.so.1`) is the emulator's. Their kernels are real gfx906 code
+//! objects (clang-15, hipcc); the emulator runs registered CPU implementations of them by name.
+
+mod common;
+use common::*;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::OnceLock;
+
+/// The test programs, built once per test binary into `target/gpu-emu/tests`, and the emulator
+/// library, built once by running the launcher on `true`.
+fn built() -> &'static Path {
+    static DIR: OnceLock<PathBuf> = OnceLock::new();
+    DIR.get_or_init(|| {
+        let out = root().join("target/gpu-emu/tests");
+        std::fs::create_dir_all(&out).unwrap();
+        let src = root().join("tests/gpu_emu");
+        let step = |what: &str, c: &mut Command| {
+            let o = c.output().unwrap_or_else(|e| panic!("{what}: {e}"));
+            assert!(o.status.success(), "{what} failed:\n{}", String::from_utf8_lossy(&o.stderr));
+        };
+        step(
+            "clang-15 (scripts/setup.sh installs it)",
+            Command::new("clang-15")
+                .args(["-target", "amdgcn-amd-amdhsa", "-mcpu=gfx906", "-nogpulib", "-cl-std=CL2.0", "-O2"])
+                .arg(src.join("kernels.cl"))
+                .arg("-o")
+                .arg(out.join("kernels.co")),
+        );
+        step(
+            "gcc emu_client.c",
+            Command::new("gcc")
+                .args(["-O1", "-Wall", "-Werror"])
+                .arg(src.join("emu_client.c"))
+                .arg("-o")
+                .arg(out.join("emu_client"))
+                .args(["-lhsa-runtime64", "-lpthread"]),
+        );
+        step(
+            "gcc aql_client.c",
+            Command::new("gcc")
+                .args(["-O1", "-Wall", "-Werror"])
+                .arg(src.join("aql_client.c"))
+                .arg("-o")
+                .arg(out.join("aql_client"))
+                .arg("-lhsa-runtime64"),
+        );
+        // Without ROCM_TARGET_LST hipcc probes /sys/class/kfd for the targets.
+        let targets = out.join("targets.lst");
+        std::fs::write(&targets, "gfx906\n").unwrap();
+        step(
+            "hipcc (scripts/setup.sh installs hipcc and libamdhip64-dev)",
+            Command::new("hipcc")
+                .arg("--offload-arch=gfx906")
+                .arg(src.join("hip_client.hip"))
+                .arg("-o")
+                .arg(out.join("hip_client"))
+                .env("ROCM_TARGET_LST", &targets),
+        );
+        step("scripts/gpu-emu.sh -- true", Command::new(root().join("scripts/gpu-emu.sh")).args(["--", "true"]));
+        out
+    })
+}
+
+/// `program args…` on the emulated GPU (under a 60 s timeout), with `GPU_EMU_LOG=1` and an
+/// environment cleaned of HSA, HIP and cltap settings.
+fn on_emu(program: &Path, args: &[&str]) -> Command {
+    let mut c = Command::new(root().join("scripts/gpu-emu.sh"));
+    c.arg("--").arg("timeout").arg("60").arg(program).args(args);
+    for (k, _) in std::env::vars() {
+        if ["HSA_", "HIP_", "CLTAP_", "ROCP_", "GPU_EMU_"].iter().any(|p| k.starts_with(p)) {
+            c.env_remove(k);
+        }
+    }
+    c.env_remove("LD_PRELOAD");
+    c.env("GPU_EMU_LOG", "1");
+    c
+}
+
+fn client(args: &[&str]) -> Command {
+    let co = built().join("kernels.co");
+    let mut all = vec![co.to_str().unwrap()];
+    all.extend_from_slice(args);
+    on_emu(&built().join("emu_client"), &all)
+}
+
+fn faulting(args: &[&str], fault: &str) -> Command {
+    let mut c = client(args);
+    c.env("GPU_EMU_FAULT", fault);
+    c
+}
+
+fn passed(o: &Outcome, who: &str) {
+    assert_eq!(o.code, Some(0), "{who} failed\nstdout:\n{}\nstderr:\n{}", o.stdout, o.stderr);
+    assert!(o.stdout.contains(&format!("{who}: all checks passed")), "stdout:\n{}", o.stdout);
+    assert!(!o.stdout.contains("FAIL"), "stdout:\n{}", o.stdout);
+}
+
+/// Both ways of meeting rocminfo's driver checks: the private mount namespace (as root) and the
+/// LD_PRELOAD shim (`GPU_EMU_SHIM=1`, what the launcher uses without root).
+#[test]
+fn rocminfo_lists_a_cpu_and_a_gfx906_agent() {
+    let _ = built();
+    for shim in ["0", "1"] {
+        let mut c = on_emu(Path::new("rocminfo"), &[]);
+        c.env("GPU_EMU_SHIM", shim);
+        let o = run(c);
+        assert_eq!(o.code, Some(0), "shim {shim}\nstdout:\n{}\nstderr:\n{}", o.stdout, o.stderr);
+        let lines: Vec<&str> = o.stdout.lines().map(str::trim).collect();
+        assert!(lines.contains(&"Device Type:             CPU"), "{}", o.stdout);
+        assert!(lines.contains(&"Device Type:             GPU"), "{}", o.stdout);
+        assert!(lines.contains(&"Name:                    gfx906"), "{}", o.stdout);
+        assert!(lines.contains(&"Marketing Name:          gfx906 emulated by cltap gpu-emu"), "{}", o.stdout);
+        assert!(lines.contains(&"Compute Unit:            60"), "{}", o.stdout);
+        assert!(
+            lines.iter().any(|l| l.starts_with("Name:") && l.contains("amdgcn-amd-amdhsa--gfx906")),
+            "{}",
+            o.stdout
+        );
+    }
+}
+
+#[test]
+fn an_hsa_program_runs_on_debians_rocr_with_dispatches_barriers_copies_and_waits() {
+    let o = run(client(&[]));
+    passed(&o, "emu_client");
+    // Debian's ROCr, and the emulator's thunk under it.
+    let loaded: Vec<&str> = o.stdout.lines().filter_map(|l| l.strip_prefix("emu_client: loaded ")).collect();
+    assert!(loaded.iter().any(|p| p.starts_with("/usr/lib/x86_64-linux-gnu/libhsa-runtime64.so.1")), "{loaded:?}");
+    assert!(loaded.iter().any(|p| p.ends_with("/gpu-emu/libhsakmt.so.1")), "{loaded:?}");
+    assert!(!loaded.iter().any(|p| p.contains("libhsa-runtime64") && !p.starts_with("/usr/lib/")), "{loaded:?}");
+    // What the command processor ran: the client's kernels, ROCr's three blit kernels for the
+    // copies and the fill, both barrier kinds and ROCr's PM4 packets.
+    for what in [
+        "dispatch vadd_f32 grid=[1024, 1, 1]",
+        "dispatch not_registered grid=[1024, 1, 1]",
+        "dispatch ROCr blit CopyAligned",
+        "dispatch ROCr blit CopyMisaligned",
+        "dispatch ROCr blit Fill",
+        ": BarrierAnd",
+        ": BarrierOr",
+        ": VendorSpecific",
+    ] {
+        assert!(o.stderr.contains(what), "{what:?} not in the emulator's log:\n{}", o.stderr);
+    }
+}
+
+#[test]
+fn a_memory_fault_on_demand_is_reported_by_rocr_which_aborts() {
+    use std::os::unix::process::{CommandExt, ExitStatusExt};
+    let mut c = faulting(&["fault"], "memory@vadd_f32");
+    // SAFETY: only setrlimit between fork and exec: no core file from the expected abort.
+    unsafe {
+        c.pre_exec(|| {
+            let none = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
+            libc::setrlimit(libc::RLIMIT_CORE, &none);
+            Ok(())
+        });
+    }
+    let out = c.output().unwrap();
+    let o = Outcome {
+        code: out.status.code(),
+        stdout: String::from_utf8_lossy(&out.stdout).into(),
+        stderr: String::from_utf8_lossy(&out.stderr).into(),
+    };
+    // SIGABRT (timeout passes its child's signal on by raising it).
+    assert_eq!(out.status.signal(), Some(libc::SIGABRT), "stdout:\n{}\nstderr:\n{}", o.stdout, o.stderr);
+    assert!(o.stdout.contains("emu_client: dispatched"), "{}", o.stdout);
+    assert!(
+        o.stderr.contains("Memory access fault by GPU node-1")
+            && o.stderr.contains("on address 0x1000. Reason: Page not present or supervisor privilege."),
+        "{}",
+        o.stderr
+    );
+}
+
+#[test]
+fn a_memory_fault_reaches_the_applications_system_event_handler() {
+    let o = run(faulting(&["fault-handled"], "memory@vadd_f32"));
+    assert_eq!(o.code, Some(0), "stdout:\n{}\nstderr:\n{}", o.stdout, o.stderr);
+    assert!(o.stdout.contains("emu_client: memory fault event at 0x1000, reason mask 0x1\n"), "{}", o.stdout);
+    // The faulted dispatch never completes.
+    assert!(o.stdout.contains("emu_client: dispatch signal 1\n"), "{}", o.stdout);
+}
+
+#[test]
+fn queue_errors_on_demand_reach_the_queues_error_callback() {
+    for (fault, line) in [
+        ("illegal-instruction@vadd_f32", "queue error 0x2a: HSA_STATUS_ERROR_ILLEGAL_INSTRUCTION"),
+        ("aperture@vadd_f32#1", "queue error 0x29: HSA_STATUS_ERROR_MEMORY_APERTURE_VIOLATION"),
+    ] {
+        let o = run(faulting(&["fault"], fault));
+        assert_eq!(o.code, Some(0), "{fault}\nstdout:\n{}\nstderr:\n{}", o.stdout, o.stderr);
+        assert!(o.stdout.contains(line), "{fault}: {}", o.stdout);
+        assert!(o.stdout.contains("emu_client: dispatch signal 1\n"), "{fault}: {}", o.stdout);
+    }
+}
+
+#[test]
+fn a_bad_fault_setting_is_one_line_and_nothing_faults() {
+    let o = run(faulting(&[], "explode@vadd_f32"));
+    passed(&o, "emu_client");
+    let lines: Vec<&str> = o.stderr.lines().filter(|l| l.contains("GPU_EMU_FAULT")).collect();
+    assert_eq!(lines.len(), 1, "{}", o.stderr);
+    assert!(lines[0].contains("\"explode@vadd_f32\"") && lines[0].contains("memory|illegal-instruction|aperture"));
+}
+
+#[test]
+fn a_hip_program_runs_on_debians_hip_with_rocclr_copy_and_fill_kernels() {
+    let o = run(on_emu(&built().join("hip_client"), &[]));
+    passed(&o, "hip_client");
+    for what in [
+        "dispatch vadd_f32 grid=[4096, 1, 1]",
+        "dispatch __amd_rocclr_fillBufferAligned",
+        "dispatch __amd_rocclr_copyBuffer",
+    ] {
+        assert!(o.stderr.contains(what), "{what:?} not in the emulator's log:\n{}", o.stderr);
+    }
+    // The kernel launched 10,000 times reached the command processor as 10,000 dispatches.
+    let launches = o.stderr.matches(": dispatch inc_u32 grid=[256, 1, 1]\n").count();
+    assert_eq!(launches, 10_000);
+}
+
+/// The emulated AQLprofile under Debian's ROCr: two profiled vadd_f32 dispatches of 1024 work-items
+/// in work-groups of 64, between a start and a stop packet the client writes itself.
+#[test]
+fn rocr_serves_the_emulated_aqlprofile_and_the_command_processor_counts() {
+    let co = built().join("kernels.co");
+    let o = run(on_emu(&built().join("aql_client"), &[co.to_str().unwrap()]));
+    passed(&o, "aql_client");
+    // The counter model (docs/gpu-emu.md, gpu-emu/src/pmc.rs) for one such dispatch.
+    let (items, waves) = (1024u64, 1024u64 / 64);
+    let nominal_ns = (2000 + items / 16).min(1_000_000);
+    let grbm_count = nominal_ns * 1725 / 1000;
+    let share = |total: u64, i: u64, n: u64| total / n + u64::from(i < total % n);
+    for (event, samples, per_dispatch) in [
+        ("block=6 index=0 counter=4", 4, waves),
+        ("block=3 index=0 counter=0", 1, grbm_count),
+        ("block=12 index=3 counter=20", 1, share(items / 4, 3, 16)),
+        ("block=10 index=0 counter=101", 1, share(2 * waves, 0, 16)),
+    ] {
+        let line = format!("aql_client: event {event} samples={samples} sum={}\n", 2 * per_dispatch);
+        assert!(o.stdout.contains(&line), "{line:?} not in:\n{}", o.stdout);
+    }
+    // ROCr's own PM4 packets pass through the same command processor untouched.
+    assert!(o.stderr.contains(": VendorSpecific"), "{}", o.stderr);
+}
+
+#[test]
+fn without_the_emulated_aqlprofile_rocr_has_no_extension() {
+    let co = built().join("kernels.co");
+    let mut c = on_emu(&built().join("aql_client"), &[co.to_str().unwrap()]);
+    c.env("GPU_EMU_AQLPROFILE", "0");
+    let o = run(c);
+    assert_eq!(o.code, Some(0), "stdout:\n{}\nstderr:\n{}", o.stdout, o.stderr);
+    assert!(o.stdout.contains("aql_client: no aqlprofile extension\n"), "{}", o.stdout);
+}
+
+/// cltap itself on the real stack: `cltap run --hsa --hsa-intercept 2 --counters …` on the HIP
+/// program, through Debian's HIP and ROCr, ROCr's intercept queues and the emulated AQLprofile. Every
+/// dispatch is named and holds the counter model's values for its packet.
+#[test]
+fn cltap_counts_a_hip_program_through_rocrs_aqlprofile_extension() {
+    let _ = layer();
+    let out = scratch("gpu-emu-cltap-counters");
+    let mut c = on_emu(Path::new(env!("CARGO_BIN_EXE_cltap")), &[]);
+    c.args(["run", "--no-summary", "--hsa", "--hsa-intercept", "2", "--counters", "SQ_WAVES,GRBM_COUNT", "--output"])
+        .arg(&*out)
+        .arg("--")
+        .arg(built().join("hip_client"));
+    let o = run(c);
+    passed(&o, "hip_client");
+    let file = std::fs::read_dir(&*out)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.to_string_lossy().ends_with(".results.csv"))
+        .unwrap_or_else(|| panic!("no .results.csv\nstdout:\n{}\nstderr:\n{}", o.stdout, o.stderr));
+    let r = cltap_formats::perf::read_results(&std::fs::read_to_string(file).unwrap()).unwrap();
+    assert_eq!(r.counters, ["SQ_WAVES", "GRBM_COUNT"]);
+    let names: Vec<&str> = r.rows.iter().map(|x| x.kernel_name.as_str()).collect();
+    assert_eq!(names.iter().filter(|n| **n == "vadd_f32.kd").count(), 3, "{names:?}");
+    assert!(names.contains(&"__amd_rocclr_fillBufferAligned.kd"), "{names:?}");
+    assert!(names.contains(&"__amd_rocclr_copyBuffer.kd"), "{names:?}");
+    for x in &r.rows {
+        // One-dimensional dispatches: waves of 64 per work-group, T = min(2000 + WI / 16, 1e6) ns.
+        let waves = x.grd.div_ceil(x.wgr) * x.wgr.div_ceil(64);
+        let grbm = (2000 + x.grd / 16).min(1_000_000) * 1725 / 1000;
+        assert_eq!(x.values, [Some(waves as f64), Some(grbm as f64)], "{}", x.kernel_name);
+        let t = x.times.expect("ROCP_HSA_INTERCEPT=2 gives the times");
+        assert!(t.begin <= t.end, "{}: {t:?}", x.kernel_name);
+    }
+}

@@ -101,7 +101,48 @@ struct QueueInfo {
     /// The application's `hsa_queue_t*`.
     queue: usize,
     queue_id: u64,
+    /// The queue's number among the intercept queues, from 0 in creation
+    /// order: rocprofiler v1's `queue_id`.
+    number: u32,
     mode: u8,
+}
+
+static NEXT_QUEUE: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+
+/// Told of every packet an intercept queue submits, before it is written
+/// (rocprofiler v1's `submit` callback): the packet, the application's
+/// `hsa_queue_t*`, the agent, and for a kernel dispatch its kernel's name.
+pub type SubmitHook = fn(packet: &[u8; PACKET_SIZE], queue: usize, agent: u64, kernel: Option<&str>);
+static SUBMIT_HOOK: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+/// Sets (or with None removes) the submit hook.
+pub fn set_submit_hook(h: Option<SubmitHook>) {
+    SUBMIT_HOOK.store(h.map_or(0, |h| h as usize), Ordering::Release);
+}
+
+fn submitted(raw: &[u8; PACKET_SIZE], q: &QueueInfo, kernel: Option<&str>) {
+    let h = SUBMIT_HOOK.load(Ordering::Acquire);
+    if h != 0 {
+        // SAFETY: only ever set from a `SubmitHook`.
+        let h: SubmitHook = unsafe { std::mem::transmute::<usize, SubmitHook>(h) };
+        h(raw, q.queue, q.agent, kernel);
+    }
+}
+
+/// An intercept queue whose dispatches are timed, whatever the mode
+/// (rocprofiler v1's `rocprofiler_queue_create_profiled`).
+#[allow(clippy::too_many_arguments)]
+pub fn create_profiled(
+    agent: u64,
+    size: u32,
+    qtype: u32,
+    callback: *mut c_void,
+    data: *mut c_void,
+    private_segment_size: u32,
+    group_segment_size: u32,
+    queue: *mut *mut u8,
+) -> u32 {
+    create(agent, size, qtype, callback, data, private_segment_size, group_segment_size, queue, 2)
 }
 
 /// `hsa_queue_create`, as the application calls it.
@@ -146,7 +187,7 @@ unsafe fn queue_create_recorded(
     ];
     let t = bracket::enter_hsa(id::hsa_queue_create, &app);
     let r = crate::guard::guard(HSA_STATUS_ERROR, || {
-        create(agent, size, qtype, callback, data, private_segment_size, group_segment_size, queue as *mut *mut u8)
+        create(agent, size, qtype, callback, data, private_segment_size, group_segment_size, queue as *mut *mut u8, 0)
     });
     if t.on {
         bracket::exit_hsa(id::hsa_queue_create, t, r as u64, &app);
@@ -168,6 +209,7 @@ fn create(
     private_segment_size: u32,
     group_segment_size: u32,
     queue: *mut *mut u8,
+    min_mode: u8,
 ) -> u32 {
     let plain = orig(id::hsa_queue_create);
     let icreate = orig(id::hsa_amd_queue_intercept_create);
@@ -187,7 +229,7 @@ fn create(
             return r;
         }
         let q = *queue;
-        let m = mode();
+        let m = mode().max(min_mode);
         if m >= 2 {
             let en = orig(id::hsa_amd_profiling_set_profiler_enabled);
             if en != 0 {
@@ -199,6 +241,7 @@ fn create(
             agent,
             queue: q as usize,
             queue_id: std::ptr::read_volatile(q.add(QUEUE_ID_OFFSET) as *const u64),
+            number: NEXT_QUEUE.fetch_add(1, Ordering::Relaxed),
             mode: m,
         }));
         let reg: unsafe extern "C" fn(*mut u8, Handler, *mut c_void) -> u32 = std::mem::transmute(register);
@@ -262,10 +305,12 @@ fn handle(pkts: *const u8, count: u64, index: u64, q: &QueueInfo) -> Option<Vec<
         let kind = p.header().kind;
         count_packet(kind);
         if kind != PacketType::KernelDispatch {
+            submitted(raw, q, None);
             out.keep(i);
             continue;
         }
         let name = super::kernels::name(p.kernel_object);
+        submitted(raw, q, name.as_deref());
         if let Ok(mut m) = KERNEL_DISPATCHES.lock() {
             *m.get_or_insert_with(HashMap::new).entry((p.kernel_object, name.clone())).or_insert(0) += 1;
         }
@@ -276,6 +321,7 @@ fn handle(pkts: *const u8, count: u64, index: u64, q: &QueueInfo) -> Option<Vec<
             agent: q.agent,
             queue: q.queue as *const c_void,
             queue_index: index + i as u64,
+            queue_number: q.number,
             packet: raw,
             kernel_object: p.kernel_object,
             kernel_name: name.as_deref(),

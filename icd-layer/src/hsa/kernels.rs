@@ -59,8 +59,10 @@ pub fn lookup(object: u64) -> Arc<Kernel> {
     let found = resolve(object);
     let mut w = KERNELS.write();
     let m = w.get_or_insert_with(HashMap::new);
+    let mut named = Vec::new();
     for (o, name) in found.names {
         m.entry(o).or_insert_with(|| {
+            named.push(o);
             Arc::new(Kernel {
                 name: Some(name.into()),
                 executable: found.executable,
@@ -89,7 +91,50 @@ pub fn lookup(object: u64) -> Arc<Kernel> {
             );
         }
     }
-    k.clone()
+    let k = k.clone();
+    let symbols: Vec<(u64, Arc<str>)> = named.iter().filter_map(|o| Some((*o, m.get(o)?.name.clone()?))).collect();
+    drop(w);
+    tell_symbols(&symbols, false);
+    k
+}
+
+/// Told of every kernel symbol cltap learns (`unload` false, before the
+/// first dispatch of any kernel of its executable) and forgets (`unload`
+/// true, when its executable is destroyed): rocprofiler v1's `ksymbol`
+/// callback.
+pub type SymbolHook = fn(object: u64, name: &str, unload: bool);
+static SYMBOL_HOOK: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+pub fn set_symbol_hook(h: SymbolHook) {
+    SYMBOL_HOOK.store(h as usize, std::sync::atomic::Ordering::Release);
+}
+
+fn tell_symbols(symbols: &[(u64, Arc<str>)], unload: bool) {
+    let h = SYMBOL_HOOK.load(std::sync::atomic::Ordering::Acquire);
+    if h == 0 || symbols.is_empty() {
+        return;
+    }
+    // SAFETY: only ever set from a `SymbolHook`.
+    let h: SymbolHook = unsafe { std::mem::transmute::<usize, SymbolHook>(h) };
+    for (o, n) in symbols {
+        h(*o, n, unload);
+    }
+}
+
+/// The host address of a kernel object (its code object's kernel
+/// descriptor, readable by the host), as the loader extension gives it;
+/// the object itself where the loader cannot tell (rocprofiler 5.2.3's
+/// `kernel_code`).
+pub fn host_address(object: u64) -> u64 {
+    let Some(host) = loader().and_then(|t| t.query_host_address) else { return object };
+    let mut p: *const c_void = std::ptr::null();
+    // SAFETY: the loader's entry, as hsa_ven_amd_loader.h defines it.
+    let ok = unsafe { host(object as *const c_void, &mut p) } == HSA_STATUS_SUCCESS;
+    if ok && !p.is_null() {
+        p as u64
+    } else {
+        object
+    }
 }
 
 /// The kernel's name, if the runtime could tell.
@@ -217,9 +262,17 @@ unsafe fn kernel_symbol(info: SymbolGetInfo, symbol: u64) -> Option<(u64, String
 /// Forgets the kernels of an executable the application destroys: a later
 /// executable may be loaded at the same addresses, with other kernels.
 fn forget_executable(executable: u64) {
+    let mut gone = Vec::new();
     if let Some(m) = KERNELS.write().as_mut() {
-        m.retain(|_, k| k.executable != executable);
+        m.retain(|o, k| {
+            let keep = k.executable != executable;
+            if let (false, Some(n)) = (keep, &k.name) {
+                gone.push((*o, n.clone()));
+            }
+            keep
+        });
     }
+    tell_symbols(&gone, true);
 }
 
 /// What `OnLoad` puts in the core table's `hsa_executable_destroy` entry

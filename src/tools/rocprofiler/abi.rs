@@ -428,6 +428,7 @@ pub fn layout() -> Vec<(String, usize)> {
         ("rocprofiler_info_query_t.info_kind", 0),
         ("rocprofiler_info_query_t.trace_parameter.trace_name", 0),
     ]);
+    v.extend(super::abi_ext::layout());
     let mut out: Vec<(String, usize)> = v.into_iter().map(|(n, o)| (n.to_string(), o)).collect();
     for (n, o) in crate::tools::toollib_settings::RocprofilerSettings::layout() {
         let name =

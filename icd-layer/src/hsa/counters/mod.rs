@@ -45,6 +45,8 @@ pub struct DispatchInfo<'a> {
     /// The application's `hsa_queue_t*`.
     pub queue: *const std::ffi::c_void,
     pub queue_index: u64,
+    /// The queue's number among the intercept queues (from 0).
+    pub queue_number: u32,
     /// The application's kernel dispatch packet.
     pub packet: &'a [u8; 64],
     pub kernel_object: u64,

@@ -86,6 +86,12 @@ pub fn named(agent: u64) -> Result<Arc<Gpu>, RocpError> {
     Ok(g)
 }
 
+/// `agent`'s index among the GPU agents, where it is the counting GPU; 0
+/// otherwise (cltap counts on one GPU).
+pub fn index_of(agent: u64) -> u32 {
+    named(agent).map_or(0, |g| g.index)
+}
+
 fn get_info() -> GetInfo {
     // SAFETY: the runtime's hsa_agent_get_info (checked non-zero by `installed`).
     unsafe { std::mem::transmute::<usize, GetInfo>(orig(id::hsa_agent_get_info)) }

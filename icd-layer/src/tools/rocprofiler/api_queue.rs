@@ -23,7 +23,7 @@ use cltap::tools::rocprofiler::error::RocpError;
 use cltap::tools::rocprofiler::registry;
 use parking_lot::Mutex;
 use std::cell::Cell;
-use std::ffi::{c_void, CString};
+use std::ffi::c_void;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 /// The tool's callbacks and their data.
@@ -62,8 +62,6 @@ pub fn in_dispatch_callback() -> bool {
 
 /// `hsa_completion_signal` of an AQL dispatch packet.
 const PACKET_COMPLETION_SIGNAL: usize = 56;
-/// `hsa_queue_t.id`.
-const QUEUE_ID_OFFSET: usize = 32;
 
 /// A dispatch record handed to the tool: malloc'ed, the tool's to free
 /// (whether or not it returned a group), as rocprofiler v1's records are.
@@ -110,27 +108,23 @@ fn hook(d: &DispatchInfo<'_>) -> Option<ToolRequest> {
     }
     let reg = (*REGISTERED.lock())?;
     let dispatch = reg.callbacks.dispatch?;
-    let name = d.kernel_name.and_then(|n| CString::new(n).ok());
+    let name = d.kernel_name.map(super::names::v1_name);
     let record = new_record();
-    let queue_id = if d.queue.is_null() {
-        0
-    } else {
-        // SAFETY: the application's live hsa_queue_t.
-        unsafe { std::ptr::read_volatile((d.queue as *const u8).add(QUEUE_ID_OFFSET) as *const u64) as u32 }
-    };
     let data = CallbackData {
         agent: Agent { handle: d.agent },
         agent_index: agent::named(d.agent).map_or(0, |g| g.index),
         queue: d.queue,
         queue_index: d.queue_index,
-        queue_id,
+        queue_id: d.queue_number,
         completion_signal: u64::from_le_bytes(d.packet[PACKET_COMPLETION_SIGNAL..].try_into().ok()?),
         packet: d.packet.as_ptr() as *const c_void,
         kernel_name: name.as_ref().map_or(std::ptr::null(), |n| n.as_ptr()),
         kernel_object: d.kernel_object,
-        // v1 points at the amd_kernel_code_t of old code objects; a code
-        // object v3+ kernel has a kernel descriptor instead, not that.
-        kernel_code: std::ptr::null(),
+        // As 5.2.3: the kernel object's host address (the loader's), read
+        // by tools as an `amd_kernel_code_t`: with code objects v3+ it is
+        // the kernel descriptor, whose `compute_pgm_rsrc1` is at the same
+        // offset (48), which is all rocprofiler's own tool reads of it.
+        kernel_code: crate::hsa::kernels::host_address(d.kernel_object) as *const c_void,
         // SAFETY: a plain system call.
         thread_id: unsafe { libc::syscall(libc::SYS_gettid) } as u32,
         record: record.0,

@@ -10,11 +10,15 @@
 //! api_info, api_context → agent, base      api_sampling → base, api_queue
 //! api_queue → agent, base; hsa::counters (the tool hook), hsa::intercept, hsa::proxy
 //! agent → hsa::wrappers, hsa::counters, life
+//! api_pool → agent, base      api_hsa → agent, base, names; hsa::intercept, hsa::kernels (hooks), hsa::proxy
 //! ```
 
 mod agent;
 mod api_base;
 mod api_context;
+mod api_hsa;
 mod api_info;
+mod api_pool;
 pub mod api_queue;
 mod api_sampling;
+mod names;

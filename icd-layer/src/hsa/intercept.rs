@@ -284,6 +284,8 @@ fn words(q: &QueueInfo, index: u64, p: &KernelDispatch) -> [u64; DISPATCH_WORDS]
         w[DISPATCH_GRID + k] = p.grid_size[k] as u64;
         w[DISPATCH_WORKGROUP + k] = p.workgroup_size[k] as u64;
     }
+    w[DISPATCH_SIGNAL] = p.completion_signal;
+    w[DISPATCH_QUEUE_NUMBER] = q.number as u64;
     w[DISPATCH_PRIVATE_SEGMENT] = p.private_segment_size as u64;
     w[DISPATCH_GROUP_SEGMENT] = p.group_segment_size as u64;
     w

@@ -379,3 +379,45 @@ fn a_group_reused_by_several_dispatches_does_not_hang_the_handler() {
     assert_eq!(lines.len(), 10, "{}", o.stderr);
     assert!(lines.iter().all(|l| l.ends_with("get_data=0 waves=1")), "{}", o.stderr);
 }
+
+/// A tool whose dispatch callback takes a lock and aborts, and whose
+/// `OnUnloadTool` takes the same lock: the application ends with SIGABRT
+/// at once (cltap runs no tool code and renders nothing in a signal
+/// handler), `OnUnloadTool` never runs, and `cltap render` renders the
+/// trace the process left. The 60 s `timeout` of the harness is only a
+/// bound: a hang reads as its exit status 124, not as SIGABRT.
+#[test]
+fn a_tool_that_aborts_holding_its_unload_lock_ends_the_application_with_sigabrt() {
+    static T: OnceLock<PathBuf> = OnceLock::new();
+    let so = T.get_or_init(|| gcc("rocp_abort_tool.c", "rocp_abort_tool.so", &["-shared", "-fPIC"]));
+    for intercept in ["1", "2"] {
+        let dir = scratch("rocp-abort");
+        let notes = dir.join("notes.txt");
+        let mut c = on_hsa_double(hsa_programs(), &dir);
+        c.arg("sizes").arg(hsa_double().join("kernels.co"));
+        c.env("HSA_TOOLS_LIB", layer())
+            .env("ROCP_TOOL_LIB", so)
+            .env("ROCP_HSA_INTERCEPT", intercept)
+            .env("ROCP_ABORT_TOOL_OUT", &notes)
+            .env("CLTAP_OUTPUT_DIR", &*dir);
+        let o = run(c);
+        // `timeout` ends itself with the signal that ended its child (a
+        // hang would read as its own status 124).
+        assert_eq!(o.code, None, "killed by a signal, not exited: {}\n{}", o.stdout, o.stderr);
+        assert_eq!(o.signal, Some(libc::SIGABRT), "{}\n{}", o.stdout, o.stderr);
+        let text = std::fs::read_to_string(&notes).unwrap_or_default();
+        assert_eq!(text, "callback\n", "OnUnloadTool must not run from a signal handler");
+        let trace = only_file(&dir, ".cltrace");
+        let out = dir.join("rendered");
+        let r = Command::new(root().join("target/release/cltap"))
+            .arg("render")
+            .arg(&trace)
+            .arg("--output")
+            .arg(&out)
+            .output()
+            .unwrap();
+        assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+        let log = std::fs::read_to_string(only_file(&out, ".apilog")).unwrap();
+        assert!(log.contains("hsa_queue_create"), "the trace the process left renders: {log}");
+    }
+}

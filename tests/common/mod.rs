@@ -202,14 +202,18 @@ pub fn vendor_dir(libs: &[String]) -> PathBuf {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Outcome {
     pub code: Option<i32>,
+    /// The signal that ended the process, if one did.
+    pub signal: Option<i32>,
     pub stdout: String,
     pub stderr: String,
 }
 
 pub fn run(mut c: Command) -> Outcome {
     let o = c.output().expect("spawn");
+    use std::os::unix::process::ExitStatusExt;
     Outcome {
         code: o.status.code(),
+        signal: o.status.signal(),
         stdout: String::from_utf8_lossy(&o.stdout).into_owned(),
         stderr: String::from_utf8_lossy(&o.stderr).into_owned(),
     }

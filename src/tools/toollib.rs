@@ -53,6 +53,10 @@ static REQUESTED_HSA_MODE: AtomicU8 = AtomicU8::new(0);
 /// A tool left `hsa_intercepting` on: rocprofiler v1's HSA callbacks
 /// (`rocprofiler_set_hsa_callbacks`' kernel symbols) are called.
 static HSA_INTERCEPTING: AtomicBool = AtomicBool::new(false);
+/// A tool left `opt_mode` on: rocprofiler v1's dispatch callback gets the
+/// data of 5.2.3's optimised path (no kernel name, object, code, thread or
+/// record: the tool names kernels from its `ksymbol` callback).
+static OPT_MODE: AtomicBool = AtomicBool::new(false);
 
 fn dlerror() -> String {
     // SAFETY: dlerror returns NULL or a string valid until the next dl call.
@@ -132,6 +136,7 @@ pub fn load_all(paths: &[PathBuf], mut settings: RocprofilerSettings) -> Vec<Pat
     if !loaded.is_empty() {
         REQUESTED_HSA_MODE.fetch_max(settings.requested_hsa_mode(&offered), Ordering::AcqRel);
         HSA_INTERCEPTING.store(settings.hsa_intercepting != 0, Ordering::Release);
+        OPT_MODE.store(settings.opt_mode != 0, Ordering::Release);
     }
     loaded
 }
@@ -144,6 +149,11 @@ pub fn requested_hsa_mode() -> u8 {
 /// Whether the tools left `hsa_intercepting` on in their settings.
 pub fn hsa_intercepting() -> bool {
     HSA_INTERCEPTING.load(Ordering::Acquire)
+}
+
+/// Whether the tools left `opt_mode` on in their settings.
+pub fn opt_mode() -> bool {
+    OPT_MODE.load(Ordering::Acquire)
 }
 
 /// Calls every loaded tool's `OnUnloadTool`, the last loaded first. Runs

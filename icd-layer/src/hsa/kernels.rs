@@ -59,10 +59,8 @@ pub fn lookup(object: u64) -> Arc<Kernel> {
     let found = resolve(object);
     let mut w = KERNELS.write();
     let m = w.get_or_insert_with(HashMap::new);
-    let mut named = Vec::new();
     for (o, name) in found.names {
         m.entry(o).or_insert_with(|| {
-            named.push(o);
             Arc::new(Kernel {
                 name: Some(name.into()),
                 executable: found.executable,
@@ -91,34 +89,7 @@ pub fn lookup(object: u64) -> Arc<Kernel> {
             );
         }
     }
-    let k = k.clone();
-    let symbols: Vec<(u64, Arc<str>)> = named.iter().filter_map(|o| Some((*o, m.get(o)?.name.clone()?))).collect();
-    drop(w);
-    tell_symbols(&symbols, false);
-    k
-}
-
-/// Told of every kernel symbol cltap learns (`unload` false, before the
-/// first dispatch of any kernel of its executable) and forgets (`unload`
-/// true, when its executable is destroyed): rocprofiler v1's `ksymbol`
-/// callback.
-pub type SymbolHook = fn(object: u64, name: &str, unload: bool);
-static SYMBOL_HOOK: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-
-pub fn set_symbol_hook(h: SymbolHook) {
-    SYMBOL_HOOK.store(h as usize, std::sync::atomic::Ordering::Release);
-}
-
-fn tell_symbols(symbols: &[(u64, Arc<str>)], unload: bool) {
-    let h = SYMBOL_HOOK.load(std::sync::atomic::Ordering::Acquire);
-    if h == 0 || symbols.is_empty() {
-        return;
-    }
-    // SAFETY: only ever set from a `SymbolHook`.
-    let h: SymbolHook = unsafe { std::mem::transmute::<usize, SymbolHook>(h) };
-    for (o, n) in symbols {
-        h(*o, n, unload);
-    }
+    k.clone()
 }
 
 /// The host address of a kernel object (its code object's kernel
@@ -262,17 +233,9 @@ unsafe fn kernel_symbol(info: SymbolGetInfo, symbol: u64) -> Option<(u64, String
 /// Forgets the kernels of an executable the application destroys: a later
 /// executable may be loaded at the same addresses, with other kernels.
 fn forget_executable(executable: u64) {
-    let mut gone = Vec::new();
     if let Some(m) = KERNELS.write().as_mut() {
-        m.retain(|o, k| {
-            let keep = k.executable != executable;
-            if let (false, Some(n)) = (keep, &k.name) {
-                gone.push((*o, n.clone()));
-            }
-            keep
-        });
+        m.retain(|_, k| k.executable != executable);
     }
-    tell_symbols(&gone, true);
 }
 
 /// What `OnLoad` puts in the core table's `hsa_executable_destroy` entry

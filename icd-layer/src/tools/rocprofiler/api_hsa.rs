@@ -4,45 +4,27 @@
 //! declares without defining (`rocprofiler_add_feature`,
 //! `rocprofiler_features_set_open`).
 //!
-//! The callbacks, as 5.2.3 calls them:
-//! - `submit`: every packet an intercept queue submits, before it is
-//!   written, with the kernel's name for a dispatch (5.2.3 calls it on its
-//!   intercept queues whatever the settings);
-//! - `ksymbol`: each kernel symbol (name as 5.2.3 gives it, demangled) when
-//!   cltap learns it, before the first dispatch of any kernel of its
-//!   executable (5.2.3: at `hsa_executable_freeze`), and with `unload` 1
-//!   when its executable is destroyed; only when a tool's settings asked
-//!   for `hsa_intercepting`, as in 5.2.3;
-//! - `allocate`, `device`, `memcopy`, `codeobj`: kept, not called (cltap
-//!   does not intercept the memory and code object calls for tools;
-//!   docs/rocprofiler-v1.md).
-//!
-//! The callbacks live in atomics: the submit hook runs for every packet,
-//! on the application's thread, and takes no lock.
+//! The callbacks are called as 5.2.3 calls them: `submit` for every packet
+//! an intercept queue submits (whatever the settings), the others from the
+//! HSA entries of [`super::hsa_entries`], when a tool's settings left
+//! `hsa_intercepting` on. They live in atomics: the submit hook runs for
+//! every packet, on the application's thread, and takes no lock.
 
 use super::api_base::call;
+use super::hsa_callbacks;
 use cltap::tools::rocprofiler::abi::{Feature, Properties};
 use cltap::tools::rocprofiler::abi_ext::TIME_ID_COUNT;
-use cltap::tools::rocprofiler::abi_ext::{cb_id, HsaCallback, HsaCallbackData, HsaCallbacks, KsymbolData, SubmitData};
+use cltap::tools::rocprofiler::abi_ext::{cb_id, HsaCallbackData, HsaCallbacks, SubmitData};
 use cltap::tools::rocprofiler::error::RocpError;
 use std::ffi::c_void;
-use std::sync::atomic::{AtomicUsize, Ordering};
-
-static SUBMIT: AtomicUsize = AtomicUsize::new(0);
-static KSYMBOL: AtomicUsize = AtomicUsize::new(0);
-static ARG: AtomicUsize = AtomicUsize::new(0);
-
-fn callback(slot: &AtomicUsize) -> Option<HsaCallback> {
-    let f = slot.load(Ordering::Acquire);
-    // SAFETY: only ever stored from an `HsaCallback`.
-    (f != 0).then(|| unsafe { std::mem::transmute::<usize, HsaCallback>(f) })
-}
 
 /// `device_type` of a GPU (`HSA_DEVICE_TYPE_GPU`).
 const DEVICE_TYPE_GPU: u32 = 1;
 
 fn on_submit(packet: &[u8; 64], queue: usize, agent: u64, kernel: Option<&str>) {
-    let Some(f) = callback(&SUBMIT) else { return };
+    if !hsa_callbacks::wanted(cb_id::SUBMIT) {
+        return;
+    }
     let name = kernel.map(super::names::v1_name);
     let data = HsaCallbackData {
         submit: SubmitData {
@@ -53,26 +35,7 @@ fn on_submit(packet: &[u8; 64], queue: usize, agent: u64, kernel: Option<&str>) 
             device_id: super::agent::index_of(agent),
         },
     };
-    // SAFETY: the tool's callback with its own argument; `data` outlives the call.
-    unsafe { f(cb_id::SUBMIT, &data, ARG.load(Ordering::Acquire) as *mut c_void) };
-}
-
-fn on_symbol(object: u64, name: &str, unload: bool) {
-    let Some(f) = callback(&KSYMBOL) else { return };
-    if !cltap::tools::toollib::hsa_intercepting() {
-        return;
-    }
-    let name = super::names::v1_name(name);
-    let data = HsaCallbackData {
-        ksymbol: KsymbolData {
-            object,
-            name: name.as_ptr(),
-            name_length: name.as_bytes().len() as u32,
-            unload: unload as i32,
-        },
-    };
-    // SAFETY: as in `on_submit`.
-    unsafe { f(cb_id::KSYMBOL, &data, ARG.load(Ordering::Acquire) as *mut c_void) };
+    hsa_callbacks::issue(cb_id::SUBMIT, &data);
 }
 
 /// `hsa_status_t rocprofiler_set_hsa_callbacks(const rocprofiler_hsa_callbacks_t, void* arg)`:
@@ -80,14 +43,20 @@ fn on_symbol(object: u64, name: &str, unload: bool) {
 #[no_mangle]
 pub extern "C" fn rocprofiler_set_hsa_callbacks(callbacks: HsaCallbacks, arg: *mut c_void) -> u32 {
     call("rocprofiler_set_hsa_callbacks", || {
-        ARG.store(arg as usize, Ordering::Release);
-        SUBMIT.store(callbacks.submit.map_or(0, |f| f as usize), Ordering::Release);
-        KSYMBOL.store(callbacks.ksymbol.map_or(0, |f| f as usize), Ordering::Release);
+        let all = [
+            callbacks.allocate,
+            callbacks.device,
+            callbacks.memcopy,
+            callbacks.submit,
+            callbacks.ksymbol,
+            callbacks.codeobj,
+        ];
+        super::hsa_callbacks::set(all, arg);
         crate::hsa::intercept::set_submit_hook(
             callbacks.submit.map(|_| on_submit as crate::hsa::intercept::SubmitHook),
         );
-        if callbacks.ksymbol.is_some() {
-            crate::hsa::kernels::set_symbol_hook(on_symbol);
+        if all.iter().enumerate().any(|(i, f)| f.is_some() && i as u32 != cb_id::SUBMIT) {
+            super::hsa_entries::put_in_front();
         }
         Ok(())
     })

@@ -21,10 +21,9 @@ use cltap::tools::rocprofiler::abi::{status, Agent, CallbackData, DispatchRecord
 use cltap::tools::rocprofiler::collect::Collection;
 use cltap::tools::rocprofiler::error::RocpError;
 use cltap::tools::rocprofiler::registry;
-use parking_lot::Mutex;
 use std::cell::Cell;
 use std::ffi::c_void;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicPtr, Ordering};
 
 /// The tool's callbacks and their data.
 #[derive(Clone, Copy)]
@@ -33,7 +32,21 @@ struct Registered {
     data: usize,
 }
 
-static REGISTERED: Mutex<Option<Registered>> = Mutex::new(None);
+/// The registered callbacks: a leaked box, swapped whole (registering is
+/// rare; the hook reads it for every dispatch without a lock). A replaced
+/// one is never freed: a dispatch may still be reading it.
+static REGISTERED: AtomicPtr<Registered> = AtomicPtr::new(std::ptr::null_mut());
+
+fn registered() -> Option<Registered> {
+    let p = REGISTERED.load(Ordering::Acquire);
+    // SAFETY: a leaked box, never freed.
+    (!p.is_null()).then(|| unsafe { *p })
+}
+
+fn register(r: Option<Registered>) {
+    let p = r.map_or(std::ptr::null_mut(), |r| Box::into_raw(Box::new(r)));
+    REGISTERED.store(p, Ordering::Release);
+}
 /// `rocprofiler_stop_queue_callbacks` was called (and no start since).
 static STOPPED: AtomicBool = AtomicBool::new(false);
 /// A tool registered a dispatch callback (it needs intercept queues).
@@ -106,10 +119,13 @@ fn hook(d: &DispatchInfo<'_>) -> Option<ToolRequest> {
     if STOPPED.load(Ordering::Acquire) {
         return None;
     }
-    let reg = (*REGISTERED.lock())?;
+    let reg = registered()?;
     let dispatch = reg.callbacks.dispatch?;
-    let name = d.kernel_name.map(super::names::v1_name);
-    let record = new_record();
+    // 5.2.3's optimised path (`OnSubmitCB_opt`, a tool's `opt_mode`) gives
+    // no kernel name, object, code, thread or record.
+    let full = !cltap::tools::toollib::opt_mode();
+    let name = d.kernel_name.filter(|_| full).map(super::names::v1_name);
+    let record = if full { new_record() } else { Record(std::ptr::null_mut()) };
     let data = CallbackData {
         agent: Agent { handle: d.agent },
         agent_index: agent::named(d.agent).map_or(0, |g| g.index),
@@ -119,14 +135,18 @@ fn hook(d: &DispatchInfo<'_>) -> Option<ToolRequest> {
         completion_signal: u64::from_le_bytes(d.packet[PACKET_COMPLETION_SIGNAL..].try_into().ok()?),
         packet: d.packet.as_ptr() as *const c_void,
         kernel_name: name.as_ref().map_or(std::ptr::null(), |n| n.as_ptr()),
-        kernel_object: d.kernel_object,
+        kernel_object: if full { d.kernel_object } else { 0 },
         // As 5.2.3: the kernel object's host address (the loader's), read
         // by tools as an `amd_kernel_code_t`: with code objects v3+ it is
         // the kernel descriptor, whose `compute_pgm_rsrc1` is at the same
         // offset (48), which is all rocprofiler's own tool reads of it.
-        kernel_code: crate::hsa::kernels::host_address(d.kernel_object) as *const c_void,
+        kernel_code: if full {
+            crate::hsa::kernels::host_address(d.kernel_object) as *const c_void
+        } else {
+            std::ptr::null()
+        },
         // SAFETY: a plain system call.
-        thread_id: unsafe { libc::syscall(libc::SYS_gettid) } as u32,
+        thread_id: if full { unsafe { libc::syscall(libc::SYS_gettid) as u32 } } else { 0 },
         record: record.0,
     };
     let mut group = Group::EMPTY;
@@ -167,7 +187,7 @@ fn request(group: &Group, record: Record) -> Option<ToolRequest> {
 #[no_mangle]
 pub unsafe extern "C" fn rocprofiler_set_queue_callbacks(callbacks: QueueCallbacks, data: *mut c_void) -> u32 {
     call("rocprofiler_set_queue_callbacks", || {
-        *REGISTERED.lock() = Some(Registered { callbacks, data: data as usize });
+        register(Some(Registered { callbacks, data: data as usize }));
         STOPPED.store(false, Ordering::Release);
         if callbacks.dispatch.is_some() {
             WANTS_DISPATCHES.store(true, Ordering::Release);
@@ -183,7 +203,7 @@ pub unsafe extern "C" fn rocprofiler_set_queue_callbacks(callbacks: QueueCallbac
 #[no_mangle]
 pub extern "C" fn rocprofiler_remove_queue_callbacks() -> u32 {
     call("rocprofiler_remove_queue_callbacks", || {
-        *REGISTERED.lock() = None;
+        register(None);
         // From inside the callback the hook stays installed, without callbacks.
         if !in_dispatch_callback() {
             counters::set_tool_hook(None);

@@ -16,30 +16,14 @@
 
 mod common;
 
+use common::rocp::{gcc, line, words};
+
 use cltap::metrics::{Block, Catalog, StaticBlocks};
 use common::*;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::OnceLock;
-
-/// gcc on a file of `tests/tools/` with cltap's v1 header.
-fn gcc(source: &str, out: &str, extra: &[&str]) -> PathBuf {
-    let exe = root().join("target/ctests").join(out);
-    std::fs::create_dir_all(exe.parent().unwrap()).unwrap();
-    let st = Command::new("gcc")
-        .args(["-std=c11", "-O1", "-Wall", "-Werror", "-pthread"])
-        .arg(format!("-I{}", root().join("include/rocprofiler").display()))
-        .arg("-I/usr/include/hsa")
-        .args(extra)
-        .arg(root().join("tests/tools").join(source))
-        .arg("-o")
-        .arg(&exe)
-        .status()
-        .expect("run gcc");
-    assert!(st.success(), "building tests/tools/{source} failed");
-    exe
-}
 
 fn tool() -> &'static Path {
     static T: OnceLock<PathBuf> = OnceLock::new();
@@ -80,32 +64,6 @@ fn the_headers_layout_in_gcc_is_cltaps_rust_layout() {
     }
     assert_eq!(size("rocprofiler_feature_t.data"), 40);
     assert_eq!(size("rocprofiler_callback_data_t.record"), 88);
-}
-
-/// A tool line's `key=value` words (the `msg=` value runs to the line's end).
-fn words(line: &str) -> HashMap<String, String> {
-    let (head, msg) = match line.split_once(" msg=") {
-        Some((h, m)) => (h, Some(m)),
-        None => (line, None),
-    };
-    let mut m: HashMap<String, String> = head
-        .split_whitespace()
-        .filter_map(|w| w.split_once('='))
-        .map(|(k, v)| (k.to_string(), v.to_string()))
-        .collect();
-    if let Some(msg) = msg {
-        m.insert("msg".into(), msg.to_string());
-    }
-    m
-}
-
-/// The first line starting with `key=` (or `key ` for the words without a value).
-fn line(lines: &[String], key: &str) -> HashMap<String, String> {
-    let l = lines
-        .iter()
-        .find(|l| l.starts_with(&format!("{key}=")) || l.starts_with(&format!("{key} ")))
-        .unwrap_or_else(|| panic!("no {key} line in:\n{}", lines.join("\n")));
-    words(l)
 }
 
 /// The lines of one kind (`dispatch=`, `callback=`, `closed=`), by their number.

@@ -3,6 +3,8 @@
 //! cltap in between.
 #![allow(dead_code)]
 
+pub mod rocp;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::OnceLock;

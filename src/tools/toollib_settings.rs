@@ -19,7 +19,8 @@
 //! | `timeout` | `UINT64_MAX` | no: cltap waits without a limit |
 //! | `timestamp_on` | 1 with `ROCP_HSA_INTERCEPT=2` | yes: turned on, the dispatches are intercepted with their times (`=2`) |
 //! | `hsa_intercepting` | 0 | yes: left on, the `ksymbol` HSA callback is called |
-//! | `k_concurrent`, `opt_mode`, `obj_dumping` | 0 | no |
+//! | `opt_mode` | 0 | yes: left on, the dispatch callback gets 5.2.3's optimised data |
+//! | `k_concurrent`, `obj_dumping` | 0 | no |
 //!
 //! A tool can turn interception on, never off, and only for the HSA
 //! runtime loaded after it (cltap loads tools before it installs its HSA

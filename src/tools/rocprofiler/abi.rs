@@ -24,9 +24,7 @@ pub mod status {
     pub const INFO_BREAK: u32 = 0x1;
     pub const ERROR: u32 = 0x1000;
     pub const INVALID_ARGUMENT: u32 = 0x1001;
-    pub const INVALID_AGENT: u32 = 0x1004;
     pub const NOT_INITIALIZED: u32 = 0x100B;
-    pub const INVALID_INDEX: u32 = 0x100E;
 }
 
 /// `rocprofiler_feature_kind_t`.

@@ -68,6 +68,7 @@ pub unsafe extern "C" fn rocprofiler_pool_open(
             let ctx = unsafe {
                 Context::open(&gpu.catalog, gpu.consts, agent.handle, f.0 as *mut Feature, f.1, 0, Some(&p))?
             };
+            super::api_context::within_limits(&ctx)?;
             Ok(registry::insert(ctx).0)
         });
         let p = Pool::new(props.num_entries, props.payload_bytes, props.handler, props.handler_arg, opener)?;

@@ -38,8 +38,8 @@ fn with_iface_tool(dir: &Path, what: &str, env: &[(&str, &str)]) -> (Outcome, Ve
 /// test double: the settings offered are 5.2.3's; a context pool's entries
 /// come back in fetch order with their values (the model's SQ_WAVES) and
 /// 64-byte aligned payloads; the HSA callbacks (code object, kernel
-/// symbols at freeze and destroy, submit, allocate, device) are called as
-/// 5.2.3 calls them; `kernel_code` points at the kernel descriptor (its
+/// symbols at freeze and destroy, submit, allocate, device) and the queue
+/// create and destroy callbacks are called as 5.2.3 calls them; `kernel_code` points at the kernel descriptor (its
 /// `compute_pgm_rsrc1` gives results.csv's `vgpr` and `sgpr` by rocprof's
 /// rules); `sig` and `queue-id` are the callback's; cltap's own
 /// `ROCP_INPUT` request (GRBM_COUNT) is counted around the same dispatches
@@ -100,6 +100,14 @@ fn the_rest_of_the_5_2_3_interface_pools_hsa_callbacks_and_both_requests() {
     let submits = all(&lines, "submit");
     assert_eq!(submits.len(), SHAPES.len());
     assert!(submits.iter().all(|s| s["kernel"] == "add_one.kd" && s["device_id"] == "0"), "{text}");
+    // The queue callbacks: the one intercept queue, made and destroyed, with
+    // the tool's data.
+    let queue = submits[0]["queue"].clone();
+    let (made, gone) = (all(&lines, "queue_create"), all(&lines, "queue_destroy"));
+    assert_eq!((made.len(), gone.len()), (1, 1), "{text}");
+    for q in [&made[0], &gone[0]] {
+        assert_eq!((q["queue"].as_str(), q["data"].as_str()), (queue.as_str(), "0x7"), "{q:?}");
+    }
     let counts = line(&lines, "counts");
     // allocate: the kernarg area, the buffer, the code object loaded and
     // unloaded, the buffer freed; device: the buffer's allow_access.

@@ -196,8 +196,8 @@ typedef hsa_status_t (*rocprofiler_callback_t)(const rocprofiler_callback_data_t
 
 typedef struct {
   rocprofiler_callback_t dispatch;
-  hsa_status_t (*create)(hsa_queue_t* queue, void* data);  /* kept, not called by cltap */
-  hsa_status_t (*destroy)(hsa_queue_t* queue, void* data); /* kept, not called by cltap */
+  hsa_status_t (*create)(hsa_queue_t* queue, void* data);  /* each intercept queue made */
+  hsa_status_t (*destroy)(hsa_queue_t* queue, void* data); /* each intercept queue destroyed */
 } rocprofiler_queue_callbacks_t;
 
 hsa_status_t rocprofiler_set_queue_callbacks(rocprofiler_queue_callbacks_t callbacks, void* data);
@@ -249,9 +249,8 @@ typedef struct {
   };
 } rocprofiler_info_data_t;
 
-/* METRIC_COUNT and TRACE_COUNT (0) write a uint32_t. cltap also takes
- * ROCPROFILER_INFO_KIND_METRIC with `data` a rocprofiler_info_data_t whose
- * metric.name is set: it fills in that metric's entry. */
+/* METRIC_COUNT and TRACE_COUNT (0) write a uint32_t; other kinds are
+ * HSA_STATUS_ERROR, as in rocprofiler 5.2.3. */
 hsa_status_t rocprofiler_get_info(const hsa_agent_t* agent, rocprofiler_info_kind_t kind, void* data);
 hsa_status_t rocprofiler_iterate_info(const hsa_agent_t* agent, rocprofiler_info_kind_t kind,
                                       hsa_status_t (*callback)(const rocprofiler_info_data_t info, void* data),
@@ -380,7 +379,7 @@ typedef struct {
 typedef hsa_status_t (*rocprofiler_hsa_callback_fun_t)(rocprofiler_hsa_cb_id_t id,
                                                        const rocprofiler_hsa_callback_data_t* data, void* arg);
 
-/* cltap calls `submit` and `ksymbol` (docs/rocprofiler-v1.md); the others are kept, not called. */
+/* Called as rocprofiler 5.2.3 calls them (docs/rocprofiler-v1.md). */
 typedef struct {
   rocprofiler_hsa_callback_fun_t allocate;
   rocprofiler_hsa_callback_fun_t device;

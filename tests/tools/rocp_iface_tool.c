@@ -10,7 +10,8 @@
  * - the pool handler writes each entry's payload number and SQ_WAVES;
  * - OnUnloadTool flushes and closes the pool and writes the HSA callbacks'
  *   counts, and the functions 5.2.3 declares without defining, and
- *   rocprofiler_get_time.
+ *   rocprofiler_get_time;
+ * - the queue create and destroy callbacks write the queue.
  * Lines go to $ROCP_TOOL_OUT, "key=value" words. */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -122,6 +123,16 @@ static hsa_status_t dispatch(const rocprofiler_callback_data_t* d, void* user, r
   return rocprofiler_get_group(e.context, 0, group);
 }
 
+static hsa_status_t queue_created(hsa_queue_t* q, void* data) {
+  LINE("queue_create queue=%p data=%p\n", (void*)q, data);
+  return HSA_STATUS_SUCCESS;
+}
+
+static hsa_status_t queue_destroyed(hsa_queue_t* q, void* data) {
+  LINE("queue_destroy queue=%p data=%p\n", (void*)q, data);
+  return HSA_STATUS_SUCCESS;
+}
+
 void OnLoadToolProp(rocprofiler_settings_t* s) {
   const char* path = getenv("ROCP_TOOL_OUT");
   out = path ? fopen(path, "w") : stderr;
@@ -136,8 +147,8 @@ void OnLoadToolProp(rocprofiler_settings_t* s) {
   s->hsa_intercepting = 1;
   const char* opt = getenv("ROCP_IFACE_OPT");
   if (opt && strcmp(opt, "1") == 0) s->opt_mode = 1;
-  rocprofiler_queue_callbacks_t qc = {dispatch, NULL, NULL};
-  rocprofiler_set_queue_callbacks(qc, NULL);
+  rocprofiler_queue_callbacks_t qc = {dispatch, queue_created, queue_destroyed};
+  rocprofiler_set_queue_callbacks(qc, (void*)7);
 }
 
 void OnUnloadTool(void) {

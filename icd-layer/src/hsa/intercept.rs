@@ -109,10 +109,34 @@ struct QueueInfo {
 
 static NEXT_QUEUE: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
 
+/// The intercept queues alive (`hsa_queue_t*`), for rocprofiler v1's
+/// queue callbacks: created and destroyed rarely.
+static QUEUES: Mutex<Vec<usize>> = Mutex::new(Vec::new());
+
+/// Told of every intercept queue made (rocprofiler v1's `create` queue
+/// callback), after its handler was registered.
+pub type QueueHook = fn(queue: *mut c_void);
+static QUEUE_HOOK: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+pub fn set_queue_hook(h: Option<QueueHook>) {
+    QUEUE_HOOK.store(h.map_or(0, |h| h as usize), Ordering::Release);
+}
+
+/// Whether `queue` is an intercept queue still alive; with `forget`, it
+/// is forgotten (it is being destroyed).
+pub fn intercepted(queue: usize, forget: bool) -> bool {
+    let mut v = QUEUES.lock().unwrap_or_else(|e| e.into_inner());
+    let found = v.iter().position(|q| *q == queue);
+    if let (true, Some(i)) = (forget, found) {
+        v.swap_remove(i);
+    }
+    found.is_some()
+}
+
 /// Told of every packet an intercept queue submits, before it is written
 /// (rocprofiler v1's `submit` callback): the packet, the application's
 /// `hsa_queue_t*`, the agent, and for a kernel dispatch its kernel's name.
-pub type SubmitHook = fn(packet: &[u8; PACKET_SIZE], queue: usize, agent: u64, kernel: Option<&str>);
+pub type SubmitHook = fn(packet: &[u8; PACKET_SIZE], queue: usize, agent: u64, kernel: Option<&std::ffi::CStr>);
 static SUBMIT_HOOK: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
 
 /// Sets (or with None removes) the submit hook.
@@ -120,12 +144,12 @@ pub fn set_submit_hook(h: Option<SubmitHook>) {
     SUBMIT_HOOK.store(h.map_or(0, |h| h as usize), Ordering::Release);
 }
 
-fn submitted(raw: &[u8; PACKET_SIZE], q: &QueueInfo, kernel: Option<&str>) {
+fn submitted(raw: &[u8; PACKET_SIZE], q: &QueueInfo, kernel: Option<&super::kernels::Kernel>) {
     let h = SUBMIT_HOOK.load(Ordering::Acquire);
     if h != 0 {
         // SAFETY: only ever set from a `SubmitHook`.
         let h: SubmitHook = unsafe { std::mem::transmute::<usize, SubmitHook>(h) };
-        h(raw, q.queue, q.agent, kernel);
+        h(raw, q.queue, q.agent, kernel.and_then(|k| k.v1_name()));
     }
 }
 
@@ -248,6 +272,12 @@ fn create(
         if reg(q, on_packets, info as *mut c_void) != HSA_STATUS_SUCCESS {
             cltap::warn!("HSA: hsa_amd_queue_intercept_register failed: this queue's dispatches are not recorded");
         }
+        QUEUES.lock().unwrap_or_else(|e| e.into_inner()).push(q as usize);
+        let h = QUEUE_HOOK.load(Ordering::Acquire);
+        if h != 0 {
+            let h: QueueHook = std::mem::transmute::<usize, QueueHook>(h);
+            crate::guard::guard((), || h(q as *mut c_void));
+        }
         r
     }
 }
@@ -311,8 +341,9 @@ fn handle(pkts: *const u8, count: u64, index: u64, q: &QueueInfo) -> Option<Vec<
             out.keep(i);
             continue;
         }
-        let name = super::kernels::name(p.kernel_object);
-        submitted(raw, q, name.as_deref());
+        let kernel = super::kernels::lookup(p.kernel_object);
+        let name = kernel.name.clone();
+        submitted(raw, q, Some(&kernel));
         if let Ok(mut m) = KERNEL_DISPATCHES.lock() {
             *m.get_or_insert_with(HashMap::new).entry((p.kernel_object, name.clone())).or_insert(0) += 1;
         }
@@ -326,7 +357,7 @@ fn handle(pkts: *const u8, count: u64, index: u64, q: &QueueInfo) -> Option<Vec<
             queue_number: q.number,
             packet: raw,
             kernel_object: p.kernel_object,
-            kernel_name: name.as_deref(),
+            kernel: &kernel,
         });
         if counting || tool.is_some() {
             let mut wt = w;

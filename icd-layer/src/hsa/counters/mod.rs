@@ -50,7 +50,8 @@ pub struct DispatchInfo<'a> {
     /// The application's kernel dispatch packet.
     pub packet: &'a [u8; 64],
     pub kernel_object: u64,
-    pub kernel_name: Option<&'a str>,
+    /// What cltap knows of the kernel (its name as rocprofiler v1 gives it).
+    pub kernel: &'a super::kernels::Kernel,
 }
 
 /// A tool's events for one dispatch and what receives their values.

@@ -67,13 +67,22 @@ fn installed() -> Result<(), RocpError> {
     Ok(())
 }
 
+/// The GPU once loaded: read without a lock on every dispatch.
+static READY: std::sync::OnceLock<Arc<Gpu>> = std::sync::OnceLock::new();
+
 /// The GPU cltap counts on.
 pub fn gpu() -> Result<Arc<Gpu>, RocpError> {
+    if let Some(g) = READY.get() {
+        return Ok(g.clone());
+    }
     installed()?;
     let mut g = GPU.lock();
     let loaded = g.get_or_insert_with(|| {
         crate::guard::guard(Err(Failed::NoCounters("internal error".into())), load).map(Arc::new)
     });
+    if let Ok(ok) = loaded {
+        let _ = READY.set(ok.clone());
+    }
     loaded.clone().map_err(RocpError::from)
 }
 

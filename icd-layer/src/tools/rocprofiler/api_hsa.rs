@@ -21,15 +21,14 @@ use std::ffi::c_void;
 /// `device_type` of a GPU (`HSA_DEVICE_TYPE_GPU`).
 const DEVICE_TYPE_GPU: u32 = 1;
 
-fn on_submit(packet: &[u8; 64], queue: usize, agent: u64, kernel: Option<&str>) {
+fn on_submit(packet: &[u8; 64], queue: usize, agent: u64, kernel: Option<&std::ffi::CStr>) {
     if !hsa_callbacks::wanted(cb_id::SUBMIT) {
         return;
     }
-    let name = kernel.map(super::names::v1_name);
     let data = HsaCallbackData {
         submit: SubmitData {
             packet: packet.as_ptr() as *const c_void,
-            kernel_name: name.as_ref().map_or(std::ptr::null(), |n| n.as_ptr()),
+            kernel_name: kernel.map_or(std::ptr::null(), |n| n.as_ptr()),
             queue: queue as *mut c_void,
             device_type: DEVICE_TYPE_GPU,
             device_id: super::agent::index_of(agent),

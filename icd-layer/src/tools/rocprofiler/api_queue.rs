@@ -10,9 +10,9 @@
 //! context's handler is called, as rocprofiler v1 does.
 //!
 //! Dispatches are only seen on intercept queues: `ROCP_HSA_INTERCEPT=1|2`,
-//! or a tool's `OnLoadToolProp` setting `intercept_mode`. The queue create
-//! and destroy callbacks are kept but not called: cltap's queue interception
-//! has no hook for them.
+//! or a tool that registered a dispatch callback while it loaded. The
+//! queue `create` callback is called for every intercept queue made, the
+//! `destroy` callback when the application destroys one, as in 5.2.3.
 
 use super::agent;
 use super::api_base::call;
@@ -124,7 +124,7 @@ fn hook(d: &DispatchInfo<'_>) -> Option<ToolRequest> {
     // 5.2.3's optimised path (`OnSubmitCB_opt`, a tool's `opt_mode`) gives
     // no kernel name, object, code, thread or record.
     let full = !cltap::tools::toollib::opt_mode();
-    let name = d.kernel_name.filter(|_| full).map(super::names::v1_name);
+    let name = d.kernel.v1_name().filter(|_| full);
     let record = if full { new_record() } else { Record(std::ptr::null_mut()) };
     let data = CallbackData {
         agent: Agent { handle: d.agent },
@@ -134,7 +134,7 @@ fn hook(d: &DispatchInfo<'_>) -> Option<ToolRequest> {
         queue_id: d.queue_number,
         completion_signal: u64::from_le_bytes(d.packet[PACKET_COMPLETION_SIGNAL..].try_into().ok()?),
         packet: d.packet.as_ptr() as *const c_void,
-        kernel_name: name.as_ref().map_or(std::ptr::null(), |n| n.as_ptr()),
+        kernel_name: name.map_or(std::ptr::null(), |n| n.as_ptr()),
         kernel_object: if full { d.kernel_object } else { 0 },
         // As 5.2.3: the kernel object's host address (the loader's), read
         // by tools as an `amd_kernel_code_t`: with code objects v3+ it is
@@ -195,8 +195,46 @@ pub unsafe extern "C" fn rocprofiler_set_queue_callbacks(callbacks: QueueCallbac
         if !in_dispatch_callback() {
             counters::set_tool_hook(Some(Box::new(hook)));
         }
+        crate::hsa::intercept::set_queue_hook(
+            callbacks.create.map(|_| on_queue_created as crate::hsa::intercept::QueueHook),
+        );
+        if callbacks.destroy.is_some() {
+            // Takes effect when the runtime loads cltap: a tool registering
+            // from its `OnLoadTool` is in time (docs/rocprofiler-v1.md).
+            crate::hsa::onload::put_in_front(
+                crate::hsa::api::id::hsa_queue_destroy,
+                queue_destroy as *const () as usize,
+            );
+        }
         Ok(())
     })
+}
+
+/// An intercept queue was made: the tool's `create` callback, as 5.2.3
+/// calls it (its status is not the application's: cltap never changes
+/// what the application's call returns).
+fn on_queue_created(queue: *mut c_void) {
+    if let Some(f) = registered().and_then(|r| r.callbacks.create.map(|f| (f, r.data))) {
+        // SAFETY: the tool's callback, with its own data.
+        unsafe { (f.0)(queue, f.1 as *mut c_void) };
+    }
+}
+
+/// `hsa_queue_destroy` with a `destroy` callback registered: for an
+/// intercept queue, the callback first, as 5.2.3 calls it; then cltap's
+/// own entry, whatever the callback returned.
+unsafe extern "C" fn queue_destroy(queue: *mut c_void) -> u32 {
+    if crate::hsa::intercept::intercepted(queue as usize, true) {
+        if let Some((f, data)) = registered().and_then(|r| r.callbacks.destroy.map(|f| (f, r.data))) {
+            crate::guard::guard(0, || f(queue, data as *mut c_void));
+        }
+    }
+    let next = crate::hsa::onload::next(crate::hsa::api::id::hsa_queue_destroy);
+    if next == 0 {
+        return 0x1000;
+    }
+    let next: unsafe extern "C" fn(*mut c_void) -> u32 = std::mem::transmute(next);
+    next(queue)
 }
 
 /// `hsa_status_t rocprofiler_remove_queue_callbacks()`.

@@ -306,7 +306,7 @@ unsafe extern "C" fn each_symbol(_exe: u64, symbol: u64, arg: *mut c_void) -> u3
             let mut buf = vec![0u8; len as usize + 1];
             info(symbol, SYMBOL_INFO_NAME, buf.as_mut_ptr() as *mut c_void);
             buf.truncate(buf.iter().position(|b| *b == 0).unwrap_or(len as usize));
-            Some((super::names::v1_name(&String::from_utf8_lossy(&buf)), len))
+            Some((crate::hsa::names::demangle(&String::from_utf8_lossy(&buf)), len))
         };
         let data = HsaCallbackData {
             ksymbol: KsymbolData {

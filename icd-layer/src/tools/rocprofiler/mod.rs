@@ -10,8 +10,8 @@
 //! api_info, api_context → agent, base      api_sampling → base, api_queue
 //! api_queue → agent, base; hsa::counters (the tool hook), hsa::intercept, hsa::proxy
 //! agent → hsa::wrappers, hsa::counters, life
-//! api_pool → agent, base      api_hsa → agent, base, names, hsa_callbacks, hsa_entries; hsa::intercept (hook), hsa::proxy
-//! hsa_entries → hsa_callbacks, agent, names; hsa::onload (entries put in front), hsa::wrappers
+//! api_pool → agent, base      api_hsa → agent, base, hsa_callbacks, hsa_entries; hsa::intercept (hook), hsa::proxy
+//! hsa_entries → hsa_callbacks, agent; hsa::names, hsa::onload (entries put in front), hsa::wrappers
 //! ```
 
 mod agent;
@@ -24,4 +24,3 @@ pub mod api_queue;
 mod api_sampling;
 mod hsa_callbacks;
 mod hsa_entries;
-mod names;

@@ -4,10 +4,7 @@
 //! `add_one(float*) [clone .kd]`), the name itself where it is not a C++
 //! name or no C++ runtime is loaded. Each name is worked out once.
 
-use parking_lot::Mutex;
-use std::collections::HashMap;
 use std::ffi::{c_char, c_int, c_void, CStr, CString};
-use std::sync::Arc;
 use std::sync::OnceLock;
 
 type Demangle = unsafe extern "C" fn(*const c_char, *mut c_char, *mut usize, *mut c_int) -> *mut c_char;
@@ -22,7 +19,8 @@ fn demangler() -> Option<Demangle> {
     (f != 0).then(|| unsafe { std::mem::transmute::<usize, Demangle>(f) })
 }
 
-fn demangle(name: &str) -> CString {
+/// The name v1 gives for the kernel symbol `name`.
+pub fn demangle(name: &str) -> CString {
     let raw = CString::new(name).unwrap_or_default();
     let Some(f) = demangler().filter(|_| name.starts_with("_Z")) else { return raw };
     let mut status: c_int = -1;
@@ -40,16 +38,4 @@ fn demangle(name: &str) -> CString {
             raw
         }
     }
-}
-
-static NAMES: Mutex<Option<HashMap<Arc<str>, Arc<CString>>>> = Mutex::new(None);
-
-/// The name v1 gives for the kernel symbol `name`.
-pub fn v1_name(name: &str) -> Arc<CString> {
-    if let Some(n) = NAMES.lock().as_ref().and_then(|m| m.get(name)) {
-        return n.clone();
-    }
-    let n = Arc::new(demangle(name));
-    NAMES.lock().get_or_insert_with(HashMap::new).insert(name.into(), n.clone());
-    n
 }

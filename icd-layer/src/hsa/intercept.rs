@@ -350,6 +350,9 @@ fn handle(pkts: *const u8, count: u64, index: u64, q: &QueueInfo) -> Option<Vec<
         let seq = NEXT_DISPATCH.fetch_add(1, Ordering::Relaxed);
         let w = words(q, index + i as u64, &p);
         let mut np = p;
+        // Taken before a tool sees the dispatch: its record and cltap's
+        // trace then give the dispatch the same time.
+        let dispatch = if q.mode >= 2 { super::proxy::timestamp() } else { 0 };
         let tool = super::counters::tool_request(&super::counters::DispatchInfo {
             agent: q.agent,
             queue: q.queue as *const c_void,
@@ -358,12 +361,11 @@ fn handle(pkts: *const u8, count: u64, index: u64, q: &QueueInfo) -> Option<Vec<
             packet: raw,
             kernel_object: p.kernel_object,
             kernel: &kernel,
+            dispatch_time: dispatch,
         });
         if counting || tool.is_some() {
             let mut wt = w;
-            if q.mode >= 2 {
-                wt[DISPATCH_TIME_DISPATCH] = super::proxy::timestamp();
-            }
+            wt[DISPATCH_TIME_DISPATCH] = dispatch;
             if let Some(c) =
                 super::counters::wrap(seq, q.agent, wt, name.clone(), p.completion_signal, q.mode >= 2, tool)
             {
@@ -378,7 +380,6 @@ fn handle(pkts: *const u8, count: u64, index: u64, q: &QueueInfo) -> Option<Vec<
         if q.mode < 2 {
             cltap::trace::local::record_kind::<KIND_HSA_DISPATCH>(seq, 0, 0, &w, name.as_deref());
         } else {
-            let dispatch = super::proxy::timestamp();
             match proxy(q, seq, w, name.clone(), dispatch, p.completion_signal) {
                 Some(sig) => {
                     np.completion_signal = sig;

@@ -52,6 +52,8 @@ pub struct DispatchInfo<'a> {
     pub kernel_object: u64,
     /// What cltap knows of the kernel (its name as rocprofiler v1 gives it).
     pub kernel: &'a super::kernels::Kernel,
+    /// When the dispatch was seen (HSA timestamp), on a timed queue; else 0.
+    pub dispatch_time: u64,
 }
 
 /// A tool's events for one dispatch and what receives their values.

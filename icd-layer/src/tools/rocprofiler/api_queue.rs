@@ -100,16 +100,17 @@ impl Record {
     }
 }
 
-fn new_record() -> Record {
-    if crate::hsa::intercept::mode() < 2 {
-        // v1 gives a record only with timestamps on.
+/// The record of a dispatch seen at `dispatch` (0: not on a timed queue,
+/// and v1 gives a record only with timestamps on).
+fn new_record(dispatch: u64) -> Record {
+    if dispatch == 0 {
         return Record(std::ptr::null_mut());
     }
     // SAFETY: plain allocation of a plain struct.
     let p = unsafe { libc::malloc(std::mem::size_of::<DispatchRecord>()) as *mut DispatchRecord };
     if !p.is_null() {
         // SAFETY: freshly allocated, of the right size.
-        unsafe { p.write(DispatchRecord { dispatch: crate::hsa::proxy::timestamp(), begin: 0, end: 0, complete: 0 }) };
+        unsafe { p.write(DispatchRecord { dispatch, begin: 0, end: 0, complete: 0 }) };
     }
     Record(p)
 }
@@ -125,7 +126,7 @@ fn hook(d: &DispatchInfo<'_>) -> Option<ToolRequest> {
     // no kernel name, object, code, thread or record.
     let full = !cltap::tools::toollib::opt_mode();
     let name = d.kernel.v1_name().filter(|_| full);
-    let record = if full { new_record() } else { Record(std::ptr::null_mut()) };
+    let record = if full { new_record(d.dispatch_time) } else { Record(std::ptr::null_mut()) };
     let data = CallbackData {
         agent: Agent { handle: d.agent },
         agent_index: agent::named(d.agent).map_or(0, |g| g.index),

@@ -247,8 +247,11 @@ unsafe extern "C" fn each_code_object(_exe: u64, lco: u64, arg: *mut c_void) -> 
         let (load_base, load_size, load_delta) = (u64_of(9), u64_of(10), u64_of(8));
         let mut uri_length = 0u32;
         get(lco, 11, &mut uri_length as *mut u32 as *mut c_void);
-        let mut uri = vec![0u8; uri_length as usize + 1];
-        get(lco, 12, uri.as_mut_ptr() as *mut c_void);
+        // The URI is the tool's, malloc'ed, as 5.2.3 hands it over.
+        let uri = libc::calloc(uri_length as usize + 1, 1) as *mut c_char;
+        if !uri.is_null() {
+            get(lco, 12, uri as *mut c_void);
+        }
         if storage_type != 0 && wanted(cb_id::CODEOBJ) {
             let data = HsaCallbackData {
                 codeobj: CodeobjData {
@@ -260,7 +263,7 @@ unsafe extern "C" fn each_code_object(_exe: u64, lco: u64, arg: *mut c_void) -> 
                     load_size,
                     load_delta,
                     uri_length,
-                    uri: uri.as_mut_ptr() as *mut c_char,
+                    uri,
                     unload: unload as i32,
                 },
             };
@@ -308,10 +311,13 @@ unsafe extern "C" fn each_symbol(_exe: u64, symbol: u64, arg: *mut c_void) -> u3
             buf.truncate(buf.iter().position(|b| *b == 0).unwrap_or(len as usize));
             Some((crate::hsa::names::demangle(&String::from_utf8_lossy(&buf)), len))
         };
+        // The name is the tool's, malloc'ed, as 5.2.3 hands it over
+        // (rocprofiler's own tool keeps it and deletes it at unload).
+        let owned = name.as_ref().map_or(std::ptr::null_mut(), |(n, _)| libc::strdup(n.as_ptr()));
         let data = HsaCallbackData {
             ksymbol: KsymbolData {
                 object,
-                name: name.as_ref().map_or(std::ptr::null(), |(n, _)| n.as_ptr()),
+                name: owned,
                 // 5.2.3 gives the symbol's own length (not the demangled name's).
                 name_length: name.as_ref().map_or(0, |(_, l)| *l),
                 unload: unload as i32,

@@ -162,17 +162,7 @@ fn sigterm_leaves_a_trace_that_renders_a_complete_log() {
         // cltap renders nothing in a signal handler (nothing there may
         // block): the trace the process left is rendered afterwards, as
         // `cltap run` does by itself.
-        let trace = only_file(&dir, ".cltrace");
-        let out = dir.join("rendered");
-        let r = Command::new(root().join("target/release/cltap"))
-            .arg("render")
-            .arg(&trace)
-            .arg("--output")
-            .arg(&out)
-            .output()
-            .unwrap();
-        assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
-        let logs = logs_in(&out);
+        let logs = logs_in(&render_left_trace(&dir));
         assert_eq!(logs.len(), 1);
         let entries = read_log(&logs[0]);
         // The program's own calls: CL_PLATFORM_NAME with no value buffer (in

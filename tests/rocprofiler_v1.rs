@@ -375,17 +375,7 @@ fn a_tool_that_aborts_holding_its_unload_lock_ends_the_application_with_sigabrt(
         assert_eq!(o.signal, Some(libc::SIGABRT), "{}\n{}", o.stdout, o.stderr);
         let text = std::fs::read_to_string(&notes).unwrap_or_default();
         assert_eq!(text, "callback\n", "OnUnloadTool must not run from a signal handler");
-        let trace = only_file(&dir, ".cltrace");
-        let out = dir.join("rendered");
-        let r = Command::new(root().join("target/release/cltap"))
-            .arg("render")
-            .arg(&trace)
-            .arg("--output")
-            .arg(&out)
-            .output()
-            .unwrap();
-        assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
-        let log = std::fs::read_to_string(only_file(&out, ".apilog")).unwrap();
+        let log = std::fs::read_to_string(only_file(&render_left_trace(&dir), ".apilog")).unwrap();
         assert!(log.contains("hsa_queue_create"), "the trace the process left renders: {log}");
     }
 }

@@ -439,6 +439,23 @@ pub fn number_after(out: &str, key: &str) -> u64 {
 }
 
 /// The one file in `dir` whose name ends with `suffix`.
+/// Renders with `cltap render` the one binary trace `dir` holds (what a
+/// process ended by a signal leaves: cltap renders nothing in a signal
+/// handler), into `dir/rendered`; returns that directory.
+pub fn render_left_trace(dir: &Path) -> PathBuf {
+    let trace = only_file(dir, ".cltrace");
+    let out = dir.join("rendered");
+    let r = Command::new(root().join("target/release/cltap"))
+        .arg("render")
+        .arg(&trace)
+        .arg("--output")
+        .arg(&out)
+        .output()
+        .expect("run cltap render");
+    assert!(r.status.success(), "cltap render: {}", String::from_utf8_lossy(&r.stderr));
+    out
+}
+
 pub fn only_file(dir: &Path, suffix: &str) -> PathBuf {
     let found: Vec<PathBuf> = std::fs::read_dir(dir)
         .unwrap()

@@ -24,4 +24,6 @@ pub mod pool;
 pub mod registry;
 
 #[cfg(test)]
+mod pool_tests;
+#[cfg(test)]
 mod tests;

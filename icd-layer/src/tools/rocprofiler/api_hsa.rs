@@ -50,7 +50,7 @@ pub extern "C" fn rocprofiler_set_hsa_callbacks(callbacks: HsaCallbacks, arg: *m
             callbacks.ksymbol,
             callbacks.codeobj,
         ];
-        super::hsa_callbacks::set(all, arg);
+        hsa_callbacks::set(all, arg);
         crate::hsa::intercept::set_submit_hook(
             callbacks.submit.map(|_| on_submit as crate::hsa::intercept::SubmitHook),
         );

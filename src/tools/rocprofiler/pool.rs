@@ -21,7 +21,7 @@ use super::abi_ext::{PoolEntry, PoolHandler};
 use super::error::RocpError;
 use std::ffi::c_void;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock, Weak};
 
 /// Opens one entry's context; its argument is the address to give the
 /// context's handler ([`Pool::context_done`] takes it back).
@@ -60,41 +60,39 @@ fn aligned64(n: usize) -> usize {
 }
 
 impl Pool {
-    /// A pool of `entries` entries; boxed, as its slots point back to it.
+    /// A pool of `entries` entries (its slots point back to it, hence the
+    /// `Arc` made around it).
     pub fn new(
         entries: u32,
         payload_bytes: u32,
         handler: Option<PoolHandler>,
         handler_arg: *mut c_void,
         opener: Opener,
-    ) -> Result<Box<Pool>, RocpError> {
+    ) -> Result<Arc<Pool>, RocpError> {
         if entries == 0 {
             return Err(RocpError::PoolSize);
         }
         let stride = aligned64(payload_bytes as usize).max(64);
         let mut payload = vec![0u8; stride * entries as usize + 63];
         let base = aligned64(payload.as_mut_ptr() as usize);
-        let slots = (0..entries)
-            .map(|_| Slot { pool: std::ptr::null(), context: AtomicUsize::new(0), completed: AtomicBool::new(false) })
-            .collect();
-        let mut p = Box::new(Pool {
-            slots,
-            _payload: payload,
-            stride,
-            base,
-            read: AtomicU64::new(0),
-            write: AtomicU64::new(0),
-            delivering: AtomicBool::new(false),
-            handler,
-            handler_arg: handler_arg as usize,
-            opener,
-            opened: OnceLock::new(),
-        });
-        let me: *const Pool = &*p;
-        for s in p.slots.iter_mut() {
-            s.pool = me;
-        }
-        Ok(p)
+        Ok(Arc::new_cyclic(|me: &Weak<Pool>| {
+            let slots = (0..entries)
+                .map(|_| Slot { pool: me.as_ptr(), context: AtomicUsize::new(0), completed: AtomicBool::new(false) })
+                .collect();
+            Pool {
+                slots,
+                _payload: payload,
+                stride,
+                base,
+                read: AtomicU64::new(0),
+                write: AtomicU64::new(0),
+                delivering: AtomicBool::new(false),
+                handler,
+                handler_arg: handler_arg as usize,
+                opener,
+                opened: OnceLock::new(),
+            }
+        }))
     }
 
     fn open_contexts(&self) -> Result<(), RocpError> {

@@ -21,7 +21,7 @@ unsafe extern "C" fn handler(e: *const PoolEntry, arg: *mut c_void) -> bool {
 
 /// A pool of `n` entries whose contexts are fake handles (1, 2, …); the
 /// addresses its contexts' handlers get, by entry.
-fn pool(n: u32) -> (Box<Pool>, Arc<Mutex<Vec<usize>>>) {
+fn pool(n: u32) -> (Arc<Pool>, Arc<Mutex<Vec<usize>>>) {
     let args = Arc::new(Mutex::new(Vec::new()));
     let a = args.clone();
     let opener = Box::new(move |arg: *mut c_void| -> Result<usize, RocpError> {
@@ -67,7 +67,6 @@ fn a_fetch_waits_for_an_entry_to_be_delivered() {
     let (p, args) = pool(1);
     fetch(&p, 1);
     let arg = args.lock()[0];
-    let p = Arc::new(p);
     let q = p.clone();
     // Every entry is out: the next fetch returns once another thread
     // completes the first (the join is the synchronisation, not a sleep).

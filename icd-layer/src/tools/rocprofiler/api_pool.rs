@@ -20,9 +20,12 @@ use std::collections::HashMap;
 use std::ffi::c_void;
 use std::sync::Arc;
 
-static POOLS: Mutex<Option<HashMap<usize, Arc<Box<Pool>>>>> = Mutex::new(None);
+static POOLS: Mutex<Option<HashMap<usize, Arc<Pool>>>> = Mutex::new(None);
+/// Closed pools, kept: a dispatch completing as its pool is closed may
+/// still be handing an entry back (pools are few, made at start-up).
+static CLOSED: Mutex<Vec<Arc<Pool>>> = Mutex::new(Vec::new());
 
-fn get(handle: *mut c_void) -> Result<Arc<Box<Pool>>, RocpError> {
+fn get(handle: *mut c_void) -> Result<Arc<Pool>, RocpError> {
     if handle.is_null() {
         return Err(RocpError::Null("pool"));
     }
@@ -72,8 +75,8 @@ pub unsafe extern "C" fn rocprofiler_pool_open(
             Ok(registry::insert(ctx).0)
         });
         let p = Pool::new(props.num_entries, props.payload_bytes, props.handler, props.handler_arg, opener)?;
-        let handle = &*p as *const Pool as usize;
-        POOLS.lock().get_or_insert_with(HashMap::new).insert(handle, Arc::new(p));
+        let handle = Arc::as_ptr(&p) as usize;
+        POOLS.lock().get_or_insert_with(HashMap::new).insert(handle, p);
         free_at_exit();
         *pool = handle as *mut c_void;
         Ok(())
@@ -90,6 +93,7 @@ pub unsafe extern "C" fn rocprofiler_pool_close(pool: *mut c_void) -> u32 {
         for h in p.contexts() {
             let _ = registry::close(h);
         }
+        CLOSED.lock().push(p);
         Ok(())
     })
 }

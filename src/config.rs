@@ -65,6 +65,9 @@ pub struct Config {
     /// `ROCP_INPUT`: rocprofiler v1's input file, whose metrics are added
     /// to `counters`.
     pub rocp_input: Option<PathBuf>,
+    /// The names of `counters` that came from `ROCP_INPUT` alone (a
+    /// message about one names that variable).
+    pub input_counters: Vec<String>,
     /// `CLTAP_COUNTER_PASS`: the pass this run collects.
     pub counter_pass: u32,
     /// `ROCP_TOOL_LIB`: tool libraries to load at start-up, in order.
@@ -100,6 +103,7 @@ impl Default for Config {
             counters: Vec::new(),
             metrics_file: None,
             rocp_input: None,
+            input_counters: Vec::new(),
             counter_pass: 0,
             tool_libs: Vec::new(),
         }
@@ -107,6 +111,20 @@ impl Default for Config {
 }
 
 impl Config {
+    /// The variable a requested counter name came from, as `VAR=value`:
+    /// `ROCP_INPUT=<file>` for a name only that file asked for, else
+    /// `CLTAP_COUNTERS=<names>`.
+    pub fn counters_source(&self, name: &str) -> String {
+        match &self.rocp_input {
+            Some(p) if self.input_counters.iter().any(|n| n == name) => format!("ROCP_INPUT={}", p.display()),
+            _ => {
+                let own: Vec<&str> =
+                    self.counters.iter().filter(|n| !self.input_counters.contains(n)).map(String::as_str).collect();
+                format!("CLTAP_COUNTERS={}", own.join(","))
+            }
+        }
+    }
+
     pub fn watermark_bytes(&self) -> usize {
         match self.watermark {
             Watermark::Bytes(b) => b,
@@ -431,6 +449,7 @@ impl Config {
                 Ok(input) => {
                     for n in input.names() {
                         if !cfg.counters.contains(&n) {
+                            cfg.input_counters.push(n.clone());
                             cfg.counters.push(n);
                         }
                     }

@@ -163,6 +163,7 @@ fn a_memory_fault_on_demand_is_reported_by_rocr_which_aborts() {
     let out = c.output().unwrap();
     let o = Outcome {
         code: out.status.code(),
+        signal: out.status.signal(),
         stdout: String::from_utf8_lossy(&out.stdout).into(),
         stderr: String::from_utf8_lossy(&out.stderr).into(),
     };

@@ -16,30 +16,14 @@
 
 mod common;
 
+use common::rocp::{gcc, line, words};
+
 use cltap::metrics::{Block, Catalog, StaticBlocks};
 use common::*;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::OnceLock;
-
-/// gcc on a file of `tests/tools/` with cltap's v1 header.
-fn gcc(source: &str, out: &str, extra: &[&str]) -> PathBuf {
-    let exe = root().join("target/ctests").join(out);
-    std::fs::create_dir_all(exe.parent().unwrap()).unwrap();
-    let st = Command::new("gcc")
-        .args(["-std=c11", "-O1", "-Wall", "-Werror", "-pthread"])
-        .arg(format!("-I{}", root().join("include/rocprofiler").display()))
-        .arg("-I/usr/include/hsa")
-        .args(extra)
-        .arg(root().join("tests/tools").join(source))
-        .arg("-o")
-        .arg(&exe)
-        .status()
-        .expect("run gcc");
-    assert!(st.success(), "building tests/tools/{source} failed");
-    exe
-}
 
 fn tool() -> &'static Path {
     static T: OnceLock<PathBuf> = OnceLock::new();
@@ -80,32 +64,6 @@ fn the_headers_layout_in_gcc_is_cltaps_rust_layout() {
     }
     assert_eq!(size("rocprofiler_feature_t.data"), 40);
     assert_eq!(size("rocprofiler_callback_data_t.record"), 88);
-}
-
-/// A tool line's `key=value` words (the `msg=` value runs to the line's end).
-fn words(line: &str) -> HashMap<String, String> {
-    let (head, msg) = match line.split_once(" msg=") {
-        Some((h, m)) => (h, Some(m)),
-        None => (line, None),
-    };
-    let mut m: HashMap<String, String> = head
-        .split_whitespace()
-        .filter_map(|w| w.split_once('='))
-        .map(|(k, v)| (k.to_string(), v.to_string()))
-        .collect();
-    if let Some(msg) = msg {
-        m.insert("msg".into(), msg.to_string());
-    }
-    m
-}
-
-/// The first line starting with `key=` (or `key ` for the words without a value).
-fn line(lines: &[String], key: &str) -> HashMap<String, String> {
-    let l = lines
-        .iter()
-        .find(|l| l.starts_with(&format!("{key}=")) || l.starts_with(&format!("{key} ")))
-        .unwrap_or_else(|| panic!("no {key} line in:\n{}", lines.join("\n")));
-    words(l)
 }
 
 /// The lines of one kind (`dispatch=`, `callback=`, `closed=`), by their number.
@@ -260,12 +218,17 @@ fn info_and_the_documented_errors() {
     assert_eq!([&t["block"], &t["instances"], &t["counters"]], ["TCC", "16", "4"]);
     let b = info("GPUBusy");
     assert_eq!([&b["block"], &b["instances"], &b["expr"]], ["NULL", "1", "100*GRBM_GUI_ACTIVE/GRBM_COUNT"]);
-    let l = line(&lines, "lookup");
-    assert_eq!((l["status"].as_str(), l["expr"].as_str()), ("0", "100*GRBM_GUI_ACTIVE/GRBM_COUNT"));
-
-    let (st, errno, msg) = failure(&lines, "unknown_info");
-    assert_eq!((st.as_str(), errno.as_str()), ("0x1000", "0x1000"));
-    assert!(msg.starts_with("rocprofiler_get_info(), unknown metric 'SQ_WAVEZ'") && msg.contains("SQ_WAVES"), "{msg}");
+    // As 5.2.3: get_info answers the counts only, a NULL agent is
+    // HSA_STATUS_ERROR, and query_info is not implemented.
+    for (key, function, why) in [
+        ("metric_info", "rocprofiler_get_info", "unknown info kind (0)"),
+        ("null_agent_info", "rocprofiler_get_info", "NULL agent"),
+        ("query_info", "rocprofiler_query_info", "not implemented in rocprofiler 5.2.3"),
+    ] {
+        let (st, errno, msg) = failure(&lines, key);
+        assert_eq!((st.as_str(), errno.as_str()), ("0x1000", "0x1000"), "{key}");
+        assert!(msg.starts_with(&format!("{function}(), {why}")), "{key}: {msg}");
+    }
     let (st, _, msg) = failure(&lines, "unknown_open");
     assert_eq!(st, "0x1000");
     assert!(msg.starts_with("rocprofiler_open(), unknown metric 'SQ_WAVEZ'"), "{msg}");
@@ -289,7 +252,13 @@ fn info_and_the_documented_errors() {
     assert_eq!(st, "0x1000");
     assert!(msg.starts_with("rocprofiler_get_data(), group 0 has no data"), "{msg}");
     let (st, errno, _) = failure(&lines, "bad_group");
-    assert_eq!((st.as_str(), errno.as_str()), ("0x100e", "0x100e"), "HSA_STATUS_ERROR_INVALID_INDEX");
+    assert_eq!((st.as_str(), errno.as_str()), ("0x1000", "0x1000"), "HSA_STATUS_ERROR, as 5.2.3");
+    let (st, _, msg) = failure(&lines, "singlegroup_open");
+    assert_eq!(st, "0x1000");
+    assert!(msg.starts_with("rocprofiler_open(), invalid mode (0x4)"), "{msg}");
+    let (st, _, msg) = failure(&lines, "over_limit_open");
+    assert_eq!(st, "0x1000");
+    assert!(msg.starts_with("rocprofiler_open(), the features need 2 groups"), "{msg}");
     assert_eq!(line(&lines, "uninit")["kind"], "0", "no data was made up");
     assert_eq!(line(&lines, "close")["status"], "0");
     let (st, _, msg) = failure(&lines, "close_again");
@@ -319,7 +288,6 @@ fn rocp_metrics_is_the_catalog_of_the_v1_api() {
     let all = lines.join("\n");
     assert_eq!((o.code, o.stderr.as_str()), (Some(0), ""), "{all}");
     assert_eq!(line(&lines, "metrics")["metrics"], "4");
-    assert_eq!(line(&lines, "lookup")["expr"], "GRBM_GUI_ACTIVE*2/GRBM_COUNT");
     let handled = numbered(&lines, "dispatch");
     assert_eq!(handled.len(), SHAPES.len(), "{all}");
     for (h, (grid, wg, _)) in handled.iter().zip(SHAPES) {
@@ -378,4 +346,36 @@ fn a_group_reused_by_several_dispatches_does_not_hang_the_handler() {
     let lines: Vec<&str> = o.stderr.lines().filter(|l| l.starts_with("reuse: handler ")).collect();
     assert_eq!(lines.len(), 10, "{}", o.stderr);
     assert!(lines.iter().all(|l| l.ends_with("get_data=0 waves=1")), "{}", o.stderr);
+}
+
+/// A tool whose dispatch callback takes a lock and aborts, and whose
+/// `OnUnloadTool` takes the same lock: the application ends with SIGABRT
+/// at once (cltap runs no tool code and renders nothing in a signal
+/// handler), `OnUnloadTool` never runs, and `cltap render` renders the
+/// trace the process left. The 60 s `timeout` of the harness is only a
+/// bound: a hang reads as its exit status 124, not as SIGABRT.
+#[test]
+fn a_tool_that_aborts_holding_its_unload_lock_ends_the_application_with_sigabrt() {
+    static T: OnceLock<PathBuf> = OnceLock::new();
+    let so = T.get_or_init(|| gcc("rocp_abort_tool.c", "rocp_abort_tool.so", &["-shared", "-fPIC"]));
+    for intercept in ["1", "2"] {
+        let dir = scratch("rocp-abort");
+        let notes = dir.join("notes.txt");
+        let mut c = on_hsa_double(hsa_programs(), &dir);
+        c.arg("sizes").arg(hsa_double().join("kernels.co"));
+        c.env("HSA_TOOLS_LIB", layer())
+            .env("ROCP_TOOL_LIB", so)
+            .env("ROCP_HSA_INTERCEPT", intercept)
+            .env("ROCP_ABORT_TOOL_OUT", &notes)
+            .env("CLTAP_OUTPUT_DIR", &*dir);
+        let o = run(c);
+        // `timeout` ends itself with the signal that ended its child (a
+        // hang would read as its own status 124).
+        assert_eq!(o.code, None, "killed by a signal, not exited: {}\n{}", o.stdout, o.stderr);
+        assert_eq!(o.signal, Some(libc::SIGABRT), "{}\n{}", o.stdout, o.stderr);
+        let text = std::fs::read_to_string(&notes).unwrap_or_default();
+        assert_eq!(text, "callback\n", "OnUnloadTool must not run from a signal handler");
+        let log = std::fs::read_to_string(only_file(&render_left_trace(&dir), ".apilog")).unwrap();
+        assert!(log.contains("hsa_queue_create"), "the trace the process left renders: {log}");
+    }
 }

@@ -186,7 +186,7 @@ typedef struct {
   const hsa_kernel_dispatch_packet_t* packet;
   const char* kernel_name; /* valid during the callback */
   uint64_t kernel_object;
-  const amd_kernel_code_t* kernel_code; /* NULL with cltap */
+  const amd_kernel_code_t* kernel_code; /* the kernel object's host address (its kernel descriptor) */
   uint32_t thread_id;
   const rocprofiler_dispatch_record_t* record; /* with ROCP_HSA_INTERCEPT=2; the tool's to free() */
 } rocprofiler_callback_data_t;
@@ -196,8 +196,8 @@ typedef hsa_status_t (*rocprofiler_callback_t)(const rocprofiler_callback_data_t
 
 typedef struct {
   rocprofiler_callback_t dispatch;
-  hsa_status_t (*create)(hsa_queue_t* queue, void* data);  /* kept, not called by cltap */
-  hsa_status_t (*destroy)(hsa_queue_t* queue, void* data); /* kept, not called by cltap */
+  hsa_status_t (*create)(hsa_queue_t* queue, void* data);  /* each intercept queue made */
+  hsa_status_t (*destroy)(hsa_queue_t* queue, void* data); /* each intercept queue destroyed */
 } rocprofiler_queue_callbacks_t;
 
 hsa_status_t rocprofiler_set_queue_callbacks(rocprofiler_queue_callbacks_t callbacks, void* data);
@@ -249,9 +249,8 @@ typedef struct {
   };
 } rocprofiler_info_data_t;
 
-/* METRIC_COUNT and TRACE_COUNT (0) write a uint32_t. cltap also takes
- * ROCPROFILER_INFO_KIND_METRIC with `data` a rocprofiler_info_data_t whose
- * metric.name is set: it fills in that metric's entry. */
+/* METRIC_COUNT and TRACE_COUNT (0) write a uint32_t; other kinds are
+ * HSA_STATUS_ERROR, as in rocprofiler 5.2.3. */
 hsa_status_t rocprofiler_get_info(const hsa_agent_t* agent, rocprofiler_info_kind_t kind, void* data);
 hsa_status_t rocprofiler_iterate_info(const hsa_agent_t* agent, rocprofiler_info_kind_t kind,
                                       hsa_status_t (*callback)(const rocprofiler_info_data_t info, void* data),
@@ -259,6 +258,138 @@ hsa_status_t rocprofiler_iterate_info(const hsa_agent_t* agent, rocprofiler_info
 hsa_status_t rocprofiler_query_info(const hsa_agent_t* agent, rocprofiler_info_query_t query,
                                     hsa_status_t (*callback)(const rocprofiler_info_data_t info, void* data),
                                     void* data);
+
+/* ---- Feature sets, time, profiled queues -------------------------------- */
+
+typedef void rocprofiler_feature_set_t;
+
+/* Declared by rocprofiler 5.2.3's header, defined nowhere in 5.2.3: cltap
+ * exports them returning HSA_STATUS_ERROR. */
+hsa_status_t rocprofiler_add_feature(const rocprofiler_feature_t* feature, rocprofiler_feature_set_t* features_set);
+hsa_status_t rocprofiler_features_set_open(hsa_agent_t agent, rocprofiler_feature_set_t* features_set,
+                                           rocprofiler_t** context, uint32_t mode,
+                                           rocprofiler_properties_t* properties);
+
+typedef enum {
+  ROCPROFILER_TIME_ID_CLOCK_REALTIME = 0,
+  ROCPROFILER_TIME_ID_CLOCK_REALTIME_COARSE = 1,
+  ROCPROFILER_TIME_ID_CLOCK_MONOTONIC = 2,
+  ROCPROFILER_TIME_ID_CLOCK_MONOTONIC_COARSE = 3,
+  ROCPROFILER_TIME_ID_CLOCK_MONOTONIC_RAW = 4,
+} rocprofiler_time_id_t;
+
+hsa_status_t rocprofiler_get_time(rocprofiler_time_id_t time_id, uint64_t timestamp, uint64_t* value_ns,
+                                  uint64_t* error_ns);
+
+hsa_status_t rocprofiler_queue_create_profiled(hsa_agent_t agent_handle, uint32_t size, hsa_queue_type32_t type,
+                                               void (*callback)(hsa_status_t status, hsa_queue_t* source,
+                                                                void* data),
+                                               void* data, uint32_t private_segment_size,
+                                               uint32_t group_segment_size, hsa_queue_t** queue);
+
+/* ---- Context pool ------------------------------------------------------- */
+
+typedef void rocprofiler_pool_t;
+
+typedef struct {
+  rocprofiler_t* context;
+  void* payload;
+} rocprofiler_pool_entry_t;
+
+typedef bool (*rocprofiler_pool_handler_t)(const rocprofiler_pool_entry_t* entry, void* arg);
+
+typedef struct {
+  uint32_t num_entries;
+  uint32_t payload_bytes;
+  rocprofiler_pool_handler_t handler;
+  void* handler_arg;
+} rocprofiler_pool_properties_t;
+
+hsa_status_t rocprofiler_pool_open(hsa_agent_t agent, rocprofiler_feature_t* features, uint32_t feature_count,
+                                   rocprofiler_pool_t** pool, uint32_t mode,
+                                   rocprofiler_pool_properties_t* properties);
+hsa_status_t rocprofiler_pool_close(rocprofiler_pool_t* pool);
+hsa_status_t rocprofiler_pool_fetch(rocprofiler_pool_t* pool, rocprofiler_pool_entry_t* entry);
+hsa_status_t rocprofiler_pool_flush(rocprofiler_pool_t* pool);
+/* Declared by 5.2.3, defined nowhere in 5.2.3: HSA_STATUS_ERROR. */
+hsa_status_t rocprofiler_pool_release(rocprofiler_pool_entry_t* entry);
+hsa_status_t rocprofiler_pool_iterate(rocprofiler_pool_t* pool,
+                                      hsa_status_t (*callback)(rocprofiler_pool_entry_t* entry, void* data),
+                                      void* data);
+
+/* ---- HSA callbacks ------------------------------------------------------ */
+
+typedef enum {
+  ROCPROFILER_HSA_CB_ID_ALLOCATE = 0,
+  ROCPROFILER_HSA_CB_ID_DEVICE = 1,
+  ROCPROFILER_HSA_CB_ID_MEMCOPY = 2,
+  ROCPROFILER_HSA_CB_ID_SUBMIT = 3,
+  ROCPROFILER_HSA_CB_ID_KSYMBOL = 4,
+  ROCPROFILER_HSA_CB_ID_CODEOBJ = 5
+} rocprofiler_hsa_cb_id_t;
+
+typedef struct {
+  union {
+    struct {
+      const void* ptr;
+      size_t size; /* 0: freed */
+      hsa_amd_segment_t segment;
+      hsa_amd_memory_pool_global_flag_t global_flag;
+      int is_code;
+    } allocate;
+    struct {
+      hsa_device_type_t type;
+      uint32_t id;
+      hsa_agent_t agent;
+      const void* ptr;
+    } device;
+    struct {
+      const void* dst;
+      const void* src;
+      size_t size;
+    } memcopy;
+    struct {
+      const void* packet;
+      const char* kernel_name; /* not NULL for a kernel dispatch */
+      hsa_queue_t* queue;
+      uint32_t device_type;
+      uint32_t device_id;
+    } submit;
+    struct {
+      uint64_t object;
+      const char* name;
+      uint32_t name_length;
+      int unload;
+    } ksymbol;
+    struct {
+      uint32_t storage_type;
+      int storage_file;
+      uint64_t memory_base;
+      uint64_t memory_size;
+      uint64_t load_base;
+      uint64_t load_size;
+      uint64_t load_delta;
+      uint32_t uri_length;
+      char* uri;
+      int unload;
+    } codeobj;
+  };
+} rocprofiler_hsa_callback_data_t;
+
+typedef hsa_status_t (*rocprofiler_hsa_callback_fun_t)(rocprofiler_hsa_cb_id_t id,
+                                                       const rocprofiler_hsa_callback_data_t* data, void* arg);
+
+/* Called as rocprofiler 5.2.3 calls them (docs/rocprofiler-v1.md). */
+typedef struct {
+  rocprofiler_hsa_callback_fun_t allocate;
+  rocprofiler_hsa_callback_fun_t device;
+  rocprofiler_hsa_callback_fun_t memcopy;
+  rocprofiler_hsa_callback_fun_t submit;
+  rocprofiler_hsa_callback_fun_t ksymbol;
+  rocprofiler_hsa_callback_fun_t codeobj;
+} rocprofiler_hsa_callbacks_t;
+
+hsa_status_t rocprofiler_set_hsa_callbacks(const rocprofiler_hsa_callbacks_t callbacks, void* arg);
 
 #ifdef __cplusplus
 }

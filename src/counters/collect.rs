@@ -226,6 +226,8 @@ impl Collector {
                 queue_id: w(DISPATCH_QUEUE_ID),
                 queue_index: w(DISPATCH_QUEUE_INDEX),
                 kernel_object: object,
+                signal: w(DISPATCH_SIGNAL),
+                queue_number: w(DISPATCH_QUEUE_NUMBER),
                 dispatch: w(DISPATCH_TIME_DISPATCH),
                 begin: d.t0,
                 end: d.t1,

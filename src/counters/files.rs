@@ -169,7 +169,8 @@ pub fn write(dir: &Path, stem: &str, pass: &Pass, process: &Process) -> std::io:
             index: i as u64,
             kernel_name: r.kernel.clone(),
             gpu_id: h.gpu_index,
-            queue_id: h.queue_id,
+            // rocprofiler v1 numbers its intercept queues from 0.
+            queue_id: h.queue_number,
             queue_index: h.queue_index,
             pid: pass.pid as u64,
             tid: r.tid as u64,
@@ -178,9 +179,9 @@ pub fn write(dir: &Path, stem: &str, pass: &Pass, process: &Process) -> std::io:
             lds: r.lds.unwrap_or(0),
             scr: r.scratch.unwrap_or(0),
             vgpr: r.vgprs.unwrap_or(0),
-            sgpr: r.sgprs.unwrap_or(0),
+            sgpr: r.sgprs.map_or(0, |s| rocprof_sgprs(s, r.limits.gfx_ip.as_deref())),
             fbar: 0,
-            sig: 0,
+            sig: h.signal,
             obj: h.kernel_object,
             values: vals[..pass.names.len()].to_vec(),
             times: r.hsa.as_ref().filter(|h| h.begin != 0).map(|h| perf::DispatchTimes {
@@ -201,6 +202,17 @@ pub fn write(dir: &Path, stem: &str, pass: &Pass, process: &Process) -> std::io:
         std::fs::write(p, text)?;
     }
     Ok(paths.to_vec())
+}
+
+/// rocprof's `sgpr` from cltap's SGPRs per wave (`(granule + 1) * 8`):
+/// rocprofiler 5.2.3's tool prints `(granule + 2) * 8`, `(granule + 1) * 8`
+/// on gfx8 (`HsaRsrcFactory`'s `sgpr_block_dflt`; `Kd::rocprof_v1_sgprs`).
+fn rocprof_sgprs(sgprs: u64, gfx_ip: Option<&str>) -> u64 {
+    if gfx_ip.is_some_and(|g| g.starts_with("gfx8")) {
+        sgprs
+    } else {
+        sgprs + 8
+    }
 }
 
 /// A pass kept for a later join: `<stem>.pass<N>.json`.

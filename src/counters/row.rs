@@ -57,6 +57,12 @@ pub struct HsaDispatch {
     pub queue_id: u64,
     pub queue_index: u64,
     pub kernel_object: u64,
+    /// The application's completion signal handle (0 in older traces).
+    #[serde(default)]
+    pub signal: u64,
+    /// The queue's number among the intercept queues (rocprof's `queue-id`).
+    #[serde(default)]
+    pub queue_number: u64,
     /// `ROCP_HSA_INTERCEPT=2`'s times (ns of the runtime's clock); 0 when not taken.
     pub dispatch: u64,
     pub begin: u64,

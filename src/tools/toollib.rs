@@ -21,7 +21,7 @@ use super::toollib_settings::RocprofilerSettings;
 use parking_lot::Mutex;
 use std::ffi::{c_void, CStr, CString};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU8, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ToolLibError {
@@ -50,6 +50,13 @@ struct Tool {
 static LOADED: Mutex<Vec<Tool>> = Mutex::new(Vec::new());
 /// The HSA interception the tools asked for (see `toollib_settings`).
 static REQUESTED_HSA_MODE: AtomicU8 = AtomicU8::new(0);
+/// A tool left `hsa_intercepting` on: rocprofiler v1's HSA callbacks
+/// (`rocprofiler_set_hsa_callbacks`' kernel symbols) are called.
+static HSA_INTERCEPTING: AtomicBool = AtomicBool::new(false);
+/// A tool left `opt_mode` on: rocprofiler v1's dispatch callback gets the
+/// data of 5.2.3's optimised path (no kernel name, object, code, thread or
+/// record: the tool names kernels from its `ksymbol` callback).
+static OPT_MODE: AtomicBool = AtomicBool::new(false);
 
 fn dlerror() -> String {
     // SAFETY: dlerror returns NULL or a string valid until the next dl call.
@@ -115,6 +122,7 @@ pub fn load_all(paths: &[PathBuf], mut settings: RocprofilerSettings) -> Vec<Pat
         return Vec::new();
     }
     make_self_global();
+    let offered = settings;
     let mut loaded = Vec::new();
     for p in paths {
         match load_one(p, &mut settings) {
@@ -126,7 +134,9 @@ pub fn load_all(paths: &[PathBuf], mut settings: RocprofilerSettings) -> Vec<Pat
         }
     }
     if !loaded.is_empty() {
-        REQUESTED_HSA_MODE.fetch_max(settings.hsa_mode(), Ordering::AcqRel);
+        REQUESTED_HSA_MODE.fetch_max(settings.requested_hsa_mode(&offered), Ordering::AcqRel);
+        HSA_INTERCEPTING.store(settings.hsa_intercepting != 0, Ordering::Release);
+        OPT_MODE.store(settings.opt_mode != 0, Ordering::Release);
     }
     loaded
 }
@@ -134,6 +144,16 @@ pub fn load_all(paths: &[PathBuf], mut settings: RocprofilerSettings) -> Vec<Pat
 /// The HSA interception mode the loaded tools asked for (0 when none did).
 pub fn requested_hsa_mode() -> u8 {
     REQUESTED_HSA_MODE.load(Ordering::Acquire)
+}
+
+/// Whether the tools left `hsa_intercepting` on in their settings.
+pub fn hsa_intercepting() -> bool {
+    HSA_INTERCEPTING.load(Ordering::Acquire)
+}
+
+/// Whether the tools left `opt_mode` on in their settings.
+pub fn opt_mode() -> bool {
+    OPT_MODE.load(Ordering::Acquire)
 }
 
 /// Calls every loaded tool's `OnUnloadTool`, the last loaded first. Runs

@@ -5,18 +5,22 @@
 //! `include/rocprofiler_settings.h` is cltap's C copy, and
 //! `tests/tool_lib.rs` holds the two to each other through gcc.
 //!
-//! What cltap puts in, and what it takes back after the tool returns:
+//! What cltap puts in is what rocprofiler 5.2.3 puts in (`LoadTool` in
+//! its `src/core/rocprofiler.cpp`), and what it takes back after the tool
+//! returns:
 //!
-//! | field | offered | honoured on return |
+//! | field | offered (as 5.2.3) | honoured on return |
 //! |---|---|---|
-//! | `intercept_mode` | 1 when HSA dispatches are intercepted (`ROCP_HSA_INTERCEPT` 1 or 2, or counters asked for), else 0 | yes: non-zero turns dispatch interception on |
-//! | `code_obj_tracking` | 1 (cltap records kernel objects and names) | no |
-//! | `memcopy_tracking` | 1 with `CLTAP_ATP=1` (async-copy times recorded), else 0 | no |
-//! | `trace_size`, `trace_local` | 0: cltap has no thread trace | no |
-//! | `timeout` | `UINT64_MAX`: cltap waits without a limit | no |
-//! | `timestamp_on` | 1 with `ROCP_HSA_INTERCEPT=2` | yes, with `intercept_mode`: dispatch times too |
-//! | `hsa_intercepting` | 1: every HSA call is recorded when cltap is the HSA tool | no |
-//! | `k_concurrent`, `opt_mode`, `obj_dumping` | 0 | no |
+//! | `intercept_mode` | 1 (5.2.3: 1 whenever a tool library is loaded) | no, as in 5.2.3, where the queues are intercepted by `ROCP_HSA_INTERCEPT` alone (cltap also intercepts for a tool that registers a dispatch callback) |
+//! | `code_obj_tracking` | 1 | no: cltap always names kernels |
+//! | `memcopy_tracking` | 0 | no |
+//! | `trace_size` | `0x2000000` (32 MiB) | no: cltap has no thread trace |
+//! | `trace_local` | 1 | no |
+//! | `timeout` | `UINT64_MAX` | no: cltap waits without a limit |
+//! | `timestamp_on` | 1 with `ROCP_HSA_INTERCEPT=2` | yes: turned on, the dispatches are intercepted with their times (`=2`) |
+//! | `hsa_intercepting` | 0 | yes: left on, the `ksymbol` HSA callback is called |
+//! | `opt_mode` | 0 | yes: left on, the dispatch callback gets 5.2.3's optimised data |
+//! | `k_concurrent`, `obj_dumping` | 0 | no |
 //!
 //! A tool can turn interception on, never off, and only for the HSA
 //! runtime loaded after it (cltap loads tools before it installs its HSA
@@ -50,31 +54,34 @@ const _: () = {
 };
 
 impl RocprofilerSettings {
-    /// What cltap offers: `hsa_mode` is the interception in effect
-    /// (`ROCP_HSA_INTERCEPT`: 0, 1, 2), `memcopy` whether async-copy times
-    /// are recorded.
-    pub fn offered(hsa_mode: u8, memcopy: bool) -> RocprofilerSettings {
+    /// What rocprofiler 5.2.3 offers a tool: `hsa_mode` is the
+    /// interception in effect (`ROCP_HSA_INTERCEPT`: 0, 1, 2).
+    pub fn offered(hsa_mode: u8) -> RocprofilerSettings {
         RocprofilerSettings {
-            intercept_mode: (hsa_mode != 0) as u32,
+            intercept_mode: 1,
             code_obj_tracking: 1,
-            memcopy_tracking: memcopy as u32,
-            trace_size: 0,
-            trace_local: 0,
+            memcopy_tracking: 0,
+            trace_size: 0x0200_0000,
+            trace_local: 1,
             timeout: u64::MAX,
             timestamp_on: (hsa_mode == 2) as u32,
-            hsa_intercepting: 1,
+            hsa_intercepting: 0,
             k_concurrent: 0,
             opt_mode: 0,
             obj_dumping: 0,
         }
     }
 
-    /// The HSA interception mode these settings ask for (0, 1 or 2).
-    pub fn hsa_mode(&self) -> u8 {
-        match (self.intercept_mode != 0, self.timestamp_on != 0) {
-            (false, _) => 0,
-            (true, false) => 1,
-            (true, true) => 2,
+    /// The HSA interception mode the tools ask for by what they changed of
+    /// `offered`: timestamps turned on ask for 2, interception turned on
+    /// (not offered on) for 1, anything else for nothing.
+    pub fn requested_hsa_mode(&self, offered: &RocprofilerSettings) -> u8 {
+        if self.timestamp_on != 0 && offered.timestamp_on == 0 {
+            2
+        } else if self.intercept_mode != 0 && offered.intercept_mode == 0 {
+            1
+        } else {
+            0
         }
     }
 
@@ -103,15 +110,16 @@ mod tests {
     use super::*;
 
     #[test]
-    fn offered_values_follow_the_interception_mode() {
-        let s = RocprofilerSettings::offered(2, true);
-        assert_eq!((s.intercept_mode, s.timestamp_on, s.memcopy_tracking, s.timeout), (1, 1, 1, u64::MAX));
-        assert_eq!(s.hsa_mode(), 2);
-        let s = RocprofilerSettings::offered(0, false);
-        assert_eq!((s.intercept_mode, s.timestamp_on, s.hsa_mode()), (0, 0, 0));
-        let s = RocprofilerSettings { intercept_mode: 1, ..s };
-        assert_eq!(s.hsa_mode(), 1);
-        let s = RocprofilerSettings { intercept_mode: 0, timestamp_on: 1, ..s };
-        assert_eq!(s.hsa_mode(), 0, "timestamps without interception ask for nothing");
+    fn offered_values_are_rocprofiler_5_2_3s() {
+        let s = RocprofilerSettings::offered(2);
+        assert_eq!((s.intercept_mode, s.timestamp_on, s.memcopy_tracking, s.timeout), (1, 1, 0, u64::MAX));
+        assert_eq!((s.hsa_intercepting, s.code_obj_tracking, s.trace_size, s.trace_local), (0, 1, 0x0200_0000, 1));
+        let s = RocprofilerSettings::offered(0);
+        assert_eq!((s.intercept_mode, s.timestamp_on), (1, 0));
+        assert_eq!(s.requested_hsa_mode(&s), 0, "nothing changed asks for nothing");
+        let t = RocprofilerSettings { timestamp_on: 1, ..s };
+        assert_eq!(t.requested_hsa_mode(&s), 2);
+        let o = RocprofilerSettings { intercept_mode: 0, ..s };
+        assert_eq!(s.requested_hsa_mode(&o), 1);
     }
 }

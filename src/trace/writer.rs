@@ -118,7 +118,6 @@ pub fn start(s: TraceSettings) {
     unsafe {
         libc::pthread_atfork(None, None, Some(after_fork_in_child));
     }
-    install_signal_handlers();
     current();
 }
 
@@ -478,48 +477,13 @@ pub fn finish() {
     }
 }
 
-// ---- Signals that end the process through its handlers: render, then let
-// the signal do what it would have done ----
-
-static OLD_ACTIONS: Mutex<Vec<(i32, libc::sigaction)>> = Mutex::new(Vec::new());
-
-/// Only signals that would end the process by their default action are
-/// taken: one the application ignores or handles itself stays its own (it
-/// may go on running, and recording with it).
-fn install_signal_handlers() {
-    for sig in [libc::SIGINT, libc::SIGTERM, libc::SIGABRT] {
-        unsafe {
-            let mut old: libc::sigaction = std::mem::zeroed();
-            if libc::sigaction(sig, std::ptr::null(), &mut old) != 0 || old.sa_sigaction != libc::SIG_DFL {
-                continue;
-            }
-            let mut new: libc::sigaction = std::mem::zeroed();
-            new.sa_sigaction = on_signal as *const () as usize;
-            new.sa_flags = libc::SA_RESTART;
-            libc::sigemptyset(&mut new.sa_mask);
-            if libc::sigaction(sig, &new, &mut old) == 0 {
-                OLD_ACTIONS.lock().push((sig, old));
-            }
-        }
-    }
-}
-
-extern "C" fn on_signal(sig: i32) {
-    let _ = std::panic::catch_unwind(finish);
-    // The process ends with the signal: no exit handler will remove it.
-    let _ = std::panic::catch_unwind(crate::devtime::remove_spill);
-    let old = OLD_ACTIONS.try_lock().and_then(|v| v.iter().find(|(s, _)| *s == sig).map(|(_, a)| *a));
-    unsafe {
-        match old {
-            Some(a) => {
-                libc::sigaction(sig, &a, std::ptr::null_mut());
-            }
-            None => {
-                libc::signal(sig, libc::SIG_DFL);
-            }
-        }
-        libc::raise(sig);
-    }
-}
+// No signal handler: a fatal signal (SIGINT, SIGTERM, SIGABRT, SIGSEGV...)
+// ends the process at once, with the status it has without cltap. Nothing
+// that can block may run in a handler (the interrupted thread may hold any
+// lock: a tool's, the allocator's, the renderer's), and rendering is not
+// async-signal-safe. The records are already in the trace file, which
+// survives the process: `cltap run` renders it after the death, and
+// `cltap render` renders a trace left without the launcher
+// (docs/trace-format.md, "When the process ends").
 
 pub use super::local::thread_id;

@@ -3,6 +3,8 @@
 //! cltap in between.
 #![allow(dead_code)]
 
+pub mod rocp;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::OnceLock;
@@ -202,14 +204,18 @@ pub fn vendor_dir(libs: &[String]) -> PathBuf {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Outcome {
     pub code: Option<i32>,
+    /// The signal that ended the process, if one did.
+    pub signal: Option<i32>,
     pub stdout: String,
     pub stderr: String,
 }
 
 pub fn run(mut c: Command) -> Outcome {
     let o = c.output().expect("spawn");
+    use std::os::unix::process::ExitStatusExt;
     Outcome {
         code: o.status.code(),
+        signal: o.status.signal(),
         stdout: String::from_utf8_lossy(&o.stdout).into_owned(),
         stderr: String::from_utf8_lossy(&o.stderr).into_owned(),
     }
@@ -433,6 +439,23 @@ pub fn number_after(out: &str, key: &str) -> u64 {
 }
 
 /// The one file in `dir` whose name ends with `suffix`.
+/// Renders with `cltap render` the one binary trace `dir` holds (what a
+/// process ended by a signal leaves: cltap renders nothing in a signal
+/// handler), into `dir/rendered`; returns that directory.
+pub fn render_left_trace(dir: &Path) -> PathBuf {
+    let trace = only_file(dir, ".cltrace");
+    let out = dir.join("rendered");
+    let r = Command::new(root().join("target/release/cltap"))
+        .arg("render")
+        .arg(&trace)
+        .arg("--output")
+        .arg(&out)
+        .output()
+        .expect("run cltap render");
+    assert!(r.status.success(), "cltap render: {}", String::from_utf8_lossy(&r.stderr));
+    out
+}
+
 pub fn only_file(dir: &Path, suffix: &str) -> PathBuf {
     let found: Vec<PathBuf> = std::fs::read_dir(dir)
         .unwrap()

@@ -101,5 +101,27 @@ int main(void) {
   OFF(rocprofiler_settings_t, k_concurrent);
   OFF(rocprofiler_settings_t, opt_mode);
   OFF(rocprofiler_settings_t, obj_dumping);
+  SIZE(rocprofiler_pool_entry_t);
+  OFF(rocprofiler_pool_entry_t, context);
+  OFF(rocprofiler_pool_entry_t, payload);
+  SIZE(rocprofiler_pool_properties_t);
+  OFF(rocprofiler_pool_properties_t, num_entries);
+  OFF(rocprofiler_pool_properties_t, payload_bytes);
+  OFF(rocprofiler_pool_properties_t, handler);
+  OFF(rocprofiler_pool_properties_t, handler_arg);
+  SIZE(rocprofiler_hsa_callback_data_t);
+  OFF(rocprofiler_hsa_callback_data_t, allocate.size);
+  OFF(rocprofiler_hsa_callback_data_t, allocate.is_code);
+  OFF(rocprofiler_hsa_callback_data_t, device.ptr);
+  OFF(rocprofiler_hsa_callback_data_t, memcopy.size);
+  OFF(rocprofiler_hsa_callback_data_t, submit.queue);
+  OFF(rocprofiler_hsa_callback_data_t, submit.device_id);
+  OFF(rocprofiler_hsa_callback_data_t, ksymbol.name);
+  OFF(rocprofiler_hsa_callback_data_t, ksymbol.unload);
+  OFF(rocprofiler_hsa_callback_data_t, codeobj.uri);
+  OFF(rocprofiler_hsa_callback_data_t, codeobj.unload);
+  SIZE(rocprofiler_hsa_callbacks_t);
+  OFF(rocprofiler_hsa_callbacks_t, submit);
+  OFF(rocprofiler_hsa_callbacks_t, codeobj);
   return 0;
 }

@@ -108,14 +108,15 @@ static void first(hsa_agent_t agent) {
   rocprofiler_get_info(&agent, ROCPROFILER_INFO_KIND_TRACE_COUNT, &traces);
   LINE("metrics=%u status=%#x walked=%u walk_status=%#x traces=%u\n", count, (unsigned)st, w.count, (unsigned)it, traces);
 
+  /* As 5.2.3: get_info answers the counts only; query_info is not implemented. */
   rocprofiler_info_data_t q;
   memset(&q, 0, sizeof q);
   q.metric.name = "GPUBusy";
-  st = rocprofiler_get_info(&agent, ROCPROFILER_INFO_KIND_METRIC, &q);
-  LINE("lookup=GPUBusy status=%#x expr=%s\n", (unsigned)st, q.metric.expr ? q.metric.expr : "NULL");
-  memset(&q, 0, sizeof q);
-  q.metric.name = "SQ_WAVEZ";
-  failure("unknown_info", rocprofiler_get_info(&agent, ROCPROFILER_INFO_KIND_METRIC, &q));
+  failure("metric_info", rocprofiler_get_info(&agent, ROCPROFILER_INFO_KIND_METRIC, &q));
+  failure("null_agent_info", rocprofiler_get_info(NULL, ROCPROFILER_INFO_KIND_METRIC_COUNT, &count));
+  rocprofiler_info_query_t query;
+  memset(&query, 0, sizeof query);
+  failure("query_info", rocprofiler_query_info(&agent, query, info_cb, &w));
 
   rocprofiler_feature_t f[2] = {metric("SQ_WAVES"), metric("SQ_WAVEZ")};
   rocprofiler_t* ctx = NULL;
@@ -126,6 +127,15 @@ static void first(hsa_agent_t agent) {
   f[1].kind = ROCPROFILER_FEATURE_KIND_TRACE;
   failure("trace_open", rocprofiler_open(agent, f, 2, &ctx, 0, &props));
   failure("standalone_open", rocprofiler_open(agent, f, 1, &ctx, ROCPROFILER_MODE_STANDALONE | ROCPROFILER_MODE_CREATEQUEUE, &props));
+  /* As 5.2.3: a mode without STANDALONE is invalid, and a context over the
+   * counters' limit (nine SQ counters, eight SQ slots) is refused. */
+  f[1] = metric("GPUBusy");
+  failure("singlegroup_open", rocprofiler_open(agent, f, 2, &ctx, ROCPROFILER_MODE_SINGLEGROUP, &props));
+  static const char* nine[] = {"SQ_WAVES",      "SQ_INSTS_VALU", "SQ_INSTS_VMEM_WR", "SQ_INSTS_VMEM_RD", "SQ_INSTS_SALU",
+                               "SQ_INSTS_SMEM", "SQ_INSTS_FLAT", "SQ_INSTS_LDS",     "SQ_INSTS_GDS"};
+  rocprofiler_feature_t many[9];
+  for (int i = 0; i < 9; i++) many[i] = metric(nine[i]);
+  failure("over_limit_open", rocprofiler_open(agent, many, 9, &ctx, 0, &props));
 
   /* A good context, sampled standalone: refused, never faked. */
   st = rocprofiler_open(agent, f, 1, &ctx, 0, &props);
@@ -163,7 +173,7 @@ static hsa_status_t dispatch_cb(const rocprofiler_callback_data_t* d, void* user
   props.handler = handler;
   props.handler_arg = e;
   rocprofiler_t* ctx = NULL;
-  hsa_status_t st = rocprofiler_open(d->agent, f, 2, &ctx, ROCPROFILER_MODE_SINGLEGROUP, &props);
+  hsa_status_t st = rocprofiler_open(d->agent, f, 2, &ctx, 0, &props);
   if (st != HSA_STATUS_SUCCESS) {
     failure("dispatch_open", st);
     free((void*)e->record); /* the record is the tool's also when it declines */

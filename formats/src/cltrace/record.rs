@@ -162,14 +162,20 @@ pub const DISPATCH_TIME_COMPLETE: usize = 13;
 /// on the runtime's signal thread, when its times are known); absent in
 /// older traces.
 pub const DISPATCH_TID: usize = 14;
+/// The packet's completion signal as the application wrote it (the
+/// `hsa_signal_t` handle; rocprof's `sig`); absent in older traces.
+pub const DISPATCH_SIGNAL: usize = 15;
+/// The queue's number among the intercept queues, from 0 in creation order
+/// (rocprofiler v1's `queue_id`, rocprof's `queue-id`); absent in older traces.
+pub const DISPATCH_QUEUE_NUMBER: usize = 16;
 /// The HSA call, on thread [`DISPATCH_TID`], inside which the packet was
 /// submitted (its record's `cmd_id`): the intercept handler runs inside the
 /// doorbell store that submits the packets. 0 when no traced call was open
 /// (a runtime's own thread, a call left out by the filter); absent in
 /// older traces.
-pub const DISPATCH_CALL: usize = 15;
+pub const DISPATCH_CALL: usize = 17;
 /// Argument words of a dispatch record.
-pub const DISPATCH_WORDS: usize = 16;
+pub const DISPATCH_WORDS: usize = 18;
 /// The capture `param` of a dispatch record's kernel name (a string), when
 /// cltap knows it.
 pub const NAME_PARAM: u8 = 255;

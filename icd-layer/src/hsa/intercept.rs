@@ -103,7 +103,72 @@ struct QueueInfo {
     /// The application's `hsa_queue_t*`.
     queue: usize,
     queue_id: u64,
+    /// The queue's number among the intercept queues, from 0 in creation
+    /// order: rocprofiler v1's `queue_id`.
+    number: u32,
     mode: u8,
+}
+
+static NEXT_QUEUE: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+
+/// The intercept queues alive (`hsa_queue_t*`), for rocprofiler v1's
+/// queue callbacks: created and destroyed rarely.
+static QUEUES: Mutex<Vec<usize>> = Mutex::new(Vec::new());
+
+/// Told of every intercept queue made (rocprofiler v1's `create` queue
+/// callback), after its handler was registered.
+pub type QueueHook = fn(queue: *mut c_void);
+static QUEUE_HOOK: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+pub fn set_queue_hook(h: Option<QueueHook>) {
+    QUEUE_HOOK.store(h.map_or(0, |h| h as usize), Ordering::Release);
+}
+
+/// Whether `queue` is an intercept queue still alive; with `forget`, it
+/// is forgotten (it is being destroyed).
+pub fn intercepted(queue: usize, forget: bool) -> bool {
+    let mut v = QUEUES.lock().unwrap_or_else(|e| e.into_inner());
+    let found = v.iter().position(|q| *q == queue);
+    if let (true, Some(i)) = (forget, found) {
+        v.swap_remove(i);
+    }
+    found.is_some()
+}
+
+/// Told of every packet an intercept queue submits, before it is written
+/// (rocprofiler v1's `submit` callback): the packet, the application's
+/// `hsa_queue_t*`, the agent, and for a kernel dispatch its kernel's name.
+pub type SubmitHook = fn(packet: &[u8; PACKET_SIZE], queue: usize, agent: u64, kernel: Option<&std::ffi::CStr>);
+static SUBMIT_HOOK: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+/// Sets (or with None removes) the submit hook.
+pub fn set_submit_hook(h: Option<SubmitHook>) {
+    SUBMIT_HOOK.store(h.map_or(0, |h| h as usize), Ordering::Release);
+}
+
+fn submitted(raw: &[u8; PACKET_SIZE], q: &QueueInfo, kernel: Option<&super::kernels::Kernel>) {
+    let h = SUBMIT_HOOK.load(Ordering::Acquire);
+    if h != 0 {
+        // SAFETY: only ever set from a `SubmitHook`.
+        let h: SubmitHook = unsafe { std::mem::transmute::<usize, SubmitHook>(h) };
+        h(raw, q.queue, q.agent, kernel.and_then(|k| k.v1_name()));
+    }
+}
+
+/// An intercept queue whose dispatches are timed, whatever the mode
+/// (rocprofiler v1's `rocprofiler_queue_create_profiled`).
+#[allow(clippy::too_many_arguments)]
+pub fn create_profiled(
+    agent: u64,
+    size: u32,
+    qtype: u32,
+    callback: *mut c_void,
+    data: *mut c_void,
+    private_segment_size: u32,
+    group_segment_size: u32,
+    queue: *mut *mut u8,
+) -> u32 {
+    create(agent, size, qtype, callback, data, private_segment_size, group_segment_size, queue, 2)
 }
 
 /// `hsa_queue_create`, as the application calls it.
@@ -148,7 +213,7 @@ unsafe fn queue_create_recorded(
     ];
     let t = bracket::enter_hsa(id::hsa_queue_create, &app);
     let r = crate::guard::guard(HSA_STATUS_ERROR, || {
-        create(agent, size, qtype, callback, data, private_segment_size, group_segment_size, queue as *mut *mut u8)
+        create(agent, size, qtype, callback, data, private_segment_size, group_segment_size, queue as *mut *mut u8, 0)
     });
     if t.on {
         bracket::exit_hsa(id::hsa_queue_create, t, r as u64, &app);
@@ -170,6 +235,7 @@ fn create(
     private_segment_size: u32,
     group_segment_size: u32,
     queue: *mut *mut u8,
+    min_mode: u8,
 ) -> u32 {
     let plain = orig(id::hsa_queue_create);
     let icreate = orig(id::hsa_amd_queue_intercept_create);
@@ -189,7 +255,7 @@ fn create(
             return r;
         }
         let q = *queue;
-        let m = mode();
+        let m = mode().max(min_mode);
         if m >= 2 {
             let en = orig(id::hsa_amd_profiling_set_profiler_enabled);
             if en != 0 {
@@ -201,11 +267,18 @@ fn create(
             agent,
             queue: q as usize,
             queue_id: std::ptr::read_volatile(q.add(QUEUE_ID_OFFSET) as *const u64),
+            number: NEXT_QUEUE.fetch_add(1, Ordering::Relaxed),
             mode: m,
         }));
         let reg: unsafe extern "C" fn(*mut u8, Handler, *mut c_void) -> u32 = std::mem::transmute(register);
         if reg(q, on_packets, info as *mut c_void) != HSA_STATUS_SUCCESS {
             cltap::warn!("HSA: hsa_amd_queue_intercept_register failed: this queue's dispatches are not recorded");
+        }
+        QUEUES.lock().unwrap_or_else(|e| e.into_inner()).push(q as usize);
+        let h = QUEUE_HOOK.load(Ordering::Acquire);
+        if h != 0 {
+            let h: QueueHook = std::mem::transmute::<usize, QueueHook>(h);
+            crate::guard::guard((), || h(q as *mut c_void));
         }
         r
     }
@@ -244,6 +317,8 @@ fn words(q: &QueueInfo, index: u64, p: &KernelDispatch) -> [u64; DISPATCH_WORDS]
         w[DISPATCH_GRID + k] = p.grid_size[k] as u64;
         w[DISPATCH_WORKGROUP + k] = p.workgroup_size[k] as u64;
     }
+    w[DISPATCH_SIGNAL] = p.completion_signal;
+    w[DISPATCH_QUEUE_NUMBER] = q.number as u64;
     w[DISPATCH_PRIVATE_SEGMENT] = p.private_segment_size as u64;
     w[DISPATCH_GROUP_SEGMENT] = p.group_segment_size as u64;
     w
@@ -265,29 +340,35 @@ fn handle(pkts: *const u8, count: u64, index: u64, q: &QueueInfo) -> Option<Vec<
         let kind = p.header().kind;
         count_packet(kind);
         if kind != PacketType::KernelDispatch {
+            submitted(raw, q, None);
             out.keep(i);
             continue;
         }
-        let name = super::kernels::name(p.kernel_object);
+        let kernel = super::kernels::lookup(p.kernel_object);
+        let name = kernel.name.clone();
+        submitted(raw, q, Some(&kernel));
         if let Ok(mut m) = KERNEL_DISPATCHES.lock() {
             *m.get_or_insert_with(HashMap::new).entry((p.kernel_object, name.clone())).or_insert(0) += 1;
         }
         let seq = NEXT_DISPATCH.fetch_add(1, Ordering::Relaxed);
         let w = words(q, index + i as u64, &p);
         let mut np = p;
+        // Taken before a tool sees the dispatch: its record and cltap's
+        // trace then give the dispatch the same time.
+        let dispatch = if q.mode >= 2 { super::proxy::timestamp() } else { 0 };
         let tool = super::counters::tool_request(&super::counters::DispatchInfo {
             agent: q.agent,
             queue: q.queue as *const c_void,
             queue_index: index + i as u64,
+            queue_number: q.number,
             packet: raw,
             kernel_object: p.kernel_object,
-            kernel_name: name.as_deref(),
+            kernel: &kernel,
+            dispatch_time: dispatch,
         });
         if counting || tool.is_some() {
             let mut wt = w;
-            if q.mode >= 2 {
-                wt[DISPATCH_TIME_DISPATCH] = super::proxy::timestamp();
-            }
+            wt[DISPATCH_TIME_DISPATCH] = dispatch;
             if let Some(c) =
                 super::counters::wrap(seq, q.agent, wt, name.clone(), p.completion_signal, q.mode >= 2, tool)
             {
@@ -302,7 +383,6 @@ fn handle(pkts: *const u8, count: u64, index: u64, q: &QueueInfo) -> Option<Vec<
         if q.mode < 2 {
             cltap::trace::local::record_kind::<KIND_HSA_DISPATCH>(seq, 0, 0, &w, name.as_deref());
         } else {
-            let dispatch = super::proxy::timestamp();
             match proxy(q, seq, w, name.clone(), dispatch, p.completion_signal) {
                 Some(sig) => {
                     np.completion_signal = sig;

@@ -46,6 +46,16 @@ pub struct Kernel {
     /// False for a kernel only named while another of its executable was
     /// resolved: its descriptor is still to be read.
     resolved: bool,
+    /// Its name as rocprofiler v1 gives it to tools (demangled), made once.
+    v1_name: OnceLock<Option<std::ffi::CString>>,
+}
+
+impl Kernel {
+    /// The kernel's name as rocprofiler v1 gives it to its callbacks
+    /// (`names::demangle`), worked out at the first call.
+    pub fn v1_name(&self) -> Option<&std::ffi::CStr> {
+        self.v1_name.get_or_init(|| self.name.as_deref().map(super::names::demangle)).as_deref()
+    }
 }
 
 static KERNELS: RwLock<Option<HashMap<u64, Arc<Kernel>>>> = RwLock::new(None);
@@ -66,6 +76,7 @@ pub fn lookup(object: u64) -> Arc<Kernel> {
                 executable: found.executable,
                 descriptor: None,
                 resolved: false,
+                v1_name: OnceLock::new(),
             })
         });
     }
@@ -76,6 +87,7 @@ pub fn lookup(object: u64) -> Arc<Kernel> {
             executable: found.executable,
             descriptor: found.descriptor,
             resolved: true,
+            v1_name: OnceLock::new(),
         });
         if let Some(d) = &k.descriptor {
             let words: Vec<u64> =
@@ -92,9 +104,20 @@ pub fn lookup(object: u64) -> Arc<Kernel> {
     k.clone()
 }
 
-/// The kernel's name, if the runtime could tell.
-pub fn name(object: u64) -> Option<Arc<str>> {
-    lookup(object).name.clone()
+/// The host address of a kernel object (its code object's kernel
+/// descriptor, readable by the host), as the loader extension gives it;
+/// the object itself where the loader cannot tell (rocprofiler 5.2.3's
+/// `kernel_code`).
+pub fn host_address(object: u64) -> u64 {
+    let Some(host) = loader().and_then(|t| t.query_host_address) else { return object };
+    let mut p: *const c_void = std::ptr::null();
+    // SAFETY: the loader's entry, as hsa_ven_amd_loader.h defines it.
+    let ok = unsafe { host(object as *const c_void, &mut p) } == HSA_STATUS_SUCCESS;
+    if ok && !p.is_null() {
+        p as u64
+    } else {
+        object
+    }
 }
 
 struct Found {

@@ -29,6 +29,7 @@ pub mod copytimes;
 pub mod counters;
 pub mod intercept;
 pub mod kernels;
+pub mod names;
 pub mod onload;
 pub mod proxy;
 mod traced;

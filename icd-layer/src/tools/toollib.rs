@@ -24,7 +24,7 @@ pub fn load_once(cfg: &Config, recording: bool) {
     if !recording || cfg.tool_libs.is_empty() {
         return;
     }
-    let settings = cltap::tools::toollib_settings::RocprofilerSettings::offered(cfg.hsa_mode(), cfg.atp);
+    let settings = cltap::tools::toollib_settings::RocprofilerSettings::offered(cfg.hsa_mode());
     crate::guard::guard(Vec::new(), || cltap::tools::toollib::load_all(&cfg.tool_libs, settings));
 }
 

@@ -24,9 +24,7 @@ pub mod status {
     pub const INFO_BREAK: u32 = 0x1;
     pub const ERROR: u32 = 0x1000;
     pub const INVALID_ARGUMENT: u32 = 0x1001;
-    pub const INVALID_AGENT: u32 = 0x1004;
     pub const NOT_INITIALIZED: u32 = 0x100B;
-    pub const INVALID_INDEX: u32 = 0x100E;
 }
 
 /// `rocprofiler_feature_kind_t`.
@@ -428,6 +426,7 @@ pub fn layout() -> Vec<(String, usize)> {
         ("rocprofiler_info_query_t.info_kind", 0),
         ("rocprofiler_info_query_t.trace_parameter.trace_name", 0),
     ]);
+    v.extend(super::abi_ext::layout());
     let mut out: Vec<(String, usize)> = v.into_iter().map(|(n, o)| (n.to_string(), o)).collect();
     for (n, o) in crate::tools::toollib_settings::RocprofilerSettings::layout() {
         let name =

@@ -49,10 +49,30 @@ pub enum RocpError {
     WouldBlock(u32),
     #[error("metric '{name}' needs group(s) {groups:?}, not collected yet")]
     Incomplete { name: String, groups: Vec<usize> },
-    #[error("info kind {0} is not one of rocprofiler_info_kind_t's")]
+    #[error("unknown info kind ({0})")]
     InfoKind(u32),
     #[error("the info callback returned {0:#x}")]
     Callback(u32),
+    #[error("a pool needs at least one entry (num_entries is 0)")]
+    PoolSize,
+    #[error("NULL agent")]
+    NullAgent,
+    #[error("corrupted pool entry: it was fetched again before the pool's handler received it")]
+    PoolCorrupted,
+    #[error("the pool's contexts cannot be opened: {0}")]
+    PoolOpen(String),
+    #[error("{0:#x} is not an open context pool (closed already, or not made by rocprofiler_pool_open)")]
+    BadPool(usize),
+    #[error("time id {0} is not one of rocprofiler_time_id_t's (0 to 4)")]
+    BadTimeId(u32),
+    #[error("invalid mode ({0:#x}): without ROCPROFILER_MODE_STANDALONE, rocprofiler 5.2.3 accepts mode 0 only")]
+    InvalidMode(u32),
+    #[error("the features need {0} groups (passes) of the GPU's counters: rocprofiler 5.2.3 refuses a context over the counters' limit (\"Metrics list exceeds HW limits\"); open one context per pass")]
+    OverLimit(u32),
+    #[error("rocprofiler 5.2.3 declares this function in its header but does not define it (a tool calling it does not link with rocprofiler); cltap exports it so such a tool loads, and returns this error")]
+    NotInRocprofiler,
+    #[error("not implemented in rocprofiler 5.2.3, which returns this error too")]
+    NotImplemented,
     #[error("internal error in cltap (reported on stderr); the call did nothing")]
     Internal,
 }
@@ -61,9 +81,7 @@ impl RocpError {
     /// The `hsa_status_t` a call failing so returns.
     pub fn status(&self) -> u32 {
         match self {
-            RocpError::Null(_) | RocpError::BadContext(_) => status::INVALID_ARGUMENT,
-            RocpError::BadGroup { .. } => status::INVALID_INDEX,
-            RocpError::UnknownAgent(_) => status::INVALID_AGENT,
+            RocpError::Null(_) | RocpError::BadContext(_) | RocpError::BadPool(_) => status::INVALID_ARGUMENT,
             RocpError::NotInitialized => status::NOT_INITIALIZED,
             RocpError::Callback(s) => *s,
             _ => status::ERROR,

@@ -45,10 +45,15 @@ pub struct DispatchInfo<'a> {
     /// The application's `hsa_queue_t*`.
     pub queue: *const std::ffi::c_void,
     pub queue_index: u64,
+    /// The queue's number among the intercept queues (from 0).
+    pub queue_number: u32,
     /// The application's kernel dispatch packet.
     pub packet: &'a [u8; 64],
     pub kernel_object: u64,
-    pub kernel_name: Option<&'a str>,
+    /// What cltap knows of the kernel (its name as rocprofiler v1 gives it).
+    pub kernel: &'a super::kernels::Kernel,
+    /// When the dispatch was seen (HSA timestamp), on a timed queue; else 0.
+    pub dispatch_time: u64,
 }
 
 /// A tool's events for one dispatch and what receives their values.
@@ -98,13 +103,53 @@ pub fn wrap(
     let d = session::Dispatch { seq, agent, words, name, app_signal, record };
     match tool {
         Some(t) => {
-            let events: Arc<[Event]> = t.events.into();
-            session::wrap(b, d, &events, session::Sink::Tool(Some(t.done)))
+            // cltap's own request is served around the same dispatch when
+            // both fit the counters together; else the tool's wins, said once.
+            let own = OWN.get().filter(|(e, _)| !e.is_empty());
+            let mut events = t.events;
+            let mut pass = None;
+            if let Some((own_events, p)) = own {
+                let mut both = events.clone();
+                both.extend(own_events.iter().filter(|e| !events.contains(e)).copied());
+                match overflow(b, &both) {
+                    None => {
+                        events = both;
+                        pass = Some(*p);
+                    }
+                    Some(why) => lost_once(&why),
+                }
+            }
+            let events: Arc<[Event]> = events.into();
+            session::wrap(b, d, &events, session::Sink::Tool { done: Some(t.done), pass })
         }
         None => {
             let (events, pass) = OWN.get()?;
             session::wrap(b, d, events, session::Sink::Trace { pass: *pass })
         }
+    }
+}
+
+/// Why `events` cannot be counted at once on the backend's GPU (a block
+/// instance asked for more events than it has counters), or None.
+fn overflow(b: &backend::Backend, events: &[Event]) -> Option<String> {
+    let mut per: std::collections::BTreeMap<(u32, u32), u32> = std::collections::BTreeMap::new();
+    for e in events {
+        *per.entry((e.block_name, e.block_index)).or_insert(0) += 1;
+    }
+    per.into_iter().find_map(|((block, index), n)| {
+        let blk = cltap::metrics::Block::from_aql_id(block)?;
+        let slots = b.block_counts(blk)?.slots;
+        (n > slots).then(|| format!("{}[{index}] would need {n} counters and has {slots}", blk.name()))
+    })
+}
+
+/// One line, the first time a tool's request and cltap's own cannot share
+/// a dispatch.
+fn lost_once(why: &str) {
+    static SAID: AtomicBool = AtomicBool::new(false);
+    if !SAID.swap(true, Ordering::AcqRel) {
+        let names = crate::life::config().counters.join(",");
+        cltap::warn!("counters: a rocprofiler tool (ROCP_TOOL_LIB) and cltap's own request ({names}) cannot be counted around the same dispatch ({why}): the tool's request is served, and cltap's own read None/NA for the dispatches the tool counts");
     }
 }
 
@@ -154,7 +199,11 @@ pub fn on_load(agents: &[super::agents::Agent]) {
             plan(chosen.passes, handle);
         }
         Err(e) => {
-            cltap::warn!("CLTAP_COUNTERS={joined}: {e}; no counters are collected");
+            // Named by the variable the failing name came from.
+            let why = e.to_string();
+            let culprit = names.iter().find(|n| why.contains(&format!("'{n}'"))).or(names.first());
+            let var = culprit.map_or_else(|| format!("CLTAP_COUNTERS={joined}"), |n| cfg.counters_source(n));
+            cltap::warn!("{var}: {why}; no counters are collected");
             plan(0, handle);
         }
     }

@@ -23,10 +23,10 @@ pub type ToolDone = Box<dyn FnOnce(&BTreeMap<Event, u64>, [u64; 2]) + Send>;
 
 pub enum Sink {
     /// cltap's own request: a `KIND_HSA_COUNTERS` record of this pass.
-    Trace {
-        pass: u32,
-    },
-    Tool(Option<ToolDone>),
+    Trace { pass: u32 },
+    /// A tool's request; with `pass`, cltap's own events were counted too
+    /// and go to the trace as [`Sink::Trace`]'s do.
+    Tool { done: Option<ToolDone>, pass: Option<u32> },
 }
 
 pub struct Session {
@@ -208,16 +208,11 @@ unsafe extern "C" fn on_stopped(_value: i64, arg: *mut c_void) -> bool {
     let Some(b) = backend::get() else { return false };
     let values = crate::guard::guard(BTreeMap::new(), || read(b, &s));
     match &mut s.sink {
-        Sink::Trace { pass } => {
-            let mut words = Vec::with_capacity(1 + 2 * values.len());
-            words.push(*pass as u64);
-            for (e, v) in &values {
-                words.push(aql::pack(e));
-                words.push(*v);
+        Sink::Trace { pass } => record_values(s.seq, *pass, &values),
+        Sink::Tool { done, pass } => {
+            if let Some(pass) = *pass {
+                record_values(s.seq, pass, &values);
             }
-            cltap::trace::local::record_kind::<KIND_HSA_COUNTERS>(s.seq, 0, 0, &words, None);
-        }
-        Sink::Tool(done) => {
             if let Some(done) = done.take() {
                 let times = super::super::proxy::dispatch_times(s.agent, s.proxy);
                 let was = HANDING_OVER.with(|h| h.replace(true));
@@ -239,6 +234,17 @@ unsafe extern "C" fn on_stopped(_value: i64, arg: *mut c_void) -> bool {
     release(b, s);
     done_one();
     false
+}
+
+/// The values of dispatch `seq` for cltap's own request (`KIND_HSA_COUNTERS`).
+fn record_values(seq: u64, pass: u32, values: &BTreeMap<Event, u64>) {
+    let mut words = Vec::with_capacity(1 + 2 * values.len());
+    words.push(pass as u64);
+    for (e, v) in values {
+        words.push(aql::pack(e));
+        words.push(*v);
+    }
+    cltap::trace::local::record_kind::<KIND_HSA_COUNTERS>(seq, 0, 0, &words, None);
 }
 
 /// Every sample, summed per event (rocprofiler v1 sums an event's samples).

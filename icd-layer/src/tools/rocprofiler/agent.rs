@@ -67,13 +67,22 @@ fn installed() -> Result<(), RocpError> {
     Ok(())
 }
 
+/// The GPU once loaded: read without a lock on every dispatch.
+static READY: std::sync::OnceLock<Arc<Gpu>> = std::sync::OnceLock::new();
+
 /// The GPU cltap counts on.
 pub fn gpu() -> Result<Arc<Gpu>, RocpError> {
+    if let Some(g) = READY.get() {
+        return Ok(g.clone());
+    }
     installed()?;
     let mut g = GPU.lock();
     let loaded = g.get_or_insert_with(|| {
         crate::guard::guard(Err(Failed::NoCounters("internal error".into())), load).map(Arc::new)
     });
+    if let Ok(ok) = loaded {
+        let _ = READY.set(ok.clone());
+    }
     loaded.clone().map_err(RocpError::from)
 }
 
@@ -84,6 +93,12 @@ pub fn named(agent: u64) -> Result<Arc<Gpu>, RocpError> {
         return Err(RocpError::UnknownAgent(agent));
     }
     Ok(g)
+}
+
+/// `agent`'s index among the GPU agents, where it is the counting GPU; 0
+/// otherwise (cltap counts on one GPU).
+pub fn index_of(agent: u64) -> u32 {
+    named(agent).map_or(0, |g| g.index)
 }
 
 fn get_info() -> GetInfo {

@@ -4,7 +4,7 @@
 
 use super::agent;
 use super::api_base::{call, free_at_exit};
-use cltap::tools::rocprofiler::abi::{Agent, Feature, Group, Properties};
+use cltap::tools::rocprofiler::abi::{Agent, Feature, Group, Properties, MODE_STANDALONE};
 use cltap::tools::rocprofiler::context::Context;
 use cltap::tools::rocprofiler::error::RocpError;
 use cltap::tools::rocprofiler::registry;
@@ -25,14 +25,29 @@ pub unsafe extern "C" fn rocprofiler_open(
         if context.is_null() {
             return Err(RocpError::Null("context"));
         }
+        // As 5.2.3: a mode without STANDALONE is invalid (SINGLEGROUP alone too).
+        if mode != 0 && mode & MODE_STANDALONE == 0 {
+            return Err(RocpError::InvalidMode(mode));
+        }
         let gpu = agent::named(agent.handle)?;
         let ctx =
             Context::open(&gpu.catalog, gpu.consts, agent.handle, features, feature_count, mode, properties.as_ref())?;
+        within_limits(&ctx)?;
         let (handle, _) = registry::insert(ctx);
         free_at_exit();
         *context = handle as *mut c_void;
         Ok(())
     })
+}
+
+/// 5.2.3 refuses a context whose features need more than one pass of the
+/// counters ("Metrics list exceeds HW limits"): so does cltap, although it
+/// could collect them group by group (`rocprofiler_get_group`).
+pub fn within_limits(ctx: &Context) -> Result<(), RocpError> {
+    match ctx.group_count() {
+        0 | 1 => Ok(()),
+        n => Err(RocpError::OverLimit(n)),
+    }
 }
 
 /// `hsa_status_t rocprofiler_close(rocprofiler_t*)`: the handle is invalid

@@ -10,9 +10,9 @@
 //! context's handler is called, as rocprofiler v1 does.
 //!
 //! Dispatches are only seen on intercept queues: `ROCP_HSA_INTERCEPT=1|2`,
-//! or a tool's `OnLoadToolProp` setting `intercept_mode`. The queue create
-//! and destroy callbacks are kept but not called: cltap's queue interception
-//! has no hook for them.
+//! or a tool that registered a dispatch callback while it loaded. The
+//! queue `create` callback is called for every intercept queue made, the
+//! `destroy` callback when the application destroys one, as in 5.2.3.
 
 use super::agent;
 use super::api_base::call;
@@ -21,10 +21,9 @@ use cltap::tools::rocprofiler::abi::{status, Agent, CallbackData, DispatchRecord
 use cltap::tools::rocprofiler::collect::Collection;
 use cltap::tools::rocprofiler::error::RocpError;
 use cltap::tools::rocprofiler::registry;
-use parking_lot::Mutex;
 use std::cell::Cell;
-use std::ffi::{c_void, CString};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::ffi::c_void;
+use std::sync::atomic::{AtomicBool, AtomicPtr, Ordering};
 
 /// The tool's callbacks and their data.
 #[derive(Clone, Copy)]
@@ -33,7 +32,21 @@ struct Registered {
     data: usize,
 }
 
-static REGISTERED: Mutex<Option<Registered>> = Mutex::new(None);
+/// The registered callbacks: a leaked box, swapped whole (registering is
+/// rare; the hook reads it for every dispatch without a lock). A replaced
+/// one is never freed: a dispatch may still be reading it.
+static REGISTERED: AtomicPtr<Registered> = AtomicPtr::new(std::ptr::null_mut());
+
+fn registered() -> Option<Registered> {
+    let p = REGISTERED.load(Ordering::Acquire);
+    // SAFETY: a leaked box, never freed.
+    (!p.is_null()).then(|| unsafe { *p })
+}
+
+fn register(r: Option<Registered>) {
+    let p = r.map_or(std::ptr::null_mut(), |r| Box::into_raw(Box::new(r)));
+    REGISTERED.store(p, Ordering::Release);
+}
 /// `rocprofiler_stop_queue_callbacks` was called (and no start since).
 static STOPPED: AtomicBool = AtomicBool::new(false);
 /// A tool registered a dispatch callback (it needs intercept queues).
@@ -62,8 +75,6 @@ pub fn in_dispatch_callback() -> bool {
 
 /// `hsa_completion_signal` of an AQL dispatch packet.
 const PACKET_COMPLETION_SIGNAL: usize = 56;
-/// `hsa_queue_t.id`.
-const QUEUE_ID_OFFSET: usize = 32;
 
 /// A dispatch record handed to the tool: malloc'ed, the tool's to free
 /// (whether or not it returned a group), as rocprofiler v1's records are.
@@ -89,16 +100,17 @@ impl Record {
     }
 }
 
-fn new_record() -> Record {
-    if crate::hsa::intercept::mode() < 2 {
-        // v1 gives a record only with timestamps on.
+/// The record of a dispatch seen at `dispatch` (0: not on a timed queue,
+/// and v1 gives a record only with timestamps on).
+fn new_record(dispatch: u64) -> Record {
+    if dispatch == 0 {
         return Record(std::ptr::null_mut());
     }
     // SAFETY: plain allocation of a plain struct.
     let p = unsafe { libc::malloc(std::mem::size_of::<DispatchRecord>()) as *mut DispatchRecord };
     if !p.is_null() {
         // SAFETY: freshly allocated, of the right size.
-        unsafe { p.write(DispatchRecord { dispatch: crate::hsa::proxy::timestamp(), begin: 0, end: 0, complete: 0 }) };
+        unsafe { p.write(DispatchRecord { dispatch, begin: 0, end: 0, complete: 0 }) };
     }
     Record(p)
 }
@@ -108,31 +120,34 @@ fn hook(d: &DispatchInfo<'_>) -> Option<ToolRequest> {
     if STOPPED.load(Ordering::Acquire) {
         return None;
     }
-    let reg = (*REGISTERED.lock())?;
+    let reg = registered()?;
     let dispatch = reg.callbacks.dispatch?;
-    let name = d.kernel_name.and_then(|n| CString::new(n).ok());
-    let record = new_record();
-    let queue_id = if d.queue.is_null() {
-        0
-    } else {
-        // SAFETY: the application's live hsa_queue_t.
-        unsafe { std::ptr::read_volatile((d.queue as *const u8).add(QUEUE_ID_OFFSET) as *const u64) as u32 }
-    };
+    // 5.2.3's optimised path (`OnSubmitCB_opt`, a tool's `opt_mode`) gives
+    // no kernel name, object, code, thread or record.
+    let full = !cltap::tools::toollib::opt_mode();
+    let name = d.kernel.v1_name().filter(|_| full);
+    let record = if full { new_record(d.dispatch_time) } else { Record(std::ptr::null_mut()) };
     let data = CallbackData {
         agent: Agent { handle: d.agent },
         agent_index: agent::named(d.agent).map_or(0, |g| g.index),
         queue: d.queue,
         queue_index: d.queue_index,
-        queue_id,
+        queue_id: d.queue_number,
         completion_signal: u64::from_le_bytes(d.packet[PACKET_COMPLETION_SIGNAL..].try_into().ok()?),
         packet: d.packet.as_ptr() as *const c_void,
-        kernel_name: name.as_ref().map_or(std::ptr::null(), |n| n.as_ptr()),
-        kernel_object: d.kernel_object,
-        // v1 points at the amd_kernel_code_t of old code objects; a code
-        // object v3+ kernel has a kernel descriptor instead, not that.
-        kernel_code: std::ptr::null(),
+        kernel_name: name.map_or(std::ptr::null(), |n| n.as_ptr()),
+        kernel_object: if full { d.kernel_object } else { 0 },
+        // As 5.2.3: the kernel object's host address (the loader's), read
+        // by tools as an `amd_kernel_code_t`: with code objects v3+ it is
+        // the kernel descriptor, whose `compute_pgm_rsrc1` is at the same
+        // offset (48), which is all rocprofiler's own tool reads of it.
+        kernel_code: if full {
+            crate::hsa::kernels::host_address(d.kernel_object) as *const c_void
+        } else {
+            std::ptr::null()
+        },
         // SAFETY: a plain system call.
-        thread_id: unsafe { libc::syscall(libc::SYS_gettid) } as u32,
+        thread_id: if full { unsafe { libc::syscall(libc::SYS_gettid) as u32 } } else { 0 },
         record: record.0,
     };
     let mut group = Group::EMPTY;
@@ -173,7 +188,7 @@ fn request(group: &Group, record: Record) -> Option<ToolRequest> {
 #[no_mangle]
 pub unsafe extern "C" fn rocprofiler_set_queue_callbacks(callbacks: QueueCallbacks, data: *mut c_void) -> u32 {
     call("rocprofiler_set_queue_callbacks", || {
-        *REGISTERED.lock() = Some(Registered { callbacks, data: data as usize });
+        register(Some(Registered { callbacks, data: data as usize }));
         STOPPED.store(false, Ordering::Release);
         if callbacks.dispatch.is_some() {
             WANTS_DISPATCHES.store(true, Ordering::Release);
@@ -181,15 +196,53 @@ pub unsafe extern "C" fn rocprofiler_set_queue_callbacks(callbacks: QueueCallbac
         if !in_dispatch_callback() {
             counters::set_tool_hook(Some(Box::new(hook)));
         }
+        crate::hsa::intercept::set_queue_hook(
+            callbacks.create.map(|_| on_queue_created as crate::hsa::intercept::QueueHook),
+        );
+        if callbacks.destroy.is_some() {
+            // Takes effect when the runtime loads cltap: a tool registering
+            // from its `OnLoadTool` is in time (docs/rocprofiler-v1.md).
+            crate::hsa::onload::put_in_front(
+                crate::hsa::api::id::hsa_queue_destroy,
+                queue_destroy as *const () as usize,
+            );
+        }
         Ok(())
     })
+}
+
+/// An intercept queue was made: the tool's `create` callback, as 5.2.3
+/// calls it (its status is not the application's: cltap never changes
+/// what the application's call returns).
+fn on_queue_created(queue: *mut c_void) {
+    if let Some(f) = registered().and_then(|r| r.callbacks.create.map(|f| (f, r.data))) {
+        // SAFETY: the tool's callback, with its own data.
+        unsafe { (f.0)(queue, f.1 as *mut c_void) };
+    }
+}
+
+/// `hsa_queue_destroy` with a `destroy` callback registered: for an
+/// intercept queue, the callback first, as 5.2.3 calls it; then cltap's
+/// own entry, whatever the callback returned.
+unsafe extern "C" fn queue_destroy(queue: *mut c_void) -> u32 {
+    if crate::hsa::intercept::intercepted(queue as usize, true) {
+        if let Some((f, data)) = registered().and_then(|r| r.callbacks.destroy.map(|f| (f, r.data))) {
+            crate::guard::guard(0, || f(queue, data as *mut c_void));
+        }
+    }
+    let next = crate::hsa::onload::next(crate::hsa::api::id::hsa_queue_destroy);
+    if next == 0 {
+        return 0x1000;
+    }
+    let next: unsafe extern "C" fn(*mut c_void) -> u32 = std::mem::transmute(next);
+    next(queue)
 }
 
 /// `hsa_status_t rocprofiler_remove_queue_callbacks()`.
 #[no_mangle]
 pub extern "C" fn rocprofiler_remove_queue_callbacks() -> u32 {
     call("rocprofiler_remove_queue_callbacks", || {
-        *REGISTERED.lock() = None;
+        register(None);
         // From inside the callback the hook stays installed, without callbacks.
         if !in_dispatch_callback() {
             counters::set_tool_hook(None);

@@ -10,11 +10,17 @@
 //! api_info, api_context → agent, base      api_sampling → base, api_queue
 //! api_queue → agent, base; hsa::counters (the tool hook), hsa::intercept, hsa::proxy
 //! agent → hsa::wrappers, hsa::counters, life
+//! api_pool → agent, base      api_hsa → agent, base, hsa_callbacks, hsa_entries; hsa::intercept (hook), hsa::proxy
+//! hsa_entries → hsa_callbacks, agent; hsa::names, hsa::onload (entries put in front), hsa::wrappers
 //! ```
 
 mod agent;
 mod api_base;
 mod api_context;
+mod api_hsa;
 mod api_info;
+mod api_pool;
 pub mod api_queue;
 mod api_sampling;
+mod hsa_callbacks;
+mod hsa_entries;

@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use cltap::hsa::packet::{Barrier, KernelDispatch, PacketType, PACKET_SIZE};
 
-use crate::queues::Queue;
+use crate::queue::Queue;
 use crate::signal::Signal;
 
 /// How long an idle command processor sleeps between polls.

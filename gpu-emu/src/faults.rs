@@ -10,7 +10,7 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::OnceLock;
 
-use crate::queues::Queue;
+use crate::queue::Queue;
 use crate::signal::Signal;
 
 pub const VARIABLE: &str = "GPU_EMU_FAULT";

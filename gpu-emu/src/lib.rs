@@ -24,6 +24,7 @@ pub mod kfd;
 pub mod memory;
 pub mod pm4;
 pub mod pmc;
+pub mod queue;
 pub mod queues;
 pub mod signal;
 #[allow(clippy::all)]

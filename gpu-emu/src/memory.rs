@@ -4,12 +4,20 @@
 //! lets the command processor find the allocation a kernel object lies in.
 
 use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
 
 use crate::sys::*;
 use crate::topology::{valid_node, CPU_NODE, GPU_NODE};
 
+/// Numbers every allocation and registration, so that what was found in
+/// one (a kernel) is never taken for what a later one at the same address
+/// holds.
+static SERIAL: AtomicU64 = AtomicU64::new(1);
+
 struct Block {
+    /// This allocation's number (see [`SERIAL`]).
+    serial: u64,
     size: u64,
     node: u32,
     flags: u32,
@@ -30,9 +38,15 @@ fn page_round(size: u64) -> usize {
 
 /// The (base, size) of the allocation or registration holding `addr`.
 pub fn containing(addr: usize) -> Option<(usize, usize)> {
+    allocation(addr).map(|(base, size, _)| (base, size))
+}
+
+/// The allocation `addr` lies in: its start, size and number (a new
+/// allocation at the same address has another).
+pub fn allocation(addr: usize) -> Option<(usize, usize, u64)> {
     let blocks = BLOCKS.lock().unwrap_or_else(|e| e.into_inner());
     let (&base, b) = blocks.range(..=addr).next_back()?;
-    (addr < base + b.size as usize).then_some((base, b.size as usize))
+    (addr < base + b.size as usize).then_some((base, b.size as usize, b.serial))
 }
 
 fn with_block<R>(addr: usize, f: impl FnOnce(usize, &mut Block) -> R) -> Option<R> {
@@ -66,6 +80,7 @@ pub fn allocate(node: u32, size: u64, flags: u32) -> Option<usize> {
         user_data: 0,
         mapped: Box::new([]),
         owned: true,
+        serial: SERIAL.fetch_add(1, Ordering::Relaxed),
     };
     BLOCKS.lock().unwrap_or_else(|e| e.into_inner()).insert(p as usize, block);
     Some(p as usize)
@@ -76,7 +91,6 @@ pub fn free(addr: usize) -> bool {
     let removed = BLOCKS.lock().unwrap_or_else(|e| e.into_inner()).remove(&addr);
     match removed {
         Some(b) => {
-            crate::kernels::forget_range(addr, b.size as usize);
             if b.owned {
                 // SAFETY: a mapping this module made, of this length.
                 unsafe { libc::munmap(addr as *mut libc::c_void, b.size as usize) };
@@ -140,6 +154,7 @@ pub extern "C" fn hsaKmtRegisterMemoryWithFlags(
             user_data: 0,
             mapped: Box::new([]),
             owned: false,
+            serial: SERIAL.fetch_add(1, Ordering::Relaxed),
         });
         HSAKMT_STATUS_SUCCESS
     })

@@ -71,37 +71,37 @@ impl Launch<'_> {
 /// A CPU implementation of a kernel.
 pub type KernelFn = fn(&Launch);
 
-static CACHE: Mutex<Option<HashMap<u64, Arc<Kernel>>>> = Mutex::new(None);
+/// Kernels identified, by kernel object, with the number of the
+/// allocation they were found in: freed memory may hold another kernel at
+/// the same address later, in an allocation with another number.
+static CACHE: Mutex<Option<HashMap<u64, Identified>>> = Mutex::new(None);
 
-/// Identifies the kernel at `kernel_object`, once per object.
+/// An allocation's number and the kernel found in it.
+type Identified = (u64, Arc<Kernel>);
+
+/// Identifies the kernel at `kernel_object`, once per object and allocation.
 pub fn identify(kernel_object: u64) -> Arc<Kernel> {
-    if let Some(k) = CACHE.lock().unwrap_or_else(|e| e.into_inner()).as_ref().and_then(|c| c.get(&kernel_object)) {
-        return k.clone();
+    let Some((start, size, serial)) = crate::memory::allocation(kernel_object as usize) else {
+        return Arc::new(Kernel::Unknown);
+    };
+    let cached = CACHE.lock().unwrap_or_else(|e| e.into_inner()).as_ref().and_then(|c| c.get(&kernel_object).cloned());
+    if let Some((_, k)) = cached.filter(|(s, _)| *s == serial) {
+        return k;
     }
-    let found = Arc::new(resolve(kernel_object as usize));
+    let found = Arc::new(resolve(kernel_object as usize, start, size));
     CACHE
         .lock()
         .unwrap_or_else(|e| e.into_inner())
         .get_or_insert_with(HashMap::new)
-        .insert(kernel_object, found.clone());
+        .insert(kernel_object, (serial, found.clone()));
     found
 }
 
-fn resolve(kd: usize) -> Kernel {
-    let Some((start, size)) = crate::memory::containing(kd) else {
-        return Kernel::Unknown;
-    };
+fn resolve(kd: usize, start: usize, size: usize) -> Kernel {
     if let Some(k) = elf::find(kd, start, start + size) {
         return Kernel::Named(k);
     }
     blit::recognise(kd, start + size).map_or(Kernel::Unknown, Kernel::Blit)
-}
-
-/// Forgets what was identified inside freed memory (the address may hold another kernel later).
-pub fn forget_range(start: usize, len: usize) {
-    if let Some(c) = CACHE.lock().unwrap_or_else(|e| e.into_inner()).as_mut() {
-        c.retain(|&k, _| !(start..start + len).contains(&(k as usize)));
-    }
 }
 
 /// Runs the kernel's CPU implementation, if it has one.

@@ -27,6 +27,7 @@ pub mod agents;
 pub mod api;
 pub mod copytimes;
 pub mod counters;
+pub mod in_front;
 pub mod intercept;
 pub mod kernels;
 pub mod names;

@@ -189,7 +189,7 @@ unsafe fn install_table(p: *mut ApiTableVersion, t: &TableLayout) -> Installed {
         let copier = super::copytimes::async_copy_entry();
         let rect_copier = super::copytimes::async_copy_rect_entry();
         let destroyer = super::kernels::executable_destroy_entry();
-        let extra = EXTRA[id].load(Ordering::Acquire);
+        let extra = super::in_front::extra(id);
         if orig == 0
             || orig == wrapper
             || (extra != 0 && orig == extra)
@@ -215,7 +215,7 @@ unsafe fn install_table(p: *mut ApiTableVersion, t: &TableLayout) -> Installed {
             wrapper = destroyer;
         }
         if extra != 0 {
-            NEXT[id].store(wrapper, Ordering::Release);
+            super::in_front::set_next(id, wrapper);
             wrapper = extra;
         }
         ORIG[id].store(orig, Ordering::Release);
@@ -223,26 +223,6 @@ unsafe fn install_table(p: *mut ApiTableVersion, t: &TableLayout) -> Installed {
         n += 1;
     }
     Installed::Entries { n, have }
-}
-
-/// Entries put in front of cltap's own by a tool's HSA callbacks
-/// (rocprofiler v1's `rocprofiler_set_hsa_callbacks`), by HSA function id;
-/// 0: none. Set before `OnLoad` installs the tables (a tool sets its
-/// callbacks while it loads, which is before).
-static EXTRA: [std::sync::atomic::AtomicUsize; super::api::COUNT] =
-    [const { std::sync::atomic::AtomicUsize::new(0) }; super::api::COUNT];
-/// What such an entry calls on: the entry cltap itself installs there.
-static NEXT: [std::sync::atomic::AtomicUsize; super::api::COUNT] =
-    [const { std::sync::atomic::AtomicUsize::new(0) }; super::api::COUNT];
-
-/// Puts `entry` in front of cltap's own entry of HSA function `id`.
-pub fn put_in_front(id: usize, entry: usize) {
-    EXTRA[id].store(entry, Ordering::Release);
-}
-
-/// The entry an entry put in front of function `id` calls on.
-pub fn next(id: usize) -> usize {
-    NEXT[id].load(Ordering::Acquire)
 }
 
 /// `OnUnload`: see [`super::unload`].

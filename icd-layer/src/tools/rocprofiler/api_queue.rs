@@ -202,7 +202,7 @@ pub unsafe extern "C" fn rocprofiler_set_queue_callbacks(callbacks: QueueCallbac
         if callbacks.destroy.is_some() {
             // Takes effect when the runtime loads cltap: a tool registering
             // from its `OnLoadTool` is in time (docs/rocprofiler-v1.md).
-            crate::hsa::onload::put_in_front(
+            crate::hsa::in_front::put_in_front(
                 crate::hsa::api::id::hsa_queue_destroy,
                 queue_destroy as *const () as usize,
             );
@@ -230,7 +230,7 @@ unsafe extern "C" fn queue_destroy(queue: *mut c_void) -> u32 {
             crate::guard::guard(0, || f(queue, data as *mut c_void));
         }
     }
-    let next = crate::hsa::onload::next(crate::hsa::api::id::hsa_queue_destroy);
+    let next = crate::hsa::in_front::next(crate::hsa::api::id::hsa_queue_destroy);
     if next == 0 {
         return 0x1000;
     }

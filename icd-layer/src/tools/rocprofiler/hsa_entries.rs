@@ -1,7 +1,7 @@
 //! The HSA entries behind rocprofiler v1's `allocate`, `device`, `memcopy`,
 //! `ksymbol` and `codeobj` callbacks, as 5.2.3's `HsaInterceptor` has them
 //! (`src/core/hsa_interceptor.h`). Put in front of cltap's own entries
-//! (`hsa::onload::put_in_front`) when a tool sets such a callback, which it
+//! (`hsa::in_front::put_in_front`) when a tool sets such a callback, which it
 //! does while it loads, before `OnLoad` installs the tables; each calls
 //! cltap's entry (so the call is recorded as ever), then the callback. The
 //! callbacks are called only while a tool's settings left
@@ -12,7 +12,7 @@
 
 use super::hsa_callbacks::{issue, wanted};
 use crate::hsa::api::id;
-use crate::hsa::onload::{next, put_in_front as install};
+use crate::hsa::in_front::{next, put_in_front as install};
 use crate::hsa::wrappers::orig;
 use cltap::tools::rocprofiler::abi_ext::{
     cb_id, AllocateData, CodeobjData, DeviceData, HsaCallbackData, KsymbolData, MemcopyData,

@@ -25,10 +25,6 @@ fn traced(exe: &Path, args: &[&str], driver: Driver, mode: Mode, dir: &Path) -> 
     (o, text, a)
 }
 
-/// Host-clock tolerance for device times against the host calls around
-/// them: the clock offset is sampled, not exact.
-const SLACK_NS: u64 = 200_000;
-
 #[test]
 fn vecadd_trace_on_each_driver_and_mode() {
     for driver in [Driver::Pocl, Driver::Intel, Driver::Oclgrind] {
@@ -74,15 +70,6 @@ fn vecadd_trace_on_each_driver_and_mode() {
                 assert!(e.queued <= e.submit && e.submit <= e.start && e.start <= e.end, "{what}: {t:?}");
                 assert_eq!(e.device, device, "{what}");
                 assert_eq!((e.queue_id, e.context_id), (1, 1), "{what}");
-                // The command was queued during its enqueue call, and a
-                // blocking read's command ended before the call returned.
-                assert!(
-                    e.queued + SLACK_NS >= t.start,
-                    "{what}: queued {} before the call began {}",
-                    e.queued,
-                    t.start
-                );
-                assert!(e.queued <= t.end + SLACK_NS, "{what}: queued {} after the call ended {}", e.queued, t.end);
                 match &e.detail {
                     Detail::Kernel { name, global, local, .. } => {
                         assert_eq!(e.cmd_name, "CL_COMMAND_NDRANGE_KERNEL");
@@ -92,9 +79,21 @@ fn vecadd_trace_on_each_driver_and_mode() {
                     Detail::Transfer { bytes } => {
                         assert_eq!(e.cmd_name, "CL_COMMAND_READ_BUFFER");
                         assert!(*bytes == 4096 * 4 || *bytes == 64 * 4, "{bytes}");
-                        assert!(e.end <= t.end + SLACK_NS, "{what}: a blocking read ends inside its call");
                     }
                     Detail::None => panic!("{what}: {t:?}"),
+                }
+            }
+            // One queue, one clock: the commands were queued in the order of
+            // their enqueue calls, and each blocking read ended before the
+            // next command was queued (it ended inside its call). Both hold
+            // in the device's own clock, which one offset per queue maps to
+            // the host's, so neither depends on how well that offset was
+            // measured.
+            for w in enq.windows(2) {
+                let (a, b) = (w[0].enqueue.as_ref().unwrap(), w[1].enqueue.as_ref().unwrap());
+                assert!(a.queued <= b.queued, "{what}: queued in enqueue order: {a:?} {b:?}");
+                if matches!(a.detail, Detail::Transfer { .. }) {
+                    assert!(a.end <= b.queued, "{what}: a blocking read ends before the next enqueue: {a:?} {b:?}");
                 }
             }
             // setup, compute { add, reduce }: nested, in time order.

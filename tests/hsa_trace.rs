@@ -1,6 +1,7 @@
-//! cltap as an HSA tool (`HSA_TOOLS_LIB=libcltap_layer.so`), on the HSA
-//! runtime test double (`hsa-double/`, built into `target/hsa-double` as
-//! `tests/hsa_double.rs` does): every HSA call recorded into the binary
+//! cltap as an HSA tool (`HSA_TOOLS_LIB=libcltap_layer.so`), on Debian's
+//! real ROCr over the emulated gfx906 (`gpu-emu/`; the client is the HSA
+//! double's, `hsa-double/tests/client.c`, built as `tests/hsa_double.rs`
+//! does, linked by soname to the system's ROCr here): every HSA call recorded into the binary
 //! trace and rendered in the API log and the summary, the application
 //! unchanged; `OnLoad` on tables smaller than cltap's; a bad setting; a
 //! death mid-run.
@@ -17,8 +18,12 @@ fn built() -> &'static Path {
     hsa_double()
 }
 
+/// Debian's ROCr over gpu-emu (tests/common/hsa.rs); the `OnLoad` table
+/// tests call cltap's `OnLoad` themselves and stay on the double's library.
+const RT: Runtime = Runtime::Real;
+
 fn on_double(program: &Path, dir: &Path) -> Command {
-    on_hsa_double(program, dir)
+    on_hsa(RT, program, dir)
 }
 
 /// Dispatches the client makes: its signal and wait counts follow from it.
@@ -223,15 +228,20 @@ fn without_a_trace_the_summary_counts_hsa_calls() {
     assert_eq!(counts.get("hsa_queue_create"), Some(&3));
 }
 
-/// `rocminfo` on the double, through scripts/hsa-double.sh.
+/// `rocminfo` on Debian's ROCr over gpu-emu, through scripts/gpu-emu.sh.
 fn rocminfo(dir: &Path, cltap: bool) -> Outcome {
     let rocminfo = Path::new("/usr/bin/rocminfo");
     assert!(rocminfo.is_file(), "rocminfo is not installed (run scripts/setup.sh)");
-    built();
-    let mut c = Command::new("timeout");
-    c.arg("60").arg(root().join("scripts/hsa-double.sh")).arg("--").arg(rocminfo).current_dir(dir);
+    common::emu::emulator();
+    let mut c = Command::new(root().join("scripts/gpu-emu.sh"));
+    c.arg("--").arg("timeout").arg("60").arg(rocminfo).current_dir(dir);
     for (k, _) in std::env::vars() {
-        if k.starts_with("HSA_") || k.starts_with("CLTAP_") || k == "LD_PRELOAD" || k == "LD_LIBRARY_PATH" {
+        if k.starts_with("HSA_")
+            || k.starts_with("CLTAP_")
+            || k.starts_with("GPU_EMU_")
+            || k == "LD_PRELOAD"
+            || k == "LD_LIBRARY_PATH"
+        {
             c.env_remove(k);
         }
     }

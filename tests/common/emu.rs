@@ -57,9 +57,18 @@ pub fn built() -> &'static Path {
                 .arg(out.join("hip_client"))
                 .env("ROCM_TARGET_LST", &targets),
         );
-        step("scripts/gpu-emu.sh -- true", Command::new(root().join("scripts/gpu-emu.sh")).args(["--", "true"]));
+        emulator();
         out
     })
+}
+
+/// The emulator's libraries, built once per test binary by running the launcher on `true`.
+pub fn emulator() {
+    static DONE: OnceLock<()> = OnceLock::new();
+    DONE.get_or_init(|| {
+        let o = Command::new(root().join("scripts/gpu-emu.sh")).args(["--", "true"]).output().unwrap();
+        assert!(o.status.success(), "scripts/gpu-emu.sh -- true failed:\n{}", String::from_utf8_lossy(&o.stderr));
+    });
 }
 
 /// `program args…` on the emulated GPU (under a 60 s timeout), with `GPU_EMU_LOG=1` and an

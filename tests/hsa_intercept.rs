@@ -1,4 +1,5 @@
-//! `ROCP_HSA_INTERCEPT` on the HSA runtime test double: cltap makes the
+//! `ROCP_HSA_INTERCEPT` on Debian's real ROCr over the emulated gfx906
+//! (`gpu-emu/`; the client is the HSA double's `hsa-double/tests/client.c`): cltap makes the
 //! application's queues intercept queues and records each kernel dispatch
 //! (`# dispatch …` lines in the API log, `"hsa_dispatches"` in the summary),
 //! the application seeing exactly what it sees without cltap; with `=2` the
@@ -14,8 +15,11 @@ use std::process::Command;
 /// Dispatches the client makes.
 const DISPATCHES: u64 = 5;
 
+/// Debian's ROCr over gpu-emu (tests/common/hsa.rs).
+const RT: Runtime = Runtime::Real;
+
 fn on_double(program: &Path, dir: &Path) -> Command {
-    on_hsa_double(program, dir)
+    on_hsa(RT, program, dir)
 }
 
 fn client_args(c: &mut Command) {

@@ -9,6 +9,7 @@ use std::sync::OnceLock;
 
 pub mod emu;
 mod hsa;
+#[allow(unused_imports)]
 pub use hsa::*;
 
 pub fn root() -> PathBuf {

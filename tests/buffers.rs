@@ -285,16 +285,16 @@ fn after_fork_the_parents_buffer_gets_the_parents_records() {
     assert_eq!(sizes, (1000..1010).chain(3000..3030).collect::<Vec<_>>());
 }
 
-// ---- HSA: Debian's real ROCr over the emulated gfx906 (gpu-emu) ----
+// ---- HSA: against the HSA runtime test double, not real ROCm ----
 
 /// Dispatch records (`ROCP_HSA_INTERCEPT=1`) reach a buffer that takes
 /// them, as the trace holds them, and API records do not.
 #[test]
-fn dispatch_records_on_the_real_rocr() {
+fn dispatch_records_on_the_hsa_double() {
     const DISPATCHES: u64 = 3;
     let dir = scratch("buffers-hsa");
     let prefix = dir.join("seen");
-    let mut c = hsa_client_on(Runtime::Real, &dir, DISPATCHES);
+    let mut c = hsa_client(&dir, DISPATCHES);
     c.env("HSA_TOOLS_LIB", layer()).env("CLTAP_OUTPUT_DIR", dir.join("files")).env("ROCP_HSA_INTERCEPT", "1");
     c.env("ROCP_TOOL_LIB", buffer_tool()).env("BUFFER_OUT", &prefix).env("BUFFER_KINDS", "2");
     let out = run(c);

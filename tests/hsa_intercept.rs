@@ -1,5 +1,4 @@
-//! `ROCP_HSA_INTERCEPT` on Debian's real ROCr over the emulated gfx906
-//! (`gpu-emu/`; the client is the HSA double's `hsa-double/tests/client.c`): cltap makes the
+//! `ROCP_HSA_INTERCEPT` on the HSA runtime test double: cltap makes the
 //! application's queues intercept queues and records each kernel dispatch
 //! (`# dispatch …` lines in the API log, `"hsa_dispatches"` in the summary),
 //! the application seeing exactly what it sees without cltap; with `=2` the
@@ -15,8 +14,9 @@ use std::process::Command;
 /// Dispatches the client makes.
 const DISPATCHES: u64 = 5;
 
-/// Debian's ROCr over gpu-emu (tests/common/hsa.rs).
-const RT: Runtime = Runtime::Real;
+/// The double: its client (`hsa-double/tests/client.c`) counts packets and
+/// runs kernels through the double's own hooks, which ROCr has not.
+const RT: Runtime = Runtime::Double;
 
 fn on_double(program: &Path, dir: &Path) -> Command {
     on_hsa(RT, program, dir)

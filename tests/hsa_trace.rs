@@ -1,7 +1,7 @@
-//! cltap as an HSA tool (`HSA_TOOLS_LIB=libcltap_layer.so`), on Debian's
-//! real ROCr over the emulated gfx906 (`gpu-emu/`; the client is the HSA
-//! double's, `hsa-double/tests/client.c`, built as `tests/hsa_double.rs`
-//! does, linked by soname to the system's ROCr here): every HSA call recorded into the binary
+//! cltap as an HSA tool (`HSA_TOOLS_LIB=libcltap_layer.so`), on the HSA
+//! runtime test double (`hsa-double/`, built into `target/hsa-double` as
+//! `tests/hsa_double.rs` does; `rocminfo` on Debian's real ROCr over
+//! gpu-emu): every HSA call recorded into the binary
 //! trace and rendered in the API log and the summary, the application
 //! unchanged; `OnLoad` on tables smaller than cltap's; a bad setting; a
 //! death mid-run.
@@ -18,9 +18,9 @@ fn built() -> &'static Path {
     hsa_double()
 }
 
-/// Debian's ROCr over gpu-emu (tests/common/hsa.rs); the `OnLoad` table
-/// tests call cltap's `OnLoad` themselves and stay on the double's library.
-const RT: Runtime = Runtime::Real;
+/// The double: its client (`hsa-double/tests/client.c`) uses the double's
+/// own hooks, which ROCr has not. rocminfo runs on the real ROCr.
+const RT: Runtime = Runtime::Double;
 
 fn on_double(program: &Path, dir: &Path) -> Command {
     on_hsa(RT, program, dir)

@@ -202,13 +202,13 @@ fn dispatch_lines(dir: &Path) -> Vec<String> {
 fn on_the_hsa_double_onload_loads_the_tools_and_a_tool_can_ask_for_interception() {
     let a = prop_tool("a");
     let plain_dir = scratch("toollib-hsa-plain");
-    let base = run(hsa_client_on(Runtime::Real, &plain_dir, DISPATCHES));
+    let base = run(hsa_client(&plain_dir, DISPATCHES));
     assert_eq!(base.code, Some(0), "{}", base.stderr);
 
     for ask in [false, true] {
         let dir = scratch("toollib-hsa");
         let lines_at = dir.join("tools.txt");
-        let mut c = hsa_client_on(Runtime::Real, &dir, DISPATCHES);
+        let mut c = hsa_client(&dir, DISPATCHES);
         c.env("HSA_TOOLS_LIB", layer())
             .env("CLTAP_OUTPUT_DIR", &*dir)
             .env("ROCP_TOOL_LIB", &a)
@@ -240,7 +240,7 @@ fn on_the_hsa_double_onload_loads_the_tools_and_a_tool_can_ask_for_interception(
     // With ROCP_HSA_INTERCEPT=2, the offer says so.
     let dir = scratch("toollib-hsa-offer");
     let lines_at = dir.join("tools.txt");
-    let mut c = hsa_client_on(Runtime::Real, &dir, DISPATCHES);
+    let mut c = hsa_client(&dir, DISPATCHES);
     c.env("HSA_TOOLS_LIB", layer())
         .env("CLTAP_OUTPUT_DIR", &*dir)
         .env("ROCP_TOOL_LIB", &a)
@@ -263,7 +263,7 @@ fn with_opencl_over_hsa_the_tools_load_once_whichever_api_starts_first() {
     let a = prop_tool("a");
     let dir = scratch("toollib-ocl-hsa");
     let lines_at = dir.join("tools.txt");
-    let mut c = on_hsa(Runtime::Real, &exe, &dir);
+    let mut c = on_hsa_double(&exe, &dir);
     for (k, _) in std::env::vars() {
         if k.starts_with("OCL_ICD") || k.starts_with("OPENCL_LAYER") || k.starts_with("HSADBL_") {
             c.env_remove(k);

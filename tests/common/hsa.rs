@@ -58,6 +58,19 @@ pub enum Runtime {
     Real,
 }
 
+/// Debian's ROCr's folder. The double's programs carry `RUNPATH $ORIGIN` (the double's
+/// `libhsa-runtime64.so.1` lies beside them); `LD_LIBRARY_PATH` is searched before it.
+pub const SYSTEM_LIBS: &str = "/usr/lib/x86_64-linux-gnu";
+
+/// The library path that picks `rt`'s `libhsa-runtime64.so.1` (scripts/gpu-emu.sh puts the
+/// emulator's thunk before it).
+fn on_runtime(c: &mut Command, rt: Runtime) {
+    match rt {
+        Runtime::Double => c.env("LD_LIBRARY_PATH", hsa_double()),
+        Runtime::Real => c.env("LD_LIBRARY_PATH", SYSTEM_LIBS),
+    };
+}
+
 /// `program` run from `dir` on the HSA test double (under a 60 s timeout),
 /// in an environment cleaned of HSA, cltap, ROCP and client settings.
 pub fn on_hsa_double(program: &Path, dir: &Path) -> Command {
@@ -89,10 +102,7 @@ pub fn on_hsa(rt: Runtime, program: &Path, dir: &Path) -> Command {
             c.env_remove(k);
         }
     }
-    match rt {
-        Runtime::Double => c.env("LD_LIBRARY_PATH", hsa_double()),
-        Runtime::Real => c.env_remove("LD_LIBRARY_PATH"),
-    };
+    on_runtime(&mut c, rt);
     c
 }
 
@@ -224,10 +234,7 @@ where
             c.env_remove(k);
         }
     }
-    match rt {
-        Runtime::Double => c.env("LD_LIBRARY_PATH", hsa_double()),
-        Runtime::Real => c.env_remove("LD_LIBRARY_PATH"),
-    };
+    on_runtime(&mut c, rt);
     c
 }
 

@@ -215,8 +215,11 @@ fn dispatch_times_are_ordered_and_serial() {
     assert_eq!(o.code, Some(0), "{}\n{}", o.stdout, o.stderr);
     let mut t = dispatch_times(&only(&out, ".apilog"));
     assert_eq!(t.len(), n, "one dispatch line per dispatch");
+    // Dispatch and complete are host times, begin and end the GPU's converted by ROCr (it
+    // interpolates between sampled clock pairs, with an error): only times of one clock are
+    // ordered with each other.
     for (i, &(d, b, e, c)) in t.iter().enumerate() {
-        assert!(d <= b && b <= e && e <= c, "dispatch {i}: dispatch {d} begin {b} end {e} complete {c}");
+        assert!(d <= c && b <= e, "dispatch {i}: dispatch {d} begin {b} end {e} complete {c}");
     }
     // One queue: the packet processor runs them one after the other.
     t.sort_by_key(|x| x.1);

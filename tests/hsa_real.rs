@@ -83,7 +83,9 @@ fn the_hsa_client_sees_the_same_under_every_setting() {
             assert_eq!(copies.len(), 4, "{options:?}: {copies:?}");
             for t in copies {
                 let c = t.copy.unwrap_or_else(|| panic!("{options:?}: async-copy times: {t:?}"));
-                assert!(c.start != 0 && c.start <= c.end && c.start >= t.start, "{options:?}: {t:?}");
+                // The copy's times are the GPU's converted by ROCr, the call's the host's: only
+                // each pair is ordered.
+                assert!(c.start != 0 && c.start <= c.end && t.start <= t.end, "{options:?}: {t:?}");
             }
         }
     }

@@ -132,6 +132,7 @@ fn the_hip_client_sees_the_same_under_every_setting_and_its_dispatches_are_named
     for (k, options) in settings.enumerate() {
         let out = scratch(&format!("real-hip-{k}"));
         let o = under_cltap(&out, options, &app, &[]);
+        assert!(!o.stderr.contains("finalizer"), "{options:?}: {}", o.stderr);
         assert_eq!(
             seen(&o),
             alone,

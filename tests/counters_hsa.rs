@@ -1,10 +1,11 @@
-//! Hardware counters end to end, against the HSA runtime test double, not
-//! real ROCm: `tests/hsa/programs.c sizes` dispatches kernels of many
-//! shapes; cltap (HSA_TOOLS_LIB, CLTAP_COUNTERS) counts each dispatch
-//! through the double's AQLprofile, and the `.csv`, `.results.csv` and
-//! `.occupancy` must hold, for every dispatch, every requested counter and
-//! metric at the value computed here by hand from the double's documented
-//! model (hsa-double/README.md, "AQLprofile double"). Also: a request of two
+//! Hardware counters end to end, on Debian's real ROCr over the emulated
+//! gfx906 (`gpu-emu/`): `tests/hsa/programs.c sizes` dispatches kernels of
+//! many shapes; cltap (HSA_TOOLS_LIB, CLTAP_COUNTERS) counts each dispatch
+//! through ROCr's `hsa_ven_amd_aqlprofile` extension, served by gpu-emu's
+//! emulated AQLprofile, and the `.csv`, `.results.csv` and `.occupancy` must
+//! hold, for every dispatch, every requested counter and metric at the value
+//! computed here by hand from the counter model gpu-emu shares with the
+//! double (hsa-double/README.md, "AQLprofile double"; docs/gpu-emu.md). Also: a request of two
 //! passes (the application runs twice and the passes are joined), a program
 //! that dispatches differently in its second run (a clear message, no
 //! wrong join), and a runtime without AQLprofile (NA, one line).
@@ -47,12 +48,16 @@ const NAMES: [&str; 9] = [
     "VALUInsts",
 ];
 
+/// Debian's ROCr over gpu-emu, whose emulated AQLprofile keeps the double's
+/// counter model (tests/common/hsa.rs).
+const RT: Runtime = Runtime::Real;
+
 fn kernels() -> String {
     hsa_double().join("kernels.co").display().to_string()
 }
 
 fn sizes(dir: &Path, vary: bool) -> Command {
-    let mut c = on_hsa_double(hsa_programs(), dir);
+    let mut c = on_hsa(RT, hsa_programs(), dir);
     c.arg("sizes").arg(kernels());
     if vary {
         c.arg("vary");
@@ -117,9 +122,10 @@ fn every_dispatch_has_every_counter_at_its_hand_computed_value() {
         assert_eq!(x.wgr, wg.iter().product::<u64>());
         assert!(x.lds >= lds, "{} < {lds}", x.lds);
         let t = x.times.expect("times");
-        assert!(t.dispatch <= t.begin && t.begin <= t.end && t.end <= t.complete, "{t:?}");
-        let nominal = (2000 + Model::of(grid, wg).wi / 16).min(1_000_000);
-        assert!(t.end - t.begin >= nominal, "the double runs {grid:?} for at least {nominal} ns: {t:?}");
+        // Ordered within each clock: dispatch and complete are host times, begin and end the
+        // GPU's converted by ROCr (interpolated between sampled clock pairs, with an error). How
+        // long gpu-emu takes is the host's business (its kernels are CPU functions).
+        assert!(t.dispatch <= t.complete && t.begin <= t.end, "{t:?}");
     }
     let p = csv(&out);
     assert_eq!(p.counters, NAMES);
@@ -187,7 +193,7 @@ fn cltap_run(dir: &Path, names: &[&str], vary: bool) -> Outcome {
     if vary {
         app.push("vary".into());
     }
-    run(cltap_run_hsa(dir, &["--hsa-intercept", "1", "--counters", &names], app))
+    run(cltap_run_hsa_on(RT, dir, &["--hsa-intercept", "1", "--counters", &names], app))
 }
 
 /// Nine SQ events: the double's SQ has 8 counter slots, so two passes.
@@ -251,7 +257,7 @@ fn without_aqlprofile_the_counters_read_na() {
         .env("ROCP_HSA_INTERCEPT", "1")
         .env("CLTAP_COUNTERS", "SQ_WAVES,GPUBusy")
         .env("CLTAP_OUTPUT_DIR", &out)
-        .env("CLTAP_HSA_DOUBLE_AQLPROFILE", "0");
+        .env("GPU_EMU_AQLPROFILE", "0");
     let o = run(c);
     assert_eq!(o.code, Some(0), "{}\n{}", o.stdout, o.stderr);
     assert_eq!(
@@ -329,7 +335,8 @@ fn a_program_that_crashes_still_gets_its_counter_files() {
     // Every dispatch completed, then SIGSEGV: `cltap run` renders the trace
     // the process left, and the counters of every dispatch are in it.
     let out = scratch("counters-hsa-crash");
-    let mut c = cltap_run_hsa(
+    let mut c = cltap_run_hsa_on(
+        RT,
         &out,
         &["--counters", "SQ_WAVES,GRBM_COUNT"],
         [hsa_programs().as_os_str().to_owned(), "sizes".into(), kernels().into()],
@@ -353,7 +360,7 @@ fn thousands_of_dispatches_over_many_chunks_all_get_their_counters() {
     // exit.
     const N: usize = 3000;
     let out = scratch("counters-hsa-many");
-    let mut c = on_hsa_double(hsa_programs(), &out);
+    let mut c = on_hsa(RT, hsa_programs(), &out);
     c.arg("many").arg(kernels()).arg(N.to_string());
     c.env("HSA_TOOLS_LIB", layer())
         .env("CLTAP_COUNTERS", "SQ_WAVES")
@@ -393,7 +400,7 @@ fn a_kernel_object_reused_by_another_kernel_gets_its_own_name_and_descriptor() {
     for attempt in 0..4 {
         let dir = out.join(format!("run{attempt}"));
         std::fs::create_dir(&dir).unwrap();
-        let mut c = on_hsa_double(hsa_programs(), &dir);
+        let mut c = on_hsa(RT, hsa_programs(), &dir);
         c.arg("reload").arg(kernels()).arg(&other);
         c.env("HSA_TOOLS_LIB", layer()).env("CLTAP_COUNTERS", "SQ_WAVES").env("CLTAP_OUTPUT_DIR", &dir);
         let o = run(c);
@@ -411,7 +418,7 @@ fn a_multi_pass_request_through_a_wrapper_script_is_joined() {
     // The GPU program is not `cltap run`'s own child but a shell's.
     let out = scratch("counters-hsa-script");
     let script = format!("'{}' sizes '{}'", hsa_programs().display(), kernels());
-    let o = run(cltap_run_hsa(&out, &["--counters", &NINE_SQ.join(",")], ["sh", "-c", &script]));
+    let o = run(cltap_run_hsa_on(RT, &out, &["--counters", &NINE_SQ.join(",")], ["sh", "-c", &script]));
     assert_eq!(o.code, Some(0), "{}\n{}", o.stdout, o.stderr);
     assert!(o.stderr.contains("2 passes joined"), "{}", o.stderr);
     let r = results(&out);

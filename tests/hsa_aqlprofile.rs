@@ -228,7 +228,8 @@ fn loader_extension_resolves_kernel_objects_to_executables_and_names() {
         assert!(r.out.contains(&format!("client: loader {tag} resolved name={name}\n")), "{tag}:\n{}", r.out);
     }
     // A file reader's URI names the file; a memory reader's the double's copy.
-    let kernels = hsa_double().join("kernels.co");
+    // The double names the file by its real path: canonical (target/ may be a symlink).
+    let kernels = std::fs::canonicalize(hsa_double().join("kernels.co")).unwrap();
     assert!(r.out.contains(&format!("client: loader exe1 storage=1 uri=file://{}\n", kernels.display())), "{}", r.out);
     assert!(r.out.contains("client: loader exe2 storage=2 uri=memory://"), "{}", r.out);
     assert!(number_after(&r.out, "client: loader segments=") >= 2);

@@ -1,5 +1,6 @@
 //! The `.atp` of an HSA application (`CLTAP_ATP=1`) on the HSA runtime test
-//! double, with `ROCP_HSA_INTERCEPT=2`: one hsa API line and one hsa
+//! double (its client uses the double's own hooks; tests/hsa_real.rs has the
+//! `.atp`'s copy times and dispatch names on the real ROCr), with `ROCP_HSA_INTERCEPT=2`: one hsa API line and one hsa
 //! timestamp line per HSA call of the API log, and one kernel-timestamp line
 //! per `# dispatch` line, in dispatch order.
 
@@ -167,7 +168,9 @@ fn hsa_atp_async_copies_carry_their_times() {
 }
 
 /// `programs copy`: both kinds of async copy, plain and rect, get their
-/// copy times on their own `.atp` lines.
+/// copy times on their own `.atp` lines. On the HSA test double also because
+/// ROCr copies rectangles only with an SDMA engine, which gpu-emu does not
+/// emulate (ROCr answers HSA_STATUS_ERROR_OUT_OF_RESOURCES).
 #[test]
 fn hsa_atp_rect_copies_carry_their_times_too() {
     let out = scratch("hsa-atp-rect");

@@ -164,10 +164,10 @@ fn pass_through_refuses_tracers_and_still_forwards() {
     assert!(o.stderr.contains("pure pass-through"), "{}", o.stderr);
 }
 
-// ---- HSA, on the HSA runtime test double (not real ROCm) ----
+// ---- HSA, on Debian's real ROCr over the emulated gfx906 (gpu-emu) ----
 
 fn hsa(test: &str, dir: &Path) -> Command {
-    let mut c = on_hsa_double(&hsa_program(), dir);
+    let mut c = on_hsa(Runtime::Real, &hsa_program(), dir);
     c.arg(test).env("HSA_TOOLS_LIB", layer()).env("CLTAP_OUTPUT_DIR", dir);
     if test != "basic" {
         c.env("CLTAP_API_LOG", "0").env("CLTAP_SUMMARY", "0");
@@ -176,7 +176,7 @@ fn hsa(test: &str, dir: &Path) -> Command {
 }
 
 #[test]
-fn hsa_basic_on_the_double() {
+fn hsa_basic_on_rocr() {
     // Also with ROCP_HSA_INTERCEPT=1, where cltap's own hand-written
     // hsa_queue_create (the intercept queue's) takes the table's entry.
     for intercept in ["0", "1"] {
@@ -197,7 +197,7 @@ fn hsa_basic_on_the_double() {
 }
 
 #[test]
-fn hsa_pairing_under_stress_on_the_double() {
+fn hsa_pairing_under_stress_on_rocr() {
     let dir = scratch("tracer-hsa-stress");
     assert_eq!(
         passes("hsa stress", hsa("stress", &dir)),
@@ -206,7 +206,7 @@ fn hsa_pairing_under_stress_on_the_double() {
 }
 
 #[test]
-fn hsa_destroy_on_the_double() {
+fn hsa_destroy_on_rocr() {
     let dir = scratch("tracer-hsa-destroy");
     assert_eq!(
         passes("hsa destroy", hsa("destroy", &dir)),

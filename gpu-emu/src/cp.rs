@@ -2,8 +2,10 @@
 //! order, one after another. Kernel dispatches run their kernel ([`crate::kernels`]), barrier-AND
 //! and barrier-OR wait for their dependent signals, vendor (PM4) packets run the emulated
 //! AQLprofile's counter commands ([`crate::pm4`]; ROCr's own PM4 is skipped); each then
-//! completes its signal ([`crate::signal`]), its slot becomes INVALID again and `read_dispatch_id`
-//! advances (ROCr busy-waits on it). Nothing here depends on how fast that happens.
+//! its slot becomes INVALID again, `read_dispatch_id` advances (ROCr busy-waits on it), and only
+//! then its signal completes ([`crate::signal`]): as on hardware, where the packet processor has
+//! consumed a packet before it completes, an application that saw a completion reads a read index
+//! past that packet. Nothing here depends on how fast that happens.
 
 use std::sync::atomic::{AtomicU16, AtomicU64, Ordering};
 use std::time::Duration;
@@ -71,20 +73,32 @@ pub fn step(q: &Queue) -> bool {
         PacketType::BarrierOr => barrier(q, &bytes, false),
         PacketType::VendorSpecific => {
             let handle = u64::from_le_bytes(bytes[VENDOR_SIGNAL_OFFSET..].try_into().expect("8 bytes"));
-            timed(q, handle, || q.counters.lock().unwrap_or_else(|e| e.into_inner()).execute(&bytes));
-            Some(())
+            Some(timed(q, handle, || q.counters.lock().unwrap_or_else(|e| e.into_inner()).execute(&bytes)))
         }
         _ => {
             crate::faults::queue_error(q, crate::faults::QUEUE_ERROR_INVALID_PACKET);
             None
         }
     };
-    if done.is_none() {
-        return true;
-    }
+    let Some(done) = done else { return true };
     header(slot).store(INVALID, Ordering::Release);
     q.read_index().store(read + 1, Ordering::Release);
+    done.signal();
     true
+}
+
+/// A packet's completion, signalled once the packet is retired.
+struct Done {
+    handle: u64,
+    times: Option<(u64, u64)>,
+}
+
+impl Done {
+    fn signal(self) {
+        if let Some(s) = Signal::from_handle(self.handle) {
+            s.complete(self.times);
+        }
+    }
 }
 
 fn log(q: &Queue, index: u64, kind: PacketType, bytes: &[u8; PACKET_SIZE]) {
@@ -103,32 +117,29 @@ fn log(q: &Queue, index: u64, kind: PacketType, bytes: &[u8; PACKET_SIZE]) {
     crate::note(format_args!("queue {} packet {index}: {what}", q.id));
 }
 
-/// Runs `work`, then completes the signal with its timestamps when the queue profiles.
-fn timed(q: &Queue, handle: u64, work: impl FnOnce()) {
+/// Runs `work`; its completion carries the timestamps when the queue profiles.
+fn timed(q: &Queue, handle: u64, work: impl FnOnce()) -> Done {
     let start = crate::clocks::gpu_ticks();
     work();
     let end = crate::clocks::gpu_ticks();
-    if let Some(s) = Signal::from_handle(handle) {
-        s.complete(q.profiling().then_some((start, end)));
-    }
+    Done { handle, times: q.profiling().then_some((start, end)) }
 }
 
-fn dispatch(q: &Queue, d: &KernelDispatch) -> Option<()> {
+fn dispatch(q: &Queue, d: &KernelDispatch) -> Option<Done> {
     let number = DISPATCHES.fetch_add(1, Ordering::AcqRel) + 1;
     let kernel = crate::kernels::identify(d.kernel_object);
     if let Some(fault) = crate::faults::wanted(number, kernel.name()) {
         crate::faults::deliver(q, fault);
         return None;
     }
-    timed(q, d.completion_signal, || {
+    Some(timed(q, d.completion_signal, || {
         crate::kernels::execute(&kernel, d);
         q.counters.lock().unwrap_or_else(|e| e.into_inner()).on_dispatch(&crate::pmc::Shape::of(d));
-    });
-    Some(())
+    }))
 }
 
 /// Waits until all (AND) or one (OR) of the dependent signals is 0; null handles are ignored.
-fn barrier(q: &Queue, bytes: &[u8; PACKET_SIZE], all: bool) -> Option<()> {
+fn barrier(q: &Queue, bytes: &[u8; PACKET_SIZE], all: bool) -> Option<Done> {
     // SAFETY: a plain repr(C) struct of integers read from its size.
     let b: Barrier = unsafe { std::ptr::read_unaligned(bytes.as_ptr() as *const Barrier) };
     let deps: Vec<Signal> = b.dep_signal.iter().filter_map(|&h| Signal::from_handle(h)).collect();
@@ -143,8 +154,7 @@ fn barrier(q: &Queue, bytes: &[u8; PACKET_SIZE], all: bool) -> Option<()> {
         }
         std::thread::sleep(IDLE);
     }
-    timed(q, b.completion_signal, || ());
-    Some(())
+    Some(timed(q, b.completion_signal, || ()))
 }
 
 #[cfg(test)]

@@ -113,12 +113,46 @@ pub struct RunArgs {
 
 /// `HSA_TOOLS_LIB` with the layer added: ROCr reads it as a list of
 /// libraries separated by spaces (quotes honoured).
+/// A value that already names the layer (the same file, by any path) is
+/// kept as it is: cltap loaded twice would record every call twice.
 pub fn hsa_tools_lib(layer: &Path, existing: Option<&str>) -> String {
     let l = layer.display().to_string();
     let l = if l.contains(' ') { format!("\"{l}\"") } else { l };
     match existing.map(str::trim).filter(|e| !e.is_empty()) {
+        Some(e) if tool_names(e).iter().any(|n| same_file(Path::new(n), layer)) => e.to_string(),
         Some(e) => format!("{e} {l}"),
         None => l,
+    }
+}
+
+/// The library names in an `HSA_TOOLS_LIB` value: separated by spaces, a
+/// name with spaces in double quotes.
+fn tool_names(value: &str) -> Vec<String> {
+    let (mut names, mut cur, mut quoted) = (Vec::new(), String::new(), false);
+    for c in value.chars() {
+        match c {
+            '"' => quoted = !quoted,
+            ' ' | '\t' if !quoted => {
+                if !cur.is_empty() {
+                    names.push(std::mem::take(&mut cur));
+                }
+            }
+            c => cur.push(c),
+        }
+    }
+    if !cur.is_empty() {
+        names.push(cur);
+    }
+    names
+}
+
+/// Whether two paths are one file (device and inode), as the dynamic
+/// linker tells libraries apart.
+fn same_file(a: &Path, b: &Path) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    match (std::fs::metadata(a), std::fs::metadata(b)) {
+        (Ok(x), Ok(y)) => x.dev() == y.dev() && x.ino() == y.ino(),
+        _ => false,
     }
 }
 
@@ -415,6 +449,23 @@ mod tests {
             "a.so b.so /l/libcltap_layer.so"
         );
         assert_eq!(hsa_tools_lib(Path::new("/a b/libcltap_layer.so"), Some(" ")), "\"/a b/libcltap_layer.so\"");
+    }
+
+    #[test]
+    fn hsa_tools_lib_already_naming_the_layer_is_kept() {
+        let dir = std::env::temp_dir().join(format!("cltap-toolslib-{}", std::process::id()));
+        std::fs::create_dir_all(dir.join("a b")).unwrap();
+        let layer = dir.join("libcltap_layer.so");
+        std::fs::write(&layer, b"x").unwrap();
+        std::os::unix::fs::symlink(&layer, dir.join("a b/link.so")).unwrap();
+        std::fs::write(dir.join("copy.so"), b"x").unwrap();
+        let l = layer.display().to_string();
+        let link = format!("t.so \"{}\"", dir.join("a b/link.so").display());
+        assert_eq!(hsa_tools_lib(&layer, Some(&l)), l);
+        assert_eq!(hsa_tools_lib(&layer, Some(&link)), link);
+        let copy = dir.join("copy.so").display().to_string();
+        assert_eq!(hsa_tools_lib(&layer, Some(&copy)), format!("{copy} {l}"));
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]

@@ -6,7 +6,9 @@
 //! `hsa_amd_profiling_async_copy_enable(true)`), and forwards the copy with
 //! a proxy completion signal of cltap's. The proxy's async handler reads
 //! the copy's start and end (`hsa_amd_profiling_get_async_copy_time`),
-//! writes one `KIND_HSA_COPY` record, subtracts 1 from the application's
+//! writes one `KIND_HSA_COPY` record, keeps the times for the application's
+//! own query ([`super::copyanswer`]: ROCr would refuse it on the application's
+//! signal, which never ran the copy), subtracts 1 from the application's
 //! signal (as the runtime would have) and destroys the proxy.
 //!
 //! The link to the call's record: the copy record holds the calling thread's
@@ -26,7 +28,6 @@ const HSA_STATUS_SUCCESS: u32 = 0;
 const HSA_STATUS_ERROR: u32 = 0x1000;
 
 static ON: AtomicBool = AtomicBool::new(false);
-static ENABLED: AtomicBool = AtomicBool::new(false);
 
 thread_local! {
     /// This thread's recorded copy calls so far, plain and rect.
@@ -207,6 +208,8 @@ struct Pending {
     ordinal: u64,
     app_signal: u64,
     proxy: u64,
+    /// The application profiled async copies when it submitted this one.
+    app_profiled: bool,
     /// The forwarded call failed: the handler only destroys the proxy.
     cancelled: AtomicBool,
 }
@@ -216,25 +219,14 @@ struct Pending {
 /// it completes; the plain call when nothing is recorded, there is no
 /// signal, or a step fails.
 fn with_proxy(signal: u64, link: Option<(u32, u64, u64)>, call: impl Fn(u64) -> u32) -> u32 {
+    super::copyanswer::forget(signal);
     let Some((tid, which, ordinal)) = link else { return call(signal) };
-    let (enable, get, store) = (
-        orig(id::hsa_amd_profiling_async_copy_enable),
-        orig(id::hsa_amd_profiling_get_async_copy_time),
-        orig(id::hsa_signal_store_screlease),
-    );
-    let sub = orig(id::hsa_signal_subtract_screlease);
-    if signal == 0 || [enable, get, store, sub].contains(&0) {
+    let (store, sub) = (orig(id::hsa_signal_store_screlease), orig(id::hsa_signal_subtract_screlease));
+    if signal == 0 || [store, sub].contains(&0) || !super::copyanswer::profile_for_cltap() {
         return call(signal);
     }
     // SAFETY: the runtime's entries, with arguments as hsa.h defines them.
     unsafe {
-        if !ENABLED.load(Ordering::Acquire) {
-            let enable: unsafe extern "C" fn(bool) -> u32 = std::mem::transmute(enable);
-            if enable(true) != HSA_STATUS_SUCCESS {
-                return call(signal);
-            }
-            ENABLED.store(true, Ordering::Release);
-        }
         let Some(proxy) = super::proxy::new_signal() else { return call(signal) };
         let arg = Box::into_raw(Box::new(Pending {
             tid,
@@ -242,6 +234,7 @@ fn with_proxy(signal: u64, link: Option<(u32, u64, u64)>, call: impl Fn(u64) -> 
             ordinal,
             app_signal: signal,
             proxy,
+            app_profiled: super::copyanswer::app_profiles(),
             cancelled: AtomicBool::new(false),
         }));
         if !super::proxy::when_done(proxy, on_complete, arg as *mut c_void) {
@@ -279,22 +272,18 @@ fn complete(p: &Pending) {
             super::proxy::forward(0, [0, 0], p.proxy);
             return;
         }
-        let mut t = [0u64; 2];
-        let get = orig(id::hsa_amd_profiling_get_async_copy_time);
-        if get != 0 {
-            let get: unsafe extern "C" fn(u64, *mut [u64; 2]) -> u32 = std::mem::transmute(get);
-            if get(p.proxy, &mut t) == HSA_STATUS_SUCCESS {
-                cltap::trace::local::record_kind::<KIND_HSA_COPY>(
-                    p.ordinal,
-                    t[0],
-                    t[1],
-                    &[p.tid as u64, p.ordinal, p.which],
-                    None,
-                );
-            } else {
-                t = [0, 0];
-            }
+        let times = super::copyanswer::runtime_time(p.proxy);
+        if let Some(t) = times {
+            cltap::trace::local::record_kind::<KIND_HSA_COPY>(
+                p.ordinal,
+                t[0],
+                t[1],
+                &[p.tid as u64, p.ordinal, p.which],
+                None,
+            );
         }
+        super::copyanswer::keep(p.app_signal, times, p.app_profiled);
+        let t = times.unwrap_or([0, 0]);
         super::proxy::forward(p.app_signal, t, p.proxy);
     }
 }

@@ -10,10 +10,12 @@
 //! `api/HSA.md`). Within `hsa/`:
 //!
 //! ```text
-//! onload    → wrappers, unload, api, intercept, copytimes, agents, counters; bracket, life, config (via life)
+//! onload    → wrappers, unload, api, intercept, copytimes, copyanswer, once, agents, counters; bracket, life, config (via life)
 //! intercept → wrappers, api, kernels, counters, proxy, traced; bracket, guard
 //! counters  → wrappers, api, proxy, agents; life, guard (signals through proxy)
-//! copytimes → wrappers, api, proxy, traced; bracket, guard
+//! copytimes → wrappers, api, proxy, copyanswer, traced; bracket, guard
+//! copyanswer → nothing
+//! once      → nothing
 //! unload    → counters; life, guard
 //! proxy     → wrappers, api
 //! kernels   → wrappers, api, traced; bracket, guard
@@ -25,12 +27,14 @@
 
 pub mod agents;
 pub mod api;
+pub mod copyanswer;
 pub mod copytimes;
 pub mod counters;
 pub mod in_front;
 pub mod intercept;
 pub mod kernels;
 pub mod names;
+pub mod once;
 pub mod onload;
 pub mod proxy;
 mod traced;

@@ -50,7 +50,8 @@ const _: () = {
 /// What `OnLoad` did with one table.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Installed {
-    /// Its pointer is NULL, or the root table is too small to hold it.
+    /// Its pointer is NULL, the root table is too small to hold it, or it is
+    /// zeroed (major version 0: the runtime lacks that extension).
     Absent,
     /// Another major version than cltap's: left alone.
     OtherMajor(u32),
@@ -67,6 +68,23 @@ pub enum Installed {
 /// # Safety
 /// `root` is the runtime's `HsaApiTable`, or NULL.
 pub unsafe fn on_load(root: *mut ApiTableVersion) -> bool {
+    // Named twice in HSA_TOOLS_LIB: once is enough, and the second answers
+    // as the first did.
+    if !super::once::first_load() {
+        return super::once::first_answer();
+    }
+    super::once::answered(load(root))
+}
+
+/// The first `OnLoad` of this image.
+unsafe fn load(root: *mut ApiTableVersion) -> bool {
+    if let Some(theirs) = super::once::other_copy(core_entry(root)) {
+        cltap::warn!(
+            "HSA: {theirs} (cltap) already records this runtime's calls: this copy, {}, records nothing",
+            super::once::own_file()
+        );
+        return true;
+    }
     // The runtime closes its tools inside the last `hsa_shut_down`, whose
     // wrapper is then still running: the library must stay mapped.
     life::pin();
@@ -143,6 +161,23 @@ unsafe fn check_core(root: *mut ApiTableVersion) -> Result<(), String> {
     Ok(())
 }
 
+/// The core table's first entry as the runtime hands it over (0 when the
+/// table is not one cltap knows).
+///
+/// # Safety
+/// `root` is the runtime's `HsaApiTable`, or NULL.
+unsafe fn core_entry(root: *mut ApiTableVersion) -> usize {
+    if check_core(root).is_err() {
+        return 0;
+    }
+    let core = std::ptr::read_volatile((root as *const u8).add(TABLES[0].root_offset) as *const *mut u8);
+    let v = std::ptr::read_volatile(core as *const ApiTableVersion);
+    if (v.minor_id as usize) < VERSION_BYTES + 8 {
+        return 0;
+    }
+    std::ptr::read_volatile(core.add(VERSION_BYTES) as *const usize)
+}
+
 /// Replaces the entries of every table the root holds.
 unsafe fn install(root: *mut ApiTableVersion) -> [Installed; 4] {
     let mut done = [Installed::Absent; 4];
@@ -169,6 +204,12 @@ unsafe fn install(root: *mut ApiTableVersion) -> [Installed; 4] {
 
 unsafe fn install_table(p: *mut ApiTableVersion, t: &TableLayout) -> Installed {
     let v = std::ptr::read_volatile(p);
+    if v.major_id == 0 {
+        // A zeroed table: the runtime has no such extension (ROCr built
+        // without the finalizer hands over one). Nothing to record, nothing
+        // to say.
+        return Installed::Absent;
+    }
     if v.major_id != t.major {
         cltap::warn!(
             "HSA: the runtime's {} table has major version {}, cltap knows {}: its calls are not recorded",
@@ -218,7 +259,15 @@ unsafe fn install_table(p: *mut ApiTableVersion, t: &TableLayout) -> Installed {
             super::in_front::set_next(id, wrapper);
             wrapper = extra;
         }
-        ORIG[id].store(orig, Ordering::Release);
+        // The application's own copy times, when cltap proxies its copies.
+        let mut behind = orig;
+        if id == super::api::id::hsa_amd_profiling_get_async_copy_time && super::copytimes::on() {
+            behind = super::copyanswer::take_get_time(orig);
+        }
+        if id == super::api::id::hsa_amd_profiling_async_copy_enable && super::copytimes::on() {
+            behind = super::copyanswer::take_enable(orig);
+        }
+        ORIG[id].store(behind, Ordering::Release);
         std::ptr::write_volatile(slot, wrapper);
         n += 1;
     }
@@ -227,5 +276,8 @@ unsafe fn install_table(p: *mut ApiTableVersion, t: &TableLayout) -> Installed {
 
 /// `OnUnload`: see [`super::unload`].
 pub fn on_unload() {
+    if super::once::stood_aside() {
+        return;
+    }
     super::unload::on_unload();
 }

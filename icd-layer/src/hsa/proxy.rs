@@ -85,9 +85,8 @@ pub fn timestamp() -> u64 {
 /// converted `times`, which only say whether there are times at all.
 ///
 /// ROCr also notes, in its own signal object (not in `amd_signal_t`), which
-/// agent ran an async copy; that cannot be carried over, so on ROCr an
-/// application reading its own async-copy times with `CLTAP_ATP=1` may be
-/// refused them (docs/hsa.md says so).
+/// agent ran an async copy; that cannot be carried over, so the application's
+/// own async-copy time queries are answered by [`super::copyanswer`].
 ///
 /// # Safety
 /// `app_signal` is 0 or a live signal handle; `proxy` is cltap's signal.
@@ -141,6 +140,17 @@ pub unsafe fn dispatch_done(
 /// `proxy` is cltap's signal of a dispatch that completed.
 pub unsafe fn dispatch_times(agent: u64, proxy: u64) -> [u64; 2] {
     let mut times = [0u64; 2];
+    // A queue that does not profile leaves the raw stamps at 0; asking ROCr
+    // then makes it print "Signal … time stamps may be invalid" (a debug
+    // line Debian's build keeps), which the application would not see
+    // without cltap.
+    if proxy.is_multiple_of(64) {
+        let start = std::ptr::read_volatile((proxy as usize + SIGNAL_START_TS) as *const u64);
+        let end = std::ptr::read_volatile((proxy as usize + SIGNAL_END_TS) as *const u64);
+        if start == 0 || end == 0 {
+            return times;
+        }
+    }
     let get = orig(id::hsa_amd_profiling_get_dispatch_time);
     if get != 0 {
         let get: unsafe extern "C" fn(u64, u64, *mut [u64; 2]) -> u32 = std::mem::transmute(get);

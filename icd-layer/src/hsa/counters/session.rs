@@ -275,7 +275,10 @@ fn done_one() {
 
 /// Waits (at most `limit`) until every counted dispatch's values are read:
 /// the runtime's `OnUnload` can come while the last `stop` packets still
-/// run. Returns how many were still missing.
+/// run. Returns how many were still missing. With none missing, the
+/// sessions kept for reuse go too: their signals would otherwise be counted
+/// by ROCr's "Resource leak detected by SharedSignalPool" line at shut-down,
+/// which the application does not print without cltap.
 pub fn drain(limit: std::time::Duration) -> u64 {
     let deadline = std::time::Instant::now() + limit;
     let mut n = IN_FLIGHT.lock();
@@ -284,5 +287,17 @@ pub fn drain(limit: std::time::Duration) -> u64 {
             break;
         }
     }
-    *n
+    let missing = *n;
+    drop(n);
+    if missing == 0 {
+        if let Some(b) = backend::get() {
+            let pool = std::mem::take(&mut *FREE.lock());
+            for s in pool {
+                b.free(s.profile.command_buffer.ptr);
+                b.free(s.profile.output_buffer.ptr);
+                super::super::proxy::destroy(s.signal);
+            }
+        }
+    }
+    missing
 }

@@ -1,0 +1,270 @@
+//! The HSA side of the harness: the HSA test double and its programs, and the choice of runtime a
+//! test's HSA programs run on ([`Runtime`]): the double or Debian's real ROCr over gpu-emu.
+
+use super::{emu, root};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::OnceLock;
+
+/// The HSA runtime test double (`hsa-double/`) and its test programs, built
+/// once per test binary into `target/hsa-double`. Its gfx906 code object
+/// needs clang-15 and lld-15 (scripts/setup.sh installs them): a missing
+/// one is a failure, not a skip.
+pub fn hsa_double() -> &'static Path {
+    static DIR: OnceLock<PathBuf> = OnceLock::new();
+    DIR.get_or_init(|| {
+        let out = root().join("target/hsa-double");
+        let st = Command::new("make")
+            .arg("-s")
+            .arg("-C")
+            .arg(root().join("hsa-double"))
+            .arg(format!("OUT={}", out.display()))
+            .status()
+            .expect("run make");
+        assert!(st.success(), "building hsa-double failed");
+        let co = out.join("kernels.co");
+        assert!(
+            co.is_file(),
+            "{} is missing: clang-15 and lld-15 are needed (scripts/setup.sh installs them)",
+            co.display()
+        );
+        out
+    })
+}
+
+/// The HSA test double's client (`hsa-double/tests/client.c`) with its
+/// gfx906 code object, run from `dir` on the double for `dispatches`
+/// dispatches, in an environment cleaned of HSA, cltap and client settings.
+pub fn hsa_client(dir: &Path, dispatches: u64) -> Command {
+    hsa_client_on(Runtime::Double, dir, dispatches)
+}
+
+/// [`hsa_client`] on `rt`: the same program and code object (its kernels
+/// have no CPU implementation in gpu-emu; on the real ROCr they complete
+/// without running, which the client does not check).
+pub fn hsa_client_on(rt: Runtime, dir: &Path, dispatches: u64) -> Command {
+    let mut c = on_hsa(rt, &hsa_double().join("client"), dir);
+    c.arg(hsa_double().join("kernels.co"));
+    c.env("CLIENT_DISPATCHES", dispatches.to_string());
+    c
+}
+
+/// The HSA runtime a test's programs run on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Runtime {
+    /// The project's HSA test double (`hsa-double/`, `scripts/hsa-double.sh`).
+    Double,
+    /// Debian's real ROCr 5.2.3 over the emulated gfx906 (`gpu-emu/`, `scripts/gpu-emu.sh`).
+    Real,
+}
+
+/// Debian's ROCr's folder. The double's programs carry `RUNPATH $ORIGIN` (the double's
+/// `libhsa-runtime64.so.1` lies beside them); `LD_LIBRARY_PATH` is searched before it.
+pub const SYSTEM_LIBS: &str = "/usr/lib/x86_64-linux-gnu";
+
+/// The library path that picks `rt`'s `libhsa-runtime64.so.1` (scripts/gpu-emu.sh puts the
+/// emulator's thunk before it).
+fn on_runtime(c: &mut Command, rt: Runtime) {
+    match rt {
+        Runtime::Double => c.env("LD_LIBRARY_PATH", hsa_double()),
+        Runtime::Real => c.env("LD_LIBRARY_PATH", SYSTEM_LIBS),
+    };
+}
+
+/// `program` run from `dir` on the HSA test double (under a 60 s timeout),
+/// in an environment cleaned of HSA, cltap, ROCP and client settings.
+pub fn on_hsa_double(program: &Path, dir: &Path) -> Command {
+    on_hsa(Runtime::Double, program, dir)
+}
+
+/// `program` run from `dir` on `rt` (under a 60 s timeout), in an
+/// environment cleaned of HSA, cltap, ROCP, client and emulator settings.
+/// On the real ROCr the program's `libhsa-runtime64.so.1` is Debian's.
+pub fn on_hsa(rt: Runtime, program: &Path, dir: &Path) -> Command {
+    let mut c = match rt {
+        Runtime::Double => Command::new("timeout"),
+        Runtime::Real => {
+            emu::emulator();
+            let mut c = Command::new(root().join("scripts/gpu-emu.sh"));
+            c.args(["--", "timeout"]);
+            c
+        }
+    };
+    c.arg("60").arg(program).current_dir(dir);
+    for (k, _) in std::env::vars() {
+        if k.starts_with("HSA_")
+            || k.starts_with("CLTAP_")
+            || k.starts_with("CLIENT_")
+            || k.starts_with("ROCP_")
+            || k.starts_with("GPU_EMU_")
+            || k == "LD_PRELOAD"
+        {
+            c.env_remove(k);
+        }
+    }
+    on_runtime(&mut c, rt);
+    c
+}
+
+/// The double's client output with `kernel_object=0x…` masked: the
+/// address moves from run to run (ASLR), with or without cltap.
+pub fn mask_kernel_objects(s: &str) -> String {
+    s.split_inclusive(|c: char| c.is_whitespace())
+        .map(|w| match w.trim_end().strip_prefix("kernel_object=0x") {
+            Some(_) => format!("kernel_object=0x…{}", &w[w.trim_end().len()..]),
+            None => w.to_string(),
+        })
+        .collect()
+}
+
+/// The decimal number right after the first `key` in `out`.
+pub fn number_after(out: &str, key: &str) -> u64 {
+    let at = out.find(key).unwrap_or_else(|| panic!("{key} not in:\n{out}")) + key.len();
+    out[at..].chars().take_while(|c| c.is_ascii_digit()).collect::<String>().parse().unwrap()
+}
+
+/// The one file in `dir` whose name ends with `suffix`.
+pub fn only_file(dir: &Path, suffix: &str) -> PathBuf {
+    let found: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.to_string_lossy().ends_with(suffix))
+        .collect();
+    assert_eq!(found.len(), 1, "one {suffix} in {}: {found:?}", dir.display());
+    found.into_iter().next().unwrap()
+}
+
+/// `tests/hsa/programs.c`, linked against the HSA test double's library by
+/// its soname (no rpath): `LD_LIBRARY_PATH` picks the double or, without
+/// it, the system's ROCr.
+pub fn hsa_programs() -> &'static Path {
+    static EXE: OnceLock<PathBuf> = OnceLock::new();
+    EXE.get_or_init(|| {
+        let d = hsa_double();
+        let exe = root().join("target/ctests/hsa_programs");
+        std::fs::create_dir_all(exe.parent().unwrap()).unwrap();
+        let st = Command::new("gcc")
+            .args(["-std=c11", "-O1", "-Wall", "-Werror", "-pthread", "-I/usr/include/hsa"])
+            .arg(root().join("tests/hsa/programs.c"))
+            .arg("-o")
+            .arg(&exe)
+            .arg(format!("-L{}", d.display()))
+            .arg("-lhsa-runtime64")
+            .status()
+            .expect("run gcc");
+        assert!(st.success(), "building tests/hsa/programs.c failed");
+        exe
+    })
+}
+
+// The HSA test double's AQLprofile model (hsa-double/README.md), for the
+// tests that check counter values computed by hand: tests/counters_hsa.rs
+// and tests/rocprofiler_v1.rs.
+
+/// The shapes `programs sizes` dispatches, in order: grid, work-group,
+/// group segment bytes (tests/hsa/programs.c `SHAPES`).
+pub const SHAPES: [([u64; 3], [u64; 3], u64); 8] = [
+    ([64, 1, 1], [64, 1, 1], 0),
+    ([256, 1, 1], [64, 1, 1], 0),
+    ([1000, 1, 1], [100, 1, 1], 0),
+    ([128, 4, 1], [32, 2, 1], 0),
+    ([4096, 1, 1], [256, 1, 1], 1024),
+    ([32, 32, 2], [8, 8, 1], 0),
+    ([100000, 1, 1], [64, 1, 1], 0),
+    ([64, 1, 1], [1, 1, 1], 512),
+];
+/// The double's gfx906 `MAX_CLOCK_FREQUENCY`, MHz.
+pub const CLK: u64 = 1725;
+
+/// The double's model of one dispatch (hsa-double/README.md).
+pub struct Model {
+    /// Work-items.
+    pub wi: u64,
+    /// Waves.
+    pub w: u64,
+    pub grbm_count: u64,
+}
+
+impl Model {
+    pub fn of(grid: [u64; 3], wg: [u64; 3]) -> Model {
+        let wi: u64 = grid.iter().product();
+        let groups: u64 = (0..3).map(|i| grid[i].div_ceil(wg[i])).product();
+        let wgs: u64 = wg.iter().product();
+        let w = groups * wgs.div_ceil(64);
+        let t = (2000 + wi / 16).min(1_000_000);
+        Model { wi, w, grbm_count: t * CLK / 1000 }
+    }
+
+    /// X spread over n instances, the remainder to the lowest.
+    pub fn share(x: u64, i: u64, n: u64) -> u64 {
+        x / n + u64::from(i < x % n)
+    }
+}
+
+/// `cltap run --no-summary --hsa OPTIONS… --output DIR -- APP…` under a
+/// 120 s timeout, from `dir`, with the HSA test double's libraries first, in
+/// an environment cleaned of HSA, cltap, ROCP and loader settings.
+pub fn cltap_run_hsa<I, S>(dir: &Path, options: &[&str], app: I) -> Command
+where
+    I: IntoIterator<Item = S>,
+    S: AsRef<std::ffi::OsStr>,
+{
+    cltap_run_hsa_on(Runtime::Double, dir, options, app)
+}
+
+/// [`cltap_run_hsa`] on `rt`.
+pub fn cltap_run_hsa_on<I, S>(rt: Runtime, dir: &Path, options: &[&str], app: I) -> Command
+where
+    I: IntoIterator<Item = S>,
+    S: AsRef<std::ffi::OsStr>,
+{
+    let mut c = match rt {
+        Runtime::Double => Command::new("timeout"),
+        Runtime::Real => {
+            emu::emulator();
+            let mut c = Command::new(root().join("scripts/gpu-emu.sh"));
+            c.args(["--", "timeout"]);
+            c
+        }
+    };
+    c.arg("120").arg(env!("CARGO_BIN_EXE_cltap")).args(["run", "--no-summary", "--hsa"]).args(options);
+    c.arg("--output").arg(dir).arg("--").args(app).current_dir(dir);
+    for (k, _) in std::env::vars() {
+        if ["HSA_", "CLTAP_", "ROCP_", "OCL_ICD", "OPENCL_LAYER", "GPU_EMU_"].iter().any(|p| k.starts_with(p)) {
+            c.env_remove(k);
+        }
+    }
+    on_runtime(&mut c, rt);
+    c
+}
+
+/// The RCP counter `.csv` in `dir` (not the `.results.csv` beside it), read.
+pub fn rcp_csv(dir: &Path) -> cltap_formats::perf::PerfCsv {
+    let p: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.to_string_lossy().ends_with(".csv") && !p.to_string_lossy().ends_with(".results.csv"))
+        .collect();
+    assert_eq!(p.len(), 1, "{p:?}");
+    cltap_formats::perf::read_csv(&std::fs::read_to_string(&p[0]).unwrap()).unwrap()
+}
+
+/// `tests/hsa/ocl_over_hsa.c`, linked against the OpenCL loader only (the
+/// OpenCL-over-HSA test double is picked by OCL_ICD_VENDORS).
+pub fn ocl_over_hsa_program() -> &'static Path {
+    static EXE: OnceLock<PathBuf> = OnceLock::new();
+    EXE.get_or_init(|| {
+        let exe = root().join("target/ctests/ocl_over_hsa");
+        std::fs::create_dir_all(exe.parent().unwrap()).unwrap();
+        let st = Command::new("gcc")
+            .args(["-std=c11", "-O1", "-Wall", "-Werror", "-pthread"])
+            .arg(root().join("tests/hsa/ocl_over_hsa.c"))
+            .arg("-o")
+            .arg(&exe)
+            .arg("-lOpenCL")
+            .status()
+            .expect("run gcc");
+        assert!(st.success(), "building tests/hsa/ocl_over_hsa.c failed");
+        exe
+    })
+}

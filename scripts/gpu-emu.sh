@@ -11,11 +11,9 @@
 # and put on the path unless GPU_EMU_AQLPROFILE=0.
 #
 # rocminfo checks for the amdgpu driver before hsa_init (`lsmod | grep amdgpu`, and /dev/kfd opened
-# read-write). Two ways to satisfy exactly those two checks, as scripts/hsa-double.sh does:
-#   - as root, a private mount namespace (unshare -m) holding a stub `lsmod` first on PATH and an
-#     empty /dev/kfd, both visible only to CMD;
-#   - otherwise, or with GPU_EMU_SHIM=1, the LD_PRELOAD shim built from hsa-double/shim.c (popen of
-#     lsmod and open of /dev/kfd only; into target/gpu-emu/libgpu-emu-shim.so).
+# read-write): scripts/fake-driver.sh meets exactly those two checks, as root in a private mount
+# namespace, otherwise (or with GPU_EMU_SHIM=1) with the LD_PRELOAD shim built from
+# hsa-double/shim.c into target/gpu-emu/libgpu-emu-shim.so.
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -29,57 +27,30 @@ usage() {
 [[ "${1:-}" == "--" ]] && shift
 [[ $# -ge 1 ]] || usage
 
-if [[ "${GPU_EMU_NS:-}" != inside ]]; then
-  (cd "$root" && cargo build --release --quiet -p cltap-gpu-emu) >&2
-  target_dir="$(cd "$root" && cargo metadata --format-version 1 --no-deps 2>/dev/null | sed -n 's/.*"target_directory":"\([^"]*\)".*/\1/p')"
-  archive="${target_dir:-$root/target}/release/libhsakmt_emu.a"
-  # link LIBRARY SONAME VERSION_SCRIPT: one shared library from the crate's archive, relinked when
-  # the archive or the script is newer.
-  link() {
-    if [[ ! -e "$1" || "$archive" -nt "$1" || "$3" -nt "$1" ]]; then
-      mkdir -p "$(dirname "$1")"
-      gcc -shared -o "$1.tmp.$$" -Wl,--whole-archive "$archive" -Wl,--no-whole-archive \
-        -Wl,-soname,"$2" -Wl,--version-script="$3" -Wl,--gc-sections -lpthread -ldl -lm -lgcc_s
-      mv "$1.tmp.$$" "$1"
-    fi
-  }
-  link "$out/libhsakmt.so.1" libhsakmt.so.1 "$root/gpu-emu/hsakmt.ver"
-  # The emulated AQLprofile, in a folder of its own so that GPU_EMU_AQLPROFILE=0 can leave it
-  # out (ROCr then has no hsa_ven_amd_aqlprofile extension, as on a machine without the library).
-  link "$out/aqlprofile/libhsa-amd-aqlprofile64.so" libhsa-amd-aqlprofile64.so "$root/gpu-emu/aqlprofile.ver"
-  path="$out"
-  [[ "${GPU_EMU_AQLPROFILE:-1}" == 0 ]] || path="$path:$out/aqlprofile"
-  export LD_LIBRARY_PATH="$path${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-fi
-
-if [[ "${GPU_EMU_NS:-}" == inside ]]; then
-  # Inside the private mount namespace: nothing mounted here is seen outside.
-  unset GPU_EMU_NS
-  stage="$out/ns"
-  mkdir -p "$stage"
-  mount -t tmpfs cltap-gpu-emu "$stage"
-  mkdir "$stage/bin" "$stage/dev" "$stage/upper" "$stage/work"
-  printf '#!/bin/sh\n# cltap gpu-emu: what `lsmod | grep amdgpu` needs to see.\necho "Module                  Size  Used by"\necho "amdgpu                     1  0"\n' >"$stage/bin/lsmod"
-  chmod +x "$stage/bin/lsmod"
-  # /dev/kfd: an overlay over /dev adds one empty file; the mounts under /dev are bound back on top.
-  mount --rbind /dev "$stage/dev"
-  mount -t overlay cltap-gpu-emu -o "lowerdir=/dev,upperdir=$stage/upper,workdir=$stage/work" /dev
-  while read -r sub; do
-    [[ "$sub" == /dev/* && -d "$stage$sub" && -d "$sub" ]] && mount --rbind "$stage$sub" "$sub"
-  done < <(findmnt -rn -o TARGET | awk '$1 ~ "^/dev/" && split($1, p, "/") == 3' | sort -u)
-  : >/dev/kfd
-  export PATH="$stage/bin:$PATH"
-  exec "$@"
-fi
-
-if [[ "${GPU_EMU_SHIM:-}" != 1 && $(id -u) -eq 0 ]] && unshare -m --propagation private true 2>/dev/null; then
-  GPU_EMU_NS=inside exec unshare -m --propagation private "$BASH" "${BASH_SOURCE[0]}" -- "$@"
-fi
+(cd "$root" && cargo build --release --quiet -p cltap-gpu-emu) >&2
+target_dir="$(cd "$root" && cargo metadata --format-version 1 --no-deps 2>/dev/null | sed -n 's/.*"target_directory":"\([^"]*\)".*/\1/p')"
+archive="${target_dir:-$root/target}/release/libhsakmt_emu.a"
+# link LIBRARY SONAME VERSION_SCRIPT: one shared library from the crate's archive, relinked when
+# the archive or the script is newer.
+link() {
+  if [[ ! -e "$1" || "$archive" -nt "$1" || "$3" -nt "$1" ]]; then
+    mkdir -p "$(dirname "$1")"
+    gcc -shared -o "$1.tmp.$$" -Wl,--whole-archive "$archive" -Wl,--no-whole-archive \
+      -Wl,-soname,"$2" -Wl,--version-script="$3" -Wl,--gc-sections -lpthread -ldl -lm -lgcc_s
+    mv "$1.tmp.$$" "$1"
+  fi
+}
+link "$out/libhsakmt.so.1" libhsakmt.so.1 "$root/gpu-emu/hsakmt.ver"
+# The emulated AQLprofile, in a folder of its own so that GPU_EMU_AQLPROFILE=0 can leave it
+# out (ROCr then has no hsa_ven_amd_aqlprofile extension, as on a machine without the library).
+link "$out/aqlprofile/libhsa-amd-aqlprofile64.so" libhsa-amd-aqlprofile64.so "$root/gpu-emu/aqlprofile.ver"
+path="$out"
+[[ "${GPU_EMU_AQLPROFILE:-1}" == 0 ]] || path="$path:$out/aqlprofile"
+export LD_LIBRARY_PATH="$path${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 
 shim="$out/libgpu-emu-shim.so"
 if [[ ! -e "$shim" || "$root/hsa-double/shim.c" -nt "$shim" ]]; then
   gcc -std=c11 -O2 -fPIC -shared -Wall -Wextra -fvisibility=hidden -o "$shim.tmp.$$" "$root/hsa-double/shim.c" -ldl -pthread
   mv "$shim.tmp.$$" "$shim"
 fi
-export LD_PRELOAD="$shim${LD_PRELOAD:+ $LD_PRELOAD}"
-exec "$@"
+FAKE_DRIVER_SHIM="${GPU_EMU_SHIM:-}" exec "$root/scripts/fake-driver.sh" "$out/ns" "$shim" -- "$@"

@@ -3,6 +3,9 @@
 //! of itself with the layer configured each way; each copy loads the system's
 //! libOpenCL, times the calls, and reports back one line per measurement.
 
+mod child;
+mod host;
+
 use clap::Args;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -23,6 +26,13 @@ pub struct BenchArgs {
     /// Calls in all (shared among the threads) in each throughput run.
     #[arg(long, default_value_t = 20_000_000)]
     pub throughput_calls: u64,
+    /// Kernels in the stream of small kernels (each 1,024 work-items,
+    /// enqueued back to back, then one clFinish).
+    #[arg(long, default_value_t = 2000)]
+    pub stream_kernels: u64,
+    /// MiB written to measure the trace folder's own write rate (0: skip).
+    #[arg(long, default_value_t = 256)]
+    pub disk_mib: u64,
     #[arg(long, hide = true)]
     pub child: Option<String>,
 }
@@ -40,7 +50,7 @@ const MODES: &[(&str, &[(&str, &str)])] = &[
 
 pub fn run(a: BenchArgs) -> i32 {
     if let Some(what) = &a.child {
-        return match child(what, a.iterations) {
+        return match child::child(what, a.iterations) {
             Ok(()) => 0,
             Err(e) => {
                 eprintln!("cltap bench: {e}");
@@ -92,8 +102,11 @@ pub fn run(a: BenchArgs) -> i32 {
         Ok(String::from_utf8_lossy(&o.stdout).into_owned())
     };
 
-    // Per-call cost.
+    host_floor(&out, a.disk_mib);
+
+    // Per-call cost, and the size of what each mode wrote per record.
     let mut ns: BTreeMap<(&str, String), f64> = BTreeMap::new();
+    let mut sizes: BTreeMap<&str, Option<f64>> = BTreeMap::new();
     for (mode, env) in MODES {
         let text = match spawn("calls", env, *mode != "no layer", a.iterations) {
             Ok(t) => t,
@@ -107,6 +120,7 @@ pub fn run(a: BenchArgs) -> i32 {
                 ns.insert((mode, call.to_string()), v.parse().unwrap_or(f64::NAN));
             }
         }
+        sizes.insert(mode, only(&out, "cltrace").and_then(|t| trace_size(&t)).map(|s| s.per_record()));
         let _ = clean(&out);
     }
     let calls: Vec<String> = ns.keys().filter(|(m, _)| *m == "no layer").map(|(_, c)| c.clone()).collect();
@@ -129,6 +143,18 @@ pub fn run(a: BenchArgs) -> i32 {
         }
         println!();
     }
+    print!("{:<26}", "bytes per record (trace)");
+    for (m, _) in MODES {
+        print!("{:>20}", sizes.get(m).copied().flatten().map_or("-".to_string(), |b| format!("{b:.1}")));
+    }
+    println!();
+
+    if a.stream_kernels > 0 {
+        if let Err(e) = stream_table(&spawn, a.stream_kernels, &out) {
+            eprintln!("cltap bench: {e}");
+            return 1;
+        }
+    }
 
     // Records per second into the binary trace: the calling phase, timed
     // in the child, with nothing rendered (CLTAP_RENDER=0); then the API
@@ -137,8 +163,8 @@ pub fn run(a: BenchArgs) -> i32 {
     println!();
     println!("records per second into the binary trace ({} calls in all per row, lossless; peak RSS over the same run without cltap)", a.throughput_calls);
     println!(
-        "{:<10}{:>16}{:>8}{:>14}{:>24}{:>22}",
-        "threads", "lossless", "drops", "peak RSS +", "discard (64K): kept", "dropped"
+        "{:<10}{:>16}{:>8}{:>12}{:>14}{:>24}{:>22}",
+        "threads", "lossless", "drops", "B/record", "peak RSS +", "discard (64K): kept", "dropped"
     );
     let mut last_trace = None;
     for threads in [1u32, 2, 8] {
@@ -161,6 +187,7 @@ pub fn run(a: BenchArgs) -> i32 {
             }
         };
         let trace = only(&out, "cltrace");
+        let per_record = trace.as_ref().and_then(|t| trace_size(t)).map(|s| format!("{:.1}", s.per_record()));
         let drops = trace
             .as_ref()
             .and_then(|t| cltap_formats::cltrace::Reader::open(t).ok())
@@ -191,9 +218,10 @@ pub fn run(a: BenchArgs) -> i32 {
             Err(_) => "failed".into(),
         };
         println!(
-            "{threads:<10}{:>16}{:>8}{:>14}{:>24}{:>22}",
+            "{threads:<10}{:>16}{:>8}{:>12}{:>14}{:>24}{:>22}",
             rate(total, traced.calling_ns),
             drops,
+            per_record.unwrap_or_else(|| "-".into()),
             format!("{:+.1} MiB", (traced.peak_kib - base.peak_kib) as f64 / 1024.0),
             disc,
             dropped
@@ -226,6 +254,97 @@ pub fn run(a: BenchArgs) -> i32 {
     }
     drop(scratch);
     0
+}
+
+/// The host's floor: the clock every record reads twice, and the trace
+/// folder's own sequential write rate.
+fn host_floor(out: &Path, disk_mib: u64) {
+    println!("host floor");
+    match host::rdtsc_ns() {
+        Some(t) => {
+            println!("{:<40}{:>10.1} ns", "rdtsc (one read)", t);
+            println!("{:<40}{:>10.1} ns", "2 x rdtsc (every record pays two)", 2.0 * t);
+        }
+        None => println!("{:<40}{:>10}", "rdtsc", "n/a (not x86-64)"),
+    }
+    if disk_mib > 0 {
+        let fs = host::filesystem(out).unwrap_or_else(|| "?".into());
+        let label = format!("sequential write, {disk_mib} MiB + fdatasync");
+        match host::disk_mb_per_s(out, disk_mib) {
+            Ok(r) => println!("{label:<40}{:>10.0} MB/s  ({}, {fs})", r, out.display()),
+            Err(e) => println!("{label:<40}{:>10}  ({}: {e})", "failed", out.display()),
+        }
+    }
+    println!();
+}
+
+/// The modes of the stream of small kernels.
+const STREAM_MODES: &[(&str, &[(&str, &str)])] = &[
+    ("no layer", &[]),
+    ("device timing", &[("CLTAP_API_LOG", "0"), ("CLTAP_DEVICE_TIMING", "1")]),
+    ("API log", &[]),
+    ("API log + device timing", &[("CLTAP_DEVICE_TIMING", "1")]),
+];
+
+type Spawn<'a> = dyn Fn(&str, &[(&str, &str)], bool, u64) -> Result<String, String> + 'a;
+
+/// The application's enqueue rate with the device running: `n` small
+/// NDRanges back to back then one clFinish, host µs per enqueue, without
+/// and with an event asked for by the application.
+fn stream_table(spawn: &Spawn, n: u64, out: &Path) -> Result<(), String> {
+    println!();
+    println!(
+        "stream of {n} small kernels ({} work-items each) back to back, then one clFinish: host µs per enqueue, clFinish included (min of 7 after a warm-up)",
+        child::STREAM_ITEMS
+    );
+    println!("{:<26}{:>20}{:>20}", "mode", "no app event", "app event");
+    let mut base = [f64::NAN; 2];
+    for (mode, env) in STREAM_MODES {
+        print!("{mode:<26}");
+        for (i, ev) in ["none", "event"].iter().enumerate() {
+            let text = spawn(&format!("stream:{n}:{ev}"), env, *mode != "no layer", 0).map_err(|e| format!("{mode}: {e}"))?;
+            let _ = clean(out);
+            let us = text
+                .lines()
+                .find_map(|l| l.strip_prefix("stream "))
+                .and_then(|v| v.trim().parse::<f64>().ok())
+                .ok_or_else(|| format!("{mode}: no timing from the child"))?
+                / 1000.0;
+            if *mode == "no layer" {
+                base[i] = us;
+                print!("{:>20}", format!("{us:.2}"));
+            } else {
+                print!("{:>20}", format!("{us:.2} ({:+.2})", us - base[i]));
+            }
+        }
+        println!();
+    }
+    Ok(())
+}
+
+/// A trace's size on disk and the records it holds.
+struct TraceSize {
+    bytes: u64,
+    records: u64,
+}
+
+impl TraceSize {
+    fn per_record(&self) -> f64 {
+        self.bytes as f64 / self.records.max(1) as f64
+    }
+}
+
+/// The trace file's size over the records it holds (counted by walking it).
+fn trace_size(path: &Path) -> Option<TraceSize> {
+    let bytes = std::fs::metadata(path).ok()?.len();
+    let r = cltap_formats::cltrace::Reader::open(path).ok()?;
+    let mut records = 0u64;
+    let mut buf = Vec::new();
+    for c in r.chunks().ok()? {
+        r.chunk_records(&c, &mut buf).ok()?;
+        r.walk(&c, &buf, |_| records += 1).ok()?;
+    }
+    (records > 0).then_some(TraceSize { bytes, records })
 }
 
 /// A measuring child's account: its calling phase and its peak memory.
@@ -309,192 +428,3 @@ fn trailer(dir: &Path) -> Option<(u64, u64)> {
     Some((*n.first()?, *n.get(1)?))
 }
 
-// ---- The measuring child ----
-
-type Fp = *const std::ffi::c_void;
-
-struct Cl {
-    _lib: libloading::Library,
-    get_platform_ids: unsafe extern "C" fn(u32, *mut Fp, *mut u32) -> i32,
-    get_platform_info: unsafe extern "C" fn(Fp, u32, usize, *mut u8, *mut usize) -> i32,
-    get_device_ids: unsafe extern "C" fn(Fp, u64, u32, *mut Fp, *mut u32) -> i32,
-    create_context: unsafe extern "C" fn(Fp, u32, *const Fp, Fp, Fp, *mut i32) -> Fp,
-    create_queue: unsafe extern "C" fn(Fp, Fp, u64, *mut i32) -> Fp,
-    create_program: unsafe extern "C" fn(Fp, u32, *const *const u8, *const usize, *mut i32) -> Fp,
-    build_program: unsafe extern "C" fn(Fp, u32, *const Fp, *const u8, Fp, Fp) -> i32,
-    create_kernel: unsafe extern "C" fn(Fp, *const u8, *mut i32) -> Fp,
-    create_buffer: unsafe extern "C" fn(Fp, u64, usize, Fp, *mut i32) -> Fp,
-    set_kernel_arg: unsafe extern "C" fn(Fp, u32, usize, *const std::ffi::c_void) -> i32,
-    enqueue_ndrange:
-        unsafe extern "C" fn(Fp, Fp, u32, *const usize, *const usize, *const usize, u32, Fp, *mut Fp) -> i32,
-    finish: unsafe extern "C" fn(Fp) -> i32,
-    create_user_event: unsafe extern "C" fn(Fp, *mut i32) -> Fp,
-    set_user_event_status: unsafe extern "C" fn(Fp, i32) -> i32,
-    release_event: unsafe extern "C" fn(Fp) -> i32,
-    get_event_info: unsafe extern "C" fn(Fp, u32, usize, *mut u8, *mut usize) -> i32,
-}
-
-macro_rules! sym {
-    ($lib:expr, $name:literal) => {
-        *$lib.get(concat!($name, "\0").as_bytes()).map_err(|e| format!("{}: {e}", $name))?
-    };
-}
-
-impl Cl {
-    fn load() -> Result<Cl, String> {
-        unsafe {
-            let lib = libloading::Library::new("libOpenCL.so.1").map_err(|e| e.to_string())?;
-            Ok(Cl {
-                get_platform_ids: sym!(lib, "clGetPlatformIDs"),
-                get_platform_info: sym!(lib, "clGetPlatformInfo"),
-                get_device_ids: sym!(lib, "clGetDeviceIDs"),
-                create_context: sym!(lib, "clCreateContext"),
-                create_queue: sym!(lib, "clCreateCommandQueue"),
-                create_program: sym!(lib, "clCreateProgramWithSource"),
-                build_program: sym!(lib, "clBuildProgram"),
-                create_kernel: sym!(lib, "clCreateKernel"),
-                create_buffer: sym!(lib, "clCreateBuffer"),
-                set_kernel_arg: sym!(lib, "clSetKernelArg"),
-                enqueue_ndrange: sym!(lib, "clEnqueueNDRangeKernel"),
-                finish: sym!(lib, "clFinish"),
-                create_user_event: sym!(lib, "clCreateUserEvent"),
-                set_user_event_status: sym!(lib, "clSetUserEventStatus"),
-                release_event: sym!(lib, "clReleaseEvent"),
-                get_event_info: sym!(lib, "clGetEventInfo"),
-                _lib: lib,
-            })
-        }
-    }
-}
-
-/// Minimum over repetitions of the mean ns per call: the least disturbed
-/// estimate on a shared, noisy machine.
-fn time(reps: usize, n: u64, mut f: impl FnMut()) -> f64 {
-    (0..reps)
-        .map(|_| {
-            let t = Instant::now();
-            for _ in 0..n {
-                f();
-            }
-            t.elapsed().as_nanos() as f64 / n as f64
-        })
-        .fold(f64::INFINITY, f64::min)
-}
-
-fn child(what: &str, iterations: u64) -> Result<(), String> {
-    let cl = Cl::load()?;
-    let mut p: Fp = std::ptr::null();
-    unsafe {
-        if (cl.get_platform_ids)(1, &mut p, std::ptr::null_mut()) != 0 {
-            return Err("no platform".into());
-        }
-    }
-    if let Some(rest) = what.strip_prefix("threads:") {
-        let (t, n) = rest.split_once(':').ok_or("bad threads spec")?;
-        let (t, n): (u32, u64) = (t.parse().map_err(|_| "bad threads")?, n.parse().map_err(|_| "bad count")?);
-        let f = cl.get_platform_info;
-        let pp = p as usize;
-        let start = Instant::now();
-        let hs: Vec<_> = (0..t)
-            .map(|_| {
-                std::thread::spawn(move || {
-                    let mut sz = 0usize;
-                    for _ in 0..n {
-                        unsafe { f(pp as Fp, 0x0902, 0, std::ptr::null_mut(), &mut sz) };
-                    }
-                })
-            })
-            .collect();
-        for h in hs {
-            let _ = h.join();
-        }
-        println!("calling_ns {}", start.elapsed().as_nanos());
-        return Ok(());
-    }
-    unsafe {
-        let mut dev: Fp = std::ptr::null();
-        (cl.get_device_ids)(p, u64::MAX, 1, &mut dev, std::ptr::null_mut());
-        let mut err = 0;
-        let ctx = (cl.create_context)(std::ptr::null(), 1, &dev, std::ptr::null(), std::ptr::null(), &mut err);
-        let q = (cl.create_queue)(ctx, dev, 0, &mut err);
-        let src = b"__kernel void k(__global int* a, int b) { a[get_global_id(0)] += b; }\0";
-        let sp = src.as_ptr();
-        let prog = (cl.create_program)(ctx, 1, &sp, std::ptr::null(), &mut err);
-        (cl.build_program)(prog, 1, &dev, c"".as_ptr() as *const u8, std::ptr::null(), std::ptr::null());
-        let k = (cl.create_kernel)(prog, c"k".as_ptr() as *const u8, &mut err);
-        let buf = (cl.create_buffer)(ctx, 1, 4096, std::ptr::null(), &mut err);
-        (cl.set_kernel_arg)(k, 0, 8, &buf as *const Fp as *const std::ffi::c_void);
-        let ev = (cl.create_user_event)(ctx, &mut err);
-        if err != 0 || k.is_null() || ev.is_null() {
-            return Err(format!("setting up the benchmark failed ({err})"));
-        }
-        let mut name = [0u8; 64];
-        let mut sz = 0usize;
-        let v: i32 = 3;
-        let mut st = 0i32;
-        let reps = 7;
-        let r = time(reps, iterations, || {
-            (cl.get_platform_info)(p, 0x0902, name.len(), name.as_mut_ptr(), &mut sz);
-        });
-        println!("clGetPlatformInfo {r}");
-        let r = time(reps, iterations, || {
-            (cl.set_kernel_arg)(k, 1, 4, &v as *const i32 as *const std::ffi::c_void);
-        });
-        println!("clSetKernelArg {r}");
-        let r = time(reps, iterations, || {
-            (cl.get_event_info)(ev, 0x11D3, 4, &mut st as *mut i32 as *mut u8, std::ptr::null_mut());
-        });
-        println!("clGetEventInfo {r}");
-        // Enqueues are timed in batches held back by a user event, so that
-        // nothing runs (and no driver thread wakes) while the calls are
-        // timed; the batch then runs and the queue drains, untimed. More
-        // repetitions than for the cheap calls: an enqueue on a 2-core VM
-        // varies by ±500 ns.
-        let g = 64usize;
-        let (batch, batches) = (100usize, (iterations / 2000).max(10));
-        let enqueues = |queue: Fp, events: bool| {
-            let mut err = 0;
-            let mut evs: Vec<Fp> = vec![std::ptr::null(); batch];
-            (0..3 * reps)
-                .map(|_| {
-                    let mut ns = 0u128;
-                    for _ in 0..batches {
-                        let gate = (cl.create_user_event)(ctx, &mut err);
-                        let t = Instant::now();
-                        for e in evs.iter_mut() {
-                            let out = if events { e as *mut Fp } else { std::ptr::null_mut() };
-                            (cl.enqueue_ndrange)(
-                                queue,
-                                k,
-                                1,
-                                std::ptr::null(),
-                                &g,
-                                std::ptr::null(),
-                                1,
-                                &gate as *const Fp as Fp,
-                                out,
-                            );
-                        }
-                        ns += t.elapsed().as_nanos();
-                        (cl.set_user_event_status)(gate, 0);
-                        (cl.finish)(queue);
-                        (cl.release_event)(gate);
-                        for e in evs.iter_mut().filter(|e| !e.is_null()) {
-                            (cl.release_event)(*e);
-                            *e = std::ptr::null();
-                        }
-                    }
-                    ns as f64 / (batch as u64 * batches) as f64
-                })
-                .fold(f64::INFINITY, f64::min)
-        };
-        let r = enqueues(q, false);
-        println!("clEnqueueNDRangeKernel {r}");
-        // What an application that profiles by itself pays: its own event on
-        // a profiling queue (the driver's share of device timing).
-        let qp = (cl.create_queue)(ctx, dev, 2, &mut err);
-        let r = enqueues(qp, true);
-        println!("clEnqueueNDRangeKernel+profiling,event {r}");
-    }
-    Ok(())
-}

@@ -33,6 +33,10 @@ pub struct BenchArgs {
     /// MiB written to measure the trace folder's own write rate (0: skip).
     #[arg(long, default_value_t = 256)]
     pub disk_mib: u64,
+    /// Only these parts, comma-separated: host, calls, stream, throughput
+    /// (throughput includes the rendering rate). Default: all.
+    #[arg(long, value_delimiter = ',')]
+    pub only: Vec<String>,
     #[arg(long, hide = true)]
     pub child: Option<String>,
 }
@@ -102,58 +106,28 @@ pub fn run(a: BenchArgs) -> i32 {
         Ok(String::from_utf8_lossy(&o.stdout).into_owned())
     };
 
-    host_floor(&out, a.disk_mib);
-
-    // Per-call cost, and the size of what each mode wrote per record.
-    let mut ns: BTreeMap<(&str, String), f64> = BTreeMap::new();
-    let mut sizes: BTreeMap<&str, Option<f64>> = BTreeMap::new();
-    for (mode, env) in MODES {
-        let text = match spawn("calls", env, *mode != "no layer", a.iterations) {
-            Ok(t) => t,
-            Err(e) => {
-                eprintln!("cltap bench: {mode}: {e}");
-                return 1;
-            }
-        };
-        for l in text.lines() {
-            if let Some((call, v)) = l.split_once(' ') {
-                ns.insert((mode, call.to_string()), v.parse().unwrap_or(f64::NAN));
-            }
+    let want = |part: &str| a.only.is_empty() || a.only.iter().any(|p| p == part);
+    if let Some(bad) = a.only.iter().find(|p| !PARTS.contains(&p.as_str())) {
+        eprintln!("cltap bench: --only {bad}: not a part (accepted: {})", PARTS.join(", "));
+        return 2;
+    }
+    if want("host") {
+        host_floor(&out, a.disk_mib);
+    }
+    if want("calls") {
+        if let Err(e) = calls_table(&spawn, &a.driver, a.iterations, &out) {
+            eprintln!("cltap bench: {e}");
+            return 1;
         }
-        sizes.insert(mode, only(&out, "cltrace").and_then(|t| trace_size(&t)).map(|s| s.per_record()));
-        let _ = clean(&out);
     }
-    let calls: Vec<String> = ns.keys().filter(|(m, _)| *m == "no layer").map(|(_, c)| c.clone()).collect();
-    println!("ns per call on {} (min over repetitions; added = over no layer)", a.driver.display());
-    print!("{:<26}", "call");
-    for (m, _) in MODES {
-        print!("{:>20}", m);
-    }
-    println!();
-    for c in &calls {
-        print!("{c:<26}");
-        let base = ns[&("no layer", c.clone())];
-        for (m, _) in MODES {
-            let v = ns[&(*m, c.clone())];
-            if *m == "no layer" {
-                print!("{:>20}", format!("{v:.1}"));
-            } else {
-                print!("{:>20}", format!("{v:.1} (+{:.1})", v - base));
-            }
-        }
-        println!();
-    }
-    print!("{:<26}", "bytes per record (trace)");
-    for (m, _) in MODES {
-        print!("{:>20}", sizes.get(m).copied().flatten().map_or("-".to_string(), |b| format!("{b:.1}")));
-    }
-    println!();
-
-    if a.stream_kernels > 0 {
+    if want("stream") && a.stream_kernels > 0 {
         if let Err(e) = stream_table(&spawn, a.stream_kernels, &out) {
             eprintln!("cltap bench: {e}");
             return 1;
         }
+    }
+    if !want("throughput") {
+        return 0;
     }
 
     // Records per second into the binary trace: the calling phase, timed
@@ -254,6 +228,52 @@ pub fn run(a: BenchArgs) -> i32 {
     }
     drop(scratch);
     0
+}
+
+/// The parts `--only` may name.
+const PARTS: &[&str] = &["host", "calls", "stream", "throughput"];
+
+/// What each mode adds to each call, and the bytes per record of the trace
+/// each mode wrote.
+fn calls_table(spawn: &Spawn, driver: &Path, iterations: u64, out: &Path) -> Result<(), String> {
+    let mut ns: BTreeMap<(&str, String), f64> = BTreeMap::new();
+    let mut sizes: BTreeMap<&str, Option<f64>> = BTreeMap::new();
+    for (mode, env) in MODES {
+        let text = spawn("calls", env, *mode != "no layer", iterations).map_err(|e| format!("{mode}: {e}"))?;
+        for l in text.lines() {
+            if let Some((call, v)) = l.split_once(' ') {
+                ns.insert((mode, call.to_string()), v.parse().unwrap_or(f64::NAN));
+            }
+        }
+        sizes.insert(mode, only(out, "cltrace").and_then(|t| trace_size(&t)).map(|s| s.per_record()));
+        let _ = clean(out);
+    }
+    let calls: Vec<String> = ns.keys().filter(|(m, _)| *m == "no layer").map(|(_, c)| c.clone()).collect();
+    println!("ns per call on {} (min over repetitions; added = over no layer)", driver.display());
+    print!("{:<26}", "call");
+    for (m, _) in MODES {
+        print!("{:>20}", m);
+    }
+    println!();
+    for c in &calls {
+        print!("{c:<26}");
+        let base = ns[&("no layer", c.clone())];
+        for (m, _) in MODES {
+            let v = ns[&(*m, c.clone())];
+            if *m == "no layer" {
+                print!("{:>20}", format!("{v:.1}"));
+            } else {
+                print!("{:>20}", format!("{v:.1} (+{:.1})", v - base));
+            }
+        }
+        println!();
+    }
+    print!("{:<26}", "bytes per record (trace)");
+    for (m, _) in MODES {
+        print!("{:>20}", sizes.get(m).copied().flatten().map_or("-".to_string(), |b| format!("{b:.1}")));
+    }
+    println!();
+    Ok(())
 }
 
 /// The host's floor: the clock every record reads twice, and the trace

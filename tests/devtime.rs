@@ -82,6 +82,32 @@ fn an_application_that_never_waits_is_reported_not_hung() {
     assert_eq!(timed + pending, 8, "every fill is either timed or reported pending");
 }
 
+#[test]
+fn the_held_reference_on_an_application_event_is_hidden() {
+    // Device timing holds a reference on the application's event until it
+    // reads the times; CL_EVENT_REFERENCE_COUNT must not show it.
+    let exe = special("calls.c", "calls-devtime");
+    for driver in [Driver::Pocl, Driver::Intel] {
+        for mode in [Mode::Layer, Mode::Icd] {
+            let plain = run(command(&exe, &["eventrc"], &[driver], Loader::OclIcd, Mode::Plain));
+            assert_eq!(plain.code, Some(0), "{}", plain.stderr);
+            assert!(plain.stdout.contains("waiting: "), "{}", plain.stdout);
+            let dir = scratch(&format!("eventrc-{}-{mode:?}", driver.name()));
+            let mut c = command(&exe, &["eventrc"], &[driver], Loader::OclIcd, mode);
+            c.env("CLTAP_DEVICE_TIMING", "1").env("CLTAP_SUMMARY", "1").env("CLTAP_OUTPUT_DIR", &dir);
+            let with = run(c);
+            assert_eq!(with.stdout, plain.stdout, "{} {mode:?}", driver.name());
+            let s = summary(&dir);
+            assert_eq!(s["commands"].as_array().unwrap().len(), 1, "the marker timed");
+            // Intel's runtime leaves QUEUED at 0 for a marker that waited on
+            // a user event (so it did before events were held).
+            if driver == Driver::Pocl {
+                check_ordered(&s);
+            }
+        }
+    }
+}
+
 fn timeline(dir: &Path) -> serde_json::Value {
     let p: PathBuf = std::fs::read_dir(dir)
         .unwrap()

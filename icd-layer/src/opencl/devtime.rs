@@ -196,12 +196,15 @@ pub unsafe fn refuse_profiling(event: *mut c_void) -> Option<i32> {
     (!profiling && driver_refuses(q)).then_some(-7)
 }
 
-/// The application synchronised (clFinish, clWaitForEvents, a blocking
-/// enqueue, an event found complete, a queue or context released): the
-/// lists are read. Only on a thread of the application's (see
-/// `pending::on_app_thread`).
-pub fn sync_point() {
-    if on() && pending::on_app_thread() {
+/// The application synchronised: the lists are read. `blocking`: the call
+/// blocks (clFinish, clWaitForEvents, a blocking enqueue), which the
+/// specification forbids inside a callback, so any thread may read. Other
+/// points (an event found complete, a queue or context released) may come
+/// from the application's callback on a driver's thread, where releasing an
+/// event is unsafe (see `pending::on_app_thread`): those read only on a
+/// thread that has enqueued.
+pub fn sync_point(blocking: bool) {
+    if on() && (blocking || pending::on_app_thread()) {
         read_all();
     }
 }
@@ -221,7 +224,7 @@ pub unsafe fn event_info_answered(r: i32, event: *mut c_void, param: u32, size: 
         return;
     }
     match param {
-        CL_EVENT_COMMAND_EXECUTION_STATUS if *(value as *const i32) <= CL_COMPLETE => sync_point(),
+        CL_EVENT_COMMAND_EXECUTION_STATUS if *(value as *const i32) <= CL_COMPLETE => sync_point(false),
         CL_EVENT_REFERENCE_COUNT => {
             let held = pending::holds(event as usize);
             if held > 0 {

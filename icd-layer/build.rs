@@ -608,14 +608,19 @@ fn devtime_post(s: &mut String, f: &Function) {
             writeln!(s, "    if ::cltap::devtime::on() {{ crate::opencl::devtime::track(ID, __t.cmd, __enq_t0, {ok}, event, __own, &__app); }}").unwrap();
             // A blocking enqueue is a synchronisation point.
             if let Some(b) = f.params.iter().find(|p| p.name.starts_with("blocking") && p.c_type == "cl_bool") {
-                writeln!(s, "    if {b} != 0 && {ok} {{ crate::opencl::devtime::sync_point(true); }}", b = b.name).unwrap();
+                writeln!(s, "    if {b} != 0 && {ok} {{ crate::opencl::devtime::sync_point(true); }}", b = b.name)
+                    .unwrap();
             }
         }
         Some("sync_after") => {
             writeln!(s, "    crate::opencl::devtime::sync_point(true);").unwrap();
         }
         Some("event_info") => {
-            writeln!(s, "    crate::opencl::devtime::event_info_answered(r, event, param_name, param_value_size, param_value);").unwrap();
+            writeln!(
+                s,
+                "    crate::opencl::devtime::event_info_answered(r, event, param_name, param_value_size, param_value);"
+            )
+            .unwrap();
         }
         _ => {}
     }

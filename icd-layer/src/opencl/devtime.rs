@@ -266,7 +266,8 @@ unsafe fn read_list(list: &QueueList) {
     let mut done = Vec::with_capacity(batch.len());
     for h in batch {
         let ev = h.ev as *mut c_void;
-        let status = info_fn(ev, slot::clGetEventInfo).and_then(|f| read::<i32>(f, ev, CL_EVENT_COMMAND_EXECUTION_STATUS));
+        let status =
+            info_fn(ev, slot::clGetEventInfo).and_then(|f| read::<i32>(f, ev, CL_EVENT_COMMAND_EXECUTION_STATUS));
         match status {
             Some(st) if st > CL_COMPLETE => rest.push(h),
             Some(st) => {

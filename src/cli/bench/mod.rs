@@ -322,7 +322,8 @@ fn stream_table(spawn: &Spawn, n: u64, out: &Path) -> Result<(), String> {
     for (mode, env) in STREAM_MODES {
         print!("{mode:<26}");
         for (i, ev) in ["none", "event"].iter().enumerate() {
-            let text = spawn(&format!("stream:{n}:{ev}"), env, *mode != "no layer", 0).map_err(|e| format!("{mode}: {e}"))?;
+            let text =
+                spawn(&format!("stream:{n}:{ev}"), env, *mode != "no layer", 0).map_err(|e| format!("{mode}: {e}"))?;
             let _ = clean(out);
             let us = text
                 .lines()
@@ -447,4 +448,3 @@ fn trailer(dir: &Path) -> Option<(u64, u64)> {
     let n: Vec<u64> = last.split(|c: char| !c.is_ascii_digit()).filter_map(|s| s.parse().ok()).collect();
     Some((*n.first()?, *n.get(1)?))
 }
-

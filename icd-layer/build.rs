@@ -538,6 +538,9 @@ fn devtime_kind(f: &Function) -> Option<&'static str> {
         "clCreateCommandQueueWithProperties" | "clCreateCommandQueueWithPropertiesKHR" => "queue_list",
         "clGetCommandQueueInfo" => "queue_info",
         "clGetEventProfilingInfo" => "profiling_info",
+        "clGetEventInfo" => "event_info",
+        "clFinish" | "clWaitForEvents" => "sync_after",
+        "clReleaseCommandQueue" | "clReleaseContext" => "sync_before",
         n if n.starts_with("clEnqueue")
             && f.has_event_out()
             && f.params.first().is_some_and(|p| p.c_type == "cl_command_queue") =>
@@ -567,6 +570,9 @@ fn devtime_pre(s: &mut String, f: &Function) {
         Some("profiling_info") => {
             writeln!(s, "    if let Some(c) = crate::opencl::devtime::refuse_profiling(event) {{ return c; }}")
                 .unwrap();
+        }
+        Some("sync_before") => {
+            writeln!(s, "    crate::opencl::devtime::sync_point(false);").unwrap();
         }
         Some("enqueue") => {
             writeln!(s, "    let mut __own_ev: *mut ::core::ffi::c_void = ::core::ptr::null_mut();").unwrap();
@@ -600,6 +606,21 @@ fn devtime_post(s: &mut String, f: &Function) {
                 _ => "!r.is_null()",
             };
             writeln!(s, "    if ::cltap::devtime::on() {{ crate::opencl::devtime::track(ID, __t.cmd, __enq_t0, {ok}, event, __own, &__app); }}").unwrap();
+            // A blocking enqueue is a synchronisation point.
+            if let Some(b) = f.params.iter().find(|p| p.name.starts_with("blocking") && p.c_type == "cl_bool") {
+                writeln!(s, "    if {b} != 0 && {ok} {{ crate::opencl::devtime::sync_point(true); }}", b = b.name)
+                    .unwrap();
+            }
+        }
+        Some("sync_after") => {
+            writeln!(s, "    crate::opencl::devtime::sync_point(true);").unwrap();
+        }
+        Some("event_info") => {
+            writeln!(
+                s,
+                "    crate::opencl::devtime::event_info_answered(r, event, param_name, param_value_size, param_value);"
+            )
+            .unwrap();
         }
         _ => {}
     }

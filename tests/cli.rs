@@ -228,3 +228,51 @@ fn portable_normalize_and_diff_ignore_host_facts_only() {
     assert_eq!(code, 1, "{o}");
     assert!(o.contains("param_name"), "{o}");
 }
+
+/// The numbers after `label` on the line that starts with it.
+fn numbers_after(text: &str, label: &str) -> Vec<f64> {
+    let line = text.lines().find(|l| l.starts_with(label)).unwrap_or_else(|| panic!("no line {label:?} in:\n{text}"));
+    line[label.len()..]
+        .split(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .filter_map(|w| w.parse::<f64>().ok())
+        .collect()
+}
+
+#[test]
+fn bench_prints_every_table_briefly() {
+    // Small counts: the tables' shape and the promises that do not depend
+    // on timing (lossless drops nothing, each trace has a size per record).
+    let dir = workdir("bench");
+    let args =
+        ["bench", "--iterations", "2000", "--throughput-calls", "30000", "--stream-kernels", "40", "--disk-mib", "4"];
+    let (code, stdout, stderr) = out(cmd(&dir, &args));
+    assert_eq!(code, 0, "{stdout}\n{stderr}");
+    assert!(numbers_after(&stdout, "rdtsc (one read)")[0] > 0.0);
+    assert!(numbers_after(&stdout, "sequential write, 4 MiB + fdatasync")[0] > 0.0);
+    // Trace only, API log, + decode, discard write a trace; the others do not.
+    let sizes = numbers_after(&stdout, "bytes per record (trace)");
+    assert_eq!(sizes.len(), 4, "{stdout}");
+    assert!(sizes.iter().all(|&b| b > 8.0), "{sizes:?}");
+    let stream: Vec<&str> = stdout
+        .lines()
+        .skip_while(|l| !l.starts_with("stream of 40 small kernels"))
+        .take_while(|l| !l.is_empty())
+        .collect();
+    for mode in ["no layer", "device timing", "API log", "API log + device timing"] {
+        let row = stream
+            .iter()
+            .find_map(|l| l.strip_prefix(mode).filter(|r| r.trim_start().starts_with(|c: char| c.is_ascii_digit())));
+        let n = row.map(|r| numbers_after(r, "").len());
+        assert!(n.is_some_and(|n| n >= 2), "stream row {mode}: {stream:?}");
+    }
+    for threads in ["1 ", "2 ", "8 "] {
+        let row = stdout
+            .lines()
+            .skip_while(|l| !l.starts_with("records per second"))
+            .find(|l| l.starts_with(threads))
+            .unwrap_or_else(|| panic!("throughput row {threads}:\n{stdout}"));
+        let w: Vec<&str> = row.split_whitespace().collect();
+        assert_eq!(w[3], "0", "lossless drops nothing: {row}");
+        assert!(w[4].parse::<f64>().unwrap() > 8.0, "bytes per record: {row}");
+    }
+}

@@ -82,6 +82,33 @@ fn an_application_that_never_waits_is_reported_not_hung() {
     assert_eq!(timed + pending, 8, "every fill is either timed or reported pending");
 }
 
+#[test]
+fn the_held_reference_on_an_application_event_is_hidden() {
+    // Device timing holds a reference on the application's event until it
+    // reads the times; CL_EVENT_REFERENCE_COUNT must not show it. The
+    // command waits on a user event, so the driver's own count is steady.
+    let exe = special("calls.c", "calls-devtime");
+    for driver in [Driver::Pocl, Driver::Intel] {
+        for mode in [Mode::Layer, Mode::Icd] {
+            let plain = run(command(&exe, &["eventrc"], &[driver], Loader::OclIcd, Mode::Plain));
+            assert_eq!(plain.code, Some(0), "{}", plain.stderr);
+            assert!(plain.stdout.contains("waiting: "), "{}", plain.stdout);
+            let dir = scratch(&format!("eventrc-{}-{mode:?}", driver.name()));
+            let mut c = command(&exe, &["eventrc"], &[driver], Loader::OclIcd, mode);
+            c.env("CLTAP_DEVICE_TIMING", "1").env("CLTAP_SUMMARY", "1").env("CLTAP_OUTPUT_DIR", &dir);
+            let with = run(c);
+            assert_eq!(with.stdout, plain.stdout, "{} {mode:?}", driver.name());
+            let s = summary(&dir);
+            assert_eq!(s["commands"].as_array().unwrap().len(), 1, "the marker timed");
+            // Intel's runtime leaves QUEUED at 0 for a marker that waited on
+            // a user event (so it did before events were held).
+            if driver == Driver::Pocl {
+                check_ordered(&s);
+            }
+        }
+    }
+}
+
 fn timeline(dir: &Path) -> serde_json::Value {
     let p: PathBuf = std::fs::read_dir(dir)
         .unwrap()
@@ -168,6 +195,39 @@ fn device_records_are_spilled_not_held() {
         "spill removed"
     );
     // Held in memory, 300,000 records would take about 60 MiB.
+    assert!(
+        runs[1].1 - runs[0].1 < 24 * 1024,
+        "peak RSS {} KiB with device timing, {} KiB without",
+        runs[1].1,
+        runs[0].1
+    );
+}
+
+#[test]
+fn held_events_are_read_on_the_enqueue_path_when_the_application_never_waits() {
+    // 200,000 markers and one clFinish at the end: without reads on the
+    // enqueue path (a queue's list past its bound) every event and its
+    // command would be held until then.
+    let exe = special("calls.c", "calls-devtime");
+    let n = 200_000u64;
+    let runs: Vec<(i32, i64, Scratch)> = ["0", "1"]
+        .iter()
+        .map(|on| {
+            let dir = scratch(&format!("nowait-{on}"));
+            let mut c =
+                command(&exe, &["markers-nowait", &n.to_string()], &[Driver::Pocl], Loader::OclIcd, Mode::Layer);
+            c.env("CLTAP_DEVICE_TIMING", on)
+                .env("CLTAP_SUMMARY", "1")
+                .env("CLTAP_API_LOG", "0")
+                .env("CLTAP_OUTPUT_DIR", &dir);
+            let (st, kib) = peak_kib(c);
+            (st, kib, dir)
+        })
+        .collect();
+    assert_eq!((runs[0].0, runs[1].0), (0, 0));
+    let s = summary(&runs[1].2);
+    assert_eq!(s["commands"].as_array().unwrap().len() as u64, n, "every marker timed");
+    assert_eq!(s["pending_at_exit"], 0);
     assert!(
         runs[1].1 - runs[0].1 < 24 * 1024,
         "peak RSS {} KiB with device timing, {} KiB without",

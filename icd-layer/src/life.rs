@@ -19,8 +19,8 @@ static FRONTS: Mutex<Vec<&'static Front>> = Mutex::new(Vec::new());
 
 /// What an API's front end adds to the end of the process.
 pub struct Front {
-    /// Lets go of what it still holds of the drivers'; called once device
-    /// timing has settled, before the trace is closed.
+    /// Reads what it still holds of the drivers' (device timing's events)
+    /// and lets go of it, before the trace is closed.
     pub drain: fn(),
     /// Lines for the summary's notes.
     pub notes: fn() -> Vec<String>,
@@ -149,7 +149,6 @@ pub fn finish() {
         return;
     }
     let Some(cfg) = CONFIG.get() else { return };
-    cltap::devtime::settle(std::time::Duration::from_millis(250));
     for f in fronts() {
         (f.drain)();
     }

@@ -1,6 +1,6 @@
 //! What is recorded of an enqueue: the work it launched, read from the
 //! application's arguments when the call returns, and the command's fate
-//! once its event completes. The layer reads the driver's answers.
+//! once its times are read. The layer reads the driver's answers.
 
 use super::{record, untimed, Command};
 use crate::meta::FnMeta;
@@ -15,6 +15,8 @@ pub struct QueueInfo {
     pub device: Arc<str>,
     /// See [`Command::to_host`].
     pub to_host: Option<i64>,
+    /// The queue's events held until their times are read.
+    pub list: Arc<super::pending::QueueList>,
 }
 
 /// The work an enqueue launched.
@@ -194,7 +196,7 @@ mod tests {
     }
 
     fn enqueued() -> Command {
-        let qi = QueueInfo { context: 3, device: Arc::from("dev"), to_host: Some(-5) };
+        let qi = QueueInfo { context: 3, device: Arc::from("dev"), to_host: Some(-5), list: Default::default() };
         let l = Launch { kernel: Some(1), global: vec![16], local: None, bytes: None };
         Command::enqueued(42, "clEnqueueNDRangeKernel", 2, &qi, Some("k".into()), l)
     }

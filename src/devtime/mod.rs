@@ -1,7 +1,7 @@
 //! Device timing: what each enqueued command did on the device, from its
-//! event's profiling counters, and the tables made from it. The layer reads
-//! the counters in the event's completion callback (a driver thread), never
-//! on the application's call path.
+//! event's profiling counters, and the tables made from it. The layer holds
+//! each enqueue's event and reads the counters in batches, at the
+//! application's synchronisation points (see [`pending`]).
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -125,7 +125,7 @@ pub mod memo;
 pub mod pending;
 pub mod queues;
 mod store;
-pub use pending::{enable, on, settle};
+pub use pending::{enable, on};
 pub use store::{
     configure_spill, count, device_clocks, for_each, lookup, record, remove_spill, tables, untimed, untimed_commands,
     Lookup,

@@ -1,19 +1,29 @@
 //! Commands on their way to the device: the on/off switch of device timing,
-//! the count of commands whose completion has not been seen, the claim on a
-//! command's counters shared by its completion callback and its enqueue,
-//! the events waiting to be released, and which threads are the
+//! the count of commands whose times have not been read, each queue's list
+//! of held events waiting to be read, and which threads are the
 //! application's. The layer makes the driver calls around these.
+//!
+//! No callback is registered per command (on NVIDIA's driver that alone
+//! costs several µs per enqueue): each enqueue's event is held in its
+//! queue's list, and the lists are read in batches at the application's
+//! synchronisation points, when a list grows past [`BOUND`], and at the end
+//! of the process.
 
 use super::Command;
-use parking_lot::{Condvar, Mutex};
-use std::cell::{Cell, UnsafeCell};
-use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU8, Ordering};
-use std::time::{Duration, Instant};
+use parking_lot::Mutex;
+use std::cell::Cell;
+use std::sync::atomic::{AtomicBool, AtomicI64, AtomicUsize, Ordering};
+use std::sync::Arc;
 
 static ON: AtomicBool = AtomicBool::new(false);
 
-/// Commands whose completion has not been seen yet, process-wide.
+/// Commands whose times have not been read yet, process-wide.
 pub static OUTSTANDING: Outstanding = Outstanding::new();
+
+/// A queue's list is read on the enqueue path once it holds this many
+/// events; if few had completed, the next read waits until the list has
+/// doubled, so a device far behind costs amortised O(1) per enqueue.
+pub const BOUND: usize = 1024;
 
 pub fn enable(on: bool) {
     ON.store(on, Ordering::Release);
@@ -25,18 +35,7 @@ pub fn on() -> bool {
     ON.load(Ordering::Relaxed)
 }
 
-/// At the end of the process: a command that finished just before exit may
-/// still have its completion callback on the way from a driver thread. Wait
-/// for those a little (at most `limit`), so the last read of a program is
-/// not lost; commands still running are then reported as pending.
-pub fn settle(limit: Duration) {
-    if !on() {
-        return;
-    }
-    OUTSTANDING.settle(limit);
-}
-
-/// A count of commands whose completion has not been seen.
+/// A count of commands whose times have not been read.
 #[derive(Debug)]
 pub struct Outstanding(AtomicI64);
 
@@ -45,28 +44,20 @@ impl Outstanding {
         Outstanding(AtomicI64::new(0))
     }
 
-    /// A command is now followed to completion.
+    /// A command is now held until its times are read.
     pub fn add(&self) {
         self.0.fetch_add(1, Ordering::AcqRel);
     }
 
-    /// A command's completion was seen, or it will not be followed after all.
+    /// A command's times were read, or will not be.
     pub fn sub(&self) {
         self.0.fetch_sub(1, Ordering::AcqRel);
     }
 
-    /// Commands enqueued whose completion was never seen (the application
-    /// ended without waiting for them).
+    /// Commands enqueued whose times were never read (the application
+    /// ended before they completed).
     pub fn get(&self) -> i64 {
         self.0.load(Ordering::Acquire)
-    }
-
-    /// Waits until none is outstanding, at most `limit`.
-    pub fn settle(&self, limit: Duration) {
-        let t = Instant::now();
-        while self.get() > 0 && t.elapsed() < limit {
-            std::thread::sleep(Duration::from_micros(200));
-        }
     }
 }
 
@@ -76,118 +67,97 @@ impl Default for Outstanding {
     }
 }
 
-/// One command followed to completion, shared by the enqueue path and the
-/// driver's completion callback through a raw pointer (`Box::into_raw`).
-pub struct Pending {
-    /// Taken by whoever claims the completion (see `claimed`).
-    cmd: UnsafeCell<Option<Command>>,
-    own: bool,
-    /// The event, released with the box when it is cltap's own: only once
-    /// the driver is done calling back, so it never calls back on a freed one.
-    ev: usize,
-    /// Set by whichever of the callback and the check after registration
-    /// reads the counters first; the other leaves it alone.
-    claimed: AtomicBool,
-    /// Holders of this box: the enqueue path and the callback. The last
-    /// one frees it (a driver that never calls back leaks only its own).
-    refs: AtomicU8,
+/// One enqueued command and the event held for it: cltap's own, or the
+/// application's with one reference of cltap's. Either way cltap releases
+/// its reference once the times are read.
+#[derive(Debug)]
+pub struct Held {
+    /// The driver's event handle.
+    pub ev: usize,
+    pub cmd: Command,
 }
 
-// SAFETY: `cmd` is only reached by the one caller that set `claimed`.
-unsafe impl Sync for Pending {}
-
-impl Pending {
-    /// A command for event `ev`, held by two: the enqueue path and the callback.
-    pub fn new(cmd: Command, ev: usize, own: bool) -> Box<Pending> {
-        Box::new(Pending {
-            cmd: UnsafeCell::new(Some(cmd)),
-            own,
-            ev,
-            claimed: AtomicBool::new(false),
-            refs: AtomicU8::new(2),
-        })
-    }
-
-    pub fn ev(&self) -> usize {
-        self.ev
-    }
-
-    /// Whether the event is cltap's own (the application passed none).
-    pub fn own(&self) -> bool {
-        self.own
-    }
-
-    /// The command, to whoever gets here first; `None` to the other. The
-    /// first also takes it off `outstanding`.
-    pub fn claim(&self, outstanding: &Outstanding) -> Option<Command> {
-        if self.claimed.swap(true, Ordering::AcqRel) {
-            return None;
-        }
-        outstanding.sub();
-        // SAFETY: only the one that set `claimed` gets here, once.
-        unsafe { (*self.cmd.get()).take() }
-    }
-
-    /// One holder lets go; the last gets the box back, to release its event.
-    ///
-    /// # Safety
-    /// `p` came from `Box::into_raw` of a [`Pending::new`], and each of its
-    /// two holders calls this once.
-    pub unsafe fn let_go(p: *mut Pending) -> Option<Box<Pending>> {
-        ((*p).refs.fetch_sub(1, Ordering::AcqRel) == 1).then(|| Box::from_raw(p))
-    }
+/// One queue's held events, in enqueue order.
+#[derive(Debug, Default)]
+pub struct QueueList {
+    held: Mutex<Vec<Held>>,
+    /// The length at which the enqueue path reads the list; 0 means [`BOUND`].
+    due: AtomicUsize,
 }
 
-/// Events waiting to be released by a thread of cltap's own. The thread
-/// takes the whole list when it wakes: one wake-up (a futex call) per
-/// batch, not per event.
-pub struct Releases {
-    list: Mutex<Vec<usize>>,
-    wake: Condvar,
-}
+/// Every queue's list, also those of queues released or forgotten while
+/// they still held events.
+static LISTS: Mutex<Vec<Arc<QueueList>>> = Mutex::new(Vec::new());
 
-impl Releases {
-    pub const fn new() -> Self {
-        Releases { list: Mutex::new(Vec::new()), wake: Condvar::new() }
+impl QueueList {
+    /// A new list, known to [`lists`] until it is empty and only they hold it.
+    pub fn new() -> Arc<QueueList> {
+        let l = Arc::new(QueueList::default());
+        LISTS.lock().push(l.clone());
+        l
     }
 
-    pub fn push(&self, ev: usize) {
-        let was_empty = {
-            let mut v = self.list.lock();
-            v.push(ev);
-            v.len() == 1
+    /// Holds `h`; true when the list is due to be read.
+    pub fn push(&self, h: Held) -> bool {
+        let n = {
+            let mut v = self.held.lock();
+            v.push(h);
+            v.len()
         };
-        if was_empty {
-            self.wake.notify_one();
-        }
+        let due = self.due.load(Ordering::Relaxed);
+        n >= if due == 0 { BOUND } else { due }
     }
 
-    /// Waits for at least one, and takes all there are.
-    pub fn wait_batch(&self) -> Vec<usize> {
-        let mut v = self.list.lock();
-        while v.is_empty() {
-            self.wake.wait(&mut v);
-        }
-        std::mem::take(&mut *v)
+    /// Takes the whole list to be read without the lock held: the driver
+    /// calls of a read never run under it, and enqueues on other threads
+    /// go on meanwhile.
+    pub fn take(&self) -> Vec<Held> {
+        std::mem::take(&mut *self.held.lock())
     }
 
-    /// Whatever is waiting, at once.
-    pub fn take_all(&self) -> Vec<usize> {
-        std::mem::take(&mut *self.list.lock())
+    /// Gives back what a read left (still running), ahead of what was
+    /// pushed meanwhile, and sets when the enqueue path reads next.
+    pub fn put_back(&self, mut rest: Vec<Held>) {
+        let mut v = self.held.lock();
+        if !rest.is_empty() {
+            rest.append(&mut v);
+            *v = rest;
+        }
+        self.due.store(BOUND.max(2 * v.len()), Ordering::Relaxed);
+    }
+
+    /// How many references this list holds on event `ev`.
+    pub fn holds(&self, ev: usize) -> u32 {
+        self.held.lock().iter().filter(|h| h.ev == ev).count() as u32
+    }
+
+    pub fn len(&self) -> usize {
+        self.held.lock().len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
     }
 }
 
-impl Default for Releases {
-    fn default() -> Self {
-        Self::new()
-    }
+/// The lists to read, dropping those that are empty and no queue holds.
+pub fn lists() -> Vec<Arc<QueueList>> {
+    let mut all = LISTS.lock();
+    all.retain(|l| Arc::strong_count(l) > 1 || !l.is_empty());
+    all.clone()
+}
+
+/// The references cltap holds on event `ev` (to hide them from the
+/// application's `CL_EVENT_REFERENCE_COUNT`).
+pub fn holds(ev: usize) -> u32 {
+    lists().iter().map(|l| l.holds(ev)).sum()
 }
 
 thread_local! {
-    /// This thread has enqueued work: it is the application's. A driver that
-    /// runs completion callbacks on such a thread (Oclgrind, inside clFinish)
-    /// is not thread-safe enough for the reaper, and releasing there is what
-    /// it expects.
+    /// This thread has enqueued work: it is the application's. Lists are
+    /// read at synchronisation points on such threads only, never inside a
+    /// driver's callback thread, where NVIDIA's driver crashes or hangs if
+    /// an event loses its last reference.
     static APP_THREAD: Cell<bool> = const { Cell::new(false) };
 }
 
@@ -205,71 +175,71 @@ pub fn on_app_thread() -> bool {
 mod tests {
     use super::super::enqueue::{Launch, QueueInfo};
     use super::*;
-    use std::sync::Arc;
 
-    fn cmd() -> Command {
-        let qi = QueueInfo { context: 3, device: Arc::from("dev"), to_host: None };
+    fn held(ev: usize) -> Held {
+        let qi = QueueInfo { context: 3, device: Arc::from("dev"), to_host: None, list: Default::default() };
         let l = Launch { kernel: None, global: vec![], local: None, bytes: Some(4) };
-        Command::enqueued(9, "clEnqueueReadBuffer", 2, &qi, None, l)
+        Held { ev, cmd: Command::enqueued(ev as u64, "clEnqueueReadBuffer", 2, &qi, None, l) }
     }
 
     #[test]
-    fn the_command_goes_to_the_first_claim_only() {
-        let o = Outstanding::new();
-        o.add();
-        let p = Pending::new(cmd(), 0xE0, true);
-        assert_eq!(p.claim(&o).map(|c| c.cmd_id), Some(9));
-        assert_eq!(o.get(), 0, "the first claim takes it off the count");
-        assert!(p.claim(&o).is_none());
-        assert_eq!(o.get(), 0, "a second claim changes nothing");
-        assert_eq!((p.ev(), p.own()), (0xE0, true));
-    }
-
-    #[test]
-    fn the_last_of_two_holders_gets_the_box() {
-        let raw = Box::into_raw(Pending::new(cmd(), 1, false));
-        // SAFETY: two holders, each letting go once.
-        unsafe {
-            assert!(Pending::let_go(raw).is_none());
-            let b = Pending::let_go(raw).expect("the last holder");
-            assert_eq!(b.ev(), 1);
+    fn a_list_is_due_at_the_bound_then_when_it_has_doubled() {
+        let l = QueueList::new();
+        for i in 1..BOUND {
+            assert!(!l.push(held(i)), "not due at {i}");
         }
+        assert!(l.push(held(BOUND)), "due at the bound");
+        // A read found nothing complete: the next is due at twice as many.
+        let all = l.take();
+        assert!(l.is_empty());
+        l.put_back(all);
+        assert_eq!(l.len(), BOUND);
+        for i in 0..BOUND - 1 {
+            assert!(!l.push(held(10_000 + i)), "not due before doubling");
+        }
+        assert!(l.push(held(99_999)));
+        // A read that emptied it: due at the bound again.
+        drop(l.take());
+        l.put_back(Vec::new());
+        for i in 1..BOUND {
+            assert!(!l.push(held(i)));
+        }
+        assert!(l.push(held(BOUND)));
     }
 
     #[test]
-    fn settle_waits_for_outstanding_commands_but_not_forever() {
-        let o = Arc::new(Outstanding::new());
-        let t = Instant::now();
-        o.settle(Duration::from_secs(5));
-        assert!(t.elapsed() < Duration::from_secs(1), "none outstanding: at once");
-        o.add();
-        let t = Instant::now();
-        o.settle(Duration::from_millis(20));
-        assert!(t.elapsed() >= Duration::from_millis(20), "waits up to the limit");
-        let o2 = o.clone();
-        let h = std::thread::spawn(move || {
-            std::thread::sleep(Duration::from_millis(10));
-            o2.sub();
-        });
-        let t = Instant::now();
-        o.settle(Duration::from_secs(5));
-        assert!(t.elapsed() < Duration::from_secs(4), "returns once the last completes");
-        assert_eq!(o.get(), 0);
-        h.join().unwrap();
+    fn what_a_read_leaves_goes_back_ahead_of_what_came_meanwhile() {
+        let l = QueueList::new();
+        l.push(held(1));
+        l.push(held(2));
+        let taken = l.take();
+        l.push(held(3));
+        l.put_back(taken.into_iter().filter(|h| h.ev == 2).collect());
+        let order: Vec<usize> = l.take().iter().map(|h| h.ev).collect();
+        assert_eq!(order, vec![2, 3]);
     }
 
     #[test]
-    fn releases_come_in_batches() {
-        let r = Arc::new(Releases::new());
-        r.push(1);
-        r.push(2);
-        assert_eq!(r.take_all(), vec![1, 2]);
-        assert!(r.take_all().is_empty());
-        let r2 = r.clone();
-        let h = std::thread::spawn(move || r2.wait_batch());
-        std::thread::sleep(Duration::from_millis(10));
-        r.push(3);
-        assert_eq!(h.join().unwrap(), vec![3]);
+    fn holds_are_counted_per_event_across_lists() {
+        let (a, b) = (QueueList::new(), QueueList::new());
+        a.push(held(0xE1E1_0001));
+        a.push(held(0xE1E1_0002));
+        b.push(held(0xE1E1_0001));
+        assert_eq!(holds(0xE1E1_0001), 2);
+        assert_eq!(holds(0xE1E1_0002), 1);
+        assert_eq!(holds(0xE1E1_0003), 0);
+    }
+
+    #[test]
+    fn empty_lists_of_gone_queues_are_dropped() {
+        let l = QueueList::new();
+        l.push(held(0xD1D1_0001));
+        let weak = Arc::downgrade(&l);
+        drop(l);
+        assert!(lists().iter().any(|x| Arc::ptr_eq(x, &weak.upgrade().unwrap())), "kept while it holds events");
+        drop(weak.upgrade().unwrap().take());
+        let _ = lists();
+        assert!(weak.upgrade().is_none(), "dropped once empty");
     }
 
     #[test]

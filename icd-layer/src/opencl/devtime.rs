@@ -2,9 +2,13 @@
 //! Profiling is forced on every queue and hidden from the application:
 //! queue queries answer with the application's own properties, and
 //! profiling queries on a queue the application did not make for profiling
-//! still fail as they would have. Each enqueue's event gets a completion
-//! callback that reads its counters; where the application passed no
-//! event, cltap's own is released there. Every driver call here goes
+//! still fail as they would have. Each enqueue's event is held (cltap's
+//! own where the application passed none, else the application's with one
+//! reference of cltap's, hidden from `CL_EVENT_REFERENCE_COUNT`) in its
+//! queue's list, and the lists are read in batches: at the application's
+//! synchronisation points, when a list grows past its bound, and at the end
+//! of the process (`cltap::devtime::pending`). No callback is registered
+//! per command. Every driver call here goes
 //! straight to the driver through the object's own dispatch table, so none
 //! of it is logged or seen by the application. What is kept and recorded
 //! is decided in `cltap::devtime`.
@@ -14,7 +18,7 @@ use super::handles;
 use cltap::devtime::clock::{self, HostSample};
 use cltap::devtime::enqueue::{self, Counters, QueueInfo};
 use cltap::devtime::memo::Memo;
-use cltap::devtime::pending::{self, Pending, Releases, OUTSTANDING};
+use cltap::devtime::pending::{self, Held, QueueList, OUTSTANDING};
 use cltap::devtime::queues::{self, AppQueue, CL_QUEUE_PROPERTIES, CL_QUEUE_PROPERTIES_ARRAY};
 use cltap::devtime::{on, Command};
 use cltap::icd_table::object_slot;
@@ -24,6 +28,8 @@ use std::sync::Arc;
 const CL_EVENT_COMMAND_QUEUE: u32 = 0x11D0;
 const CL_COMPLETE: i32 = 0;
 const CL_PROFILING_COMMAND_QUEUED: u32 = 0x1280;
+const CL_EVENT_REFERENCE_COUNT: u32 = 0x11D2;
+const CL_EVENT_COMMAND_EXECUTION_STATUS: u32 = 0x11D3;
 
 static KERNEL_NAMES: Memo<String> = Memo::new();
 static QUEUE_INFO: Memo<Arc<QueueInfo>> = Memo::new();
@@ -190,57 +196,94 @@ pub unsafe fn refuse_profiling(event: *mut c_void) -> Option<i32> {
     (!profiling && driver_refuses(q)).then_some(-7)
 }
 
-/// One holder of a pending command lets go. `in_callback`: called from the
-/// driver's completion callback, where the event must not be released (see
-/// `start_reaper`). Elsewhere (the application's own thread) it is released
-/// at once: a reaper thread calling into a driver that is not thread-safe
-/// (Oclgrind) would be worse.
-unsafe fn let_go(p: *mut Pending, in_callback: bool) {
-    if let Some(b) = Pending::let_go(p) {
-        let ev = b.ev() as *mut c_void;
-        if b.own() && in_callback {
-            release_later(ev);
-        } else {
-            release_own(ev, b.own());
-        }
+/// The application synchronised: the lists are read. `blocking`: the call
+/// blocks (clFinish, clWaitForEvents, a blocking enqueue), which the
+/// specification forbids inside a callback, so any thread may read. Other
+/// points (an event found complete, a queue or context released) may come
+/// from the application's callback on a driver's thread, where releasing an
+/// event is unsafe (see `pending::on_app_thread`): those read only on a
+/// thread that has enqueued.
+pub fn sync_point(blocking: bool) {
+    if on() && (blocking || pending::on_app_thread()) {
+        read_all();
     }
 }
 
-/// cltap's own events, read and waiting to be released.
-static RELEASE_LATER: Releases = Releases::new();
-static REAPER: std::sync::Once = std::sync::Once::new();
-
-/// Releases cltap's own events on a thread of its own, promptly but never
-/// inside a driver callback: NVIDIA's driver crashes or hangs when an event
-/// loses its last reference in its own callback. Prompt matters, because a
-/// pending event keeps its context alive (and its destructor callbacks
-/// waiting).
-fn start_reaper() {
-    REAPER.call_once(|| {
-        let _ = std::thread::Builder::new().name("cltap-reaper".into()).spawn(|| {
-            unsafe {
-                let mut all: libc::sigset_t = std::mem::zeroed();
-                libc::sigfillset(&mut all);
-                libc::pthread_sigmask(libc::SIG_BLOCK, &all, std::ptr::null_mut());
-            }
-            loop {
-                for ev in RELEASE_LATER.wait_batch() {
-                    unsafe { release_own(ev as *mut c_void, true) };
-                }
-            }
-        });
-    });
+/// Reads every list once.
+fn read_all() {
+    for l in pending::lists() {
+        unsafe { read_list(&l) };
+    }
 }
 
-fn release_later(ev: *mut c_void) {
-    start_reaper();
-    RELEASE_LATER.push(ev as usize);
+/// After the application's `clGetEventInfo` (driver handle `event`): an
+/// event found complete is a synchronisation point, and the references
+/// cltap holds are taken off the reference count it is told.
+pub unsafe fn event_info_answered(r: i32, event: *mut c_void, param: u32, size: usize, value: *mut c_void) {
+    if r != 0 || !on() || value.is_null() || size < 4 {
+        return;
+    }
+    match param {
+        CL_EVENT_COMMAND_EXECUTION_STATUS if *(value as *const i32) <= CL_COMPLETE => sync_point(false),
+        CL_EVENT_REFERENCE_COUNT => {
+            let held = pending::holds(event as usize);
+            if held > 0 {
+                let rc = value as *mut u32;
+                *rc = (*rc).saturating_sub(held);
+            }
+        }
+        _ => {}
+    }
 }
 
-/// At the end of the process: whatever is still waiting.
-pub fn release_pending_events() {
-    for ev in RELEASE_LATER.take_all() {
-        unsafe { release_own(ev as *mut c_void, true) };
+/// At the end of the process: reads what completes within a short while
+/// (commands that finished just before exit); what still runs is reported
+/// as pending.
+pub fn drain() {
+    if !on() {
+        return;
+    }
+    let t = std::time::Instant::now();
+    loop {
+        read_all();
+        if OUTSTANDING.get() <= 0 || t.elapsed() > std::time::Duration::from_millis(250) {
+            return;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(1));
+    }
+}
+
+/// Reads the held events of `list` that have completed (or failed), and
+/// lets go of them; the others stay. The driver calls run without the
+/// list's lock, and the releases after the rest is back in the list.
+unsafe fn read_list(list: &QueueList) {
+    let batch = list.take();
+    if batch.is_empty() {
+        list.put_back(batch);
+        return;
+    }
+    let mut rest = Vec::new();
+    let mut done = Vec::with_capacity(batch.len());
+    for h in batch {
+        let ev = h.ev as *mut c_void;
+        let status =
+            info_fn(ev, slot::clGetEventInfo).and_then(|f| read::<i32>(f, ev, CL_EVENT_COMMAND_EXECUTION_STATUS));
+        match status {
+            Some(st) if st > CL_COMPLETE => rest.push(h),
+            Some(st) => {
+                complete(ev, st, h.cmd);
+                done.push(ev);
+            }
+            None => {
+                OUTSTANDING.sub();
+                cltap::devtime::untimed(h.cmd.cmd_id, h.cmd.api, "the event's status could not be read".into());
+                done.push(ev);
+            }
+        }
+    }
+    list.put_back(rest);
+    for ev in done {
+        release(ev);
     }
 }
 
@@ -306,7 +349,7 @@ unsafe fn queue_info(app_queue: u64) -> Arc<QueueInfo> {
         Some(h) if !ctx.is_null() => h.wrap(ctx) as u64,
         _ => ctx as u64,
     };
-    let q = Arc::new(QueueInfo { context, device: name.into(), to_host });
+    let q = Arc::new(QueueInfo { context, device: name.into(), to_host, list: QueueList::new() });
     QUEUE_INFO.insert(app_queue as usize, q.clone());
     q
 }
@@ -376,7 +419,9 @@ unsafe fn sample_clock(dev: *mut c_void) -> Option<i64> {
     clock::host_offset(d, h, &samples)
 }
 
-/// After an enqueue: follow its event to completion.
+/// After an enqueue: hold its event until its times are read. `own`: the
+/// event is cltap's (the application passed none); the application's
+/// gets one more reference, given back once read.
 pub unsafe fn track(id: usize, cmd_id: u64, t0: u64, ok: bool, event: *mut c_void, own: bool, app: &[u64]) {
     pending::mark_app_thread();
     if !ok || event.is_null() {
@@ -387,6 +432,18 @@ pub unsafe fn track(id: usize, cmd_id: u64, t0: u64, ok: bool, event: *mut c_voi
         return;
     }
     let f = &cltap::meta::FUNCTIONS[id];
+    if !own {
+        let retain = object_slot(ev, slot::clRetainEvent);
+        let r = if retain.is_null() {
+            -59
+        } else {
+            std::mem::transmute::<*const c_void, unsafe extern "C" fn(*mut c_void) -> i32>(retain)(ev)
+        };
+        if r != 0 {
+            cltap::devtime::untimed(cmd_id, f.name, format!("the event could not be retained ({r})"));
+            return;
+        }
+    }
     let launch = enqueue::launch(f, app);
     let kernel = launch
         .kernel
@@ -398,36 +455,15 @@ pub unsafe fn track(id: usize, cmd_id: u64, t0: u64, ok: bool, event: *mut c_voi
         enqueue_end_tsc: cltap::trace::tsc::now(),
         ..Command::enqueued(cmd_id, f.name, app[0], &qi, kernel, launch)
     };
-    let p = Pending::new(cmd, ev as usize, own);
-    let set = object_slot(ev, slot::clSetEventCallback);
-    if set.is_null() {
-        cltap::devtime::untimed(cmd_id, f.name, "the driver has no clSetEventCallback".into());
-        release_own(ev, own);
-        return;
-    }
-    let set: unsafe extern "C" fn(*mut c_void, i32, *mut c_void, *mut c_void) -> i32 = std::mem::transmute(set);
-    let raw = Box::into_raw(p);
     OUTSTANDING.add();
-    let r = set(ev, CL_COMPLETE, on_complete as *mut c_void, raw as *mut c_void);
-    if r != 0 {
-        OUTSTANDING.sub();
-        drop(Box::from_raw(raw));
-        cltap::devtime::untimed(cmd_id, f.name, format!("clSetEventCallback failed ({r})"));
-        release_own(ev, own);
-        return;
+    if qi.list.push(Held { ev: ev as usize, cmd }) {
+        read_list(&qi.list);
     }
-    // Some drivers (Oclgrind) never call back for an event that had already
-    // completed when the callback was set: read those now.
-    let status = info_fn(ev, slot::clGetEventInfo).and_then(|f| read::<i32>(f, ev, 0x11D3));
-    if let Some(st) = status.filter(|&st| st <= CL_COMPLETE) {
-        complete(ev, st, &*raw);
-    }
-    let_go(raw, false);
 }
 
-/// Reads the counters once, whoever gets here first.
-unsafe fn complete(ev: *mut c_void, status: i32, p: &Pending) {
-    let Some(cmd) = p.claim(&OUTSTANDING) else { return };
+/// Reads a completed command's counters and records it.
+unsafe fn complete(ev: *mut c_void, status: i32, cmd: Command) {
+    OUTSTANDING.sub();
     let cmd_type = info_fn(ev, slot::clGetEventInfo).and_then(|f| read::<u32>(f, ev, 0x11D1));
     let counters = match info_fn(ev, slot::clGetEventProfilingInfo) {
         None => Counters::Absent,
@@ -453,23 +489,11 @@ unsafe fn complete(ev: *mut c_void, status: i32, p: &Pending) {
     enqueue::completed(cmd, status, cmd_type, counters);
 }
 
-unsafe fn release_own(ev: *mut c_void, own: bool) {
-    if !own {
-        return;
-    }
+/// Gives back cltap's reference on a held event.
+unsafe fn release(ev: *mut c_void) {
     let rel = object_slot(ev, slot::clReleaseEvent);
     if !rel.is_null() {
         let rel: unsafe extern "C" fn(*mut c_void) -> i32 = std::mem::transmute(rel);
         rel(ev);
     }
-}
-
-extern "C" fn on_complete(ev: *mut c_void, status: i32, data: *mut c_void) {
-    let _ = std::panic::catch_unwind(|| unsafe {
-        let p = data as *mut Pending;
-        complete(ev, status, &*p);
-        // On a driver thread the event is released by the reaper; on the
-        // application's own thread, here.
-        let_go(p, !pending::on_app_thread());
-    });
 }

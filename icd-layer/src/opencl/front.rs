@@ -7,7 +7,7 @@ use super::{api, devtime, exts};
 use crate::life::{self, Front};
 use cltap::config::Config;
 
-static OPENCL: Front = Front { drain: devtime::release_pending_events, notes, hsa: None };
+static OPENCL: Front = Front { drain: devtime::drain, notes, hsa: None };
 
 pub fn config() -> &'static Config {
     // The core's metadata and the layer's wrappers come from one description.

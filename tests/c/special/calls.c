@@ -3,6 +3,9 @@
  *   calls golden-alt        the same with one argument changed
  *   calls exit N            exits with status N after clGetPlatformIDs
  *   calls nofinish          enqueues work and exits without waiting for it
+ *   calls markers-nowait N  N markers and one clFinish at the end
+ *   calls eventrc           an event's reference count while its command
+ *                           waits, and after a retain
  *   calls stress T N        T threads x N clGetPlatformInfo calls; the size
  *                           argument numbers each thread's calls 1..N
  *   calls forever           calls until killed; prints "ready" after 1000
@@ -72,11 +75,44 @@ static int golden(int alt) {
     return host[5] == 7 ? 0 : 1;
 }
 
+static cl_uint event_rc(cl_event e) {
+    cl_uint rc = 0;
+    clGetEventInfo(e, CL_EVENT_REFERENCE_COUNT, sizeof rc, &rc, NULL);
+    return rc;
+}
+
+/* The reference counts the application can see of its command's event, at
+ * each stage: device timing holds one of its own, which must not show. */
+static int eventrc(void) {
+    cl_int err;
+    cl_device_id dev;
+    clGetDeviceIDs(plat, CL_DEVICE_TYPE_ALL, 1, &dev, NULL);
+    cl_context ctx = clCreateContext(NULL, 1, &dev, NULL, NULL, &err);
+    cl_command_queue q = clCreateCommandQueue(ctx, dev, 0, &err);
+    cl_event gate = clCreateUserEvent(ctx, &err);
+    cl_event m;
+    SAY("clEnqueueMarkerWithWaitList", clEnqueueMarkerWithWaitList(q, 1, &gate, &m));
+    printf("waiting: %u\n", event_rc(m));
+    clRetainEvent(m);
+    printf("waiting, retained: %u\n", event_rc(m));
+    clReleaseEvent(m);
+    clSetUserEventStatus(gate, CL_COMPLETE);
+    SAY("clFinish", clFinish(q));
+    /* Not printed after completion: PoCL lets go of its own reference a
+     * moment after, so that count depends on timing even without cltap. */
+    clReleaseEvent(m);
+    clReleaseEvent(gate);
+    clReleaseCommandQueue(q);
+    clReleaseContext(ctx);
+    return 0;
+}
+
 int main(int argc, char **argv) {
     if (argc < 2) return 2;
     if (clGetPlatformIDs(1, &plat, NULL) != CL_SUCCESS) return 3;
     printf("clGetPlatformIDs 0\n");
     if (!strcmp(argv[1], "golden")) return golden(0);
+    if (!strcmp(argv[1], "eventrc")) return eventrc();
     if (!strcmp(argv[1], "golden-alt")) return golden(1);
     if (!strcmp(argv[1], "exit")) return argc > 2 ? atoi(argv[2]) : 0;
     if (!strcmp(argv[1], "nofinish")) {
@@ -92,6 +128,22 @@ int main(int argc, char **argv) {
         for (int i = 0; i < 8; i++) clEnqueueFillBuffer(q, b, &pattern, sizeof pattern, 0, 1 << 24, 0, NULL, NULL);
         clFlush(q);
         printf("left\n");
+        return 0;
+    }
+    if (!strcmp(argv[1], "markers-nowait") && argc == 3) {
+        /* Many cheap enqueues and not one wait until the last clFinish. */
+        cl_int err;
+        cl_device_id dev;
+        clGetDeviceIDs(plat, CL_DEVICE_TYPE_ALL, 1, &dev, NULL);
+        cl_context ctx = clCreateContext(NULL, 1, &dev, NULL, NULL, &err);
+        cl_command_queue q = clCreateCommandQueue(ctx, dev, 0, &err);
+        long n = atol(argv[2]);
+        for (long i = 1; i <= n; i++)
+            if (clEnqueueMarkerWithWaitList(q, 0, NULL, NULL) != CL_SUCCESS) return 4;
+        clFinish(q);
+        clReleaseCommandQueue(q);
+        clReleaseContext(ctx);
+        printf("markers %ld\n", n);
         return 0;
     }
     if (!strcmp(argv[1], "markers") && argc == 3) {

@@ -1,0 +1,256 @@
+//! The measuring child of `cltap bench`: it loads the system's libOpenCL
+//! (with the layer configured by its parent's environment, or none), times
+//! the calls it is told to, and prints one line per measurement.
+
+use std::time::Instant;
+
+type Fp = *const std::ffi::c_void;
+
+struct Cl {
+    _lib: libloading::Library,
+    get_platform_ids: unsafe extern "C" fn(u32, *mut Fp, *mut u32) -> i32,
+    get_platform_info: unsafe extern "C" fn(Fp, u32, usize, *mut u8, *mut usize) -> i32,
+    get_device_ids: unsafe extern "C" fn(Fp, u64, u32, *mut Fp, *mut u32) -> i32,
+    create_context: unsafe extern "C" fn(Fp, u32, *const Fp, Fp, Fp, *mut i32) -> Fp,
+    create_queue: unsafe extern "C" fn(Fp, Fp, u64, *mut i32) -> Fp,
+    create_program: unsafe extern "C" fn(Fp, u32, *const *const u8, *const usize, *mut i32) -> Fp,
+    build_program: unsafe extern "C" fn(Fp, u32, *const Fp, *const u8, Fp, Fp) -> i32,
+    create_kernel: unsafe extern "C" fn(Fp, *const u8, *mut i32) -> Fp,
+    create_buffer: unsafe extern "C" fn(Fp, u64, usize, Fp, *mut i32) -> Fp,
+    set_kernel_arg: unsafe extern "C" fn(Fp, u32, usize, *const std::ffi::c_void) -> i32,
+    enqueue_ndrange:
+        unsafe extern "C" fn(Fp, Fp, u32, *const usize, *const usize, *const usize, u32, Fp, *mut Fp) -> i32,
+    finish: unsafe extern "C" fn(Fp) -> i32,
+    create_user_event: unsafe extern "C" fn(Fp, *mut i32) -> Fp,
+    set_user_event_status: unsafe extern "C" fn(Fp, i32) -> i32,
+    release_event: unsafe extern "C" fn(Fp) -> i32,
+    get_event_info: unsafe extern "C" fn(Fp, u32, usize, *mut u8, *mut usize) -> i32,
+}
+
+macro_rules! sym {
+    ($lib:expr, $name:literal) => {
+        *$lib.get(concat!($name, "\0").as_bytes()).map_err(|e| format!("{}: {e}", $name))?
+    };
+}
+
+impl Cl {
+    fn load() -> Result<Cl, String> {
+        unsafe {
+            let lib = libloading::Library::new("libOpenCL.so.1").map_err(|e| e.to_string())?;
+            Ok(Cl {
+                get_platform_ids: sym!(lib, "clGetPlatformIDs"),
+                get_platform_info: sym!(lib, "clGetPlatformInfo"),
+                get_device_ids: sym!(lib, "clGetDeviceIDs"),
+                create_context: sym!(lib, "clCreateContext"),
+                create_queue: sym!(lib, "clCreateCommandQueue"),
+                create_program: sym!(lib, "clCreateProgramWithSource"),
+                build_program: sym!(lib, "clBuildProgram"),
+                create_kernel: sym!(lib, "clCreateKernel"),
+                create_buffer: sym!(lib, "clCreateBuffer"),
+                set_kernel_arg: sym!(lib, "clSetKernelArg"),
+                enqueue_ndrange: sym!(lib, "clEnqueueNDRangeKernel"),
+                finish: sym!(lib, "clFinish"),
+                create_user_event: sym!(lib, "clCreateUserEvent"),
+                set_user_event_status: sym!(lib, "clSetUserEventStatus"),
+                release_event: sym!(lib, "clReleaseEvent"),
+                get_event_info: sym!(lib, "clGetEventInfo"),
+                _lib: lib,
+            })
+        }
+    }
+}
+
+/// Minimum over repetitions of the mean ns per call: the least disturbed
+/// estimate on a shared, noisy machine.
+fn time(reps: usize, n: u64, mut f: impl FnMut()) -> f64 {
+    (0..reps)
+        .map(|_| {
+            let t = Instant::now();
+            for _ in 0..n {
+                f();
+            }
+            t.elapsed().as_nanos() as f64 / n as f64
+        })
+        .fold(f64::INFINITY, f64::min)
+}
+
+pub fn child(what: &str, iterations: u64) -> Result<(), String> {
+    let cl = Cl::load()?;
+    let mut p: Fp = std::ptr::null();
+    unsafe {
+        if (cl.get_platform_ids)(1, &mut p, std::ptr::null_mut()) != 0 {
+            return Err("no platform".into());
+        }
+    }
+    if let Some(rest) = what.strip_prefix("stream:") {
+        let (n, events) = rest.split_once(':').ok_or("bad stream spec")?;
+        let n: usize = n.parse().map_err(|_| "bad stream count")?;
+        // SAFETY: the loaded library's entry points, called as OpenCL specifies.
+        return unsafe { stream(&cl, p, n, events == "event") };
+    }
+    if let Some(rest) = what.strip_prefix("threads:") {
+        let (t, n) = rest.split_once(':').ok_or("bad threads spec")?;
+        let (t, n): (u32, u64) = (t.parse().map_err(|_| "bad threads")?, n.parse().map_err(|_| "bad count")?);
+        let f = cl.get_platform_info;
+        let pp = p as usize;
+        let start = Instant::now();
+        let hs: Vec<_> = (0..t)
+            .map(|_| {
+                std::thread::spawn(move || {
+                    let mut sz = 0usize;
+                    for _ in 0..n {
+                        unsafe { f(pp as Fp, 0x0902, 0, std::ptr::null_mut(), &mut sz) };
+                    }
+                })
+            })
+            .collect();
+        for h in hs {
+            let _ = h.join();
+        }
+        println!("calling_ns {}", start.elapsed().as_nanos());
+        return Ok(());
+    }
+    unsafe {
+        let Setup { dev, ctx, q, k } = setup(&cl, p)?;
+        let mut err = 0;
+        let ev = (cl.create_user_event)(ctx, &mut err);
+        if err != 0 || k.is_null() || ev.is_null() {
+            return Err(format!("setting up the benchmark failed ({err})"));
+        }
+        let mut name = [0u8; 64];
+        let mut sz = 0usize;
+        let v: i32 = 3;
+        let mut st = 0i32;
+        let reps = 7;
+        let r = time(reps, iterations, || {
+            (cl.get_platform_info)(p, 0x0902, name.len(), name.as_mut_ptr(), &mut sz);
+        });
+        println!("clGetPlatformInfo {r}");
+        let r = time(reps, iterations, || {
+            (cl.set_kernel_arg)(k, 1, 4, &v as *const i32 as *const std::ffi::c_void);
+        });
+        println!("clSetKernelArg {r}");
+        let r = time(reps, iterations, || {
+            (cl.get_event_info)(ev, 0x11D3, 4, &mut st as *mut i32 as *mut u8, std::ptr::null_mut());
+        });
+        println!("clGetEventInfo {r}");
+        // Enqueues are timed in batches held back by a user event, so that
+        // nothing runs (and no driver thread wakes) while the calls are
+        // timed; the batch then runs and the queue drains, untimed. More
+        // repetitions than for the cheap calls: an enqueue on a 2-core VM
+        // varies by ±500 ns.
+        let g = 64usize;
+        let (batch, batches) = (100usize, (iterations / 2000).max(10));
+        let enqueues = |queue: Fp, events: bool| {
+            let mut err = 0;
+            let mut evs: Vec<Fp> = vec![std::ptr::null(); batch];
+            (0..3 * reps)
+                .map(|_| {
+                    let mut ns = 0u128;
+                    for _ in 0..batches {
+                        let gate = (cl.create_user_event)(ctx, &mut err);
+                        let t = Instant::now();
+                        for e in evs.iter_mut() {
+                            let out = if events { e as *mut Fp } else { std::ptr::null_mut() };
+                            (cl.enqueue_ndrange)(
+                                queue,
+                                k,
+                                1,
+                                std::ptr::null(),
+                                &g,
+                                std::ptr::null(),
+                                1,
+                                &gate as *const Fp as Fp,
+                                out,
+                            );
+                        }
+                        ns += t.elapsed().as_nanos();
+                        (cl.set_user_event_status)(gate, 0);
+                        (cl.finish)(queue);
+                        (cl.release_event)(gate);
+                        for e in evs.iter_mut().filter(|e| !e.is_null()) {
+                            (cl.release_event)(*e);
+                            *e = std::ptr::null();
+                        }
+                    }
+                    ns as f64 / (batch as u64 * batches) as f64
+                })
+                .fold(f64::INFINITY, f64::min)
+        };
+        let r = enqueues(q, false);
+        println!("clEnqueueNDRangeKernel {r}");
+        // What an application that profiles by itself pays: its own event on
+        // a profiling queue (the driver's share of device timing).
+        let qp = (cl.create_queue)(ctx, dev, 2, &mut err);
+        let r = enqueues(qp, true);
+        println!("clEnqueueNDRangeKernel+profiling,event {r}");
+    }
+    Ok(())
+}
+
+/// A context, an in-order queue without profiling, and the kernel
+/// `a[i] += b` on a buffer of 1,024 ints (argument 1 left for the caller).
+struct Setup {
+    dev: Fp,
+    ctx: Fp,
+    q: Fp,
+    k: Fp,
+}
+
+unsafe fn setup(cl: &Cl, p: Fp) -> Result<Setup, String> {
+    let mut dev: Fp = std::ptr::null();
+    (cl.get_device_ids)(p, u64::MAX, 1, &mut dev, std::ptr::null_mut());
+    let mut err = 0;
+    let ctx = (cl.create_context)(std::ptr::null(), 1, &dev, std::ptr::null(), std::ptr::null(), &mut err);
+    let q = (cl.create_queue)(ctx, dev, 0, &mut err);
+    let src = b"__kernel void k(__global int* a, int b) { a[get_global_id(0)] += b; }\0";
+    let sp = src.as_ptr();
+    let prog = (cl.create_program)(ctx, 1, &sp, std::ptr::null(), &mut err);
+    (cl.build_program)(prog, 1, &dev, c"".as_ptr() as *const u8, std::ptr::null(), std::ptr::null());
+    let k = (cl.create_kernel)(prog, c"k".as_ptr() as *const u8, &mut err);
+    let buf = (cl.create_buffer)(ctx, 1, STREAM_ITEMS * 4, std::ptr::null(), &mut err);
+    (cl.set_kernel_arg)(k, 0, 8, &buf as *const Fp as *const std::ffi::c_void);
+    if err != 0 || q.is_null() || k.is_null() {
+        return Err(format!("setting up the benchmark failed ({err})"));
+    }
+    Ok(Setup { dev, ctx, q, k })
+}
+
+/// Work-items of each kernel of the stream.
+pub const STREAM_ITEMS: usize = 1024;
+
+/// The stream of small kernels: `n` NDRanges of [`STREAM_ITEMS`] enqueued
+/// back to back with the device running, then one clFinish; host ns per
+/// enqueue, clFinish included (what the application waits for), minimum
+/// over repetitions after one untimed warm-up. With `events`, the
+/// application asks for each command's event and releases them after the
+/// clFinish, untimed.
+unsafe fn stream(cl: &Cl, p: Fp, n: usize, events: bool) -> Result<(), String> {
+    let Setup { q, k, .. } = setup(cl, p)?;
+    let v: i32 = 1;
+    (cl.set_kernel_arg)(k, 1, 4, &v as *const i32 as *const std::ffi::c_void);
+    let g = STREAM_ITEMS;
+    let mut evs: Vec<Fp> = vec![std::ptr::null(); n];
+    let mut best = f64::INFINITY;
+    for rep in 0..8 {
+        let t = Instant::now();
+        for e in evs.iter_mut() {
+            let out = if events { e as *mut Fp } else { std::ptr::null_mut() };
+            let r = (cl.enqueue_ndrange)(q, k, 1, std::ptr::null(), &g, std::ptr::null(), 0, std::ptr::null(), out);
+            if r != 0 {
+                return Err(format!("clEnqueueNDRangeKernel failed ({r})"));
+            }
+        }
+        (cl.finish)(q);
+        let ns = t.elapsed().as_nanos() as f64 / n.max(1) as f64;
+        if rep > 0 {
+            best = best.min(ns);
+        }
+        for e in evs.iter_mut().filter(|e| !e.is_null()) {
+            (cl.release_event)(*e);
+            *e = std::ptr::null();
+        }
+    }
+    println!("stream {best}");
+    Ok(())
+}

@@ -3,6 +3,7 @@
 //! exposes it to loaders and applications.
 
 pub mod atp_input;
+pub mod bounded;
 pub mod calls;
 pub mod config;
 pub mod counters;

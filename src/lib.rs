@@ -12,6 +12,8 @@ pub mod diag;
 pub mod diff;
 pub mod dispatch;
 pub mod exts;
+#[doc(hidden)]
+pub mod fuzz;
 pub mod hsa;
 pub mod icd;
 pub mod meta;

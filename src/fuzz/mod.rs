@@ -11,8 +11,11 @@ use crate::trace::printer::{self, Options, Timebase};
 use cltap_formats::cltrace::Reader;
 use std::path::Path;
 
+/// A fuzz target: any bytes in, no panic out.
+pub type Target = fn(&[u8]);
+
 /// The targets by name, for the harnesses.
-pub const TARGETS: &[(&str, fn(&[u8]))] = &[
+pub const TARGETS: &[(&str, Target)] = &[
     ("trace", trace),
     ("apilog", apilog),
     ("atp", atp),

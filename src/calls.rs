@@ -57,8 +57,8 @@ impl Default for Tally {
 pub fn render<'a>(rows: &[(usize, u64, u64)], name_of: impl Fn(usize) -> &'a str) -> String {
     let mut rows: Vec<_> = rows.iter().map(|&(id, c, e)| (name_of(id), c, e)).collect();
     rows.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
-    let w = rows.iter().map(|r| r.0.len()).max().unwrap_or(3).max(3);
-    let total: u64 = rows.iter().map(|r| r.1).sum();
+    let w = rows.iter().map(|r| r.0.len()).max().unwrap_or(3).clamp(3, crate::report::MAX_NAME_WIDTH);
+    let total = rows.iter().fold(0u64, |t, r| t.saturating_add(r.1));
     let mut out = format!("{:<w$}  {:>10}  {:>8}\n", "API", "calls", "errors");
     for (n, c, e) in &rows {
         out += &format!("{n:<w$}  {c:>10}  {e:>8}\n");

@@ -110,6 +110,13 @@ impl Default for Config {
     }
 }
 
+/// Whether cltap reads a variable: any `CLTAP_` one (an unknown one is
+/// reported), but not the HSA test double's, and the `ROCP_` ones it knows.
+fn is_ours(k: &str) -> bool {
+    (k.starts_with("CLTAP_") && !k.starts_with("CLTAP_HSA_DOUBLE_"))
+        || ["ROCP_HSA_INTERCEPT", "ROCP_TOOL_LIB", "ROCP_METRICS", "ROCP_INPUT"].contains(&k)
+}
+
 impl Config {
     /// The variable a requested counter name came from, as `VAR=value`:
     /// `ROCP_INPUT=<file>` for a name only that file asked for, else
@@ -123,6 +130,32 @@ impl Config {
                 format!("CLTAP_COUNTERS={}", own.join(","))
             }
         }
+    }
+
+    /// [`Config::from_vars`] over the environment as the OS gives it: a value
+    /// of one of cltap's variables that is not UTF-8 is a problem like any
+    /// bad value (never silently skipped); other variables are not looked at.
+    pub fn from_vars_os<I>(vars: I) -> (Config, Vec<ConfigError>)
+    where
+        I: IntoIterator<Item = (std::ffi::OsString, std::ffi::OsString)>,
+    {
+        let mut bad = Vec::new();
+        let text: Vec<(String, String)> = vars
+            .into_iter()
+            .filter_map(|(k, v)| {
+                let k = k.into_string().ok().filter(|k| is_ours(k))?;
+                match v.into_string() {
+                    Ok(v) => Some((k, v)),
+                    Err(v) => {
+                        bad.push(ConfigError::NotText { var: k, value: v.to_string_lossy().into_owned() });
+                        None
+                    }
+                }
+            })
+            .collect();
+        let (cfg, mut errors) = Config::from_vars(text);
+        errors.extend(bad);
+        (cfg, errors)
     }
 
     pub fn watermark_bytes(&self) -> usize {
@@ -198,7 +231,7 @@ fn size(var: &'static str, v: &str) -> Result<usize, ConfigError> {
     let bad = || ConfigError::Invalid {
         var,
         value: v.to_string(),
-        accepted: "a byte count of at least 4096, optionally with K, M or G (e.g. 65536, 64K, 1M)",
+        accepted: "a byte count from 4096 to 4G, optionally with K, M or G (e.g. 65536, 64K, 1M)",
     };
     let t = v.trim();
     let (num, mul) = match t.chars().last() {
@@ -209,7 +242,8 @@ fn size(var: &'static str, v: &str) -> Result<usize, ConfigError> {
     };
     let n: usize = num.parse().map_err(|_| bad())?;
     let n = n.checked_mul(mul).ok_or_else(bad)?;
-    if !(4096..=1 << 34).contains(&n) {
+    // A chunk is one buffer: no larger than the trace reader accepts.
+    if n < 4096 || n as u64 > cltap_formats::cltrace::MAX_CHUNK_SIZE {
         return Err(bad());
     }
     Ok(n)
@@ -221,6 +255,8 @@ pub enum ConfigError {
     Invalid { var: &'static str, value: String, accepted: &'static str },
     #[error("{var}: {why}; cltap continues as a pure pass-through")]
     Input { var: &'static str, why: String },
+    #[error("{var}={value:?} is not valid (accepted: UTF-8 text); cltap continues as a pure pass-through")]
+    NotText { var: String, value: String },
     #[error("{var}={value:?}: {var} is not a cltap variable (known: {known}); cltap continues as a pure pass-through")]
     Unknown { var: String, value: String, known: String },
 }
@@ -467,6 +503,29 @@ mod tests {
 
     fn vars(v: &[(&str, &str)]) -> Vec<(String, String)> {
         v.iter().map(|(a, b)| (a.to_string(), b.to_string())).collect()
+    }
+
+    #[test]
+    fn a_value_that_is_not_utf8_is_reported_not_skipped() {
+        use std::os::unix::ffi::OsStringExt;
+        let os = |s: &str| std::ffi::OsString::from(s);
+        let (_, e) = Config::from_vars_os([
+            (os("CLTAP_OUTPUT_DIR"), std::ffi::OsString::from_vec(b"out\xff".to_vec())),
+            (os("OTHER"), std::ffi::OsString::from_vec(b"\xff".to_vec())),
+        ]);
+        assert_eq!(e.len(), 1, "{e:?}");
+        assert_eq!(
+            e[0].to_string(),
+            "CLTAP_OUTPUT_DIR=\"out\u{fffd}\" is not valid (accepted: UTF-8 text); cltap continues as a pure pass-through"
+        );
+    }
+
+    #[test]
+    fn a_buffer_the_reader_would_refuse_is_refused() {
+        let (_, e) = Config::from_vars(vars(&[("CLTAP_BUFFER_SIZE", "16G")]));
+        assert!(matches!(&e[..], [ConfigError::Invalid { var: "CLTAP_BUFFER_SIZE", .. }]), "{e:?}");
+        let (c, e) = Config::from_vars(vars(&[("CLTAP_BUFFER_SIZE", "4G")]));
+        assert!(e.is_empty() && c.buffer_size == 1 << 32, "{e:?}");
     }
 
     #[test]

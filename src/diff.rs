@@ -4,6 +4,7 @@
 
 use crate::normalize::NCall;
 use similar::{capture_diff_slices, Algorithm, DiffOp};
+use std::collections::{HashMap, HashSet};
 
 // A diff holds few changes and each is printed once: boxing the changed
 // pair would only add indirection.
@@ -28,27 +29,47 @@ pub struct Field {
     pub new: String,
 }
 
-fn threads(calls: &[NCall]) -> Vec<String> {
-    let mut v: Vec<String> = Vec::new();
-    for c in calls {
-        if !v.contains(&c.thread) {
-            v.push(c.thread.clone());
+/// Past this many calls, between the common start and end of one thread's
+/// two sequences, the calls are not aligned one by one (Myers' alignment
+/// costs about the product of the region's length and its differences):
+/// the region is reported as removed and inserted, and a note says so.
+pub const MAX_ALIGNED: usize = 10_000;
+
+/// What [`diff_with_notes`] found, and what it did not align.
+#[derive(Debug, Default)]
+pub struct Diff {
+    pub changes: Vec<Change>,
+    /// One line per thread whose differing region was past [`MAX_ALIGNED`].
+    pub notes: Vec<String>,
+}
+
+/// Each thread's calls, threads in the order they first appear in `a` then `b`.
+fn by_thread<'a>(a: &'a [NCall], b: &'a [NCall]) -> Vec<(Vec<&'a NCall>, Vec<&'a NCall>)> {
+    let mut index: HashMap<&str, usize> = HashMap::new();
+    let mut out: Vec<(Vec<&NCall>, Vec<&NCall>)> = Vec::new();
+    for (side, calls) in [a, b].into_iter().enumerate() {
+        for c in calls {
+            let i = *index.entry(&c.thread).or_insert_with(|| {
+                out.push((Vec::new(), Vec::new()));
+                out.len() - 1
+            });
+            if side == 0 { &mut out[i].0 } else { &mut out[i].1 }.push(c);
         }
     }
-    v
+    out
 }
 
 fn fields(a: &NCall, b: &NCall) -> Vec<Field> {
     let mut f = Vec::new();
-    let names: Vec<&String> = a.args.iter().map(|(n, _)| n).chain(b.args.iter().map(|(n, _)| n)).collect();
-    let mut seen = Vec::new();
-    for n in names {
-        if seen.contains(&n) {
+    let in_a: HashMap<&str, &str> = a.args.iter().map(|(n, v)| (n.as_str(), v.as_str())).collect();
+    let in_b: HashMap<&str, &str> = b.args.iter().map(|(n, v)| (n.as_str(), v.as_str())).collect();
+    let mut seen = HashSet::new();
+    for (n, _) in a.args.iter().chain(&b.args) {
+        if !seen.insert(n.as_str()) {
             continue;
         }
-        seen.push(n);
-        let get = |c: &NCall| c.args.iter().find(|(k, _)| k == n).map_or("(absent)".to_string(), |(_, v)| v.clone());
-        let (x, y) = (get(a), get(b));
+        let get = |m: &HashMap<&str, &str>| m.get(n.as_str()).map_or("(absent)".to_string(), |v| v.to_string());
+        let (x, y) = (get(&in_a), get(&in_b));
         if x != y {
             f.push(Field { what: n.clone(), old: x, new: y });
         }
@@ -70,53 +91,76 @@ fn fields(a: &NCall, b: &NCall) -> Vec<Field> {
 
 /// The differences between two normalized logs, per thread in order.
 pub fn diff(a: &[NCall], b: &[NCall]) -> Vec<Change> {
-    let mut out = Vec::new();
-    let mut ts = threads(a);
-    for t in threads(b) {
-        if !ts.contains(&t) {
-            ts.push(t);
-        }
-    }
-    for t in ts {
-        let x: Vec<&NCall> = a.iter().filter(|c| c.thread == t).collect();
-        let y: Vec<&NCall> = b.iter().filter(|c| c.thread == t).collect();
+    diff_with_notes(a, b).changes
+}
+
+/// [`diff`], with a note for each region too long to align.
+pub fn diff_with_notes(a: &[NCall], b: &[NCall]) -> Diff {
+    let mut d = Diff::default();
+    for (x, y) in by_thread(a, b) {
         let lx: Vec<String> = x.iter().map(|c| c.line()).collect();
         let ly: Vec<String> = y.iter().map(|c| c.line()).collect();
-        for op in capture_diff_slices(Algorithm::Myers, &lx, &ly) {
+        let head = lx.iter().zip(&ly).take_while(|(p, q)| p == q).count();
+        let tail = lx[head..].iter().rev().zip(ly[head..].iter().rev()).take_while(|(p, q)| p == q).count();
+        let (xs, ys) = (&x[head..x.len() - tail], &y[head..y.len() - tail]);
+        if xs.len() + ys.len() > MAX_ALIGNED {
+            let thread = xs.first().or(ys.first()).map_or("", |c| c.thread.as_str());
+            d.notes.push(format!(
+                "thread {thread}: {} and {} calls differ between the common start and end, more than the {MAX_ALIGNED} \
+                 aligned call by call: they are listed as removed and inserted",
+                xs.len(),
+                ys.len()
+            ));
+            d.changes.extend(xs.iter().map(|c| Change::Removed((*c).clone())));
+            d.changes.extend(ys.iter().map(|c| Change::Inserted((*c).clone())));
+            continue;
+        }
+        let (lx, ly) = (&lx[head..lx.len() - tail], &ly[head..ly.len() - tail]);
+        for op in capture_diff_slices(Algorithm::Myers, lx, ly) {
             match op {
                 DiffOp::Equal { .. } => {}
                 DiffOp::Delete { old_index, old_len, .. } => {
-                    out.extend(x[old_index..old_index + old_len].iter().map(|c| Change::Removed((*c).clone())))
+                    d.changes.extend(xs[old_index..old_index + old_len].iter().map(|c| Change::Removed((*c).clone())))
                 }
                 DiffOp::Insert { new_index, new_len, .. } => {
-                    out.extend(y[new_index..new_index + new_len].iter().map(|c| Change::Inserted((*c).clone())))
+                    d.changes.extend(ys[new_index..new_index + new_len].iter().map(|c| Change::Inserted((*c).clone())))
                 }
                 DiffOp::Replace { old_index, old_len, new_index, new_len } => {
-                    let (olds, news) = (&x[old_index..old_index + old_len], &y[new_index..new_index + new_len]);
-                    // Pair calls of the same function in order; the rest are
-                    // plain removals and insertions.
-                    let mut j = 0;
-                    for o in olds {
-                        match news[j..].iter().position(|n| n.name == o.name) {
-                            Some(k) => {
-                                for n in &news[j..j + k] {
-                                    out.push(Change::Inserted((*n).clone()));
-                                }
-                                let n = news[j + k];
-                                out.push(Change::Changed { old: (*o).clone(), new: n.clone(), fields: fields(o, n) });
-                                j += k + 1;
-                            }
-                            None => out.push(Change::Removed((*o).clone())),
-                        }
-                    }
-                    for n in &news[j..] {
-                        out.push(Change::Inserted((*n).clone()));
-                    }
+                    pair(&xs[old_index..old_index + old_len], &ys[new_index..new_index + new_len], &mut d.changes)
                 }
             }
         }
     }
-    out
+    d
+}
+
+/// Pairs the calls of a replaced block by function, in order: each old call
+/// with the next new call of its function; the rest are plain removals and
+/// insertions. Each function's new calls are listed once, so the pairing is
+/// linear in the block.
+fn pair(olds: &[&NCall], news: &[&NCall], out: &mut Vec<Change>) {
+    let mut at: HashMap<&str, std::collections::VecDeque<usize>> = HashMap::new();
+    for (i, n) in news.iter().enumerate() {
+        at.entry(n.name.as_str()).or_default().push_back(i);
+    }
+    let mut j = 0;
+    for o in olds {
+        let next = at.get_mut(o.name.as_str()).and_then(|q| {
+            while q.front().is_some_and(|&i| i < j) {
+                q.pop_front();
+            }
+            q.pop_front()
+        });
+        match next {
+            Some(k) => {
+                out.extend(news[j..k].iter().map(|n| Change::Inserted((*n).clone())));
+                out.push(Change::Changed { old: (*o).clone(), new: news[k].clone(), fields: fields(o, news[k]) });
+                j = k + 1;
+            }
+            None => out.push(Change::Removed((*o).clone())),
+        }
+    }
+    out.extend(news[j..].iter().map(|n| Change::Inserted((*n).clone())));
 }
 
 /// A readable account of the changes.

@@ -3,6 +3,7 @@
 //! exposes it to loaders and applications.
 
 pub mod atp_input;
+pub mod bounded;
 pub mod calls;
 pub mod config;
 pub mod counters;
@@ -10,6 +11,8 @@ pub mod devtime;
 pub mod diag;
 pub mod diff;
 pub mod exts;
+#[doc(hidden)]
+pub mod fuzz;
 pub mod hsa;
 pub mod icd;
 pub mod icd_table;

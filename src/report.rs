@@ -4,6 +4,11 @@
 use cltap_formats::apilog::{Call, Entry};
 use std::collections::HashMap;
 
+/// The widest a table's name column grows. A longer name (any length a file
+/// can hold) is printed whole and pushes its own row right; the column width
+/// is a formatting parameter, which cannot exceed 65,535.
+pub const MAX_NAME_WIDTH: usize = 80;
+
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Row {
     pub name: String,
@@ -26,7 +31,8 @@ pub fn host_tally(entries: &[Entry]) -> Vec<Row> {
         let r = m.entry(&c.name).or_insert_with(|| Row { name: c.name.clone(), min_us: u64::MAX, ..Row::default() });
         r.calls += 1;
         r.errors += failed(c) as u64;
-        r.total_us += c.duration_us;
+        // Durations come from the file: a sum past u64 stays at the maximum.
+        r.total_us = r.total_us.saturating_add(c.duration_us);
         r.min_us = r.min_us.min(c.duration_us);
         r.max_us = r.max_us.max(c.duration_us);
     }
@@ -45,8 +51,8 @@ struct Units {
 }
 
 fn render_in(rows: &[Row], u: Units) -> String {
-    let total: u64 = rows.iter().map(|r| r.total_us).sum();
-    let w = rows.iter().map(|r| r.name.len()).max().unwrap_or(3).max(3);
+    let total = rows.iter().fold(0u64, |t, r| t.saturating_add(r.total_us));
+    let w = rows.iter().map(|r| r.name.len()).max().unwrap_or(3).clamp(3, MAX_NAME_WIDTH);
     let us = |t: u64| t as f64 / u.per_us;
     let (tp, pp) = (u.total_prec, u.point_prec);
     let mut s = format!(

@@ -70,7 +70,7 @@ pub fn write_entry(out: &mut String, e: &Entry) {
     match e {
         Entry::Comment(c) => {
             out.push_str("# ");
-            out.push_str(c);
+            push_one_line(out, c);
         }
         Entry::LocalWorkSize { cmd_id, sizes } => {
             let s: Vec<String> = sizes.iter().map(u64::to_string).collect();
@@ -118,6 +118,19 @@ fn push_u64(out: &mut String, v: u64) {
     }
     // SAFETY: decimal digits are ASCII.
     unsafe { out.as_mut_vec().extend_from_slice(&b[i..]) };
+}
+
+/// A comment is one line: a line break in what it quotes (an application
+/// argument, a file name) is written as `\n` or `\r`, so the text that
+/// follows cannot pass for an entry of its own.
+pub fn push_one_line(out: &mut String, s: &str) {
+    for c in s.chars() {
+        match c {
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            c => out.push(c),
+        }
+    }
 }
 
 /// Writes one call line (without the newline). Hand-formatted: this runs for
@@ -208,11 +221,11 @@ pub fn parse_line(l: &str) -> Result<Entry, String> {
     let tid = tid.trim().parse().map_err(|_| format!("bad thread id {tid:?}"))?;
     let (start, rest) = rest.split_once("    DURATION ").ok_or("missing 'DURATION'")?;
     let start = hex_field(start, "START TIME")?;
-    if rest.len() < 18 {
-        return Err("line ends inside DURATION".into());
-    }
-    let duration_us = hex_field(&rest[..18], "DURATION")?;
-    let rest = &rest[18..];
+    // `get` rather than slicing: a multibyte character may straddle the field.
+    let (Some(duration), Some(rest)) = (rest.get(..18), rest.get(18..)) else {
+        return Err("line ends inside DURATION, or DURATION is not 18 characters".into());
+    };
+    let duration_us = hex_field(duration, "DURATION")?;
     if rest.len() < CMD_FIELD || !rest.is_char_boundary(CMD_FIELD) {
         return Err("line ends before the call".into());
     }

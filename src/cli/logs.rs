@@ -192,7 +192,10 @@ pub fn diff_cmd(a: DiffArgs) -> i32 {
             return 2;
         }
     };
-    let changes = diff::diff(&x, &y);
+    let diff::Diff { changes, notes } = diff::diff_with_notes(&x, &y);
+    for n in notes {
+        eprintln!("cltap: {n}");
+    }
     match a.format {
         Format::Text => print!("{}", diff::render_text(&changes)),
         Format::Json => println!("{}", diff::render_json(&changes)),
@@ -205,12 +208,9 @@ pub fn report_cmd(a: ReportArgs) -> i32 {
     let mut atps = Vec::new();
     let mut counters = Vec::new();
     for f in &a.files {
-        if f.to_string_lossy().ends_with(".csv") {
-            match std::fs::read_to_string(f)
-                .map_err(|e| e.to_string())
-                .and_then(|t| cltap_formats::perf::read_csv(&t).map_err(|e| e.to_string()))
-            {
-                Ok(c) => counters.push(c),
+        if let Some(kind) = counter_file(f) {
+            match std::fs::read_to_string(f).map_err(|e| e.to_string()).and_then(|t| kind.render(&t)) {
+                Ok(table) => counters.push(table),
                 Err(e) => {
                     eprintln!("cltap: {}: {e}", f.display());
                     return 2;
@@ -228,7 +228,7 @@ pub fn report_cmd(a: ReportArgs) -> i32 {
         print!("{}", cltap::report::render(&cltap::report::host_tally(&logs)));
     }
     for c in &counters {
-        print!("{}", cltap::counters::report::render(c));
+        print!("{c}");
     }
     if atps.is_empty() {
         return 0;
@@ -247,6 +247,41 @@ pub fn report_cmd(a: ReportArgs) -> i32 {
         print!("{}", cltap::devtime::render_transfers(&t));
     }
     0
+}
+
+/// The counter files `cltap report` reads, told apart by name.
+#[derive(Clone, Copy)]
+enum CounterFile {
+    /// RCP's `.csv` (a `Method` column).
+    Rcp,
+    /// cltap's rocprof-style `.results.csv`.
+    Results,
+    /// RCP's `.occupancy`.
+    Occupancy,
+}
+
+impl CounterFile {
+    fn render(self, text: &str) -> Result<String, String> {
+        use cltap::counters::report;
+        use cltap_formats::perf;
+        let e = |e: perf::ReadError| e.to_string();
+        Ok(match self {
+            CounterFile::Rcp => report::render(&perf::read_csv(text).map_err(e)?),
+            CounterFile::Results => report::render_results(&perf::read_results(text).map_err(e)?),
+            CounterFile::Occupancy => report::render_occupancy(&perf::read_occupancy(text).map_err(e)?),
+        })
+    }
+}
+
+fn counter_file(path: &Path) -> Option<CounterFile> {
+    let name = path.to_string_lossy();
+    if name.ends_with(".results.csv") {
+        Some(CounterFile::Results)
+    } else if name.ends_with(".csv") {
+        Some(CounterFile::Rcp)
+    } else {
+        name.ends_with(".occupancy").then_some(CounterFile::Occupancy)
+    }
 }
 
 /// Parses a stored snapshot (the normalized text) back for the diff.

@@ -39,7 +39,16 @@ pub fn render_trace(trace: &Path, out: Option<&Path>, threads: Option<usize>) ->
     if let Some(o) = out {
         std::fs::create_dir_all(o).map_err(|e| format!("{}: {e}", o.display()))?;
     }
-    let stem = reader.info("stem").map(str::to_string).unwrap_or_else(|| render::stem_of(trace));
+    let stem = match reader.info("stem") {
+        Some(s) if render::plain_stem(s).is_none() => {
+            return Err(format!(
+                "{}: the trace names its output files {s:?}, which is not a plain file name",
+                trace.display()
+            ))
+        }
+        Some(s) => s.to_string(),
+        None => render::stem_of(trace),
+    };
     let outputs = outputs_of(&reader, &dir, stem.clone());
     let summary = reader.info("summary") == Some("1");
     let device_timing = reader.info("device_timing") == Some("1");

@@ -1,9 +1,10 @@
-//! `cltap report FILE.csv`: per kernel, how many launches and, for every
+//! `cltap report FILE.csv` (an RCP counter file or cltap's `.results.csv`)
+//! and `FILE.occupancy`: per kernel, how many launches and, for every
 //! counter and metric column, its total and its average over the launches
 //! that have a value (`NA` cells are left out, and a column no launch has
 //! reads `NA`).
 
-use cltap_formats::perf::{split_method, Api, PerfCsv};
+use cltap_formats::perf::{split_method, Api, OccupancyFile, PerfCsv, ResultsCsv};
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
@@ -18,16 +19,25 @@ pub struct KernelCounters {
 /// The kernels of `csv`, by name (the method without its RCP suffix).
 pub fn per_kernel(csv: &PerfCsv) -> Vec<KernelCounters> {
     let api = Api::from_header(&csv.header).unwrap_or(Api::OpenCl);
+    tally(
+        csv.counters.len(),
+        csv.rows.iter().map(|r| {
+            (split_method(&r.method, api).map_or_else(|| r.method.clone(), |m| m.kernel.to_string()), &r.values[..])
+        }),
+    )
+}
+
+/// Launches and column sums per kernel name, from `(kernel, values)` rows.
+fn tally<'a>(columns: usize, rows: impl Iterator<Item = (String, &'a [Option<f64>])>) -> Vec<KernelCounters> {
     let mut by: BTreeMap<String, KernelCounters> = BTreeMap::new();
-    for r in &csv.rows {
-        let kernel = split_method(&r.method, api).map_or_else(|| r.method.clone(), |m| m.kernel.to_string());
+    for (kernel, values) in rows {
         let k = by.entry(kernel.clone()).or_insert_with(|| KernelCounters {
             kernel,
             launches: 0,
-            sums: vec![(0.0, 0); csv.counters.len()],
+            sums: vec![(0.0, 0); columns],
         });
         k.launches += 1;
-        for (s, v) in k.sums.iter_mut().zip(&r.values) {
+        for (s, v) in k.sums.iter_mut().zip(values) {
             if let Some(v) = v.filter(|v| v.is_finite()) {
                 s.0 += v;
                 s.1 += 1;
@@ -37,13 +47,44 @@ pub fn per_kernel(csv: &PerfCsv) -> Vec<KernelCounters> {
     by.into_values().collect()
 }
 
-/// The table `cltap report` prints.
+/// The table `cltap report` prints for an RCP counter file.
 pub fn render(csv: &PerfCsv) -> String {
-    let rows = per_kernel(csv);
+    table(&csv.counters, csv.rows.len(), per_kernel(csv))
+}
+
+/// The same table for cltap's rocprof-style `.results.csv`.
+pub fn render_results(r: &ResultsCsv) -> String {
+    table(
+        &r.counters,
+        r.rows.len(),
+        tally(r.counters.len(), r.rows.iter().map(|x| (x.kernel_name.clone(), &x.values[..]))),
+    )
+}
+
+/// The same table for an occupancy file: the occupancy and the wave limits.
+pub fn render_occupancy(o: &OccupancyFile) -> String {
+    let columns: Vec<String> =
+        ["Occupancy", "VGPR-limited waves", "SGPR-limited waves", "LDS-limited waves"].map(String::from).to_vec();
+    let values: Vec<Vec<Option<f64>>> = o
+        .rows
+        .iter()
+        .map(|r| {
+            let n = |v: Option<u64>| v.map(|v| v as f64);
+            vec![r.occupancy, n(r.vgpr_limited_waves), n(r.sgpr_limited_waves), n(r.lds_limited_waves)]
+        })
+        .collect();
+    table(
+        &columns,
+        o.rows.len(),
+        tally(columns.len(), o.rows.iter().zip(&values).map(|(r, v)| (r.kernel.clone(), &v[..]))),
+    )
+}
+
+fn table(counters: &[String], launches: usize, rows: Vec<KernelCounters>) -> String {
     let mut out = String::new();
-    let _ = writeln!(out, "counters per kernel ({} launches)", csv.rows.len());
+    let _ = writeln!(out, "counters per kernel ({launches} launches)");
     let _ = write!(out, "  {:<32} {:>9}", "kernel", "launches");
-    for c in &csv.counters {
+    for c in counters {
         let _ = write!(out, " {:>16} {:>14}", format!("{c} total"), "avg");
     }
     out.push('\n');

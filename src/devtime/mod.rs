@@ -165,8 +165,8 @@ impl Tables {
             match self.transfers.iter_mut().find(|r| r.direction == dir) {
                 Some(r) => {
                     r.count += 1;
-                    r.bytes += b;
-                    r.total_ns += c.duration_ns();
+                    r.bytes = r.bytes.saturating_add(b);
+                    r.total_ns = r.total_ns.saturating_add(c.duration_ns());
                 }
                 None => {
                     self.transfers.push(TransferRow { direction: dir, count: 1, bytes: b, total_ns: c.duration_ns() })
@@ -193,14 +193,14 @@ impl Tables {
         let r = &mut self.kernels[i];
         let d = c.duration_ns();
         r.launches += 1;
-        r.total_ns += d;
+        r.total_ns = r.total_ns.saturating_add(d);
         r.min_ns = r.min_ns.min(d);
         r.max_ns = r.max_ns.max(d);
         let key = format!("global {} local {}", sizes(&c.global), c.local.as_deref().map_or("NULL".to_string(), sizes));
         match r.by_size.iter_mut().find(|(s, _, _)| *s == key) {
             Some(e) => {
                 e.1 += 1;
-                e.2 += d;
+                e.2 = e.2.saturating_add(d);
             }
             None => r.by_size.push((key, 1, d)),
         }
@@ -260,8 +260,8 @@ fn us(ns: u64) -> f64 {
 }
 
 pub fn render_kernels(rows: &[KernelRow]) -> String {
-    let total: u64 = rows.iter().map(|r| r.total_ns).sum();
-    let w = rows.iter().map(|r| r.kernel.len()).max().unwrap_or(6).max(6);
+    let total = rows.iter().fold(0u64, |t, r| t.saturating_add(r.total_ns));
+    let w = rows.iter().map(|r| r.kernel.len()).max().unwrap_or(6).clamp(6, crate::report::MAX_NAME_WIDTH);
     let mut s = format!(
         "{:<w$}  {:>8}  {:>12}  {:>6}  {:>10}  {:>10}  {:>10}\n",
         "kernel", "launches", "total µs", "%", "avg µs", "min µs", "max µs"

@@ -17,6 +17,10 @@ use std::sync::Arc;
 /// The metrics file shipped with cltap (gfx900, gfx906, gfx908, gfx90a).
 pub const DEFAULT_METRICS: &str = include_str!("../../metrics/gfx9.xml");
 /// How errors and `list` name the shipped file.
+/// How deep `base=` inheritance may go.
+const MAX_BASE_DEPTH: usize = 64;
+/// How many derived metrics deep a metric may be built (see `check_cycles`).
+pub const MAX_DERIVED_DEPTH: usize = 64;
 pub const DEFAULT_METRICS_NAME: &str = "builtin:metrics/gfx9.xml";
 
 /// A hardware counter as the file defines it.
@@ -333,13 +337,18 @@ fn pick_section(doc: &Document, gpu: &str) -> Result<String, MetricsError> {
 /// The entries a section sees, as (section, entry) pairs: its own win over
 /// its bases', an earlier base over a later one. Listed with inherited
 /// entries first (in the base's order), so a view reads like the file.
+///
+/// Each section is walked once: a base met again (through another path of a
+/// diamond) has nothing to add, since its entries and its bases' are already
+/// placed. Walked as often as it is reached, `base=` diamonds cost 2^depth.
 fn view(doc: &Document, section: usize) -> Result<Vec<(usize, usize)>, MetricsError> {
     let mut winner: HashMap<&str, (usize, usize)> = HashMap::new();
     let mut path = Vec::new();
-    precedence(doc, section, None, &mut path, &mut winner)?;
+    let mut done = vec![false; doc.sections.len()];
+    precedence(doc, section, None, &mut path, &mut done, &mut winner)?;
     let mut order: Vec<&str> = Vec::new();
     let mut seen = std::collections::HashSet::new();
-    listing(doc, section, &mut Vec::new(), &mut seen, &mut order);
+    listing(doc, section, &mut vec![false; doc.sections.len()], &mut seen, &mut order);
     Ok(order.into_iter().map(|n| winner[n]).collect())
 }
 
@@ -348,14 +357,25 @@ fn precedence<'d>(
     s: usize,
     via: Option<usize>,
     path: &mut Vec<usize>,
+    done: &mut [bool],
     winner: &mut HashMap<&'d str, (usize, usize)>,
 ) -> Result<(), MetricsError> {
+    let at = || via.map_or_else(|| doc.pre.origin(doc.sections[s].at), |a| doc.pre.origin(a));
     if path.contains(&s) {
         let mut chain: Vec<&str> = path.iter().map(|&i| doc.sections[i].name.as_str()).collect();
         chain.push(&doc.sections[s].name);
-        let at = via.map_or_else(|| doc.pre.origin(doc.sections[s].at), |a| doc.pre.origin(a));
-        return Err(MetricsError::BaseCycle { at, chain: chain.join(" -> ") });
+        return Err(MetricsError::BaseCycle { at: at(), chain: chain.join(" -> ") });
     }
+    if done[s] {
+        return Ok(());
+    }
+    if path.len() >= MAX_BASE_DEPTH {
+        return Err(MetricsError::Malformed {
+            at: at(),
+            msg: format!("sections inherit (base=) more than {MAX_BASE_DEPTH} levels deep"),
+        });
+    }
+    done[s] = true;
     path.push(s);
     let mut own: HashMap<&str, usize> = HashMap::new();
     for (i, m) in doc.sections[s].metrics.iter().enumerate() {
@@ -370,7 +390,7 @@ fn precedence<'d>(
     }
     for (base, at) in &doc.sections[s].bases {
         let b = doc.section(base).expect("bases checked");
-        precedence(doc, b, Some(*at), path, winner)?;
+        precedence(doc, b, Some(*at), path, done, winner)?;
     }
     path.pop();
     Ok(())
@@ -379,23 +399,23 @@ fn precedence<'d>(
 fn listing<'d>(
     doc: &'d Document,
     s: usize,
-    path: &mut Vec<usize>,
+    visited: &mut [bool],
     seen: &mut std::collections::HashSet<&'d str>,
     order: &mut Vec<&'d str>,
 ) {
-    if path.contains(&s) {
+    // `precedence` has refused cycles and depth; a section listed once has
+    // placed its entries and its bases'.
+    if std::mem::replace(&mut visited[s], true) {
         return;
     }
-    path.push(s);
     for (base, _) in &doc.sections[s].bases {
-        listing(doc, doc.section(base).expect("bases checked"), path, seen, order);
+        listing(doc, doc.section(base).expect("bases checked"), visited, seen, order);
     }
     for m in &doc.sections[s].metrics {
         if seen.insert(&m.name) {
             order.push(&m.name);
         }
     }
-    path.pop();
 }
 
 /// Looks every name of a derived metric up.
@@ -470,50 +490,68 @@ fn unknown(n: &Name, at: Origin, metrics: &[Metric]) -> MetricsError {
     MetricsError::UnknownName { at, name: n.name.clone(), hint: did_you_mean(&n.name, names) }
 }
 
-/// Refuses a derived metric that reaches itself through references.
+/// Refuses a derived metric that reaches itself through references, or
+/// that is built on derived metrics more than [`MAX_DERIVED_DEPTH`] levels
+/// deep (every later walk of a metric, to plan, evaluate or explain it,
+/// recurses through those levels). The walk itself keeps its own stack.
 fn check_cycles(doc: &Document, entries: &[(usize, &RawMetric)], metrics: &[Metric]) -> Result<(), MetricsError> {
-    #[derive(Clone, Copy, PartialEq)]
-    enum Mark {
-        New,
-        Open,
-        Done,
-    }
-    fn visit(i: usize, metrics: &[Metric], marks: &mut [Mark], path: &mut Vec<usize>) -> Option<Vec<usize>> {
-        match marks[i] {
-            Mark::Done => return None,
-            Mark::Open => {
-                let from = path.iter().position(|&p| p == i).unwrap_or(0);
-                let mut cycle = path[from..].to_vec();
-                cycle.push(i);
-                return Some(cycle);
-            }
-            Mark::New => {}
-        }
-        marks[i] = Mark::Open;
-        path.push(i);
+    const OPEN: u32 = u32::MAX;
+    // 0: not seen; OPEN: on the path; otherwise 1 + its depth.
+    let mut mark = vec![0u32; metrics.len()];
+    let refs = |i: usize| {
+        let mut next = Vec::new();
         if let MetricKind::Derived(d) = &metrics[i].kind {
-            let mut next = Vec::new();
             d.expr.visit(&mut |r: &Ref, _| {
                 if let Target::Metric(j) = r.target {
                     next.push(j);
                 }
             });
-            for j in next {
-                if let Some(c) = visit(j, metrics, marks, path) {
-                    return Some(c);
-                }
-            }
         }
-        path.pop();
-        marks[i] = Mark::Done;
-        None
-    }
-    let mut marks = vec![Mark::New; metrics.len()];
-    for i in 0..metrics.len() {
-        if let Some(cycle) = visit(i, metrics, &mut marks, &mut Vec::new()) {
-            let first = cycle[0];
-            let chain: Vec<&str> = cycle.iter().map(|&k| metrics[k].name.as_str()).collect();
-            return Err(MetricsError::Cycle { at: doc.expr_origin(entries[first].1, 0), chain: chain.join(" -> ") });
+        next
+    };
+    for root in 0..metrics.len() {
+        if mark[root] != 0 {
+            continue;
+        }
+        // (metric, its references, how many are walked)
+        let mut stack: Vec<(usize, Vec<usize>, usize)> = vec![(root, refs(root), 0)];
+        mark[root] = OPEN;
+        while let Some((i, next, k)) = stack.last_mut() {
+            let i = *i;
+            let Some(&j) = next.get(*k) else {
+                let depth = next.iter().map(|&j| mark[j]).max().unwrap_or(0) + 1;
+                mark[i] = depth;
+                stack.pop();
+                if depth as usize > MAX_DERIVED_DEPTH + 1 {
+                    return Err(MetricsError::Malformed {
+                        at: doc.expr_origin(entries[i].1, 0),
+                        msg: format!(
+                            "'{}' is built on derived metrics more than {MAX_DERIVED_DEPTH} levels deep",
+                            metrics[i].name
+                        ),
+                    });
+                }
+                continue;
+            };
+            *k += 1;
+            match mark[j] {
+                0 => {
+                    mark[j] = OPEN;
+                    stack.push((j, refs(j), 0));
+                }
+                OPEN => {
+                    let from = stack.iter().position(|(p, _, _)| *p == j).unwrap_or(0);
+                    let mut chain: Vec<&str> =
+                        stack[from..].iter().map(|(p, _, _)| metrics[*p].name.as_str()).collect();
+                    chain.push(&metrics[j].name);
+                    let first = stack[from].0;
+                    return Err(MetricsError::Cycle {
+                        at: doc.expr_origin(entries[first].1, 0),
+                        chain: chain.join(" -> "),
+                    });
+                }
+                _ => {}
+            }
         }
     }
     Ok(())

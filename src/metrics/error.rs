@@ -26,6 +26,10 @@ pub enum MetricsError {
     Io { path: String, source: std::io::Error },
     #[error("{at}: cannot read included file '{path}': {source}")]
     Include { at: Origin, path: String, source: std::io::Error },
+    /// Too deep, too many or too large: the limits that keep a file that
+    /// includes itself many ways from costing without end.
+    #[error("{at}: {msg}")]
+    IncludeLimit { at: Origin, msg: String },
     #[error("{at}: include cycle: {chain}")]
     IncludeCycle { at: Origin, chain: String },
     /// Anything that is not a well-formed tag, attribute or entry.

@@ -11,7 +11,7 @@ use super::consts::Consts;
 use super::error::MetricsError;
 use super::expr::{eval, outcome, Env, Stop};
 use super::xml::{is_identifier, parse_u32};
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeSet, HashMap, HashSet};
 
 /// One hardware counter of one block instance: what AQLprofile is asked to
 /// count (`hsa_ven_amd_aqlprofile_event_t`: block name, block index, counter
@@ -111,7 +111,7 @@ impl Catalog {
     pub fn events(&self, name: &str) -> Result<Vec<Event>, MetricsError> {
         let mut out = BTreeSet::new();
         match self.request(name)? {
-            Request::Metric(m) => self.metric_events(m, &mut out),
+            Request::Metric(m) => self.metric_events(m, &mut out, &mut HashSet::new()),
             Request::Instance { metric, instance } => {
                 out.insert(self.event_of(metric, instance));
             }
@@ -130,7 +130,12 @@ impl Catalog {
         Event { block: c.block, instance, id: c.event }
     }
 
-    fn metric_events(&self, m: usize, out: &mut BTreeSet<Event>) {
+    /// Each metric is walked once (`seen`): metrics form a DAG, and a metric
+    /// shared by many paths would otherwise be walked once per path.
+    fn metric_events(&self, m: usize, out: &mut BTreeSet<Event>, seen: &mut HashSet<usize>) {
+        if !seen.insert(m) {
+            return;
+        }
         match &self.metric_at(m).kind {
             MetricKind::Basic(c) => {
                 for i in 0..c.instances {
@@ -143,7 +148,7 @@ impl Catalog {
                         out.insert(self.event_of(j, i));
                     }
                 }
-                (Target::Metric(j), None) => self.metric_events(j, out),
+                (Target::Metric(j), None) => self.metric_events(j, out, seen),
                 (Target::Instance { metric, instance }, _) => {
                     out.insert(self.event_of(metric, instance));
                 }
@@ -157,7 +162,7 @@ impl Catalog {
     /// an event it needs has no value; 0 when a division by zero happened
     /// anywhere in it, including in a metric it refers to.
     pub fn evaluate(&self, name: &str, values: &HashMap<Event, u64>, consts: &Consts) -> Option<f64> {
-        let mut env = Values { cat: self, values, consts };
+        let mut env = Values { cat: self, values, consts, done: HashMap::new() };
         let r = match self.request(name).ok()? {
             Request::Metric(m) => env.metric(m),
             Request::Instance { metric, instance } => env.event(metric, instance),
@@ -189,6 +194,9 @@ struct Values<'a> {
     cat: &'a Catalog,
     values: &'a HashMap<Event, u64>,
     consts: &'a Consts,
+    /// Derived metrics already evaluated for this dispatch: each is computed
+    /// once however many metrics refer to it.
+    done: HashMap<usize, Result<f64, Stop>>,
 }
 
 impl Values<'_> {
@@ -204,7 +212,14 @@ impl Values<'_> {
             // A referenced metric is evaluated in place, so its division by
             // zero zeroes the metric that refers to it (rocprofiler inlines
             // the referenced expression).
-            MetricKind::Derived(d) => eval(&d.expr, self),
+            MetricKind::Derived(d) => {
+                if let Some(r) = self.done.get(&m) {
+                    return *r;
+                }
+                let r = eval(&d.expr, self);
+                self.done.insert(m, r);
+                r
+            }
         }
     }
 }

@@ -4,9 +4,9 @@
 use super::catalog::{Catalog, Metric, MetricKind, Ref, Target};
 use super::error::MetricsError;
 use super::eval::{Event, Request};
-use super::expr::Expr;
+use super::expr::{Expr, Op};
 use super::plan::Plan;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet, VecDeque};
 use std::fmt::Write;
 
 fn counter_line(m: &Metric) -> String {
@@ -48,7 +48,16 @@ pub fn explain(cat: &Catalog, name: &str) -> Result<String, MetricsError> {
                 MetricKind::Basic(_) => {}
                 MetricKind::Derived(d) => {
                     out.push('\n');
-                    tree(cat, &d.expr, "", "", &mut out);
+                    let mut t = Tree { cat, expanded: HashSet::from([i]), below: VecDeque::new(), out };
+                    t.tree(&d.expr);
+                    while let Some(k) = t.below.pop_front() {
+                        let m = cat.metric_at(k);
+                        let _ = writeln!(t.out, "\n{} {}", m.name, counter_line(m));
+                        if let Some(d) = m.derived() {
+                            t.tree(&d.expr);
+                        }
+                    }
+                    out = t.out;
                 }
             }
         }
@@ -72,19 +81,91 @@ pub fn explain(cat: &Catalog, name: &str) -> Result<String, MetricsError> {
     Ok(out)
 }
 
-/// One node and its children; `lead` prefixes this node, `pad` its children.
-fn tree(cat: &Catalog, e: &Expr<Ref>, lead: &str, pad: &str, out: &mut String) {
-    let children: Vec<&Expr<Ref>> = match e {
-        Expr::Bin { lhs, rhs, .. } => vec![lhs, rhs],
-        Expr::Leaf(Ref { target: Target::Metric(i), .. }) => match &cat.metric_at(*i).kind {
-            MetricKind::Derived(d) => vec![&d.expr],
-            MetricKind::Basic(_) => vec![],
-        },
-        _ => vec![],
-    };
-    let label = match e {
+/// Trees deeper than this show a derived metric as one line, explained in
+/// its own tree below the first, and an operation as its text.
+const MAX_TREE_DEPTH: usize = 16;
+
+/// The tree of a derived metric. Metrics form a DAG: each derived metric is
+/// expanded once and marked "see above" where it comes again, so the text
+/// grows with the number of metrics, not with the number of paths to them.
+struct Tree<'c> {
+    cat: &'c Catalog,
+    expanded: HashSet<usize>,
+    /// Derived metrics reached at [`MAX_TREE_DEPTH`], explained after the tree.
+    below: VecDeque<usize>,
+    out: String,
+}
+
+impl<'c> Tree<'c> {
+    /// Walks with its own stack: `lead` prefixes a node, `pad` its children.
+    fn tree(&mut self, root: &'c Expr<Ref>) {
+        let mut stack: Vec<(&'c Expr<Ref>, String, String, usize)> = vec![(root, String::new(), String::new(), 0)];
+        while let Some((e, lead, pad, depth)) = stack.pop() {
+            let (label, children) = self.node(e, depth);
+            let _ = writeln!(self.out, "  {lead}{label}");
+            for (k, child) in children.iter().enumerate().rev() {
+                let last = k + 1 == children.len();
+                let (l, p) = if last { ("`-- ", "    ") } else { ("|-- ", "|   ") };
+                stack.push((child, format!("{pad}{l}"), format!("{pad}{p}"), depth + 1));
+            }
+        }
+    }
+
+    /// A node's label and the children it is expanded into.
+    fn node(&mut self, e: &'c Expr<Ref>, depth: usize) -> (String, Vec<&'c Expr<Ref>>) {
+        let cat = self.cat;
+        match e {
+            Expr::Bin { .. } if depth >= MAX_TREE_DEPTH => {
+                // Shown as text: the derived metrics in it are explained below.
+                e.visit(&mut |r: &Ref, _| {
+                    if let Target::Metric(i) = r.target {
+                        if cat.metric_at(i).derived().is_some() && self.expanded.insert(i) {
+                            self.below.push_back(i);
+                        }
+                    }
+                });
+                (format!("{e}  (derived metrics in it explained below)"), vec![])
+            }
+            Expr::Bin { op, .. } => (op.symbol().to_string(), operands(e, *op)),
+            Expr::Leaf(Ref { target: Target::Metric(i), .. }) if cat.metric_at(*i).derived().is_some() => {
+                let m = cat.metric_at(*i);
+                let line = format!("{}  {}", m.name, counter_line(m));
+                if !self.expanded.insert(*i) {
+                    (format!("{line}  (see above)"), vec![])
+                } else if depth >= MAX_TREE_DEPTH {
+                    self.below.push_back(*i);
+                    (format!("{line}  (explained below)"), vec![])
+                } else {
+                    (line, m.derived().map(|d| &d.expr).into_iter().collect())
+                }
+            }
+            _ => (label(cat, e), vec![]),
+        }
+    }
+}
+
+/// The operands of a run of one operator: `a+b+c` is one `+` of three, not
+/// two nested ones (the parser nests left).
+fn operands(e: &Expr<Ref>, op: Op) -> Vec<&Expr<Ref>> {
+    let mut rights = Vec::new();
+    let mut e = e;
+    while let Expr::Bin { op: o, lhs, rhs } = e {
+        if *o != op {
+            break;
+        }
+        rights.push(&**rhs);
+        e = lhs;
+    }
+    rights.push(e);
+    rights.reverse();
+    rights
+}
+
+/// The text of a node that is not expanded further.
+fn label(cat: &Catalog, e: &Expr<Ref>) -> String {
+    match e {
         Expr::Num(v) => format!("{v}"),
-        Expr::Bin { op, .. } => op.symbol().to_string(),
+        Expr::Bin { .. } => e.to_string(),
         Expr::Agg { func, counter, count } => {
             let m = metric_of(cat, counter);
             format!(
@@ -122,12 +203,6 @@ fn tree(cat: &Catalog, e: &Expr<Ref>, lead: &str, pad: &str, out: &mut String) {
                 )
             }
         },
-    };
-    let _ = writeln!(out, "  {lead}{label}");
-    for (k, child) in children.iter().enumerate() {
-        let last = k + 1 == children.len();
-        let (l, p) = if last { ("`-- ", "    ") } else { ("|-- ", "|   ") };
-        tree(cat, child, &format!("{pad}{l}"), &format!("{pad}{p}"), out);
     }
 }
 

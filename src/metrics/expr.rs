@@ -216,8 +216,37 @@ impl Tok {
     }
 }
 
-/// Splits an expression into tokens with their byte offsets.
+/// The deepest parentheses an expression may nest. Both parsers, and every
+/// walk of the tree they build, recurse; these two limits bound how deep,
+/// whatever the file holds.
+pub const MAX_NESTING: usize = 64;
+/// The most operators one expression may hold: a tree is at most this deep
+/// (`a+b+c+…` nests to the left).
+pub const MAX_OPERATORS: usize = 256;
+
+/// Splits an expression into tokens with their byte offsets; refuses one
+/// nested or long past [`MAX_NESTING`] and [`MAX_OPERATORS`].
 pub(crate) fn tokenize(text: &str) -> Result<Vec<(Tok, usize)>, ParseError> {
+    let toks = tokens(text)?;
+    let (mut depth, mut ops) = (0usize, 0usize);
+    for (t, at) in &toks {
+        match t {
+            Tok::LParen => depth += 1,
+            Tok::RParen => depth = depth.saturating_sub(1),
+            Tok::Op(_) => ops += 1,
+            _ => {}
+        }
+        if depth > MAX_NESTING {
+            return Err(ParseError::syntax(*at, format!("parentheses nested more than {MAX_NESTING} deep")));
+        }
+        if ops > MAX_OPERATORS {
+            return Err(ParseError::syntax(*at, format!("more than {MAX_OPERATORS} operators in one expression")));
+        }
+    }
+    Ok(toks)
+}
+
+fn tokens(text: &str) -> Result<Vec<(Tok, usize)>, ParseError> {
     let s = text.as_bytes();
     let mut out = Vec::new();
     let mut i = 0;

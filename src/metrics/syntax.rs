@@ -66,12 +66,22 @@ impl Preprocessed {
 
 /// Reads and preprocesses a file from disk.
 pub(crate) fn preprocess_file(path: &Path) -> Result<Preprocessed, MetricsError> {
-    let text = std::fs::read_to_string(path)
+    let text = crate::bounded::read_text(path, MAX_FILE)
         .map_err(|source| MetricsError::Io { path: path.display().to_string(), source })?;
     let dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
     let canon = path.canonicalize().unwrap_or_else(|_| path.to_path_buf());
     preprocess(&path.display().to_string(), &text, dir, Some(canon))
 }
+
+/// The largest file read (the top file or an include).
+pub(crate) const MAX_FILE: u64 = 4 << 20;
+/// The most text the includes of one file may add up to, all levels together.
+const MAX_TOTAL: usize = 16 << 20;
+/// Includes nested deeper than this are refused.
+const MAX_DEPTH: usize = 16;
+/// The most `#include` directives one file may lead to, all levels together:
+/// without it, ten includes per level nine levels deep read a billion files.
+const MAX_INCLUDES: usize = 256;
 
 /// Preprocesses `text` named `name`; includes are looked up in `dir`.
 pub(crate) fn preprocess(
@@ -259,18 +269,36 @@ impl Pre {
         }
         let at = self.sources[file].origin(i + name_start);
         let path = dir.join(name);
-        let canon = path.canonicalize().unwrap_or_else(|_| path.clone());
         let shown = path.display().to_string();
+        let limit = |msg: String| MetricsError::IncludeLimit { at: at.clone(), msg };
+        if self.stack.len() > MAX_DEPTH {
+            return Err(limit(format!(
+                "'{shown}' would be the include {} levels deep (at most {MAX_DEPTH})",
+                self.stack.len()
+            )));
+        }
+        if self.sources.len() > MAX_INCLUDES {
+            return Err(limit(format!("more than {MAX_INCLUDES} includes in all")));
+        }
+        // Resolved once: the name checked for cycles is the name read.
+        let canon = path.canonicalize().map_err(|source| MetricsError::Include {
+            at: at.clone(),
+            path: shown.clone(),
+            source,
+        })?;
         if self.stack.iter().any(|(c, _)| *c == canon) {
             let mut chain: Vec<&str> = self.stack.iter().map(|(_, n)| n.as_str()).collect();
             chain.push(&shown);
             return Err(MetricsError::IncludeCycle { at, chain: chain.join(" -> ") });
         }
-        let text = std::fs::read_to_string(&path).map_err(|source| MetricsError::Include {
-            at,
+        let text = crate::bounded::read_text(&canon, MAX_FILE).map_err(|source| MetricsError::Include {
+            at: at.clone(),
             path: shown.clone(),
             source,
         })?;
+        if self.out.len() + text.len() > MAX_TOTAL {
+            return Err(limit(format!("the includes add up to more than {} MiB", MAX_TOTAL >> 20)));
+        }
         let idx = self.sources.len();
         self.sources.push(Source::new(&shown, text.into()));
         self.stack.push((canon, shown));

@@ -89,6 +89,37 @@ pub struct TraceFile {
     pub preparer: std::sync::OnceLock<std::thread::Thread>,
 }
 
+/// Makes the file system back `len` bytes at `from` before they are mapped,
+/// so that writing them through the mapping cannot fault: `fallocate`, or
+/// where the file system has none, zeros written (the same blocks taken, and
+/// a full disk an error here). Fails, leaving the file as it was, when the
+/// space is not there.
+fn reserve(file: &File, from: u64, len: u64) -> io::Result<()> {
+    // SAFETY: fallocate on our own descriptor.
+    if unsafe { libc::fallocate(file.as_raw_fd(), 0, from as i64, len as i64) } == 0 {
+        return Ok(());
+    }
+    let e = io::Error::last_os_error();
+    if !matches!(e.raw_os_error(), Some(libc::EOPNOTSUPP) | Some(libc::EINVAL)) {
+        return Err(e);
+    }
+    use std::os::unix::fs::FileExt;
+    let zeros = vec![0u8; len.min(1 << 20) as usize];
+    let mut at = from;
+    let r = (|| {
+        while at < from + len {
+            let n = zeros.len().min((from + len - at) as usize);
+            file.write_all_at(&zeros[..n], at)?;
+            at += n as u64;
+        }
+        Ok(())
+    })();
+    if r.is_err() {
+        let _ = file.set_len(from);
+    }
+    r
+}
+
 impl TraceFile {
     pub fn create(
         path: &Path,
@@ -105,7 +136,14 @@ impl TraceFile {
             return Err(io::Error::other("the file-size limit (ulimit -f) leaves no room for one chunk"));
         }
         let file = std::fs::OpenOptions::new().read(true).write(true).create(true).truncate(true).open(path)?;
-        file.set_len(HEADER_SIZE as u64)?;
+        // The header page is reserved before it is mapped, as every chunk is:
+        // a page of a file mapping that the file system cannot back (a full
+        // disk) faults with SIGBUS when written, in the application.
+        if let Err(e) = reserve(&file, 0, HEADER_SIZE as u64) {
+            // No trace rather than an empty file that reads as a damaged one.
+            let _ = std::fs::remove_file(path);
+            return Err(e);
+        }
         let mut header = unsafe { MmapOptions::new().len(HEADER_SIZE).map_mut(&file)? };
         let info = cltrace::encode_info(info);
         let mut h = FileHeader::new(chunk_size as u64, std::process::id(), clock, tsc0, mono0);
@@ -155,17 +193,8 @@ impl TraceFile {
             return false;
         }
         let (from, to) = (self.offset(*cap), self.offset(want));
-        // SAFETY: fallocate on our own descriptor.
-        let r = unsafe { libc::fallocate(self.file.as_raw_fd(), 0, from as i64, (to - from) as i64) };
-        if r != 0 {
-            let e = io::Error::last_os_error();
-            // Without fallocate, a sparse extension; a full disk then shows
-            // as a failed write of the kernel's, not as a fault here, since
-            // what is written is already in the page cache.
-            let unsupported = matches!(e.raw_os_error(), Some(libc::EOPNOTSUPP) | Some(libc::EINVAL));
-            if !unsupported || self.file.set_len(to).is_err() {
-                return false;
-            }
+        if reserve(&self.file, from, to - from).is_err() {
+            return false;
         }
         *cap = want;
         true

@@ -450,11 +450,16 @@ fn set(dst: &mut String, src: &str) {
 fn fill(call: &mut Call, v: &View<'_>, tb: &Timebase, opt: Options) -> Option<Entry> {
     let h = &v.header;
     let f: &FnMeta = crate::meta::function(h.kind, h.fn_id)?;
+    // Only a command has a command id to name, and the line needs one to
+    // three sizes: a capture of any other shape (a damaged trace) is left out
+    // rather than written as a line the API-log reader rejects.
     let lws = v
         .captures
         .iter()
         .find(|(c, _)| c.tag == Tag::LocalSize as u8)
-        .map(|(_, d)| Entry::LocalWorkSize { cmd_id: h.cmd_id, sizes: words(d, 8) });
+        .map(|(_, d)| words(d, 8))
+        .filter(|sizes| h.flags & FLAG_CMD != 0 && (1..=3).contains(&sizes.len()))
+        .map(|sizes| Entry::LocalWorkSize { cmd_id: h.cmd_id, sizes });
     call.tid = h.tid as u64;
     call.start = h.t0;
     call.duration_us = tb.us(h.t1.saturating_sub(h.t0));
@@ -493,8 +498,7 @@ fn fill(call: &mut Call, v: &View<'_>, tb: &Timebase, opt: Options) -> Option<En
         if !is_out {
             continue;
         }
-        let out_word =
-            caps.find(|(c, _)| c.tag == Tag::Out as u8).map(|(_, d)| u64::from_ne_bytes(d[..8].try_into().unwrap()));
+        let out_word = caps.find(|(c, _)| c.tag == Tag::Out as u8).and_then(|(_, d)| words(d, 8).first().copied());
         if call.outs.len() <= nouts {
             call.outs.push((String::new(), String::new()));
         }

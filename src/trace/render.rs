@@ -94,7 +94,8 @@ impl Tally {
         let r = &mut self.host[id];
         r[0] += 1;
         r[1] += failed as u64;
-        r[2] += ns;
+        // Times come from the file: a damaged one must not wrap the total.
+        r[2] = r[2].saturating_add(ns);
         r[3] = r[3].min(ns);
         r[4] = r[4].max(ns);
     }
@@ -108,7 +109,7 @@ impl Tally {
         for (a, b) in self.host.iter_mut().zip(o.host) {
             a[0] += b[0];
             a[1] += b[1];
-            a[2] += b[2];
+            a[2] = a[2].saturating_add(b[2]);
             a[3] = a[3].min(b[3]);
             a[4] = a[4].max(b[4]);
         }
@@ -125,12 +126,13 @@ fn render_text(
     text: bool,
 ) -> Result<(String, Tally), cltrace::Error> {
     let mut buf = Vec::new();
+    reader.chunk_records(c, &mut buf)?;
     // An API-log line is about three times its record: sized once, the text
-    // does not grow by doubling.
-    let mut out = String::with_capacity(if text { c.header.used as usize * 3 + 4096 } else { 0 });
+    // does not grow by doubling. Sized from the bytes read, not from the
+    // chunk header's claim.
+    let mut out = String::with_capacity(if text { buf.len().saturating_mul(3) + 4096 } else { 0 });
     let mut call = printer::empty_call();
     let mut t = Tally::default();
-    reader.chunk_records(c, &mut buf)?;
     reader.walk(c, &buf, |v| {
         t.count(&v, tb);
         if text {
@@ -491,7 +493,9 @@ impl Renderer {
                 Vec::new()
             }
         };
-        let drops_in_chunks: u64 = chunks.iter().map(|c| c.header.drops).sum();
+        // Counts read from a file: summed without wrapping (a damaged or
+        // crafted count must not bring the total back to 0).
+        let drops_in_chunks = chunks.iter().fold(0u64, |n, c| n.saturating_add(c.header.drops));
         let todo: Vec<cltrace::ChunkInfo> =
             chunks.into_iter().filter(|c| c.header.sealed == 0 || c.header.sealed >= self.next_seal).collect();
         self.render_many(&todo, threads);
@@ -499,7 +503,7 @@ impl Renderer {
         if let Ok(h) = self.reader.current_header() {
             self.header = h;
         }
-        drops += self.header.drops;
+        drops = drops.saturating_add(self.header.drops);
         if self.timeline.is_some() || self.atp.is_some() {
             let clock = self.clock(self.timebase.unwrap_or(Timebase { ticks_per_us: 1000.0 }));
             let mut off = crate::devtime::Offsets::default();
@@ -602,6 +606,13 @@ pub fn atp_header(r: &Reader) -> Vec<(String, String)> {
         ..Default::default()
     }
     .to_header()
+}
+
+/// The stem a trace names for its output files, when it is a plain file
+/// name: not empty, not `.` or `..`, without `/` or NUL. The trace may come
+/// from anywhere; what it names must not lead outside the output folder.
+pub fn plain_stem(stem: &str) -> Option<&str> {
+    (!stem.is_empty() && stem != "." && stem != ".." && !stem.contains(['/', '\0'])).then_some(stem)
 }
 
 /// The stem of every output file for a trace at `path`: its name without

@@ -26,6 +26,8 @@ use std::path::{Path, PathBuf};
 pub const MAGIC: [u8; 8] = *b"CLTRACE\0";
 pub const VERSION: u32 = 1;
 pub const HEADER_SIZE: usize = 4096;
+/// The largest chunk a reader accepts; the layer accepts no larger buffer.
+pub const MAX_CHUNK_SIZE: u64 = 1 << 32;
 pub const CHUNK_MAGIC: u32 = u32::from_le_bytes(*b"CLCK");
 /// Set in [`FileHeader::flags`] once the process rendered everything itself.
 pub const FLAG_FINISHED: u32 = 1;
@@ -187,7 +189,7 @@ impl Reader {
         if header.header_size as usize != HEADER_SIZE {
             return Err(err(12, format!("header size {} (expected {HEADER_SIZE})", header.header_size)));
         }
-        if header.chunk_size < 4096 || !header.chunk_size.is_multiple_of(4096) || header.chunk_size > 1 << 32 {
+        if header.chunk_size < 4096 || !header.chunk_size.is_multiple_of(4096) || header.chunk_size > MAX_CHUNK_SIZE {
             return Err(err(16, format!("chunk size {} is not a multiple of 4096 up to 4 GiB", header.chunk_size)));
         }
         let info_end = (FILE_HEADER + header.info_len as usize).min(n);
@@ -214,24 +216,36 @@ impl Reader {
         Ok(read_struct(&b))
     }
 
+    /// Where chunk `index` starts, when that is a place a file can have.
+    fn chunk_offset(&self, index: u64) -> Option<u64> {
+        index.checked_mul(self.header.chunk_size)?.checked_add(HEADER_SIZE as u64)
+    }
+
+    /// Whether a chunk header fits its chunk. `used` is read from the file:
+    /// compared by subtraction (chunk sizes are at least 4096), it cannot wrap.
+    fn fits(&self, h: &ChunkHeader) -> bool {
+        h.used <= self.header.chunk_size - CHUNK_HEADER as u64
+    }
+
     /// Every chunk in use, in render order: sealed ones by seal number, then
     /// the others by index. Chunks never started (all zero) are skipped; a
     /// chunk whose header is damaged is an error.
+    ///
+    /// A chunk never started is a hole in a sparse file: the walk asks the
+    /// file system for the next data (`SEEK_DATA`) rather than reading the
+    /// zeros of every chunk header, so a sparse terabyte costs what its data
+    /// costs.
     pub fn chunks(&self) -> Result<Vec<ChunkInfo>, Error> {
         let len = self.file.metadata().map_err(|e| self.error(0, e.to_string()))?.len();
         let size = self.header.chunk_size;
         let mut out = Vec::new();
         let mut index = 0u64;
         let mut b = [0u8; CHUNK_HEADER];
-        loop {
-            let offset = HEADER_SIZE as u64 + index * size;
-            if offset + CHUNK_HEADER as u64 > len {
-                break;
-            }
+        while let Some(offset) = self.chunk_offset(index).filter(|o| o.saturating_add(CHUNK_HEADER as u64) <= len) {
             read_full(&self.file, &mut b, offset).map_err(|e| self.error(offset, e.to_string()))?;
             let h: ChunkHeader = read_struct(&b);
             if h.magic == CHUNK_MAGIC {
-                if CHUNK_HEADER as u64 + h.used > size {
+                if !self.fits(&h) {
                     return Err(self.error(
                         offset,
                         format!("chunk {index}: {} bytes of records do not fit a {size}-byte chunk", h.used),
@@ -242,6 +256,13 @@ impl Reader {
                 return Err(self.error(offset, format!("chunk {index}: bad chunk magic {:#x}", h.magic)));
             }
             index += 1;
+            if h.magic == 0 {
+                match next_data(&self.file, offset + CHUNK_HEADER as u64) {
+                    // The chunk holding the next data may start before it.
+                    Some(d) => index = index.max((d - HEADER_SIZE as u64) / size),
+                    None => break,
+                }
+            }
         }
         out.sort_by_key(|c| (c.header.sealed == 0, c.header.sealed, c.index));
         Ok(out)
@@ -249,27 +270,40 @@ impl Reader {
 
     /// The header of chunk `index`, as it is now.
     pub fn chunk(&self, index: u64) -> Result<ChunkInfo, Error> {
-        let offset = HEADER_SIZE as u64 + index * self.header.chunk_size;
+        let offset = self.chunk_offset(index).ok_or_else(|| self.error(0, format!("chunk {index} is out of range")))?;
         let mut b = [0u8; CHUNK_HEADER];
         let n = read_full(&self.file, &mut b, offset).map_err(|e| self.error(offset, e.to_string()))?;
         if n < CHUNK_HEADER {
             return Err(self.error(offset, format!("chunk {index} is past the end of the file")));
         }
         let header: ChunkHeader = read_struct(&b);
-        if header.magic != CHUNK_MAGIC || CHUNK_HEADER as u64 + header.used > self.header.chunk_size {
+        if header.magic != CHUNK_MAGIC || !self.fits(&header) {
             return Err(self.error(offset, format!("chunk {index}: bad chunk header")));
         }
         Ok(ChunkInfo { index, offset, header })
     }
 
-    /// The record bytes of a chunk, read into `buf`.
+    /// The record bytes of a chunk, read into `buf`. The buffer grows with
+    /// what is read, never ahead of it: a chunk header that claims more than
+    /// the file holds costs no more memory than the file.
     pub fn chunk_records(&self, c: &ChunkInfo, buf: &mut Vec<u8>) -> Result<(), Error> {
-        let n = c.header.used as usize;
-        buf.resize(n, 0);
+        const STEP: usize = 1 << 20;
+        let n = usize::try_from(c.header.used).map_err(|_| self.error(c.offset, "chunk too large".to_string()))?;
         let start = c.offset + CHUNK_HEADER as u64;
-        let got = read_full(&self.file, buf, start).map_err(|e| self.error(start, e.to_string()))?;
-        if got < n {
-            return Err(self.error(start + got as u64, format!("chunk {} is cut short: {got} of {n} bytes", c.index)));
+        buf.clear();
+        let mut got = 0;
+        while got < n {
+            let want = (n - got).min(STEP);
+            buf.resize(got + want, 0);
+            let k = read_full(&self.file, &mut buf[got..], start + got as u64)
+                .map_err(|e| self.error(start + got as u64, e.to_string()))?;
+            got += k;
+            if k < want {
+                buf.truncate(got);
+                return Err(
+                    self.error(start + got as u64, format!("chunk {} is cut short: {got} of {n} bytes", c.index))
+                );
+            }
         }
         Ok(())
     }
@@ -319,6 +353,23 @@ impl Reader {
             off += len;
         }
         Ok(())
+    }
+}
+
+/// The offset of the first data at or after `from`, or `None` when only holes
+/// follow. A file system without `SEEK_DATA` answers `from` itself.
+fn next_data(f: &File, from: u64) -> Option<u64> {
+    use std::os::fd::AsRawFd;
+    let from = i64::try_from(from).ok()?;
+    // SAFETY: lseek on a descriptor this reader owns; it changes only the
+    // file position, which the positioned reads here do not use.
+    let at = unsafe { libc::lseek(f.as_raw_fd(), from, libc::SEEK_DATA) };
+    if at >= 0 {
+        return Some(at as u64);
+    }
+    match std::io::Error::last_os_error().raw_os_error() {
+        Some(libc::ENXIO) => None,
+        _ => Some(from as u64),
     }
 }
 

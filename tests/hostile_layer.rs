@@ -1,0 +1,180 @@
+//! The layer given a hostile environment (`tests/hostile/README.md`): a full
+//! disk, a buffer size the reader would refuse, values that are not UTF-8,
+//! request files that include devices, an argument with a line break. In
+//! each the application runs as it does without cltap (same exit status and
+//! output), cltap says what is wrong in one line, and what it wrote reads
+//! back.
+
+mod common;
+use common::*;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn vecadd() -> PathBuf {
+    programs().join("vecadd")
+}
+
+fn cltap_lines(o: &Outcome) -> Vec<&str> {
+    o.stderr.lines().filter(|l| l.starts_with("cltap:")).collect()
+}
+
+/// The application in layer mode with `env`, and its outcome without cltap.
+fn with_and_without(env: &[(&str, &std::ffi::OsStr)]) -> (Outcome, Outcome) {
+    let plain = run(command(&vecadd(), &["1024"], &[Driver::Pocl], Loader::OclIcd, Mode::Plain));
+    let mut c = command(&vecadd(), &["1024"], &[Driver::Pocl], Loader::OclIcd, Mode::Layer);
+    for (k, v) in env {
+        c.env(k, v);
+    }
+    (run(c), plain)
+}
+
+#[test]
+fn a_buffer_size_the_reader_would_refuse_is_one_line_and_pass_through() {
+    let (o, plain) = with_and_without(&[("CLTAP_BUFFER_SIZE", "16G".as_ref())]);
+    assert_eq!((o.code, &o.stdout), (plain.code, &plain.stdout));
+    let lines = cltap_lines(&o);
+    assert_eq!(lines.len(), 1, "{}", o.stderr);
+    assert!(
+        lines[0].contains("CLTAP_BUFFER_SIZE=\"16G\" is not valid (accepted: a byte count from 4096 to 4G"),
+        "{}",
+        lines[0]
+    );
+}
+
+#[test]
+fn a_value_that_is_not_utf8_is_one_line_and_pass_through() {
+    use std::os::unix::ffi::OsStrExt;
+    let d = scratch("hostile-utf8");
+    let dir = d.join("out").into_os_string();
+    let mut bad = dir.as_bytes().to_vec();
+    bad.push(0xff);
+    let (o, plain) = with_and_without(&[("CLTAP_OUTPUT_DIR", std::ffi::OsStr::from_bytes(&bad))]);
+    assert_eq!((o.code, &o.stdout), (plain.code, &plain.stdout));
+    let lines = cltap_lines(&o);
+    assert_eq!(lines.len(), 1, "{}", o.stderr);
+    assert!(lines[0].contains("(accepted: UTF-8 text); cltap continues as a pure pass-through"), "{}", lines[0]);
+    assert!(std::fs::read_dir(&*d).unwrap().next().is_none(), "nothing recorded");
+}
+
+#[test]
+fn request_files_that_include_devices_do_not_read_them() {
+    let d = scratch("hostile-rocp");
+    // ROCP_METRICS goes through the same reader when a GPU's counters are
+    // planned (tests/hostile.rs reads such a file with `cltap metrics`).
+    for (var, dev) in [("ROCP_INPUT", "/dev/zero"), ("ROCP_INPUT", "/dev/stdin")] {
+        let f = d.join("input.xml");
+        std::fs::write(&f, format!("#include \"{dev}\"\n<metric name=\"SQ_WAVES\"></metric>\n")).unwrap();
+        let mut c = command(&vecadd(), &["1024"], &[Driver::Pocl], Loader::OclIcd, Mode::Layer);
+        c.env(var, &f).env("CLTAP_OUTPUT_DIR", &*d);
+        // A stdin that never ends: reading it would hang the application.
+        c.stdin(std::process::Stdio::piped());
+        let mut child = c.stdout(std::process::Stdio::piped()).stderr(std::process::Stdio::piped()).spawn().unwrap();
+        let _keep_open = child.stdin.take();
+        let out = child.wait_with_output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(0), "{var} {dev}: {stderr}");
+        assert!(
+            // A pipe has no path to resolve; a device is not a regular file.
+            stderr.contains(&format!("cannot read included file '{dev}': ")),
+            "{var} {dev}: {stderr}"
+        );
+    }
+}
+
+#[test]
+fn an_argument_with_a_line_break_leaves_a_log_cltap_reads() {
+    let d = scratch("hostile-arg");
+    let o = Command::new(root().join("target/release/cltap"))
+        .current_dir(&*d)
+        .args(["run", "--no-summary", "--driver"])
+        .arg(Driver::Pocl.library())
+        .arg("--")
+        .arg(vecadd())
+        .args(["1024", "x\nTID oops"])
+        .env_remove("OPENCL_LAYERS")
+        .output()
+        .unwrap();
+    let plain = Command::new(vecadd())
+        .args(["1024", "x\nTID oops"])
+        .env("OCL_ICD_VENDORS", Driver::Pocl.library())
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), plain.status.code(), "{}", String::from_utf8_lossy(&o.stderr));
+    let log = only_file(&d, "apilog");
+    let text = std::fs::read_to_string(&log).unwrap();
+    assert!(text.lines().any(|l| l.starts_with("# application:") && l.contains("x\\nTID oops")), "{text}");
+    let n = Command::new(root().join("target/release/cltap")).arg("normalize").arg(&log).output().unwrap();
+    assert!(n.status.success(), "{}", String::from_utf8_lossy(&n.stderr));
+}
+
+/// Runs `script` (bash) in a private mount namespace, where it may mount a
+/// tmpfs; None where this machine cannot (not root, no `unshare`).
+fn in_mount_namespace(script: &str, env: &[(String, String)]) -> Option<std::process::Output> {
+    let probe = Command::new("unshare").args(["-m", "--propagation", "private", "true"]).status();
+    if !probe.is_ok_and(|s| s.success()) {
+        eprintln!("skipped: a private mount namespace needs root and unshare(1)");
+        return None;
+    }
+    let mut c = Command::new("unshare");
+    c.args(["-m", "--propagation", "private", "bash", "-euc", script]);
+    c.envs(env.iter().map(|(k, v)| (k.as_str(), v.as_str())));
+    Some(c.output().unwrap())
+}
+
+/// The environment `command` gives a layer-mode run, as pairs.
+fn layer_env(args: &[&str]) -> Vec<(String, String)> {
+    let c = command(&calls(), args, &[Driver::Pocl], Loader::OclIcd, Mode::Layer);
+    c.get_envs().filter_map(|(k, v)| Some((k.to_str()?.to_string(), v?.to_str()?.to_string()))).collect()
+}
+
+fn calls() -> PathBuf {
+    special("calls.c", "calls-hostile")
+}
+
+/// The trailer's record and drop counts.
+fn trailer_counts(log: &Path) -> (u64, u64) {
+    let text = std::fs::read_to_string(log).unwrap();
+    let nums: Vec<u64> =
+        text.lines().last().unwrap().split(|c: char| !c.is_ascii_digit()).filter_map(|s| s.parse().ok()).collect();
+    (nums[0], nums[1])
+}
+
+#[test]
+fn a_full_disk_leaves_the_application_running_and_the_trace_readable() {
+    let d = scratch("hostile-full");
+    let args = ["stress", "1", "20000"];
+    let plain = run(command(&calls(), &args, &[Driver::Pocl], Loader::OclIcd, Mode::Plain));
+    // Two cases on a 2 MiB tmpfs: no room at all, and room for the header
+    // and a few 64 KiB chunks but not for every call.
+    for (free_kib, name) in [(0u64, "none"), (384, "some")] {
+        let out = d.join(name);
+        std::fs::create_dir_all(&out).unwrap();
+        let script = format!(
+            r#"fs={out}/fs; mkdir -p "$fs"; mount -t tmpfs -o size=2M none "$fs"
+               fallocate -l $((2048 - {free_kib}))K "$fs/filler" 2>/dev/null || dd if=/dev/zero of="$fs/filler" bs=4k 2>/dev/null || true
+               set +e; CLTAP_OUTPUT_DIR="$fs" CLTAP_BUFFER_SIZE=64K {app} {args} >{out}/stdout 2>{out}/stderr; echo $? >{out}/code; set -e
+               for t in "$fs"/*.cltrace; do [ -e "$t" ] && {cltap} render "$t" --output {out}/rendered 2>{out}/render.err; done; true"#,
+            out = out.display(),
+            app = calls().display(),
+            args = args.join(" "),
+            cltap = root().join("target/release/cltap").display(),
+        );
+        let Some(r) = in_mount_namespace(&script, &layer_env(&args)) else { return };
+        assert!(r.status.success(), "{name}: {}", String::from_utf8_lossy(&r.stderr));
+        let read = |f: &str| std::fs::read_to_string(out.join(f)).unwrap();
+        let stderr = read("stderr");
+        assert_eq!(read("code").trim().parse::<i32>().ok(), plain.code, "{name}: {stderr}");
+        assert_eq!(read("stdout"), plain.stdout, "{name}: the application's own output");
+        let msgs: Vec<&str> = stderr.lines().filter(|l| l.starts_with("cltap:")).collect();
+        assert!(!msgs.is_empty() && msgs.len() <= 3, "{name}: a few clear lines: {msgs:?}");
+        if free_kib == 0 {
+            assert!(msgs.iter().any(|m| m.contains("No space left on device")), "{msgs:?}");
+            continue;
+        }
+        assert!(msgs.iter().any(|m| m.contains("cannot grow")), "{msgs:?}");
+        let (kept, dropped) = trailer_counts(&only_file(&out.join("rendered"), "apilog"));
+        assert!(kept > 0 && dropped > 0, "{kept} kept, {dropped} dropped");
+        // The program's calls: 20,000 on its thread and one clGetPlatformIDs.
+        assert_eq!(kept + dropped, 20_001);
+    }
+}

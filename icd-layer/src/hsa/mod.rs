@@ -33,6 +33,7 @@ pub mod kernels;
 pub mod names;
 pub mod onload;
 pub mod proxy;
+pub mod room;
 mod traced;
 pub mod unload;
 pub mod wrappers;

@@ -305,7 +305,7 @@ unsafe extern "C" fn on_packets(
     }
     // `QueueInfo` is never freed.
     let q: &'static QueueInfo = &*(data as *const QueueInfo);
-    let changed = crate::guard::guard(None, || handle(pkts as *const u8, count, index, q));
+    let (changed, watch) = crate::guard::guard((None, None), || handle(pkts as *const u8, count, index, q));
     let (out, n) = match &changed {
         Some(v) => (v.as_ptr() as *const c_void, (v.len() / PACKET_SIZE) as u64),
         None => (pkts, count),
@@ -314,6 +314,9 @@ unsafe extern "C" fn on_packets(
     q.room.wait_for(n);
     writer(out, n);
     q.room.wrote(n);
+    if let Some(at) = watch {
+        q.room.watch(at);
+    }
 }
 
 fn words(q: &QueueInfo, index: u64, p: &KernelDispatch) -> [u64; DISPATCH_WORDS] {
@@ -339,14 +342,18 @@ fn words(q: &QueueInfo, index: u64, p: &KernelDispatch) -> [u64; DISPATCH_WORDS]
 /// instead when some changed: with timestamps, completion signals replaced
 /// by proxies; with counters, each dispatch between its `start` and `stop`
 /// packets.
-fn handle(pkts: *const u8, count: u64, index: u64, q: &'static QueueInfo) -> Option<Vec<u8>> {
+/// Also returns the hidden-queue index of the last packet whose completion cltap will see.
+fn handle(pkts: *const u8, count: u64, index: u64, q: &'static QueueInfo) -> (Option<Vec<u8>>, Option<u64>) {
     let n = count as usize;
     // SAFETY: the runtime passes `count` packets of 64 bytes.
     let bytes = unsafe { std::slice::from_raw_parts(pkts, n * PACKET_SIZE) };
     let counting = super::counters::counting(q.agent);
     let mut out = Rewrite { src: bytes, out: None };
+    let mut watch = None;
     for i in 0..n {
-        let raw: &[u8; PACKET_SIZE] = bytes[i * PACKET_SIZE..(i + 1) * PACKET_SIZE].try_into().ok()?;
+        let Ok(raw) = <&[u8; PACKET_SIZE]>::try_from(&bytes[i * PACKET_SIZE..(i + 1) * PACKET_SIZE]) else {
+            return (None, None);
+        };
         let p = KernelDispatch::read(raw);
         let kind = p.header().kind;
         count_packet(kind);
@@ -386,7 +393,7 @@ fn handle(pkts: *const u8, count: u64, index: u64, q: &'static QueueInfo) -> Opt
             if let Some(c) =
                 super::counters::wrap(seq, q.agent, wt, name.clone(), p.completion_signal, q.mode >= 2, tool, stop)
             {
-                q.room.watch(at + 2);
+                watch = Some(at + 2);
                 if q.mode < 2 {
                     cltap::trace::local::record_kind::<KIND_HSA_DISPATCH>(seq, 0, 0, &w, name.as_deref());
                 }
@@ -400,7 +407,7 @@ fn handle(pkts: *const u8, count: u64, index: u64, q: &'static QueueInfo) -> Opt
         } else {
             match proxy(q, seq, w, name.clone(), dispatch, p.completion_signal, at) {
                 Some(sig) => {
-                    q.room.watch(at);
+                    watch = Some(at);
                     np.completion_signal = sig;
                     out.replace(i, &[&np.bytes()]);
                     continue;
@@ -414,7 +421,7 @@ fn handle(pkts: *const u8, count: u64, index: u64, q: &'static QueueInfo) -> Opt
         }
         out.keep(i);
     }
-    out.out
+    (out.out, watch)
 }
 
 /// The packets to write instead of the application's, built only once one

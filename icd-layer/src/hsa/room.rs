@@ -15,9 +15,9 @@
 //! The hidden queue is not reachable through any API, so its indices are
 //! bounded from what cltap knows: its write index is the number of packets
 //! cltap handed over (it starts at 0, and only the handler fills it while
-//! nothing overflows); its read index is at least one past the last packet of
-//! cltap's own seen to complete (a counted dispatch's `stop`, a timed
-//! dispatch's proxy signal).
+//! nothing overflows); its read index is at least the index of the last
+//! packet of cltap's own seen to complete (a counted dispatch's `stop`, a
+//! timed dispatch's proxy signal).
 
 use std::cell::Cell;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -27,7 +27,9 @@ pub struct Room {
     size: u64,
     /// Packets handed to the runtime's writer: the hidden queue's write index.
     written: AtomicU64,
-    /// At most the hidden queue's read index: one past the last watched packet seen complete.
+    /// One past the last watched packet seen complete. The read index is at least that packet's
+    /// index, not one past it: the packet processor may complete a packet's signal before it moves
+    /// its read index on (the emulated one does), and counting that slot free overflowed the queue.
     passed: AtomicU64,
     /// One past the last packet handed over whose completion raises `passed`.
     watched: AtomicU64,
@@ -59,19 +61,20 @@ impl Room {
         self.written.fetch_add(n, Ordering::Relaxed);
     }
 
-    /// The packet at hidden index `at` will be seen to complete ([`Room::passed`]).
+    /// The packet at hidden index `at`, handed over, will be seen to complete ([`Room::passed`]).
     pub fn watch(&self, at: u64) {
         self.watched.fetch_max(at + 1, Ordering::AcqRel);
     }
 
-    /// The packet at hidden index `at` completed, so the packet processor has read it.
+    /// The packet at hidden index `at` completed, so the read index has reached it.
     pub fn passed(&self, at: u64) {
         self.passed.fetch_max(at + 1, Ordering::AcqRel);
     }
 
     /// Whether `n` more packets surely fit: ROCr copies them only with more free slots than packets.
     fn fits(&self, n: u64) -> bool {
-        let used = self.written.load(Ordering::Relaxed).saturating_sub(self.passed.load(Ordering::Acquire));
+        let read = self.passed.load(Ordering::Acquire).saturating_sub(1);
+        let used = self.written.load(Ordering::Relaxed).saturating_sub(read);
         self.size.saturating_sub(used) > n
     }
 
@@ -104,8 +107,8 @@ mod tests {
         assert!(r.fits(3));
         assert!(!r.fits(4), "ROCr needs more free slots than packets");
         r.watch(3);
-        r.passed(1);
-        assert!(r.fits(5));
+        r.passed(3);
+        assert!(r.fits(5), "the completed packet's slot may still be taken");
         assert!(!r.fits(6));
     }
 

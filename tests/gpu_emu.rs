@@ -224,3 +224,40 @@ fn cltap_counts_a_hip_program_through_rocrs_aqlprofile_extension() {
         assert!(t.begin <= t.end, "{}: {t:?}", x.kernel_name);
     }
 }
+
+/// 40 kernel dispatches written into a 64-packet queue and rung in with one doorbell store, counted
+/// by cltap: ROCr 5.2.3's intercept queue hands them to cltap one after another in that one store,
+/// and cltap's `[start, dispatch, stop]` would need 120 slots of ROCr's hidden 64-packet queue. The
+/// command processor is slowed (`GPU_EMU_PACKET_DELAY_US`) so that it drains next to nothing while
+/// they are handed over: the second rewrite that found no room aborted the program in ROCr
+/// (`overflow buffer not empty`) before cltap waited for room (docs/counters.md#a-full-queue). The
+/// assertions hold at any speed: every dispatch ran and every one was counted.
+#[test]
+fn cltap_counts_a_burst_bigger_than_rocrs_hidden_queue() {
+    let _ = layer();
+    let out = scratch("gpu-emu-cltap-burst");
+    let co = built().join("kernels.co");
+    let mut c = on_emu(Path::new(env!("CARGO_BIN_EXE_cltap")), &[]);
+    c.env("GPU_EMU_PACKET_DELAY_US", "20000");
+    c.args(["run", "--no-summary", "--hsa", "--hsa-intercept", "2", "--counters", "SQ_WAVES", "--output"])
+        .arg(&*out)
+        .arg("--")
+        .arg(built().join("emu_client"))
+        .arg(&co)
+        .arg("burst");
+    let o = run(c);
+    passed(&o, "emu_client");
+    assert!(!o.stderr.contains("Use of non-host signal"), "{}", o.stderr);
+    let file = std::fs::read_dir(&*out)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.to_string_lossy().ends_with(".results.csv"))
+        .unwrap_or_else(|| panic!("no .results.csv\nstdout:\n{}\nstderr:\n{}", o.stdout, o.stderr));
+    let r = cltap_formats::perf::read_results(&std::fs::read_to_string(file).unwrap()).unwrap();
+    let burst: Vec<_> = r.rows.iter().filter(|x| x.kernel_name == "vadd_f32.kd").collect();
+    assert_eq!(burst.len(), 40, "{:?}", r.rows.iter().map(|x| &x.kernel_name).collect::<Vec<_>>());
+    for x in burst {
+        let waves = x.grd.div_ceil(x.wgr) * x.wgr.div_ceil(64);
+        assert_eq!(x.values, [Some(waves as f64)], "{}", x.kernel_name);
+    }
+}

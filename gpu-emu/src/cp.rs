@@ -25,6 +25,29 @@ const VENDOR_SIGNAL_OFFSET: usize = 56;
 /// `GPU_EMU_LOG=1`: one stderr line per packet run (for tests and debugging; off by default).
 pub const LOG_VARIABLE: &str = "GPU_EMU_LOG";
 
+/// `GPU_EMU_PACKET_DELAY_US=N`: the command processor waits N microseconds before each packet,
+/// as a slow device (or a long kernel) would, so that queues fill up behind it (for tests).
+pub const DELAY_VARIABLE: &str = "GPU_EMU_PACKET_DELAY_US";
+/// The longest delay accepted (one second).
+const DELAY_MAX_US: u64 = 1_000_000;
+
+fn delay() -> Option<Duration> {
+    static DELAY: std::sync::OnceLock<Option<Duration>> = std::sync::OnceLock::new();
+    *DELAY.get_or_init(|| {
+        let v = std::env::var(DELAY_VARIABLE).ok()?;
+        match v.parse::<u64>() {
+            Ok(0) => None,
+            Ok(us) if us <= DELAY_MAX_US => Some(Duration::from_micros(us)),
+            _ => {
+                crate::note(format_args!(
+                    "{DELAY_VARIABLE}={v}: not a number of microseconds from 0 to {DELAY_MAX_US}; packets run undelayed"
+                ));
+                None
+            }
+        }
+    })
+}
+
 fn logging() -> bool {
     static ON: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
     *ON.get_or_init(|| std::env::var(LOG_VARIABLE).is_ok_and(|v| v == "1"))
@@ -64,6 +87,9 @@ pub fn step(q: &Queue) -> bool {
     // SAFETY: a whole 64-byte packet slot of the ring.
     let bytes: [u8; PACKET_SIZE] = unsafe { std::ptr::read_volatile(slot as *const [u8; PACKET_SIZE]) };
     let kind = PacketType::from_u8(h as u8);
+    if let Some(d) = delay() {
+        std::thread::sleep(d);
+    }
     if logging() {
         log(q, read, kind, &bytes);
     }

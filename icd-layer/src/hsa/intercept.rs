@@ -46,6 +46,8 @@ const HSA_STATUS_SUCCESS: u32 = 0;
 const HSA_STATUS_ERROR: u32 = 0x1000;
 /// `hsa_queue_t.id`'s offset.
 const QUEUE_ID_OFFSET: usize = 32;
+/// `hsa_queue_t.size`'s offset (a u32, in packets).
+const QUEUE_SIZE_OFFSET: usize = 24;
 
 type Writer = unsafe extern "C" fn(*const c_void, u64);
 type Handler = unsafe extern "C" fn(*const c_void, u64, u64, *mut c_void, Option<Writer>);
@@ -107,6 +109,8 @@ struct QueueInfo {
     /// order: rocprofiler v1's `queue_id`.
     number: u32,
     mode: u8,
+    /// Room in the runtime's hidden queue behind this one.
+    room: super::room::Room,
 }
 
 static NEXT_QUEUE: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
@@ -269,6 +273,7 @@ fn create(
             queue_id: std::ptr::read_volatile(q.add(QUEUE_ID_OFFSET) as *const u64),
             number: NEXT_QUEUE.fetch_add(1, Ordering::Relaxed),
             mode: m,
+            room: super::room::Room::new(std::ptr::read_volatile(q.add(QUEUE_SIZE_OFFSET) as *const u32)),
         }));
         let reg: unsafe extern "C" fn(*mut u8, Handler, *mut c_void) -> u32 = std::mem::transmute(register);
         if reg(q, on_packets, info as *mut c_void) != HSA_STATUS_SUCCESS {
@@ -298,10 +303,19 @@ unsafe extern "C" fn on_packets(
         writer(pkts, count);
         return;
     }
-    let changed = crate::guard::guard(None, || handle(pkts as *const u8, count, index, &*(data as *const QueueInfo)));
-    match changed {
-        Some(v) => writer(v.as_ptr() as *const c_void, (v.len() / PACKET_SIZE) as u64),
-        None => writer(pkts, count),
+    // `QueueInfo` is never freed.
+    let q: &'static QueueInfo = &*(data as *const QueueInfo);
+    let (changed, watch) = crate::guard::guard((None, None), || handle(pkts as *const u8, count, index, q));
+    let (out, n) = match &changed {
+        Some(v) => (v.as_ptr() as *const c_void, (v.len() / PACKET_SIZE) as u64),
+        None => (pkts, count),
+    };
+    // More than fit would abort the process in ROCr 5.2.3 (see `room`).
+    q.room.wait_for(n);
+    writer(out, n);
+    q.room.wrote(n);
+    if let Some(at) = watch {
+        q.room.watch(at);
     }
 }
 
@@ -328,14 +342,18 @@ fn words(q: &QueueInfo, index: u64, p: &KernelDispatch) -> [u64; DISPATCH_WORDS]
 /// instead when some changed: with timestamps, completion signals replaced
 /// by proxies; with counters, each dispatch between its `start` and `stop`
 /// packets.
-fn handle(pkts: *const u8, count: u64, index: u64, q: &QueueInfo) -> Option<Vec<u8>> {
+/// Also returns the hidden-queue index of the last packet whose completion cltap will see.
+fn handle(pkts: *const u8, count: u64, index: u64, q: &'static QueueInfo) -> (Option<Vec<u8>>, Option<u64>) {
     let n = count as usize;
     // SAFETY: the runtime passes `count` packets of 64 bytes.
     let bytes = unsafe { std::slice::from_raw_parts(pkts, n * PACKET_SIZE) };
     let counting = super::counters::counting(q.agent);
     let mut out = Rewrite { src: bytes, out: None };
+    let mut watch = None;
     for i in 0..n {
-        let raw: &[u8; PACKET_SIZE] = bytes[i * PACKET_SIZE..(i + 1) * PACKET_SIZE].try_into().ok()?;
+        let Ok(raw) = <&[u8; PACKET_SIZE]>::try_from(&bytes[i * PACKET_SIZE..(i + 1) * PACKET_SIZE]) else {
+            return (None, None);
+        };
         let p = KernelDispatch::read(raw);
         let kind = p.header().kind;
         count_packet(kind);
@@ -366,12 +384,16 @@ fn handle(pkts: *const u8, count: u64, index: u64, q: &QueueInfo) -> Option<Vec<
             kernel: &kernel,
             dispatch_time: dispatch,
         });
+        // Where this packet goes in the hidden queue.
+        let at = q.room.next() + out.len(i);
         if counting || tool.is_some() {
             let mut wt = w;
             wt[DISPATCH_TIME_DISPATCH] = dispatch;
+            let stop = (&q.room, at + 2);
             if let Some(c) =
-                super::counters::wrap(seq, q.agent, wt, name.clone(), p.completion_signal, q.mode >= 2, tool)
+                super::counters::wrap(seq, q.agent, wt, name.clone(), p.completion_signal, q.mode >= 2, tool, stop)
             {
+                watch = Some(at + 2);
                 if q.mode < 2 {
                     cltap::trace::local::record_kind::<KIND_HSA_DISPATCH>(seq, 0, 0, &w, name.as_deref());
                 }
@@ -383,8 +405,9 @@ fn handle(pkts: *const u8, count: u64, index: u64, q: &QueueInfo) -> Option<Vec<
         if q.mode < 2 {
             cltap::trace::local::record_kind::<KIND_HSA_DISPATCH>(seq, 0, 0, &w, name.as_deref());
         } else {
-            match proxy(q, seq, w, name.clone(), dispatch, p.completion_signal) {
+            match proxy(q, seq, w, name.clone(), dispatch, p.completion_signal, at) {
                 Some(sig) => {
+                    watch = Some(at);
                     np.completion_signal = sig;
                     out.replace(i, &[&np.bytes()]);
                     continue;
@@ -398,7 +421,7 @@ fn handle(pkts: *const u8, count: u64, index: u64, q: &QueueInfo) -> Option<Vec<
         }
         out.keep(i);
     }
-    out.out
+    (out.out, watch)
 }
 
 /// The packets to write instead of the application's, built only once one
@@ -409,6 +432,11 @@ struct Rewrite<'a> {
 }
 
 impl Rewrite<'_> {
+    /// Packets written so far, before packet `i` of the batch.
+    fn len(&self, i: usize) -> u64 {
+        self.out.as_ref().map_or(i, |o| o.len() / PACKET_SIZE) as u64
+    }
+
     /// Packet `i` goes as the application wrote it.
     fn keep(&mut self, i: usize) {
         if let Some(o) = self.out.as_mut() {
@@ -438,6 +466,9 @@ fn packet_bytes(p: &cltap::hsa::aqlprofile::Pm4Packet) -> [u8; PACKET_SIZE] {
 
 /// A dispatch whose proxy signal has not completed yet.
 struct Pending {
+    /// The queue's room and the dispatch's index in its hidden queue.
+    room: &'static super::room::Room,
+    at: u64,
     agent: u64,
     name: Option<Arc<str>>,
     seq: u64,
@@ -449,16 +480,26 @@ struct Pending {
 /// Makes the proxy completion signal of one dispatch and waits for it
 /// asynchronously; None when either step fails (the packet goes unchanged).
 fn proxy(
-    q: &QueueInfo,
+    q: &'static QueueInfo,
     seq: u64,
     mut words: [u64; DISPATCH_WORDS],
     name: Option<Arc<str>>,
     dispatch: u64,
     app_signal: u64,
+    at: u64,
 ) -> Option<u64> {
     words[DISPATCH_TIME_DISPATCH] = dispatch;
     let sig = super::proxy::new_signal()?;
-    let arg = Box::into_raw(Box::new(Pending { agent: q.agent, name, seq, words, app_signal, proxy: sig }));
+    let arg = Box::into_raw(Box::new(Pending {
+        room: &q.room,
+        at,
+        agent: q.agent,
+        name,
+        seq,
+        words,
+        app_signal,
+        proxy: sig,
+    }));
     // SAFETY: `on_complete` takes back the `Pending` it is given.
     if !unsafe { super::proxy::when_done(sig, on_complete, arg as *mut c_void) } {
         // SAFETY: the runtime refused it: `arg` is still ours.
@@ -475,7 +516,9 @@ unsafe extern "C" fn on_complete(_value: i64, arg: *mut c_void) -> bool {
     if arg.is_null() {
         return false;
     }
+    super::room::on_signal_thread();
     let p = Box::from_raw(arg as *mut Pending);
+    p.room.passed(p.at);
     crate::guard::guard((), || complete(&p));
     false
 }

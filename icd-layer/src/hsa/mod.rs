@@ -37,6 +37,7 @@ pub mod names;
 pub mod once;
 pub mod onload;
 pub mod proxy;
+pub mod room;
 mod traced;
 pub mod unload;
 pub mod wrappers;

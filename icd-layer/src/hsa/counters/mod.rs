@@ -88,8 +88,10 @@ pub fn tool_request(d: &DispatchInfo<'_>) -> Option<ToolRequest> {
 /// The packets around dispatch `seq` (record words `words`, completion
 /// signal `app_signal`), counting the tool's events if `tool` asks, else
 /// cltap's own; with `record`, the dispatch's record is written when its
-/// values are read. None when nothing counts it or a step failed (the
-/// dispatch then goes unchanged).
+/// values are read. `stop` is the queue's room and where the `stop` packet
+/// goes in its hidden queue, told when it completes. None when nothing
+/// counts it or a step failed (the dispatch then goes unchanged).
+#[allow(clippy::too_many_arguments)]
 pub fn wrap(
     seq: u64,
     agent: u64,
@@ -98,9 +100,10 @@ pub fn wrap(
     app_signal: u64,
     record: bool,
     tool: Option<ToolRequest>,
+    stop: (&'static super::room::Room, u64),
 ) -> Option<Wrapped> {
     let b = backend::get().filter(|b| b.gpu == agent)?;
-    let d = session::Dispatch { seq, agent, words, name, app_signal, record };
+    let d = session::Dispatch { seq, agent, words, name, app_signal, record, stop };
     match tool {
         Some(t) => {
             // cltap's own request is served around the same dispatch when

@@ -4,6 +4,7 @@
 //! for the next dispatch; a tool's are freed after use.
 
 use super::super::api::id;
+use super::super::room::{self, Room};
 use super::super::wrappers::orig;
 use super::backend::{self, Backend};
 use cltap::hsa::aqlprofile::{self as aql, Event, Pm4Packet, Profile};
@@ -46,6 +47,8 @@ pub struct Session {
     proxy: u64,
     /// Record the dispatch (with its times) when it is read.
     record: bool,
+    /// Told when the `stop` packet completed.
+    stop: Option<(&'static Room, u64)>,
     sink: Sink,
 }
 
@@ -81,6 +84,8 @@ pub struct Dispatch {
     pub app_signal: u64,
     /// Record it (with its times) when its values are read.
     pub record: bool,
+    /// The queue's room and the `stop` packet's index in its hidden queue.
+    pub stop: (&'static Room, u64),
 }
 
 /// What goes around a counted dispatch.
@@ -107,6 +112,7 @@ pub fn wrap(b: &'static Backend, d: Dispatch, events: &Arc<[Event]>, sink: Sink)
     s.name = d.name;
     s.app_signal = d.app_signal;
     s.record = d.record;
+    s.stop = Some(d.stop);
     s.proxy = match super::super::proxy::new_signal() {
         Some(p) => p,
         None => {
@@ -184,6 +190,7 @@ fn new_session(b: &Backend, events: Arc<[Event]>) -> Option<Box<Session>> {
         app_signal: 0,
         proxy: 0,
         record: false,
+        stop: None,
         sink: Sink::Trace { pass: 0 },
     }))
 }
@@ -204,7 +211,11 @@ unsafe extern "C" fn on_stopped(_value: i64, arg: *mut c_void) -> bool {
     if arg.is_null() {
         return false;
     }
+    room::on_signal_thread();
     let mut s = Box::from_raw(arg as *mut Session);
+    if let Some((room, at)) = s.stop {
+        room.passed(at);
+    }
     let Some(b) = backend::get() else { return false };
     let values = crate::guard::guard(BTreeMap::new(), || read(b, &s));
     match &mut s.sink {

@@ -17,24 +17,8 @@
 #include <hsa/hsa_ext_amd.h>
 #include <hsa/hsa_ven_amd_aqlprofile.h>
 
-static int failures;
-#define CHECK(cond, ...)                                          \
-  do {                                                            \
-    if (!(cond)) {                                                \
-      printf("aql_client: FAIL line %d: %s: ", __LINE__, #cond);  \
-      printf(__VA_ARGS__);                                        \
-      printf("\n");                                               \
-      failures++;                                                 \
-    }                                                             \
-  } while (0)
-#define CHECK_OK(call)                                                             \
-  do {                                                                             \
-    hsa_status_t st_ = (call);                                                     \
-    if (st_ != HSA_STATUS_SUCCESS) {                                               \
-      printf("aql_client: FAIL line %d: %s returned %#x\n", __LINE__, #call, st_); \
-      exit(1);                                                                     \
-    }                                                                              \
-  } while (0)
+#define CLIENT "aql_client"
+#include "check.h"
 
 static hsa_agent_t gpu;
 static hsa_amd_memory_pool_t host_pool;

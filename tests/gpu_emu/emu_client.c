@@ -21,26 +21,8 @@
 #include <hsa/hsa.h>
 #include <hsa/hsa_ext_amd.h>
 
-static int failures;
-#define CHECK(cond, ...)                                          \
-  do {                                                            \
-    if (!(cond)) {                                                \
-      printf("emu_client: FAIL line %d: %s: ", __LINE__, #cond);  \
-      printf(__VA_ARGS__);                                        \
-      printf("\n");                                               \
-      failures++;                                                 \
-    }                                                             \
-  } while (0)
-#define CHECK_OK(call)                                                                      \
-  do {                                                                                      \
-    hsa_status_t st_ = (call);                                                              \
-    if (st_ != HSA_STATUS_SUCCESS) {                                                        \
-      const char* s_ = "?";                                                                 \
-      hsa_status_string(st_, &s_);                                                          \
-      printf("emu_client: FAIL line %d: %s returned %#x (%s)\n", __LINE__, #call, st_, s_); \
-      exit(1);                                                                              \
-    }                                                                                       \
-  } while (0)
+#define CLIENT "emu_client"
+#include "check.h"
 
 #define N 1024
 #define FOREVER UINT64_MAX

@@ -81,6 +81,12 @@ static hsa_status_t hsa_cb(rocprofiler_hsa_cb_id_t id, const rocprofiler_hsa_cal
 static bool pool_handler(const rocprofiler_pool_entry_t* e, void* arg) {
   (void)arg;
   unsigned n = *(unsigned*)e->payload;
+  /* As rocprof's own tool: the entry's values reach the features only
+   * through get_data (5.2.3 writes nothing before calling the handler). */
+  rocprofiler_group_t group;
+  hsa_status_t st = rocprofiler_get_group(e->context, 0, &group);
+  if (st == HSA_STATUS_SUCCESS) st = rocprofiler_group_get_data(&group);
+  if (st != HSA_STATUS_SUCCESS) LINE("pool_get_data status=0x%x\n", (unsigned)st);
   LINE("delivered=%u waves_kind=%d waves=%lu aligned=%d\n", n, (int)features[0].data.kind,
        (unsigned long)features[0].data.result_int64, ((uintptr_t)e->payload & 63) == 0);
   return false;

@@ -138,8 +138,6 @@ impl Context {
                     Request::Metric(m) => matches!(catalog.metric_at(m).kind, MetricKind::Basic(_)),
                     Request::Instance { .. } | Request::Raw { .. } => true,
                 };
-                // Results start uninitialised, as v1 resets them before reading.
-                std::ptr::addr_of_mut!((*feature.0).data).write(Data::UNINIT);
                 specs.push(Spec {
                     name,
                     counter,
@@ -228,18 +226,18 @@ impl Context {
         Ok(())
     }
 
-    /// The values of group `index`'s dispatch arrived: they are kept, every
-    /// feature that can be computed now is written, and waiters wake.
-    /// Returns whether the tool's handler should be called (not when closed).
+    /// The values of group `index`'s dispatch arrived: they are kept and
+    /// waiters wake. No feature is written here: the tool's features array
+    /// is often shared by all its contexts and read under the tool's own
+    /// lock, so, as in rocprofiler 5.2.3, only the tool's own `get_data` and
+    /// `get_metrics` calls write it. Returns whether the tool's handler
+    /// should be called (not when closed).
     pub fn finish(&self, index: u32, values: &BTreeMap<aqlprofile::Event, u64>) -> bool {
         let Ok(g) = self.check(index) else { return false };
         let mut slots = self.slots.lock();
         slots[g].pending = slots[g].pending.saturating_sub(1);
         slots[g].values = Some(values.iter().filter_map(|(e, v)| Some((Event::from_aql(e)?, *v))).collect());
         let open = !self.is_closed();
-        if open {
-            self.fill(&slots);
-        }
         drop(slots);
         self.changed.notify_all();
         open && self.handler.is_some()
@@ -283,6 +281,12 @@ impl Context {
         }
         if slots[g].values.is_none() {
             return Err(RocpError::NotCollected(index));
+        }
+        // As 5.2.3's GetData: the group's features read as uninitialised
+        // unless this context's values complete them.
+        for spec in self.specs.iter().filter(|s| s.groups.contains(&g)) {
+            // SAFETY: the tool's feature, alive while the context is open.
+            unsafe { std::ptr::addr_of_mut!((*spec.feature.0).data).write(Data::UNINIT) };
         }
         self.fill(&slots);
         Ok(())

@@ -83,11 +83,35 @@ fn a_counter_and_a_derived_metric_in_one_group_get_int64_and_double() {
         values.insert(ev(Block::TCC, i, 20), 10 + i as u64);
     }
     assert!(!ctx.finish(0, &values), "no handler: nothing to call");
+    ctx.get_data(0, false).unwrap();
     assert_eq!(int(&fs.f[0].data), 40);
     assert_eq!(double(&fs.f[1].data), 75.0);
     assert_eq!(int(&fs.f[2].data), (10..26).sum::<u64>());
-    ctx.get_data(0, false).unwrap();
     ctx.get_metrics().unwrap();
+}
+
+/// rocprofiler's own tool (`test/tool/tool.cpp` at rocm-5.2.3) gives every
+/// context the same features array and reads it under its own lock: only
+/// the tool's `get_data`/`get_metrics` may write it. Writing it when a
+/// context opened or its values arrived (on the runtime's threads) made the
+/// tool read `ROCPROFILER_DATA_KIND_UNINIT` for another context and abort.
+#[test]
+fn contexts_sharing_one_features_array_write_it_only_when_the_tool_asks() {
+    let cat = catalog(&gfx9_defaults());
+    let mut fs = features(&["SQ_WAVES"]);
+    let a = open(&cat, &mut fs, 0, None).unwrap();
+    a.finish(0, &BTreeMap::from([(ev(Block::SQ, 0, 4), 40u64)]));
+    a.get_data(0, false).unwrap();
+    assert_eq!(int(&fs.f[0].data), 40);
+
+    let b = open(&cat, &mut fs, 0, None).unwrap();
+    assert_eq!(int(&fs.f[0].data), 40, "opening another context left the tool's array alone");
+    b.finish(0, &BTreeMap::from([(ev(Block::SQ, 0, 4), 7u64)]));
+    assert_eq!(int(&fs.f[0].data), 40, "another context's values wait for the tool's get_data");
+    a.get_metrics().unwrap();
+    assert_eq!(int(&fs.f[0].data), 40, "a's own values, read again");
+    b.get_data(0, false).unwrap();
+    assert_eq!(int(&fs.f[0].data), 7);
 }
 
 #[test]
@@ -110,6 +134,7 @@ fn features_spread_over_groups_wait_for_all_of_them() {
     let valu = BTreeMap::from([(ev(Block::SQ, 0, 26), 120u64)]);
     assert!(matches!(ctx.get_data(other, true), Err(RocpError::NotCollected(g)) if g == other));
     ctx.finish(wave_group, &wave);
+    ctx.get_data(wave_group, false).unwrap();
     assert_eq!(int(&fs.f[1].data), 10);
     assert_eq!(fs.f[0].data.kind, abi::DATA_KIND_UNINIT);
     match ctx.get_metrics() {
@@ -173,7 +198,7 @@ unsafe extern "C" fn handler(g: Group, arg: *mut c_void) -> bool {
 }
 
 #[test]
-fn a_collection_fills_the_features_then_calls_the_handler_or_unpends_when_dropped() {
+fn a_collection_calls_the_handler_whose_get_data_fills_the_features_or_unpends_when_dropped() {
     let cat = catalog(&gfx9_defaults());
     let mut fs = features(&["SQ_WAVES"]);
     let props = Properties {
@@ -191,7 +216,12 @@ fn a_collection_fills_the_features_then_calls_the_handler_or_unpends_when_droppe
         "pending: a dispatch callback must not wait"
     );
     c.finish(&BTreeMap::from([(ev(Block::SQ, 0, 4), 7u64)]));
-    assert_eq!(HANDLED.lock().as_slice(), [(0, abi::DATA_KIND_INT64, 0x5a5a)], "the handler sees the data written");
+    assert_eq!(
+        HANDLED.lock().as_slice(),
+        [(0, abi::DATA_KIND_UNINIT, 0x5a5a)],
+        "as in 5.2.3, the handler is called before anything is written: its get_data writes"
+    );
+    ctx.get_data(0, false).unwrap();
     assert_eq!(int(&fs.f[0].data), 7);
 
     // A dispatch that is not counted after all: get_data answers at once.

@@ -2,13 +2,16 @@
 //! yields one message naming the variable, the value and what is accepted, and
 //! the layer then records nothing (it still forwards every call).
 
+use crate::naming::Process;
 use std::path::PathBuf;
 
 /// Every variable cltap reads, with what it accepts, for messages and docs.
 pub const VARIABLES: &[(&str, &str)] = &[
     ("CLTAP_ICD_FILENAMES", "colon-separated paths of the real OpenCL drivers (ICD mode)"),
     ("CLTAP_SUMMARY", "0 or 1: print the call summary at exit"),
-    ("CLTAP_OUTPUT_DIR", "a directory for output files, created if missing"),
+    ("CLTAP_OUTPUT_DIR", "a directory for output files, created if missing; may hold template fields (%hostname%, %pid%, %rank%, %env{NAME}%…)"),
+    ("CLTAP_OUTPUT_NAME", "a template for the name of this process's files, before their extension (default %app%.%pid%, and .r%rank% under a launcher)"),
+    ("CLTAP_RANKS", "comma-separated ranks and ranges (0,3-5): only those ranks of a job are traced; the others run at pass-through cost"),
     ("CLTAP_API_LOG", "0 or 1: write the API log (default 1)"),
     ("CLTAP_LOG", "file, stderr or stdout: where the API log goes"),
     ("CLTAP_LOG_DECODE", "0 or 1: add decoded values to the API log"),
@@ -74,6 +77,10 @@ pub struct Config {
     /// Never an error here: a library that cannot be loaded gets its own
     /// line when it is tried, and the others still load.
     pub tool_libs: Vec<PathBuf>,
+    /// `CLTAP_OUTPUT_NAME`: the files' name template (checked).
+    pub output_name: Option<String>,
+    /// `CLTAP_RANKS`: the ranks traced; `None`, every process.
+    pub ranks: Option<crate::naming::Ranks>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -106,6 +113,8 @@ impl Default for Config {
             input_counters: Vec::new(),
             counter_pass: 0,
             tool_libs: Vec::new(),
+            output_name: None,
+            ranks: None,
         }
     }
 }
@@ -174,6 +183,12 @@ impl Config {
     pub fn records_calls(&self) -> bool {
         // Tools' buffers are fed from the trace.
         self.api_log || self.timeline || self.atp || self.counting() || !self.tool_libs.is_empty()
+    }
+
+    /// Whether `CLTAP_RANKS` selects this process (a process no launcher
+    /// started counts as rank 0).
+    pub fn selects(&self, p: &Process) -> bool {
+        self.ranks.as_ref().is_none_or(|r| r.selects(p.rank))
     }
 
     /// Whether counters were asked for.
@@ -255,6 +270,8 @@ pub enum ConfigError {
     Invalid { var: &'static str, value: String, accepted: &'static str },
     #[error("{var}: {why}; cltap continues as a pure pass-through")]
     Input { var: &'static str, why: String },
+    #[error("{var}={value:?} is not valid: {why}; cltap continues as a pure pass-through")]
+    Template { var: &'static str, value: String, why: crate::naming::TemplateError },
     #[error("{var}={value:?} is not valid (accepted: UTF-8 text); cltap continues as a pure pass-through")]
     NotText { var: String, value: String },
     #[error("{var}={value:?}: {var} is not a cltap variable (known: {known}); cltap continues as a pure pass-through")]
@@ -338,12 +355,36 @@ impl Config {
                         Ok(())
                     }
                 }
+                "CLTAP_OUTPUT_NAME" => {
+                    crate::naming::stem_with(Some(&v), &Process::current(), &|k| std::env::var(k).ok())
+                        .map(|_| cfg.output_name = Some(v.clone()))
+                        .map_err(|why| ConfigError::Template { var: "CLTAP_OUTPUT_NAME", value: v.clone(), why })
+                }
+                "CLTAP_RANKS" => match crate::naming::Ranks::parse(&v) {
+                    Some(r) => {
+                        cfg.ranks = Some(r);
+                        Ok(())
+                    }
+                    None => Err(ConfigError::Invalid {
+                        var: "CLTAP_RANKS",
+                        value: v.clone(),
+                        accepted: "comma-separated ranks and ranges, e.g. 0,3-5",
+                    }),
+                },
                 "CLTAP_OUTPUT_DIR" => {
+                    // Expanded once, here: a forked child writes beside its parent.
+                    let dir = match crate::naming::expand(&v, &Process::current(), &|k| std::env::var(k).ok()) {
+                        Ok(d) => d,
+                        Err(why) => {
+                            errors.push(ConfigError::Template { var: "CLTAP_OUTPUT_DIR", value: v.clone(), why });
+                            continue;
+                        }
+                    };
                     // Created when missing, as `cltap run --output` does.
-                    let p = std::path::Path::new(&v);
+                    let p = std::path::Path::new(&dir);
                     match std::fs::create_dir_all(p) {
                         Ok(()) if p.is_dir() => {
-                            cfg.output_dir = PathBuf::from(&v);
+                            cfg.output_dir = PathBuf::from(&dir);
                             Ok(())
                         }
                         Ok(()) => Err(ConfigError::Invalid {

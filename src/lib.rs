@@ -18,6 +18,7 @@ pub mod icd;
 pub mod icd_table;
 pub mod meta;
 pub mod metrics;
+pub mod naming;
 pub mod normalize;
 pub mod occupancy;
 pub mod report;

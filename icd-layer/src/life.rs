@@ -54,7 +54,10 @@ fn fronts() -> Vec<&'static Front> {
 /// turns all recording off; calls are still forwarded.
 pub fn config() -> &'static Config {
     let cfg = CONFIG.get_or_init(|| {
-        let (cfg, record) = crate::config::read();
+        let (cfg, good) = crate::config::read();
+        cltap::naming::set_name_template(cfg.output_name.clone());
+        // A rank CLTAP_RANKS leaves out runs as a pass-through, silently.
+        let record = good && cfg.selects(&cltap::naming::Process::current());
         RECORDING.store(record, Ordering::Release);
         TALLY.enable(record && cfg.summary);
         HSA_TALLY.enable(record && cfg.summary);

@@ -321,6 +321,8 @@ pub fn check_cmd(a: CheckArgs) -> i32 {
     env.push(("CLTAP_API_LOG".into(), "1".into()));
     env.push(("CLTAP_LOG".into(), "file".into()));
     env.push(("CLTAP_SUMMARY".into(), "0".into()));
+    // The log is found by its name, whatever the user's own template says.
+    env.push(("CLTAP_OUTPUT_NAME".into(), "%app%.%pid%".into()));
     let o = match spawn(&a.app, &env) {
         Ok(o) => o,
         Err(e) => {

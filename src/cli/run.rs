@@ -5,6 +5,7 @@
 
 use super::child::{signal_name, spawn, Outcome};
 use clap::{Args, ValueEnum};
+use cltap::naming::{self, Process};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::SystemTime;
@@ -70,9 +71,18 @@ pub struct RunArgs {
     /// Log only matching APIs: comma-separated globs, '-' to exclude. CLTAP_LOG_FILTER.
     #[arg(long, value_name = "GLOB")]
     pub filter: Option<String>,
-    /// Directory for output files (default: the working directory). CLTAP_OUTPUT_DIR.
+    /// Directory for output files (default: the working directory); may hold template fields
+    /// (%hostname%, %pid%, %ppid%, %rank%, %app%, %env{NAME}%, %q{NAME}%). CLTAP_OUTPUT_DIR.
     #[arg(long, value_name = "DIR")]
     pub output: Option<PathBuf>,
+    /// Name of the application's files before their extension, a template as for --output
+    /// (default %app%.%pid%, with .r%rank% under a launcher). CLTAP_OUTPUT_NAME.
+    #[arg(long, value_name = "TEMPLATE")]
+    pub name: Option<String>,
+    /// Trace only these ranks of a job (0,3-5); the others run at pass-through cost and write
+    /// nothing. CLTAP_RANKS.
+    #[arg(long, value_name = "LIST")]
+    pub ranks: Option<String>,
     /// Print the call summary at exit (default). CLTAP_SUMMARY.
     #[arg(long, overrides_with = "no_summary")]
     pub summary: bool,
@@ -256,12 +266,29 @@ pub fn files_written(dir: &Path, since: SystemTime) -> Vec<(PathBuf, u64)> {
     v
 }
 
-/// The application's trace, when cltap recorded it.
+/// The application's trace, when cltap recorded it: found by the pid in
+/// its header, whatever `--name` called it.
 fn trace_of(dir: &Path, pid: u32) -> Option<PathBuf> {
     std::fs::read_dir(dir).ok()?.filter_map(|e| e.ok().map(|e| e.path())).find(|p| {
-        let n = p.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-        n.ends_with(".cltrace") && (n.contains(&format!(".{pid}.cltrace")) || n.contains(&format!(".{pid}.r")))
+        p.extension().is_some_and(|x| x == "cltrace")
+            && cltap_formats::cltrace::Reader::open(p).is_ok_and(|r| r.header.pid == pid)
     })
+}
+
+/// The folder a templated `--output` named in the application: its fields
+/// as the application's layer saw them (the application is cltap's child).
+fn out_dir_of(template: &str, app: &[String], env: &[(String, String)], pid: u32) -> PathBuf {
+    let lookup =
+        |k: &str| env.iter().rev().find(|(n, _)| n == k).map(|(_, v)| v.clone()).or_else(|| std::env::var(k).ok());
+    let exe = which(&app[0]).and_then(|p| p.canonicalize().ok());
+    let p = Process {
+        hostname: Process::current().hostname,
+        pid,
+        ppid: std::process::id(),
+        rank: naming::rank_from(lookup),
+        app: exe.and_then(|e| e.file_name().map(|n| n.to_string_lossy().into_owned())).unwrap_or_else(|| "app".into()),
+    };
+    naming::expand(template, &p, &lookup).map(PathBuf::from).unwrap_or_else(|_| PathBuf::from("."))
 }
 
 /// When the application died before rendering its trace, renders it, and
@@ -377,13 +404,23 @@ pub fn run(a: RunArgs) -> i32 {
     if let Some(f) = &a.filter {
         set("CLTAP_LOG_FILTER", f.clone());
     }
-    let out_dir = a.output.clone().unwrap_or_else(|| PathBuf::from("."));
+    // A folder with template fields is made by the application's layer,
+    // which knows their values; cltap finds it afterwards (`out_dir_of`).
+    let templated = a.output.as_ref().is_some_and(|o| o.to_string_lossy().contains('%'));
     if let Some(o) = &a.output {
-        if let Err(e) = std::fs::create_dir_all(o) {
-            eprintln!("cltap: --output {}: {e}", o.display());
-            return 127;
+        if !templated {
+            if let Err(e) = std::fs::create_dir_all(o) {
+                eprintln!("cltap: --output {}: {e}", o.display());
+                return 127;
+            }
         }
         set("CLTAP_OUTPUT_DIR", o.display().to_string());
+    }
+    if let Some(n) = &a.name {
+        set("CLTAP_OUTPUT_NAME", n.clone());
+    }
+    if let Some(r) = &a.ranks {
+        set("CLTAP_RANKS", r.clone());
     }
     if let Some(s) = &a.buffer_size {
         set("CLTAP_BUFFER_SIZE", s.clone());
@@ -422,6 +459,11 @@ pub fn run(a: RunArgs) -> i32 {
             eprintln!("cltap: {e}");
             return 127;
         }
+    };
+    let out_dir = match &a.output {
+        None => PathBuf::from("."),
+        Some(t) if templated => out_dir_of(&t.to_string_lossy(), &a.app, &env, o.pid),
+        Some(d) => d.clone(),
     };
     after_death(&out_dir, &o);
     if a.counters.is_some() || a.input.is_some() {

@@ -184,8 +184,8 @@ fn process_info(pid: u32) -> Vec<(String, String)> {
         ("cwd".to_string(), cwd),
         ("os".to_string(), os),
     ];
-    if let Some(r) = mpi_rank() {
-        v.push(("rank".into(), r));
+    if let Some(r) = crate::naming::Process::current().rank {
+        v.push(("rank".into(), r.to_string()));
     }
     v
 }
@@ -395,23 +395,12 @@ fn block_signals() {
     }
 }
 
-/// `<app>.<pid>[.r<rank>]`: the name of every file of this process, before
-/// its extension.
+/// The name of every file of this process, before its extension
+/// (`crate::naming`: `<app>.<pid>[.r<rank>]` or `CLTAP_OUTPUT_NAME`). `pid`
+/// is this process's, after a `fork` the child's.
 pub fn stem(pid: u32) -> String {
-    let app = std::env::current_exe()
-        .ok()
-        .and_then(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
-        .unwrap_or_else(|| "app".into());
-    match mpi_rank() {
-        Some(r) => format!("{app}.{pid}.r{r}"),
-        None => format!("{app}.{pid}"),
-    }
-}
-
-fn mpi_rank() -> Option<String> {
-    ["OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK", "SLURM_PROCID", "MV2_COMM_WORLD_RANK"]
-        .iter()
-        .find_map(|v| std::env::var(v).ok())
+    debug_assert_eq!(pid, std::process::id());
+    crate::naming::stem()
 }
 
 /// The process's command line, program first.

@@ -7,6 +7,7 @@
 
 pub mod cheader;
 pub mod hsa_header;
+mod infer;
 mod parse;
 pub mod types;
 

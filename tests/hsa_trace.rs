@@ -1,7 +1,6 @@
-//! cltap as an HSA tool (`HSA_TOOLS_LIB=libcltap_layer.so`), on the HSA
-//! runtime test double (`hsa-double/`, built into `target/hsa-double` as
-//! `tests/hsa_double.rs` does; `rocminfo` on Debian's real ROCr over
-//! gpu-emu): every HSA call recorded into the binary
+//! cltap as an HSA tool (`HSA_TOOLS_LIB=libcltap_layer.so`) on Debian's real ROCr over the
+//! emulated gfx906 (`gpu-emu/`), with the HSA client (`tests/gpu_emu/hsa_client.c`) and
+//! `rocminfo`: every HSA call recorded into the binary
 //! trace and rendered in the API log and the summary, the application
 //! unchanged; `OnLoad` on tables smaller than cltap's; a bad setting; a
 //! death mid-run.
@@ -14,37 +13,23 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::OnceLock;
 
-fn built() -> &'static Path {
-    hsa_double()
-}
-
-/// The double: its client (`hsa-double/tests/client.c`) uses the double's
-/// own hooks, which ROCr has not. rocminfo runs on the real ROCr.
-const RT: Runtime = Runtime::Double;
-
-fn on_double(program: &Path, dir: &Path) -> Command {
-    on_hsa(RT, program, dir)
-}
-
 /// Dispatches the client makes: its signal and wait counts follow from it.
 const DISPATCHES: u64 = 5;
 
-/// The double's client (`hsa-double/tests/client.c`) with the real kernels.
+/// The HSA client on Debian's ROCr over gpu-emu, the emulator's packet log on its stderr.
 fn client(dir: &Path) -> Command {
-    let mut c = on_double(&built().join("client"), dir);
-    c.arg(built().join("kernels.co"));
-    c.env("CLIENT_DISPATCHES", DISPATCHES.to_string());
-    c
+    hsa_client(dir, DISPATCHES)
+}
+
+/// What the emulated GPU ran on the client's queue (the queue of its add_one dispatches).
+fn client_queue(stderr: &str) -> Vec<(String, String)> {
+    emu::queue_of(&emu::emu_packets(stderr), "add_one").into_iter().map(|p| (p.kind, p.kernel)).collect()
 }
 
 /// cltap as the tool, its outputs into `out`.
 fn with_cltap(c: &mut Command, out: &Path) {
     c.env("HSA_TOOLS_LIB", layer());
     c.env("CLTAP_OUTPUT_DIR", out);
-}
-
-fn masked(s: &str) -> String {
-    mask_kernel_objects(s)
 }
 
 fn field(out: &str, key: &str) -> u64 {
@@ -94,9 +79,14 @@ fn the_clients_calls_are_all_in_the_log_and_the_summary() {
     c.env("CLTAP_SUMMARY", "1");
     let o = run(c);
     assert_eq!(o.code, plain.code, "stderr:\n{}", o.stderr);
-    assert_eq!(masked(&o.stdout), masked(&plain.stdout), "the client saw something else under cltap");
+    assert_eq!(o.stdout, plain.stdout, "the client saw something else under cltap");
     assert!(o.stdout.contains("client: all checks passed"), "{}", o.stdout);
     assert!(std::fs::read_dir(&*plain_dir).unwrap().next().is_none(), "nothing is written without cltap");
+    // The emulated GPU ran the same packets on the client's queue: its dispatches and its barrier.
+    let mut want = vec![("dispatch".to_string(), "add_one".to_string()); DISPATCHES as usize];
+    want.push(("BarrierAnd".to_string(), String::new()));
+    assert_eq!(client_queue(&plain.stderr), want, "{}", plain.stderr);
+    assert_eq!(client_queue(&o.stderr), want, "{}", o.stderr);
 
     let log = calls(&only(&out, ".apilog"));
     // The application's own thread: the one that called hsa_init.
@@ -148,6 +138,8 @@ fn the_clients_calls_are_all_in_the_log_and_the_summary() {
     // Statuses by name, outputs after success only.
     let qc: Vec<&Call> = log.iter().filter(|c| c.name == "hsa_queue_create").collect();
     let results: Vec<&str> = qc.iter().map(|c| c.result.as_deref().unwrap()).collect();
+    // As the client saw them: 0x1001 and 0x1000, then its queue.
+    assert!(o.stdout.contains("client: queue_create refused 0x1001 0x1000\n"), "{}", o.stdout);
     assert_eq!(results, ["HSA_STATUS_ERROR_INVALID_ARGUMENT", "HSA_STATUS_ERROR", "HSA_STATUS_SUCCESS"]);
     let ok = qc[2];
     assert_eq!((ok.args[0].c_type.as_str(), ok.args[0].name.as_str()), ("hsa_agent_t", "agent"));
@@ -298,7 +290,7 @@ fn onload_table() -> &'static Path {
 }
 
 fn call_onload(core_bytes: u32, out: &Path, extra: &[(&str, &str)]) -> Outcome {
-    let mut c = on_double(onload_table(), out);
+    let mut c = on_hsa(Runtime::Real, onload_table(), out);
     c.arg(layer()).arg(core_bytes.to_string());
     c.env("CLTAP_OUTPUT_DIR", out);
     for (k, v) in extra {
@@ -418,8 +410,8 @@ fn a_bad_setting_is_one_line_and_a_pass_through() {
     with_cltap(&mut c, &out);
     c.env("CLTAP_BUFFER_POLICY", "bogus");
     let o = run(c);
-    assert_eq!((o.code, masked(&o.stdout)), (plain.code, masked(&plain.stdout)));
-    assert_eq!(o.stderr.lines().count(), 1, "{}", o.stderr);
+    assert_eq!((o.code, &o.stdout), (plain.code, &plain.stdout));
+    assert_eq!(emu::without_emu_log(&o.stderr).lines().count(), 1, "{}", o.stderr);
     assert!(std::fs::read_dir(&*out).unwrap().next().is_none(), "a pass-through writes nothing");
 }
 
@@ -473,8 +465,9 @@ fn a_client_killed_mid_run_leaves_a_trace_that_renders() {
     let last = main.last().unwrap();
     assert_eq!((last.name.as_str(), last.returned(), last.duration_us), ("hsa_queue_destroy", false, 0));
     // Everything before it is there, returned. (Another thread may be in a
-    // call of its own at the kill: the double's async-handler thread stores
-    // a signal the main thread waits for, and may not have left that call.)
+    // call of its own at the kill: ROCr's async-handler thread runs the
+    // client's handler, which stores a signal the main thread waits for, and
+    // may not have left that call.)
     assert_eq!(main.iter().filter(|c| !c.returned()).count(), 1);
     assert_eq!(count(&log, "hsa_signal_create"), DISPATCHES + 6);
     assert_eq!(count(&log, "hsa_signal_destroy"), DISPATCHES + 6);

@@ -32,21 +32,21 @@ pub fn hsa_double() -> &'static Path {
     })
 }
 
-/// The HSA test double's client (`hsa-double/tests/client.c`) with its
-/// gfx906 code object, run from `dir` on the double for `dispatches`
-/// dispatches, in an environment cleaned of HSA, cltap and client settings.
+/// The HSA client (`tests/gpu_emu/hsa_client.c`) with its gfx906 code object, run from `dir` on
+/// Debian's ROCr over gpu-emu for `dispatches` add_one dispatches, with the emulator's packet log
+/// on its stderr (`GPU_EMU_LOG=1`, read with [`emu::emu_packets`]), in an environment cleaned of
+/// HSA, cltap, client and emulator settings.
 pub fn hsa_client(dir: &Path, dispatches: u64) -> Command {
-    hsa_client_on(Runtime::Double, dir, dispatches)
+    let mut c = on_hsa(Runtime::Real, &emu::c_clients().join("hsa_client"), dir);
+    c.arg(hsa_kernels());
+    c.env("CLIENT_DISPATCHES", dispatches.to_string());
+    c.env("GPU_EMU_LOG", "1");
+    c
 }
 
-/// [`hsa_client`] on `rt`: the same program and code object (its kernels
-/// have no CPU implementation in gpu-emu; on the real ROCr they complete
-/// without running, which the client does not check).
-pub fn hsa_client_on(rt: Runtime, dir: &Path, dispatches: u64) -> Command {
-    let mut c = on_hsa(rt, &hsa_double().join("client"), dir);
-    c.arg(hsa_double().join("kernels.co"));
-    c.env("CLIENT_DISPATCHES", dispatches.to_string());
-    c
+/// The gfx906 code object of `tests/hsa/kernels.cl` (add_one, scale and a variable).
+pub fn hsa_kernels() -> PathBuf {
+    emu::c_clients().join("hsa_kernels.co")
 }
 
 /// The HSA runtime a test's programs run on.

@@ -1,6 +1,6 @@
-//! The `.atp` of an HSA application (`CLTAP_ATP=1`) on the HSA runtime test
-//! double (its client uses the double's own hooks; tests/hsa_real.rs has the
-//! `.atp`'s copy times and dispatch names on the real ROCr), with `ROCP_HSA_INTERCEPT=2`: one hsa API line and one hsa
+//! The `.atp` of an HSA application (`CLTAP_ATP=1`) on Debian's real ROCr over
+//! the emulated gfx906 (`gpu-emu/`), with the HSA client
+//! (`tests/gpu_emu/hsa_client.c`) and `ROCP_HSA_INTERCEPT=2`: one hsa API line and one hsa
 //! timestamp line per HSA call of the API log, and one kernel-timestamp line
 //! per `# dispatch` line, in dispatch order.
 
@@ -75,7 +75,7 @@ fn hsa_atp_has_every_call_and_every_dispatch() {
             assert!(t.start <= t.end, "start ≤ end: {t:?}");
             if t.name == "hsa_amd_memory_async_copy" {
                 let c = t.copy.unwrap_or_else(|| panic!("async-copy times: {t:?}"));
-                // The double's copy times and the host times share CLOCK_MONOTONIC.
+                // ROCr's copy times are in HSA_SYSTEM_INFO_TIMESTAMP's domain, as cltap's host times.
                 assert!(c.start <= c.end && c.start >= t.start, "copy times: {t:?}");
                 copies += 1;
             } else {

@@ -3,7 +3,7 @@
 //! `rocminfo`: every HSA call recorded into the binary
 //! trace and rendered in the API log and the summary, the application
 //! unchanged; `OnLoad` on tables smaller than cltap's; a bad setting; a
-//! death mid-run.
+//! death mid-run by SIGKILL and one by ROCr's abort.
 
 mod common;
 use cltap_formats::apilog::{self, Call, Entry};
@@ -473,4 +473,57 @@ fn a_client_killed_mid_run_leaves_a_trace_that_renders() {
     assert_eq!(count(&log, "hsa_signal_destroy"), DISPATCHES + 6);
     assert_eq!(count(&log, "hsa_amd_memory_async_copy"), 1);
     assert_eq!(count(&log, "hsa_shut_down"), 1, "only the first, before the death");
+}
+
+#[test]
+fn a_client_aborted_by_rocr_mid_run_leaves_a_trace_that_renders() {
+    // The emulated GPU faults the client's one dispatch (GPU_EMU_FAULT, docs/gpu-emu.md): ROCr's
+    // fault handler prints the fault and aborts the process while the client waits for it.
+    let faulted = |dir: &Path| {
+        use std::os::unix::process::CommandExt;
+        let mut c = hsa_client(dir, 1);
+        c.env("GPU_EMU_FAULT", "memory@add_one");
+        // SAFETY: only setrlimit between fork and exec: no core file from the expected abort.
+        unsafe {
+            c.pre_exec(|| {
+                let none = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
+                libc::setrlimit(libc::RLIMIT_CORE, &none);
+                Ok(())
+            });
+        }
+        c
+    };
+    let plain = run(faulted(&scratch("hsa-trace-abort-plain")));
+    assert_eq!(plain.signal, Some(libc::SIGABRT), "{}\n{}", plain.stdout, plain.stderr);
+    let out = scratch("hsa-trace-abort");
+    let traces = out.join("traces");
+    std::fs::create_dir(&traces).unwrap();
+    let mut c = faulted(&out);
+    with_cltap(&mut c, &traces);
+    let o = run(c);
+    assert_eq!((o.signal, &o.stdout), (plain.signal, &plain.stdout), "{}", o.stderr);
+    let fault = "Memory access fault by GPU node-1";
+    assert!(plain.stderr.contains(fault) && o.stderr.contains(fault), "{}", o.stderr);
+    let trace = only(&traces, ".cltrace");
+    let rendered = out.join("rendered");
+    let r = Command::new(root().join("target/release/cltap"))
+        .arg("render")
+        .arg(&trace)
+        .arg("--output")
+        .arg(&rendered)
+        .output()
+        .unwrap();
+    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    let log = calls(&only(&rendered, ".apilog"));
+    let main_tid = log.iter().find(|c| c.name == "hsa_init").expect("hsa_init").tid;
+    let main: Vec<&Call> = log.iter().filter(|c| c.tid == main_tid).collect();
+    // The abort comes from ROCr's own thread once the dispatch has faulted: the client had rung
+    // the doorbell and was still in that store or already waiting; all before it returned.
+    let last = main.last().unwrap();
+    assert!(["hsa_signal_store_screlease", "hsa_signal_wait_scacquire"].contains(&last.name.as_str()), "{last:?}");
+    assert!(main[..main.len() - 1].iter().all(|c| c.returned()), "only the last call may be in flight");
+    assert_eq!(count(&log, "hsa_signal_create"), 1, "the dispatch's signal, nothing after");
+    assert_eq!(count(&log, "hsa_memory_allocate"), 1);
+    assert_eq!(count(&log, "hsa_shut_down"), 1, "the first only");
+    assert_eq!(count(&log, "hsa_executable_freeze"), 1);
 }

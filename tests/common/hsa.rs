@@ -134,13 +134,10 @@ pub fn only_file(dir: &Path, suffix: &str) -> PathBuf {
     found.into_iter().next().unwrap()
 }
 
-/// `tests/hsa/programs.c`, linked against the HSA test double's library by
-/// its soname (no rpath): `LD_LIBRARY_PATH` picks the double or, without
-/// it, the system's ROCr.
+/// `tests/hsa/programs.c`, linked against Debian's ROCr by its soname (no rpath).
 pub fn hsa_programs() -> &'static Path {
     static EXE: OnceLock<PathBuf> = OnceLock::new();
     EXE.get_or_init(|| {
-        let d = hsa_double();
         let exe = root().join("target/ctests/hsa_programs");
         std::fs::create_dir_all(exe.parent().unwrap()).unwrap();
         let st = Command::new("gcc")
@@ -148,7 +145,6 @@ pub fn hsa_programs() -> &'static Path {
             .arg(root().join("tests/hsa/programs.c"))
             .arg("-o")
             .arg(&exe)
-            .arg(format!("-L{}", d.display()))
             .arg("-lhsa-runtime64")
             .status()
             .expect("run gcc");

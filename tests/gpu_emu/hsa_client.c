@@ -76,8 +76,10 @@ static hsa_status_t find_pools(hsa_amd_memory_pool_t p, void* data) {
   return HSA_STATUS_SUCCESS;
 }
 
+/* The executable's symbols, printed sorted: ROCr iterates them in no fixed order. */
 typedef struct {
-  int kernels, variables;
+  int kernels, variables, n;
+  char lines[8][160];
 } symcount_t;
 static hsa_status_t count_symbols(hsa_executable_t e, hsa_executable_symbol_t s, void* data) {
   (void)e;
@@ -89,11 +91,15 @@ static hsa_status_t count_symbols(hsa_executable_t e, hsa_executable_symbol_t s,
   CHECK_OK(hsa_executable_symbol_get_info(s, HSA_EXECUTABLE_SYMBOL_INFO_NAME_LENGTH, &len));
   CHECK(len < sizeof name, "name length %u", len);
   if (len < sizeof name) CHECK_OK(hsa_executable_symbol_get_info(s, HSA_EXECUTABLE_SYMBOL_INFO_NAME, name));
-  printf("client: symbol %s (%s)\n", name, kind == HSA_SYMBOL_KIND_KERNEL ? "kernel" : "variable");
+  CHECK(c->n < 8, "more than 8 symbols");
+  if (c->n < 8)
+    snprintf(c->lines[c->n++], sizeof c->lines[0], "client: symbol %s (%s)", name,
+             kind == HSA_SYMBOL_KIND_KERNEL ? "kernel" : "variable");
   if (kind == HSA_SYMBOL_KIND_KERNEL) c->kernels++;
   if (kind == HSA_SYMBOL_KIND_VARIABLE) c->variables++;
   return HSA_STATUS_SUCCESS;
 }
+static int by_text(const void* a, const void* b) { return strcmp(a, b); }
 
 static uint16_t header(hsa_packet_type_t type) {
   return (uint16_t)((type << HSA_PACKET_HEADER_TYPE) | (1 << HSA_PACKET_HEADER_BARRIER) |
@@ -211,8 +217,10 @@ int main(int argc, char** argv) {
     CHECK_OK(hsa_executable_symbol_get_info(sym, HSA_EXECUTABLE_SYMBOL_INFO_KERNEL_PRIVATE_SEGMENT_SIZE, &priv));
     printf("client: add_one kernarg=%u group=%u private=%u\n", kernarg_size, group, priv);
     CHECK(kernel_object != 0 && kernarg_size >= 8, "kernel object and kernarg size");
-    symcount_t sc = {0, 0};
+    static symcount_t sc;
     CHECK_OK(hsa_executable_iterate_symbols(exe, count_symbols, &sc));
+    qsort(sc.lines, (size_t)sc.n, sizeof sc.lines[0], by_text);
+    for (int i = 0; i < sc.n; i++) printf("%s\n", sc.lines[i]);
     printf("client: symbols kernels=%d variables=%d\n", sc.kernels, sc.variables);
     CHECK(sc.kernels == 2 && sc.variables == 1, "two kernels and a variable");
   }

@@ -53,7 +53,7 @@ const NAMES: [&str; 9] = [
 const RT: Runtime = Runtime::Real;
 
 fn kernels() -> String {
-    hsa_double().join("kernels.co").display().to_string()
+    hsa_kernels().display().to_string()
 }
 
 fn sizes(dir: &Path, vary: bool) -> Command {

@@ -183,7 +183,7 @@ impl Run {
 
 fn client(dir: &std::path::Path) -> std::process::Command {
     let mut c = on_hsa_double(&hsa_double().join("aqlprofile_client"), dir);
-    c.arg(hsa_double().join("kernels.co"));
+    c.arg(hsa_kernels());
     c
 }
 
@@ -229,7 +229,7 @@ fn loader_extension_resolves_kernel_objects_to_executables_and_names() {
     }
     // A file reader's URI names the file; a memory reader's the double's copy.
     // The double names the file by its real path: canonical (target/ may be a symlink).
-    let kernels = std::fs::canonicalize(hsa_double().join("kernels.co")).unwrap();
+    let kernels = std::fs::canonicalize(hsa_kernels()).unwrap();
     assert!(r.out.contains(&format!("client: loader exe1 storage=1 uri=file://{}\n", kernels.display())), "{}", r.out);
     assert!(r.out.contains("client: loader exe2 storage=2 uri=memory://"), "{}", r.out);
     assert!(number_after(&r.out, "client: loader segments=") >= 2);

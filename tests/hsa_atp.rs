@@ -167,7 +167,7 @@ fn hsa_atp_async_copies_carry_their_times() {
     }
 }
 
-/// `programs copy`: both kinds of async copy, plain and rect, get their
+/// `programs copy rect`: both kinds of async copy, plain and rect, get their
 /// copy times on their own `.atp` lines. On the HSA test double also because
 /// ROCr copies rectangles only with an SDMA engine, which gpu-emu does not
 /// emulate (ROCr answers HSA_STATUS_ERROR_OUT_OF_RESOURCES).
@@ -175,7 +175,7 @@ fn hsa_atp_async_copies_carry_their_times() {
 fn hsa_atp_rect_copies_carry_their_times_too() {
     let out = scratch("hsa-atp-rect");
     let mut c = on_hsa_double(hsa_programs(), &out);
-    c.arg("copy").env("HSA_TOOLS_LIB", layer()).env("CLTAP_OUTPUT_DIR", &*out).env("CLTAP_ATP", "1");
+    c.args(["copy", "rect"]).env("HSA_TOOLS_LIB", layer()).env("CLTAP_OUTPUT_DIR", &*out).env("CLTAP_ATP", "1");
     let o = run(c);
     assert_eq!(o.code, Some(0), "{}\n{}", o.stdout, o.stderr);
     assert!(o.stdout.contains("copy: rect 100x20x3 identical=1"), "{}", o.stdout);

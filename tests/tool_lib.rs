@@ -260,19 +260,19 @@ fn on_the_real_rocr_onload_loads_the_tools_and_a_tool_can_ask_for_interception()
     assert_eq!((value(&lines[0], "intercept_mode"), value(&lines[0], "timestamp_on")), ("1", "1"));
 }
 
-/// OpenCL over HSA in one process (the OpenCL ICD double over the HSA
-/// double), cltap both the OpenCL layer and the HSA tool: the tools load
+/// OpenCL over HSA in one process (the OpenCL-over-HSA test double over
+/// Debian's real ROCr on gpu-emu), cltap both the OpenCL layer and the HSA tool: the tools load
 /// once, at OpenCL's initialisation, which comes first, and what the tool
 /// asked for there holds when the HSA runtime loads cltap later: every
 /// NDRange's dispatch is recorded.
 #[test]
 fn with_opencl_over_hsa_the_tools_load_once_whichever_api_starts_first() {
     let exe = build_c("tests/hsa/ocl_over_hsa.c", "toollib_ocl_over_hsa", false, &["-lOpenCL"]);
-    let icd = hsa_double().join("libcltap-ocl-over-hsa.so");
+    let icd = ocl_over_hsa_icd();
     let a = prop_tool("a");
     let dir = scratch("toollib-ocl-hsa");
     let lines_at = dir.join("tools.txt");
-    let mut c = on_hsa_double(&exe, &dir);
+    let mut c = on_hsa(Runtime::Real, &exe, &dir);
     for (k, _) in std::env::vars() {
         if k.starts_with("OCL_ICD") || k.starts_with("OPENCL_LAYER") || k.starts_with("HSADBL_") {
             c.env_remove(k);

@@ -42,8 +42,7 @@ fn opencl_program() -> PathBuf {
 }
 
 fn hsa_program() -> PathBuf {
-    let d = hsa_double();
-    build("tests/tools/tracer_hsa.c", "tracer_hsa", &[format!("-L{}", d.display()), "-lhsa-runtime64".into()])
+    build("tests/tools/tracer_hsa.c", "tracer_hsa", &["-lhsa-runtime64".into()])
 }
 
 /// Runs `c`, requires exit 0, and returns its stdout.

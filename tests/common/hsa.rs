@@ -264,3 +264,21 @@ pub fn ocl_over_hsa_program() -> &'static Path {
         exe
     })
 }
+
+/// The OpenCL-over-HSA test double (`ocl-over-hsa/`, an OpenCL ICD over Debian's ROCr shaped like
+/// AMD's runtime, not AMD's runtime), built once per test binary into `target/ocl-over-hsa`.
+pub fn ocl_over_hsa_icd() -> &'static Path {
+    static ICD: OnceLock<PathBuf> = OnceLock::new();
+    ICD.get_or_init(|| {
+        let out = root().join("target/ocl-over-hsa");
+        let st = Command::new("make")
+            .arg("-s")
+            .arg("-C")
+            .arg(root().join("ocl-over-hsa"))
+            .arg(format!("OUT={}", out.display()))
+            .status()
+            .expect("run make");
+        assert!(st.success(), "building ocl-over-hsa failed");
+        out.join("libcltap-ocl-over-hsa.so")
+    })
+}

@@ -6,7 +6,9 @@
  *   programs many KERNELS.co [N]   N dispatches (default 200) on one queue
  *   programs barriers KERNELS.co   barrier-AND and barrier-OR between dispatches
  *   programs threads               a signal waited on from several threads
- *   programs copy                  hsa_amd_memory_async_copy, bytes checked
+ *   programs copy [rect]           hsa_amd_memory_async_copy, bytes checked; with "rect" also
+ *                                  hsa_amd_memory_async_copy_rect (ROCr copies rectangles only
+ *                                  with an SDMA engine)
  *   programs shared KERNELS.co     one completion signal for several dispatches
  *   programs destroy KERNELS.co    a queue destroyed with dispatches held back
  *   programs reload KERNELS.co OTHER.co  add_one, then (its executable
@@ -439,7 +441,25 @@ static int prog_threads(void) {
 }
 
 /* ---- copy ---- */
-static int prog_copy(void) {
+/* A 3D rectangle: 100 bytes of 20 rows of 3 slices, from offset (7, 5, 1) of src (rows of 256
+ * bytes, slices of 64 KiB) to (0, 0, 0) of dst (rows of 128 bytes, slices of 4 KiB). */
+static void copy_rect(uint8_t* src, uint8_t* dst) {
+  hsa_signal_t c1;
+  hsa_pitched_ptr_t rsrc = {src, 256, 1 << 16}, rdst = {dst, 128, 4096};
+  hsa_dim3_t soff = {7, 5, 1}, doff = {0, 0, 0}, range = {100, 20, 3};
+  memset(dst, 0, 3 * 4096);
+  OK(hsa_signal_create(1, 0, NULL, &c1));
+  OK(hsa_amd_memory_async_copy_rect(&rdst, &doff, &rsrc, &soff, &range, gpu, hsaHostToDevice, 0, NULL, c1));
+  CHECK(wait_lt1(c1) == 0);
+  int same = 1;
+  for (unsigned z = 0; z < 3; z++)
+    for (unsigned y = 0; y < 20; y++)
+      same &= memcmp(dst + z * 4096 + y * 128, src + (1 + z) * (1 << 16) + (5 + y) * 256 + 7, 100) == 0;
+  printf("copy: rect 100x20x3 identical=%d\n", same);
+  OK(hsa_signal_destroy(c1));
+}
+
+static int prog_copy(int rect) {
   setup();
   enum { BYTES = 1 << 20 };
   uint8_t *src, *dst, *back;
@@ -459,21 +479,8 @@ static int prog_copy(void) {
   unsigned long sum = 0;
   for (int i = 0; i < BYTES; i++) sum += back[i];
   printf("copy: %d bytes, identical=%d sum=%lu\n", BYTES, memcmp(src, back, BYTES) == 0, sum);
-  /* A 3D rectangle: 100 bytes of 20 rows of 3 slices, from offset
-   * (7, 5, 1) of src (rows of 256 bytes, slices of 64 KiB) to (0, 0, 0) of
-   * dst (rows of 128 bytes, slices of 4 KiB). */
-  hsa_pitched_ptr_t rsrc = {src, 256, 1 << 16}, rdst = {dst, 128, 4096};
-  hsa_dim3_t soff = {7, 5, 1}, doff = {0, 0, 0}, range = {100, 20, 3};
-  memset(dst, 0, 3 * 4096);
-  OK(hsa_signal_create(1, 0, NULL, &c1));
-  OK(hsa_amd_memory_async_copy_rect(&rdst, &doff, &rsrc, &soff, &range, gpu, hsaHostToDevice, 0, NULL, c1));
-  CHECK(wait_lt1(c1) == 0);
-  int same = 1;
-  for (unsigned z = 0; z < 3; z++)
-    for (unsigned y = 0; y < 20; y++)
-      same &= memcmp(dst + z * 4096 + y * 128, src + (1 + z) * (1 << 16) + (5 + y) * 256 + 7, 100) == 0;
-  printf("copy: rect 100x20x3 identical=%d\n", same);
   OK(hsa_signal_destroy(c1));
+  if (rect) copy_rect(src, dst);
   OK(hsa_signal_destroy(c2));
   OK(hsa_amd_memory_pool_free(src));
   OK(hsa_amd_memory_pool_free(dst));
@@ -544,9 +551,9 @@ int main(int argc, char** argv) {
   const char* co = argc > 2 ? argv[2] : NULL;
   if (strcmp(what, "info") == 0) return prog_info();
   if (strcmp(what, "threads") == 0) return prog_threads();
-  if (strcmp(what, "copy") == 0) return prog_copy();
+  if (strcmp(what, "copy") == 0) return prog_copy(co && strcmp(co, "rect") == 0);
   if (!co) {
-    printf("usage: programs info|threads|copy|many|barriers|shared|destroy|sizes|reload [KERNELS.co [N|vary|OTHER.co]]\n");
+    printf("usage: programs info|threads|copy [rect]|many|barriers|shared|destroy|sizes|reload [KERNELS.co [N|vary|OTHER.co]]\n");
     return 2;
   }
   if (strcmp(what, "many") == 0) return prog_many(co, argc > 3 ? (unsigned)atoi(argv[3]) : 200);

@@ -71,18 +71,23 @@ fn only(dir: &Path, ext: &str) -> PathBuf {
 /// Runs `args` the four ways; checks stdout and exit code are the same and
 /// that each traced run's API log holds `names`. Returns the plain stdout.
 fn four_ways(tag: &str, args: &[&str], names: &[&str]) -> String {
-    four_ways_on(RT, tag, args, names)
+    four_ways_with(&[], tag, args, names)
 }
 
-/// [`four_ways`] on `rt`.
-fn four_ways_on(rt: Runtime, tag: &str, args: &[&str], names: &[&str]) -> String {
+/// [`four_ways`] with the settings `env` in every run.
+fn four_ways_with(env: &[(&str, &str)], tag: &str, args: &[&str], names: &[&str]) -> String {
+    let program = |args: &[&str], dir: &Path| {
+        let mut c = program(args, dir, Some(RT));
+        c.envs(env.iter().copied());
+        c
+    };
     let plain_dir = scratch(&format!("hsa-prog-{tag}-plain"));
-    let plain = run(program(args, &plain_dir, Some(rt)));
+    let plain = run(program(args, &plain_dir));
     assert_eq!(plain.code, Some(0), "{tag} failed without cltap:\n{}\n{}", plain.stdout, plain.stderr);
     assert!(std::fs::read_dir(&*plain_dir).unwrap().next().is_none(), "nothing is written without cltap");
     for how in [How::Tool, How::Intercept(1), How::Intercept(2)] {
         let out = scratch(&format!("hsa-prog-{tag}"));
-        let mut c = program(args, &out, Some(rt));
+        let mut c = program(args, &out);
         with(&mut c, how, &out);
         let o = run(c);
         assert_eq!(o.code, plain.code, "{tag} {how:?}: exit code; stderr:\n{}", o.stderr);
@@ -156,10 +161,7 @@ fn signals_waited_on_from_several_threads() {
     assert_eq!(out, want);
 }
 
-/// Two async copies, the second waiting for the first. (Rectangles are
-/// copied by `programs copy rect`, on the HSA test double only: ROCr copies
-/// rectangles only with an SDMA engine, and gpu-emu has none; ROCr answers
-/// HSA_STATUS_ERROR_OUT_OF_RESOURCES. tests/hsa_atp.rs runs it.)
+/// Two async copies, the second waiting for the first, through ROCr's blit kernels.
 #[test]
 fn async_copy_bytes() {
     let out = four_ways(
@@ -168,6 +170,24 @@ fn async_copy_bytes() {
         &["hsa_amd_memory_pool_allocate", "hsa_amd_memory_async_copy", "hsa_amd_memory_pool_free"],
     );
     assert_eq!(out, "copy: signals 0 0\ncopy: 1048576 bytes, identical=1 sum=133693440\n");
+}
+
+/// A rectangle too, with gpu-emu's SDMA engine (`GPU_EMU_SDMA=1`; ROCr copies rectangles only
+/// with an SDMA engine, and without one answers HSA_STATUS_ERROR_OUT_OF_RESOURCES); the program
+/// reads the rectangle's copy times back with the same status and order under cltap.
+#[test]
+fn async_copy_rect_bytes_through_the_sdma_engine() {
+    let out = four_ways_with(
+        &[("GPU_EMU_SDMA", "1")],
+        "copy-rect",
+        &["copy", "rect"],
+        &["hsa_amd_memory_async_copy", "hsa_amd_memory_async_copy_rect", "hsa_amd_profiling_get_async_copy_time"],
+    );
+    assert_eq!(
+        out,
+        "copy: signals 0 0\ncopy: 1048576 bytes, identical=1 sum=133693440\ncopy: rect 100x20x3 identical=1\n\
+         copy: rect time status=0 ordered=1\n"
+    );
 }
 
 #[test]

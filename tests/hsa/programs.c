@@ -442,9 +442,12 @@ static int prog_threads(void) {
 
 /* ---- copy ---- */
 /* A 3D rectangle: 100 bytes of 20 rows of 3 slices, from offset (7, 5, 1) of src (rows of 256
- * bytes, slices of 64 KiB) to (0, 0, 0) of dst (rows of 128 bytes, slices of 4 KiB). */
+ * bytes, slices of 64 KiB) to (0, 0, 0) of dst (rows of 128 bytes, slices of 4 KiB), with
+ * async-copy profiling on: the copy's times are read back (the status and their order on stdout,
+ * the times themselves on stderr). */
 static void copy_rect(uint8_t* src, uint8_t* dst) {
   hsa_signal_t c1;
+  OK(hsa_amd_profiling_async_copy_enable(1));
   hsa_pitched_ptr_t rsrc = {src, 256, 1 << 16}, rdst = {dst, 128, 4096};
   hsa_dim3_t soff = {7, 5, 1}, doff = {0, 0, 0}, range = {100, 20, 3};
   memset(dst, 0, 3 * 4096);
@@ -456,6 +459,10 @@ static void copy_rect(uint8_t* src, uint8_t* dst) {
     for (unsigned y = 0; y < 20; y++)
       same &= memcmp(dst + z * 4096 + y * 128, src + (1 + z) * (1 << 16) + (5 + y) * 256 + 7, 100) == 0;
   printf("copy: rect 100x20x3 identical=%d\n", same);
+  hsa_amd_profiling_async_copy_time_t t = {0, 0};
+  hsa_status_t st = hsa_amd_profiling_get_async_copy_time(c1, &t);
+  printf("copy: rect time status=%#x ordered=%d\n", st, t.start != 0 && t.start <= t.end);
+  fprintf(stderr, "copy: rect time %llu %llu\n", (unsigned long long)t.start, (unsigned long long)t.end);
   OK(hsa_signal_destroy(c1));
 }
 

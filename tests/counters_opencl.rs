@@ -78,8 +78,7 @@ fn waves(global: [u64; 3], local: [u64; 3]) -> u64 {
 fn each_ndrange_on_the_opencl_over_hsa_double_over_the_real_rocr_gets_its_dispatch_counters() {
     let icd = ocl_over_hsa_icd();
     let out = scratch("counters-ocl-over-hsa");
-    let c = cltap_run_hsa_on(
-        Runtime::Real,
+    let c = cltap_run_hsa(
         &out,
         &["--counters", "SQ_WAVES,GRBM_COUNT", "--driver", &icd.display().to_string()],
         [ocl_over_hsa_program()],

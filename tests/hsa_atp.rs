@@ -174,7 +174,7 @@ fn hsa_atp_async_copies_carry_their_times() {
 #[test]
 fn hsa_atp_rect_copies_carry_their_times_too() {
     let copy_rect = |dir: &Path| {
-        let mut c = on_hsa(Runtime::Real, hsa_programs(), dir);
+        let mut c = on_hsa(hsa_programs(), dir);
         c.args(["copy", "rect"]).env("GPU_EMU_SDMA", "1");
         c
     };

@@ -190,7 +190,7 @@ fn cltap_run_hsa_intercept_2() {
     assert!(cltap.is_file(), "build with `cargo build --release --workspace` first");
     let plain = plain();
     let out = scratch("hsa-intercept-run");
-    let mut c = on_hsa(Runtime::Real, &cltap, &out);
+    let mut c = on_hsa(&cltap, &out);
     c.args(["run", "--hsa", "--hsa-intercept", "2", "--output"]).arg(&*out).arg("--");
     c.arg(emu::c_clients().join("hsa_client")).arg(hsa_kernels());
     c.env("CLIENT_DISPATCHES", DISPATCHES.to_string()).env("GPU_EMU_LOG", "1");

@@ -19,16 +19,12 @@ fn kernels() -> String {
     hsa_kernels().display().to_string()
 }
 
-/// The runtime the programs run on: Debian's ROCr over gpu-emu
-/// (tests/common/hsa.rs).
-const RT: Runtime = Runtime::Real;
-
 /// A command running the program with `args`, from `dir`, in an environment
-/// cleaned of tool and cltap settings: on `rt`, or with None on Debian's
-/// ROCr with no GPU at all (no emulator under it).
-fn program(args: &[&str], dir: &Path, rt: Option<Runtime>) -> Command {
-    if let Some(rt) = rt {
-        let mut c = on_hsa(rt, programs(), dir);
+/// cleaned of tool and cltap settings: on the emulated GPU, or (`emulated`
+/// false) on Debian's ROCr with no GPU at all (no emulator under it).
+fn program(args: &[&str], dir: &Path, emulated: bool) -> Command {
+    if emulated {
+        let mut c = on_hsa(programs(), dir);
         c.args(args);
         return c;
     }
@@ -77,7 +73,7 @@ fn four_ways(tag: &str, args: &[&str], names: &[&str]) -> String {
 /// [`four_ways`] with the settings `env` in every run.
 fn four_ways_with(env: &[(&str, &str)], tag: &str, args: &[&str], names: &[&str]) -> String {
     let program = |args: &[&str], dir: &Path| {
-        let mut c = program(args, dir, Some(RT));
+        let mut c = program(args, dir, true);
         c.envs(env.iter().copied());
         c
     };
@@ -228,7 +224,7 @@ fn dispatch_times(log: &Path) -> Vec<(u64, u64, u64, u64)> {
 fn dispatch_times_are_ordered_and_serial() {
     let n = 200;
     let out = scratch("hsa-prog-times");
-    let mut c = program(&["many", &kernels(), &n.to_string()], &out, Some(RT));
+    let mut c = program(&["many", &kernels(), &n.to_string()], &out, true);
     with(&mut c, How::Intercept(2), &out);
     let o = run(c);
     assert_eq!(o.code, Some(0), "{}\n{}", o.stdout, o.stderr);
@@ -251,7 +247,7 @@ fn dispatch_times_are_ordered_and_serial() {
 fn a_hundred_thousand_dispatches_keep_memory_flat() {
     let peak = |n: u32| {
         let out = scratch("hsa-prog-peak");
-        let mut c = program(&["many", &kernels(), &n.to_string()], &out, Some(RT));
+        let mut c = program(&["many", &kernels(), &n.to_string()], &out, true);
         with(&mut c, How::Intercept(2), &out);
         let (status, kib) = peak_kib(c);
         assert_eq!(status, 0, "{n} dispatches: wait status {status}");
@@ -276,11 +272,11 @@ fn without_a_gpu_the_real_runtime_fails_the_same_with_cltap() {
         "Debian's libhsa-runtime64.so.1 is missing: install the package libhsa-runtime64-1 (a dependency of libhsa-runtime-dev)"
     );
     let plain_dir = scratch("hsa-prog-real-plain");
-    let plain = run(program(&["info"], &plain_dir, None));
+    let plain = run(program(&["info"], &plain_dir, false));
     assert_ne!(plain.code, Some(0), "hsa_init succeeds on the real runtime here?\n{}", plain.stdout);
     assert!(plain.stdout.contains("hsa_init() returned"), "it fails in hsa_init:\n{}\n{}", plain.stdout, plain.stderr);
     let out = scratch("hsa-prog-real");
-    let mut c = program(&["info"], &out, None);
+    let mut c = program(&["info"], &out, false);
     with(&mut c, How::Tool, &out);
     let o = run(c);
     assert_eq!(o, plain, "the same failure with HSA_TOOLS_LIB=libcltap_layer.so");

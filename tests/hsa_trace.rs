@@ -277,7 +277,7 @@ fn onload_table() -> &'static Path {
         std::fs::create_dir_all(exe.parent().unwrap()).unwrap();
         let st = Command::new("gcc")
             .args(["-std=c11", "-O1", "-Wall", "-Wextra", "-Werror", "-I/usr/include/hsa"])
-            .arg(format!("-I{}", root().join("hsa-double/include").display()))
+            .arg(format!("-I{}", root().join("hsa-api").display()))
             .arg(root().join("tests/hsa/onload_table.c"))
             .arg("-o")
             .arg(&exe)
@@ -290,7 +290,7 @@ fn onload_table() -> &'static Path {
 }
 
 fn call_onload(core_bytes: u32, out: &Path, extra: &[(&str, &str)]) -> Outcome {
-    let mut c = on_hsa(Runtime::Real, onload_table(), out);
+    let mut c = on_hsa(onload_table(), out);
     c.arg(layer()).arg(core_bytes.to_string());
     c.env("CLTAP_OUTPUT_DIR", out);
     for (k, v) in extra {
@@ -432,7 +432,7 @@ fn a_client_killed_mid_run_leaves_a_trace_that_renders() {
     let killer = out.join("libkiller.so");
     let st = Command::new("gcc")
         .args(["-std=c11", "-shared", "-fPIC", "-Wall", "-Werror", "-I/usr/include/hsa"])
-        .arg(format!("-I{}", root().join("hsa-double/include").display()))
+        .arg(format!("-I{}", root().join("hsa-api").display()))
         .arg("-o")
         .arg(&killer)
         .arg(&src)

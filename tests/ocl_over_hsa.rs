@@ -68,7 +68,7 @@ fn program() -> &'static Path {
 /// Debian's ROCr over gpu-emu, in an environment cleaned of loader, HSA,
 /// cltap, emulator and ICD settings.
 fn through_ocl_icd(exe: &Path, dir: &Path) -> Command {
-    let mut c = on_hsa(Runtime::Real, exe, dir);
+    let mut c = on_hsa(exe, dir);
     for (k, _) in std::env::vars() {
         if k.starts_with("OCL_ICD") || k.starts_with("OPENCL_LAYER") || k.starts_with("HSADBL_") {
             c.env_remove(k);

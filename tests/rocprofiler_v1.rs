@@ -103,7 +103,7 @@ fn sizes_with_tool(dir: &Path, intercept: &str) -> (Outcome, Vec<String>) {
 
 fn sizes_with_tool_env(dir: &Path, intercept: &str, env: &[(&str, &str)]) -> (Outcome, Vec<String>) {
     let out = dir.join("tool.txt");
-    let mut c = on_hsa(Runtime::Real, hsa_programs(), dir);
+    let mut c = on_hsa(hsa_programs(), dir);
     c.arg("sizes").arg(hsa_kernels());
     c.env("HSA_TOOLS_LIB", layer())
         .env("ROCP_TOOL_LIB", tool())
@@ -124,7 +124,7 @@ fn sizes_with_tool_env(dir: &Path, intercept: &str, env: &[(&str, &str)]) -> (Ou
 #[test]
 fn a_v1_tool_gets_each_dispatchs_values_computed_by_hand() {
     let plain_dir = scratch("rocp-plain");
-    let mut p = on_hsa(Runtime::Real, hsa_programs(), &plain_dir);
+    let mut p = on_hsa(hsa_programs(), &plain_dir);
     p.arg("sizes").arg(hsa_kernels());
     let plain = run(p);
     assert_eq!(plain.code, Some(0), "{}\n{}", plain.stdout, plain.stderr);
@@ -305,7 +305,7 @@ fn rocp_metrics_is_the_catalog_of_the_v1_api() {
 #[test]
 fn without_aqlprofile_open_says_why_and_the_application_runs_on() {
     let plain_dir = scratch("rocp-noaql-plain");
-    let mut p = on_hsa(Runtime::Real, hsa_programs(), &plain_dir);
+    let mut p = on_hsa(hsa_programs(), &plain_dir);
     p.arg("sizes").arg(hsa_kernels());
     let plain = run(p);
     let dir = scratch("rocp-noaql");
@@ -338,7 +338,7 @@ fn a_group_reused_by_several_dispatches_does_not_hang_the_handler() {
     static T: OnceLock<PathBuf> = OnceLock::new();
     let so = T.get_or_init(|| gcc("rocp_reuse_tool.c", "rocp_reuse_tool.so", &["-shared", "-fPIC"]));
     let dir = scratch("rocp-reuse");
-    let mut c = on_hsa(Runtime::Real, hsa_programs(), &dir);
+    let mut c = on_hsa(hsa_programs(), &dir);
     c.arg("shared").arg(hsa_kernels());
     c.env("HSA_TOOLS_LIB", layer()).env("ROCP_TOOL_LIB", so).env("CLTAP_OUTPUT_DIR", &*dir);
     let o = run(c);
@@ -361,7 +361,7 @@ fn a_tool_that_aborts_holding_its_unload_lock_ends_the_application_with_sigabrt(
     for intercept in ["1", "2"] {
         let dir = scratch("rocp-abort");
         let notes = dir.join("notes.txt");
-        let mut c = on_hsa(Runtime::Real, hsa_programs(), &dir);
+        let mut c = on_hsa(hsa_programs(), &dir);
         c.arg("sizes").arg(hsa_kernels());
         c.env("HSA_TOOLS_LIB", layer())
             .env("ROCP_TOOL_LIB", so)

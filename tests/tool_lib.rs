@@ -272,13 +272,13 @@ fn with_opencl_over_hsa_the_tools_load_once_whichever_api_starts_first() {
     let a = prop_tool("a");
     let dir = scratch("toollib-ocl-hsa");
     let lines_at = dir.join("tools.txt");
-    let mut c = on_hsa(Runtime::Real, &exe, &dir);
+    let mut c = on_hsa(&exe, &dir);
     for (k, _) in std::env::vars() {
         if k.starts_with("OCL_ICD") || k.starts_with("OPENCL_LAYER") || k.starts_with("HSADBL_") {
             c.env_remove(k);
         }
     }
-    c.env("OCL_ICD_VENDORS", &icd)
+    c.env("OCL_ICD_VENDORS", icd)
         .env("OPENCL_LAYERS", layer())
         .env("HSA_TOOLS_LIB", layer())
         .env("CLTAP_OUTPUT_DIR", &*dir);

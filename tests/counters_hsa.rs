@@ -4,8 +4,8 @@
 //! through ROCr's `hsa_ven_amd_aqlprofile` extension, served by gpu-emu's
 //! emulated AQLprofile, and the `.csv`, `.results.csv` and `.occupancy` must
 //! hold, for every dispatch, every requested counter and metric at the value
-//! computed here by hand from the counter model gpu-emu shares with the
-//! double (hsa-double/README.md, "AQLprofile double"; docs/gpu-emu.md). Also: a request of two
+//! computed here by hand from gpu-emu's counter model
+//! (docs/gpu-emu.md#aqlprofile). Also: a request of two
 //! passes (the application runs twice and the passes are joined), a program
 //! that dispatches differently in its second run (a clear message, no
 //! wrong join), and a runtime without AQLprofile (NA, one line).
@@ -17,7 +17,7 @@ use common::*;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-// `SHAPES`, `CLK` and `Model` (the double's model) are in tests/common.
+// `SHAPES`, `CLK` and `Model` (the counter model) are in tests/common.
 impl Model {
     /// The value of each name of [`NAMES`].
     fn expected(&self) -> Vec<f64> {
@@ -192,7 +192,7 @@ fn cltap_run(dir: &Path, names: &[&str], vary: bool) -> Outcome {
     run(cltap_run_hsa(dir, &["--hsa-intercept", "1", "--counters", &names], app))
 }
 
-/// Nine SQ events: the double's SQ has 8 counter slots, so two passes.
+/// Nine SQ events: the emulated SQ has 8 counter slots, so two passes.
 const NINE_SQ: [&str; 9] = [
     "SQ_WAVES",
     "SQ_INSTS_VALU",
@@ -388,7 +388,7 @@ fn a_kernel_object_reused_by_another_kernel_gets_its_own_name_and_descriptor() {
         .expect("clang-15 (scripts/setup.sh installs it)");
     assert!(st.success());
     // Whether the second kernel lands at the first one's address depends on
-    // the allocations of the double's and cltap's other threads: it does in
+    // the allocations of ROCr's and cltap's other threads: it does in
     // most runs, not all. Every run must be right either way; the collector's
     // side of the case (a descriptor per kernel name) also has a unit test.
     let mut reused = 0;

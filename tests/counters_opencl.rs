@@ -2,7 +2,7 @@
 //! OpenCL (PoCL, Intel), `CLTAP_COUNTERS` gives each NDRange's kernel
 //! statistics, `NA` for every hardware counter with one line saying so, and
 //! changes nothing the application sees. On the OpenCL-over-HSA test double
-//! (an ICD over the HSA runtime test double, not AMD's runtime), cltap is
+//! (an ICD over Debian's ROCr on the emulated gfx906, not AMD's runtime), cltap is
 //! an OpenCL layer and an HSA tool at once, and each NDRange's row carries
 //! the counters of the HSA dispatch it became.
 

@@ -194,7 +194,7 @@ fn one_completion_signal_for_several_dispatches() {
 
 #[test]
 fn queue_destroyed_with_dispatches_in_flight() {
-    // The double stops the queue's processor: the five dispatches held back
+    // ROCr destroys the queue and gpu-emu stops its command processor: the five dispatches held back
     // behind a barrier never run, and their shared signal stays at 5.
     let out = four_ways("destroy", &["destroy", &kernels()], &["hsa_queue_destroy", "hsa_queue_create"]);
     assert_eq!(

@@ -1,5 +1,5 @@
-//! rocprofiler v1's library API from libcltap_layer.so, against the HSA
-//! runtime test double, not real ROCm.
+//! rocprofiler v1's library API from libcltap_layer.so, on Debian's real
+//! ROCr over the emulated gfx906 (`gpu-emu/`).
 //!
 //! - The layout of `include/rocprofiler/rocprofiler.h` (ROCm 5.x's v1 ABI)
 //!   as gcc compiles it equals cltap's Rust copy, field by field.
@@ -8,7 +8,7 @@
 //!   context for `SQ_WAVES` and `GPUBusy` per dispatch of
 //!   `tests/hsa/programs.c sizes`, and writes each dispatch's values from
 //!   its completion handler: they must equal the values computed here by
-//!   hand from the double's AQLprofile model (hsa-double/README.md).
+//!   hand from gpu-emu's counter model (docs/gpu-emu.md#aqlprofile).
 //! - The error paths the tool walks: a call before the runtime loaded
 //!   cltap, an unknown metric (info and open), a trace feature, standalone
 //!   mode and standalone sampling (`HSA_STATUS_ERROR`, `rocprofiler_errno`
@@ -80,8 +80,8 @@ fn failure(lines: &[String], key: &str) -> (String, String, String) {
     (w["status"].clone(), w["errno"].clone(), w["msg"].clone())
 }
 
-/// The double's blocks (hsa-double/README.md, "AQLprofile double").
-fn double_blocks() -> StaticBlocks {
+/// The emulated gfx906's blocks (docs/gpu-emu.md#aqlprofile).
+fn emulated_blocks() -> StaticBlocks {
     use Block::*;
     StaticBlocks::new(&[
         (CPC, 1, 2),
@@ -197,7 +197,7 @@ fn info_and_the_documented_errors() {
     assert_eq!((st.as_str(), errno.as_str()), ("0x100b", "0x100b"), "HSA_STATUS_ERROR_NOT_INITIALIZED");
     assert!(msg.starts_with("rocprofiler_get_info(), the HSA runtime has not loaded cltap yet"), "{msg}");
 
-    let cat = Catalog::load(None, "gfx906", &double_blocks()).unwrap();
+    let cat = Catalog::load(None, "gfx906", &emulated_blocks()).unwrap();
     let m = line(&lines, "metrics");
     assert_eq!(m["metrics"], cat.iter().count().to_string());
     assert_eq!((m["status"].as_str(), m["walk_status"].as_str(), m["traces"].as_str()), ("0", "0", "0"));
@@ -332,7 +332,7 @@ fn without_aqlprofile_open_says_why_and_the_application_runs_on() {
 /// One context's group returned for every dispatch, and its handler reading
 /// the data while later dispatches of that group still count: each handler
 /// gets its values at once (no wait on the runtime's signal thread, which
-/// would hang the application), against the HSA runtime test double.
+/// would hang the application).
 #[test]
 fn a_group_reused_by_several_dispatches_does_not_hang_the_handler() {
     static T: OnceLock<PathBuf> = OnceLock::new();

@@ -159,7 +159,7 @@ const KNOWN_SIZES: [(&str, usize); 6] = [
 /// docs/platform-facts.md#hsa-abi gives; `HsaApiTable` points at core, amd, finalizer, image in
 /// that order. Then every declaration's result and parameter types against
 /// the signatures clang read from the same header
-/// (`hsa-double/include/hsa_double_api_list.h`). Any difference stops the
+/// (`hsa-api/hsa_api_list.h`). Any difference stops the
 /// build: a wrapper in the wrong entry would call the wrong function.
 fn hsa_layout(api: &cltap_apidesc::Api) -> Layout {
     use cltap_apidesc::hsa_header;
@@ -190,7 +190,7 @@ fn hsa_layout(api: &cltap_apidesc::Api) -> Layout {
         assert_eq!(t.bytes, h.version_bytes + 8 * ours.entries);
         tables.push((api_name.to_string(), h.root_offset(api_name).expect("checked"), t.bytes, t.major));
     }
-    let list = concat!(env!("CARGO_MANIFEST_DIR"), "/../hsa-double/include/hsa_double_api_list.h");
+    let list = concat!(env!("CARGO_MANIFEST_DIR"), "/../hsa-api/hsa_api_list.h");
     println!("cargo:rerun-if-changed={list}");
     let list_text = std::fs::read_to_string(list).unwrap_or_else(|e| fail(&format!("read {list}: {e}")));
     hsa_header::check_signatures(api, &list_text).unwrap_or_else(|e| fail(&e));

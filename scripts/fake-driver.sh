@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Runs CMD where ROCm tools' checks for the amdgpu driver pass, and nothing
 # else changes. rocminfo, for one, runs `lsmod | grep amdgpu` and opens
-# /dev/kfd read-write before hsa_init; the emulated GPU and the HSA test
-# double need neither. Used by scripts/gpu-emu.sh and scripts/hsa-double.sh:
+# /dev/kfd read-write before hsa_init; the emulated GPU needs neither. Used
+# by scripts/gpu-emu.sh:
 #
 #   scripts/fake-driver.sh STAGE SHIM -- CMD [ARGS...]
 #
@@ -11,7 +11,7 @@
 #     first on PATH and an empty file at /dev/kfd, both on a tmpfs mounted
 #     at STAGE and seen by CMD alone;
 #   - otherwise, or with FAKE_DRIVER_SHIM=1, the LD_PRELOAD library SHIM
-#     (built from hsa-double/shim.c: popen of lsmod and open of /dev/kfd only).
+#     (built from gpu-emu/shim.c: popen of lsmod and open of /dev/kfd only).
 set -euo pipefail
 
 [[ $# -ge 4 && "$3" == "--" ]] || { echo "usage: $0 STAGE SHIM -- CMD [ARGS...]" >&2; exit 2; }

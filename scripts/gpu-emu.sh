@@ -13,7 +13,7 @@
 # rocminfo checks for the amdgpu driver before hsa_init (`lsmod | grep amdgpu`, and /dev/kfd opened
 # read-write): scripts/fake-driver.sh meets exactly those two checks, as root in a private mount
 # namespace, otherwise (or with GPU_EMU_SHIM=1) with the LD_PRELOAD shim built from
-# hsa-double/shim.c into target/gpu-emu/libgpu-emu-shim.so.
+# gpu-emu/shim.c into target/gpu-emu/libgpu-emu-shim.so.
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -49,8 +49,8 @@ path="$out"
 export LD_LIBRARY_PATH="$path${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 
 shim="$out/libgpu-emu-shim.so"
-if [[ ! -e "$shim" || "$root/hsa-double/shim.c" -nt "$shim" ]]; then
-  gcc -std=c11 -O2 -fPIC -shared -Wall -Wextra -fvisibility=hidden -o "$shim.tmp.$$" "$root/hsa-double/shim.c" -ldl -pthread
+if [[ ! -e "$shim" || "$root/gpu-emu/shim.c" -nt "$shim" ]]; then
+  gcc -std=c11 -O2 -fPIC -shared -Wall -Wextra -fvisibility=hidden -o "$shim.tmp.$$" "$root/gpu-emu/shim.c" -ldl -pthread
   mv "$shim.tmp.$$" "$shim"
 fi
 FAKE_DRIVER_SHIM="${GPU_EMU_SHIM:-}" exec "$root/scripts/fake-driver.sh" "$out/ns" "$shim" -- "$@"

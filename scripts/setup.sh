@@ -5,10 +5,10 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 sudo_=""; [ "$(id -u)" = 0 ] || sudo_="sudo"
 
-# The second line is for the HSA test double (hsa-double/): ROCr's headers,
-# a real HSA client, and Debian's clang for real gfx906 code objects. The third
-# is for the emulated gfx906 (gpu-emu/): the ROCT thunk's headers, and Debian's
-# HIP (hipcc, libamdhip64) whose programs run on it.
+# The second line is for the AMD side: Debian's ROCr (libhsa-runtime64) and
+# its headers, a real HSA client, and Debian's clang for real gfx906 code
+# objects. The third is for the emulated gfx906 (gpu-emu/) they run on: the
+# ROCT thunk's headers, and Debian's HIP (hipcc, libamdhip64).
 apt_pkgs=(pocl-opencl-icd ocl-icd-libopencl1 ocl-icd-opencl-dev ocl-icd-dev
           opencl-c-headers clinfo oclgrind gcc
           libhsa-runtime-dev rocminfo clang-15 lld-15 g++ make binutils

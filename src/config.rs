@@ -120,9 +120,9 @@ impl Default for Config {
 }
 
 /// Whether cltap reads a variable: any `CLTAP_` one (an unknown one is
-/// reported), but not the HSA test double's, and the `ROCP_` ones it knows.
+/// reported), and the `ROCP_` ones it knows.
 fn is_ours(k: &str) -> bool {
-    (k.starts_with("CLTAP_") && !k.starts_with("CLTAP_HSA_DOUBLE_"))
+    k.starts_with("CLTAP_")
         || ["ROCP_HSA_INTERCEPT", "ROCP_TOOL_LIB", "ROCP_METRICS", "ROCP_INPUT"].contains(&k)
 }
 
@@ -336,8 +336,7 @@ impl Config {
                 }
                 continue;
             }
-            // The HSA test double's own settings (hsa-double/README.md).
-            if !k.starts_with("CLTAP_") || k.starts_with("CLTAP_HSA_DOUBLE_") {
+            if !k.starts_with("CLTAP_") {
                 continue;
             }
             let r = match k.as_str() {

@@ -285,12 +285,12 @@ fn after_fork_the_parents_buffer_gets_the_parents_records() {
     assert_eq!(sizes, (1000..1010).chain(3000..3030).collect::<Vec<_>>());
 }
 
-// ---- HSA: against the HSA runtime test double, not real ROCm ----
+// ---- HSA: on Debian's real ROCr over the emulated gfx906 (gpu-emu) ----
 
 /// Dispatch records (`ROCP_HSA_INTERCEPT=1`) reach a buffer that takes
 /// them, as the trace holds them, and API records do not.
 #[test]
-fn dispatch_records_on_the_hsa_double() {
+fn dispatch_records_on_the_real_rocr() {
     const DISPATCHES: u64 = 3;
     let dir = scratch("buffers-hsa");
     let prefix = dir.join("seen");
@@ -307,6 +307,9 @@ fn dispatch_records_on_the_hsa_double() {
     let dispatches =
         seen.records.iter().filter(|r| r.header.kind == cltap::trace::record::KIND_HSA_DISPATCH).count() as u64;
     assert_eq!(dispatches, DISPATCHES);
+    // The emulated GPU's own log: as many add_one dispatches ran.
+    let ran = emu::emu_packets(&out.stderr).iter().filter(|p| p.kernel == "add_one").count() as u64;
+    assert_eq!(ran, DISPATCHES, "{}", out.stderr);
     assert!(seen.records.iter().all(|r| !r.is_api()));
     assert_same_per_thread(&seen.records, &trace);
 }

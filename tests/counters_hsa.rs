@@ -4,8 +4,8 @@
 //! through ROCr's `hsa_ven_amd_aqlprofile` extension, served by gpu-emu's
 //! emulated AQLprofile, and the `.csv`, `.results.csv` and `.occupancy` must
 //! hold, for every dispatch, every requested counter and metric at the value
-//! computed here by hand from the counter model gpu-emu shares with the
-//! double (hsa-double/README.md, "AQLprofile double"; docs/gpu-emu.md). Also: a request of two
+//! computed here by hand from gpu-emu's counter model
+//! (docs/gpu-emu.md#aqlprofile). Also: a request of two
 //! passes (the application runs twice and the passes are joined), a program
 //! that dispatches differently in its second run (a clear message, no
 //! wrong join), and a runtime without AQLprofile (NA, one line).
@@ -17,7 +17,7 @@ use common::*;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-// `SHAPES`, `CLK` and `Model` (the double's model) are in tests/common.
+// `SHAPES`, `CLK` and `Model` (the counter model) are in tests/common.
 impl Model {
     /// The value of each name of [`NAMES`].
     fn expected(&self) -> Vec<f64> {
@@ -48,16 +48,12 @@ const NAMES: [&str; 9] = [
     "VALUInsts",
 ];
 
-/// Debian's ROCr over gpu-emu, whose emulated AQLprofile keeps the double's
-/// counter model (tests/common/hsa.rs).
-const RT: Runtime = Runtime::Real;
-
 fn kernels() -> String {
-    hsa_double().join("kernels.co").display().to_string()
+    hsa_kernels().display().to_string()
 }
 
 fn sizes(dir: &Path, vary: bool) -> Command {
-    let mut c = on_hsa(RT, hsa_programs(), dir);
+    let mut c = on_hsa(hsa_programs(), dir);
     c.arg("sizes").arg(kernels());
     if vary {
         c.arg("vary");
@@ -193,10 +189,10 @@ fn cltap_run(dir: &Path, names: &[&str], vary: bool) -> Outcome {
     if vary {
         app.push("vary".into());
     }
-    run(cltap_run_hsa_on(RT, dir, &["--hsa-intercept", "1", "--counters", &names], app))
+    run(cltap_run_hsa(dir, &["--hsa-intercept", "1", "--counters", &names], app))
 }
 
-/// Nine SQ events: the double's SQ has 8 counter slots, so two passes.
+/// Nine SQ events: the emulated SQ has 8 counter slots, so two passes.
 const NINE_SQ: [&str; 9] = [
     "SQ_WAVES",
     "SQ_INSTS_VALU",
@@ -335,8 +331,7 @@ fn a_program_that_crashes_still_gets_its_counter_files() {
     // Every dispatch completed, then SIGSEGV: `cltap run` renders the trace
     // the process left, and the counters of every dispatch are in it.
     let out = scratch("counters-hsa-crash");
-    let mut c = cltap_run_hsa_on(
-        RT,
+    let mut c = cltap_run_hsa(
         &out,
         &["--counters", "SQ_WAVES,GRBM_COUNT"],
         [hsa_programs().as_os_str().to_owned(), "sizes".into(), kernels().into()],
@@ -360,7 +355,7 @@ fn thousands_of_dispatches_over_many_chunks_all_get_their_counters() {
     // exit.
     const N: usize = 3000;
     let out = scratch("counters-hsa-many");
-    let mut c = on_hsa(RT, hsa_programs(), &out);
+    let mut c = on_hsa(hsa_programs(), &out);
     c.arg("many").arg(kernels()).arg(N.to_string());
     c.env("HSA_TOOLS_LIB", layer())
         .env("CLTAP_COUNTERS", "SQ_WAVES")
@@ -393,14 +388,14 @@ fn a_kernel_object_reused_by_another_kernel_gets_its_own_name_and_descriptor() {
         .expect("clang-15 (scripts/setup.sh installs it)");
     assert!(st.success());
     // Whether the second kernel lands at the first one's address depends on
-    // the allocations of the double's and cltap's other threads: it does in
+    // the allocations of ROCr's and cltap's other threads: it does in
     // most runs, not all. Every run must be right either way; the collector's
     // side of the case (a descriptor per kernel name) also has a unit test.
     let mut reused = 0;
     for attempt in 0..4 {
         let dir = out.join(format!("run{attempt}"));
         std::fs::create_dir(&dir).unwrap();
-        let mut c = on_hsa(RT, hsa_programs(), &dir);
+        let mut c = on_hsa(hsa_programs(), &dir);
         c.arg("reload").arg(kernels()).arg(&other);
         c.env("HSA_TOOLS_LIB", layer()).env("CLTAP_COUNTERS", "SQ_WAVES").env("CLTAP_OUTPUT_DIR", &dir);
         let o = run(c);
@@ -418,7 +413,7 @@ fn a_multi_pass_request_through_a_wrapper_script_is_joined() {
     // The GPU program is not `cltap run`'s own child but a shell's.
     let out = scratch("counters-hsa-script");
     let script = format!("'{}' sizes '{}'", hsa_programs().display(), kernels());
-    let o = run(cltap_run_hsa_on(RT, &out, &["--counters", &NINE_SQ.join(",")], ["sh", "-c", &script]));
+    let o = run(cltap_run_hsa(&out, &["--counters", &NINE_SQ.join(",")], ["sh", "-c", &script]));
     assert_eq!(o.code, Some(0), "{}\n{}", o.stdout, o.stderr);
     assert!(o.stderr.contains("2 passes joined"), "{}", o.stderr);
     let r = results(&out);

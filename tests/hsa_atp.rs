@@ -1,6 +1,6 @@
-//! The `.atp` of an HSA application (`CLTAP_ATP=1`) on the HSA runtime test
-//! double (its client uses the double's own hooks; tests/hsa_real.rs has the
-//! `.atp`'s copy times and dispatch names on the real ROCr), with `ROCP_HSA_INTERCEPT=2`: one hsa API line and one hsa
+//! The `.atp` of an HSA application (`CLTAP_ATP=1`) on Debian's real ROCr over
+//! the emulated gfx906 (`gpu-emu/`), with the HSA client
+//! (`tests/gpu_emu/hsa_client.c`) and `ROCP_HSA_INTERCEPT=2`: one hsa API line and one hsa
 //! timestamp line per HSA call of the API log, and one kernel-timestamp line
 //! per `# dispatch` line, in dispatch order.
 
@@ -75,7 +75,7 @@ fn hsa_atp_has_every_call_and_every_dispatch() {
             assert!(t.start <= t.end, "start ≤ end: {t:?}");
             if t.name == "hsa_amd_memory_async_copy" {
                 let c = t.copy.unwrap_or_else(|| panic!("async-copy times: {t:?}"));
-                // The double's copy times and the host times share CLOCK_MONOTONIC.
+                // ROCr's copy times are in HSA_SYSTEM_INFO_TIMESTAMP's domain, as cltap's host times.
                 assert!(c.start <= c.end && c.start >= t.start, "copy times: {t:?}");
                 copies += 1;
             } else {
@@ -167,30 +167,46 @@ fn hsa_atp_async_copies_carry_their_times() {
     }
 }
 
-/// `programs copy`: both kinds of async copy, plain and rect, get their
-/// copy times on their own `.atp` lines. On the HSA test double also because
-/// ROCr copies rectangles only with an SDMA engine, which gpu-emu does not
-/// emulate (ROCr answers HSA_STATUS_ERROR_OUT_OF_RESOURCES).
+/// `programs copy rect` on gpu-emu's SDMA engine (`GPU_EMU_SDMA=1`; ROCr copies rectangles only
+/// with an SDMA engine): both kinds of async copy, plain and rect, get their copy times on their own
+/// `.atp` lines; the program reads the rectangle's times itself with the same result as without
+/// cltap, and the `.atp` holds exactly the times it read.
 #[test]
 fn hsa_atp_rect_copies_carry_their_times_too() {
+    let copy_rect = |dir: &Path| {
+        let mut c = on_hsa(hsa_programs(), dir);
+        c.args(["copy", "rect"]).env("GPU_EMU_SDMA", "1");
+        c
+    };
+    let plain = run(copy_rect(&scratch("hsa-atp-rect-plain")));
+    assert_eq!(plain.code, Some(0), "{}\n{}", plain.stdout, plain.stderr);
     let out = scratch("hsa-atp-rect");
-    let mut c = on_hsa_double(hsa_programs(), &out);
-    c.arg("copy").env("HSA_TOOLS_LIB", layer()).env("CLTAP_OUTPUT_DIR", &*out).env("CLTAP_ATP", "1");
+    let mut c = copy_rect(&out);
+    c.env("HSA_TOOLS_LIB", layer()).env("CLTAP_OUTPUT_DIR", &*out).env("CLTAP_ATP", "1");
     let o = run(c);
-    assert_eq!(o.code, Some(0), "{}\n{}", o.stdout, o.stderr);
-    assert!(o.stdout.contains("copy: rect 100x20x3 identical=1"), "{}", o.stdout);
+    assert_eq!((o.code, &o.stdout), (plain.code, &plain.stdout), "{}", o.stderr);
+    assert!(o.stdout.contains("copy: rect 100x20x3 identical=1\ncopy: rect time status=0 ordered=1\n"), "{}", o.stdout);
     let text = std::fs::read_to_string(only(&out, ".atp")).unwrap();
     let atp = cltap_formats::atp::read(&text).unwrap_or_else(|e| panic!("{e}\n{text}"));
+    let copies = |name: &str| {
+        atp.hsa_timestamps.iter().flat_map(|b| b.items.iter()).filter(|t| t.name == name).cloned().collect::<Vec<_>>()
+    };
     let timed = |name: &str| {
-        atp.hsa_timestamps
-            .iter()
-            .flat_map(|b| b.items.iter())
-            .filter(|t| t.name == name)
-            .map(|t| t.copy.is_some_and(|c| c.start <= c.end && c.start >= t.start))
-            .collect::<Vec<_>>()
+        copies(name).iter().map(|t| t.copy.is_some_and(|c| c.start <= c.end && c.start >= t.start)).collect::<Vec<_>>()
     };
     assert_eq!(timed("hsa_amd_memory_async_copy"), [true, true]);
     assert_eq!(timed("hsa_amd_memory_async_copy_rect"), [true]);
+    // The times the application read, from its stderr: the .atp's, to the nanosecond.
+    let read: Vec<u64> = o
+        .stderr
+        .lines()
+        .find_map(|l| l.strip_prefix("copy: rect time "))
+        .unwrap_or_else(|| panic!("{}", o.stderr))
+        .split(' ')
+        .map(|n| n.parse().unwrap())
+        .collect();
+    let c = copies("hsa_amd_memory_async_copy_rect")[0].copy.unwrap();
+    assert_eq!([c.start, c.end], read[..], "the .atp's rect copy times are the ones ROCr gave the application");
     let log = std::fs::read_to_string(only(&out, ".apilog")).unwrap();
     assert_eq!(log.lines().filter(|l| l.starts_with("# async copy_rect 0 of thread ")).count(), 1, "{log}");
 }

@@ -1,4 +1,5 @@
-//! `ROCP_HSA_INTERCEPT` on the HSA runtime test double: cltap makes the
+//! `ROCP_HSA_INTERCEPT` on Debian's real ROCr over the emulated gfx906
+//! (`gpu-emu/`), with the HSA client (`tests/gpu_emu/hsa_client.c`): cltap makes the
 //! application's queues intercept queues and records each kernel dispatch
 //! (`# dispatch …` lines in the API log, `"hsa_dispatches"` in the summary),
 //! the application seeing exactly what it sees without cltap; with `=2` the
@@ -14,37 +15,20 @@ use std::process::Command;
 /// Dispatches the client makes.
 const DISPATCHES: u64 = 5;
 
-/// The double: its client (`hsa-double/tests/client.c`) counts packets and
-/// runs kernels through the double's own hooks, which ROCr has not.
-const RT: Runtime = Runtime::Double;
-
-fn on_double(program: &Path, dir: &Path) -> Command {
-    on_hsa(RT, program, dir)
-}
-
-fn client_args(c: &mut Command) {
-    c.arg(hsa_double().join("kernels.co"));
-    c.env("CLIENT_DISPATCHES", DISPATCHES.to_string());
-}
-
 fn client(dir: &Path) -> Command {
-    let mut c = on_double(&hsa_double().join("client"), dir);
-    client_args(&mut c);
-    c
+    hsa_client(dir, DISPATCHES)
+}
+
+/// The packets the emulated GPU ran on the client's queue (the queue of its add_one
+/// dispatches), by kind: gpu-emu's log, a witness independent of cltap.
+fn client_queue(stderr: &str) -> Vec<emu::EmuPacket> {
+    emu::queue_of(&emu::emu_packets(stderr), "add_one")
 }
 
 fn with_cltap(c: &mut Command, out: &Path, intercept: &str) {
     c.env("HSA_TOOLS_LIB", layer());
     c.env("CLTAP_OUTPUT_DIR", out);
     c.env("ROCP_HSA_INTERCEPT", intercept);
-}
-
-fn masked(s: &str) -> String {
-    mask_kernel_objects(s)
-}
-
-fn field(out: &str, key: &str) -> u64 {
-    number_after(out, key)
 }
 
 fn only(dir: &Path, ext: &str) -> PathBuf {
@@ -116,24 +100,27 @@ fn intercepted(mode: &str) -> Vec<Dispatch> {
     c.env("CLTAP_SUMMARY", "1");
     let o = run(c);
     assert_eq!(o.code, plain.code, "stdout:\n{}\nstderr:\n{}", o.stdout, o.stderr);
-    assert_eq!(masked(&o.stdout), masked(&plain.stdout), "the client saw something else under cltap");
+    assert_eq!(o.stdout, plain.stdout, "the client saw something else under cltap");
     assert!(o.stdout.contains("client: all checks passed"), "{}", o.stdout);
-    // The double's own counts: dispatches run and packets its processor saw.
-    let dispatched = field(&o.stdout, "client: dispatches=");
+    // The emulator's own log: what reached the GPU on the client's queue is what reaches it
+    // without cltap, packet for packet.
+    let seen = client_queue(&o.stderr);
+    assert_eq!(seen, client_queue(&plain.stderr), "{}", o.stderr);
+    let of = |kind: &str| seen.iter().filter(|p| p.kind == kind).count() as u64;
+    let dispatched = of("dispatch");
     assert_eq!(dispatched, DISPATCHES);
-    assert_eq!(field(&o.stdout, "packets_seen="), field(&plain.stdout, "packets_seen="));
-    assert_eq!(field(&o.stdout, "after barrier packets_seen="), field(&plain.stdout, "after barrier packets_seen="));
+    assert!(seen.iter().filter(|p| p.kind == "dispatch").all(|p| p.kernel == "add_one"), "{seen:?}");
     let d = dispatches(&only(&out, ".apilog"));
     assert_eq!(d.len() as u64, dispatched, "one dispatch line per kernel dispatch");
     assert_eq!(summary_dispatches(&out), dispatched);
-    // Every packet counted by type, as the double's processor saw them: the
+    // Every packet counted by type, as the emulated GPU ran them: the
     // client's dispatches and its one barrier-AND, nothing else.
     let summary = summary(&out);
-    let barriers = field(&o.stdout, "barriers_seen=");
+    let barriers = of("BarrierAnd");
     assert_eq!(barriers, 1);
     let want = serde_json::json!({"kernel_dispatch": dispatched, "barrier_and": barriers, "barrier_or": 0, "vendor_specific": 0, "agent_dispatch": 0, "other": 0});
     assert_eq!(summary["hsa_packets"], want, "{summary}");
-    assert_eq!(dispatched + barriers, field(&o.stdout, "after barrier packets_seen="));
+    assert_eq!(dispatched + barriers, seen.len() as u64, "{seen:?}");
     assert!(
         o.stderr.contains(&format!("cltap: HSA packets: kernel_dispatch {dispatched}, barrier_and {barriers}\n")),
         "{}",
@@ -184,8 +171,10 @@ fn a_bad_value_is_one_line_and_a_pass_through() {
     with_cltap(&mut c, &out, "7");
     let o = run(c);
     assert_eq!(o.code, plain.code, "{}\n{}", o.stdout, o.stderr);
-    assert_eq!(masked(&o.stdout), masked(&plain.stdout));
-    let lines: Vec<&str> = o.stderr.lines().collect();
+    assert_eq!(o.stdout, plain.stdout);
+    assert_eq!(client_queue(&o.stderr), client_queue(&plain.stderr));
+    let stderr = emu::without_emu_log(&o.stderr);
+    let lines: Vec<&str> = stderr.lines().collect();
     assert_eq!(lines.len(), 1, "one line:\n{}", o.stderr);
     assert!(
         lines[0].starts_with("cltap: ") && lines[0].contains("ROCP_HSA_INTERCEPT") && lines[0].contains('7'),
@@ -201,12 +190,14 @@ fn cltap_run_hsa_intercept_2() {
     assert!(cltap.is_file(), "build with `cargo build --release --workspace` first");
     let plain = plain();
     let out = scratch("hsa-intercept-run");
-    let mut c = on_double(&cltap, &out);
-    c.args(["run", "--hsa", "--hsa-intercept", "2", "--output"]).arg(&*out).arg("--").arg(hsa_double().join("client"));
-    client_args(&mut c);
+    let mut c = on_hsa(&cltap, &out);
+    c.args(["run", "--hsa", "--hsa-intercept", "2", "--output"]).arg(&*out).arg("--");
+    c.arg(emu::c_clients().join("hsa_client")).arg(hsa_kernels());
+    c.env("CLIENT_DISPATCHES", DISPATCHES.to_string()).env("GPU_EMU_LOG", "1");
     let o = run(c);
     assert_eq!(o.code, plain.code, "stdout:\n{}\nstderr:\n{}", o.stdout, o.stderr);
-    assert_eq!(masked(&o.stdout), masked(&plain.stdout));
+    assert_eq!(o.stdout, plain.stdout);
+    assert_eq!(client_queue(&o.stderr), client_queue(&plain.stderr));
     let d = dispatches(&only(&out, ".apilog"));
     assert_eq!(d.len() as u64, DISPATCHES, "{d:?}");
     assert!(

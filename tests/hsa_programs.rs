@@ -16,19 +16,15 @@ fn programs() -> &'static Path {
 }
 
 fn kernels() -> String {
-    hsa_double().join("kernels.co").display().to_string()
+    hsa_kernels().display().to_string()
 }
 
-/// The runtime the programs run on: Debian's ROCr over gpu-emu
-/// (tests/common/hsa.rs).
-const RT: Runtime = Runtime::Real;
-
 /// A command running the program with `args`, from `dir`, in an environment
-/// cleaned of tool and cltap settings: on `rt`, or with None on Debian's
-/// ROCr with no GPU at all (no emulator under it).
-fn program(args: &[&str], dir: &Path, rt: Option<Runtime>) -> Command {
-    if let Some(rt) = rt {
-        let mut c = on_hsa(rt, programs(), dir);
+/// cleaned of tool and cltap settings: on the emulated GPU, or (`emulated`
+/// false) on Debian's ROCr with no GPU at all (no emulator under it).
+fn program(args: &[&str], dir: &Path, emulated: bool) -> Command {
+    if emulated {
+        let mut c = on_hsa(programs(), dir);
         c.args(args);
         return c;
     }
@@ -71,18 +67,23 @@ fn only(dir: &Path, ext: &str) -> PathBuf {
 /// Runs `args` the four ways; checks stdout and exit code are the same and
 /// that each traced run's API log holds `names`. Returns the plain stdout.
 fn four_ways(tag: &str, args: &[&str], names: &[&str]) -> String {
-    four_ways_on(RT, tag, args, names)
+    four_ways_with(&[], tag, args, names)
 }
 
-/// [`four_ways`] on `rt`.
-fn four_ways_on(rt: Runtime, tag: &str, args: &[&str], names: &[&str]) -> String {
+/// [`four_ways`] with the settings `env` in every run.
+fn four_ways_with(env: &[(&str, &str)], tag: &str, args: &[&str], names: &[&str]) -> String {
+    let program = |args: &[&str], dir: &Path| {
+        let mut c = program(args, dir, true);
+        c.envs(env.iter().copied());
+        c
+    };
     let plain_dir = scratch(&format!("hsa-prog-{tag}-plain"));
-    let plain = run(program(args, &plain_dir, Some(rt)));
+    let plain = run(program(args, &plain_dir));
     assert_eq!(plain.code, Some(0), "{tag} failed without cltap:\n{}\n{}", plain.stdout, plain.stderr);
     assert!(std::fs::read_dir(&*plain_dir).unwrap().next().is_none(), "nothing is written without cltap");
     for how in [How::Tool, How::Intercept(1), How::Intercept(2)] {
         let out = scratch(&format!("hsa-prog-{tag}"));
-        let mut c = program(args, &out, Some(rt));
+        let mut c = program(args, &out);
         with(&mut c, how, &out);
         let o = run(c);
         assert_eq!(o.code, plain.code, "{tag} {how:?}: exit code; stderr:\n{}", o.stderr);
@@ -156,19 +157,33 @@ fn signals_waited_on_from_several_threads() {
     assert_eq!(out, want);
 }
 
-/// On the HSA test double: the program also copies a rectangle, which ROCr
-/// does only with an SDMA engine, and gpu-emu has none (ROCr answers
-/// HSA_STATUS_ERROR_OUT_OF_RESOURCES).
+/// Two async copies, the second waiting for the first, through ROCr's blit kernels.
 #[test]
 fn async_copy_bytes() {
-    let out = four_ways_on(
-        Runtime::Double,
+    let out = four_ways(
         "copy",
         &["copy"],
         &["hsa_amd_memory_pool_allocate", "hsa_amd_memory_async_copy", "hsa_amd_memory_pool_free"],
     );
-    assert!(out.contains("copy: signals 0 0\n"), "{out}");
-    assert!(out.contains("copy: 1048576 bytes, identical=1 "), "{out}");
+    assert_eq!(out, "copy: signals 0 0\ncopy: 1048576 bytes, identical=1 sum=133693440\n");
+}
+
+/// A rectangle too, with gpu-emu's SDMA engine (`GPU_EMU_SDMA=1`; ROCr copies rectangles only
+/// with an SDMA engine, and without one answers HSA_STATUS_ERROR_OUT_OF_RESOURCES); the program
+/// reads the rectangle's copy times back with the same status and order under cltap.
+#[test]
+fn async_copy_rect_bytes_through_the_sdma_engine() {
+    let out = four_ways_with(
+        &[("GPU_EMU_SDMA", "1")],
+        "copy-rect",
+        &["copy", "rect"],
+        &["hsa_amd_memory_async_copy", "hsa_amd_memory_async_copy_rect", "hsa_amd_profiling_get_async_copy_time"],
+    );
+    assert_eq!(
+        out,
+        "copy: signals 0 0\ncopy: 1048576 bytes, identical=1 sum=133693440\ncopy: rect 100x20x3 identical=1\n\
+         copy: rect time status=0 ordered=1\n"
+    );
 }
 
 #[test]
@@ -179,7 +194,7 @@ fn one_completion_signal_for_several_dispatches() {
 
 #[test]
 fn queue_destroyed_with_dispatches_in_flight() {
-    // The double stops the queue's processor: the five dispatches held back
+    // ROCr destroys the queue and gpu-emu stops its command processor: the five dispatches held back
     // behind a barrier never run, and their shared signal stays at 5.
     let out = four_ways("destroy", &["destroy", &kernels()], &["hsa_queue_destroy", "hsa_queue_create"]);
     assert_eq!(
@@ -209,7 +224,7 @@ fn dispatch_times(log: &Path) -> Vec<(u64, u64, u64, u64)> {
 fn dispatch_times_are_ordered_and_serial() {
     let n = 200;
     let out = scratch("hsa-prog-times");
-    let mut c = program(&["many", &kernels(), &n.to_string()], &out, Some(RT));
+    let mut c = program(&["many", &kernels(), &n.to_string()], &out, true);
     with(&mut c, How::Intercept(2), &out);
     let o = run(c);
     assert_eq!(o.code, Some(0), "{}\n{}", o.stdout, o.stderr);
@@ -232,7 +247,7 @@ fn dispatch_times_are_ordered_and_serial() {
 fn a_hundred_thousand_dispatches_keep_memory_flat() {
     let peak = |n: u32| {
         let out = scratch("hsa-prog-peak");
-        let mut c = program(&["many", &kernels(), &n.to_string()], &out, Some(RT));
+        let mut c = program(&["many", &kernels(), &n.to_string()], &out, true);
         with(&mut c, How::Intercept(2), &out);
         let (status, kib) = peak_kib(c);
         assert_eq!(status, 0, "{n} dispatches: wait status {status}");
@@ -257,11 +272,11 @@ fn without_a_gpu_the_real_runtime_fails_the_same_with_cltap() {
         "Debian's libhsa-runtime64.so.1 is missing: install the package libhsa-runtime64-1 (a dependency of libhsa-runtime-dev)"
     );
     let plain_dir = scratch("hsa-prog-real-plain");
-    let plain = run(program(&["info"], &plain_dir, None));
+    let plain = run(program(&["info"], &plain_dir, false));
     assert_ne!(plain.code, Some(0), "hsa_init succeeds on the real runtime here?\n{}", plain.stdout);
     assert!(plain.stdout.contains("hsa_init() returned"), "it fails in hsa_init:\n{}\n{}", plain.stdout, plain.stderr);
     let out = scratch("hsa-prog-real");
-    let mut c = program(&["info"], &out, None);
+    let mut c = program(&["info"], &out, false);
     with(&mut c, How::Tool, &out);
     let o = run(c);
     assert_eq!(o, plain, "the same failure with HSA_TOOLS_LIB=libcltap_layer.so");

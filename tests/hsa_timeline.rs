@@ -1,6 +1,6 @@
 //! HSA in the timeline and the summary (`CLTAP_TIMELINE=1 CLTAP_SUMMARY=1
-//! ROCP_HSA_INTERCEPT=2`) on the HSA runtime test double (its client uses the
-//! double's own hooks): every HSA call is
+//! ROCP_HSA_INTERCEPT=2`) on Debian's real ROCr over the emulated gfx906
+//! (`gpu-emu/`), with the HSA client (`tests/gpu_emu/hsa_client.c`): every HSA call is
 //! a slice on its thread, every timed dispatch a slice on its HSA queue's
 //! track (from its begin to its end, with an arrow from the doorbell store
 //! that submitted it), and the summary has the per-kernel device table.

@@ -1,10 +1,9 @@
-//! cltap as an HSA tool (`HSA_TOOLS_LIB=libcltap_layer.so`), on the HSA
-//! runtime test double (`hsa-double/`, built into `target/hsa-double` as
-//! `tests/hsa_double.rs` does; `rocminfo` on Debian's real ROCr over
-//! gpu-emu): every HSA call recorded into the binary
+//! cltap as an HSA tool (`HSA_TOOLS_LIB=libcltap_layer.so`) on Debian's real ROCr over the
+//! emulated gfx906 (`gpu-emu/`), with the HSA client (`tests/gpu_emu/hsa_client.c`) and
+//! `rocminfo`: every HSA call recorded into the binary
 //! trace and rendered in the API log and the summary, the application
 //! unchanged; `OnLoad` on tables smaller than cltap's; a bad setting; a
-//! death mid-run.
+//! death mid-run by SIGKILL and one by ROCr's abort.
 
 mod common;
 use cltap_formats::apilog::{self, Call, Entry};
@@ -14,37 +13,23 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::OnceLock;
 
-fn built() -> &'static Path {
-    hsa_double()
-}
-
-/// The double: its client (`hsa-double/tests/client.c`) uses the double's
-/// own hooks, which ROCr has not. rocminfo runs on the real ROCr.
-const RT: Runtime = Runtime::Double;
-
-fn on_double(program: &Path, dir: &Path) -> Command {
-    on_hsa(RT, program, dir)
-}
-
 /// Dispatches the client makes: its signal and wait counts follow from it.
 const DISPATCHES: u64 = 5;
 
-/// The double's client (`hsa-double/tests/client.c`) with the real kernels.
+/// The HSA client on Debian's ROCr over gpu-emu, the emulator's packet log on its stderr.
 fn client(dir: &Path) -> Command {
-    let mut c = on_double(&built().join("client"), dir);
-    c.arg(built().join("kernels.co"));
-    c.env("CLIENT_DISPATCHES", DISPATCHES.to_string());
-    c
+    hsa_client(dir, DISPATCHES)
+}
+
+/// What the emulated GPU ran on the client's queue (the queue of its add_one dispatches).
+fn client_queue(stderr: &str) -> Vec<(String, String)> {
+    emu::queue_of(&emu::emu_packets(stderr), "add_one").into_iter().map(|p| (p.kind, p.kernel)).collect()
 }
 
 /// cltap as the tool, its outputs into `out`.
 fn with_cltap(c: &mut Command, out: &Path) {
     c.env("HSA_TOOLS_LIB", layer());
     c.env("CLTAP_OUTPUT_DIR", out);
-}
-
-fn masked(s: &str) -> String {
-    mask_kernel_objects(s)
 }
 
 fn field(out: &str, key: &str) -> u64 {
@@ -94,9 +79,14 @@ fn the_clients_calls_are_all_in_the_log_and_the_summary() {
     c.env("CLTAP_SUMMARY", "1");
     let o = run(c);
     assert_eq!(o.code, plain.code, "stderr:\n{}", o.stderr);
-    assert_eq!(masked(&o.stdout), masked(&plain.stdout), "the client saw something else under cltap");
+    assert_eq!(o.stdout, plain.stdout, "the client saw something else under cltap");
     assert!(o.stdout.contains("client: all checks passed"), "{}", o.stdout);
     assert!(std::fs::read_dir(&*plain_dir).unwrap().next().is_none(), "nothing is written without cltap");
+    // The emulated GPU ran the same packets on the client's queue: its dispatches and its barrier.
+    let mut want = vec![("dispatch".to_string(), "add_one".to_string()); DISPATCHES as usize];
+    want.push(("BarrierAnd".to_string(), String::new()));
+    assert_eq!(client_queue(&plain.stderr), want, "{}", plain.stderr);
+    assert_eq!(client_queue(&o.stderr), want, "{}", o.stderr);
 
     let log = calls(&only(&out, ".apilog"));
     // The application's own thread: the one that called hsa_init.
@@ -148,6 +138,8 @@ fn the_clients_calls_are_all_in_the_log_and_the_summary() {
     // Statuses by name, outputs after success only.
     let qc: Vec<&Call> = log.iter().filter(|c| c.name == "hsa_queue_create").collect();
     let results: Vec<&str> = qc.iter().map(|c| c.result.as_deref().unwrap()).collect();
+    // As the client saw them: 0x1001 and 0x1000, then its queue.
+    assert!(o.stdout.contains("client: queue_create refused 0x1001 0x1000\n"), "{}", o.stdout);
     assert_eq!(results, ["HSA_STATUS_ERROR_INVALID_ARGUMENT", "HSA_STATUS_ERROR", "HSA_STATUS_SUCCESS"]);
     let ok = qc[2];
     assert_eq!((ok.args[0].c_type.as_str(), ok.args[0].name.as_str()), ("hsa_agent_t", "agent"));
@@ -285,7 +277,7 @@ fn onload_table() -> &'static Path {
         std::fs::create_dir_all(exe.parent().unwrap()).unwrap();
         let st = Command::new("gcc")
             .args(["-std=c11", "-O1", "-Wall", "-Wextra", "-Werror", "-I/usr/include/hsa"])
-            .arg(format!("-I{}", root().join("hsa-double/include").display()))
+            .arg(format!("-I{}", root().join("hsa-api").display()))
             .arg(root().join("tests/hsa/onload_table.c"))
             .arg("-o")
             .arg(&exe)
@@ -298,7 +290,7 @@ fn onload_table() -> &'static Path {
 }
 
 fn call_onload(core_bytes: u32, out: &Path, extra: &[(&str, &str)]) -> Outcome {
-    let mut c = on_double(onload_table(), out);
+    let mut c = on_hsa(onload_table(), out);
     c.arg(layer()).arg(core_bytes.to_string());
     c.env("CLTAP_OUTPUT_DIR", out);
     for (k, v) in extra {
@@ -418,8 +410,8 @@ fn a_bad_setting_is_one_line_and_a_pass_through() {
     with_cltap(&mut c, &out);
     c.env("CLTAP_BUFFER_POLICY", "bogus");
     let o = run(c);
-    assert_eq!((o.code, masked(&o.stdout)), (plain.code, masked(&plain.stdout)));
-    assert_eq!(o.stderr.lines().count(), 1, "{}", o.stderr);
+    assert_eq!((o.code, &o.stdout), (plain.code, &plain.stdout));
+    assert_eq!(emu::without_emu_log(&o.stderr).lines().count(), 1, "{}", o.stderr);
     assert!(std::fs::read_dir(&*out).unwrap().next().is_none(), "a pass-through writes nothing");
 }
 
@@ -440,7 +432,7 @@ fn a_client_killed_mid_run_leaves_a_trace_that_renders() {
     let killer = out.join("libkiller.so");
     let st = Command::new("gcc")
         .args(["-std=c11", "-shared", "-fPIC", "-Wall", "-Werror", "-I/usr/include/hsa"])
-        .arg(format!("-I{}", root().join("hsa-double/include").display()))
+        .arg(format!("-I{}", root().join("hsa-api").display()))
         .arg("-o")
         .arg(&killer)
         .arg(&src)
@@ -473,11 +465,65 @@ fn a_client_killed_mid_run_leaves_a_trace_that_renders() {
     let last = main.last().unwrap();
     assert_eq!((last.name.as_str(), last.returned(), last.duration_us), ("hsa_queue_destroy", false, 0));
     // Everything before it is there, returned. (Another thread may be in a
-    // call of its own at the kill: the double's async-handler thread stores
-    // a signal the main thread waits for, and may not have left that call.)
+    // call of its own at the kill: ROCr's async-handler thread runs the
+    // client's handler, which stores a signal the main thread waits for, and
+    // may not have left that call.)
     assert_eq!(main.iter().filter(|c| !c.returned()).count(), 1);
     assert_eq!(count(&log, "hsa_signal_create"), DISPATCHES + 6);
     assert_eq!(count(&log, "hsa_signal_destroy"), DISPATCHES + 6);
     assert_eq!(count(&log, "hsa_amd_memory_async_copy"), 1);
     assert_eq!(count(&log, "hsa_shut_down"), 1, "only the first, before the death");
+}
+
+#[test]
+fn a_client_aborted_by_rocr_mid_run_leaves_a_trace_that_renders() {
+    // The emulated GPU faults the client's one dispatch (GPU_EMU_FAULT, docs/gpu-emu.md): ROCr's
+    // fault handler prints the fault and aborts the process while the client waits for it.
+    let faulted = |dir: &Path| {
+        use std::os::unix::process::CommandExt;
+        let mut c = hsa_client(dir, 1);
+        c.env("GPU_EMU_FAULT", "memory@add_one");
+        // SAFETY: only setrlimit between fork and exec: no core file from the expected abort.
+        unsafe {
+            c.pre_exec(|| {
+                let none = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
+                libc::setrlimit(libc::RLIMIT_CORE, &none);
+                Ok(())
+            });
+        }
+        c
+    };
+    let plain = run(faulted(&scratch("hsa-trace-abort-plain")));
+    assert_eq!(plain.signal, Some(libc::SIGABRT), "{}\n{}", plain.stdout, plain.stderr);
+    let out = scratch("hsa-trace-abort");
+    let traces = out.join("traces");
+    std::fs::create_dir(&traces).unwrap();
+    let mut c = faulted(&out);
+    with_cltap(&mut c, &traces);
+    let o = run(c);
+    assert_eq!((o.signal, &o.stdout), (plain.signal, &plain.stdout), "{}", o.stderr);
+    let fault = "Memory access fault by GPU node-1";
+    assert!(plain.stderr.contains(fault) && o.stderr.contains(fault), "{}", o.stderr);
+    let trace = only(&traces, ".cltrace");
+    let rendered = out.join("rendered");
+    let r = Command::new(root().join("target/release/cltap"))
+        .arg("render")
+        .arg(&trace)
+        .arg("--output")
+        .arg(&rendered)
+        .output()
+        .unwrap();
+    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    let log = calls(&only(&rendered, ".apilog"));
+    let main_tid = log.iter().find(|c| c.name == "hsa_init").expect("hsa_init").tid;
+    let main: Vec<&Call> = log.iter().filter(|c| c.tid == main_tid).collect();
+    // The abort comes from ROCr's own thread once the dispatch has faulted: the client had rung
+    // the doorbell and was still in that store or already waiting; all before it returned.
+    let last = main.last().unwrap();
+    assert!(["hsa_signal_store_screlease", "hsa_signal_wait_scacquire"].contains(&last.name.as_str()), "{last:?}");
+    assert!(main[..main.len() - 1].iter().all(|c| c.returned()), "only the last call may be in flight");
+    assert_eq!(count(&log, "hsa_signal_create"), 1, "the dispatch's signal, nothing after");
+    assert_eq!(count(&log, "hsa_memory_allocate"), 1);
+    assert_eq!(count(&log, "hsa_shut_down"), 1, "the first only");
+    assert_eq!(count(&log, "hsa_executable_freeze"), 1);
 }

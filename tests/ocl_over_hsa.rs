@@ -1,13 +1,12 @@
-//! The OpenCL-over-HSA test double (`hsa-double/ocl/`): a small OpenCL ICD
-//! over the HSA runtime test double, shaped like AMD's runtime (a worker
-//! thread per command queue writes one AQL kernel dispatch per NDRange
-//! through the exported `hsa_*` functions) but not AMD's runtime. These tests
-//! build the double and the ICD (`make -C hsa-double`), run
-//! `tests/hsa/ocl_over_hsa.c` (OpenCL API only) through Debian's ocl-icd with
-//! `OCL_ICD_VENDORS` naming the ICD, and check its output, that every NDRange
-//! became exactly one dispatch of the HSA runtime test double, and that
-//! cltap loaded as an HSA tool changes nothing the program sees. All of it
-//! runs against the HSA runtime test double, not real ROCm.
+//! The OpenCL-over-HSA test double (`ocl-over-hsa/`): a small OpenCL ICD
+//! over Debian's real ROCr, shaped like AMD's runtime (a worker thread per
+//! command queue writes one AQL kernel dispatch per NDRange through the
+//! exported `hsa_*` functions) but not AMD's runtime. These tests build the
+//! ICD (`make -C ocl-over-hsa`), run `tests/hsa/ocl_over_hsa.c` (OpenCL API
+//! only) through Debian's ocl-icd with `OCL_ICD_VENDORS` naming the ICD, on
+//! the emulated gfx906 (`gpu-emu/`), and check its output, that every NDRange
+//! became exactly one dispatch that the emulated GPU ran (its own log), and
+//! that cltap loaded as an HSA tool changes nothing the program sees.
 
 mod common;
 use common::*;
@@ -47,9 +46,9 @@ queue B ndrange 1 (second thread): enqueue=CL_SUCCESS event=CL_COMPLETE profilin
 queue B ndrange 2 (second thread): enqueue=CL_SUCCESS event=CL_COMPLETE profiling=CL_PROFILING_INFO_NOT_AVAILABLE
 queue B ndrange 3 (second thread): enqueue=CL_SUCCESS event=CL_COMPLETE profiling=CL_PROFILING_INFO_NOT_AVAILABLE
 queue B: buffer read back unchanged=1
-x read back unchanged (the double runs no GPU code)=1
+x read back unchanged (no code runs for these kernels)=1
 program from binary: status=CL_SUCCESS ndrange event=CL_COMPLETE
-dispatches: ndranges=17 submitted_by_icd=17 seen_by_hsa_double=17
+dispatches: ndranges=17 submitted_by_icd=17
 done
 ";
 
@@ -57,23 +56,19 @@ done
 /// program made from a binary.
 const NDRANGES: usize = 17;
 
-/// The ICD, built next to the double by `make -C hsa-double` (its `all`
-/// includes `ocl`).
-fn icd() -> PathBuf {
-    let p = hsa_double().join("libcltap-ocl-over-hsa.so");
-    assert!(p.is_file(), "{} is missing: hsa-double/ocl/ocl.mk did not build it", p.display());
-    p
+fn icd() -> &'static Path {
+    ocl_over_hsa_icd()
 }
 
 fn program() -> &'static Path {
     ocl_over_hsa_program()
 }
 
-/// `exe` run from `dir` through Debian's ocl-icd with only the ICD, on the
-/// HSA test double, in an environment cleaned of loader, HSA, cltap and
-/// ICD settings.
+/// `exe` run from `dir` through Debian's ocl-icd with only the ICD, on
+/// Debian's ROCr over gpu-emu, in an environment cleaned of loader, HSA,
+/// cltap, emulator and ICD settings.
 fn through_ocl_icd(exe: &Path, dir: &Path) -> Command {
-    let mut c = on_hsa_double(exe, dir);
+    let mut c = on_hsa(exe, dir);
     for (k, _) in std::env::vars() {
         if k.starts_with("OCL_ICD") || k.starts_with("OPENCL_LAYER") || k.starts_with("HSADBL_") {
             c.env_remove(k);
@@ -91,58 +86,62 @@ fn plain() -> Outcome {
 }
 
 #[test]
-fn runs_through_ocl_icd_on_the_hsa_double() {
+fn runs_through_ocl_icd_on_the_real_rocr() {
     let o = plain();
     assert_eq!(o.stdout, EXPECTED);
     assert_eq!(o.stderr, "", "nothing on stderr without verbose settings");
 }
 
-/// The dispatches in the HSA test double's log (`CLTAP_HSA_DOUBLE_VERBOSE`):
-/// "KERNEL.kd (grid XxYxZ)" each. The double's threads log concurrently and
-/// a line's prefix, text and newline are separate writes, so lines may
-/// interleave: the texts are taken wherever they are.
-fn double_dispatches(stderr: &str) -> Vec<&str> {
+/// The dispatches of the program's kernels in the emulator's log (`GPU_EMU_LOG=1`), as
+/// "KERNEL [X, Y, Z]", with the emulator's queue of each.
+fn emu_dispatches(stderr: &str) -> Vec<(u64, String)> {
     stderr
-        .match_indices("dispatch of ")
-        .map(|(at, key)| {
-            let text = &stderr[at + key.len()..];
-            &text[..text.find(')').map_or(text.len(), |end| end + 1)]
+        .lines()
+        .filter_map(|l| l.strip_prefix("gpu-emu: queue "))
+        .filter_map(|l| {
+            let (queue, rest) = l.split_once(" packet ")?;
+            let what = rest.split_once(": dispatch ")?.1;
+            (what.starts_with("scale ") || what.starts_with("tile_sum "))
+                .then(|| (queue.parse().unwrap(), what.replace(" grid=", " ")))
         })
         .collect()
 }
 
-/// The double's own log (`CLTAP_HSA_DOUBLE_VERBOSE`) shows one dispatch per
-/// NDRange, with the NDRange's grid, on the two HSA queues the two command
-/// queues made.
+/// The program with the emulator's log and the ICD's own (`HSADBL_OCL_VERBOSE`) on stderr.
+fn logged(dir: &Path) -> Command {
+    let mut c = through_ocl_icd(program(), dir);
+    c.env("GPU_EMU_LOG", "1").env("HSADBL_OCL_VERBOSE", "1");
+    c
+}
+
+/// The emulated GPU's own log shows one dispatch per NDRange, with the
+/// NDRange's grid, on the two HSA queues the two command queues made; the
+/// ICD's log shows HSA opened and shut down once.
 #[test]
 fn every_ndrange_is_one_hsa_dispatch() {
     let dir = scratch("ocl-hsa-verbose");
-    let mut c = through_ocl_icd(program(), &dir);
-    c.env("CLTAP_HSA_DOUBLE_VERBOSE", "1");
-    let o = run(c);
+    let o = run(logged(&dir));
     assert_eq!(o.code, Some(0), "{}\n{}", o.stdout, o.stderr);
-    assert_eq!(o.stdout, EXPECTED, "the double's log goes to stderr only");
-    let dispatches = double_dispatches(&o.stderr);
-    assert_eq!(dispatches.len(), NDRANGES, "dispatches:\n{}", dispatches.join("\n"));
-    assert_eq!(dispatches.iter().filter(|d| d.starts_with("scale.kd ")).count(), 13);
+    assert_eq!(o.stdout, EXPECTED, "the logs go to stderr only");
+    let dispatches = emu_dispatches(&o.stderr);
+    let texts: Vec<&str> = dispatches.iter().map(|(_, d)| d.as_str()).collect();
+    assert_eq!(dispatches.len(), NDRANGES, "dispatches:\n{}", texts.join("\n"));
+    assert_eq!(texts.iter().filter(|d| d.starts_with("scale ")).count(), 13);
     // tile_sum runs on queue A only, so its dispatches keep the program's order.
-    let tiles: Vec<&str> = dispatches.iter().filter(|d| d.starts_with("tile_sum.kd ")).copied().collect();
+    let tiles: Vec<&str> = texts.iter().filter(|d| d.starts_with("tile_sum ")).copied().collect();
     assert_eq!(
         tiles,
-        [
-            "tile_sum.kd (grid 64x64x1)",
-            "tile_sum.kd (grid 128x32x1)",
-            "tile_sum.kd (grid 32x32x1)",
-            "tile_sum.kd (grid 256x4x1)"
-        ]
+        ["tile_sum [64, 64, 1]", "tile_sum [128, 32, 1]", "tile_sum [32, 32, 1]", "tile_sum [256, 4, 1]"]
     );
-    for grid in ["(grid 1000x1x1)", "(grid 16x8x4)", "(grid 8x8x8)", "(grid 2048x1x1)", "(grid 128x1x1)"] {
-        assert!(dispatches.iter().any(|d| d.ends_with(grid)), "no dispatch {grid}:\n{}", dispatches.join("\n"));
+    for grid in ["[1000, 1, 1]", "[16, 8, 4]", "[8, 8, 8]", "[2048, 1, 1]", "[128, 1, 1]"] {
+        assert!(texts.iter().any(|d| d.ends_with(grid)), "no dispatch {grid}:\n{}", texts.join("\n"));
     }
-    let queues = o.stderr.matches(" created (size ").count();
-    assert_eq!(queues, 2, "one HSA queue per command queue:\n{}", o.stderr);
-    assert_eq!(o.stderr.matches("hsa_init: runtime loaded").count(), 1, "HSA is opened once:\n{}", o.stderr);
-    assert_eq!(o.stderr.matches("hsa_shut_down: runtime unloaded").count(), 1, "and shut down once:\n{}", o.stderr);
+    let mut queues: Vec<u64> = dispatches.iter().map(|(q, _)| *q).collect();
+    queues.sort();
+    queues.dedup();
+    assert_eq!(queues.len(), 2, "one HSA queue per command queue:\n{}", o.stderr);
+    assert_eq!(o.stderr.matches("] HSA open: GPU agent gfx906").count(), 1, "HSA is opened once:\n{}", o.stderr);
+    assert_eq!(o.stderr.matches("] HSA shut down").count(), 1, "and shut down once:\n{}", o.stderr);
 }
 
 /// cltap as the HSA tool (`HSA_TOOLS_LIB`, intercept queues): the program's
@@ -170,14 +169,15 @@ fn cltap_as_hsa_tool_changes_nothing() {
 #[test]
 fn leaked_queue_is_finished_at_exit() {
     let dir = scratch("ocl-hsa-leak");
-    let mut c = through_ocl_icd(program(), &dir);
-    c.arg("leak").env("CLTAP_HSA_DOUBLE_VERBOSE", "1");
+    let mut c = logged(&dir);
+    c.arg("leak");
     let o = run(c);
     assert_eq!(o.code, Some(0), "{}\n{}", o.stdout, o.stderr);
     assert_eq!(o.stdout, "leak: 3 ndranges enqueued, nothing released\n");
-    assert_eq!(double_dispatches(&o.stderr), ["scale.kd (grid 4096x1x1)"; 3], "{}", o.stderr);
-    assert_eq!(o.stderr.matches("hsa_shut_down: runtime unloaded").count(), 1, "{}", o.stderr);
-    assert!(!o.stderr.contains("still exists at hsa_shut_down"), "the ICD destroys its queue first:\n{}", o.stderr);
+    let ran: Vec<String> = emu_dispatches(&o.stderr).into_iter().map(|(_, d)| d).collect();
+    assert_eq!(ran, ["scale [4096, 1, 1]"; 3], "{}", o.stderr);
+    assert!(o.stderr.contains("a command queue was never released: its worker is stopped at exit"), "{}", o.stderr);
+    assert_eq!(o.stderr.matches("] HSA shut down").count(), 1, "{}", o.stderr);
 
     let out = scratch("ocl-hsa-leak-cltap");
     let mut c = through_ocl_icd(program(), &out);
@@ -213,7 +213,7 @@ fn khronos_loader_loads_it_too() {
     let dir = scratch("ocl-hsa-khronos");
     let vendors = scratch("ocl-hsa-no-vendors");
     let mut c = through_ocl_icd(program(), &dir);
-    let ld = [root().join(".deps/intel/khronos"), intel_lib(), hsa_double().to_path_buf()];
+    let ld = [root().join(".deps/intel/khronos"), intel_lib(), PathBuf::from(SYSTEM_LIBS)];
     assert!(ld[0].join("libOpenCL.so.1").is_file(), "the Khronos loader is missing (run scripts/setup.sh)");
     c.env("LD_LIBRARY_PATH", std::env::join_paths(ld).unwrap());
     c.env("OCL_ICD_VENDORS", &*vendors);

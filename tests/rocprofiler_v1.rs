@@ -1,5 +1,5 @@
-//! rocprofiler v1's library API from libcltap_layer.so, against the HSA
-//! runtime test double, not real ROCm.
+//! rocprofiler v1's library API from libcltap_layer.so, on Debian's real
+//! ROCr over the emulated gfx906 (`gpu-emu/`).
 //!
 //! - The layout of `include/rocprofiler/rocprofiler.h` (ROCm 5.x's v1 ABI)
 //!   as gcc compiles it equals cltap's Rust copy, field by field.
@@ -8,7 +8,7 @@
 //!   context for `SQ_WAVES` and `GPUBusy` per dispatch of
 //!   `tests/hsa/programs.c sizes`, and writes each dispatch's values from
 //!   its completion handler: they must equal the values computed here by
-//!   hand from the double's AQLprofile model (hsa-double/README.md).
+//!   hand from gpu-emu's counter model (docs/gpu-emu.md#aqlprofile).
 //! - The error paths the tool walks: a call before the runtime loaded
 //!   cltap, an unknown metric (info and open), a trace feature, standalone
 //!   mode and standalone sampling (`HSA_STATUS_ERROR`, `rocprofiler_errno`
@@ -80,8 +80,8 @@ fn failure(lines: &[String], key: &str) -> (String, String, String) {
     (w["status"].clone(), w["errno"].clone(), w["msg"].clone())
 }
 
-/// The double's blocks (hsa-double/README.md, "AQLprofile double").
-fn double_blocks() -> StaticBlocks {
+/// The emulated gfx906's blocks (docs/gpu-emu.md#aqlprofile).
+fn emulated_blocks() -> StaticBlocks {
     use Block::*;
     StaticBlocks::new(&[
         (CPC, 1, 2),
@@ -103,8 +103,8 @@ fn sizes_with_tool(dir: &Path, intercept: &str) -> (Outcome, Vec<String>) {
 
 fn sizes_with_tool_env(dir: &Path, intercept: &str, env: &[(&str, &str)]) -> (Outcome, Vec<String>) {
     let out = dir.join("tool.txt");
-    let mut c = on_hsa(Runtime::Real, hsa_programs(), dir);
-    c.arg("sizes").arg(hsa_double().join("kernels.co"));
+    let mut c = on_hsa(hsa_programs(), dir);
+    c.arg("sizes").arg(hsa_kernels());
     c.env("HSA_TOOLS_LIB", layer())
         .env("ROCP_TOOL_LIB", tool())
         .env("ROCP_HSA_INTERCEPT", intercept)
@@ -124,8 +124,8 @@ fn sizes_with_tool_env(dir: &Path, intercept: &str, env: &[(&str, &str)]) -> (Ou
 #[test]
 fn a_v1_tool_gets_each_dispatchs_values_computed_by_hand() {
     let plain_dir = scratch("rocp-plain");
-    let mut p = on_hsa(Runtime::Real, hsa_programs(), &plain_dir);
-    p.arg("sizes").arg(hsa_double().join("kernels.co"));
+    let mut p = on_hsa(hsa_programs(), &plain_dir);
+    p.arg("sizes").arg(hsa_kernels());
     let plain = run(p);
     assert_eq!(plain.code, Some(0), "{}\n{}", plain.stdout, plain.stderr);
 
@@ -197,7 +197,7 @@ fn info_and_the_documented_errors() {
     assert_eq!((st.as_str(), errno.as_str()), ("0x100b", "0x100b"), "HSA_STATUS_ERROR_NOT_INITIALIZED");
     assert!(msg.starts_with("rocprofiler_get_info(), the HSA runtime has not loaded cltap yet"), "{msg}");
 
-    let cat = Catalog::load(None, "gfx906", &double_blocks()).unwrap();
+    let cat = Catalog::load(None, "gfx906", &emulated_blocks()).unwrap();
     let m = line(&lines, "metrics");
     assert_eq!(m["metrics"], cat.iter().count().to_string());
     assert_eq!((m["status"].as_str(), m["walk_status"].as_str(), m["traces"].as_str()), ("0", "0", "0"));
@@ -305,8 +305,8 @@ fn rocp_metrics_is_the_catalog_of_the_v1_api() {
 #[test]
 fn without_aqlprofile_open_says_why_and_the_application_runs_on() {
     let plain_dir = scratch("rocp-noaql-plain");
-    let mut p = on_hsa(Runtime::Real, hsa_programs(), &plain_dir);
-    p.arg("sizes").arg(hsa_double().join("kernels.co"));
+    let mut p = on_hsa(hsa_programs(), &plain_dir);
+    p.arg("sizes").arg(hsa_kernels());
     let plain = run(p);
     let dir = scratch("rocp-noaql");
     let (o, lines) = sizes_with_tool_env(&dir, "1", &[("GPU_EMU_AQLPROFILE", "0")]);
@@ -332,14 +332,14 @@ fn without_aqlprofile_open_says_why_and_the_application_runs_on() {
 /// One context's group returned for every dispatch, and its handler reading
 /// the data while later dispatches of that group still count: each handler
 /// gets its values at once (no wait on the runtime's signal thread, which
-/// would hang the application), against the HSA runtime test double.
+/// would hang the application).
 #[test]
 fn a_group_reused_by_several_dispatches_does_not_hang_the_handler() {
     static T: OnceLock<PathBuf> = OnceLock::new();
     let so = T.get_or_init(|| gcc("rocp_reuse_tool.c", "rocp_reuse_tool.so", &["-shared", "-fPIC"]));
     let dir = scratch("rocp-reuse");
-    let mut c = on_hsa(Runtime::Real, hsa_programs(), &dir);
-    c.arg("shared").arg(hsa_double().join("kernels.co"));
+    let mut c = on_hsa(hsa_programs(), &dir);
+    c.arg("shared").arg(hsa_kernels());
     c.env("HSA_TOOLS_LIB", layer()).env("ROCP_TOOL_LIB", so).env("CLTAP_OUTPUT_DIR", &*dir);
     let o = run(c);
     assert_eq!(o.code, Some(0), "{}\n{}", o.stdout, o.stderr);
@@ -361,8 +361,8 @@ fn a_tool_that_aborts_holding_its_unload_lock_ends_the_application_with_sigabrt(
     for intercept in ["1", "2"] {
         let dir = scratch("rocp-abort");
         let notes = dir.join("notes.txt");
-        let mut c = on_hsa_double(hsa_programs(), &dir);
-        c.arg("sizes").arg(hsa_double().join("kernels.co"));
+        let mut c = on_hsa(hsa_programs(), &dir);
+        c.arg("sizes").arg(hsa_kernels());
         c.env("HSA_TOOLS_LIB", layer())
             .env("ROCP_TOOL_LIB", so)
             .env("ROCP_HSA_INTERCEPT", intercept)

@@ -1,5 +1,5 @@
-//! The rest of rocprofiler 5.2.3's interface from libcltap_layer.so,
-//! against the HSA runtime test double, not real ROCm, with
+//! The rest of rocprofiler 5.2.3's interface from libcltap_layer.so, on
+//! Debian's real ROCr over the emulated gfx906 (`gpu-emu/`), with
 //! `tests/tools/rocp_iface_tool.c`: context pools, the HSA callbacks,
 //! `kernel_code` and the callback data of `opt_mode`, `get_time`, the
 //! functions 5.2.3 only declares, and cltap's own `ROCP_INPUT` request
@@ -22,8 +22,8 @@ fn iface_tool() -> &'static Path {
 /// tool's lines and cltap's results.csv (when counters were asked for).
 fn with_iface_tool(dir: &Path, what: &str, env: &[(&str, &str)]) -> (Outcome, Vec<String>) {
     let out = dir.join("tool.txt");
-    let mut c = on_hsa_double(hsa_programs(), dir);
-    c.arg(what).arg(hsa_double().join("kernels.co"));
+    let mut c = on_hsa(hsa_programs(), dir);
+    c.arg(what).arg(hsa_kernels());
     c.env("HSA_TOOLS_LIB", layer()).env("ROCP_TOOL_LIB", iface_tool()).env("ROCP_TOOL_OUT", &out);
     c.env("CLTAP_OUTPUT_DIR", dir);
     for (k, v) in env {
@@ -48,8 +48,8 @@ fn with_iface_tool(dir: &Path, what: &str, env: &[(&str, &str)]) -> (Outcome, Ve
 #[test]
 fn the_rest_of_the_5_2_3_interface_pools_hsa_callbacks_and_both_requests() {
     let plain_dir = scratch("rocp-iface-plain");
-    let mut p = on_hsa_double(hsa_programs(), &plain_dir);
-    p.arg("sizes").arg(hsa_double().join("kernels.co"));
+    let mut p = on_hsa(hsa_programs(), &plain_dir);
+    p.arg("sizes").arg(hsa_kernels());
     let plain = run(p);
     let dir = scratch("rocp-iface");
     let input = dir.join("input.xml");
@@ -208,8 +208,8 @@ fn requests_that_cannot_share_a_dispatch_are_named_once_and_rocp_input_names_its
     let dir = scratch("rocp-input-unknown");
     let input = dir.join("input.xml");
     std::fs::write(&input, "<metric name=SQ_WAVEZ ></metric>\n").unwrap();
-    let mut c = on_hsa_double(hsa_programs(), &dir);
-    c.arg("sizes").arg(hsa_double().join("kernels.co"));
+    let mut c = on_hsa(hsa_programs(), &dir);
+    c.arg("sizes").arg(hsa_kernels());
     c.env("HSA_TOOLS_LIB", layer())
         .env("ROCP_HSA_INTERCEPT", "1")
         .env("ROCP_INPUT", &input)

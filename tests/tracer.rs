@@ -42,8 +42,7 @@ fn opencl_program() -> PathBuf {
 }
 
 fn hsa_program() -> PathBuf {
-    let d = hsa_double();
-    build("tests/tools/tracer_hsa.c", "tracer_hsa", &[format!("-L{}", d.display()), "-lhsa-runtime64".into()])
+    build("tests/tools/tracer_hsa.c", "tracer_hsa", &["-lhsa-runtime64".into()])
 }
 
 /// Runs `c`, requires exit 0, and returns its stdout.
@@ -167,7 +166,7 @@ fn pass_through_refuses_tracers_and_still_forwards() {
 // ---- HSA, on Debian's real ROCr over the emulated gfx906 (gpu-emu) ----
 
 fn hsa(test: &str, dir: &Path) -> Command {
-    let mut c = on_hsa(Runtime::Real, &hsa_program(), dir);
+    let mut c = on_hsa(&hsa_program(), dir);
     c.arg(test).env("HSA_TOOLS_LIB", layer()).env("CLTAP_OUTPUT_DIR", dir);
     if test != "basic" {
         c.env("CLTAP_API_LOG", "0").env("CLTAP_SUMMARY", "0");

@@ -244,7 +244,7 @@ fn split_top(s: &str) -> Vec<&str> {
 }
 
 /// Holds every declaration of `api/hsa.api` to the signature clang read
-/// from the real header (`hsa-double/include/hsa_double_api_list.h`, lines
+/// from the real header (`hsa-api/hsa_api_list.h`, lines
 /// `DBL_CORE(ret, name, (params), (args), stub)`): the table, the result,
 /// and each parameter's name and C type (a callback's through
 /// [`types::HSA_CALLBACKS`]). A wrong width here would mis-forward a call.

@@ -176,7 +176,7 @@ pub const HSA_SCALARS: &[(&str, &str, usize)] = &[
 
 /// HSA callbacks: the name `api/hsa.api` uses and the C function-pointer
 /// type it stands for, written as clang prints it (as in
-/// `hsa-double/include/hsa_double_api_list.h`). The header's own typedefs
+/// `hsa-api/hsa_api_list.h`). The header's own typedefs
 /// stand for themselves.
 pub const HSA_CALLBACKS: &[(&str, &str)] = &[
     ("hsa_cb_agent", "hsa_status_t (*)(hsa_agent_t, void *)"),

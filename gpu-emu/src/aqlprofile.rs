@@ -36,11 +36,21 @@ fn fail(status: u32, msg: String) -> u32 {
     status
 }
 
-/// Whether `agent` is the emulated gfx906: asks the ROCr this library was loaded into.
+/// Whether `agent` is the emulated gfx906: asks the ROCr this library was loaded into. ROCr is
+/// looked up by its soname, not in the global scope: a library that ROCr came with may have been
+/// loaded with RTLD_LOCAL (an OpenCL ICD, which the ICD loader opens so).
 fn is_gfx906(agent: u64) -> bool {
     type GetInfo = unsafe extern "C" fn(u64, u32, *mut c_void) -> u32;
-    // SAFETY: looking up a symbol by a NUL-terminated name in the process.
-    let f = unsafe { libc::dlsym(libc::RTLD_DEFAULT, c"hsa_agent_get_info".as_ptr()) };
+    // SAFETY: the already loaded ROCr (RTLD_NOLOAD), then a symbol by a NUL-terminated name.
+    let f = unsafe {
+        let rocr = libc::dlopen(c"libhsa-runtime64.so.1".as_ptr(), libc::RTLD_NOW | libc::RTLD_NOLOAD);
+        let f = libc::dlsym(if rocr.is_null() { libc::RTLD_DEFAULT } else { rocr }, c"hsa_agent_get_info".as_ptr());
+        if !rocr.is_null() {
+            // The process keeps ROCr loaded: this only drops the reference NOLOAD took.
+            libc::dlclose(rocr);
+        }
+        f
+    };
     if f.is_null() {
         return false;
     }

@@ -48,7 +48,7 @@ fn delay() -> Option<Duration> {
     })
 }
 
-fn logging() -> bool {
+pub(crate) fn logging() -> bool {
     static ON: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
     *ON.get_or_init(|| std::env::var(LOG_VARIABLE).is_ok_and(|v| v == "1"))
 }

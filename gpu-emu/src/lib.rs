@@ -5,7 +5,7 @@
 //!
 //! One concern per module: [`topology`] (nodes, banks, caches, links), [`memory`] (allocations and
 //! pointer information), [`events`] (KFD events and waits), [`clocks`], [`queues`] (queue creation),
-//! [`cp`] (the command processor), [`signal`] (ROCr's `amd_signal_t`), [`kernels`] (what a dispatch
+//! [`cp`] (the command processor), [`sdma`] (the SDMA engine, on request), [`signal`] (ROCr's `amd_signal_t`), [`kernels`] (what a dispatch
 //! runs), [`faults`] (faults on demand) and [`kfd`] (opening, closing and the calls that only answer).
 //! The same crate also builds the emulated AQLprofile library ([`aqlprofile`], with its PM4 format
 //! [`pm4`] and counter model [`pmc`]).
@@ -26,6 +26,7 @@ pub mod pm4;
 pub mod pmc;
 pub mod queue;
 pub mod queues;
+pub mod sdma;
 pub mod signal;
 #[allow(clippy::all)]
 pub mod sys;

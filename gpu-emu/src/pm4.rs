@@ -15,7 +15,7 @@
 //! dispatch between START and STOP adds its modelled values ([`crate::pmc`]). The output buffer: a
 //! u32 magic "PMCD", a u32 sample count, then one u64 per sample in the profile's event order; the
 //! magic is written last, and START clears it, so a reader can tell that no STOP or READ ran. The
-//! format is the HSA test double's (`hsa-double/src/pm4.c`).
+//! format is cltap's own (it was the retired HSA test double's).
 
 use crate::pmc::{self, Event, Shape};
 

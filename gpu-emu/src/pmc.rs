@@ -1,8 +1,8 @@
 //! The performance-counter model of the emulated gfx906: which blocks exist (instances and counter
 //! slots), which events are valid, and what each counter reads after a dispatch. The values are an
 //! INVENTED model — deterministic functions of the dispatch packet's shape, chosen so that a test
-//! can compute every derived metric by hand — the same model as the HSA test double's
-//! (`hsa-double/src/pmc_model.c`, `dispatch_model.c`), not what a GPU would count. Event ids are
+//! can compute every derived metric by hand — the model of cltap's retired HSA test double,
+//! kept so that the tests' hand-computed values still hold, not what a GPU would count. Event ids are
 //! gfx9's, as in rocprofiler's metrics files.
 
 use cltap::hsa::packet::KernelDispatch;

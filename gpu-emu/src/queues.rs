@@ -1,7 +1,8 @@
 //! Queues. `hsaKmtCreateQueue` for an AQL compute queue records ROCr's ring, its read and write
 //! dispatch ids (fields of ROCr's own `amd_queue_t`) and hands back a doorbell; a command processor
 //! thread then runs the queue ([`crate::cp`]). SDMA queues are refused, so ROCr copies with its blit
-//! kernels, which the command processor executes.
+//! kernels, which the command processor executes; with `GPU_EMU_SDMA=1` they get an SDMA engine
+//! ([`crate::sdma`]) instead.
 
 use std::collections::HashMap;
 use std::mem::offset_of;
@@ -81,12 +82,27 @@ pub extern "C" fn hsaKmtCreateQueue(
         if node != crate::topology::GPU_NODE || resource.is_null() || ring.is_null() {
             return HSAKMT_STATUS_INVALID_PARAMETER;
         }
+        // SAFETY: checked non-null; ROCr's struct (for AQL, with its read and write pointers filled in).
+        let mut r = unsafe { resource.read_unaligned() };
+        if kind == HSA_QUEUE_SDMA && crate::sdma::enabled() {
+            if ring_bytes < 4096 || !ring_bytes.is_power_of_two() {
+                return HSAKMT_STATUS_INVALID_PARAMETER;
+            }
+            // As the real thunk, for a queue that is not AQL: the read and write words are its own.
+            let q = crate::sdma::start(NEXT_ID.fetch_add(1, Ordering::Relaxed), ring as usize, ring_bytes);
+            r.QueueId = q.id;
+            r.__bindgen_anon_1.Queue_DoorBell_aql = &*q.doorbell as *const AtomicU64 as *mut u64;
+            r.__bindgen_anon_2.Queue_write_ptr_aql = &*q.wptr as *const AtomicU64 as *mut u64;
+            r.__bindgen_anon_3.Queue_read_ptr_aql = &*q.rptr as *const AtomicU64 as *mut u64;
+            // SAFETY: checked non-null.
+            unsafe { resource.write_unaligned(r) };
+            return HSAKMT_STATUS_SUCCESS;
+        }
         if kind != HSA_QUEUE_COMPUTE_AQL {
-            // SDMA and PM4 compute queues are not emulated: ROCr then uses its blit kernels.
+            // PM4 compute queues are not emulated, nor SDMA ones without GPU_EMU_SDMA=1: ROCr then
+            // uses its blit kernels.
             return HSAKMT_STATUS_NOT_SUPPORTED;
         }
-        // SAFETY: checked non-null; ROCr's struct with its read and write pointers filled in.
-        let mut r = unsafe { resource.read_unaligned() };
         // SAFETY: reading the 64-bit view of the union ROCr filled.
         let read_ptr = unsafe { r.__bindgen_anon_3.Queue_read_ptr_aql } as usize;
         if read_ptr == 0 || ring_bytes < 64 || !(ring_bytes / 64).is_power_of_two() {
@@ -103,7 +119,9 @@ pub extern "C" fn hsaKmtCreateQueue(
 
 #[no_mangle]
 pub extern "C" fn hsaKmtDestroyQueue(id: u64) -> HSAKMT_STATUS {
-    crate::guard(|| if stop(id) { HSAKMT_STATUS_SUCCESS } else { HSAKMT_STATUS_INVALID_HANDLE })
+    crate::guard(
+        || if stop(id) || crate::sdma::stop(id) { HSAKMT_STATUS_SUCCESS } else { HSAKMT_STATUS_INVALID_HANDLE },
+    )
 }
 
 #[no_mangle]

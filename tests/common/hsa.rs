@@ -1,96 +1,39 @@
-//! The HSA side of the harness: the HSA test double and its programs, and the choice of runtime a
-//! test's HSA programs run on ([`Runtime`]): the double or Debian's real ROCr over gpu-emu.
+//! The HSA side of the harness: HSA programs on Debian's real ROCr 5.2.3 over the emulated gfx906
+//! (`gpu-emu/`, through `scripts/gpu-emu.sh`), their code objects, and the OpenCL-over-HSA test
+//! double.
 
 use super::{emu, root};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::OnceLock;
 
-/// The HSA runtime test double (`hsa-double/`) and its test programs, built
-/// once per test binary into `target/hsa-double`. Its gfx906 code object
-/// needs clang-15 and lld-15 (scripts/setup.sh installs them): a missing
-/// one is a failure, not a skip.
-pub fn hsa_double() -> &'static Path {
-    static DIR: OnceLock<PathBuf> = OnceLock::new();
-    DIR.get_or_init(|| {
-        let out = root().join("target/hsa-double");
-        let st = Command::new("make")
-            .arg("-s")
-            .arg("-C")
-            .arg(root().join("hsa-double"))
-            .arg(format!("OUT={}", out.display()))
-            .status()
-            .expect("run make");
-        assert!(st.success(), "building hsa-double failed");
-        let co = out.join("kernels.co");
-        assert!(
-            co.is_file(),
-            "{} is missing: clang-15 and lld-15 are needed (scripts/setup.sh installs them)",
-            co.display()
-        );
-        out
-    })
-}
-
-/// The HSA test double's client (`hsa-double/tests/client.c`) with its
-/// gfx906 code object, run from `dir` on the double for `dispatches`
-/// dispatches, in an environment cleaned of HSA, cltap and client settings.
+/// The HSA client (`tests/gpu_emu/hsa_client.c`) with its gfx906 code object, run from `dir` on
+/// Debian's ROCr over gpu-emu for `dispatches` add_one dispatches, with the emulator's packet log
+/// on its stderr (`GPU_EMU_LOG=1`, read with [`emu::emu_packets`]), in an environment cleaned of
+/// HSA, cltap, client and emulator settings.
 pub fn hsa_client(dir: &Path, dispatches: u64) -> Command {
-    hsa_client_on(Runtime::Double, dir, dispatches)
-}
-
-/// [`hsa_client`] on `rt`: the same program and code object (its kernels
-/// have no CPU implementation in gpu-emu; on the real ROCr they complete
-/// without running, which the client does not check).
-pub fn hsa_client_on(rt: Runtime, dir: &Path, dispatches: u64) -> Command {
-    let mut c = on_hsa(rt, &hsa_double().join("client"), dir);
-    c.arg(hsa_double().join("kernels.co"));
+    let mut c = on_hsa(&emu::c_clients().join("hsa_client"), dir);
+    c.arg(hsa_kernels());
     c.env("CLIENT_DISPATCHES", dispatches.to_string());
+    c.env("GPU_EMU_LOG", "1");
     c
 }
 
-/// The HSA runtime a test's programs run on.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Runtime {
-    /// The project's HSA test double (`hsa-double/`, `scripts/hsa-double.sh`).
-    Double,
-    /// Debian's real ROCr 5.2.3 over the emulated gfx906 (`gpu-emu/`, `scripts/gpu-emu.sh`).
-    Real,
+/// The gfx906 code object of `tests/hsa/kernels.cl` (add_one, scale and a variable).
+pub fn hsa_kernels() -> PathBuf {
+    emu::c_clients().join("hsa_kernels.co")
 }
 
-/// Debian's ROCr's folder. The double's programs carry `RUNPATH $ORIGIN` (the double's
-/// `libhsa-runtime64.so.1` lies beside them); `LD_LIBRARY_PATH` is searched before it.
+/// Debian's ROCr's folder, first on the library path of every HSA program (scripts/gpu-emu.sh puts
+/// the emulator's thunk before it): no library of the project stands in for ROCr.
 pub const SYSTEM_LIBS: &str = "/usr/lib/x86_64-linux-gnu";
 
-/// The library path that picks `rt`'s `libhsa-runtime64.so.1` (scripts/gpu-emu.sh puts the
-/// emulator's thunk before it).
-fn on_runtime(c: &mut Command, rt: Runtime) {
-    match rt {
-        Runtime::Double => c.env("LD_LIBRARY_PATH", hsa_double()),
-        Runtime::Real => c.env("LD_LIBRARY_PATH", SYSTEM_LIBS),
-    };
-}
-
-/// `program` run from `dir` on the HSA test double (under a 60 s timeout),
-/// in an environment cleaned of HSA, cltap, ROCP and client settings.
-pub fn on_hsa_double(program: &Path, dir: &Path) -> Command {
-    on_hsa(Runtime::Double, program, dir)
-}
-
-/// `program` run from `dir` on `rt` (under a 60 s timeout), in an
+/// `program` run from `dir` on Debian's ROCr over gpu-emu (under a 60 s timeout), in an
 /// environment cleaned of HSA, cltap, ROCP, client and emulator settings.
-/// On the real ROCr the program's `libhsa-runtime64.so.1` is Debian's.
-pub fn on_hsa(rt: Runtime, program: &Path, dir: &Path) -> Command {
-    let mut c = match rt {
-        Runtime::Double => Command::new("timeout"),
-        Runtime::Real => {
-            emu::emulator();
-            let mut c = Command::new(root().join("scripts/gpu-emu.sh"));
-            c.args(["--", "timeout"]);
-            c
-        }
-    };
-    c.arg("60").arg(program).current_dir(dir);
+pub fn on_hsa(program: &Path, dir: &Path) -> Command {
+    emu::emulator();
+    let mut c = Command::new(root().join("scripts/gpu-emu.sh"));
+    c.args(["--", "timeout", "60"]).arg(program).current_dir(dir);
     for (k, _) in std::env::vars() {
         if k.starts_with("HSA_")
             || k.starts_with("CLTAP_")
@@ -102,19 +45,8 @@ pub fn on_hsa(rt: Runtime, program: &Path, dir: &Path) -> Command {
             c.env_remove(k);
         }
     }
-    on_runtime(&mut c, rt);
+    c.env("LD_LIBRARY_PATH", SYSTEM_LIBS);
     c
-}
-
-/// The double's client output with `kernel_object=0x…` masked: the
-/// address moves from run to run (ASLR), with or without cltap.
-pub fn mask_kernel_objects(s: &str) -> String {
-    s.split_inclusive(|c: char| c.is_whitespace())
-        .map(|w| match w.trim_end().strip_prefix("kernel_object=0x") {
-            Some(_) => format!("kernel_object=0x…{}", &w[w.trim_end().len()..]),
-            None => w.to_string(),
-        })
-        .collect()
 }
 
 /// The decimal number right after the first `key` in `out`.
@@ -134,13 +66,10 @@ pub fn only_file(dir: &Path, suffix: &str) -> PathBuf {
     found.into_iter().next().unwrap()
 }
 
-/// `tests/hsa/programs.c`, linked against the HSA test double's library by
-/// its soname (no rpath): `LD_LIBRARY_PATH` picks the double or, without
-/// it, the system's ROCr.
+/// `tests/hsa/programs.c`, linked against Debian's ROCr by its soname (no rpath).
 pub fn hsa_programs() -> &'static Path {
     static EXE: OnceLock<PathBuf> = OnceLock::new();
     EXE.get_or_init(|| {
-        let d = hsa_double();
         let exe = root().join("target/ctests/hsa_programs");
         std::fs::create_dir_all(exe.parent().unwrap()).unwrap();
         let st = Command::new("gcc")
@@ -148,7 +77,6 @@ pub fn hsa_programs() -> &'static Path {
             .arg(root().join("tests/hsa/programs.c"))
             .arg("-o")
             .arg(&exe)
-            .arg(format!("-L{}", d.display()))
             .arg("-lhsa-runtime64")
             .status()
             .expect("run gcc");
@@ -157,9 +85,8 @@ pub fn hsa_programs() -> &'static Path {
     })
 }
 
-// The HSA test double's AQLprofile model (hsa-double/README.md), for the
-// tests that check counter values computed by hand: tests/counters_hsa.rs
-// and tests/rocprofiler_v1.rs.
+// The counter model of gpu-emu's AQLprofile (docs/gpu-emu.md#aqlprofile), for the tests that
+// check counter values computed by hand: tests/counters_hsa.rs and tests/rocprofiler_v1.rs.
 
 /// The shapes `programs sizes` dispatches, in order: grid, work-group,
 /// group segment bytes (tests/hsa/programs.c `SHAPES`).
@@ -173,10 +100,10 @@ pub const SHAPES: [([u64; 3], [u64; 3], u64); 8] = [
     ([100000, 1, 1], [64, 1, 1], 0),
     ([64, 1, 1], [1, 1, 1], 512),
 ];
-/// The double's gfx906 `MAX_CLOCK_FREQUENCY`, MHz.
+/// The emulated gfx906's `MAX_CLOCK_FREQUENCY`, MHz.
 pub const CLK: u64 = 1725;
 
-/// The double's model of one dispatch (hsa-double/README.md).
+/// The model of one dispatch (docs/gpu-emu.md#aqlprofile).
 pub struct Model {
     /// Work-items.
     pub wi: u64,
@@ -201,40 +128,24 @@ impl Model {
     }
 }
 
-/// `cltap run --no-summary --hsa OPTIONS… --output DIR -- APP…` under a
-/// 120 s timeout, from `dir`, with the HSA test double's libraries first, in
-/// an environment cleaned of HSA, cltap, ROCP and loader settings.
+/// `cltap run --no-summary --hsa OPTIONS… --output DIR -- APP…` on Debian's ROCr over gpu-emu under
+/// a 120 s timeout, from `dir`, in an environment cleaned of HSA, cltap, ROCP, loader and emulator
+/// settings.
 pub fn cltap_run_hsa<I, S>(dir: &Path, options: &[&str], app: I) -> Command
 where
     I: IntoIterator<Item = S>,
     S: AsRef<std::ffi::OsStr>,
 {
-    cltap_run_hsa_on(Runtime::Double, dir, options, app)
-}
-
-/// [`cltap_run_hsa`] on `rt`.
-pub fn cltap_run_hsa_on<I, S>(rt: Runtime, dir: &Path, options: &[&str], app: I) -> Command
-where
-    I: IntoIterator<Item = S>,
-    S: AsRef<std::ffi::OsStr>,
-{
-    let mut c = match rt {
-        Runtime::Double => Command::new("timeout"),
-        Runtime::Real => {
-            emu::emulator();
-            let mut c = Command::new(root().join("scripts/gpu-emu.sh"));
-            c.args(["--", "timeout"]);
-            c
-        }
-    };
-    c.arg("120").arg(env!("CARGO_BIN_EXE_cltap")).args(["run", "--no-summary", "--hsa"]).args(options);
-    c.arg("--output").arg(dir).arg("--").args(app).current_dir(dir);
+    emu::emulator();
+    let mut c = Command::new(root().join("scripts/gpu-emu.sh"));
+    c.args(["--", "timeout", "120"]).arg(env!("CARGO_BIN_EXE_cltap")).args(["run", "--no-summary", "--hsa"]);
+    c.args(options).arg("--output").arg(dir).arg("--").args(app).current_dir(dir);
     for (k, _) in std::env::vars() {
         if ["HSA_", "CLTAP_", "ROCP_", "OCL_ICD", "OPENCL_LAYER", "GPU_EMU_"].iter().any(|p| k.starts_with(p)) {
             c.env_remove(k);
         }
     }
-    on_runtime(&mut c, rt);
+    c.env("LD_LIBRARY_PATH", SYSTEM_LIBS);
     c
 }
 
@@ -250,7 +161,7 @@ pub fn rcp_csv(dir: &Path) -> cltap_formats::perf::PerfCsv {
 }
 
 /// `tests/hsa/ocl_over_hsa.c`, linked against the OpenCL loader only (the
-/// OpenCL-over-HSA test double is picked by OCL_ICD_VENDORS).
+/// OpenCL-over-HSA test double, [`ocl_over_hsa_icd`], is picked by OCL_ICD_VENDORS).
 pub fn ocl_over_hsa_program() -> &'static Path {
     static EXE: OnceLock<PathBuf> = OnceLock::new();
     EXE.get_or_init(|| {
@@ -266,5 +177,23 @@ pub fn ocl_over_hsa_program() -> &'static Path {
             .expect("run gcc");
         assert!(st.success(), "building tests/hsa/ocl_over_hsa.c failed");
         exe
+    })
+}
+
+/// The OpenCL-over-HSA test double (`ocl-over-hsa/`, an OpenCL ICD over Debian's ROCr shaped like
+/// AMD's runtime, not AMD's runtime), built once per test binary into `target/ocl-over-hsa`.
+pub fn ocl_over_hsa_icd() -> &'static Path {
+    static ICD: OnceLock<PathBuf> = OnceLock::new();
+    ICD.get_or_init(|| {
+        let out = root().join("target/ocl-over-hsa");
+        let st = Command::new("make")
+            .arg("-s")
+            .arg("-C")
+            .arg(root().join("ocl-over-hsa"))
+            .arg(format!("OUT={}", out.display()))
+            .status()
+            .expect("run make");
+        assert!(st.success(), "building ocl-over-hsa failed");
+        out.join("libcltap-ocl-over-hsa.so")
     })
 }

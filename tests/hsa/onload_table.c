@@ -19,7 +19,7 @@
  *   onload: amd replaced=R null_kept=1 fin untouched=1
  *   onload: system_get_info=0x1234 value=77
  *   onload: finalize=0x4321 code_object=99   (with ONLOAD_FIN_MAJOR=1)
- * and exits 0. Compile with -I/usr/include/hsa -I<hsa-double>/include. */
+ * and exits 0. Compile with -I/usr/include/hsa -I<cltap>/hsa-api. */
 #include <dlfcn.h>
 #include <stdint.h>
 #include <stdio.h>

@@ -2,7 +2,7 @@
  * zzz_other uses 1 KiB of LDS, so a counter row that took add_one's
  * descriptor instead would show it; the global variable and the second
  * kernel give the code object the layout that puts zzz_other's descriptor
- * at the offset add_one's had in tests/kernels.cl, so the HSA test double
+ * at the offset add_one's had in tests/hsa/kernels.cl, so the HSA test double
  * loads it at the same address. Built by tests/counters_hsa.rs with
  * Debian's clang-15 for gfx906. */
 __attribute__((visibility("default"))) global int dbl_counter = 7;

@@ -95,7 +95,7 @@ static void run_basic(void) {
   TOK(T.enable(t));
   HSA_OK(hsa_iterate_agents(find_gpu, NULL));
   CHECK(gpu.handle != 0);
-  /* The double has a GPU and a CPU agent: two nested calls, paired inside out. */
+  /* gpu-emu has a GPU and a CPU agent: two nested calls, paired inside out. */
   CHECK(strcmp(trail, "PiPgEgPgEgEi") == 0);
   hsa_queue_t* q = NULL;
   HSA_OK(hsa_queue_create(gpu, 128, HSA_QUEUE_TYPE_SINGLE, NULL, NULL, UINT32_MAX, UINT32_MAX, &q));

@@ -7,7 +7,8 @@
 use super::{KernelFn, Launch};
 
 /// The registered kernels: (kernel name, implementation).
-pub const BUILTIN: &[(&str, KernelFn)] = &[("vadd_f32", vadd_f32), ("fill_u32", fill_u32), ("inc_u32", inc_u32)];
+pub const BUILTIN: &[(&str, KernelFn)] =
+    &[("vadd_f32", vadd_f32), ("fill_u32", fill_u32), ("inc_u32", inc_u32), ("add_one", add_one)];
 
 pub fn lookup(name: &str) -> Option<KernelFn> {
     BUILTIN.iter().find(|(n, _)| *n == name).map(|&(_, f)| f)
@@ -47,5 +48,18 @@ fn inc_u32(l: &Launch) {
     for i in 0..l.grid_items().min(n.into()) as usize {
         // SAFETY: the kernel's contract: an array of at least `n` uints.
         unsafe { *(p as *mut u32).add(i) += 1 };
+    }
+}
+
+/// `add_one(int* buf)`: `buf[x] += 1` for every work-item, `x` its index within its work-group
+/// (the kernel reads `workitem_id_x`), so one work-group of the grid's width adds 1 to each.
+fn add_one(l: &Launch) {
+    let Some(buf) = l.u64(0) else { return };
+    let d = l.dispatch;
+    let wg = u64::from(d.workgroup_size[0].max(1));
+    let others = u64::from(d.grid_size[1].max(1)) * u64::from(d.grid_size[2].max(1));
+    for x in 0..u64::from(d.grid_size[0]) {
+        // SAFETY: the kernel's contract: an array of at least a work-group's width of ints.
+        unsafe { *(buf as *mut i32).add((x % wg) as usize) += others as i32 };
     }
 }

@@ -11,7 +11,7 @@
 //!
 //! `CLTAP_HSA_FUNCTIONS` lists the entries of Debian 12's
 //! `/usr/include/hsa/hsa_api_trace.h` (libhsa-runtime-dev 5.2.3) that RCP never
-//! knew, in that header's table order (`hsa-double/include/hsa_double_api_list.h`).
+//! knew, in that header's table order (`hsa-api/hsa_api_list.h`).
 //! Position `i` is API type `CLTAP_HSA_FIRST + i`. Append only.
 
 /// RCP's `HSA_API_Type` values, in enum order (0 = `hsa_status_string`).

@@ -1,12 +1,12 @@
-// cltap HSA test double -- kernels for the tests, built for gfx906 with
+// Kernels for cltap's HSA tests, built for gfx906 with Debian's clang-15 (tests/common/hsa.rs):
 //   clang-15 -target amdgcn-amd-amdhsa -mcpu=gfx906 -nogpulib -cl-std=CL2.0 -O2
-// The double runs no GPU code: the tests register host functions that do what
-// these kernels would.
+// The emulated GPU (gpu-emu) runs no GPU code: add_one has a CPU implementation registered by
+// name in gpu-emu/src/kernels/registry.rs; scale has none, so its dispatches change nothing.
 
 // A program-scope variable: an executable symbol of kind VARIABLE.
 __attribute__((visibility("default"))) global int dbl_counter = 7;
 
-// buf[i] += 1 for each work-item i.
+// buf[i] += 1 for each work-item i of a work-group.
 __kernel void add_one(__global int* buf) {
   buf[__builtin_amdgcn_workitem_id_x()] += 1;
 }

@@ -6,7 +6,7 @@ type and parameter types as the header declares them.
 
 It reads the header through clang's JSON AST dump, so the list follows the
 header exactly and no stub is written by hand. The output is checked in; rerun
-with `make -C hsa-double ocl-regen` only when the header changes.
+with `make -C ocl-over-hsa regen` only when the header changes.
 """
 import json
 import subprocess

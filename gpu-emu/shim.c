@@ -1,4 +1,4 @@
-/* cltap HSA test double -- LD_PRELOAD shim for ROCm tools' start-up checks.
+/* cltap gpu-emu -- LD_PRELOAD shim for ROCm tools' start-up checks.
  *
  * rocminfo (and tools like it) check for the amdgpu kernel driver before
  * hsa_init: they run `lsmod | grep amdgpu` through popen and open /dev/kfd

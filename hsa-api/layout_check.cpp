@@ -1,9 +1,9 @@
-// cltap HSA test double -- ABI check, compiled (not run) with g++:
-//   g++ -std=c++17 -fsyntax-only -DAMD_INTERNAL_BUILD -I/usr/include/hsa -Iinclude layout_check.cpp
-// It includes Debian's real hsa_api_trace.h (C++) and the double's C view of
+// cltap -- ABI check of hsa_api_trace_c.h, compiled (not run) with g++ (tests/hsa_real.rs):
+//   g++ -std=c++17 -fsyntax-only -DAMD_INTERNAL_BUILD -I/usr/include/hsa -Ihsa-api hsa-api/layout_check.cpp
+// It includes Debian's real hsa_api_trace.h (C++) and cltap's C view of
 // the same tables (include/hsa_api_trace_c.h, inside namespace cview), and
 // static_asserts that
-//   - every table has the size the double assumes (CoreApiTable 1016 bytes,
+//   - every table has the size cltap assumes (CoreApiTable 1016 bytes,
 //     AmdExtTable 400, FinalizerExtTable 64, ImageExtTable 120, HsaApiTable 48),
 //   - a few offsets named in the brief hold,
 //   - every one of the 192 function-pointer members is at the same offset and
@@ -49,7 +49,7 @@ static_assert(sizeof(cview::FinalizerExtTable) == sizeof(::FinalizerExtTable), "
 static_assert(sizeof(cview::ImageExtTable) == sizeof(::ImageExtTable), "C ImageExtTable");
 
 // Every member: same offset and type as the real one, and the signature the
-// generated list (which the double's exported functions use) gives it. The C
+// generated list gives it. The C
 // view is laid out in list order, so equal offsets also prove the order.
 #define CHECK_MEMBER(real, c, ret, name, params, args, stub)                                       \
   static_assert(offsetof(::real, name##_fn) == offsetof(cview::c, name##_fn), #name " offset");   \
@@ -60,7 +60,7 @@ static_assert(sizeof(cview::ImageExtTable) == sizeof(::ImageExtTable), "C ImageE
 #define DBL_AMD(...) CHECK_MEMBER(AmdExtTable, AmdExtTable, __VA_ARGS__)
 #define DBL_FIN(...) CHECK_MEMBER(FinalizerExtTable, FinalizerExtTable, __VA_ARGS__)
 #define DBL_IMG(...) CHECK_MEMBER(ImageExtTable, ImageExtTable, __VA_ARGS__)
-#include "hsa_double_api_list.h"
+#include "hsa_api_list.h"
 #undef DBL_CORE
 #undef DBL_AMD
 #undef DBL_FIN

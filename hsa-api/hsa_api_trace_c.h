@@ -1,15 +1,15 @@
-/* cltap HSA test double -- a C view of the API tables of ROCr's
+/* cltap -- a C view of the API tables of ROCr's
  * hsa_api_trace.h (Debian 12, libhsa-runtime-dev 5.2.3).
  *
  * The real header is C++ (it uses decltype). This one declares the same
  * structures for C, with the same names, member names, order and member types
  * (`__typeof__(hsa_foo)*` for `decltype(hsa_foo)*`), so that tools written in
  * C can receive the table that OnLoad gets. The members come from the
- * generated list hsa_double_api_list.h. layout_check.cpp compiles this header next to
+ * generated list hsa_api_list.h. layout_check.cpp compiles this header next to
  * the real one and static_asserts that every table has the same size and
  * every member the same offset and type.
  *
- * Include path: -I/usr/include/hsa -I<hsa-double>/include
+ * Include path: -I/usr/include/hsa -I<cltap>/hsa-api
  */
 #ifndef CLTAP_HSA_DOUBLE_API_TRACE_C_H
 #define CLTAP_HSA_DOUBLE_API_TRACE_C_H
@@ -27,7 +27,7 @@ extern "C" {
 
 /* Declared only by the real hsa_api_trace.h ("APIs intended for use only by
  * tools"). Debian's ROCr has them in the AmdExtTable but does not export
- * them; the double exports them too. */
+ * them. */
 #ifndef HSA_RUNTIME_INC_HSA_API_TRACE_H
 typedef void (*hsa_amd_queue_intercept_packet_writer)(const void* pkts, uint64_t pkt_count);
 typedef void (*hsa_amd_queue_intercept_handler)(const void* pkts, uint64_t pkt_count,
@@ -74,7 +74,7 @@ typedef struct ApiTableVersion {
 #define DBL_CORE DBL_TABLE_MEMBER
 typedef struct CoreApiTable {
   ApiTableVersion version;
-#include "hsa_double_api_list.h"
+#include "hsa_api_list.h"
 } CoreApiTable;
 #undef DBL_CORE
 #define DBL_CORE(...)
@@ -83,7 +83,7 @@ typedef struct CoreApiTable {
 #define DBL_AMD DBL_TABLE_MEMBER
 typedef struct AmdExtTable {
   ApiTableVersion version;
-#include "hsa_double_api_list.h"
+#include "hsa_api_list.h"
 } AmdExtTable;
 #undef DBL_AMD
 #define DBL_AMD(...)
@@ -92,7 +92,7 @@ typedef struct AmdExtTable {
 #define DBL_FIN DBL_TABLE_MEMBER
 typedef struct FinalizerExtTable {
   ApiTableVersion version;
-#include "hsa_double_api_list.h"
+#include "hsa_api_list.h"
 } FinalizerExtTable;
 #undef DBL_FIN
 #define DBL_FIN(...)
@@ -101,7 +101,7 @@ typedef struct FinalizerExtTable {
 #define DBL_IMG DBL_TABLE_MEMBER
 typedef struct ImageExtTable {
   ApiTableVersion version;
-#include "hsa_double_api_list.h"
+#include "hsa_api_list.h"
 } ImageExtTable;
 #undef DBL_IMG
 

@@ -1,13 +1,13 @@
 /* cltap OpenCL-over-HSA test double -- internal declarations.
  *
  * This is a TEST DOUBLE, not AMD's OpenCL runtime: a small OpenCL ICD that
- * runs on the cltap HSA runtime test double (hsa-double/) the way ROCclr runs
- * on ROCr. Each command queue owns an HSA queue and a worker thread that
+ * runs on Debian's real ROCr (on the emulated gfx906 of gpu-emu/ where there is
+ * no AMD GPU) the way ROCclr runs on ROCr. Each command queue owns an HSA queue and a worker thread that
  * writes the AQL packets; programs are compiled by clang-15 into gfx906 code
  * objects and loaded through the HSA executable API. Every HSA call goes
  * through the exported hsa_* functions, so an HSA tool that replaced entries
- * of the API table (cltap through HSA_TOOLS_LIB) sees each one. The double
- * runs no GPU code: kernels compute nothing.
+ * of the API table (cltap through HSA_TOOLS_LIB) sees each one. On gpu-emu
+ * these kernels have no CPU implementation: they compute nothing.
  */
 #ifndef CLTAP_OCL_ICD_H
 #define CLTAP_OCL_ICD_H
@@ -129,8 +129,8 @@ void ocl_runtime_queue_unlink(cl_command_queue q) OCL_HIDDEN;
 /* AQL dispatches submitted by this ICD (test hook). */
 void ocl_runtime_count_dispatch(void) OCL_HIDDEN;
 uint64_t ocl_runtime_dispatches(void) OCL_HIDDEN;
-/* Host time in ns, CLOCK_MONOTONIC (the HSA test double's timestamp
- * domain, as ROCclr's Os::timeNanos). */
+/* Host time in ns, CLOCK_MONOTONIC, as ROCclr's Os::timeNanos (ROCr's
+ * timestamps count CLOCK_BOOTTIME on gpu-emu, as KFD's: never earlier). */
 uint64_t ocl_now_ns(void) OCL_HIDDEN;
 /* HSA system-clock ticks (what the dispatch and copy profiling calls
  * return) to ns, by HSA_SYSTEM_INFO_TIMESTAMP_FREQUENCY. */

@@ -122,8 +122,7 @@ impl Default for Config {
 /// Whether cltap reads a variable: any `CLTAP_` one (an unknown one is
 /// reported), and the `ROCP_` ones it knows.
 fn is_ours(k: &str) -> bool {
-    k.starts_with("CLTAP_")
-        || ["ROCP_HSA_INTERCEPT", "ROCP_TOOL_LIB", "ROCP_METRICS", "ROCP_INPUT"].contains(&k)
+    k.starts_with("CLTAP_") || ["ROCP_HSA_INTERCEPT", "ROCP_TOOL_LIB", "ROCP_METRICS", "ROCP_INPUT"].contains(&k)
 }
 
 impl Config {

@@ -1,9 +1,13 @@
 //! Writes a trace with ordinary file writes: for tools and tests. The layer
-//! writes the same layout in place, through shared mappings.
+//! writes the same layout in place, through shared mappings. Records are
+//! given in the wide form ([`record::encode`]) and stored compact where the
+//! compact form says them exactly, else wide (version 2).
 
 use super::*;
 use std::io;
 
+/// Writes version [`VERSION`], or version 1 where `header.version` says so
+/// (for tests of reading old traces).
 pub struct TraceWriter {
     file: File,
     pub header: FileHeader,
@@ -17,6 +21,8 @@ pub struct ThreadWriter {
     seq: u32,
     /// (chunk index, header)
     chunk: Option<(u64, ChunkHeader)>,
+    /// The start time of the chunk's last compact record.
+    prev_t0: u64,
 }
 
 fn bytes<T>(v: &T) -> &[u8] {
@@ -37,7 +43,7 @@ impl TraceWriter {
     }
 
     pub fn thread(&self, tid: u32) -> ThreadWriter {
-        ThreadWriter { tid, seq: 0, chunk: None }
+        ThreadWriter { tid, seq: 0, chunk: None, prev_t0: 0 }
     }
 
     fn chunk_offset(&self, index: u64) -> u64 {
@@ -61,9 +67,10 @@ impl TraceWriter {
             }
             self.seal(t)?;
         }
+        t.prev_t0 = 0;
         let index = self.next_index;
         self.next_index += 1;
-        let h = ChunkHeader { magic: CHUNK_MAGIC, version: 1, tid: t.tid, seq: t.seq, ..Default::default() };
+        let h = ChunkHeader { magic: CHUNK_MAGIC, version: self.header.version as u16, tid: t.tid, seq: t.seq, ..Default::default() };
         t.seq += 1;
         // The file grows to the whole chunk, as the layer's does.
         self.file.set_len(self.file.metadata()?.len().max(self.chunk_offset(index + 1)))?;
@@ -72,14 +79,43 @@ impl TraceWriter {
         Ok((index, h))
     }
 
-    /// Appends a complete record.
+    /// Appends a complete record, given in the wide form.
     pub fn push(&mut self, t: &mut ThreadWriter, rec: &[u8]) -> io::Result<()> {
-        let (i, mut h) = self.room(t, rec.len())?;
-        self.file.write_all_at(rec, self.chunk_offset(i) + CHUNK_HEADER as u64 + h.used)?;
-        h.used += rec.len() as u64;
+        let before = t.prev_t0;
+        let (mut bytes, mut t0) = self.stored(t, rec);
+        let (i, mut h) = self.room(t, bytes.len())?;
+        if t.prev_t0 != before {
+            // A new chunk: its first record's time counts from 0.
+            (bytes, t0) = self.stored(t, rec);
+            if bytes.len() > self.header.chunk_size as usize - CHUNK_HEADER {
+                return Err(io::Error::new(io::ErrorKind::InvalidInput, "record larger than a chunk"));
+            }
+        }
+        self.file.write_all_at(&bytes, self.chunk_offset(i) + CHUNK_HEADER as u64 + h.used)?;
+        if let Some(t0) = t0 {
+            t.prev_t0 = t0;
+        }
+        h.used += bytes.len() as u64;
         self.write_chunk_header(i, &h)?;
         t.chunk = Some((i, h));
         Ok(())
+    }
+
+    /// How `rec` is stored after the thread's last record: compact (with its
+    /// start time, the next one's base) or wide.
+    fn stored(&self, t: &ThreadWriter, rec: &[u8]) -> (Vec<u8>, Option<u64>) {
+        if self.header.version == VERSION_WIDE {
+            // An old trace's layout, for tests of reading one.
+            return (rec.to_vec(), None);
+        }
+        match compact::narrow(rec, t.prev_t0) {
+            Some(c) => (c, record::last(rec).map(|v| v.header.t0)),
+            None => {
+                let mut w = vec![compact::STATE_WIDE];
+                w.extend_from_slice(rec);
+                (w, None)
+            }
+        }
     }
 
     /// Appends a record opened and never completed (no [`record::FLAG_DONE`]):

@@ -90,7 +90,8 @@ impl Sink for Compact<'_> {
     fn word(&mut self, param: usize, tag: Tag, w: u64) {
         if self.room() >= 2 + compact::VARINT_MAX {
             // SAFETY: room checked above.
-            self.len += unsafe { compact::put_capture_word(self.buf.as_mut_ptr().add(self.len), tag as u8, param as u8, w) };
+            self.len +=
+                unsafe { compact::put_capture_word(self.buf.as_mut_ptr().add(self.len), tag as u8, param as u8, w) };
         }
     }
 }
@@ -232,14 +233,7 @@ pub unsafe fn complete_record<const KIND: u16>(
 /// # Safety
 /// As for [`complete_record`].
 #[inline(always)]
-unsafe fn captures<S: Sink>(
-    o: &mut S,
-    f: &FnMeta,
-    ok: bool,
-    nargs: usize,
-    args: &[u64],
-    local_size: Option<&[usize]>,
-) {
+unsafe fn captures<S: Sink>(o: &mut S, f: &FnMeta, ok: bool, nargs: usize, args: &[u64], local_size: Option<&[usize]>) {
     for (i, p) in f.params.iter().enumerate().take(nargs) {
         let v = args[i];
         let ptr = v as *const u8;

@@ -15,9 +15,9 @@
 use super::capture::{compact_state, complete_compact, open_compact};
 use super::file::Chunk;
 use super::record::{FLAG_MOVED, HEADER, KIND_HSA_CALL, KIND_OPENCL_CALL, MAX_RECORD};
-use cltap_formats::cltrace::compact::STATE_WIDE;
 use super::writer::{current, Trace, GENERATION};
 use crate::meta::FnMeta;
+use cltap_formats::cltrace::compact::STATE_WIDE;
 use std::sync::atomic::Ordering;
 
 pub(crate) struct Local {

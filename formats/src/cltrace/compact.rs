@@ -346,7 +346,8 @@ pub fn narrow(rec: &[u8], prev_t0: u64) -> Option<Vec<u8>> {
     if h.kind == KIND_HSA_CALL {
         state |= STATE_HSA;
     }
-    let size = 3 + (3 + v.args.len()) * VARINT_MAX
+    let size = 3
+        + (3 + v.args.len()) * VARINT_MAX
         + v.captures.iter().map(|(_, d)| 2 + 2 * VARINT_MAX + d.len()).sum::<usize>()
         + 1;
     let mut out = vec![0u8; size];

@@ -61,7 +61,8 @@ fn round_trip_keeps_every_record_and_each_threads_order() {
 
 /// A record of another kind than a call (a dispatch's), numbered `n`.
 fn dispatch(rng: &mut Rng, tid: u32, n: u64) -> Vec<u8> {
-    let h = Header { kind: KIND_HSA_DISPATCH, flags: FLAG_DONE | FLAG_OK | FLAG_CMD, tid, cmd_id: n, ..Header::default() };
+    let h =
+        Header { kind: KIND_HSA_DISPATCH, flags: FLAG_DONE | FLAG_OK | FLAG_CMD, tid, cmd_id: n, ..Header::default() };
     let args: Vec<u64> = (0..DISPATCH_WORDS).map(|_| rng.next()).collect();
     let name = Capture { param: NAME_PARAM, tag: Tag::Str as u8, _pad: 0, bytes: 0, total: 5 };
     encode(&h, &args, &[(name, b"kern1")])

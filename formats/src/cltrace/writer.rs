@@ -70,7 +70,13 @@ impl TraceWriter {
         t.prev_t0 = 0;
         let index = self.next_index;
         self.next_index += 1;
-        let h = ChunkHeader { magic: CHUNK_MAGIC, version: self.header.version as u16, tid: t.tid, seq: t.seq, ..Default::default() };
+        let h = ChunkHeader {
+            magic: CHUNK_MAGIC,
+            version: self.header.version as u16,
+            tid: t.tid,
+            seq: t.seq,
+            ..Default::default()
+        };
         t.seq += 1;
         // The file grows to the whole chunk, as the layer's does.
         self.file.set_len(self.file.metadata()?.len().max(self.chunk_offset(index + 1)))?;

@@ -258,10 +258,13 @@ fn read_tail(c: &mut Cursor, out: &mut Vec<u8>, start: usize, mut h: Header, sta
 }
 
 /// Translates a chunk's version 2 records (its `used` bytes, thread `tid`'s)
-/// into version 1 records, appended to `out`, in the order written. Moved
-/// records are left out (their complete copy comes later); a call that did
-/// not return comes as an opened version 1 record. On damage, what came
-/// before it is in `out`.
+/// into version 1 records, appended to `out`, in the order written. A moved
+/// record stays where it was opened, marked moved, as version 1 has it (the
+/// walk skips it; its complete copy comes later), so that an offset into
+/// the widened records before the first open one stays valid as the chunk
+/// grows (the tools' buffers keep such offsets). A call that did not return
+/// comes as an opened version 1 record. On damage, what came before it is
+/// in `out`.
 pub fn widen(src: &[u8], tid: u32, out: &mut Vec<u8>) -> Result<(), Damage> {
     widen_after(src, tid, 0, out)
 }
@@ -294,7 +297,7 @@ fn widen_after(src: &[u8], tid: u32, mut prev_t0: u64, out: &mut Vec<u8>) -> Res
                 continue;
             }
             // Opened only, or completed as the process died.
-            if let Some(v) = record::last(&rest[..opened]).filter(|_| h.flags & FLAG_MOVED == 0) {
+            if let Some(v) = record::last(&rest[..opened]) {
                 push_header(out, &v.header);
                 out.extend_from_slice(&rest[HEADER..opened]);
             }
@@ -309,9 +312,6 @@ fn widen_after(src: &[u8], tid: u32, mut prev_t0: u64, out: &mut Vec<u8>) -> Res
         let start = out.len();
         push_opened(out, src, &o);
         if o.state & FLAG_DONE == 0 {
-            if o.state & FLAG_MOVED != 0 {
-                out.truncate(start);
-            }
             continue;
         }
         let mut tail = Cursor { b: src, at: c.at };
@@ -321,11 +321,8 @@ fn widen_after(src: &[u8], tid: u32, mut prev_t0: u64, out: &mut Vec<u8>) -> Res
                 return Err(Damage { at, reason: "a malformed record".into() });
             }
             // Completed as the process died: the tail runs past `used`.
-            out.truncate(if o.state & FLAG_MOVED != 0 { start } else { start + HEADER + 8 * o.header.nargs as usize });
+            out.truncate(start + HEADER + 8 * o.header.nargs as usize);
             return Ok(());
-        }
-        if o.state & FLAG_MOVED != 0 {
-            out.truncate(start);
         }
         c.at = tail.at;
     }
@@ -378,6 +375,5 @@ pub fn narrow(rec: &[u8], prev_t0: u64) -> Option<Vec<u8>> {
     // Exact, or not at all: read it back and compare.
     let mut back = Vec::new();
     widen_after(&out, h.tid, prev_t0, &mut back).ok()?;
-    let want = if h.flags & FLAG_MOVED != 0 { &[][..] } else { rec };
-    (back == want).then_some(out)
+    (back == rec).then_some(out)
 }

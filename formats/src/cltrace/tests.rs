@@ -337,3 +337,23 @@ fn the_compact_reader_never_panics_on_any_bytes() {
         }
     }
 }
+
+#[test]
+fn a_record_moved_later_keeps_the_widened_offsets_before_and_after_it() {
+    // The tools' buffers remember how far into a chunk's widened records
+    // they gave: a call opened, a callback's call inside it, then the outer
+    // call completed as a copy and its opened record marked moved.
+    let outer = encode(&Header { tid: 1, cmd_id: 1, flags: FLAG_CMD, t0: 10, ..Header::default() }, &[7], &[]);
+    let inner = cheap_call(1, 20);
+    let a = compact::narrow(&outer, 0).unwrap();
+    let b = compact::narrow(&inner, 10).unwrap();
+    let before = [&a[..], &b[..]].concat();
+    let mut moved = before.clone();
+    moved[0] |= FLAG_MOVED;
+    let (mut w0, mut w1) = (Vec::new(), Vec::new());
+    compact::widen(&before, 1, &mut w0).unwrap();
+    compact::widen(&moved, 1, &mut w1).unwrap();
+    assert_eq!(w0.len(), w1.len());
+    assert_eq!(w0[HEADER + 8..], w1[HEADER + 8..], "the inner call at the same offset");
+    assert_eq!(last(&w1).unwrap().header.flags & FLAG_MOVED, FLAG_MOVED);
+}

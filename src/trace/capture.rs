@@ -322,17 +322,27 @@ pub fn compact_state(kind: u16, cmd: bool) -> u8 {
     hsa | if cmd { FLAG_CMD } else { 0 }
 }
 
-/// Opens a compact record at `p`: the state byte, the function, the start
-/// time as `dt0` after the chunk's previous record, `cmd` (written when
-/// `state` says CMD or HSA) and the argument words the call has. Returns its
-/// length.
+/// Opens a compact record at `p`, after the record `prev` describes (which
+/// it then describes): the state byte, the function, the start time, `cmd`
+/// (written when `state` says CMD or HSA) and the argument words the call
+/// has. Returns its length.
 ///
 /// # Safety
 /// `p` must be writable for [`MAX_RECORD`] bytes.
 #[inline(always)]
-pub unsafe fn open_compact(p: *mut u8, state: u8, fn_id: usize, f: &FnMeta, dt0: i64, cmd: u64, args: &[u64]) -> usize {
+#[allow(clippy::too_many_arguments)]
+pub unsafe fn open_compact(
+    p: *mut u8,
+    state: u8,
+    fn_id: usize,
+    f: &FnMeta,
+    t0: u64,
+    cmd: u64,
+    args: &[u64],
+    prev: &mut compact::Prev,
+) -> usize {
     let nargs = args.len().min(f.params.len()).min(255);
-    compact::put_opened(p, state, fn_id as u16, dt0, cmd, &args[..nargs])
+    compact::put_opened(p, state, fn_id as u16, t0, cmd, &args[..nargs], prev)
 }
 
 /// Completes a compact record opened by [`open_compact`] at the start of

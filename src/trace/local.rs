@@ -17,7 +17,7 @@ use super::file::Chunk;
 use super::record::{FLAG_MOVED, HEADER, KIND_HSA_CALL, KIND_OPENCL_CALL, MAX_RECORD};
 use super::writer::{current, Trace, GENERATION};
 use crate::meta::FnMeta;
-use cltap_formats::cltrace::compact::STATE_WIDE;
+use cltap_formats::cltrace::compact::{Prev, STATE_WIDE};
 use std::sync::atomic::Ordering;
 
 pub(crate) struct Local {
@@ -41,9 +41,9 @@ pub(crate) struct Local {
     /// The number of the innermost HSA call open on this thread (0: none):
     /// what a dispatch submitted from inside that call names as its cause.
     open_hsa: u64,
-    /// The start time of the last call record in the chunk (0 in a fresh
-    /// one): the next record's start is written as a delta from it.
-    prev_t0: u64,
+    /// What the chunk's next call record is written relative to (its
+    /// start time and argument words as deltas from the last one's).
+    prev: Prev,
 }
 
 /// A record opened before a call; `rec` is null when the call is not
@@ -119,7 +119,7 @@ impl Local {
             busy: false,
             hsa_calls: 0,
             open_hsa: 0,
-            prev_t0: 0,
+            prev: Prev::default(),
         }
     }
 
@@ -156,7 +156,7 @@ impl Local {
         self.data = next.data();
         self.cap = tr.file.chunk_size - cltap_formats::cltrace::CHUNK_HEADER;
         self.used = 0;
-        self.prev_t0 = 0;
+        self.prev = Prev::default();
         self.chunk = Some(next);
         true
     }
@@ -300,8 +300,7 @@ pub unsafe fn open_kind<const KIND: u16>(
             cmd_id.unwrap_or(0)
         };
         let state = compact_state(KIND, cmd_id.is_some());
-        let n = open_compact(rec, state, fn_id, f, t0.wrapping_sub(l.prev_t0) as i64, cmd, args);
-        l.prev_t0 = t0;
+        let n = open_compact(rec, state, fn_id, f, t0, cmd, args, &mut l.prev);
         l.used += n;
         l.depth += 1;
         l.publish();
@@ -369,8 +368,7 @@ pub unsafe fn complete_kind<const KIND: u16>(
             // Calls made inside this one follow it: complete a copy at the
             // end, its start time now counted from the record before it.
             let dst = l.data.add(l.used);
-            let m = open_compact(dst, o.state, o.fn_id as usize, f, o.t0.wrapping_sub(l.prev_t0) as i64, o.cmd, args);
-            l.prev_t0 = o.t0;
+            let m = open_compact(dst, o.state, o.fn_id as usize, f, o.t0, o.cmd, args, &mut l.prev);
             let rec = std::slice::from_raw_parts_mut(dst, MAX_RECORD);
             l.used += complete_compact::<KIND>(rec, m, f, dur, ret, args, local_size);
             mark_moved(o.rec);

@@ -70,24 +70,47 @@ pub unsafe fn put_raw(p: *mut u8, mut v: u64) -> usize {
     i + 1
 }
 
-/// Writes a call's opened part at `p` and returns its length. `state`
-/// carries CMD and HSA; `cmd` is written when either is set.
+/// Argument words written as a delta from the same word of the previous
+/// record (the first ones; later words are written whole).
+pub const DELTA_ARGS: usize = 16;
+
+/// What a chunk's next compact record is written relative to: the previous
+/// compact record's start time and argument words (0 in a fresh chunk). A
+/// call repeated in a loop, or one on the same handles as the call before,
+/// then takes a byte per word.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Prev {
+    pub t0: u64,
+    pub args: [u64; DELTA_ARGS],
+}
+
+/// Writes a call's opened part at `p`, after the record `prev` describes
+/// (which it then describes), and returns its length. `state` carries CMD
+/// and HSA; `cmd` is written when either is set.
 ///
 /// # Safety
 /// `p` must be writable for `3 + (3 + args.len()) * VARINT_MAX` bytes, and
 /// `args.len()` at most 255.
 #[inline(always)]
-pub unsafe fn put_opened(p: *mut u8, state: u8, fn_id: u16, dt0: i64, cmd: u64, args: &[u64]) -> usize {
+pub unsafe fn put_opened(p: *mut u8, state: u8, fn_id: u16, t0: u64, cmd: u64, args: &[u64], prev: &mut Prev) -> usize {
     *p = state;
     let mut n = 1 + put_raw(p.add(1), fn_id as u64);
     *p.add(n) = args.len() as u8;
     n += 1;
-    n += put_raw(p.add(n), zigzag(dt0));
+    n += put_raw(p.add(n), zigzag(t0.wrapping_sub(prev.t0) as i64));
+    prev.t0 = t0;
     if state & (FLAG_CMD | STATE_HSA) != 0 {
         n += put_raw(p.add(n), cmd);
     }
-    for &a in args {
-        n += put_raw(p.add(n), a);
+    for (i, &a) in args.iter().enumerate() {
+        n += match prev.args.get_mut(i) {
+            Some(b) => {
+                let d = a.wrapping_sub(*b) as i64;
+                *b = a;
+                put_raw(p.add(n), zigzag(d))
+            }
+            None => put_raw(p.add(n), a),
+        };
     }
     n
 }
@@ -183,20 +206,17 @@ fn push_capture(out: &mut Vec<u8>, c: Capture, data: &[u8]) {
 struct Opened {
     state: u8,
     header: Header,
-    args_at: usize,
 }
 
-fn read_opened(c: &mut Cursor, tid: u32, prev_t0: &mut u64) -> Option<Opened> {
+/// Reads an opened part and appends its wide form (header, argument words)
+/// to `out`; `None` when it runs past the end or is malformed.
+fn read_opened(c: &mut Cursor, tid: u32, prev: &mut Prev, out: &mut Vec<u8>) -> Option<Opened> {
     let state = c.byte()?;
     let fn_id = u16::try_from(c.varint()?).ok()?;
     let nargs = c.byte()?;
-    let t0 = prev_t0.wrapping_add(unzigzag(c.varint()?) as u64);
+    let t0 = prev.t0.wrapping_add(unzigzag(c.varint()?) as u64);
+    prev.t0 = t0;
     let cmd_id = if state & (FLAG_CMD | STATE_HSA) != 0 { c.varint()? } else { 0 };
-    let args_at = c.at;
-    for _ in 0..nargs {
-        c.varint()?;
-    }
-    *prev_t0 = t0;
     let kind = if state & STATE_HSA != 0 { KIND_HSA_CALL } else { record::KIND_OPENCL_CALL };
     let header = Header {
         len: (HEADER + 8 * nargs as usize) as u32,
@@ -211,16 +231,19 @@ fn read_opened(c: &mut Cursor, tid: u32, prev_t0: &mut u64) -> Option<Opened> {
         t1: 0,
         ret: 0,
     };
-    Some(Opened { state, header, args_at })
-}
-
-/// The wide record (header, argument words) of an opened part.
-fn push_opened(out: &mut Vec<u8>, src: &[u8], o: &Opened) {
-    push_header(out, &o.header);
-    let mut c = Cursor { b: src, at: o.args_at };
-    for _ in 0..o.header.nargs {
-        out.extend_from_slice(&c.varint().unwrap_or(0).to_ne_bytes());
+    push_header(out, &header);
+    for i in 0..nargs as usize {
+        let v = c.varint()?;
+        let a = match prev.args.get_mut(i) {
+            Some(b) => {
+                *b = b.wrapping_add(unzigzag(v) as u64);
+                *b
+            }
+            None => v,
+        };
+        out.extend_from_slice(&a.to_ne_bytes());
     }
+    Some(Opened { state, header })
 }
 
 /// Reads a tail into `out` after the record's header and arguments, and
@@ -266,11 +289,11 @@ fn read_tail(c: &mut Cursor, out: &mut Vec<u8>, start: usize, mut h: Header, sta
 /// comes as an opened version 1 record. On damage, what came before it is
 /// in `out`.
 pub fn widen(src: &[u8], tid: u32, out: &mut Vec<u8>) -> Result<(), Damage> {
-    widen_after(src, tid, 0, out)
+    widen_after(src, tid, Prev::default(), out)
 }
 
-/// [`widen`] for records that follow one whose start time was `prev_t0`.
-fn widen_after(src: &[u8], tid: u32, mut prev_t0: u64, out: &mut Vec<u8>) -> Result<(), Damage> {
+/// [`widen`] for records that follow the one `prev` describes.
+fn widen_after(src: &[u8], tid: u32, mut prev: Prev, out: &mut Vec<u8>) -> Result<(), Damage> {
     let mut c = Cursor { b: src, at: 0 };
     while c.at < src.len() {
         let at = c.at;
@@ -307,10 +330,11 @@ fn widen_after(src: &[u8], tid: u32, mut prev_t0: u64, out: &mut Vec<u8>) -> Res
             c.at += 1 + opened;
             continue;
         }
-        let o = read_opened(&mut c, tid, &mut prev_t0)
-            .ok_or_else(|| damaged("an opened record runs past the end or is malformed"))?;
         let start = out.len();
-        push_opened(out, src, &o);
+        let Some(o) = read_opened(&mut c, tid, &mut prev, out) else {
+            out.truncate(start);
+            return Err(damaged("an opened record runs past the end or is malformed"));
+        };
         if o.state & FLAG_DONE == 0 {
             continue;
         }
@@ -329,11 +353,11 @@ fn widen_after(src: &[u8], tid: u32, mut prev_t0: u64, out: &mut Vec<u8>) -> Res
     Ok(())
 }
 
-/// Encodes a version 1 record compactly, after a record whose start time
-/// was `prev_t0`, into `out`; `None` when the compact form cannot say it
+/// Encodes a version 1 record compactly, after the record `prev` describes
+/// (which it then describes, when the record is stored compact); `None` when the compact form cannot say it
 /// exactly (another kind, fields a call never has), which the caller then
 /// writes wide. For tools and tests: the layer writes in place.
-pub fn narrow(rec: &[u8], prev_t0: u64) -> Option<Vec<u8>> {
+pub fn narrow(rec: &[u8], prev: &mut Prev) -> Option<Vec<u8>> {
     let v = record::last(rec)?;
     let h = v.header;
     if h.kind > KIND_HSA_CALL || h.flags & !STATE_FLAGS != 0 || v.captures.iter().any(|(c, _)| c.tag > CAP_TAG) {
@@ -349,9 +373,10 @@ pub fn narrow(rec: &[u8], prev_t0: u64) -> Option<Vec<u8>> {
         + 1;
     let mut out = vec![0u8; size];
     let p = out.as_mut_ptr();
+    let mut next = *prev;
     // SAFETY: `out` has room for the worst case of every part.
     let n = unsafe {
-        let mut n = put_opened(p, state, h.fn_id, h.t0.wrapping_sub(prev_t0) as i64, h.cmd_id, &v.args);
+        let mut n = put_opened(p, state, h.fn_id, h.t0, h.cmd_id, &v.args, &mut next);
         if h.flags & FLAG_DONE != 0 {
             n += put_raw(p.add(n), h.t1.wrapping_sub(h.t0));
             n += put_raw(p.add(n), h.ret);
@@ -374,6 +399,9 @@ pub fn narrow(rec: &[u8], prev_t0: u64) -> Option<Vec<u8>> {
     out.truncate(n);
     // Exact, or not at all: read it back and compare.
     let mut back = Vec::new();
-    widen_after(&out, h.tid, prev_t0, &mut back).ok()?;
-    (back == rec).then_some(out)
+    widen_after(&out, h.tid, *prev, &mut back).ok()?;
+    (back == rec).then(|| {
+        *prev = next;
+        out
+    })
 }

@@ -21,8 +21,8 @@ pub struct ThreadWriter {
     seq: u32,
     /// (chunk index, header)
     chunk: Option<(u64, ChunkHeader)>,
-    /// The start time of the chunk's last compact record.
-    prev_t0: u64,
+    /// What the chunk's next compact record is written relative to.
+    prev: compact::Prev,
 }
 
 fn bytes<T>(v: &T) -> &[u8] {
@@ -43,7 +43,7 @@ impl TraceWriter {
     }
 
     pub fn thread(&self, tid: u32) -> ThreadWriter {
-        ThreadWriter { tid, seq: 0, chunk: None, prev_t0: 0 }
+        ThreadWriter { tid, seq: 0, chunk: None, prev: compact::Prev::default() }
     }
 
     fn chunk_offset(&self, index: u64) -> u64 {
@@ -67,7 +67,7 @@ impl TraceWriter {
             }
             self.seal(t)?;
         }
-        t.prev_t0 = 0;
+        t.prev = compact::Prev::default();
         let index = self.next_index;
         self.next_index += 1;
         let h = ChunkHeader {
@@ -87,39 +87,37 @@ impl TraceWriter {
 
     /// Appends a complete record, given in the wide form.
     pub fn push(&mut self, t: &mut ThreadWriter, rec: &[u8]) -> io::Result<()> {
-        let before = t.prev_t0;
-        let (mut bytes, mut t0) = self.stored(t, rec);
+        let (mut bytes, mut next) = self.stored(t.prev, rec);
+        let seq = t.seq;
         let (i, mut h) = self.room(t, bytes.len())?;
-        if t.prev_t0 != before {
-            // A new chunk: its first record's time counts from 0.
-            (bytes, t0) = self.stored(t, rec);
+        if t.seq != seq {
+            // A new chunk: its first record counts from nothing.
+            (bytes, next) = self.stored(t.prev, rec);
             if bytes.len() > self.header.chunk_size as usize - CHUNK_HEADER {
                 return Err(io::Error::new(io::ErrorKind::InvalidInput, "record larger than a chunk"));
             }
         }
         self.file.write_all_at(&bytes, self.chunk_offset(i) + CHUNK_HEADER as u64 + h.used)?;
-        if let Some(t0) = t0 {
-            t.prev_t0 = t0;
-        }
+        t.prev = next;
         h.used += bytes.len() as u64;
         self.write_chunk_header(i, &h)?;
         t.chunk = Some((i, h));
         Ok(())
     }
 
-    /// How `rec` is stored after the thread's last record: compact (with its
-    /// start time, the next one's base) or wide.
-    fn stored(&self, t: &ThreadWriter, rec: &[u8]) -> (Vec<u8>, Option<u64>) {
+    /// How `rec` is stored after the record `prev` describes: compact where
+    /// that says it exactly, else wide; and what the next record follows.
+    fn stored(&self, mut prev: compact::Prev, rec: &[u8]) -> (Vec<u8>, compact::Prev) {
         if self.header.version == VERSION_WIDE {
             // An old trace's layout, for tests of reading one.
-            return (rec.to_vec(), None);
+            return (rec.to_vec(), prev);
         }
-        match compact::narrow(rec, t.prev_t0) {
-            Some(c) => (c, record::last(rec).map(|v| v.header.t0)),
+        match compact::narrow(rec, &mut prev) {
+            Some(c) => (c, prev),
             None => {
                 let mut w = vec![compact::STATE_WIDE];
                 w.extend_from_slice(rec);
-                (w, None)
+                (w, prev)
             }
         }
     }

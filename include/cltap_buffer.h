@@ -4,8 +4,8 @@
  * A tool creates a buffer, says which records it takes, and receives them
  * in batches through its callback, on cltap's background thread
  * "cltap-tools" (never one of the application's threads). Each record is
- * the exact bytes of one record of the binary trace (<app>.<pid>.cltrace,
- * docs/trace-format.md), so a tool sees what the files hold.
+ * one record of the binary trace (<app>.<pid>.cltrace) in its wide form
+ * (docs/trace-format.md, "Wide records"), so a tool sees what the files hold.
  *
  * These functions are exported by libcltap_layer.so. A tool loaded through
  * ROCP_TOOL_LIB needs no link flag for them: cltap makes its library's

@@ -1,5 +1,5 @@
-//! Which of a chunk's bytes are records a tool may be given, as the exact
-//! bytes of the trace file.
+//! Which of a chunk's records a tool may be given, as the trace's wide
+//! records (what the reader gives for a chunk, whatever the file's version).
 //!
 //! The renderer hands every chunk it renders here, in render order (seal
 //! order, then the chunks threads still held at the end). A flush also

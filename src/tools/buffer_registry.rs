@@ -30,8 +30,8 @@ use std::collections::{BTreeMap, VecDeque};
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::Arc;
 
-/// A buffer's callback: its id, the records (each the exact bytes of one
-/// trace record, 8-byte aligned), and the records dropped since the last
+/// A buffer's callback: its id, the records (each one trace record in its
+/// wide form, 8-byte aligned), and the records dropped since the last
 /// batch.
 pub type Callback = Arc<dyn Fn(u64, &[&[u8]], u64) + Send + Sync>;
 

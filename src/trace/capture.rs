@@ -4,6 +4,7 @@
 
 use super::record::*;
 use crate::meta::{Count, FnMeta, Kind, Props, Ret};
+use cltap_formats::cltrace::compact;
 
 /// Limits that keep a record small; what is cut off is counted in `total`.
 const MAX_ELEMS: usize = 64;
@@ -13,27 +14,32 @@ const MAX_INFO: usize = 256;
 const MAX_STRS: usize = 4;
 const MAX_PROPS: usize = 64;
 
+/// Where a call's captures go: the wide record's layout ([`Out`]) or the
+/// compact one ([`Compact`]). The choice of what to capture is shared.
+trait Sink {
+    /// Appends a capture of `bytes` from `src`, truncated to fit.
+    ///
+    /// # Safety
+    /// `src` must be readable for `bytes` bytes.
+    unsafe fn bytes(&mut self, param: usize, tag: Tag, src: *const u8, bytes: usize, total: u64);
+    /// Appends one value the callee wrote.
+    fn word(&mut self, param: usize, tag: Tag, w: u64);
+}
+
+/// Captures in the wide layout: a 16-byte header, data padded to 8.
 struct Out<'a> {
     buf: &'a mut [u8],
     len: usize,
 }
 
-impl Out<'_> {
-    #[inline(always)]
-    fn room(&self) -> usize {
-        self.buf.len() - self.len
-    }
-
-    /// Appends a capture of `bytes` from `src`, truncated to fit.
-    ///
-    /// # Safety
-    /// `src` must be readable for `bytes` bytes.
+impl Sink for Out<'_> {
     #[inline]
-    unsafe fn capture(&mut self, param: usize, tag: Tag, src: *const u8, bytes: usize, total: u64) {
-        if self.room() < CAPTURE + 8 {
+    unsafe fn bytes(&mut self, param: usize, tag: Tag, src: *const u8, bytes: usize, total: u64) {
+        let room = self.buf.len() - self.len;
+        if room < CAPTURE + 8 {
             return;
         }
-        let bytes = bytes.min(self.room() - CAPTURE - 8);
+        let bytes = bytes.min(room - CAPTURE - 8);
         let c = Capture { param: param as u8, tag: tag as u8, _pad: 0, bytes: bytes as u32, total };
         std::ptr::write_unaligned(self.buf[self.len..].as_mut_ptr() as *mut Capture, c);
         self.len += CAPTURE;
@@ -41,6 +47,52 @@ impl Out<'_> {
             std::ptr::copy_nonoverlapping(src, self.buf[self.len..].as_mut_ptr(), bytes);
         }
         self.len += pad8(bytes);
+    }
+
+    #[inline]
+    fn word(&mut self, param: usize, tag: Tag, w: u64) {
+        // SAFETY: a local word, 8 bytes.
+        unsafe { self.bytes(param, tag, &w as *const u64 as *const u8, 8, 1) }
+    }
+}
+
+/// Captures in the compact layout ([`compact`]); one byte is always kept
+/// for the end mark.
+struct Compact<'a> {
+    buf: &'a mut [u8],
+    len: usize,
+}
+
+impl Compact<'_> {
+    #[inline(always)]
+    fn room(&self) -> usize {
+        self.buf.len() - self.len - 1
+    }
+}
+
+impl Sink for Compact<'_> {
+    #[inline]
+    unsafe fn bytes(&mut self, param: usize, tag: Tag, src: *const u8, bytes: usize, total: u64) {
+        const HEAD: usize = 2 + 2 * compact::VARINT_MAX;
+        if self.room() < HEAD {
+            return;
+        }
+        let bytes = bytes.min(self.room() - HEAD);
+        let p = self.buf.as_mut_ptr().add(self.len);
+        let n = compact::put_capture_head(p, tag as u8, param as u8, bytes as u64, total);
+        if bytes > 0 {
+            std::ptr::copy_nonoverlapping(src, p.add(n), bytes);
+        }
+        self.len += n + bytes;
+    }
+
+    #[inline]
+    fn word(&mut self, param: usize, tag: Tag, w: u64) {
+        if self.room() >= 2 + compact::VARINT_MAX {
+            // SAFETY: room checked above.
+            self.len +=
+                unsafe { compact::put_capture_word(self.buf.as_mut_ptr().add(self.len), tag as u8, param as u8, w) };
+        }
     }
 }
 
@@ -165,33 +217,50 @@ pub unsafe fn complete_record<const KIND: u16>(
     let ok = succeeded_as::<KIND>(f, ret);
     let nargs = h.nargs as usize;
     let mut o = Out { buf, len: HEADER + 8 * nargs };
+    captures(&mut o, f, ok, nargs, args, local_size);
+    let len = o.len;
+    h.len = len as u32;
+    h.t1 = t1;
+    h.ret = ret;
+    h.flags |= FLAG_DONE | if ok { FLAG_OK } else { 0 };
+    std::ptr::write_unaligned(o.buf.as_mut_ptr() as *mut Header, h);
+    len
+}
+
+/// Appends the contents behind the call's pointers (its outputs only when
+/// `ok`) to `o`.
+///
+/// # Safety
+/// As for [`complete_record`].
+#[inline(always)]
+unsafe fn captures<S: Sink>(o: &mut S, f: &FnMeta, ok: bool, nargs: usize, args: &[u64], local_size: Option<&[usize]>) {
     for (i, p) in f.params.iter().enumerate().take(nargs) {
         let v = args[i];
         let ptr = v as *const u8;
         match p.kind {
             Kind::Errcode | Kind::OutHandle if !ptr.is_null() && (ok || p.kind == Kind::Errcode) => {
                 let w = if p.kind == Kind::Errcode { *(ptr as *const i32) as i64 as u64 } else { *(ptr as *const u64) };
-                o.capture(i, Tag::Out, &w as *const u64 as *const u8, 8, 1);
+                o.word(i, Tag::Out, w);
             }
             Kind::OutValue { elem } if ok && !ptr.is_null() && elem <= 8 => {
                 let mut w = 0u64;
                 std::ptr::copy_nonoverlapping(ptr, &mut w as *mut u64 as *mut u8, elem);
-                o.capture(i, Tag::Out, &w as *const u64 as *const u8, 8, 1);
+                o.word(i, Tag::Out, w);
             }
             _ if !ok || ptr.is_null() => {}
             Kind::InArray { len, elem } => {
                 let n = count(len, args);
                 let take = (n as usize).min(MAX_ELEMS);
-                o.capture(i, Tag::Array, ptr, take * elem, n);
+                o.bytes(i, Tag::Array, ptr, take * elem, n);
             }
             Kind::InBytes { len } => {
                 let n = count(len, args);
-                o.capture(i, Tag::Bytes, ptr, (n as usize).min(MAX_BYTES), n);
+                o.bytes(i, Tag::Bytes, ptr, (n as usize).min(MAX_BYTES), n);
             }
             Kind::InString => {
                 let (n, ended) = strnlen(ptr, MAX_STR);
                 let total = if ended { n } else { full_strlen(ptr) };
-                o.capture(i, Tag::Str, ptr, n, total as u64);
+                o.bytes(i, Tag::Str, ptr, n, total as u64);
             }
             Kind::InStrings { len } => {
                 let n = count(len, args) as usize;
@@ -204,7 +273,7 @@ pub unsafe fn complete_record<const KIND: u16>(
                     }
                     let given = lengths.filter(|l| !l.is_null()).map(|l| *l.add(k)).filter(|&l| l > 0);
                     let total = given.unwrap_or_else(|| full_strlen(s));
-                    o.capture(i, Tag::Str, s, total.min(MAX_STR / 2), total as u64);
+                    o.bytes(i, Tag::Str, s, total.min(MAX_STR / 2), total as u64);
                 }
             }
             Kind::Properties(kind) => {
@@ -213,7 +282,7 @@ pub unsafe fn complete_record<const KIND: u16>(
                 while n < MAX_PROPS && *w.add(n) != 0 {
                     n += if kind == Props::Pairs { 2 } else { 1 };
                 }
-                o.capture(i, Tag::Props, ptr, n.min(MAX_PROPS) * 8, n as u64);
+                o.bytes(i, Tag::Props, ptr, n.min(MAX_PROPS) * 8, n as u64);
             }
             Kind::OutArray { cap, count: c, elem } => {
                 let mut n = count(cap, args);
@@ -229,27 +298,84 @@ pub unsafe fn complete_record<const KIND: u16>(
                     }
                 }
                 let take = (n as usize).min(MAX_ELEMS);
-                o.capture(i, Tag::OutArray, ptr, take * elem, n);
+                o.bytes(i, Tag::OutArray, ptr, take * elem, n);
             }
             Kind::Info { size, size_ret, .. } => {
                 let cap = args[size] as usize;
                 let written =
                     size_ret.map(|k| args[k] as *const usize).filter(|p| !p.is_null()).map_or(cap, |p| (*p).min(cap));
-                o.capture(i, Tag::Bytes, ptr, written.min(MAX_INFO), written as u64);
+                o.bytes(i, Tag::Bytes, ptr, written.min(MAX_INFO), written as u64);
             }
             _ => {}
         }
     }
     if let Some(ls) = local_size {
-        o.capture(255, Tag::LocalSize, ls.as_ptr() as *const u8, std::mem::size_of_val(ls), ls.len() as u64);
+        o.bytes(255, Tag::LocalSize, ls.as_ptr() as *const u8, std::mem::size_of_val(ls), ls.len() as u64);
     }
-    let len = o.len;
-    h.len = len as u32;
-    h.t1 = t1;
-    h.ret = ret;
-    h.flags |= FLAG_DONE | if ok { FLAG_OK } else { 0 };
-    std::ptr::write_unaligned(o.buf.as_mut_ptr() as *mut Header, h);
-    len
+}
+
+/// The state byte a compact record of kind `KIND` opens with (the wide
+/// header's CMD flag, and whether it is an HSA call).
+#[inline(always)]
+pub fn compact_state(kind: u16, cmd: bool) -> u8 {
+    let hsa = if kind == KIND_HSA_CALL { compact::STATE_HSA } else { 0 };
+    hsa | if cmd { FLAG_CMD } else { 0 }
+}
+
+/// Opens a compact record at `p`, after the record `prev` describes (which
+/// it then describes): the state byte, the function, the start time, `cmd`
+/// (written when `state` says CMD or HSA) and the argument words the call
+/// has. Returns its length.
+///
+/// # Safety
+/// `p` must be writable for [`MAX_RECORD`] bytes.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+pub unsafe fn open_compact(
+    p: *mut u8,
+    state: u8,
+    fn_id: usize,
+    f: &FnMeta,
+    t0: u64,
+    cmd: u64,
+    args: &[u64],
+    prev: &mut compact::Prev,
+) -> usize {
+    let nargs = args.len().min(f.params.len()).min(255);
+    compact::put_opened(p, state, fn_id as u16, t0, cmd, &args[..nargs], prev)
+}
+
+/// Completes a compact record opened by [`open_compact`] at the start of
+/// `buf` (`opened` bytes): its tail (duration, result, the contents behind
+/// its pointers, the end mark) after the opened part, then DONE in its state
+/// byte, last, so that a record cut short by the process's death still reads
+/// as open. Returns the record's whole length.
+///
+/// # Safety
+/// As for [`complete_record`].
+#[inline(always)]
+pub unsafe fn complete_compact<const KIND: u16>(
+    buf: &mut [u8],
+    opened: usize,
+    f: &FnMeta,
+    dur: u64,
+    ret: u64,
+    args: &[u64],
+    local_size: Option<&[usize]>,
+) -> usize {
+    let ok = succeeded_as::<KIND>(f, ret);
+    let p = buf.as_mut_ptr();
+    let mut n = opened;
+    n += compact::put_raw(p.add(n), dur);
+    n += compact::put_raw(p.add(n), ret);
+    let mut o = Compact { buf, len: n };
+    captures(&mut o, f, ok, args.len().min(f.params.len()).min(255), args, local_size);
+    let n = o.len;
+    *p.add(n) = compact::END;
+    // The tail is stored before the state byte says it is there.
+    std::sync::atomic::compiler_fence(std::sync::atomic::Ordering::Release);
+    std::ptr::write_volatile(p, *p | FLAG_DONE | if ok { FLAG_OK } else { 0 });
+    n + 1
 }
 
 /// Both phases at once, into `buf`; returns the record's length.

@@ -267,7 +267,7 @@ impl TraceFile {
         }
         self.taking.fetch_sub(1, Ordering::SeqCst);
         let c = c?;
-        let h = ChunkHeader { magic: CHUNK_MAGIC, version: 1, tid, seq, ..Default::default() };
+        let h = ChunkHeader { magic: CHUNK_MAGIC, version: cltrace::VERSION as u16, tid, seq, ..Default::default() };
         // SAFETY: the chunk is ours and mapped; its header is at its start.
         unsafe { std::ptr::write_volatile(c.header(), h) };
         Some(c)

@@ -12,11 +12,12 @@
 //! Chunks filled while a call is open are sealed only once no call is open,
 //! so the renderer never sees a call as unfinished that is still running.
 
-use super::capture::{complete_record, open_record};
+use super::capture::{compact_state, complete_compact, open_compact};
 use super::file::Chunk;
-use super::record::{Header, FLAG_MOVED, HEADER, KIND_HSA_CALL, KIND_OPENCL_CALL, MAX_RECORD};
+use super::record::{FLAG_MOVED, HEADER, KIND_HSA_CALL, KIND_OPENCL_CALL, MAX_RECORD};
 use super::writer::{current, Trace, GENERATION};
 use crate::meta::FnMeta;
+use cltap_formats::cltrace::compact::{Prev, STATE_WIDE};
 use std::sync::atomic::Ordering;
 
 pub(crate) struct Local {
@@ -40,6 +41,9 @@ pub(crate) struct Local {
     /// The number of the innermost HSA call open on this thread (0: none):
     /// what a dispatch submitted from inside that call names as its cause.
     open_hsa: u64,
+    /// What the chunk's next call record is written relative to (its
+    /// start time and argument words as deltas from the last one's).
+    prev: Prev,
 }
 
 /// A record opened before a call; `rec` is null when the call is not
@@ -47,14 +51,35 @@ pub(crate) struct Local {
 #[derive(Clone, Copy)]
 pub struct Opened {
     rec: *mut u8,
+    /// The thread's state and the trace it wrote to: completing the record
+    /// needs no second thread-local lookup.
+    local: *mut Local,
+    trace: *const Trace,
     len: u32,
+    /// The record's state byte as opened, and its function.
+    state: u8,
+    fn_id: u16,
     chunk: u64,
     /// For an HSA call: the HSA call open around it, restored when it ends.
     outer_hsa: u64,
+    /// What the opened part says, for a copy completed at the end.
+    t0: u64,
+    cmd: u64,
 }
 
 impl Opened {
-    pub const NONE: Opened = Opened { rec: std::ptr::null_mut(), len: 0, chunk: 0, outer_hsa: 0 };
+    pub const NONE: Opened = Opened {
+        rec: std::ptr::null_mut(),
+        local: std::ptr::null_mut(),
+        trace: std::ptr::null(),
+        len: 0,
+        state: 0,
+        fn_id: 0,
+        chunk: 0,
+        outer_hsa: 0,
+        t0: 0,
+        cmd: 0,
+    };
 }
 
 thread_local! {
@@ -94,6 +119,7 @@ impl Local {
             busy: false,
             hsa_calls: 0,
             open_hsa: 0,
+            prev: Prev::default(),
         }
     }
 
@@ -130,6 +156,7 @@ impl Local {
         self.data = next.data();
         self.cap = tr.file.chunk_size - cltap_formats::cltrace::CHUNK_HEADER;
         self.used = 0;
+        self.prev = Prev::default();
         self.chunk = Some(next);
         true
     }
@@ -210,6 +237,27 @@ unsafe fn with_local<R>(f: impl FnOnce(&mut Local) -> R) -> Option<R> {
         .flatten()
 }
 
+/// How far ahead of the record being written its chunk's memory is asked
+/// for: the chunk's pages were faulted in by the preparer on another core,
+/// so their lines are not in this core's cache, and a store to a line not
+/// held waits for it (a cache miss per two records, the larger part of a
+/// cheap call's cost). A few lines ahead, the line is here by the time a
+/// record reaches it.
+const PREFETCH_AHEAD: usize = 512;
+
+/// Asks for the cache line at `p` to be written soon. A hint: never faults,
+/// even past the end of the mapping.
+#[inline(always)]
+fn prefetch_for_write(p: *const u8) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: a prefetch has no effect on memory and never faults.
+    unsafe {
+        std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_ET0 }>(p as *const i8)
+    };
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = p;
+}
+
 /// Opens the record of an OpenCL call about to be forwarded.
 ///
 /// # Safety
@@ -239,20 +287,35 @@ pub unsafe fn open_kind<const KIND: u16>(
             return Opened::NONE;
         }
         let rec = l.data.add(l.used);
-        let n = open_record(std::slice::from_raw_parts_mut(rec, MAX_RECORD), KIND, fn_id, f, l.tid, cmd_id, t0, args);
+        prefetch_for_write(rec.add(PREFETCH_AHEAD));
         let outer_hsa = l.open_hsa;
-        if KIND == KIND_HSA_CALL {
-            // HSA calls take no command id: their `cmd_id` numbers them on
-            // their thread, without FLAG_CMD, so that a dispatch can name
-            // the call it was submitted in.
+        let cmd = if KIND == KIND_HSA_CALL {
+            // HSA calls take no command id: the record numbers them on their
+            // thread, without CMD, so that a dispatch can name the call it
+            // was submitted in.
             l.hsa_calls += 1;
             l.open_hsa = l.hsa_calls;
-            std::ptr::write_unaligned(rec.add(std::mem::offset_of!(Header, cmd_id)) as *mut u64, l.hsa_calls);
-        }
+            l.hsa_calls
+        } else {
+            cmd_id.unwrap_or(0)
+        };
+        let state = compact_state(KIND, cmd_id.is_some());
+        let n = open_compact(rec, state, fn_id, f, t0, cmd, args, &mut l.prev);
         l.used += n;
         l.depth += 1;
         l.publish();
-        Opened { rec, len: n as u32, chunk: l.chunk.as_ref().map_or(0, |c| c.index), outer_hsa }
+        Opened {
+            rec,
+            local: l as *mut Local,
+            trace: l.trace,
+            len: n as u32,
+            state,
+            fn_id: fn_id as u16,
+            chunk: l.chunk.as_ref().map_or(0, |c| c.index),
+            outer_hsa,
+            t0,
+            cmd,
+        }
     })
     .unwrap_or(Opened::NONE)
 }
@@ -282,26 +345,32 @@ pub unsafe fn complete_kind<const KIND: u16>(
     if o.rec.is_null() {
         return;
     }
-    with_local(|l| {
+    // SAFETY: `o` came from `open_kind` on this thread, whose state lives
+    // as long as the thread; it is used only while it still writes the
+    // trace the record was opened in (not after a fork or the trace's end).
+    let l = &mut *o.local;
+    if l.busy || !std::ptr::eq(l.trace, o.trace) || !std::ptr::eq(o.trace, super::writer::current_ptr()) {
+        return;
+    }
+    if l.trace().finished.load(Ordering::Relaxed) {
+        return;
+    }
+    l.busy = true;
+    {
         let current = l.chunk.as_ref().map_or(u64::MAX, |c| c.index);
         let last = current == o.chunk && o.rec.add(o.len as usize) == l.data.add(l.used);
+        let dur = t1.wrapping_sub(o.t0);
         if last {
-            let n = complete_record::<KIND>(
-                std::slice::from_raw_parts_mut(o.rec, MAX_RECORD),
-                f,
-                t1,
-                ret,
-                args,
-                local_size,
-            );
+            let rec = std::slice::from_raw_parts_mut(o.rec, MAX_RECORD);
+            let n = complete_compact::<KIND>(rec, o.len as usize, f, dur, ret, args, local_size);
             l.used += n - o.len as usize;
         } else if l.room() {
-            // Calls made inside this one follow it: complete a copy at the end.
+            // Calls made inside this one follow it: complete a copy at the
+            // end, its start time now counted from the record before it.
             let dst = l.data.add(l.used);
-            std::ptr::copy_nonoverlapping(o.rec, dst, o.len as usize);
-            let n =
-                complete_record::<KIND>(std::slice::from_raw_parts_mut(dst, MAX_RECORD), f, t1, ret, args, local_size);
-            l.used += n;
+            let m = open_compact(dst, o.state, o.fn_id as usize, f, o.t0, o.cmd, args, &mut l.prev);
+            let rec = std::slice::from_raw_parts_mut(dst, MAX_RECORD);
+            l.used += complete_compact::<KIND>(rec, m, f, dur, ret, args, local_size);
             mark_moved(o.rec);
         } else {
             mark_moved(o.rec);
@@ -320,7 +389,8 @@ pub unsafe fn complete_kind<const KIND: u16>(
                 l.rotate();
             }
         }
-    });
+    }
+    l.busy = false;
 }
 
 /// Appends one complete record of kind `KIND` (not a call: nothing is
@@ -341,7 +411,9 @@ pub fn record_kind<const KIND: u16>(cmd_id: u64, t0: u64, t1: u64, args: &[u64],
                 l.drop_record();
                 return false;
             }
-            let rec = l.data.add(l.used);
+            // A wide record: its state byte, then the version 1 layout.
+            *l.data.add(l.used) = STATE_WIDE;
+            let rec = l.data.add(l.used + 1);
             for (i, a) in args[..nargs].iter().enumerate() {
                 std::ptr::write_unaligned(rec.add(HEADER + 8 * i) as *mut u64, *a);
             }
@@ -372,7 +444,7 @@ pub fn record_kind<const KIND: u16>(cmd_id: u64, t0: u64, t1: u64, args: &[u64],
                 ret: 0,
             };
             std::ptr::write_unaligned(rec as *mut Header, h);
-            l.used += len;
+            l.used += 1 + len;
             l.publish();
             if l.depth == 0 && l.used >= l.trace().watermark() {
                 l.rotate();
@@ -383,12 +455,10 @@ pub fn record_kind<const KIND: u16>(cmd_id: u64, t0: u64, t1: u64, args: &[u64],
     }
 }
 
+/// Marks an opened compact record as completed elsewhere: its state byte,
+/// the record's first.
 unsafe fn mark_moved(rec: *mut u8) {
-    // `flags` is the header's eighth byte.
-    const FLAGS: usize = 7;
-    const _: () = assert!(HEADER > FLAGS);
-    let p = rec.add(FLAGS);
-    std::ptr::write_volatile(p, *p | FLAG_MOVED);
+    std::ptr::write_volatile(rec, *rec | FLAG_MOVED);
 }
 
 /// At the end of the process: this thread's chunks go to the renderer

@@ -14,6 +14,7 @@
 //! the order in which chunks are rendered, and chunks never sealed (the ones
 //! in use when the process ended) follow in index order.
 
+pub mod compact;
 pub mod record;
 mod writer;
 
@@ -24,7 +25,11 @@ use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 
 pub const MAGIC: [u8; 8] = *b"CLTRACE\0";
-pub const VERSION: u32 = 1;
+/// The version written: 2, compact records ([`compact`]). Version 1 (wide
+/// records only) is still read.
+pub const VERSION: u32 = 2;
+/// The oldest version read.
+pub const VERSION_WIDE: u32 = 1;
 pub const HEADER_SIZE: usize = 4096;
 /// The largest chunk a reader accepts; the layer accepts no larger buffer.
 pub const MAX_CHUNK_SIZE: u64 = 1 << 32;
@@ -162,6 +167,9 @@ pub struct Reader {
     file: File,
     pub header: FileHeader,
     pub info: Vec<(String, String)>,
+    /// Version 2 chunks found damaged while widened, by chunk index: the
+    /// walk reports it after the records before the damage.
+    damage: std::sync::Mutex<Vec<(u64, Error)>>,
 }
 
 fn read_struct<T: Copy>(b: &[u8]) -> T {
@@ -183,8 +191,11 @@ impl Reader {
         if header.magic != MAGIC {
             return Err(err(0, "not a cltap trace (bad magic)".into()));
         }
-        if header.version != VERSION {
-            return Err(err(8, format!("trace format version {} (this cltap reads {VERSION})", header.version)));
+        if !(VERSION_WIDE..=VERSION).contains(&header.version) {
+            return Err(err(
+                8,
+                format!("trace format version {} (this cltap reads {VERSION_WIDE} to {VERSION})", header.version),
+            ));
         }
         if header.header_size as usize != HEADER_SIZE {
             return Err(err(12, format!("header size {} (expected {HEADER_SIZE})", header.header_size)));
@@ -194,7 +205,7 @@ impl Reader {
         }
         let info_end = (FILE_HEADER + header.info_len as usize).min(n);
         let info = decode_info(&page[FILE_HEADER..info_end]);
-        Ok(Reader { path: path.to_path_buf(), file, header, info })
+        Ok(Reader { path: path.to_path_buf(), file, header, info, damage: Default::default() })
     }
 
     pub fn path(&self) -> &Path {
@@ -286,7 +297,27 @@ impl Reader {
     /// The record bytes of a chunk, read into `buf`. The buffer grows with
     /// what is read, never ahead of it: a chunk header that claims more than
     /// the file holds costs no more memory than the file.
+    ///
+    /// Records come in the wide form ([`record`]) whatever the version: a
+    /// version 2 chunk is widened as it is read ([`compact::widen`]).
     pub fn chunk_records(&self, c: &ChunkInfo, buf: &mut Vec<u8>) -> Result<(), Error> {
+        if self.header.version == VERSION_WIDE {
+            return self.read_chunk(c, buf);
+        }
+        let mut raw = Vec::new();
+        self.read_chunk(c, &mut raw)?;
+        buf.clear();
+        let r = compact::widen(&raw, c.header.tid, buf);
+        let mut damage = self.damage.lock().unwrap_or_else(|e| e.into_inner());
+        damage.retain(|(i, _)| *i != c.index);
+        if let Err(d) = r {
+            let at = c.offset + (CHUNK_HEADER + d.at) as u64;
+            damage.push((c.index, self.error(at, format!("chunk {}: {}", c.index, d.reason))));
+        }
+        Ok(())
+    }
+
+    fn read_chunk(&self, c: &ChunkInfo, buf: &mut Vec<u8>) -> Result<(), Error> {
         const STEP: usize = 1 << 20;
         let n = usize::try_from(c.header.used).map_err(|_| self.error(c.offset, "chunk too large".to_string()))?;
         let start = c.offset + CHUNK_HEADER as u64;
@@ -352,7 +383,11 @@ impl Reader {
             }
             off += len;
         }
-        Ok(())
+        let mut damage = self.damage.lock().unwrap_or_else(|e| e.into_inner());
+        match damage.iter().position(|(i, _)| *i == c.index) {
+            Some(k) => Err(damage.swap_remove(k).1),
+            None => Ok(()),
+        }
     }
 }
 

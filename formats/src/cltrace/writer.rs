@@ -1,9 +1,13 @@
 //! Writes a trace with ordinary file writes: for tools and tests. The layer
-//! writes the same layout in place, through shared mappings.
+//! writes the same layout in place, through shared mappings. Records are
+//! given in the wide form ([`record::encode`]) and stored compact where the
+//! compact form says them exactly, else wide (version 2).
 
 use super::*;
 use std::io;
 
+/// Writes version [`VERSION`], or version 1 where `header.version` says so
+/// (for tests of reading old traces).
 pub struct TraceWriter {
     file: File,
     pub header: FileHeader,
@@ -17,6 +21,8 @@ pub struct ThreadWriter {
     seq: u32,
     /// (chunk index, header)
     chunk: Option<(u64, ChunkHeader)>,
+    /// What the chunk's next compact record is written relative to.
+    prev: compact::Prev,
 }
 
 fn bytes<T>(v: &T) -> &[u8] {
@@ -37,7 +43,7 @@ impl TraceWriter {
     }
 
     pub fn thread(&self, tid: u32) -> ThreadWriter {
-        ThreadWriter { tid, seq: 0, chunk: None }
+        ThreadWriter { tid, seq: 0, chunk: None, prev: compact::Prev::default() }
     }
 
     fn chunk_offset(&self, index: u64) -> u64 {
@@ -61,9 +67,16 @@ impl TraceWriter {
             }
             self.seal(t)?;
         }
+        t.prev = compact::Prev::default();
         let index = self.next_index;
         self.next_index += 1;
-        let h = ChunkHeader { magic: CHUNK_MAGIC, version: 1, tid: t.tid, seq: t.seq, ..Default::default() };
+        let h = ChunkHeader {
+            magic: CHUNK_MAGIC,
+            version: self.header.version as u16,
+            tid: t.tid,
+            seq: t.seq,
+            ..Default::default()
+        };
         t.seq += 1;
         // The file grows to the whole chunk, as the layer's does.
         self.file.set_len(self.file.metadata()?.len().max(self.chunk_offset(index + 1)))?;
@@ -72,14 +85,41 @@ impl TraceWriter {
         Ok((index, h))
     }
 
-    /// Appends a complete record.
+    /// Appends a complete record, given in the wide form.
     pub fn push(&mut self, t: &mut ThreadWriter, rec: &[u8]) -> io::Result<()> {
-        let (i, mut h) = self.room(t, rec.len())?;
-        self.file.write_all_at(rec, self.chunk_offset(i) + CHUNK_HEADER as u64 + h.used)?;
-        h.used += rec.len() as u64;
+        let (mut bytes, mut next) = self.stored(t.prev, rec);
+        let seq = t.seq;
+        let (i, mut h) = self.room(t, bytes.len())?;
+        if t.seq != seq {
+            // A new chunk: its first record counts from nothing.
+            (bytes, next) = self.stored(t.prev, rec);
+            if bytes.len() > self.header.chunk_size as usize - CHUNK_HEADER {
+                return Err(io::Error::new(io::ErrorKind::InvalidInput, "record larger than a chunk"));
+            }
+        }
+        self.file.write_all_at(&bytes, self.chunk_offset(i) + CHUNK_HEADER as u64 + h.used)?;
+        t.prev = next;
+        h.used += bytes.len() as u64;
         self.write_chunk_header(i, &h)?;
         t.chunk = Some((i, h));
         Ok(())
+    }
+
+    /// How `rec` is stored after the record `prev` describes: compact where
+    /// that says it exactly, else wide; and what the next record follows.
+    fn stored(&self, mut prev: compact::Prev, rec: &[u8]) -> (Vec<u8>, compact::Prev) {
+        if self.header.version == VERSION_WIDE {
+            // An old trace's layout, for tests of reading one.
+            return (rec.to_vec(), prev);
+        }
+        match compact::narrow(rec, &mut prev) {
+            Some(c) => (c, prev),
+            None => {
+                let mut w = vec![compact::STATE_WIDE];
+                w.extend_from_slice(rec);
+                (w, prev)
+            }
+        }
     }
 
     /// Appends a record opened and never completed (no [`record::FLAG_DONE`]):

@@ -287,7 +287,7 @@ fn after_death(dir: &Path, o: &Outcome) {
     }
 }
 
-fn summary_in_flight(trace: &Path) -> Vec<cltap::trace::render::InFlight> {
+fn summary_in_flight(trace: &Path) -> Vec<cltap::render::InFlight> {
     let p = trace.with_extension("summary.json");
     let Ok(v) = std::fs::read_to_string(&p).map(|t| serde_json::from_str::<serde_json::Value>(&t).unwrap_or_default())
     else {
@@ -297,7 +297,7 @@ fn summary_in_flight(trace: &Path) -> Vec<cltap::trace::render::InFlight> {
         .as_array()
         .map(|a| {
             a.iter()
-                .map(|c| cltap::trace::render::InFlight {
+                .map(|c| cltap::render::InFlight {
                     api: c["api"].as_str().unwrap_or("?").to_string(),
                     tid: c["tid"].as_u64().unwrap_or(0) as u32,
                     cmd_id: c["cmd_id"].as_u64(),

@@ -1,9 +1,7 @@
-//! The record pipeline: capture on the application's threads, in place,
-//! into their chunks of the binary trace (`file`, `local`); the trace's
-//! life (`writer`); rendering the API log, the timeline and the `.atp` from
-//! it (`render`, `printer`, `timeline`, `atp`).
+//! The capture path: records made on the application's threads, in place,
+//! into their chunks of the binary trace (`file`, `local`, `capture`); the
+//! trace's life (`writer`), which hands sealed chunks to `crate::render`.
 
-pub mod atp;
 pub mod buffers;
 pub mod capture;
 pub mod enums;
@@ -11,9 +9,6 @@ pub mod file;
 pub mod hsa_enums;
 pub mod local;
 pub mod names;
-pub mod printer;
 pub mod record;
-pub mod render;
-pub mod timeline;
 pub mod tsc;
 pub mod writer;

@@ -5,9 +5,9 @@
 
 use super::buffers::{Policy, Settings};
 use super::file::TraceFile;
-use super::printer::Options;
-use super::render::{self, Dest, InFlight, Outputs, Renderer};
 use super::tsc;
+use crate::render::printer::Options;
+use crate::render::{Dest, Outputs, Renderer, Results};
 use cltap_formats::cltrace::{Clock, Reader};
 use parking_lot::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicU64, AtomicUsize, Ordering};
@@ -114,6 +114,7 @@ static FAILED: AtomicU64 = AtomicU64::new(0);
 /// Turns tracing on with `s`. Called once by the layer at start-up.
 pub fn start(s: TraceSettings) {
     *SETTINGS.lock() = Some(s);
+    crate::tools::buffer_registry::GLOBAL.set_source(feed_tools_now);
     // SAFETY: a plain function pointer.
     unsafe {
         libc::pthread_atfork(None, None, Some(after_fork_in_child));
@@ -336,7 +337,7 @@ impl Trace {
         }
         // The application is done: all cores render what is left.
         let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
-        let drops = r.finish(render::atp_header(r.reader()), threads);
+        let drops = r.finish(threads);
         self.file.mark_finished();
         self.file.trim();
         if drops > 0 {
@@ -437,14 +438,9 @@ pub fn host_table() -> Option<Vec<crate::report::Row>> {
     with_renderer(|r| r.host_table())
 }
 
-/// HSA dispatch records rendered.
-pub fn hsa_dispatches() -> u64 {
-    with_renderer(|r| r.hsa_dispatches()).unwrap_or(0)
-}
-
-/// Calls that had not returned when the trace was rendered.
-pub fn in_flight() -> Vec<InFlight> {
-    with_renderer(|r| r.in_flight().to_vec()).unwrap_or_default()
+/// What the renderer's sinks learnt (complete once the trace finished).
+pub fn results() -> Option<Results> {
+    with_renderer(|r| r.results().clone())
 }
 
 /// For a tool's flush (`cltap_flush_buffer`): gives the tools' buffers
@@ -465,7 +461,7 @@ pub fn feed_tools_now() {
         return;
     }
     if let Some(r) = g.as_mut() {
-        r.feed_tools_live();
+        r.feed_tools_live(super::local::thread_id());
     }
 }
 

@@ -118,7 +118,7 @@ fn start_trace(cfg: &Config) {
             pass: cfg.counter_pass,
         }),
     };
-    cltap::trace::writer::start(settings);
+    cltap::trace::process::start(settings);
     bracket::record_calls(|n| cfg.logs(n));
 }
 
@@ -152,7 +152,7 @@ pub fn finish() {
     for f in fronts() {
         (f.drain)();
     }
-    cltap::trace::writer::finish();
+    cltap::trace::process::finish();
     // The trace's finish ended the tools before closing its files; without
     // a trace they end here.
     cltap::tools::toollib_end::end_of_records();

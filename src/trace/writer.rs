@@ -114,7 +114,6 @@ static FAILED: AtomicU64 = AtomicU64::new(0);
 /// Turns tracing on with `s`. Called once by the layer at start-up.
 pub fn start(s: TraceSettings) {
     *SETTINGS.lock() = Some(s);
-    crate::tools::buffer_registry::GLOBAL.set_source(feed_tools_now);
     // SAFETY: a plain function pointer.
     unsafe {
         libc::pthread_atfork(None, None, Some(after_fork_in_child));
@@ -315,7 +314,6 @@ impl Trace {
         if self.finished.swap(true, Ordering::AcqRel) {
             return;
         }
-        super::local::retire_current_thread();
         self.measure_rate(true);
         if !self.render {
             // Nothing is rendered, so no buffer gets records; the tools
@@ -445,8 +443,9 @@ pub fn results() -> Option<Results> {
 
 /// For a tool's flush (`cltap_flush_buffer`): gives the tools' buffers
 /// every complete record the trace holds now, rendered or not. Nothing
-/// when the trace is not rendered or has ended.
-pub fn feed_tools_now() {
+/// when the trace is not rendered or has ended. `me`: the calling thread's
+/// trace id.
+pub fn feed_tools_now(me: u32) {
     let p = CURRENT.load(Ordering::Acquire);
     if p.is_null() {
         return;
@@ -461,11 +460,18 @@ pub fn feed_tools_now() {
         return;
     }
     if let Some(r) = g.as_mut() {
-        r.feed_tools_live(super::local::thread_id());
+        r.feed_tools_live(me);
     }
 }
 
-/// Ends the trace of this process (exit, `clDeinitLayer`, a fatal signal).
+/// Whether this process has a trace that has not finished.
+pub fn running() -> bool {
+    let p = CURRENT.load(Ordering::Acquire);
+    !p.is_null() && !unsafe { &*p }.finished.load(Ordering::Acquire)
+}
+
+/// Ends the trace of this process (through `process::finish`, which first
+/// retires the calling thread's chunk).
 pub fn finish() {
     let p = CURRENT.load(Ordering::Acquire);
     if !p.is_null() {
@@ -481,5 +487,3 @@ pub fn finish() {
 // survives the process: `cltap run` renders it after the death, and
 // `cltap render` renders a trace left without the launcher
 // (docs/trace-format.md, "When the process ends").
-
-pub use super::local::thread_id;

@@ -5,6 +5,7 @@ pub mod apilog;
 pub mod atp;
 pub mod cltrace;
 pub mod perf;
+pub mod pftrace;
 #[cfg(test)]
 mod test_rng;
 mod text;

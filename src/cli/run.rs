@@ -64,6 +64,9 @@ pub struct RunArgs {
     /// Write a Perfetto/Chrome trace of calls and commands. CLTAP_TIMELINE.
     #[arg(long)]
     pub timeline: bool,
+    /// Write Perfetto's protobuf trace (.pftrace) of calls, commands and counters. CLTAP_PFTRACE.
+    #[arg(long)]
+    pub pftrace: bool,
     /// Write the Radeon Compute Profiler application trace (.atp); turns on device timing. CLTAP_ATP.
     #[arg(long)]
     pub atp: bool,
@@ -245,7 +248,8 @@ pub fn files_written(dir: &Path, since: SystemTime) -> Vec<(PathBuf, u64)> {
                 let p = e.ok()?.path();
                 let m = p.metadata().ok()?;
                 let ours = p.extension().is_some_and(|x| {
-                    ["apilog", "atp", "json", "csv", "occupancy", "cltrace"].contains(&x.to_str().unwrap_or(""))
+                    ["apilog", "atp", "json", "pftrace", "db", "csv", "occupancy", "cltrace"]
+                        .contains(&x.to_str().unwrap_or(""))
                 });
                 (ours && m.modified().ok()? >= since).then_some((p, m.len()))
             })
@@ -370,6 +374,9 @@ pub fn run(a: RunArgs) -> i32 {
     }
     if a.timeline {
         set("CLTAP_TIMELINE", "1".into());
+    }
+    if a.pftrace {
+        set("CLTAP_PFTRACE", "1".into());
     }
     if a.atp {
         set("CLTAP_ATP", "1".into());

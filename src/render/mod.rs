@@ -1,7 +1,8 @@
 //! Rendering, apart from capture: every output is a [`Sink`] fed the
 //! trace's records in order by the [`Renderer`]. `select` turns the
-//! [`Outputs`] asked for into sinks; each has its own file here: the API log (`apilog`, formatted by
-//! `printer`), the timeline (`timeline`), the `.atp` (`atp`), the counter
+//! [`Outputs`] asked for into sinks; each has its own file here: the API
+//! log (`apilog`, formatted by `printer`), the timeline (`timeline`),
+//! Perfetto's protobuf trace (`pftrace`), the `.atp` (`atp`), the counter
 //! files (`counters`), the tools' buffers (`tools`) and the summary's tally
 //! (`tally`).
 
@@ -10,6 +11,7 @@ pub mod atp;
 pub mod counters;
 pub mod driver;
 pub mod outputs;
+pub mod pftrace;
 pub mod printer;
 pub mod select;
 pub mod sink;

@@ -22,6 +22,8 @@ pub struct Outputs {
     pub api_log: Option<Dest>,
     pub options: super::printer::Options,
     pub timeline: bool,
+    /// Perfetto's protobuf trace (`.pftrace`).
+    pub pftrace: bool,
     pub atp: bool,
     /// The counter files (`.csv`, `.occupancy`, `results.csv`).
     pub counters: Option<crate::counters::collect::Request>,

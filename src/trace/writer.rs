@@ -22,6 +22,7 @@ pub struct TraceSettings {
     pub api_log: Option<Dest>,
     pub options: Options,
     pub timeline: bool,
+    pub pftrace: bool,
     pub atp: bool,
     /// Render during the run and at exit; off, only the binary trace is
     /// written (`cltap render` makes the files later).
@@ -47,6 +48,7 @@ impl TraceSettings {
             ("api_log".into(), log.into()),
             ("decode".into(), flag(self.options.decode)),
             ("timeline".into(), flag(self.timeline)),
+            ("pftrace".into(), flag(self.pftrace)),
             ("atp".into(), flag(self.atp)),
             ("summary".into(), flag(self.summary)),
             ("device_timing".into(), flag(self.device_timing)),
@@ -85,6 +87,7 @@ pub fn outputs_of(r: &Reader, dir: &std::path::Path, stem: String) -> Outputs {
         api_log,
         options: Options { decode: on("decode") },
         timeline: on("timeline"),
+        pftrace: on("pftrace"),
         atp: on("atp"),
         counters,
     }
@@ -208,6 +211,7 @@ impl Trace {
             api_log: s.api_log.clone(),
             options: s.options,
             timeline: s.timeline,
+            pftrace: s.pftrace,
             atp: s.atp,
             counters: s.counters.clone(),
         };

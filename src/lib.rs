@@ -23,6 +23,7 @@ pub mod normalize;
 pub mod occupancy;
 pub mod render;
 pub mod report;
+pub mod rocpd_report;
 pub mod summary;
 pub mod sys;
 pub mod tools;

@@ -6,6 +6,7 @@ pub mod atp;
 pub mod cltrace;
 pub mod perf;
 pub mod pftrace;
+pub mod rocpd;
 #[cfg(test)]
 mod test_rng;
 mod text;

@@ -109,6 +109,7 @@ fn start_trace(cfg: &Config) {
         options: cltap::render::printer::Options { decode: cfg.decode },
         timeline: cfg.timeline,
         pftrace: cfg.pftrace,
+        rocpd: cfg.rocpd,
         atp: cfg.atp,
         render: cfg.render,
         summary: cfg.summary,

@@ -67,6 +67,9 @@ pub struct RunArgs {
     /// Write Perfetto's protobuf trace (.pftrace) of calls, commands and counters. CLTAP_PFTRACE.
     #[arg(long)]
     pub pftrace: bool,
+    /// Write rocpd's SQLite database (.db) of calls, dispatches, copies and counters. CLTAP_ROCPD.
+    #[arg(long)]
+    pub rocpd: bool,
     /// Write the Radeon Compute Profiler application trace (.atp); turns on device timing. CLTAP_ATP.
     #[arg(long)]
     pub atp: bool,
@@ -377,6 +380,9 @@ pub fn run(a: RunArgs) -> i32 {
     }
     if a.pftrace {
         set("CLTAP_PFTRACE", "1".into());
+    }
+    if a.rocpd {
+        set("CLTAP_ROCPD", "1".into());
     }
     if a.atp {
         set("CLTAP_ATP", "1".into());

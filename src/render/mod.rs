@@ -2,7 +2,8 @@
 //! trace's records in order by the [`Renderer`]. `select` turns the
 //! [`Outputs`] asked for into sinks; each has its own file here: the API
 //! log (`apilog`, formatted by `printer`), the timeline (`timeline`),
-//! Perfetto's protobuf trace (`pftrace`), the `.atp` (`atp`), the counter
+//! Perfetto's protobuf trace (`pftrace`), rocpd's database (`rocpd`), the
+//! `.atp` (`atp`), the counter
 //! files (`counters`), the tools' buffers (`tools`) and the summary's tally
 //! (`tally`).
 
@@ -13,6 +14,7 @@ pub mod driver;
 pub mod outputs;
 pub mod pftrace;
 pub mod printer;
+pub mod rocpd;
 pub mod select;
 pub mod sink;
 pub mod tally;

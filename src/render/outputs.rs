@@ -24,6 +24,8 @@ pub struct Outputs {
     pub timeline: bool,
     /// Perfetto's protobuf trace (`.pftrace`).
     pub pftrace: bool,
+    /// rocpd's SQLite database (`.db`).
+    pub rocpd: bool,
     pub atp: bool,
     /// The counter files (`.csv`, `.occupancy`, `results.csv`).
     pub counters: Option<crate::counters::collect::Request>,

@@ -12,6 +12,7 @@ pub fn select(o: &Outputs, cx: &Open<'_>) -> Vec<Box<dyn Sink>> {
     let mut add = |s: Option<Box<dyn Sink>>| sinks.extend(s);
     add(o.timeline.then(|| super::timeline::Timeline::sink(cx)).flatten());
     add(o.pftrace.then(|| super::pftrace::Pftrace::sink(cx)).flatten());
+    add(o.rocpd.then(|| super::rocpd::Rocpd::sink(cx)).flatten());
     add(o.atp.then(|| super::atp::AtpWriter::sink(cx)).flatten());
     add(o.counters.as_ref().map(|r| super::counters::CounterFiles::sink(cx, r.clone())));
     add(Some(Box::new(super::tools::ToolBuffers)));

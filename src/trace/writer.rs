@@ -23,6 +23,7 @@ pub struct TraceSettings {
     pub options: Options,
     pub timeline: bool,
     pub pftrace: bool,
+    pub rocpd: bool,
     pub atp: bool,
     /// Render during the run and at exit; off, only the binary trace is
     /// written (`cltap render` makes the files later).
@@ -49,6 +50,7 @@ impl TraceSettings {
             ("decode".into(), flag(self.options.decode)),
             ("timeline".into(), flag(self.timeline)),
             ("pftrace".into(), flag(self.pftrace)),
+            ("rocpd".into(), flag(self.rocpd)),
             ("atp".into(), flag(self.atp)),
             ("summary".into(), flag(self.summary)),
             ("device_timing".into(), flag(self.device_timing)),
@@ -88,6 +90,7 @@ pub fn outputs_of(r: &Reader, dir: &std::path::Path, stem: String) -> Outputs {
         options: Options { decode: on("decode") },
         timeline: on("timeline"),
         pftrace: on("pftrace"),
+        rocpd: on("rocpd"),
         atp: on("atp"),
         counters,
     }
@@ -212,6 +215,7 @@ impl Trace {
             options: s.options,
             timeline: s.timeline,
             pftrace: s.pftrace,
+            rocpd: s.rocpd,
             atp: s.atp,
             counters: s.counters.clone(),
         };

@@ -57,9 +57,9 @@ PY
 fi
 # Perfetto's own schema (perfetto_trace_pb2) and the protobuf runtime it was
 # generated for, with which the tests check every .pftrace the suite writes.
-# Installed into a git-ignored folder (CLTAP_PYDEPS overrides where), not
+# Installed into a git-ignored folder (PERFETTO_PYTHONPATH overrides where), not
 # into the system's Python.
-py="${CLTAP_PYDEPS:-$root/.deps/py}"
+py="${PERFETTO_PYTHONPATH:-$root/.deps/py}"
 if [ ! -e "$py/.done" ]; then
   echo "setup: pip install perfetto protobuf into $py"
   rm -rf "$py"; mkdir -p "$py"

@@ -19,7 +19,7 @@ fn cltap() -> PathBuf {
 }
 
 fn pydeps() -> PathBuf {
-    std::env::var_os("CLTAP_PYDEPS").map(PathBuf::from).unwrap_or_else(|| root().join(".deps/py"))
+    std::env::var_os("PERFETTO_PYTHONPATH").map(PathBuf::from).unwrap_or_else(|| root().join(".deps/py"))
 }
 
 /// Perfetto's schema's verdict on each of `files`: their counts.
@@ -186,4 +186,75 @@ fn hardware_counters_are_counter_tracks_with_one_value_per_dispatch() {
     assert_eq!(category(c, "hsa_dispatch"), dispatches, "{c}");
     assert_eq!(c["counter_values"].as_u64(), Some(values), "{c}");
     assert_eq!(c["counter_tracks"].as_u64(), Some(labels.len() as u64), "{c}");
+}
+
+/// `tests/c/special/workers.c`: four worker processes forked by one that
+/// makes no OpenCL call, under `cltap run --pftrace --rocpd`.
+#[test]
+fn a_job_of_four_forked_workers_merges_and_reports_as_one() {
+    let d = scratch("pftrace-workers");
+    let pocl = Driver::Pocl.library();
+    let mut c = Command::new(cltap());
+    c.current_dir(&d).args(["run", "--pftrace", "--rocpd", "--device-timing", "--driver"]).arg(&pocl).arg("--");
+    c.arg(special("workers.c", "workers")).arg("4");
+    for (k, _) in std::env::vars() {
+        if k.starts_with("OCL_ICD") || k.starts_with("OPENCL_LAYER") || k.starts_with("CLTAP_") {
+            c.env_remove(k);
+        }
+    }
+    c.env("OCL_ICD_VENDORS", &pocl);
+    let o = c.output().unwrap();
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success(), "{out}\n{}", String::from_utf8_lossy(&o.stderr));
+    let mut pids: Vec<u64> = out.lines().filter_map(|l| l.split_whitespace().nth(2)?.parse().ok()).collect();
+    pids.sort();
+    assert_eq!(pids.len(), 4, "{out}");
+    let with = |ext: &str| -> Vec<PathBuf> {
+        let mut v: Vec<PathBuf> = std::fs::read_dir(&*d)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.to_string_lossy().ends_with(ext))
+            .collect();
+        v.sort();
+        v
+    };
+    let (traces, dbs) = (with(".pftrace"), with(".db"));
+    assert_eq!((traces.len(), dbs.len()), (4, 4), "{traces:?} {dbs:?}");
+
+    // One timeline: four sequences, four processes, every slice of each.
+    let job = d.join("job.pftrace");
+    let m = Command::new(cltap()).arg("merge").args(&traces).arg("-o").arg(&job).output().unwrap();
+    assert!(m.status.success(), "{}", String::from_utf8_lossy(&m.stderr));
+    let each = perfetto_check(&traces);
+    let all = &perfetto_check(std::slice::from_ref(&job))[0];
+    assert_eq!(all["sequences"], 4);
+    assert_eq!(all["processes"], serde_json::json!(pids));
+    let sum = |k: &str| each.iter().map(|c| c[k].as_u64().unwrap()).sum::<u64>();
+    assert_eq!(all["slices"].as_u64().unwrap(), sum("slices"));
+    // Each worker's calls, from its own summary: worker i made i + 1
+    // clGetPlatformInfo calls.
+    let mut info_calls = Vec::new();
+    let mut total_calls = 0;
+    for s in with(".summary.json") {
+        let s: Value = serde_json::from_str(&std::fs::read_to_string(s).unwrap()).unwrap();
+        total_calls += host_calls(&s);
+        let info = s["host"].as_array().unwrap().iter().find(|r| r["api"] == "clGetPlatformInfo").unwrap();
+        info_calls.push(info["calls"].as_u64().unwrap());
+    }
+    info_calls.sort();
+    assert_eq!(info_calls, vec![1, 2, 3, 4]);
+    assert_eq!(category(all, "opencl"), total_calls);
+    assert_eq!(category(all, "device"), 8, "a write and a read per worker");
+
+    // One report over the four databases: each process, and the total.
+    let r = Command::new(cltap()).arg("report").args(&dbs).output().unwrap();
+    let text = String::from_utf8_lossy(&r.stdout);
+    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    for p in &pids {
+        assert!(text.contains(&format!("process {p} (")), "{text}");
+    }
+    let total = text.split("total (4 processes)").nth(1).unwrap();
+    let line = total.lines().find(|l| l.contains(" clGetPlatformInfo ")).unwrap();
+    assert_eq!(line.split_whitespace().nth(2), Some("10"), "{total}");
+    assert!(total.contains("memory copies: 8 (32768 bytes)"), "{total}");
 }

@@ -119,6 +119,9 @@ fn an_opencl_run_answers_rocpds_views_as_the_summary_does() {
         })
         .collect();
     assert_eq!(top, kernels);
+    // Each kernel command shares its enqueue's correlation id.
+    let launches: u64 = kernels.values().map(|k| k.0).sum();
+    assert_eq!(v["kernels_joined"].as_u64(), Some(launches), "{v}");
     let (count, bytes) = s["transfers"]
         .as_array()
         .unwrap()
@@ -146,6 +149,9 @@ fn an_hsa_run_has_its_calls_and_timed_dispatches() {
     let times = s["hsa_kernel_times"].as_array().unwrap();
     let total: u64 = times.iter().map(|k| k["total_ns"].as_u64().unwrap()).sum();
     assert_eq!(v["kernels"], serde_json::json!([DISPATCHES, total]));
+    // Each dispatch shares the correlation id of the doorbell store that
+    // submitted it.
+    assert_eq!(v["kernels_joined"].as_u64(), Some(DISPATCHES), "{v}");
 }
 
 #[test]

@@ -27,6 +27,11 @@ for path in sys.argv[2:]:
         out["top_kernels"] = [list(r) for r in db.execute("SELECT name, total_calls, total_duration FROM top_kernels ORDER BY name")]
         out["kernels"] = db.execute("SELECT COUNT(*), COALESCE(SUM(duration), 0) FROM kernels").fetchone()
         out["memory_copies"] = db.execute("SELECT COUNT(*), COALESCE(SUM(size), 0) FROM memory_copies").fetchone()
+        # Dispatches joined to the call that caused them, by correlation id.
+        out["kernels_joined"] = db.execute(
+            "SELECT COUNT(*) FROM kernels K WHERE K.correlation_id != 0 AND EXISTS "
+            "(SELECT 1 FROM regions R WHERE R.correlation_id = K.correlation_id)"
+        ).fetchone()[0]
         out["pmc_events"] = db.execute("SELECT COUNT(*) FROM pmc_events").fetchone()[0]
         out["top"] = db.execute("SELECT COUNT(*), SUM(total_calls) FROM top").fetchone()
         out["processes"] = [r[0] for r in db.execute("SELECT pid FROM rocpd_info_process")]

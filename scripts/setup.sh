@@ -55,4 +55,18 @@ PY
   [ -e "$dep/lib/libintelocl.so" ] && [ -e "$dep/khronos/libOpenCL.so.1" ] || { echo "setup: Intel runtime libraries missing after unpack" >&2; exit 1; }
   touch "$dep/.done"
 fi
+# Perfetto's own schema (perfetto_trace_pb2) and the protobuf runtime it was
+# generated for, with which the tests check every .pftrace the suite writes.
+# Installed into a git-ignored folder (PERFETTO_PYTHONPATH overrides where), not
+# into the system's Python.
+py="${PERFETTO_PYTHONPATH:-$root/.deps/py}"
+if [ ! -e "$py/.done" ]; then
+  echo "setup: pip install perfetto protobuf into $py"
+  rm -rf "$py"; mkdir -p "$py"
+  python3 -m pip install -q --disable-pip-version-check --no-warn-script-location --target "$py" \
+      perfetto==0.59.1 protobuf==6.31.1
+  PYTHONPATH="$py" python3 -c 'from perfetto.protos.perfetto.trace import perfetto_trace_pb2' \
+      || { echo "setup: perfetto_trace_pb2 does not import from $py" >&2; exit 1; }
+  touch "$py/.done"
+fi
 echo "setup: done"

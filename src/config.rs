@@ -25,6 +25,8 @@ pub const VARIABLES: &[(&str, &str)] = &[
     ("CLTAP_RENDER", "0 or 1: render the text files during the run and at exit (0: only the binary trace; `cltap render` makes them later)"),
     ("CLTAP_COUNTERS", "comma-separated counter and metric names (see `cltap metrics list`): per-dispatch counters and the .csv, .occupancy and results.csv files"),
     ("CLTAP_COUNTER_PASS", "which pass of a multi-pass counter request this run collects (from 0; the launcher sets it)"),
+    ("CLTAP_PFTRACE", "0 or 1: write Perfetto's protobuf trace (.pftrace) of host calls, device commands and counters"),
+    ("CLTAP_ROCPD", "0 or 1: write rocpd's SQLite database (.db) of calls, dispatches, copies and counters"),
     ("CLTAP_ATP", "0 or 1: write the Radeon Compute Profiler application trace (.atp); implies CLTAP_DEVICE_TIMING=1"),
     ("ROCP_TOOL_LIB", "colon-separated tool libraries to load at start-up (OnLoadToolProp or OnLoadTool, then OnUnloadTool at the end); one that cannot be loaded is reported and skipped"),
 ];
@@ -54,6 +56,10 @@ pub struct Config {
     pub lossless: bool,
     pub device_timing: bool,
     pub timeline: bool,
+    /// Perfetto's protobuf trace (`CLTAP_PFTRACE`).
+    pub pftrace: bool,
+    /// rocpd's SQLite database (`CLTAP_ROCPD`).
+    pub rocpd: bool,
     pub atp: bool,
     /// Render the text files in the process (else only the binary trace).
     pub render: bool,
@@ -104,6 +110,8 @@ impl Default for Config {
             lossless: true,
             device_timing: false,
             timeline: false,
+            pftrace: false,
+            rocpd: false,
             atp: false,
             render: true,
             hsa_intercept: 0,
@@ -181,7 +189,13 @@ impl Config {
     /// Whether calls are recorded at all: some output needs their records.
     pub fn records_calls(&self) -> bool {
         // Tools' buffers are fed from the trace.
-        self.api_log || self.timeline || self.atp || self.counting() || !self.tool_libs.is_empty()
+        self.api_log
+            || self.timeline
+            || self.pftrace
+            || self.rocpd
+            || self.atp
+            || self.counting()
+            || !self.tool_libs.is_empty()
     }
 
     /// Whether `CLTAP_RANKS` selects this process (a process no launcher
@@ -404,6 +418,8 @@ impl Config {
                 "CLTAP_API_LOG" => flag("CLTAP_API_LOG", &v).map(|b| cfg.api_log = b),
                 "CLTAP_DEVICE_TIMING" => flag("CLTAP_DEVICE_TIMING", &v).map(|b| cfg.device_timing = b),
                 "CLTAP_TIMELINE" => flag("CLTAP_TIMELINE", &v).map(|b| cfg.timeline = b),
+                "CLTAP_PFTRACE" => flag("CLTAP_PFTRACE", &v).map(|b| cfg.pftrace = b),
+                "CLTAP_ROCPD" => flag("CLTAP_ROCPD", &v).map(|b| cfg.rocpd = b),
                 "CLTAP_ATP" => flag("CLTAP_ATP", &v).map(|b| cfg.atp = b),
                 "CLTAP_RENDER" => flag("CLTAP_RENDER", &v).map(|b| cfg.render = b),
                 // The launcher's setting; it reaches the application's

@@ -1,51 +1,18 @@
 //! The summary of a run: the table printed on stderr and
 //! `<stem>.summary.json`. The layer writes it at the end of the process;
 //! `cltap run` and `cltap render` write it from a trace the process left.
+//! It is made from the sinks' [`Results`], never from globals of theirs.
 
+use crate::render::{InFlight, Results};
 use crate::report::Row;
-use crate::trace::render::InFlight;
 use serde_json::json;
-use std::collections::BTreeMap;
 use std::path::Path;
-use std::sync::Mutex;
 
-/// Timed HSA dispatches (`ROCP_HSA_INTERCEPT=2`) per kernel object:
-/// launches, total, min, max (ns). Filled by the renderer as it reads the
-/// dispatch records, so the layer's summary and `cltap render`'s both have it.
-static HSA_TIMES: Mutex<BTreeMap<u64, [u64; 4]>> = Mutex::new(BTreeMap::new());
-
-/// Passes the counter request needed (`u32::MAX`: no counters asked for).
-static COUNTER_PASSES: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(u32::MAX);
-
-/// The renderer's count of the passes the counter request needs.
-pub fn note_counter_passes(n: u32) {
-    COUNTER_PASSES.store(n, std::sync::atomic::Ordering::Relaxed);
-}
-
-fn counter_passes() -> Option<u32> {
-    Some(COUNTER_PASSES.load(std::sync::atomic::Ordering::Relaxed)).filter(|n| *n != u32::MAX)
-}
-
-/// One HSA dispatch record's kernel object and begin/end (ns); a dispatch
-/// without times (`=1`, or one that could not be timed) is not counted.
-pub fn note_hsa_dispatch(kernel_object: u64, begin: u64, end: u64) {
-    if begin == 0 || end < begin {
-        return;
-    }
-    let ns = end - begin;
-    if let Ok(mut m) = HSA_TIMES.lock() {
-        let r = m.entry(kernel_object).or_insert([0, 0, u64::MAX, 0]);
-        r[0] += 1;
-        r[1] += ns;
-        r[2] = r[2].min(ns);
-        r[3] = r[3].max(ns);
-    }
-}
-
-/// The HSA device time per kernel, as OpenCL's table has it: named where
-/// the layer learnt the kernel's name, else by its object; most time first.
-fn hsa_kernel_rows(hsa: Option<&HsaExtra>) -> Vec<(u64, crate::devtime::KernelRow)> {
-    let Ok(m) = HSA_TIMES.lock() else { return Vec::new() };
+/// The HSA device time per kernel (`ROCP_HSA_INTERCEPT=2`), as OpenCL's
+/// table has it: named where the layer learnt the kernel's name, else by
+/// its object; most time first.
+fn hsa_kernel_rows(results: &Results, hsa: Option<&HsaExtra>) -> Vec<(u64, crate::devtime::KernelRow)> {
+    let m = &results.hsa_kernel_times;
     let name = |k: u64| {
         hsa.and_then(|h| h.kernels.iter().find(|x| x.0 == k).and_then(|x| x.1.clone()))
             .unwrap_or_else(|| format!("{k:#x}"))
@@ -78,11 +45,11 @@ pub struct Summary<'a> {
     pub device_timing: bool,
     /// Commands not complete at exit (the layer's count; 0 offline).
     pub pending_at_exit: i64,
-    pub in_flight: &'a [InFlight],
+    /// What the sinks learnt: the calls that did not return, the HSA
+    /// dispatches and their device times, the counter passes.
+    pub results: &'a Results,
     /// Extra lines for the table (unknown extension functions…).
     pub notes: Vec<String>,
-    /// HSA kernel dispatches recorded (`ROCP_HSA_INTERCEPT`).
-    pub hsa_dispatches: u64,
 }
 
 /// What the layer knows of an HSA run beyond the trace: packets by AQL
@@ -120,13 +87,13 @@ impl Summary<'_> {
         if self.device_timing {
             msg += &device_tables(self.pending_at_exit);
         }
-        for c in self.in_flight {
+        for c in &self.results.in_flight {
             msg += &format!("cltap: {} did not return (thread {}{})\n", c.api, c.tid, cmd_text(c.cmd_id));
         }
         for n in &self.notes {
             msg += &format!("cltap: {n}\n");
         }
-        match counter_passes() {
+        match self.results.counter_passes {
             Some(0) => {
                 msg +=
                     "cltap: counters: no device could count the requested hardware counters (kernel statistics only)\n"
@@ -143,7 +110,8 @@ impl Summary<'_> {
                 msg += &format!("cltap: HSA packets: {}\n", seen.join(", "));
             }
         }
-        let rows: Vec<crate::devtime::KernelRow> = hsa_kernel_rows(hsa).into_iter().map(|r| r.1).collect();
+        let rows: Vec<crate::devtime::KernelRow> =
+            hsa_kernel_rows(self.results, hsa).into_iter().map(|r| r.1).collect();
         if !rows.is_empty() {
             let n: u64 = rows.iter().map(|r| r.launches).sum();
             msg += &format!("cltap: HSA device time per kernel ({n} dispatches timed)\n");
@@ -180,7 +148,7 @@ impl Summary<'_> {
             .map(|t| json!({"direction": t.direction, "count": t.count, "bytes": t.bytes, "total_ns": t.total_ns, "gb_per_s": t.gb_per_s()}))
             .collect();
         let in_flight: Vec<_> =
-            self.in_flight.iter().map(|c| json!({"api": c.api, "tid": c.tid, "cmd_id": c.cmd_id})).collect();
+            self.results.in_flight.iter().map(|c| json!({"api": c.api, "tid": c.tid, "cmd_id": c.cmd_id})).collect();
         let mut head = json!({
             "cltap": env!("CARGO_PKG_VERSION"),
             "pid": self.pid,
@@ -191,9 +159,9 @@ impl Summary<'_> {
             "transfers": transfers,
             "pending_at_exit": self.pending_at_exit,
             "untimed": crate::devtime::untimed_commands().len(),
-            "hsa_dispatches": self.hsa_dispatches,
+            "hsa_dispatches": self.results.hsa_dispatches,
         });
-        if let (Some(n), Some(o)) = (counter_passes(), head.as_object_mut()) {
+        if let (Some(n), Some(o)) = (self.results.counter_passes, head.as_object_mut()) {
             o.insert("counter_passes".into(), json!(n));
         }
         if let (Some(h), Some(o)) = (hsa, head.as_object_mut()) {
@@ -207,7 +175,7 @@ impl Summary<'_> {
                 .collect();
             o.insert("hsa_kernels".into(), json!(kernels));
         }
-        let times = hsa_kernel_rows(hsa);
+        let times = hsa_kernel_rows(self.results, hsa);
         if let (false, Some(o)) = (times.is_empty(), head.as_object_mut()) {
             let v: Vec<_> = times
                 .iter()

@@ -5,6 +5,8 @@ pub mod apilog;
 pub mod atp;
 pub mod cltrace;
 pub mod perf;
+pub mod pftrace;
+pub mod rocpd;
 #[cfg(test)]
 mod test_rng;
 mod text;

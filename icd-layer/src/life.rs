@@ -91,7 +91,7 @@ pub fn recording() -> bool {
 
 fn start_trace(cfg: &Config) {
     use cltap::config::LogDest;
-    use cltap::trace::render::Dest;
+    use cltap::render::Dest;
     use cltap::trace::writer::TraceSettings;
     let settings = TraceSettings {
         buffers: cltap::trace::buffers::Settings {
@@ -109,8 +109,10 @@ fn start_trace(cfg: &Config) {
             LogDest::Stderr => Dest::Stderr,
             LogDest::Stdout => Dest::Stdout,
         }),
-        options: cltap::trace::printer::Options { decode: cfg.decode },
+        options: cltap::render::printer::Options { decode: cfg.decode },
         timeline: cfg.timeline,
+        pftrace: cfg.pftrace,
+        rocpd: cfg.rocpd,
         atp: cfg.atp,
         render: cfg.render,
         summary: cfg.summary,
@@ -121,7 +123,7 @@ fn start_trace(cfg: &Config) {
             pass: cfg.counter_pass,
         }),
     };
-    cltap::trace::writer::start(settings);
+    cltap::trace::process::start(settings);
     bracket::record_calls(|n| cfg.logs(n));
 }
 
@@ -155,7 +157,7 @@ pub fn finish() {
     for f in fronts() {
         (f.drain)();
     }
-    cltap::trace::writer::finish();
+    cltap::trace::process::finish();
     // The trace's finish ended the tools before closing its files; without
     // a trace they end here.
     cltap::tools::toollib_end::end_of_records();
@@ -180,16 +182,15 @@ pub fn finish() {
             ),
         };
         let notes = fronts().iter().flat_map(|f| (f.notes)()).collect();
-        let in_flight = cltap::trace::writer::in_flight();
+        let results = cltap::trace::writer::results().unwrap_or_default();
         let pending_at_exit = cltap::devtime::pending::OUTSTANDING.get();
         let s = Summary {
             pid: std::process::id(),
             host,
             device_timing: cfg.times_devices(),
             pending_at_exit,
-            in_flight: &in_flight,
+            results: &results,
             notes,
-            hsa_dispatches: cltap::trace::writer::hsa_dispatches(),
         };
         let path = cfg.output_dir.join(format!("{}.summary.json", cltap::trace::writer::stem(std::process::id())));
         // HSA: the intercept handler's counts, when cltap was loaded as an

@@ -75,7 +75,7 @@ pub struct DiffArgs {
 
 #[derive(Args, Debug)]
 pub struct ReportArgs {
-    /// API logs (.apilog) and application traces (.atp) to tally (together).
+    /// API logs (.apilog), application traces (.atp), counter files and rocpd databases (.db) to tally.
     #[arg(required = true)]
     pub files: Vec<PathBuf>,
 }
@@ -207,7 +207,18 @@ pub fn report_cmd(a: ReportArgs) -> i32 {
     let mut logs = Vec::new();
     let mut atps = Vec::new();
     let mut counters = Vec::new();
+    let mut dbs = Vec::new();
     for f in &a.files {
+        if f.extension().is_some_and(|e| e == "db") {
+            match cltap_formats::rocpd::Totals::read(f) {
+                Ok(t) => dbs.push((f.display().to_string(), t)),
+                Err(e) => {
+                    eprintln!("cltap: {}: {e}", f.display());
+                    return 2;
+                }
+            }
+            continue;
+        }
         if let Some(kind) = counter_file(f) {
             match std::fs::read_to_string(f).map_err(|e| e.to_string()).and_then(|t| kind.render(&t)) {
                 Ok(table) => counters.push(table),
@@ -223,6 +234,9 @@ pub fn report_cmd(a: ReportArgs) -> i32 {
             eprintln!("cltap: {e}");
             return 2;
         }
+    }
+    if !dbs.is_empty() {
+        print!("{}", cltap::rocpd_report::render(&dbs));
     }
     if !logs.is_empty() {
         print!("{}", cltap::report::render(&cltap::report::host_tally(&logs)));

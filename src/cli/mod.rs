@@ -3,6 +3,7 @@
 mod bench;
 mod child;
 mod logs;
+mod merge;
 mod metrics;
 mod passes;
 mod render;
@@ -29,6 +30,8 @@ enum Cmd {
     Check(logs::CheckArgs),
     /// Print the host-API tally of captured logs; for .atp files also the kernel and transfer tables; for counter .csv files the per-kernel counter totals and averages.
     Report(logs::ReportArgs),
+    /// Merge the Perfetto traces (.pftrace) of a job's processes into one timeline.
+    Merge(merge::MergeArgs),
     /// Render a binary trace (.cltrace) into the API log, .atp, timeline and summary it asked for.
     Render(render::RenderArgs),
     /// Measure what cltap adds per call, records per second into the trace, memory, and the rendering rate.
@@ -45,6 +48,7 @@ pub fn main() -> i32 {
         Cmd::Diff(a) => logs::diff_cmd(a),
         Cmd::Check(a) => logs::check_cmd(a),
         Cmd::Report(a) => logs::report_cmd(a),
+        Cmd::Merge(a) => merge::run(a),
         Cmd::Render(a) => render::run(a),
         Cmd::Bench(a) => bench::run(a),
         Cmd::Metrics(a) => metrics::run(a),

@@ -3,8 +3,8 @@
 //! the same when the application died before it could.
 
 use clap::Args;
+use cltap::render::{self, InFlight, Renderer};
 use cltap::summary::{Host, Summary};
-use cltap::trace::render::{self, InFlight, Renderer};
 use cltap::trace::writer::outputs_of;
 use cltap_formats::cltrace::{Reader, FLAG_FINISHED};
 use std::path::{Path, PathBuf};
@@ -53,33 +53,23 @@ pub fn render_trace(trace: &Path, out: Option<&Path>, threads: Option<usize>) ->
     let summary = reader.info("summary") == Some("1");
     let device_timing = reader.info("device_timing") == Some("1");
     let pid = reader.header.pid;
-    let atp_header = render::atp_header(&reader);
-    let mut r = Renderer::new(reader, outputs.clone());
+    let mut r = Renderer::new(reader, outputs);
     let threads = threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
-    let drops = r.finish(atp_header, threads.max(1));
+    let drops = r.finish(threads.max(1));
     if drops > 0 {
         eprintln!("cltap: {drops} call records were dropped during the run");
     }
-    let mut files = Vec::new();
-    for ext in ["apilog", "atp", "json"] {
-        let p = outputs.path(ext);
-        if p.is_file()
-            && (ext != "apilog" || outputs.api_log == Some(render::Dest::File))
-            && (ext != "atp" || outputs.atp)
-            && (ext != "json" || outputs.timeline)
-        {
-            files.push(p);
-        }
-    }
+    // The files the sinks wrote, by name.
+    let mut files: Vec<PathBuf> = r.results().files.iter().filter(|p| p.is_file()).cloned().collect();
+    files.sort();
     if summary {
         let s = Summary {
             pid,
             host: Host::Timed(r.host_table()),
             device_timing,
             pending_at_exit: 0,
-            in_flight: r.in_flight(),
+            results: r.results(),
             notes: Vec::new(),
-            hsa_dispatches: r.hsa_dispatches(),
         };
         let p = dir.join(format!("{stem}.summary.json"));
         s.write_json(&p).map_err(|e| format!("{}: {e}", p.display()))?;

@@ -65,6 +65,12 @@ pub struct RunArgs {
     /// Write a Perfetto/Chrome trace of calls and commands. CLTAP_TIMELINE.
     #[arg(long)]
     pub timeline: bool,
+    /// Write Perfetto's protobuf trace (.pftrace) of calls, commands and counters. CLTAP_PFTRACE.
+    #[arg(long)]
+    pub pftrace: bool,
+    /// Write rocpd's SQLite database (.db) of calls, dispatches, copies and counters. CLTAP_ROCPD.
+    #[arg(long)]
+    pub rocpd: bool,
     /// Write the Radeon Compute Profiler application trace (.atp); turns on device timing. CLTAP_ATP.
     #[arg(long)]
     pub atp: bool,
@@ -255,7 +261,8 @@ pub fn files_written(dir: &Path, since: SystemTime) -> Vec<(PathBuf, u64)> {
                 let p = e.ok()?.path();
                 let m = p.metadata().ok()?;
                 let ours = p.extension().is_some_and(|x| {
-                    ["apilog", "atp", "json", "csv", "occupancy", "cltrace"].contains(&x.to_str().unwrap_or(""))
+                    ["apilog", "atp", "json", "pftrace", "db", "csv", "occupancy", "cltrace"]
+                        .contains(&x.to_str().unwrap_or(""))
                 });
                 (ours && m.modified().ok()? >= since).then_some((p, m.len()))
             })
@@ -314,7 +321,7 @@ fn after_death(dir: &Path, o: &Outcome) {
     }
 }
 
-fn summary_in_flight(trace: &Path) -> Vec<cltap::trace::render::InFlight> {
+fn summary_in_flight(trace: &Path) -> Vec<cltap::render::InFlight> {
     let p = trace.with_extension("summary.json");
     let Ok(v) = std::fs::read_to_string(&p).map(|t| serde_json::from_str::<serde_json::Value>(&t).unwrap_or_default())
     else {
@@ -324,7 +331,7 @@ fn summary_in_flight(trace: &Path) -> Vec<cltap::trace::render::InFlight> {
         .as_array()
         .map(|a| {
             a.iter()
-                .map(|c| cltap::trace::render::InFlight {
+                .map(|c| cltap::render::InFlight {
                     api: c["api"].as_str().unwrap_or("?").to_string(),
                     tid: c["tid"].as_u64().unwrap_or(0) as u32,
                     cmd_id: c["cmd_id"].as_u64(),
@@ -397,6 +404,12 @@ pub fn run(a: RunArgs) -> i32 {
     }
     if a.timeline {
         set("CLTAP_TIMELINE", "1".into());
+    }
+    if a.pftrace {
+        set("CLTAP_PFTRACE", "1".into());
+    }
+    if a.rocpd {
+        set("CLTAP_ROCPD", "1".into());
     }
     if a.atp {
         set("CLTAP_ATP", "1".into());

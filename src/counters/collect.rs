@@ -19,7 +19,7 @@ pub struct Request {
 
 struct Agent {
     name: String,
-    words: Vec<u64>,
+    info: crate::decode::Agent,
 }
 
 /// One `clEnqueueNDRangeKernel` call record.
@@ -36,12 +36,13 @@ struct Dispatch {
     tid: u32,
     t0: u64,
     t1: u64,
-    words: Vec<u64>,
+    d: crate::decode::Dispatch,
     name: Option<String>,
 }
 
-/// A kernel descriptor's words and the kernel's name, as recorded.
-type KernelEntry = (Vec<u64>, Option<String>);
+/// A kernel descriptor (none when its record was short) and the kernel's
+/// name, as recorded.
+type KernelEntry = (Option<crate::hsa::kd::KernelDescriptor>, Option<String>);
 
 #[derive(Default)]
 pub struct Collector {
@@ -53,10 +54,9 @@ pub struct Collector {
     kernels: HashMap<u64, Vec<KernelEntry>>,
     dispatches: BTreeMap<u64, Dispatch>,
     counters: HashMap<u64, BTreeMap<u64, u64>>,
-    /// The plan record: passes, agent, block words.
-    plan: Option<(u32, u64, Vec<u64>)>,
+    plan: Option<crate::decode::Plan>,
     /// NDRange command id → the driver's statistics and (kernel, device) names.
-    kinfo: HashMap<u64, (Vec<u64>, String, String)>,
+    kinfo: HashMap<u64, (crate::decode::KernelInfo, String, String)>,
     ndranges: BTreeMap<u64, NdRange>,
     calls_per_thread: HashMap<u32, u64>,
 }
@@ -92,34 +92,38 @@ impl Collector {
                 }
             }
             KIND_HSA_AGENT => {
-                self.agents.insert(
-                    w(AGENT_HANDLE),
-                    Agent { name: v.kernel_name().unwrap_or_default(), words: v.args.to_vec() },
-                );
+                let info = crate::decode::Agent::of(v);
+                self.agents.insert(info.handle, Agent { name: v.kernel_name().unwrap_or_default(), info });
             }
             KIND_HSA_KERNEL => {
-                self.kernels.entry(h.cmd_id).or_default().push((v.args.to_vec(), v.kernel_name()));
+                let kd = (v.args.len() * 8 >= crate::hsa::kd::KD_SIZE).then(|| crate::decode::kernel_descriptor(v));
+                self.kernels.entry(h.cmd_id).or_default().push((kd, v.kernel_name()));
             }
             KIND_HSA_DISPATCH if v.returned() => {
                 self.dispatches.insert(
                     h.cmd_id,
-                    Dispatch { tid: h.tid, t0: h.t0, t1: h.t1, words: v.args.to_vec(), name: v.kernel_name() },
+                    Dispatch {
+                        tid: h.tid,
+                        t0: h.t0,
+                        t1: h.t1,
+                        d: crate::decode::Dispatch::of(v),
+                        name: v.kernel_name(),
+                    },
                 );
             }
             KIND_HSA_COUNTERS => {
                 let values = self.counters.entry(h.cmd_id).or_default();
-                for pair in v.args.get(1..).unwrap_or(&[]).chunks_exact(2) {
-                    *values.entry(pair[0]).or_insert(0) += pair[1];
+                for (event, value) in crate::decode::Counters::of(v).values {
+                    *values.entry(event).or_insert(0) += value;
                 }
             }
             KIND_COUNTER_PLAN => {
-                self.plan =
-                    Some((w(PLAN_PASSES) as u32, w(PLAN_AGENT), v.args.get(PLAN_BLOCKS..).unwrap_or(&[]).to_vec()));
+                self.plan = Some(crate::decode::Plan::of(v));
             }
             KIND_KERNEL_INFO => {
                 let names = v.kernel_name().unwrap_or_default();
                 let (kernel, device) = names.split_once('\t').unwrap_or((&names, ""));
-                self.kinfo.insert(h.cmd_id, (v.args.to_vec(), kernel.to_string(), device.to_string()));
+                self.kinfo.insert(h.cmd_id, (crate::decode::KernelInfo::of(v), kernel.to_string(), device.to_string()));
             }
             _ => {}
         }
@@ -135,7 +139,7 @@ impl Collector {
         let dispatches: Vec<Row> = self.dispatches.iter().map(|(seq, d)| self.dispatch_row(*seq, d)).collect();
         let rows = join::ndranges_with_dispatches(ndranges, dispatches);
         let (passes, gpu) = match &self.plan {
-            Some((passes, agent, blocks)) => (*passes, self.agents.get(agent).map(|a| gpu_of(a, blocks))),
+            Some(p) => (p.passes, self.agents.get(&p.agent).map(|a| gpu_of(a, &p.blocks))),
             // OpenCL only: one run, nothing to count.
             None => (if self.request.names.is_empty() { 0 } else { 1 }, None),
         };
@@ -152,7 +156,7 @@ impl Collector {
 
     fn ndrange_row(&self, cmd: u64, n: &NdRange, timed: Option<&crate::devtime::Command>) -> Row {
         let k = self.kinfo.get(&cmd);
-        let kw = |i: usize| k.and_then(|k| k.0.get(i).copied()).filter(|v| *v != u64::MAX);
+        let kw = |f: fn(&crate::decode::KernelInfo) -> Option<u64>| k.and_then(|k| f(&k.0));
         let name = |from_info: Option<&String>, from_timing: Option<String>| {
             from_info.filter(|s| !s.is_empty()).cloned().or(from_timing).unwrap_or_default()
         };
@@ -167,15 +171,15 @@ impl Collector {
             local: n.local,
             local_given: n.local_given,
             time_ns: timed.filter(|c| c.status == 0 && c.end >= c.start && c.start > 0).map(|c| c.end - c.start),
-            lds: kw(KINFO_LOCAL_MEM),
-            scratch: kw(KINFO_PRIVATE_MEM),
-            preferred_multiple: kw(KINFO_PREFERRED_MULTIPLE),
-            kernel_wg_max: kw(KINFO_WORK_GROUP_SIZE),
+            lds: kw(|k| k.local_mem),
+            scratch: kw(|k| k.private_mem),
+            preferred_multiple: kw(|k| k.preferred_multiple),
+            kernel_wg_max: kw(|k| k.work_group_size),
             limits: Limits {
-                compute_units: kw(KINFO_DEVICE_CUS),
-                lds_per_cu: kw(KINFO_DEVICE_LOCAL_MEM),
-                max_wg_size: kw(KINFO_DEVICE_MAX_WG),
-                cpu: kw(KINFO_DEVICE_TYPE).is_some_and(|t| t & 2 != 0),
+                compute_units: kw(|k| k.device_cus),
+                lds_per_cu: kw(|k| k.device_local_mem),
+                max_wg_size: kw(|k| k.device_max_wg),
+                cpu: kw(|k| k.device_type).is_some_and(|t| t & 2 != 0),
                 ..Limits::default()
             },
             ..Row::default()
@@ -183,24 +187,22 @@ impl Collector {
     }
 
     fn dispatch_row(&self, seq: u64, d: &Dispatch) -> Row {
-        let w = |i: usize| d.words.get(i).copied().unwrap_or(0);
-        let object = w(DISPATCH_KERNEL_OBJECT);
-        let agent = self.agents.get(&w(DISPATCH_AGENT));
-        let aw = |i: usize| agent.and_then(|a| a.words.get(i).copied()).filter(|v| *v != 0);
+        let (w, object) = (&d.d, d.d.kernel_object);
+        let agent = self.agents.get(&w.agent);
+        let aw = |f: fn(&crate::decode::Agent) -> u64| agent.map(|a| f(&a.info)).filter(|v| *v != 0);
         let known = self.kernels.get(&object).map(Vec::as_slice).unwrap_or_default();
         let mine = known.iter().rev().find(|(_, n)| d.name.is_some() && *n == d.name).or_else(|| known.last());
-        let kd = mine.and_then(|(k, _)| descriptor(k));
+        let kd = mine.and_then(|(k, _)| *k);
         let name =
             d.name.clone().or_else(|| mine.and_then(|(_, n)| n.clone())).unwrap_or_else(|| format!("{object:#x}"));
-        let group = w(DISPATCH_GROUP_SEGMENT);
-        let private = w(DISPATCH_PRIVATE_SEGMENT);
+        let (group, private) = (w.group_segment, w.private_segment);
         Row {
             kernel: name,
-            device: agent.map(|a| a.name.clone()).unwrap_or_else(|| format!("{:#x}", w(DISPATCH_AGENT))),
+            device: agent.map(|a| a.name.clone()).unwrap_or_else(|| format!("{:#x}", w.agent)),
             // The submitting thread (the record may come from the runtime's).
-            tid: Some(w(DISPATCH_TID) as u32).filter(|t| *t != 0).unwrap_or(d.tid),
-            global: [w(DISPATCH_GRID), w(DISPATCH_GRID + 1), w(DISPATCH_GRID + 2)],
-            local: Some([w(DISPATCH_WORKGROUP), w(DISPATCH_WORKGROUP + 1), w(DISPATCH_WORKGROUP + 2)]),
+            tid: Some(w.tid).filter(|t| *t != 0).unwrap_or(d.tid),
+            global: w.grid,
+            local: Some(w.workgroup),
             local_given: true,
             time_ns: (d.t1 > d.t0).then(|| d.t1 - d.t0),
             // The packet's segment sizes include the kernel's own and what the
@@ -210,28 +212,28 @@ impl Collector {
             vgprs: kd.as_ref().map(|k| k.gfx9_vgprs() as u64),
             sgprs: kd.as_ref().map(|k| k.gfx9_sgprs() as u64),
             limits: Limits {
-                compute_units: aw(AGENT_COMPUTE_UNITS),
-                simds_per_cu: aw(AGENT_SIMDS_PER_CU),
-                wave_size: aw(AGENT_WAVEFRONT_SIZE),
-                max_waves_per_cu: aw(AGENT_MAX_WAVES_PER_CU),
+                compute_units: aw(|a| a.compute_units),
+                simds_per_cu: aw(|a| a.simds_per_cu),
+                wave_size: aw(|a| a.wavefront_size),
+                max_waves_per_cu: aw(|a| a.max_waves_per_cu),
                 lds_per_cu: None,
-                max_wg_size: aw(AGENT_WORKGROUP_MAX),
+                max_wg_size: aw(|a| a.workgroup_max),
                 gfx_ip: agent.map(|a| a.name.clone()).filter(|n| n.starts_with("gfx")),
                 cpu: false,
             },
             hsa: Some(HsaDispatch {
                 seq,
-                agent: w(DISPATCH_AGENT),
-                gpu_index: agent.and_then(|a| a.words.get(AGENT_INDEX).copied()).unwrap_or(0),
-                queue_id: w(DISPATCH_QUEUE_ID),
-                queue_index: w(DISPATCH_QUEUE_INDEX),
+                agent: w.agent,
+                gpu_index: agent.map_or(0, |a| a.info.index),
+                queue_id: w.queue_id,
+                queue_index: w.queue_index,
                 kernel_object: object,
-                signal: w(DISPATCH_SIGNAL),
-                queue_number: w(DISPATCH_QUEUE_NUMBER),
-                dispatch: w(DISPATCH_TIME_DISPATCH),
+                signal: w.signal,
+                queue_number: w.queue_number,
+                dispatch: w.time_dispatch,
                 begin: d.t0,
                 end: d.t1,
-                complete: w(DISPATCH_TIME_COMPLETE),
+                complete: w.time_complete,
             }),
             events: self.counters.get(&seq).cloned().unwrap_or_default(),
             ..Row::default()
@@ -240,34 +242,22 @@ impl Collector {
 }
 
 fn gpu_of(a: &Agent, blocks: &[u64]) -> Gpu {
-    let w = |i: usize| a.words.get(i).copied().unwrap_or(0) as u32;
+    let i = &a.info;
     Gpu {
         name: a.name.clone(),
-        compute_units: w(AGENT_COMPUTE_UNITS),
-        simds_per_cu: w(AGENT_SIMDS_PER_CU),
-        shader_engines: w(AGENT_SHADER_ENGINES),
-        wave_size: w(AGENT_WAVEFRONT_SIZE),
+        compute_units: i.compute_units as u32,
+        simds_per_cu: i.simds_per_cu as u32,
+        shader_engines: i.shader_engines as u32,
+        wave_size: i.wavefront_size as u32,
         blocks: blocks.iter().map(|b| ((b >> 32) as u32, ((b >> 16) & 0xFFFF) as u32, (b & 0xFFFF) as u32)).collect(),
     }
-}
-
-/// A `KIND_HSA_KERNEL` record's eight words as a kernel descriptor.
-fn descriptor(words: &[u64]) -> Option<crate::hsa::kd::KernelDescriptor> {
-    let mut b = [0u8; crate::hsa::kd::KD_SIZE];
-    if words.len() * 8 < b.len() {
-        return None;
-    }
-    for (i, w) in words.iter().take(8).enumerate() {
-        b[i * 8..i * 8 + 8].copy_from_slice(&w.to_le_bytes());
-    }
-    Some(crate::hsa::kd::decode(&b))
 }
 
 /// The first `dims` sizes of a captured `size_t` array (the others 1).
 fn sizes(v: &View<'_>, which: impl Fn(&Capture) -> bool, dims: usize) -> Option<[u64; 3]> {
     let (_, d) = v.captures.iter().find(|(c, _)| which(c))?;
     let mut a = [1u64; 3];
-    for (i, x) in crate::trace::printer::words(d, 8).into_iter().take(dims).enumerate() {
+    for (i, x) in crate::decode::words(d, 8).into_iter().take(dims).enumerate() {
         a[i] = x;
     }
     Some(a)

@@ -7,7 +7,7 @@
 
 pub mod mutate;
 
-use crate::trace::printer::{self, Options, Timebase};
+use crate::render::printer::{self, Options, Timebase};
 use cltap_formats::cltrace::Reader;
 use std::path::Path;
 

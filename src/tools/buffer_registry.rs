@@ -86,6 +86,9 @@ pub struct Registry {
     classes: AtomicU32,
     /// Gives the buffers what the trace holds now (before a flush).
     source: Option<fn()>,
+    /// The same, set by the trace when it starts (the registry knows
+    /// nothing of the trace).
+    late_source: std::sync::OnceLock<fn()>,
 }
 
 thread_local! {
@@ -97,8 +100,9 @@ fn on_delivery_thread() -> bool {
     DELIVERING.try_with(|d| d.get()).unwrap_or(false)
 }
 
-/// The process's buffers, fed by the trace's renderer.
-pub static GLOBAL: Registry = Registry::new(Some(crate::trace::writer::feed_tools_now));
+/// The process's buffers, fed by the trace's renderer; the trace names its
+/// source when it starts.
+pub static GLOBAL: Registry = Registry::new(None);
 
 impl Registry {
     pub const fn new(source: Option<fn()>) -> Registry {
@@ -114,7 +118,14 @@ impl Registry {
             cv: Condvar::new(),
             classes: AtomicU32::new(0),
             source,
+            late_source: std::sync::OnceLock::new(),
         }
+    }
+
+    /// What gives the buffers what the trace holds now, when the registry
+    /// was made without one. The first one set stays.
+    pub fn set_source(&self, f: fn()) {
+        let _ = self.late_source.set(f);
     }
 
     /// Whether any buffer takes records (one atomic load).
@@ -314,7 +325,7 @@ impl Registry {
             st.ended
         };
         if !ended {
-            if let Some(f) = self.source {
+            if let Some(f) = self.source.or_else(|| self.late_source.get().copied()) {
                 f();
             }
         }

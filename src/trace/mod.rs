@@ -1,9 +1,8 @@
-//! The record pipeline: capture on the application's threads, in place,
-//! into their chunks of the binary trace (`file`, `local`); the trace's
-//! life (`writer`); rendering the API log, the timeline and the `.atp` from
-//! it (`render`, `printer`, `timeline`, `atp`).
+//! The capture path: records made on the application's threads, in place,
+//! into their chunks of the binary trace (`file`, `local`, `capture`); the
+//! trace's life (`writer`), which hands sealed chunks to `crate::render`;
+//! `process` holds what needs both a thread's state and the trace.
 
-pub mod atp;
 pub mod buffers;
 pub mod capture;
 pub mod enums;
@@ -11,9 +10,7 @@ pub mod file;
 pub mod hsa_enums;
 pub mod local;
 pub mod names;
-pub mod printer;
+pub mod process;
 pub mod record;
-pub mod render;
-pub mod timeline;
 pub mod tsc;
 pub mod writer;

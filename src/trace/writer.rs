@@ -5,9 +5,9 @@
 
 use super::buffers::{Policy, Settings};
 use super::file::TraceFile;
-use super::printer::Options;
-use super::render::{self, Dest, InFlight, Outputs, Renderer};
 use super::tsc;
+use crate::render::printer::Options;
+use crate::render::{Dest, Outputs, Renderer, Results};
 use cltap_formats::cltrace::{Clock, Reader};
 use parking_lot::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicU64, AtomicUsize, Ordering};
@@ -22,6 +22,8 @@ pub struct TraceSettings {
     pub api_log: Option<Dest>,
     pub options: Options,
     pub timeline: bool,
+    pub pftrace: bool,
+    pub rocpd: bool,
     pub atp: bool,
     /// Render during the run and at exit; off, only the binary trace is
     /// written (`cltap render` makes the files later).
@@ -47,6 +49,8 @@ impl TraceSettings {
             ("api_log".into(), log.into()),
             ("decode".into(), flag(self.options.decode)),
             ("timeline".into(), flag(self.timeline)),
+            ("pftrace".into(), flag(self.pftrace)),
+            ("rocpd".into(), flag(self.rocpd)),
             ("atp".into(), flag(self.atp)),
             ("summary".into(), flag(self.summary)),
             ("device_timing".into(), flag(self.device_timing)),
@@ -85,6 +89,8 @@ pub fn outputs_of(r: &Reader, dir: &std::path::Path, stem: String) -> Outputs {
         api_log,
         options: Options { decode: on("decode") },
         timeline: on("timeline"),
+        pftrace: on("pftrace"),
+        rocpd: on("rocpd"),
         atp: on("atp"),
         counters,
     }
@@ -208,6 +214,8 @@ impl Trace {
             api_log: s.api_log.clone(),
             options: s.options,
             timeline: s.timeline,
+            pftrace: s.pftrace,
+            rocpd: s.rocpd,
             atp: s.atp,
             counters: s.counters.clone(),
         };
@@ -314,7 +322,6 @@ impl Trace {
         if self.finished.swap(true, Ordering::AcqRel) {
             return;
         }
-        super::local::retire_current_thread();
         self.measure_rate(true);
         if !self.render {
             // Nothing is rendered, so no buffer gets records; the tools
@@ -336,7 +343,7 @@ impl Trace {
         }
         // The application is done: all cores render what is left.
         let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
-        let drops = r.finish(render::atp_header(r.reader()), threads);
+        let drops = r.finish(threads);
         self.file.mark_finished();
         self.file.trim();
         if drops > 0 {
@@ -426,20 +433,16 @@ pub fn host_table() -> Option<Vec<crate::report::Row>> {
     with_renderer(|r| r.host_table())
 }
 
-/// HSA dispatch records rendered.
-pub fn hsa_dispatches() -> u64 {
-    with_renderer(|r| r.hsa_dispatches()).unwrap_or(0)
-}
-
-/// Calls that had not returned when the trace was rendered.
-pub fn in_flight() -> Vec<InFlight> {
-    with_renderer(|r| r.in_flight().to_vec()).unwrap_or_default()
+/// What the renderer's sinks learnt (complete once the trace finished).
+pub fn results() -> Option<Results> {
+    with_renderer(|r| r.results().clone())
 }
 
 /// For a tool's flush (`cltap_flush_buffer`): gives the tools' buffers
 /// every complete record the trace holds now, rendered or not. Nothing
-/// when the trace is not rendered or has ended.
-pub fn feed_tools_now() {
+/// when the trace is not rendered or has ended. `me`: the calling thread's
+/// trace id.
+pub fn feed_tools_now(me: u32) {
     let p = CURRENT.load(Ordering::Acquire);
     if p.is_null() {
         return;
@@ -454,11 +457,18 @@ pub fn feed_tools_now() {
         return;
     }
     if let Some(r) = g.as_mut() {
-        r.feed_tools_live();
+        r.feed_tools_live(me);
     }
 }
 
-/// Ends the trace of this process (exit, `clDeinitLayer`, a fatal signal).
+/// Whether this process has a trace that has not finished.
+pub fn running() -> bool {
+    let p = CURRENT.load(Ordering::Acquire);
+    !p.is_null() && !unsafe { &*p }.finished.load(Ordering::Acquire)
+}
+
+/// Ends the trace of this process (through `process::finish`, which first
+/// retires the calling thread's chunk).
 pub fn finish() {
     let p = CURRENT.load(Ordering::Acquire);
     if !p.is_null() {
@@ -474,5 +484,3 @@ pub fn finish() {
 // survives the process: `cltap run` renders it after the death, and
 // `cltap render` renders a trace left without the launcher
 // (docs/trace-format.md, "When the process ends").
-
-pub use super::local::thread_id;

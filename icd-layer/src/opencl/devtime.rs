@@ -450,7 +450,7 @@ pub unsafe fn track(id: usize, cmd_id: u64, t0: u64, ok: bool, event: *mut c_voi
         .and_then(|k| kernel_name(handles::if_ready().map_or(k as *mut c_void, |h| h.unwrap(k as *mut c_void))));
     let qi = queue_info(app[0]);
     let cmd = Command {
-        tid: cltap::trace::writer::thread_id(),
+        tid: cltap::trace::process::thread_id(),
         enqueue_tsc: t0,
         enqueue_end_tsc: cltap::trace::tsc::now(),
         ..Command::enqueued(cmd_id, f.name, app[0], &qi, kernel, launch)

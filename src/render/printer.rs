@@ -1,9 +1,9 @@
 //! Binary records to API-log lines. Driven by the generated metadata: no
 //! per-function formatting code.
 
-use super::names::{hsa_status_text, status_text};
-use super::record::{Tag, View, FLAG_CMD};
 use crate::meta::{FnMeta, Kind, Ret};
+use crate::trace::names::{hsa_status_text, status_text};
+use crate::trace::record::{Tag, View, FLAG_CMD};
 use cltap_formats::apilog::{Arg, Call, Entry};
 use std::fmt::Write;
 
@@ -94,15 +94,7 @@ pub(crate) fn push_scalar(s: &mut String, c_type: &str, v: u64) {
     }
 }
 
-pub(crate) fn words(b: &[u8], elem: usize) -> Vec<u64> {
-    b.chunks_exact(elem.clamp(1, 8))
-        .map(|c| {
-            let mut w = [0u8; 8];
-            w[..c.len()].copy_from_slice(c);
-            u64::from_ne_bytes(w)
-        })
-        .collect()
-}
+use crate::decode::words;
 
 pub(crate) fn quoted(b: &[u8]) -> String {
     let mut s = String::from("\"");
@@ -124,9 +116,9 @@ pub(crate) fn quoted(b: &[u8]) -> String {
 /// The symbolic name of an enum value, or the names of a bitfield's bits.
 pub(crate) fn symbolic(c_type: &str, v: u64) -> Option<String> {
     if c_type == "hsa_status_t" {
-        return super::names::hsa_status(v as u32).map(str::to_string);
+        return crate::trace::names::hsa_status(v as u32).map(str::to_string);
     }
-    let groups = if c_type.starts_with("hsa_") { super::hsa_enums::GROUPS } else { super::enums::GROUPS };
+    let groups = if c_type.starts_with("hsa_") { crate::trace::hsa_enums::GROUPS } else { crate::trace::enums::GROUPS };
     let g = groups.iter().find(|g| g.c_type == c_type)?;
     let bitfield = g.bitfield || c_type.ends_with("_flags") || c_type.ends_with("capabilities");
     if !bitfield {
@@ -257,19 +249,17 @@ fn unknown(v: &View<'_>) -> String {
 /// counting that thread's `hsa_amd_memory_async_copy` calls from 0
 /// (`async copy_rect N …` for `hsa_amd_memory_async_copy_rect`).
 pub fn copy_text(v: &View<'_>) -> String {
-    use cltap_formats::cltrace::record::*;
-    let w = |i: usize| v.args.get(i).copied().unwrap_or(0);
-    let what = if w(COPY_FN) == COPY_RECT { "async copy_rect" } else { "async copy" };
-    format!("{what} {} of thread {}: start {} end {} ns", w(COPY_ORDINAL), w(COPY_TID), v.header.t0, v.header.t1)
+    let c = crate::decode::Copy::of(v);
+    let what = if c.which == cltap_formats::cltrace::record::COPY_RECT { "async copy_rect" } else { "async copy" };
+    format!("{what} {} of thread {}: start {} end {} ns", c.ordinal, c.tid, v.header.t0, v.header.t1)
 }
 
 /// The API log's comment for an HSA agent record (`KIND_HSA_AGENT`):
 /// `HSA agent N: NAME (GPU 0) at 0x…: 60 compute units, 4 SIMDs per CU,
 /// 4 shader engines, wavefront 64, 40 waves per CU, 1500 MHz`.
 pub fn agent_text(v: &View<'_>) -> String {
-    use cltap_formats::cltrace::record::*;
-    let w = |i: usize| v.args.get(i).copied().unwrap_or(0);
-    let kind = match w(AGENT_DEVICE) {
+    let a = crate::decode::Agent::of(v);
+    let kind = match a.device {
         0 => "CPU",
         1 => "GPU",
         2 => "DSP",
@@ -279,14 +269,14 @@ pub fn agent_text(v: &View<'_>) -> String {
         "HSA agent {}: {} ({kind} {}) at 0x{:016X}: {} compute units, {} SIMDs per CU, {} shader engines, wavefront {}, {} waves per CU, {} MHz",
         v.header.cmd_id,
         v.kernel_name().unwrap_or_default(),
-        w(AGENT_INDEX),
-        w(AGENT_HANDLE),
-        w(AGENT_COMPUTE_UNITS),
-        w(AGENT_SIMDS_PER_CU),
-        w(AGENT_SHADER_ENGINES),
-        w(AGENT_WAVEFRONT_SIZE),
-        w(AGENT_MAX_WAVES_PER_CU),
-        w(AGENT_MAX_CLOCK_MHZ)
+        a.index,
+        a.handle,
+        a.compute_units,
+        a.simds_per_cu,
+        a.shader_engines,
+        a.wavefront_size,
+        a.max_waves_per_cu,
+        a.max_clock_mhz
     )
 }
 
@@ -294,14 +284,15 @@ pub fn agent_text(v: &View<'_>) -> String {
 /// (`KIND_HSA_COUNTERS`): `counters of dispatch N (pass P): SQ[0]:4 = 16,
 /// TCC[3]:20 = 4` (block, instance and event id, and the summed value).
 pub fn counters_text(v: &View<'_>) -> String {
-    let mut t = format!("counters of dispatch {} (pass {}):", v.header.cmd_id, v.args.first().copied().unwrap_or(0));
-    for (i, pair) in v.args.get(1..).unwrap_or(&[]).chunks_exact(2).enumerate() {
+    let c = crate::decode::Counters::of(v);
+    let mut t = format!("counters of dispatch {} (pass {}):", v.header.cmd_id, c.pass);
+    for (i, (event, value)) in c.values.iter().enumerate() {
         let _ = write!(
             t,
             "{} {} = {}",
             if i == 0 { "" } else { "," },
-            crate::metrics::event_label(&crate::hsa::aqlprofile::unpack(pair[0])),
-            pair[1]
+            crate::metrics::event_label(&crate::hsa::aqlprofile::unpack(*event)),
+            value
         );
     }
     t
@@ -310,8 +301,7 @@ pub fn counters_text(v: &View<'_>) -> String {
 /// The API log's comment for the counter request (`KIND_COUNTER_PLAN`):
 /// `counters SQ_WAVES,GPUBusy: pass P of N`.
 pub fn plan_text(v: &View<'_>) -> String {
-    use cltap_formats::cltrace::record::*;
-    let passes = v.args.get(PLAN_PASSES).copied().unwrap_or(0);
+    let passes = crate::decode::Plan::of(v).passes;
     let names = v.kernel_name().unwrap_or_default();
     if passes == 0 {
         format!("counters {names}: no device can count them")
@@ -324,18 +314,17 @@ pub fn plan_text(v: &View<'_>) -> String {
 /// (`KIND_KERNEL_INFO`): `kernel NAME on DEVICE for CMD ID n: local memory
 /// L, private memory P, preferred work-group multiple M, work-group size W`.
 pub fn kernel_info_text(v: &View<'_>) -> String {
-    use cltap_formats::cltrace::record::*;
     let names = v.kernel_name().unwrap_or_default();
     let (kernel, device) = names.split_once('\t').unwrap_or((&names, ""));
-    let w =
-        |i: usize| v.args.get(i).copied().filter(|x| *x != u64::MAX).map_or_else(|| "?".to_string(), |x| x.to_string());
+    let k = crate::decode::KernelInfo::of(v);
+    let w = |x: Option<u64>| x.map_or_else(|| "?".to_string(), |x| x.to_string());
     format!(
         "kernel {kernel} on {device} for CMD ID {}: local memory {}, private memory {}, preferred work-group multiple {}, work-group size {}",
         v.header.cmd_id,
-        w(KINFO_LOCAL_MEM),
-        w(KINFO_PRIVATE_MEM),
-        w(KINFO_PREFERRED_MULTIPLE),
-        w(KINFO_WORK_GROUP_SIZE)
+        w(k.local_mem),
+        w(k.private_mem),
+        w(k.preferred_multiple),
+        w(k.work_group_size)
     )
 }
 
@@ -343,11 +332,7 @@ pub fn kernel_info_text(v: &View<'_>) -> String {
 /// (`KIND_HSA_KERNEL`): `kernel object 0x…: NAME, VGPRs V, SGPRs S, LDS L,
 /// scratch P` (registers: gfx9 allocation granules).
 pub fn kernel_text(v: &View<'_>) -> String {
-    let mut b = [0u8; crate::hsa::kd::KD_SIZE];
-    for (i, w) in v.args.iter().take(8).enumerate() {
-        b[i * 8..i * 8 + 8].copy_from_slice(&w.to_le_bytes());
-    }
-    let kd = crate::hsa::kd::decode(&b);
+    let kd = crate::decode::kernel_descriptor(v);
     format!(
         "kernel object 0x{:016X}: {}, VGPRs {}, SGPRs {}, LDS {}, scratch {}",
         v.header.cmd_id,
@@ -364,30 +349,29 @@ pub fn kernel_text(v: &View<'_>) -> String {
 /// (x,y,z) workgroup (x,y,z) private P group G, dispatch D begin B end E
 /// complete C ns` (times in the HSA system clock's ns, 0 when not taken).
 pub fn dispatch_text(v: &View<'_>) -> String {
-    use cltap_formats::cltrace::record::*;
-    let w = |i: usize| v.args.get(i).copied().unwrap_or(0);
+    let d = crate::decode::Dispatch::of(v);
     let h = &v.header;
     // The name, when the runtime's loader could tell it.
     let name = v.kernel_name().map(|n| format!(" kernel {n}")).unwrap_or_default();
     format!(
         "dispatch {}: kernel_object 0x{:016X}{name} on agent 0x{:016X}, queue {} index {}: grid ({},{},{}) workgroup ({},{},{}) private {} group {}, dispatch {} begin {} end {} complete {} ns",
         h.cmd_id,
-        w(DISPATCH_KERNEL_OBJECT),
-        w(DISPATCH_AGENT),
-        w(DISPATCH_QUEUE_ID),
-        w(DISPATCH_QUEUE_INDEX),
-        w(DISPATCH_GRID),
-        w(DISPATCH_GRID + 1),
-        w(DISPATCH_GRID + 2),
-        w(DISPATCH_WORKGROUP),
-        w(DISPATCH_WORKGROUP + 1),
-        w(DISPATCH_WORKGROUP + 2),
-        w(DISPATCH_PRIVATE_SEGMENT),
-        w(DISPATCH_GROUP_SEGMENT),
-        w(DISPATCH_TIME_DISPATCH),
+        d.kernel_object,
+        d.agent,
+        d.queue_id,
+        d.queue_index,
+        d.grid[0],
+        d.grid[1],
+        d.grid[2],
+        d.workgroup[0],
+        d.workgroup[1],
+        d.workgroup[2],
+        d.private_segment,
+        d.group_segment,
+        d.time_dispatch,
         h.t0,
         h.t1,
-        w(DISPATCH_TIME_COMPLETE)
+        d.time_complete
     )
 }
 

@@ -4,9 +4,10 @@
 //! file is written as the records are, so a long run is never held in
 //! memory, and it is closed at the end of the process however it ends.
 
-use super::record::{View, FLAG_CMD, KIND_HSA_DISPATCH};
-use super::tsc::HostClock;
+use super::sink::{End, Kinds, Open, Results, Sink};
 use crate::devtime::{self, Alignment, Command};
+use crate::trace::record::{View, FLAG_CMD, KIND_HSA_CALL, KIND_HSA_DISPATCH, KIND_OPENCL_CALL};
+use crate::trace::tsc::HostClock;
 use cltap_formats::cltrace::record as rec;
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::io::{BufWriter, Write};
@@ -16,6 +17,7 @@ const DEVICE_PID_OFFSET: u32 = 1 << 22;
 
 pub struct Timeline {
     out: BufWriter<std::fs::File>,
+    path: std::path::PathBuf,
     first: bool,
     pid: u32,
     clock: HostClock,
@@ -60,6 +62,7 @@ impl Timeline {
         out.write_all(b"{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n")?;
         let mut t = Timeline {
             out,
+            path: path.to_path_buf(),
             first: true,
             pid,
             clock,
@@ -104,7 +107,7 @@ impl Timeline {
 
     /// One call record (OpenCL or HSA): a slice on its thread, or a
     /// marker's begin or end; an HSA dispatch record: a slice on its queue.
-    pub fn record(&mut self, v: &View<'_>) {
+    pub fn add(&mut self, v: &View<'_>) {
         let h = &v.header;
         if h.kind == KIND_HSA_DISPATCH {
             self.hsa_dispatch(v);
@@ -156,9 +159,8 @@ impl Timeline {
         if h.t0 == 0 || h.t1 < h.t0 {
             return;
         }
-        let w = |i: usize| v.args.get(i).copied().unwrap_or(0);
-        let (agent, queue, kernel) =
-            (w(rec::DISPATCH_AGENT), w(rec::DISPATCH_QUEUE_ID), w(rec::DISPATCH_KERNEL_OBJECT));
+        let d = crate::decode::Dispatch::of(v);
+        let (agent, queue, kernel) = (d.agent, d.queue_id, d.kernel_object);
         let dpid = self.pid + DEVICE_PID_OFFSET;
         let n = HSA_QUEUE_TID0 + self.hsa_queues.len();
         let tid = *self.hsa_queues.entry((agent, queue)).or_insert(n);
@@ -172,8 +174,8 @@ impl Timeline {
         let dur = (h.t1 - h.t0) as f64 / 1000.0;
         // The name the application's symbol look-ups gave, else the object.
         let name = v.kernel_name().unwrap_or_else(|| format!("kernel {kernel:#x}"));
-        let (dispatch, complete) = (w(rec::DISPATCH_TIME_DISPATCH), w(rec::DISPATCH_TIME_COMPLETE));
-        let (by, call) = (w(rec::DISPATCH_TID) as u32, w(rec::DISPATCH_CALL));
+        let (dispatch, complete) = (d.time_dispatch, d.time_complete);
+        let (by, call) = (d.tid, d.call);
         // Which call submitted it, as the record names it; a dispatch that
         // no recorded call submitted gets no arrow, and says why.
         let submitted = if call == 0 {
@@ -183,7 +185,7 @@ impl Timeline {
         };
         self.event(&format!(
             "{{\"name\":{},\"cat\":\"hsa_dispatch\",\"ph\":\"X\",\"ts\":{ts:.3},\"dur\":{dur:.3},\"pid\":{dpid},\"tid\":{tid},\"args\":{{\"dispatch\":{},\"queue_index\":{},\"kernel_object\":\"{kernel:#x}\",\"dispatch_ns\":{dispatch},\"begin_ns\":{},\"end_ns\":{},\"complete_ns\":{complete},\"submitted_in\":{submitted}{counters}}}}}",
-            json_str(&name), h.cmd_id, w(rec::DISPATCH_QUEUE_INDEX), h.t0, h.t1
+            json_str(&name), h.cmd_id, d.queue_index, h.t0, h.t1
         ));
         if call != 0 {
             self.hsa_dispatches.push((by, call, h.cmd_id, tid, ts));
@@ -260,6 +262,19 @@ impl Timeline {
         self.event(&format!("{{\"name\":\"enqueue\",\"cat\":\"flow\",\"ph\":\"f\",\"bp\":\"e\",\"id\":{},\"ts\":{fts:.3},\"pid\":{dpid},\"tid\":{tid}}}", c.cmd_id));
     }
 
+    /// The timeline as a sink; none (and a warning) when its file cannot
+    /// be made.
+    pub fn sink(cx: &Open<'_>) -> Option<Box<dyn Sink>> {
+        let p = cx.outputs.path("json");
+        match Timeline::create(&p, cx.reader.header.pid, cx.clock) {
+            Ok(t) => Some(Box::new(t)),
+            Err(e) => {
+                crate::warn!("cannot create {}: {e}; no timeline", p.display());
+                None
+            }
+        }
+    }
+
     pub fn close(mut self) {
         self.hsa_flows();
         let _ = self.out.write_all(b"\n]}\n");
@@ -275,18 +290,32 @@ impl Timeline {
 /// instance and event id of each hardware counter, and its value).
 fn counter_args(v: &View<'_>) -> String {
     let mut o = String::from("{");
-    for (i, pair) in v.args.get(1..).unwrap_or(&[]).chunks_exact(2).enumerate() {
+    for (i, (event, value)) in crate::decode::Counters::of(v).values.iter().enumerate() {
         if i > 0 {
             o.push(',');
         }
-        o += &format!(
-            "{}:{}",
-            json_str(&crate::metrics::event_label(&crate::hsa::aqlprofile::unpack(pair[0]))),
-            pair[1]
-        );
+        o += &format!("{}:{}", json_str(&crate::metrics::event_label(&crate::hsa::aqlprofile::unpack(*event))), value);
     }
     o.push('}');
     o
+}
+
+impl Sink for Timeline {
+    fn kinds(&self) -> Kinds {
+        Kinds::of(&[KIND_OPENCL_CALL, KIND_HSA_CALL, KIND_HSA_DISPATCH, rec::KIND_HSA_COUNTERS])
+    }
+
+    fn record(&mut self, v: &View<'_>) {
+        if v.returned() {
+            self.add(v);
+        }
+    }
+
+    fn finish(mut self: Box<Self>, end: &End<'_>, results: &mut Results) {
+        self.device(end.offsets());
+        results.files.push(self.path.clone());
+        self.close();
+    }
 }
 
 #[cfg(test)]
@@ -342,7 +371,7 @@ mod tests {
         ]
         .concat();
         for v in records(&bytes) {
-            t.record(&v);
+            t.add(&v);
         }
         t.close();
         let json: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();

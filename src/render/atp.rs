@@ -9,12 +9,14 @@
 //! its timestamp line is spilled with a placeholder and joined with the
 //! device record (by command id) during assembly.
 
-use super::names::status_text;
-use super::printer::{is_pointer_type, scalar, symbolic, text_prefix, words};
-use super::record::{Capture, Tag, View, FLAG_CMD, FLAG_OK};
-use super::tsc::HostClock;
+use super::printer::{is_pointer_type, scalar, symbolic, text_prefix};
+use super::sink::{End, Kinds, Open, Results, Sink};
+use crate::decode::words;
 use crate::devtime::{self, QueueOffsets};
 use crate::meta::{FnMeta, Kind, ParamMeta, Ret, FUNCTIONS, HSA_FUNCTIONS};
+use crate::trace::names::status_text;
+use crate::trace::record::{Capture, Tag, View, FLAG_CMD, FLAG_OK};
+use crate::trace::tsc::HostClock;
 use cltap_formats::atp::{self, ApiCall, AsyncCopy, Detail, Enqueue, HsaTimestamp, KernelDispatch, Marker, Timestamp};
 use cltap_formats::cltrace::record::{
     self as rec, KIND_HSA_AGENT, KIND_HSA_CALL, KIND_HSA_COPY, KIND_HSA_DISPATCH, KIND_OPENCL_CALL,
@@ -97,6 +99,19 @@ impl AtpWriter {
         })
     }
 
+    /// The `.atp` as a sink; none (and a warning) when its file cannot be
+    /// made.
+    pub fn sink(cx: &Open<'_>) -> Option<Box<dyn Sink>> {
+        let p = cx.outputs.path("atp");
+        match AtpWriter::create(p.clone(), cx.clock) {
+            Ok(a) => Some(Box::new(a)),
+            Err(e) => {
+                crate::warn!("cannot create {}: {e}; no .atp", p.display());
+                None
+            }
+        }
+    }
+
     pub fn path(&self) -> &Path {
         &self.path
     }
@@ -129,7 +144,7 @@ impl AtpWriter {
     }
 
     /// Adds one call record.
-    pub fn record(&mut self, v: &View<'_>) {
+    pub fn add(&mut self, v: &View<'_>) {
         if self.failed {
             return;
         }
@@ -149,15 +164,13 @@ impl AtpWriter {
             KIND_HSA_DISPATCH => self.dispatch(v),
             KIND_HSA_AGENT => {
                 let name = v.kernel_name().unwrap_or_default();
-                let index = v.args.get(rec::AGENT_INDEX).copied().unwrap_or(0) as u32;
-                self.agents.insert(v.args.get(rec::AGENT_HANDLE).copied().unwrap_or(0), (name, index));
+                let a = crate::decode::Agent::of(v);
+                self.agents.insert(a.handle, (name, a.index as u32));
                 Ok(())
             }
             KIND_HSA_COPY => {
-                let tid = v.args.get(rec::COPY_TID).copied().unwrap_or(0) as u32;
-                let ordinal = v.args.get(rec::COPY_ORDINAL).copied().unwrap_or(0);
-                let which = v.args.get(rec::COPY_FN).copied().unwrap_or(rec::COPY_PLAIN);
-                self.copies.insert((tid, which, ordinal), (v.header.t0, v.header.t1));
+                let c = crate::decode::Copy::of(v);
+                self.copies.insert((c.tid, c.which, c.ordinal), (v.header.t0, v.header.t1));
                 Ok(())
             }
             _ => Ok(()),
@@ -215,19 +228,18 @@ impl AtpWriter {
     /// on the runtime's clock (`HSA_SYSTEM_INFO_TIMESTAMP`), unconverted.
     fn dispatch(&mut self, v: &View<'_>) -> std::io::Result<()> {
         let h = &v.header;
-        let w = |i: usize| v.args.get(i).copied().unwrap_or(0);
-        let kernel = w(rec::DISPATCH_KERNEL_OBJECT);
-        let agent = w(rec::DISPATCH_AGENT);
+        let d = crate::decode::Dispatch::of(v);
+        let (kernel, agent) = (d.kernel_object, d.agent);
         let packet = format!(
             "{{NA,NA,{},{},{},NA,{},{},{},{},{},{kernel},NA,NA,{{NA}}}}",
-            w(rec::DISPATCH_WORKGROUP),
-            w(rec::DISPATCH_WORKGROUP + 1),
-            w(rec::DISPATCH_WORKGROUP + 2),
-            w(rec::DISPATCH_GRID),
-            w(rec::DISPATCH_GRID + 1),
-            w(rec::DISPATCH_GRID + 2),
-            w(rec::DISPATCH_PRIVATE_SEGMENT),
-            w(rec::DISPATCH_GROUP_SEGMENT),
+            d.workgroup[0],
+            d.workgroup[1],
+            d.workgroup[2],
+            d.grid[0],
+            d.grid[1],
+            d.grid[2],
+            d.private_segment,
+            d.group_segment,
         );
         // Spilled as fields; the line is written at assembly, when every
         // agent record (which may come later in seal order) is known.
@@ -238,11 +250,7 @@ impl AtpWriter {
         let _ = writeln!(
             line,
             "{}\t{kernel}\t{}\t{}\t{agent}\t{}\t{}\t{packet}\t{name}",
-            h.cmd_id,
-            h.t0,
-            h.t1,
-            w(rec::DISPATCH_QUEUE_ID),
-            w(rec::DISPATCH_QUEUE_INDEX)
+            h.cmd_id, h.t0, h.t1, d.queue_id, d.queue_index
         );
         if self.kernels.is_none() {
             let out = BufWriter::with_capacity(1 << 16, File::create(self.parts.join("kernels"))?);
@@ -598,7 +606,7 @@ pub fn api_call(f: &FnMeta, v: &View<'_>) -> ApiCall {
     });
     let ret = match f.ret {
         Ret::Status => status_text(v.header.ret as u32 as i32),
-        Ret::HsaStatus => super::names::hsa_status_text(v.header.ret as u32),
+        Ret::HsaStatus => crate::trace::names::hsa_status_text(v.header.ret as u32),
         Ret::Handle | Ret::Pointer => hex(v.header.ret),
         Ret::Scalar => scalar(f.ret_type, v.header.ret),
         Ret::Void => String::new(),
@@ -667,4 +675,24 @@ fn word(d: &[u8]) -> u64 {
     let n = d.len().min(8);
     w[..n].copy_from_slice(&d[..n]);
     u64::from_ne_bytes(w)
+}
+
+impl Sink for AtpWriter {
+    fn kinds(&self) -> Kinds {
+        Kinds::ALL
+    }
+
+    fn record(&mut self, v: &View<'_>) {
+        if v.returned() {
+            self.add(v);
+        }
+    }
+
+    fn finish(self: Box<Self>, end: &End<'_>, results: &mut Results) {
+        let path = self.path.clone();
+        match (*self).finish(super::outputs::atp_header(end.reader), end.offsets(), devtime::lookup()) {
+            Ok(p) => results.files.push(p),
+            Err(e) => crate::warn!("cannot write {}: {e}", path.display()),
+        }
+    }
 }

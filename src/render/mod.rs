@@ -1,0 +1,26 @@
+//! Rendering, apart from capture: every output is a [`Sink`] fed the
+//! trace's records in order by the [`Renderer`]. `select` turns the
+//! [`Outputs`] asked for into sinks; each has its own file here: the API
+//! log (`apilog`, formatted by `printer`), the timeline (`timeline`),
+//! Perfetto's protobuf trace (`pftrace`), rocpd's database (`rocpd`), the
+//! `.atp` (`atp`), the counter
+//! files (`counters`), the tools' buffers (`tools`) and the summary's tally
+//! (`tally`).
+
+pub mod apilog;
+pub mod atp;
+pub mod counters;
+pub mod driver;
+pub mod outputs;
+pub mod pftrace;
+pub mod printer;
+pub mod rocpd;
+pub mod select;
+pub mod sink;
+pub mod tally;
+pub mod timeline;
+pub mod tools;
+
+pub use driver::Renderer;
+pub use outputs::{atp_header, clock_text, plain_stem, process_of, stem_of, Dest, Outputs};
+pub use sink::{End, InFlight, Kinds, Open, Results, Sink};

@@ -1,0 +1,285 @@
+//! Perfetto's protobuf trace as a sink (`CLTAP_PFTRACE=1`,
+//! `<stem>.pftrace`): written packet by packet as the records come, so its
+//! memory stays flat however long the run. Host calls are slices on a track
+//! per thread; HSA dispatches and OpenCL commands are slices on a track per
+//! queue, under one device track; flows join each enqueue to its command
+//! (by command id) and each doorbell store to the dispatches it submitted
+//! (by the call the dispatch record names); hardware counters are counter
+//! tracks with one value per dispatch. Every id is derived from the process
+//! id, so the files of several processes concatenate into one trace.
+
+use super::sink::{End, Kinds, Open, Results, Sink};
+use crate::decode::{Counters, Dispatch};
+use crate::trace::record::{View, FLAG_CMD, KIND_HSA_CALL, KIND_HSA_COUNTERS, KIND_HSA_DISPATCH, KIND_OPENCL_CALL};
+use crate::trace::tsc::HostClock;
+use cltap_formats::pftrace::proto::{CounterDescriptor, ProcessDescriptor, ThreadDescriptor, TrackDescriptor};
+use cltap_formats::pftrace::{Arg, Slice, Writer};
+use std::collections::{BTreeMap, HashSet};
+use std::io::BufWriter;
+use std::path::PathBuf;
+
+/// What a track or flow id is of; mixed with the process id and a key.
+#[derive(Clone, Copy)]
+enum Id {
+    Process = 1,
+    Device,
+    Thread,
+    HsaQueue,
+    ClQueue,
+    Counter,
+    EnqueueFlow,
+    DoorbellFlow,
+}
+
+/// A 64-bit id for (`pid`, `what`, `key`): the same inputs give the same id
+/// in every sink and every process, different ones almost surely differ.
+fn id(pid: u32, what: Id, key: u64) -> u64 {
+    let mut z = ((pid as u64) << 32 | what as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ key;
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    (z ^ (z >> 31)).max(1)
+}
+
+fn mix(a: u64, b: u64) -> u64 {
+    a.rotate_left(32) ^ b.wrapping_mul(0x9E37_79B9_7F4A_7C15)
+}
+
+/// Counter records kept waiting for their dispatch's record (a counted
+/// dispatch's values come just before it, on the same thread).
+const COUNTERS_KEPT: usize = 1024;
+
+pub struct Pftrace {
+    w: Writer<BufWriter<std::fs::File>>,
+    path: PathBuf,
+    pid: u32,
+    clock: HostClock,
+    described: HashSet<u64>,
+    counters: BTreeMap<u64, Vec<(u64, u64)>>,
+    failed: bool,
+}
+
+/// Reads `clock` now, in ns.
+fn now(clock: libc::clockid_t) -> u64 {
+    let mut t = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+    // SAFETY: writes only `t`.
+    unsafe { libc::clock_gettime(clock, &mut t) };
+    t.tv_sec as u64 * 1_000_000_000 + t.tv_nsec as u64
+}
+
+impl Pftrace {
+    pub fn sink(cx: &Open<'_>) -> Option<Box<dyn Sink>> {
+        let path = cx.outputs.path("pftrace");
+        let f = match std::fs::File::create(&path) {
+            Ok(f) => f,
+            Err(e) => {
+                crate::warn!("cannot create {}: {e}; no .pftrace", path.display());
+                return None;
+            }
+        };
+        let pid = cx.reader.header.pid;
+        let mut s = Pftrace {
+            w: Writer::new(BufWriter::with_capacity(1 << 20, f), pid),
+            path,
+            pid,
+            clock: cx.clock,
+            described: HashSet::new(),
+            counters: BTreeMap::new(),
+            failed: false,
+        };
+        let (mono, boot) = (now(libc::CLOCK_MONOTONIC), now(libc::CLOCK_BOOTTIME));
+        let r = s.w.clock_snapshot(mono, boot);
+        s.check(r);
+        let process = TrackDescriptor {
+            uuid: Some(id(pid, Id::Process, 0)),
+            process: Some(ProcessDescriptor {
+                pid: Some(pid as i32),
+                cmdline: cx.reader.info("cmdline").map(|c| vec![c.to_string()]).unwrap_or_default(),
+                process_name: cx.reader.info("exe").map(str::to_string),
+            }),
+            ..Default::default()
+        };
+        let r = s.w.track(process);
+        s.check(r);
+        let device = TrackDescriptor {
+            uuid: Some(id(pid, Id::Device, 0)),
+            name: Some(format!("device queues (pid {pid})")),
+            ..Default::default()
+        };
+        let r = s.w.track(device);
+        s.check(r);
+        Some(Box::new(s))
+    }
+
+    /// The first write error is reported once; the file ends there and
+    /// `cltap render` can write it again from the trace.
+    fn check(&mut self, r: std::io::Result<()>) {
+        if let (Err(e), false) = (r, self.failed) {
+            self.failed = true;
+            crate::warn!("cannot write {}: {e}; the .pftrace ends here", self.path.display());
+        }
+    }
+
+    /// Describes a track the first time it is used.
+    fn describe(&mut self, uuid: u64, d: impl FnOnce() -> TrackDescriptor) {
+        if !self.failed && self.described.insert(uuid) {
+            let r = self.w.track(TrackDescriptor { uuid: Some(uuid), ..d() });
+            self.check(r);
+        }
+    }
+
+    fn call(&mut self, v: &View<'_>) {
+        let h = &v.header;
+        let Some(f) = crate::meta::function(h.kind, h.fn_id) else { return };
+        let (pid, tid) = (self.pid, h.tid);
+        let track = id(pid, Id::Thread, tid as u64);
+        self.describe(track, || TrackDescriptor {
+            parent_uuid: Some(id(pid, Id::Process, 0)),
+            thread: Some(ThreadDescriptor {
+                pid: Some(pid as i32),
+                tid: Some(tid as i64),
+                thread_name: Some(format!("thread {tid}")),
+            }),
+            ..Default::default()
+        });
+        let mut s = Slice {
+            track,
+            ts: self.clock.ns(h.t0),
+            name: f.name,
+            category: if h.kind == KIND_HSA_CALL { "hsa" } else { "opencl" },
+            ..Default::default()
+        };
+        if h.kind == KIND_OPENCL_CALL && h.flags & FLAG_CMD != 0 {
+            s.flows.push(id(pid, Id::EnqueueFlow, h.cmd_id));
+            s.args.push(("cmd", Arg::Uint(h.cmd_id)));
+        }
+        // An HSA call's cmd_id is its number on its thread, which the
+        // dispatch records it submitted name.
+        if h.kind == KIND_HSA_CALL && f.name.starts_with("hsa_signal_store_") {
+            s.flows.push(id(pid, Id::DoorbellFlow, mix(tid as u64, h.cmd_id)));
+        }
+        let end = self.clock.ns(h.t1).max(s.ts);
+        let r = self.w.begin(s).and_then(|_| self.w.end(track, end));
+        self.check(r);
+    }
+
+    fn dispatch(&mut self, v: &View<'_>) {
+        let h = &v.header;
+        let values = self.counters.remove(&h.cmd_id);
+        if h.t0 == 0 || h.t1 < h.t0 {
+            return;
+        }
+        let d = Dispatch::of(v);
+        let pid = self.pid;
+        let track = id(pid, Id::HsaQueue, mix(d.agent, d.queue_id));
+        self.describe(track, || TrackDescriptor {
+            parent_uuid: Some(id(pid, Id::Device, 0)),
+            name: Some(format!("HSA queue {} (agent {:#x})", d.queue_id, d.agent)),
+            ..Default::default()
+        });
+        let name = v.kernel_name().unwrap_or_else(|| format!("kernel {:#x}", d.kernel_object));
+        let mut s = Slice {
+            track,
+            ts: h.t0,
+            name: &name,
+            category: "hsa_dispatch",
+            args: vec![("dispatch", Arg::Uint(h.cmd_id)), ("kernel_object", Arg::Uint(d.kernel_object))],
+            ..Default::default()
+        };
+        if d.call != 0 {
+            s.flows.push(id(pid, Id::DoorbellFlow, mix(d.tid as u64, d.call)));
+        }
+        let r = self.w.begin(s).and_then(|_| self.w.end(track, h.t1));
+        self.check(r);
+        for (event, value) in values.unwrap_or_default() {
+            let label = crate::metrics::event_label(&crate::hsa::aqlprofile::unpack(event));
+            let ct = id(pid, Id::Counter, mix(d.agent, event));
+            self.describe(ct, || TrackDescriptor {
+                parent_uuid: Some(id(pid, Id::Device, 0)),
+                name: Some(label.clone()),
+                counter: Some(CounterDescriptor::default()),
+                ..Default::default()
+            });
+            let r = self.w.counter(ct, h.t0, value.min(i64::MAX as u64) as i64);
+            self.check(r);
+        }
+    }
+
+    /// The OpenCL commands' device times, known at the end, on the host's
+    /// time axis.
+    fn commands(&mut self, end: &End<'_>) {
+        let offsets = end.offsets();
+        let pid = self.pid;
+        crate::devtime::for_each(|c| {
+            let Some(&(off, _)) = offsets.get(&c.queue) else { return };
+            let track = id(pid, Id::ClQueue, c.queue);
+            self.describe(track, || TrackDescriptor {
+                parent_uuid: Some(id(pid, Id::Device, 0)),
+                name: Some(format!("{} queue {:016X}", c.device, c.queue)),
+                ..Default::default()
+            });
+            let ts = crate::devtime::on_host(c.start, off);
+            let name = c.kernel.clone().unwrap_or_else(|| c.api.trim_start_matches("clEnqueue").to_string());
+            let s = Slice {
+                track,
+                ts,
+                name: &name,
+                category: "device",
+                ends_flows: vec![id(pid, Id::EnqueueFlow, c.cmd_id)],
+                args: vec![("cmd", Arg::Uint(c.cmd_id))],
+                ..Default::default()
+            };
+            let r = self.w.begin(s).and_then(|_| self.w.end(track, ts + c.duration_ns()));
+            self.check(r);
+        });
+    }
+}
+
+impl Sink for Pftrace {
+    fn kinds(&self) -> Kinds {
+        Kinds::of(&[KIND_OPENCL_CALL, KIND_HSA_CALL, KIND_HSA_DISPATCH, KIND_HSA_COUNTERS])
+    }
+
+    fn record(&mut self, v: &View<'_>) {
+        if !v.returned() || self.failed {
+            return;
+        }
+        match v.header.kind {
+            KIND_HSA_DISPATCH => self.dispatch(v),
+            KIND_HSA_COUNTERS => {
+                self.counters.insert(v.header.cmd_id, Counters::of(v).values);
+                while self.counters.len() > COUNTERS_KEPT {
+                    self.counters.pop_first();
+                }
+            }
+            _ => self.call(v),
+        }
+    }
+
+    fn flush(&mut self) {
+        let r = self.w.flush();
+        self.check(r);
+    }
+
+    fn finish(mut self: Box<Self>, end: &End<'_>, results: &mut Results) {
+        if !self.failed {
+            self.commands(end);
+        }
+        self.flush();
+        results.files.push(self.path.clone());
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ids_differ_by_process_kind_and_key_and_are_never_zero() {
+        let a = id(10, Id::Thread, 1);
+        assert_eq!(a, id(10, Id::Thread, 1));
+        assert_ne!(a, id(11, Id::Thread, 1));
+        assert_ne!(a, id(10, Id::ClQueue, 1));
+        assert_ne!(a, id(10, Id::Thread, 2));
+        assert_ne!(id(0, Id::Process, 0), 0);
+    }
+}

@@ -1,0 +1,22 @@
+//! The one list that turns the outputs asked for into sinks: a new output
+//! is a writer in `cltap-formats`, a sink, and one line here.
+
+use super::outputs::Outputs;
+use super::sink::{Open, Sink};
+
+/// The sinks `o` asks for, in the order they finish: the device outputs
+/// first, then the tools (which end before the API log's trailer), the
+/// summary's tally, and the API log last.
+pub fn select(o: &Outputs, cx: &Open<'_>) -> Vec<Box<dyn Sink>> {
+    let mut sinks: Vec<Box<dyn Sink>> = Vec::new();
+    let mut add = |s: Option<Box<dyn Sink>>| sinks.extend(s);
+    add(o.timeline.then(|| super::timeline::Timeline::sink(cx)).flatten());
+    add(o.pftrace.then(|| super::pftrace::Pftrace::sink(cx)).flatten());
+    add(o.rocpd.then(|| super::rocpd::Rocpd::sink(cx)).flatten());
+    add(o.atp.then(|| super::atp::AtpWriter::sink(cx)).flatten());
+    add(o.counters.as_ref().map(|r| super::counters::CounterFiles::sink(cx, r.clone())));
+    add(Some(Box::new(super::tools::ToolBuffers)));
+    add(Some(Box::new(super::tally::Tally::new(cx.timebase))));
+    add(o.api_log.as_ref().map(|d| Box::new(super::apilog::ApiLog::open(cx, d)) as Box<dyn Sink>));
+    sinks
+}

@@ -1,0 +1,135 @@
+//! The one trait every output implements. A sink says which record kinds it
+//! takes, receives them in the trace's render order (seal order, each
+//! thread's records in the order it made them), and at the end writes its
+//! files and adds what it learnt to the run's [`Results`], which the summary
+//! reads. A sink never reaches another sink nor a global of the renderer.
+
+use crate::devtime::QueueOffsets;
+use crate::report::Row;
+use crate::trace::tsc::HostClock;
+use cltap_formats::cltrace::record::View;
+use cltap_formats::cltrace::{ChunkInfo, Reader};
+use std::collections::BTreeMap;
+use std::sync::OnceLock;
+
+/// A set of record kinds (`KIND_*`), one bit each.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Kinds(pub u64);
+
+impl Kinds {
+    pub const ALL: Kinds = Kinds(u64::MAX);
+    pub const NONE: Kinds = Kinds(0);
+
+    pub const fn of(kinds: &[u16]) -> Kinds {
+        let mut bits = 0u64;
+        let mut i = 0;
+        while i < kinds.len() {
+            bits |= 1 << kinds[i];
+            i += 1;
+        }
+        Kinds(bits)
+    }
+
+    #[inline]
+    pub fn has(self, kind: u16) -> bool {
+        kind < 64 && self.0 & (1 << kind) != 0
+    }
+}
+
+/// What a sink is made from: the trace, and its clock once its rate is known.
+pub struct Open<'a> {
+    pub reader: &'a Reader,
+    pub outputs: &'a super::outputs::Outputs,
+    pub timebase: super::printer::Timebase,
+    pub clock: HostClock,
+}
+
+/// What every sink may use at the end.
+pub struct End<'a> {
+    pub reader: &'a Reader,
+    pub outputs: &'a super::outputs::Outputs,
+    pub clock: HostClock,
+    /// Records rendered, and records dropped during the run.
+    pub records: u64,
+    pub drops: u64,
+    offsets: OnceLock<QueueOffsets>,
+}
+
+impl<'a> End<'a> {
+    pub fn new(
+        reader: &'a Reader,
+        outputs: &'a super::outputs::Outputs,
+        clock: HostClock,
+        records: u64,
+        drops: u64,
+    ) -> Self {
+        End { reader, outputs, clock, records, drops, offsets: OnceLock::new() }
+    }
+
+    /// Each device queue's offset onto the host clock, measured once for
+    /// every sink that draws device commands.
+    pub fn offsets(&self) -> &QueueOffsets {
+        self.offsets.get_or_init(|| {
+            let mut off = crate::devtime::Offsets::default();
+            crate::devtime::for_each(|c| off.add(&c, |t| self.clock.ns(t)));
+            off.finish()
+        })
+    }
+}
+
+/// A call that had not returned when the process ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InFlight {
+    pub api: String,
+    pub tid: u32,
+    pub cmd_id: Option<u64>,
+}
+
+/// What the sinks learnt, for the summary.
+#[derive(Debug, Clone, Default)]
+pub struct Results {
+    /// Records rendered, and dropped during the run.
+    pub records: u64,
+    pub drops: u64,
+    /// The host-API tally, times in nanoseconds, most time first.
+    pub host: Vec<Row>,
+    /// Calls that had not returned, in render order.
+    pub in_flight: Vec<InFlight>,
+    /// HSA dispatch records.
+    pub hsa_dispatches: u64,
+    /// Timed HSA dispatches per kernel object: launches, total, min, max (ns).
+    pub hsa_kernel_times: BTreeMap<u64, [u64; 4]>,
+    /// Passes the counter request needs (`None`: no counters asked for).
+    pub counter_passes: Option<u32>,
+    /// Files written, by the sinks that wrote them.
+    pub files: Vec<std::path::PathBuf>,
+}
+
+pub trait Sink: Send {
+    /// The record kinds it takes; it is given no other.
+    fn kinds(&self) -> Kinds;
+
+    /// One record, in render order.
+    fn record(&mut self, v: &View<'_>);
+
+    /// A chunk whose records were all given, with their bytes (for sinks
+    /// that pass records on as they are).
+    fn chunk(&mut self, _c: &ChunkInfo, _records: &[u8]) {}
+
+    /// For sinks whose text other threads can format ahead of time: the
+    /// options to format a chunk's records with. The text of such a chunk
+    /// comes through [`Sink::text`] instead of [`Sink::record`].
+    fn formats_text(&self) -> Option<super::printer::Options> {
+        None
+    }
+
+    /// A chunk's text formatted on another thread, with its record count.
+    fn text(&mut self, _text: String, _records: u64) {}
+
+    /// Writes what it holds so far (during the run, and before any sink
+    /// finishes).
+    fn flush(&mut self) {}
+
+    /// After the last record: writes its files and adds to `results`.
+    fn finish(self: Box<Self>, end: &End<'_>, results: &mut Results);
+}

@@ -1,0 +1,73 @@
+//! `cltap report A.db B.db …`: one summary over many rocpd databases (one
+//! per process, as a job's ranks leave them), per process and in total:
+//! the API calls per category and name, the kernels, the memory copies.
+
+use cltap_formats::rocpd::Totals;
+use std::fmt::Write;
+
+fn us(ns: u64) -> f64 {
+    ns as f64 / 1000.0
+}
+
+fn section(out: &mut String, t: &Totals) {
+    let _ = writeln!(out, "  {:<16} {:<44} {:>10} {:>14}", "category", "API", "calls", "total µs");
+    let mut rows: Vec<_> = t.regions.iter().collect();
+    rows.sort_by(|a, b| b.1 .1.cmp(&a.1 .1).then(a.0.cmp(b.0)));
+    for ((cat, name), (n, ns)) in rows {
+        let _ = writeln!(out, "  {cat:<16} {name:<44} {n:>10} {:>14.1}", us(*ns));
+    }
+    if !t.kernels.is_empty() {
+        let _ = writeln!(out, "  {:<61} {:>10} {:>14}", "kernel", "launches", "total µs");
+        let mut rows: Vec<_> = t.kernels.iter().collect();
+        rows.sort_by(|a, b| b.1 .1.cmp(&a.1 .1).then(a.0.cmp(b.0)));
+        for (name, (n, ns)) in rows {
+            let _ = writeln!(out, "  {name:<61} {n:>10} {:>14.1}", us(*ns));
+        }
+    }
+    if t.copies.0 > 0 {
+        let _ = writeln!(out, "  memory copies: {} ({} bytes)", t.copies.0, t.copies.1);
+    }
+}
+
+/// The report of `dbs` (name, totals): each process, then all of them.
+pub fn render(dbs: &[(String, Totals)]) -> String {
+    let mut out = String::new();
+    let mut all = Totals::default();
+    for (name, t) in dbs {
+        let _ = writeln!(out, "process {} ({name})", t.pid);
+        section(&mut out, t);
+        for (k, (n, ns)) in &t.regions {
+            let e = all.regions.entry(k.clone()).or_default();
+            *e = (e.0 + n, e.1 + ns);
+        }
+        for (k, (n, ns)) in &t.kernels {
+            let e = all.kernels.entry(k.clone()).or_default();
+            *e = (e.0 + n, e.1 + ns);
+        }
+        all.copies = (all.copies.0 + t.copies.0, all.copies.1 + t.copies.1);
+    }
+    let _ = writeln!(out, "total ({} processes)", dbs.len());
+    section(&mut out, &all);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::BTreeMap;
+
+    #[test]
+    fn the_total_adds_every_process() {
+        let one = |pid, calls| Totals {
+            regions: BTreeMap::from([(("OPENCL_API".to_string(), "clFinish".to_string()), (calls, 1000 * calls))]),
+            kernels: BTreeMap::from([("k".to_string(), (1, 500))]),
+            copies: (1, 8),
+            pid,
+        };
+        let text = render(&[("a.db".into(), one(1, 2)), ("b.db".into(), one(2, 3))]);
+        let total = text.split("total (2 processes)").nth(1).unwrap();
+        assert!(total.contains("clFinish") && total.contains("         5            5.0"), "{text}");
+        assert!(total.contains("memory copies: 2 (16 bytes)"), "{text}");
+        assert!(text.contains("process 1 (a.db)") && text.contains("process 2 (b.db)"));
+    }
+}

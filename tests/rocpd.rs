@@ -1,0 +1,216 @@
+//! rocpd's SQLite database (`--rocpd`), checked with rocpd's own view
+//! definitions (`tests/rocpd/views.sql`, taken from ROCm's rocprofiler-sdk)
+//! run by Python's sqlite3 (`tests/rocpd/check.py`): every view runs, and
+//! what the views answer equals cltap's summary (calls per API, kernel
+//! launches and device time, transfers) and the API log (counter values),
+//! for an OpenCL run on PoCL, an HSA run on Debian's ROCr over gpu-emu, hardware counters
+//! on the emulated gfx906, and a run killed by SIGKILL. `cltap report`
+//! over two databases gives each process and the total.
+
+mod common;
+use common::*;
+use serde_json::Value;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn cltap() -> PathBuf {
+    root().join("target/release/cltap")
+}
+
+/// What rocpd's views answer for `db`.
+fn views(db: &Path) -> Value {
+    let o = Command::new("python3")
+        .arg(root().join("tests/rocpd/check.py"))
+        .arg(root().join("tests/rocpd/views.sql"))
+        .arg(db)
+        .output()
+        .expect("run python3");
+    let (out, err) = (String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr));
+    assert!(o.status.success(), "rocpd's views did not run:\n{err}{out}");
+    serde_json::from_str(out.trim()).unwrap()
+}
+
+fn summary(dir: &Path) -> Value {
+    serde_json::from_str(&std::fs::read_to_string(only_file(dir, ".summary.json")).unwrap()).unwrap()
+}
+
+/// Per API: (calls, total ns), from the views' regions and the summary.
+fn regions(v: &Value) -> BTreeMap<String, (u64, u64)> {
+    v["regions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| (r[1].as_str().unwrap().to_string(), (r[2].as_u64().unwrap(), r[3].as_u64().unwrap())))
+        .collect()
+}
+
+fn host(s: &Value) -> BTreeMap<String, (u64, u64)> {
+    s["host"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            (r["api"].as_str().unwrap().to_string(), (r["calls"].as_u64().unwrap(), r["total_ns"].as_u64().unwrap()))
+        })
+        .collect()
+}
+
+/// The calls of both agree; the times within a nanosecond a call (each
+/// side converts the clock's ticks to ns, one per call, one per end).
+fn same_calls(v: &Value, s: &Value) {
+    let (r, h) = (regions(v), host(s));
+    assert_eq!(r.keys().collect::<Vec<_>>(), h.keys().collect::<Vec<_>>());
+    for (api, (n, ns)) in &h {
+        let (rn, rns) = r[api];
+        assert_eq!(rn, *n, "{api}");
+        assert!(rns.abs_diff(*ns) <= 2 * n, "{api}: {rns} ns in the database, {ns} in the summary");
+    }
+}
+
+fn clean(c: &mut Command) {
+    for (k, _) in std::env::vars() {
+        if k.starts_with("OCL_ICD") || k.starts_with("OPENCL_LAYER") || k.starts_with("CLTAP_") {
+            c.env_remove(k);
+        }
+    }
+}
+
+fn vecadd(dir: &Path) {
+    let pocl = Driver::Pocl.library();
+    let mut c = Command::new(cltap());
+    c.current_dir(dir).args(["run", "--rocpd", "--device-timing", "--driver"]).arg(&pocl).arg("--");
+    c.arg(programs().join("vecadd")).arg("65536");
+    clean(&mut c);
+    c.env("OCL_ICD_VENDORS", &pocl);
+    let o = c.output().unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+}
+
+#[test]
+fn an_opencl_run_answers_rocpds_views_as_the_summary_does() {
+    let d = scratch("rocpd-opencl");
+    vecadd(&d);
+    let v = views(&only_file(&d, ".db"));
+    let s = summary(&d);
+    same_calls(&v, &s);
+    assert!(v["regions"].as_array().unwrap().iter().all(|r| r[0] == "OPENCL_API"));
+    let kernels: BTreeMap<String, (u64, u64)> = s["kernels"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|k| {
+            (
+                k["kernel"].as_str().unwrap().to_string(),
+                (k["launches"].as_u64().unwrap(), k["total_ns"].as_u64().unwrap()),
+            )
+        })
+        .collect();
+    assert!(!kernels.is_empty());
+    let top: BTreeMap<String, (u64, u64)> = v["top_kernels"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|k| {
+            (
+                k[0].as_str().unwrap().to_string(),
+                (k[1].as_u64().unwrap(), (k[2].as_f64().unwrap() * 1000.0).round() as u64),
+            )
+        })
+        .collect();
+    assert_eq!(top, kernels);
+    // Each kernel command shares its enqueue's correlation id.
+    let launches: u64 = kernels.values().map(|k| k.0).sum();
+    assert_eq!(v["kernels_joined"].as_u64(), Some(launches), "{v}");
+    let (count, bytes) = s["transfers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .fold((0, 0), |a, t| (a.0 + t["count"].as_u64().unwrap(), a.1 + t["bytes"].as_u64().unwrap()));
+    assert_eq!(v["memory_copies"], serde_json::json!([count, bytes]));
+    assert_eq!(v["processes"], serde_json::json!([s["pid"]]));
+}
+
+#[test]
+fn an_hsa_run_has_its_calls_and_timed_dispatches() {
+    const DISPATCHES: u64 = 5;
+    let out = scratch("rocpd-hsa");
+    let mut c = hsa_client(&out, DISPATCHES);
+    c.env("HSA_TOOLS_LIB", layer())
+        .env("CLTAP_OUTPUT_DIR", &*out)
+        .env("ROCP_HSA_INTERCEPT", "2")
+        .env("CLTAP_ROCPD", "1")
+        .env("CLTAP_SUMMARY", "1");
+    let o = run(c);
+    assert_eq!(o.code, Some(0), "stdout:\n{}\nstderr:\n{}", o.stdout, o.stderr);
+    let v = views(&only_file(&out, ".db"));
+    let s = summary(&out);
+    same_calls(&v, &s);
+    let times = s["hsa_kernel_times"].as_array().unwrap();
+    let total: u64 = times.iter().map(|k| k["total_ns"].as_u64().unwrap()).sum();
+    assert_eq!(v["kernels"], serde_json::json!([DISPATCHES, total]));
+    // Each dispatch shares the correlation id of the doorbell store that
+    // submitted it.
+    assert_eq!(v["kernels_joined"].as_u64(), Some(DISPATCHES), "{v}");
+}
+
+#[test]
+fn hardware_counters_are_pmc_events_of_their_dispatch() {
+    let out = scratch("rocpd-counters");
+    let mut c = on_hsa(hsa_programs(), &out);
+    c.arg("sizes").arg(hsa_kernels());
+    c.env("HSA_TOOLS_LIB", layer())
+        .env("ROCP_HSA_INTERCEPT", "2")
+        .env("CLTAP_COUNTERS", "SQ_WAVES,GRBM_COUNT")
+        .env("CLTAP_OUTPUT_DIR", &*out)
+        .env("CLTAP_SUMMARY", "1")
+        .env("CLTAP_ROCPD", "1");
+    let o = run(c);
+    assert_eq!(o.code, Some(0), "{}\n{}", o.stdout, o.stderr);
+    let v = views(&only_file(&out, ".db"));
+    let log = std::fs::read_to_string(only_file(&out, ".apilog")).unwrap();
+    let values: usize =
+        log.lines().filter_map(|l| l.strip_prefix("# counters of dispatch ")).map(|l| l.split(',').count()).sum();
+    assert!(values > 0);
+    assert_eq!(v["pmc_events"].as_u64(), Some(values as u64));
+    assert_eq!(v["kernels"][0], summary(&out)["hsa_dispatches"]);
+}
+
+#[test]
+fn a_run_killed_by_sigkill_leaves_a_database_the_views_read() {
+    let d = scratch("rocpd-kill");
+    let pocl = Driver::Pocl.library();
+    let mut c = Command::new(cltap());
+    c.current_dir(&d).args(["run", "--rocpd", "--driver"]).arg(&pocl).arg("--");
+    c.arg(special("calls.c", "calls-rocpd")).args(["die", "kill", "500"]);
+    clean(&mut c);
+    c.env("OCL_ICD_VENDORS", &pocl);
+    let o = c.output().unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("killed by SIGKILL") && err.contains("its trace was rendered"), "{err}");
+    let s = summary(&d);
+    same_calls(&views(&only_file(&d, ".db")), &s);
+}
+
+#[test]
+fn report_over_two_databases_gives_each_process_and_the_total() {
+    let (a, b) = (scratch("rocpd-report-a"), scratch("rocpd-report-b"));
+    vecadd(&a);
+    vecadd(&b);
+    let dbs = [only_file(&a, ".db"), only_file(&b, ".db")];
+    let o = Command::new(cltap()).arg("report").args(&dbs).output().unwrap();
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let (sa, sb) = (summary(&a), summary(&b));
+    for s in [&sa, &sb] {
+        assert!(text.contains(&format!("process {} (", s["pid"])), "{text}");
+    }
+    // The total's clSetKernelArg line adds both processes' calls.
+    let calls = |s: &Value| host(s)["clSetKernelArg"].0;
+    let total = text.split("total (2 processes)").nth(1).unwrap();
+    let line = total.lines().find(|l| l.contains(" clSetKernelArg ")).unwrap();
+    let n: u64 = line.split_whitespace().nth(2).unwrap().parse().unwrap();
+    assert_eq!(n, calls(&sa) + calls(&sb), "{total}");
+    let vec_line = total.lines().find(|l| l.trim_start().starts_with("vecadd ")).unwrap();
+    assert_eq!(vec_line.split_whitespace().nth(1), Some("2"), "{total}");
+}

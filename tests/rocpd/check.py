@@ -1,0 +1,40 @@
+"""Runs rocpd's own views (tests/rocpd/views.sql) over each database given,
+and prints per database one JSON object of what they answer, by plain SQL
+that names the views' columns: regions per (category, name), kernels per
+name (top_kernels), memory copies, counter values. A view that does not run
+fails the check, naming the database and the error.
+
+Usage: check.py VIEWS.sql DB...
+"""
+import json
+import sqlite3
+import sys
+
+views = open(sys.argv[1]).read()
+for path in sys.argv[2:]:
+    # The views go into a copy in memory: the database stays as cltap wrote it.
+    db = sqlite3.connect(":memory:")
+    sqlite3.connect(path).backup(db)
+    db.executescript(views)
+    out = {"file": path}
+    try:
+        out["regions"] = [
+            list(r)
+            for r in db.execute(
+                "SELECT category, name, COUNT(*), SUM(duration) FROM regions GROUP BY category, name ORDER BY 1, 2"
+            )
+        ]
+        out["top_kernels"] = [list(r) for r in db.execute("SELECT name, total_calls, total_duration FROM top_kernels ORDER BY name")]
+        out["kernels"] = db.execute("SELECT COUNT(*), COALESCE(SUM(duration), 0) FROM kernels").fetchone()
+        out["memory_copies"] = db.execute("SELECT COUNT(*), COALESCE(SUM(size), 0) FROM memory_copies").fetchone()
+        # Dispatches joined to the call that caused them, by correlation id.
+        out["kernels_joined"] = db.execute(
+            "SELECT COUNT(*) FROM kernels K WHERE K.correlation_id != 0 AND EXISTS "
+            "(SELECT 1 FROM regions R WHERE R.correlation_id = K.correlation_id)"
+        ).fetchone()[0]
+        out["pmc_events"] = db.execute("SELECT COUNT(*) FROM pmc_events").fetchone()[0]
+        out["top"] = db.execute("SELECT COUNT(*), SUM(total_calls) FROM top").fetchone()
+        out["processes"] = [r[0] for r in db.execute("SELECT pid FROM rocpd_info_process")]
+    except sqlite3.Error as e:
+        raise SystemExit(f"{path}: {e}")
+    print(json.dumps(out))

@@ -83,8 +83,37 @@ impl Opened {
 }
 
 thread_local! {
-    static LOCAL: std::cell::UnsafeCell<Option<Local>> = const { std::cell::UnsafeCell::new(None) };
+    // No destructor: the C library runs thread-local destructors of the
+    // main thread before the exit handlers, and an application's exit
+    // handlers and static destructors still make calls that must be
+    // recorded. A thread's end is seen through a pthread key instead
+    // (`thread_exit`), which the main thread's `exit` never runs; the end
+    // of the process retires the main thread's chunk.
+    static LOCAL: std::cell::UnsafeCell<std::mem::ManuallyDrop<Option<Local>>> =
+        const { std::cell::UnsafeCell::new(std::mem::ManuallyDrop::new(None)) };
     static TID: std::cell::Cell<u32> = const { std::cell::Cell::new(0) };
+}
+
+/// The key whose destructor runs when a thread that recorded ends.
+fn exit_key() -> Option<libc::pthread_key_t> {
+    static KEY: std::sync::OnceLock<Option<libc::pthread_key_t>> = std::sync::OnceLock::new();
+    *KEY.get_or_init(|| {
+        let mut k: libc::pthread_key_t = 0;
+        // SAFETY: `thread_exit` is a plain function that never unwinds.
+        (unsafe { libc::pthread_key_create(&mut k, Some(thread_exit)) } == 0).then_some(k)
+    })
+}
+
+/// A thread that recorded ends (never the main thread's `exit`): its
+/// state goes, handing its chunks to the renderer (`Local`'s `Drop`).
+unsafe extern "C" fn thread_exit(_: *mut std::ffi::c_void) {
+    let _ = std::panic::catch_unwind(|| {
+        let _ = LOCAL.try_with(|cell| {
+            // SAFETY: this thread's own state; no call of it is in progress
+            // (the thread has left every wrapper).
+            drop(unsafe { (**cell.get()).take() });
+        });
+    });
 }
 
 /// The kernel's id for this thread, asked once per thread.
@@ -211,7 +240,7 @@ impl Drop for Local {
 unsafe fn with_local<R>(f: impl FnOnce(&mut Local) -> R) -> Option<R> {
     LOCAL
         .try_with(|cell| {
-            let slot = &mut *cell.get();
+            let slot: &mut Option<Local> = &mut *cell.get();
             // Traces are never freed, so a new one (after a fork) never has
             // the address of the old: comparing the pointer is enough here.
             let fresh = matches!(slot, Some(l) if std::ptr::eq(l.trace, super::writer::current_ptr()));
@@ -223,6 +252,10 @@ unsafe fn with_local<R>(f: impl FnOnce(&mut Local) -> R) -> Option<R> {
                     std::mem::forget(old);
                 }
                 *slot = Some(Local::new(tr, gen));
+                if let Some(k) = exit_key() {
+                    // Any non-null value makes the key's destructor run.
+                    libc::pthread_setspecific(k, 1 as *const std::ffi::c_void);
+                }
             }
             let l = slot.as_mut()?;
             if l.busy || l.trace().finished.load(Ordering::Relaxed) {
@@ -487,7 +520,7 @@ pub fn open_hsa_call() -> u64 {
     LOCAL
         .try_with(|cell| {
             // SAFETY: this thread's own state; only read here.
-            let slot = unsafe { &*cell.get() };
+            let slot: &Option<Local> = unsafe { &*cell.get() };
             match slot {
                 Some(l) if std::ptr::eq(l.trace, super::writer::current_ptr()) => l.open_hsa,
                 _ => 0,

@@ -254,7 +254,7 @@ unsafe fn with_local<R>(f: impl FnOnce(&mut Local) -> R) -> Option<R> {
                 *slot = Some(Local::new(tr, gen));
                 if let Some(k) = exit_key() {
                     // Any non-null value makes the key's destructor run.
-                    libc::pthread_setspecific(k, 1 as *const std::ffi::c_void);
+                    libc::pthread_setspecific(k, std::ptr::dangling::<std::ffi::c_void>());
                 }
             }
             let l = slot.as_mut()?;

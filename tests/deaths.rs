@@ -23,22 +23,6 @@ fn only(dir: &Path, ext: &str) -> PathBuf {
     only_file(dir, ext)
 }
 
-/// The numbers the program gave its own calls (`param_value_size` of its
-/// `clGetPlatformInfo(CL_PLATFORM_NAME)` calls with no buffer), in log
-/// order; the loader's own queries (size 0) are not among them.
-fn numbered_calls(log: &Path) -> Vec<u64> {
-    let f = std::io::BufReader::new(std::fs::File::open(log).unwrap());
-    f.lines()
-        .map_while(Result::ok)
-        .filter_map(|l| {
-            let rest = l.split("cl_platform_info param_name = 2306, size_t param_value_size = ").nth(1)?;
-            let (n, tail) = rest.split_once(',')?;
-            tail.starts_with(" void* param_value = 0000000000000000").then(|| n.parse().ok())?
-        })
-        .filter(|&n| n > 0)
-        .collect()
-}
-
 /// `cltap run` with the calls program on PoCL, in `mode`.
 fn run_cltap(dir: &Path, mode: &str, args: &[&str]) -> (Option<i32>, String) {
     let pocl = Driver::Pocl.library();

@@ -6,23 +6,6 @@
 
 mod common;
 use common::*;
-use std::io::BufRead;
-use std::path::Path;
-
-/// The numbers the program gave its own `clGetPlatformInfo` calls (their
-/// `param_value_size`), in log order.
-fn numbered_calls(log: &Path) -> Vec<u64> {
-    let f = std::io::BufReader::new(std::fs::File::open(log).unwrap());
-    f.lines()
-        .map_while(Result::ok)
-        .filter_map(|l| {
-            let rest = l.split("cl_platform_info param_name = 2306, size_t param_value_size = ").nth(1)?;
-            let (n, tail) = rest.split_once(',')?;
-            tail.starts_with(" void* param_value = 0000000000000000").then(|| n.parse().ok())?
-        })
-        .filter(|&n| n > 0)
-        .collect()
-}
 
 #[test]
 fn calls_from_exit_handlers_reach_the_api_log() {

@@ -14,10 +14,6 @@ use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-fn cltap() -> PathBuf {
-    root().join("target/release/cltap")
-}
-
 fn pydeps() -> PathBuf {
     std::env::var_os("PERFETTO_PYTHONPATH").map(PathBuf::from).unwrap_or_else(|| root().join(".deps/py"))
 }
@@ -35,10 +31,6 @@ fn perfetto_check(files: &[PathBuf]) -> Vec<Value> {
     out.lines().map(|l| serde_json::from_str(l).unwrap()).collect()
 }
 
-fn summary(dir: &Path) -> Value {
-    serde_json::from_str(&std::fs::read_to_string(only_file(dir, ".summary.json")).unwrap()).unwrap()
-}
-
 /// Calls in the summary's host table.
 fn host_calls(s: &Value) -> u64 {
     s["host"].as_array().unwrap().iter().map(|r| r["calls"].as_u64().unwrap()).sum()
@@ -51,7 +43,7 @@ fn category(c: &Value, name: &str) -> u64 {
 /// `cltap run --pftrace --device-timing` of the bundled sample on PoCL.
 fn vecadd(dir: &Path) -> std::process::Output {
     let pocl = Driver::Pocl.library();
-    let mut c = Command::new(cltap());
+    let mut c = Command::new(cltap_exe());
     c.current_dir(dir).args(["run", "--pftrace", "--device-timing", "--driver"]).arg(&pocl).arg("--");
     c.arg(programs().join("vecadd")).arg("65536");
     for (k, _) in std::env::vars() {
@@ -70,7 +62,7 @@ fn an_opencl_run_is_a_valid_perfetto_trace_with_the_summarys_counts() {
     let d = scratch("pftrace-opencl");
     vecadd(&d);
     let c = &perfetto_check(&[only_file(&d, ".pftrace")])[0];
-    let s = summary(&d);
+    let s = summary_json(&d);
     assert_eq!(category(c, "opencl"), host_calls(&s), "{c}");
     let commands = s["commands"].as_array().unwrap();
     let timed = commands.iter().filter(|x| x["start"].as_u64().unwrap_or(0) > 0).count() as u64;
@@ -97,7 +89,7 @@ fn hsa_calls_and_timed_dispatches_are_slices_joined_to_their_doorbell_stores() {
     let o = run(c);
     assert_eq!(o.code, Some(0), "stdout:\n{}\nstderr:\n{}", o.stdout, o.stderr);
     let c = &perfetto_check(&[only_file(&out, ".pftrace")])[0];
-    let s = summary(&out);
+    let s = summary_json(&out);
     assert_eq!(category(c, "hsa") + category(c, "opencl"), host_calls(&s), "{c}");
     assert_eq!(category(c, "hsa_dispatch"), DISPATCHES, "{c}");
     // Each dispatch is joined to the doorbell store its record names.
@@ -109,7 +101,7 @@ fn hsa_calls_and_timed_dispatches_are_slices_joined_to_their_doorbell_stores() {
 fn a_run_killed_by_sigkill_renders_a_valid_trace() {
     let d = scratch("pftrace-kill");
     let pocl = Driver::Pocl.library();
-    let mut c = Command::new(cltap());
+    let mut c = Command::new(cltap_exe());
     c.current_dir(&d).args(["run", "--pftrace", "--driver"]).arg(&pocl).arg("--");
     c.arg(special("calls.c", "calls-pftrace")).args(["die", "kill", "500"]);
     for (k, _) in std::env::vars() {
@@ -122,7 +114,7 @@ fn a_run_killed_by_sigkill_renders_a_valid_trace() {
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(err.contains("killed by SIGKILL") && err.contains("its trace was rendered"), "{err}");
     let c = &perfetto_check(&[only_file(&d, ".pftrace")])[0];
-    let s = summary(&d);
+    let s = summary_json(&d);
     assert_eq!(category(c, "opencl"), host_calls(&s), "{c}");
     assert!(host_calls(&s) >= 500, "{s}");
 }
@@ -134,7 +126,7 @@ fn two_processes_merge_into_one_trace() {
     vecadd(&b);
     let files = [only_file(&a, ".pftrace"), only_file(&b, ".pftrace")];
     let job = a.join("job.pftrace");
-    let o = Command::new(cltap()).arg("merge").args(&files).arg("-o").arg(&job).output().unwrap();
+    let o = Command::new(cltap_exe()).arg("merge").args(&files).arg("-o").arg(&job).output().unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let each = perfetto_check(&files);
     let all = &perfetto_check(std::slice::from_ref(&job))[0];
@@ -151,7 +143,7 @@ fn two_processes_merge_into_one_trace() {
     let bytes = std::fs::read(&files[1]).unwrap();
     std::fs::write(&cut, &bytes[..bytes.len() - 3]).unwrap();
     let bad = b.join("bad.pftrace");
-    let o = Command::new(cltap()).arg("merge").arg(&files[0]).arg(&cut).arg("-o").arg(&bad).output().unwrap();
+    let o = Command::new(cltap_exe()).arg("merge").arg(&files[0]).arg(&cut).arg("-o").arg(&bad).output().unwrap();
     assert!(!o.status.success() && String::from_utf8_lossy(&o.stderr).contains("cut.pftrace"));
     assert!(!bad.exists());
 }
@@ -160,15 +152,7 @@ fn two_processes_merge_into_one_trace() {
 fn hardware_counters_are_counter_tracks_with_one_value_per_dispatch() {
     // Debian's ROCr over the emulated gfx906 and its emulated AQLprofile.
     let out = scratch("pftrace-counters");
-    let mut c = on_hsa(hsa_programs(), &out);
-    c.arg("sizes").arg(hsa_kernels());
-    c.env("HSA_TOOLS_LIB", layer())
-        .env("ROCP_HSA_INTERCEPT", "2")
-        .env("CLTAP_COUNTERS", "SQ_WAVES,GRBM_COUNT")
-        .env("CLTAP_OUTPUT_DIR", &*out)
-        .env("CLTAP_SUMMARY", "1")
-        .env("CLTAP_PFTRACE", "1");
-    let o = run(c);
+    let o = counted_sizes(&out, &[("CLTAP_PFTRACE", "1")]);
     assert_eq!(o.code, Some(0), "{}\n{}", o.stdout, o.stderr);
     let c = &perfetto_check(&[only_file(&out, ".pftrace")])[0];
     // The API log's counter lines: `counters of dispatch N (pass P): A = 1, B = 2`.
@@ -181,7 +165,7 @@ fn hardware_counters_are_counter_tracks_with_one_value_per_dispatch() {
             values += 1;
         }
     }
-    let dispatches = summary(&out)["hsa_dispatches"].as_u64().unwrap();
+    let dispatches = summary_json(&out)["hsa_dispatches"].as_u64().unwrap();
     assert!(dispatches > 0 && values >= dispatches, "{values} values for {dispatches} dispatches");
     assert_eq!(category(c, "hsa_dispatch"), dispatches, "{c}");
     assert_eq!(c["counter_values"].as_u64(), Some(values), "{c}");
@@ -194,7 +178,7 @@ fn hardware_counters_are_counter_tracks_with_one_value_per_dispatch() {
 fn a_job_of_four_forked_workers_merges_and_reports_as_one() {
     let d = scratch("pftrace-workers");
     let pocl = Driver::Pocl.library();
-    let mut c = Command::new(cltap());
+    let mut c = Command::new(cltap_exe());
     c.current_dir(&d).args(["run", "--pftrace", "--rocpd", "--device-timing", "--driver"]).arg(&pocl).arg("--");
     c.arg(special("workers.c", "workers")).arg("4");
     for (k, _) in std::env::vars() {
@@ -223,7 +207,7 @@ fn a_job_of_four_forked_workers_merges_and_reports_as_one() {
 
     // One timeline: four sequences, four processes, every slice of each.
     let job = d.join("job.pftrace");
-    let m = Command::new(cltap()).arg("merge").args(&traces).arg("-o").arg(&job).output().unwrap();
+    let m = Command::new(cltap_exe()).arg("merge").args(&traces).arg("-o").arg(&job).output().unwrap();
     assert!(m.status.success(), "{}", String::from_utf8_lossy(&m.stderr));
     let each = perfetto_check(&traces);
     let all = &perfetto_check(std::slice::from_ref(&job))[0];
@@ -247,7 +231,7 @@ fn a_job_of_four_forked_workers_merges_and_reports_as_one() {
     assert_eq!(category(all, "device"), 8, "a write and a read per worker");
 
     // One report over the four databases: each process, and the total.
-    let r = Command::new(cltap()).arg("report").args(&dbs).output().unwrap();
+    let r = Command::new(cltap_exe()).arg("report").args(&dbs).output().unwrap();
     let text = String::from_utf8_lossy(&r.stdout);
     assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
     for p in &pids {

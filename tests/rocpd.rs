@@ -11,12 +11,8 @@ mod common;
 use common::*;
 use serde_json::Value;
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
-
-fn cltap() -> PathBuf {
-    root().join("target/release/cltap")
-}
 
 /// What rocpd's views answer for `db`.
 fn views(db: &Path) -> Value {
@@ -29,10 +25,6 @@ fn views(db: &Path) -> Value {
     let (out, err) = (String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr));
     assert!(o.status.success(), "rocpd's views did not run:\n{err}{out}");
     serde_json::from_str(out.trim()).unwrap()
-}
-
-fn summary(dir: &Path) -> Value {
-    serde_json::from_str(&std::fs::read_to_string(only_file(dir, ".summary.json")).unwrap()).unwrap()
 }
 
 /// Per API: (calls, total ns), from the views' regions and the summary.
@@ -78,7 +70,7 @@ fn clean(c: &mut Command) {
 
 fn vecadd(dir: &Path) {
     let pocl = Driver::Pocl.library();
-    let mut c = Command::new(cltap());
+    let mut c = Command::new(cltap_exe());
     c.current_dir(dir).args(["run", "--rocpd", "--device-timing", "--driver"]).arg(&pocl).arg("--");
     c.arg(programs().join("vecadd")).arg("65536");
     clean(&mut c);
@@ -92,7 +84,7 @@ fn an_opencl_run_answers_rocpds_views_as_the_summary_does() {
     let d = scratch("rocpd-opencl");
     vecadd(&d);
     let v = views(&only_file(&d, ".db"));
-    let s = summary(&d);
+    let s = summary_json(&d);
     same_calls(&v, &s);
     assert!(v["regions"].as_array().unwrap().iter().all(|r| r[0] == "OPENCL_API"));
     let kernels: BTreeMap<String, (u64, u64)> = s["kernels"]
@@ -144,7 +136,7 @@ fn an_hsa_run_has_its_calls_and_timed_dispatches() {
     let o = run(c);
     assert_eq!(o.code, Some(0), "stdout:\n{}\nstderr:\n{}", o.stdout, o.stderr);
     let v = views(&only_file(&out, ".db"));
-    let s = summary(&out);
+    let s = summary_json(&out);
     same_calls(&v, &s);
     let times = s["hsa_kernel_times"].as_array().unwrap();
     let total: u64 = times.iter().map(|k| k["total_ns"].as_u64().unwrap()).sum();
@@ -157,15 +149,7 @@ fn an_hsa_run_has_its_calls_and_timed_dispatches() {
 #[test]
 fn hardware_counters_are_pmc_events_of_their_dispatch() {
     let out = scratch("rocpd-counters");
-    let mut c = on_hsa(hsa_programs(), &out);
-    c.arg("sizes").arg(hsa_kernels());
-    c.env("HSA_TOOLS_LIB", layer())
-        .env("ROCP_HSA_INTERCEPT", "2")
-        .env("CLTAP_COUNTERS", "SQ_WAVES,GRBM_COUNT")
-        .env("CLTAP_OUTPUT_DIR", &*out)
-        .env("CLTAP_SUMMARY", "1")
-        .env("CLTAP_ROCPD", "1");
-    let o = run(c);
+    let o = counted_sizes(&out, &[("CLTAP_ROCPD", "1")]);
     assert_eq!(o.code, Some(0), "{}\n{}", o.stdout, o.stderr);
     let v = views(&only_file(&out, ".db"));
     let log = std::fs::read_to_string(only_file(&out, ".apilog")).unwrap();
@@ -173,14 +157,14 @@ fn hardware_counters_are_pmc_events_of_their_dispatch() {
         log.lines().filter_map(|l| l.strip_prefix("# counters of dispatch ")).map(|l| l.split(',').count()).sum();
     assert!(values > 0);
     assert_eq!(v["pmc_events"].as_u64(), Some(values as u64));
-    assert_eq!(v["kernels"][0], summary(&out)["hsa_dispatches"]);
+    assert_eq!(v["kernels"][0], summary_json(&out)["hsa_dispatches"]);
 }
 
 #[test]
 fn a_run_killed_by_sigkill_leaves_a_database_the_views_read() {
     let d = scratch("rocpd-kill");
     let pocl = Driver::Pocl.library();
-    let mut c = Command::new(cltap());
+    let mut c = Command::new(cltap_exe());
     c.current_dir(&d).args(["run", "--rocpd", "--driver"]).arg(&pocl).arg("--");
     c.arg(special("calls.c", "calls-rocpd")).args(["die", "kill", "500"]);
     clean(&mut c);
@@ -188,7 +172,7 @@ fn a_run_killed_by_sigkill_leaves_a_database_the_views_read() {
     let o = c.output().unwrap();
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(err.contains("killed by SIGKILL") && err.contains("its trace was rendered"), "{err}");
-    let s = summary(&d);
+    let s = summary_json(&d);
     same_calls(&views(&only_file(&d, ".db")), &s);
 }
 
@@ -198,10 +182,10 @@ fn report_over_two_databases_gives_each_process_and_the_total() {
     vecadd(&a);
     vecadd(&b);
     let dbs = [only_file(&a, ".db"), only_file(&b, ".db")];
-    let o = Command::new(cltap()).arg("report").args(&dbs).output().unwrap();
+    let o = Command::new(cltap_exe()).arg("report").args(&dbs).output().unwrap();
     let text = String::from_utf8_lossy(&o.stdout);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let (sa, sb) = (summary(&a), summary(&b));
+    let (sa, sb) = (summary_json(&a), summary_json(&b));
     for s in [&sa, &sb] {
         assert!(text.contains(&format!("process {} (", s["pid"])), "{text}");
     }

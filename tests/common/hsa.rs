@@ -197,3 +197,20 @@ pub fn ocl_over_hsa_icd() -> &'static Path {
         out.join("libcltap-ocl-over-hsa.so")
     })
 }
+
+/// `hsa_programs sizes` run from `out` under cltap as the HSA tool, with timed dispatches, two
+/// counters (`SQ_WAVES`, `GRBM_COUNT`), the summary, and `extra` settings (the output a test
+/// looks at).
+pub fn counted_sizes(out: &Path, extra: &[(&str, &str)]) -> super::Outcome {
+    let mut c = on_hsa(hsa_programs(), out);
+    c.arg("sizes").arg(hsa_kernels());
+    c.env("HSA_TOOLS_LIB", super::layer())
+        .env("ROCP_HSA_INTERCEPT", "2")
+        .env("CLTAP_COUNTERS", "SQ_WAVES,GRBM_COUNT")
+        .env("CLTAP_OUTPUT_DIR", out)
+        .env("CLTAP_SUMMARY", "1");
+    for (k, v) in extra {
+        c.env(k, v);
+    }
+    super::run(c)
+}

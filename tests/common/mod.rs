@@ -387,3 +387,30 @@ pub fn render_left_trace(dir: &Path) -> PathBuf {
     assert!(r.status.success(), "cltap render: {}", String::from_utf8_lossy(&r.stderr));
     out
 }
+
+/// `cltap`, the release build the suite tests.
+pub fn cltap_exe() -> PathBuf {
+    root().join("target/release/cltap")
+}
+
+/// The `.summary.json` the run in `dir` wrote.
+pub fn summary_json(dir: &Path) -> serde_json::Value {
+    serde_json::from_str(&std::fs::read_to_string(only_file(dir, ".summary.json")).unwrap()).unwrap()
+}
+
+/// The numbers a test program gave its own `clGetPlatformInfo(CL_PLATFORM_NAME)`
+/// calls with no buffer (their `param_value_size`), in the log's order; the
+/// loader's own queries (size 0) are not among them.
+pub fn numbered_calls(log: &Path) -> Vec<u64> {
+    use std::io::BufRead;
+    let f = std::io::BufReader::new(std::fs::File::open(log).unwrap());
+    f.lines()
+        .map_while(Result::ok)
+        .filter_map(|l| {
+            let rest = l.split("cl_platform_info param_name = 2306, size_t param_value_size = ").nth(1)?;
+            let (n, tail) = rest.split_once(',')?;
+            tail.starts_with(" void* param_value = 0000000000000000").then(|| n.parse().ok())?
+        })
+        .filter(|&n| n > 0)
+        .collect()
+}

@@ -148,6 +148,24 @@ fn pin_and_register_exit() {
     unsafe { libc::atexit(at_exit) };
 }
 
+/// At the very end of the process (the dynamic linker's finalisers run
+/// after every exit handler): says how many calls came after the trace
+/// ended and could not be recorded, so that none is lost silently.
+extern "C" fn report_late_calls() {
+    let _ = std::panic::catch_unwind(|| {
+        let n = cltap::trace::process::late_records();
+        if n > 0 {
+            cltap::warn!(
+                "{n} call(s) came after cltap ended its trace (from exit handlers that ran after its own, or after the HSA runtime unloaded it) and are not in its files"
+            );
+        }
+    });
+}
+
+#[used]
+#[link_section = ".fini_array"]
+static REPORT_LATE_CALLS: extern "C" fn() = report_late_calls;
+
 /// End of process (or `clDeinitLayer`): writes the reports once.
 pub fn finish() {
     if FINISHED.swap(true, Ordering::AcqRel) {

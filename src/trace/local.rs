@@ -235,6 +235,17 @@ impl Drop for Local {
     }
 }
 
+/// Records asked for after the trace ended (calls from exit handlers that
+/// run after cltap's own, or after the HSA runtime unloaded cltap): they
+/// cannot reach the files, so they are counted, and the count is reported
+/// at the very end of the process (`late_records`).
+static LATE: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+/// How many records were asked for after the trace ended.
+pub fn late_records() -> u64 {
+    LATE.load(Ordering::Relaxed)
+}
+
 /// This thread's state for the current trace, made on first use.
 #[inline(always)]
 unsafe fn with_local<R>(f: impl FnOnce(&mut Local) -> R) -> Option<R> {
@@ -258,7 +269,11 @@ unsafe fn with_local<R>(f: impl FnOnce(&mut Local) -> R) -> Option<R> {
                 }
             }
             let l = slot.as_mut()?;
-            if l.busy || l.trace().finished.load(Ordering::Relaxed) {
+            if l.busy {
+                return None;
+            }
+            if l.trace().finished.load(Ordering::Relaxed) {
+                LATE.fetch_add(1, Ordering::Relaxed);
                 return None;
             }
             l.busy = true;

@@ -27,4 +27,4 @@ pub fn feed_tools_now() {
     writer::feed_tools_now(local::thread_id());
 }
 
-pub use local::thread_id;
+pub use local::{late_records, thread_id};

@@ -18,6 +18,8 @@
  *                           and the process dies inside the call
  *   calls threads-die T N   T threads x N calls each, then SIGKILL while
  *                           they wait in no call
+ *   calls at-exit-early N   N calls from an exit handler registered before
+ *                           the first OpenCL call (it runs after cltap's)
  *   calls at-exit N         N calls from an exit handler registered after
  *                           the first OpenCL call (it runs before cltap's
  *                           own, after the C library has run the main
@@ -120,7 +122,12 @@ static void exit_calls(void) {
 
 int main(int argc, char **argv) {
     if (argc < 2) return 2;
+    if (!strcmp(argv[1], "at-exit-early") && argc == 3) {
+        exit_n = atol(argv[2]);
+        atexit(exit_calls);
+    }
     if (clGetPlatformIDs(1, &plat, NULL) != CL_SUCCESS) return 3;
+    if (!strcmp(argv[1], "at-exit-early")) return 0;
     if (!strcmp(argv[1], "at-exit") && argc == 3) {
         exit_n = atol(argv[2]);
         atexit(exit_calls);

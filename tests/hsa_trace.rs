@@ -504,16 +504,7 @@ fn a_client_aborted_by_rocr_mid_run_leaves_a_trace_that_renders() {
     assert_eq!((o.signal, &o.stdout), (plain.signal, &plain.stdout), "{}", o.stderr);
     let fault = "Memory access fault by GPU node-1";
     assert!(plain.stderr.contains(fault) && o.stderr.contains(fault), "{}", o.stderr);
-    let trace = only(&traces, ".cltrace");
-    let rendered = out.join("rendered");
-    let r = Command::new(root().join("target/release/cltap"))
-        .arg("render")
-        .arg(&trace)
-        .arg("--output")
-        .arg(&rendered)
-        .output()
-        .unwrap();
-    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    let rendered = render_left_trace(&traces);
     let log = calls(&only(&rendered, ".apilog"));
     let main_tid = log.iter().find(|c| c.name == "hsa_init").expect("hsa_init").tid;
     let main: Vec<&Call> = log.iter().filter(|c| c.tid == main_tid).collect();

@@ -572,7 +572,7 @@ fn devtime_pre(s: &mut String, f: &Function) {
                 .unwrap();
         }
         Some("sync_before") => {
-            writeln!(s, "    crate::opencl::devtime::sync_point(false);").unwrap();
+            writeln!(s, "    crate::opencl::devtime::before_release();").unwrap();
         }
         Some("enqueue") => {
             writeln!(s, "    let mut __own_ev: *mut ::core::ffi::c_void = ::core::ptr::null_mut();").unwrap();
@@ -608,12 +608,11 @@ fn devtime_post(s: &mut String, f: &Function) {
             writeln!(s, "    if ::cltap::devtime::on() {{ crate::opencl::devtime::track(ID, __t.cmd, __enq_t0, {ok}, event, __own, &__app); }}").unwrap();
             // A blocking enqueue is a synchronisation point.
             if let Some(b) = f.params.iter().find(|p| p.name.starts_with("blocking") && p.c_type == "cl_bool") {
-                writeln!(s, "    if {b} != 0 && {ok} {{ crate::opencl::devtime::sync_point(true); }}", b = b.name)
-                    .unwrap();
+                writeln!(s, "    if {b} != 0 && {ok} {{ crate::opencl::devtime::sync_point(); }}", b = b.name).unwrap();
             }
         }
         Some("sync_after") => {
-            writeln!(s, "    crate::opencl::devtime::sync_point(true);").unwrap();
+            writeln!(s, "    crate::opencl::devtime::sync_point();").unwrap();
         }
         Some("event_info") => {
             writeln!(

@@ -124,6 +124,7 @@ pub mod enqueue;
 pub mod memo;
 pub mod pending;
 pub mod queues;
+pub mod reader;
 mod store;
 pub use pending::{enable, on};
 pub use store::{

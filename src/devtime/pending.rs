@@ -5,14 +5,14 @@
 //!
 //! No callback is registered per command (on NVIDIA's driver that alone
 //! costs several µs per enqueue): each enqueue's event is held in its
-//! queue's list, and the lists are read in batches at the application's
-//! synchronisation points, when a list grows past [`BOUND`], and at the end
-//! of the process.
+//! queue's list, and the lists are read in batches by the reader thread
+//! ([`super::reader`]), woken at the application's synchronisation points
+//! and when a list grows past [`BOUND`], and at the end of the process.
 
 use super::Command;
 use parking_lot::Mutex;
 use std::cell::Cell;
-use std::sync::atomic::{AtomicBool, AtomicI64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
 
 static ON: AtomicBool = AtomicBool::new(false);
@@ -20,10 +20,11 @@ static ON: AtomicBool = AtomicBool::new(false);
 /// Commands whose times have not been read yet, process-wide.
 pub static OUTSTANDING: Outstanding = Outstanding::new();
 
-/// A queue's list is read on the enqueue path once it holds this many
-/// events; if few had completed, the next read waits until the list has
-/// doubled, so a device far behind costs amortised O(1) per enqueue.
-pub const BOUND: usize = 1024;
+/// An enqueue wakes the reader when its queue's list reaches this many
+/// events; if few had completed, the next wake waits until the list has
+/// doubled, so a device far behind costs the reader amortised O(1) per
+/// command.
+pub const BOUND: usize = 256;
 
 pub fn enable(on: bool) {
     ON.store(on, Ordering::Release);
@@ -81,8 +82,54 @@ pub struct Held {
 #[derive(Debug, Default)]
 pub struct QueueList {
     held: Mutex<Vec<Held>>,
-    /// The length at which the enqueue path reads the list; 0 means [`BOUND`].
+    /// The length at which an enqueue wakes the reader; 0 means [`BOUND`].
     due: AtomicUsize,
+    /// The queue runs its commands in order, so they complete in order: a
+    /// read stops at the first that has not.
+    in_order: AtomicBool,
+}
+
+/// Odd while a read has events out of their lists or is releasing them:
+/// then [`holds`] may miss a reference that the driver still counts, or
+/// count one the driver has already dropped.
+static READING: AtomicU64 = AtomicU64::new(0);
+
+/// Marks a read: its events are out of their lists until it is dropped.
+pub struct Reading(());
+
+impl Reading {
+    pub fn begin() -> Reading {
+        READING.fetch_add(1, Ordering::SeqCst);
+        Reading(())
+    }
+}
+
+impl Drop for Reading {
+    fn drop(&mut self) {
+        READING.fetch_add(1, Ordering::SeqCst);
+    }
+}
+
+/// `f`'s answer taken while no read was under way, so that an answer that
+/// depends on what the driver counts and on what cltap holds is consistent.
+/// Reads take milliseconds at most; past a second (a read blocked in the
+/// driver) the last answer is taken.
+pub fn between_reads<T>(mut f: impl FnMut() -> T) -> T {
+    let t = std::time::Instant::now();
+    loop {
+        let g = READING.load(Ordering::SeqCst);
+        if g % 2 == 1 {
+            if t.elapsed() < std::time::Duration::from_secs(1) {
+                std::thread::yield_now();
+                continue;
+            }
+            return f();
+        }
+        let v = f();
+        if READING.load(Ordering::SeqCst) == g || t.elapsed() > std::time::Duration::from_secs(1) {
+            return v;
+        }
+    }
 }
 
 /// Every queue's list, also those of queues released or forgotten while
@@ -105,7 +152,19 @@ impl QueueList {
             v.len()
         };
         let due = self.due.load(Ordering::Relaxed);
-        n >= if due == 0 { BOUND } else { due }
+        // Exactly one push crosses the mark, so the reader is woken once.
+        n == if due == 0 { BOUND } else { due }
+    }
+
+    /// Says the queue runs its commands in order (the driver's properties
+    /// lack `CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE`).
+    pub fn set_in_order(&self, yes: bool) {
+        self.in_order.store(yes, Ordering::Relaxed);
+    }
+
+    /// Whether the commands complete in the order they were held.
+    pub fn in_order(&self) -> bool {
+        self.in_order.load(Ordering::Relaxed)
     }
 
     /// Takes the whole list to be read without the lock held: the driver

@@ -5,10 +5,12 @@
 //! still fail as they would have. Each enqueue's event is held (cltap's
 //! own where the application passed none, else the application's with one
 //! reference of cltap's, hidden from `CL_EVENT_REFERENCE_COUNT`) in its
-//! queue's list, and the lists are read in batches: at the application's
-//! synchronisation points, when a list grows past its bound, and at the end
-//! of the process (`cltap::devtime::pending`). No callback is registered
-//! per command. Every driver call here goes
+//! queue's list, and the lists are read in batches by cltap's reader thread
+//! (`cltap::devtime::reader`), woken at the application's synchronisation
+//! points and when a list grows past its bound, and at the end of the
+//! process (`cltap::devtime::pending`). No callback is registered per
+//! command, and no driver query of cltap's runs between the application's
+//! enqueues. Every driver call here goes
 //! straight to the driver through the object's own dispatch table, so none
 //! of it is logged or seen by the application. What is kept and recorded
 //! is decided in `cltap::devtime`.
@@ -20,17 +22,20 @@ use cltap::devtime::enqueue::{self, Counters, QueueInfo};
 use cltap::devtime::memo::Memo;
 use cltap::devtime::pending::{self, Held, QueueList, OUTSTANDING};
 use cltap::devtime::queues::{self, AppQueue, CL_QUEUE_PROPERTIES, CL_QUEUE_PROPERTIES_ARRAY};
+use cltap::devtime::reader::Reader;
 use cltap::devtime::{on, Command};
 use cltap::icd_table::object_slot;
 use std::ffi::c_void;
 use std::sync::Arc;
 
 const CL_EVENT_COMMAND_QUEUE: u32 = 0x11D0;
+const OUT_OF_ORDER: u64 = 1;
 const CL_COMPLETE: i32 = 0;
 const CL_PROFILING_COMMAND_QUEUED: u32 = 0x1280;
 const CL_EVENT_REFERENCE_COUNT: u32 = 0x11D2;
 const CL_EVENT_COMMAND_EXECUTION_STATUS: u32 = 0x11D3;
 
+static READER: Reader = Reader::new();
 static KERNEL_NAMES: Memo<String> = Memo::new();
 static QUEUE_INFO: Memo<Arc<QueueInfo>> = Memo::new();
 /// Per driver device: its clock's offset to the host's, sampled once.
@@ -196,16 +201,27 @@ pub unsafe fn refuse_profiling(event: *mut c_void) -> Option<i32> {
     (!profiling && driver_refuses(q)).then_some(-7)
 }
 
-/// The application synchronised: the lists are read. `blocking`: the call
-/// blocks (clFinish, clWaitForEvents, a blocking enqueue), which the
-/// specification forbids inside a callback, so any thread may read. Other
-/// points (an event found complete, a queue or context released) may come
-/// from the application's callback on a driver's thread, where releasing an
-/// event is unsafe (see `pending::on_app_thread`): those read only on a
-/// thread that has enqueued.
-pub fn sync_point(blocking: bool) {
-    if on() && (blocking || pending::on_app_thread()) {
+/// The application synchronised (clFinish, clWaitForEvents, a blocking
+/// enqueue, an event found complete): the reader is woken, and the
+/// application goes on without waiting for it.
+pub fn sync_point() {
+    if on() {
+        READER.wake();
+    }
+}
+
+/// A queue or context is about to be released: its held events are read
+/// first, where that is safe. This may come from the application's callback
+/// on a driver's thread, where releasing an event is unsafe (see
+/// `pending::on_app_thread`): there the reader does it.
+pub fn before_release() {
+    if !on() {
+        return;
+    }
+    if pending::on_app_thread() {
         read_all();
+    } else {
+        READER.wake();
     }
 }
 
@@ -224,12 +240,16 @@ pub unsafe fn event_info_answered(r: i32, event: *mut c_void, param: u32, size: 
         return;
     }
     match param {
-        CL_EVENT_COMMAND_EXECUTION_STATUS if *(value as *const i32) <= CL_COMPLETE => sync_point(false),
+        CL_EVENT_COMMAND_EXECUTION_STATUS if *(value as *const i32) <= CL_COMPLETE => sync_point(),
         CL_EVENT_REFERENCE_COUNT => {
-            let held = pending::holds(event as usize);
-            if held > 0 {
-                let rc = value as *mut u32;
-                *rc = (*rc).saturating_sub(held);
+            // The driver's count and cltap's holds, taken together while no
+            // read moves or releases a held event.
+            let Some(f) = info_fn(event, slot::clGetEventInfo) else { return };
+            let (rc, held) = pending::between_reads(|| {
+                (read::<u32>(f, event, CL_EVENT_REFERENCE_COUNT), pending::holds(event as usize))
+            });
+            if let Some(rc) = rc {
+                *(value as *mut u32) = rc.saturating_sub(held);
             }
         }
         _ => {}
@@ -243,6 +263,7 @@ pub fn drain() {
     if !on() {
         return;
     }
+    READER.stop();
     let t = std::time::Instant::now();
     loop {
         read_all();
@@ -257,6 +278,7 @@ pub fn drain() {
 /// lets go of them; the others stay. The driver calls run without the
 /// list's lock, and the releases after the rest is back in the list.
 unsafe fn read_list(list: &QueueList) {
+    let reading = pending::Reading::begin();
     let batch = list.take();
     if batch.is_empty() {
         list.put_back(batch);
@@ -264,7 +286,13 @@ unsafe fn read_list(list: &QueueList) {
     }
     let mut rest = Vec::new();
     let mut done = Vec::with_capacity(batch.len());
+    let in_order = list.in_order();
     for h in batch {
+        // In order, what follows a running command is still to run.
+        if in_order && !rest.is_empty() {
+            rest.push(h);
+            continue;
+        }
         let ev = h.ev as *mut c_void;
         let status =
             info_fn(ev, slot::clGetEventInfo).and_then(|f| read::<i32>(f, ev, CL_EVENT_COMMAND_EXECUTION_STATUS));
@@ -285,6 +313,7 @@ unsafe fn read_list(list: &QueueList) {
     for ev in done {
         release(ev);
     }
+    drop(reading);
 }
 
 unsafe fn kernel_name(kernel: *mut c_void) -> Option<String> {
@@ -336,6 +365,10 @@ unsafe fn queue_info(app_queue: u64) -> Arc<QueueInfo> {
         ctx = handle_info(qi, real, 0x1090);
         dev = handle_info(qi, real, 0x1091);
     }
+    let mut in_order = false;
+    if let Some(qi) = info_fn(real, slot::clGetCommandQueueInfo) {
+        in_order = read::<u64>(qi, real, CL_QUEUE_PROPERTIES as u32).is_some_and(|p| p & OUT_OF_ORDER == 0);
+    }
     let mut name = String::new();
     if let Some(di) = (!dev.is_null()).then(|| info_fn(dev, slot::clGetDeviceInfo)).flatten() {
         let mut buf = [0u8; 256];
@@ -350,6 +383,7 @@ unsafe fn queue_info(app_queue: u64) -> Arc<QueueInfo> {
         _ => ctx as u64,
     };
     let q = Arc::new(QueueInfo { context, device: name.into(), to_host, list: QueueList::new() });
+    q.list.set_in_order(in_order);
     QUEUE_INFO.insert(app_queue as usize, q.clone());
     q
 }
@@ -424,6 +458,11 @@ unsafe fn sample_clock(dev: *mut c_void) -> Option<i64> {
 /// gets one more reference, given back once read.
 pub unsafe fn track(id: usize, cmd_id: u64, t0: u64, ok: bool, event: *mut c_void, own: bool, app: &[u64]) {
     pending::mark_app_thread();
+    FORK_HOOK.call_once(|| {
+        // SAFETY: registers a plain function; the child handler only stores atomics.
+        libc::pthread_atfork(None, None, Some(forget_reader_in_child));
+    });
+    READER.ensure(read_all);
     if !ok || event.is_null() {
         return;
     }
@@ -457,8 +496,14 @@ pub unsafe fn track(id: usize, cmd_id: u64, t0: u64, ok: bool, event: *mut c_voi
     };
     OUTSTANDING.add();
     if qi.list.push(Held { ev: ev as usize, cmd }) {
-        read_list(&qi.list);
+        READER.wake();
     }
+}
+
+/// A child after `fork` has no reader (it starts its own).
+static FORK_HOOK: std::sync::Once = std::sync::Once::new();
+extern "C" fn forget_reader_in_child() {
+    READER.forget();
 }
 
 /// Reads a completed command's counters and records it.

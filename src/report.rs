@@ -28,7 +28,8 @@ pub fn host_tally(entries: &[Entry]) -> Vec<Row> {
     let mut m: HashMap<&str, Row> = HashMap::new();
     for e in entries {
         let Entry::Call(c) = e else { continue };
-        let r = m.entry(&c.name).or_insert_with(|| Row { name: c.name.clone(), min_us: u64::MAX, ..Row::default() });
+        let r =
+            m.entry(&c.name).or_insert_with(|| Row { name: c.name.to_string(), min_us: u64::MAX, ..Row::default() });
         r.calls += 1;
         r.errors += failed(c) as u64;
         // Durations come from the file: a sum past u64 stays at the maximum.

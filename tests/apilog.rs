@@ -77,7 +77,7 @@ fn golden_sequence_in_both_modes_and_loaders() {
             // In ICD mode the loader implements clGetPlatformIDs and asks the
             // platform a few questions of its own before the program runs.
             let first = all.iter().position(|c| c.name == "clGetDeviceIDs").unwrap();
-            let logged: Vec<(String, i32)> = all[first..].iter().map(|c| (c.name.clone(), status_of(c))).collect();
+            let logged: Vec<(String, i32)> = all[first..].iter().map(|c| (c.name.to_string(), status_of(c))).collect();
             let expected = &made[made.iter().position(|(n, _)| n == "clGetDeviceIDs").unwrap()..];
             assert_eq!(logged, expected, "{loader:?} {mode:?}");
             if mode == Mode::Layer {
@@ -86,7 +86,7 @@ fn golden_sequence_in_both_modes_and_loaders() {
             let tids: std::collections::HashSet<u64> = all.iter().map(|c| c.tid).collect();
             assert_eq!(tids.len(), 1);
             let ids: Vec<u64> = all.iter().filter_map(|c| c.cmd_id).collect();
-            let with_event: Vec<&str> = all.iter().filter(|c| c.cmd_id.is_some()).map(|c| c.name.as_str()).collect();
+            let with_event: Vec<&str> = all.iter().filter(|c| c.cmd_id.is_some()).map(|c| &*c.name).collect();
             assert_eq!(with_event, ["clEnqueueFillBuffer", "clEnqueueReadBuffer", "clEnqueueReadBuffer"]);
             assert!(ids.windows(2).all(|w| w[1] == w[0] + 1), "command ids are consecutive: {ids:?}");
             let (records, dropped) = trailer(&entries);
@@ -217,7 +217,7 @@ fn log_switches_filter_and_destinations() {
     c.env("CLTAP_LOG_FILTER", "clEnqueue*,-clEnqueueFill*");
     assert_eq!(run(c).code, Some(0));
     let entries = read_log(&logs_in(&dir)[0]);
-    let names: Vec<String> = calls(&entries).iter().map(|c| c.name.clone()).collect();
+    let names: Vec<String> = calls(&entries).iter().map(|c| c.name.to_string()).collect();
     assert_eq!(names, ["clEnqueueReadBuffer", "clEnqueueReadBuffer"]);
     let ids: Vec<Option<u64>> = calls(&entries).iter().map(|c| c.cmd_id).collect();
     assert_eq!(ids, [Some(2), Some(3)], "command ids do not depend on the filter");

@@ -182,7 +182,7 @@ fn lossless_with_a_slow_callback_loses_nothing_and_matches_the_trace_and_the_log
     // The API log's calls, thread by thread, are the records' functions.
     let mut log: std::collections::BTreeMap<u64, Vec<String>> = Default::default();
     for c in log_calls(&files) {
-        log.entry(c.tid).or_default().push(c.name);
+        log.entry(c.tid).or_default().push(c.name.into_owned());
     }
     let mine: std::collections::BTreeMap<u64, Vec<String>> =
         by_thread(&seen.records).into_iter().map(|(t, r)| (t as u64, r.iter().map(Rec::name).collect())).collect();

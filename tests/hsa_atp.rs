@@ -48,7 +48,7 @@ fn hsa_atp_has_every_call_and_every_dispatch() {
     let mut calls: BTreeMap<String, usize> = BTreeMap::new();
     for e in &entries {
         if let Entry::Call(c) = e {
-            *calls.entry(c.name.clone()).or_default() += 1;
+            *calls.entry(c.name.to_string()).or_default() += 1;
         }
     }
     assert!(calls.contains_key("hsa_queue_create"), "{calls:?}");

@@ -91,7 +91,7 @@ fn four_ways_with(env: &[(&str, &str)], tag: &str, args: &[&str], names: &[&str]
         let text = std::fs::read_to_string(only(&out, ".apilog")).unwrap();
         let entries = apilog::read(&text).unwrap_or_else(|e| panic!("{tag} {how:?}: {e}"));
         let logged: Vec<&str> =
-            entries.iter().filter_map(|e| if let Entry::Call(c) = e { Some(c.name.as_str()) } else { None }).collect();
+            entries.iter().filter_map(|e| if let Entry::Call(c) = e { Some(c.name.as_ref()) } else { None }).collect();
         for n in ["hsa_init", "hsa_shut_down"].iter().chain(names) {
             assert!(logged.contains(n), "{tag} {how:?}: {n} is not in the API log");
         }

@@ -142,14 +142,14 @@ fn the_clients_calls_are_all_in_the_log_and_the_summary() {
     assert!(o.stdout.contains("client: queue_create refused 0x1001 0x1000\n"), "{}", o.stdout);
     assert_eq!(results, ["HSA_STATUS_ERROR_INVALID_ARGUMENT", "HSA_STATUS_ERROR", "HSA_STATUS_SUCCESS"]);
     let ok = qc[2];
-    assert_eq!((ok.args[0].c_type.as_str(), ok.args[0].name.as_str()), ("hsa_agent_t", "agent"));
+    assert_eq!((&*ok.args[0].c_type, &*ok.args[0].name), ("hsa_agent_t", "agent"));
     assert!(is_hex16(&ok.args[0].value), "{:?}", ok.args[0]);
     assert_eq!(ok.args[1].value, "64");
     assert_eq!(ok.args[7].c_type, "hsa_queue_t**");
     assert_eq!(ok.outs.len(), 1);
     assert_eq!(ok.outs[0].0, "queue");
     assert!(is_hex16(&ok.outs[0].1) && ok.outs[0].1 != "0000000000000000", "{:?}", ok.outs);
-    assert_eq!(qc[0].outs, [("queue".to_string(), "(not written)".to_string())]);
+    assert_eq!(qc[0].outs, [("queue".into(), "(not written)".to_string())]);
     // The queue the runtime made is the one destroyed.
     let destroy = log.iter().find(|c| c.name == "hsa_queue_destroy").unwrap();
     assert_eq!(destroy.args[0].value, ok.outs[0].1);
@@ -161,7 +161,7 @@ fn the_clients_calls_are_all_in_the_log_and_the_summary() {
     assert_eq!(unknown.result.as_deref(), Some("HSA_STATUS_ERROR_INVALID_SYMBOL_NAME"));
     for c in &log {
         if ["hsa_init", "hsa_shut_down", "hsa_signal_create", "hsa_agent_get_info", "hsa_queue_create"]
-            .contains(&c.name.as_str())
+            .contains(&&*c.name)
         {
             assert!(c.result.as_deref().unwrap().starts_with("HSA_STATUS_"), "{c:?}");
         }
@@ -177,7 +177,7 @@ fn the_clients_calls_are_all_in_the_log_and_the_summary() {
     let summary = summary_counts(&only(&out, ".summary.json"));
     let mut in_log: BTreeMap<String, u64> = BTreeMap::new();
     for c in &log {
-        *in_log.entry(c.name.clone()).or_default() += 1;
+        *in_log.entry(c.name.to_string()).or_default() += 1;
     }
     assert_eq!(summary, in_log);
     assert!(o.stderr.contains("cltap:   hsa_signal_create "), "the table on stderr:\n{}", o.stderr);
@@ -254,7 +254,7 @@ fn rocminfo_prints_the_same_and_its_calls_are_logged() {
     assert_eq!(o.stdout, plain.stdout, "rocminfo printed something else under cltap");
     assert!(o.stdout.contains("*** Done ***"));
     let log = calls(&only(&out, ".apilog"));
-    let names: Vec<&str> = log.iter().map(|c| c.name.as_str()).collect();
+    let names: Vec<&str> = log.iter().map(|c| &*c.name).collect();
     for want in
         ["hsa_init", "hsa_iterate_agents", "hsa_agent_get_info", "hsa_amd_agent_iterate_memory_pools", "hsa_shut_down"]
     {
@@ -374,13 +374,13 @@ fn a_struct_passed_by_value_is_forwarded_whole() {
     let log = calls(&only(&out, ".apilog"));
     let f = log.iter().find(|c| c.name == "hsa_ext_program_finalize").expect("finalize is logged");
     assert_eq!(f.result.as_deref(), Some("0x4321"));
-    let args: Vec<(&str, &str)> = f.args.iter().map(|a| (a.c_type.as_str(), a.value.as_str())).collect();
+    let args: Vec<(&str, &str)> = f.args.iter().map(|a| (&*a.c_type, a.value.as_str())).collect();
     assert_eq!(args[0], ("hsa_ext_program_t", "000000000000000B"));
     assert_eq!(args[2], ("int32_t", "-1"));
     assert_eq!(args[3], ("hsa_ext_control_directives_t", "{…}"));
     assert_eq!(args[5], ("hsa_code_object_type_t", "0"));
     // A status cltap does not know is no success: the output is not read.
-    assert_eq!(f.outs, [("code_object".to_string(), "(not written)".to_string())]);
+    assert_eq!(f.outs, [("code_object".into(), "(not written)".to_string())]);
 }
 
 #[test]
@@ -463,7 +463,7 @@ fn a_client_killed_mid_run_leaves_a_trace_that_renders() {
     let main_tid = log.iter().find(|c| c.name == "hsa_init").expect("hsa_init").tid;
     let main: Vec<&Call> = log.iter().filter(|c| c.tid == main_tid).collect();
     let last = main.last().unwrap();
-    assert_eq!((last.name.as_str(), last.returned(), last.duration_us), ("hsa_queue_destroy", false, 0));
+    assert_eq!((&*last.name, last.returned(), last.duration_us), ("hsa_queue_destroy", false, 0));
     // Everything before it is there, returned. (Another thread may be in a
     // call of its own at the kill: ROCr's async-handler thread runs the
     // client's handler, which stores a signal the main thread waits for, and
@@ -511,7 +511,7 @@ fn a_client_aborted_by_rocr_mid_run_leaves_a_trace_that_renders() {
     // The abort comes from ROCr's own thread once the dispatch has faulted: the client had rung
     // the doorbell and was still in that store or already waiting; all before it returned.
     let last = main.last().unwrap();
-    assert!(["hsa_signal_store_screlease", "hsa_signal_wait_scacquire"].contains(&last.name.as_str()), "{last:?}");
+    assert!(["hsa_signal_store_screlease", "hsa_signal_wait_scacquire"].contains(&&*last.name), "{last:?}");
     assert!(main[..main.len() - 1].iter().all(|c| c.returned()), "only the last call may be in flight");
     assert_eq!(count(&log, "hsa_signal_create"), 1, "the dispatch's signal, nothing after");
     assert_eq!(count(&log, "hsa_memory_allocate"), 1);

@@ -7,12 +7,17 @@
 //! plus "Internally calculated local_work_size" lines and `#` comment lines
 //! (cltap's header and trailer).
 
+use std::borrow::Cow;
 use std::fmt::Write;
+
+/// A name that is usually one of the API description's own strings
+/// (borrowed when cltap prints a record, owned when a log is read back).
+pub type Name = Cow<'static, str>;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Arg {
-    pub c_type: String,
-    pub name: String,
+    pub c_type: Name,
+    pub name: Name,
     pub value: String,
 }
 
@@ -29,12 +34,12 @@ pub struct Call {
     pub duration_us: u64,
     /// Set for calls with a `cl_event*` output.
     pub cmd_id: Option<u64>,
-    pub name: String,
+    pub name: Name,
     pub args: Vec<Arg>,
     /// `None` for functions returning `void`.
     pub result: Option<String>,
     /// Output parameters after the call: (`event`, `0000000001234560`).
-    pub outs: Vec<(String, String)>,
+    pub outs: Vec<(Name, String)>,
 }
 
 impl Call {
@@ -104,8 +109,8 @@ fn push_hex16(out: &mut String, v: u64) {
     unsafe { out.as_mut_vec().extend_from_slice(&b) };
 }
 
-fn push_u64(out: &mut String, v: u64) {
-    let mut b = [0u8; 20];
+/// `v` in decimal, in `b`.
+fn decimal(b: &mut [u8; 20], v: u64) -> &str {
     let mut i = b.len();
     let mut v = v;
     loop {
@@ -117,7 +122,7 @@ fn push_u64(out: &mut String, v: u64) {
         }
     }
     // SAFETY: decimal digits are ASCII.
-    unsafe { out.as_mut_vec().extend_from_slice(&b[i..]) };
+    unsafe { std::str::from_utf8_unchecked(&b[i..]) }
 }
 
 /// A comment is one line: a line break in what it quotes (an application
@@ -137,20 +142,18 @@ pub fn push_one_line(out: &mut String, s: &str) {
 /// every record on the writer thread.
 pub fn write_call(out: &mut String, c: &Call) {
     out.push_str("TID ");
-    let mut n = String::with_capacity(20);
-    push_u64(&mut n, c.tid);
-    pad_left(out, &n, 9);
+    let mut b = [0u8; 20];
+    pad_left(out, decimal(&mut b, c.tid), 9);
     out.push_str("    START TIME ");
     push_hex16(out, c.start);
     out.push_str("    DURATION ");
     push_hex16(out, c.duration_us);
     match c.cmd_id {
         Some(id) => {
-            n.clear();
-            n.push_str("    CMD ID ");
-            push_u64(&mut n, id);
-            out.push_str(&n);
-            out.push_str(&SPACES[..CMD_FIELD.saturating_sub(n.len())]);
+            let digits = decimal(&mut b, id);
+            out.push_str("    CMD ID ");
+            out.push_str(digits);
+            out.push_str(&SPACES[..CMD_FIELD.saturating_sub("    CMD ID ".len() + digits.len())]);
         }
         None => out.push_str(&SPACES[..CMD_FIELD]),
     }
@@ -235,7 +238,7 @@ pub fn parse_line(l: &str) -> Result<Entry, String> {
         f => Some(f.strip_prefix("CMD ID ").and_then(|n| n.parse().ok()).ok_or(format!("bad command id field {f:?}"))?),
     };
     let open = call.find('(').ok_or("call without '('")?;
-    let name = call[..open].to_string();
+    let name: Name = call[..open].to_string().into();
     if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
         return Err(format!("bad function name {name:?}"));
     }
@@ -244,7 +247,7 @@ pub fn parse_line(l: &str) -> Result<Entry, String> {
     for piece in split_top(&call[open + 1..close]) {
         let (decl, value) = piece.split_once(" = ").ok_or(format!("argument without ' = ': {piece:?}"))?;
         let (c_type, name) = decl.rsplit_once(' ').ok_or(format!("argument without a type: {decl:?}"))?;
-        args.push(Arg { c_type: c_type.to_string(), name: name.to_string(), value: value.to_string() });
+        args.push(Arg { c_type: c_type.to_string().into(), name: name.to_string().into(), value: value.to_string() });
     }
     let tail = &call[close + 1..];
     let mut pieces = split_top(tail).into_iter();
@@ -266,7 +269,7 @@ pub fn parse_line(l: &str) -> Result<Entry, String> {
     for p in pieces {
         let p = p.strip_prefix('*').ok_or(format!("output without '*': {p:?}"))?;
         let (n, v) = p.split_once(" = ").ok_or(format!("output without ' = ': {p:?}"))?;
-        outs.push((n.to_string(), v.to_string()));
+        outs.push((n.to_string().into(), v.to_string()));
     }
     Ok(Entry::Call(Call { tid, start, duration_us, cmd_id, name, args, result, outs }))
 }
@@ -378,13 +381,13 @@ mod tests {
                             c_type: r
                                 .pick(&["cl_uint", "const size_t*", "void*", "cl_command_queue", "const char**"])
                                 .into(),
-                            name: format!("p{i}"),
+                            name: format!("p{i}").into(),
                             value: value(r),
                         })
                         .collect(),
                     result: (!r.next().is_multiple_of(5))
                         .then(|| r.pick(&["CL_SUCCESS", "CL_INVALID_VALUE", "00007F0012345678"]).into()),
-                    outs: (0..r.next() % 3).map(|i| (format!("o{i}"), value(r))).collect(),
+                    outs: (0..r.next() % 3).map(|i| (format!("o{i}").into(), value(r))).collect(),
                 })
             }
         }

@@ -236,7 +236,7 @@ pub fn normalize(entries: &[Entry], opt: Options) -> Vec<NCall> {
                     v.push(' ');
                     v += &names.tokens(rest, kind_of(&a.c_type));
                 }
-                (a.name.clone(), v)
+                (a.name.to_string(), v)
             })
             .collect();
         let result = c.result.as_ref().map(|r| {
@@ -262,7 +262,7 @@ pub fn normalize(entries: &[Entry], opt: Options) -> Vec<NCall> {
                     } else {
                         names.fresh_tokens(v, kind)
                     };
-                    (n.clone(), v)
+                    (n.to_string(), v)
                 })
                 .collect();
         let (mut args, mut outs) = (args, outs);
@@ -275,7 +275,7 @@ pub fn normalize(entries: &[Entry], opt: Options) -> Vec<NCall> {
         }
         let call = NCall {
             thread: thread.clone(),
-            name: c.name.clone(),
+            name: c.name.to_string(),
             cmd,
             args,
             result,

@@ -14,13 +14,13 @@ fn call(
         start: tid * 1000,
         duration_us: 42,
         cmd_id: cmd,
-        name: name.into(),
+        name: name.to_string().into(),
         args: args
             .iter()
-            .map(|(t, n, v)| Arg { c_type: t.to_string(), name: n.to_string(), value: v.to_string() })
+            .map(|(t, n, v)| Arg { c_type: t.to_string().into(), name: n.to_string().into(), value: v.to_string() })
             .collect(),
         result: Some(result.into()),
-        outs: outs.iter().map(|(n, v)| (n.to_string(), v.to_string())).collect(),
+        outs: outs.iter().map(|(n, v)| (n.to_string().into(), v.to_string())).collect(),
     })
 }
 

@@ -2,7 +2,7 @@
 //! per-function formatting code.
 
 use crate::meta::{FnMeta, Kind, Ret};
-use crate::trace::names::{hsa_status_text, status_text};
+use crate::trace::names::hsa_status_text;
 use crate::trace::record::{Tag, View, FLAG_CMD};
 use cltap_formats::apilog::{Arg, Call, Entry};
 use std::fmt::Write;
@@ -23,12 +23,6 @@ impl Timebase {
 pub struct Options {
     /// Add decoded contents after each raw value.
     pub decode: bool,
-}
-
-fn hex(v: u64) -> String {
-    let mut s = String::with_capacity(16);
-    push_hex(&mut s, v);
-    s
 }
 
 /// 16 upper-case hex digits, as Intel's API log format prints pointers.
@@ -78,6 +72,14 @@ pub(crate) fn scalar(c_type: &str, v: u64) -> String {
     s
 }
 
+/// An OpenCL status by name (or its number, for one OpenCL does not define).
+fn push_status(s: &mut String, code: i32) {
+    match crate::trace::names::status(code) {
+        Some(n) => s.push_str(n),
+        None => s.push_str(itoa::Buffer::new().format(code)),
+    }
+}
+
 pub(crate) fn push_scalar(s: &mut String, c_type: &str, v: u64) {
     let mut b = itoa::Buffer::new();
     if is_pointer_type(c_type) {
@@ -95,6 +97,7 @@ pub(crate) fn push_scalar(s: &mut String, c_type: &str, v: u64) {
 }
 
 use crate::decode::words;
+use std::borrow::Cow;
 
 pub(crate) fn quoted(b: &[u8]) -> String {
     let mut s = String::from("\"");
@@ -381,7 +384,7 @@ pub fn empty_call() -> Call {
         start: 0,
         duration_us: 0,
         cmd_id: None,
-        name: String::new(),
+        name: Cow::Borrowed(""),
         args: Vec::new(),
         result: None,
         outs: Vec::new(),
@@ -425,9 +428,13 @@ pub fn print(text: &mut String, call: &mut Call, v: &View<'_>, tb: &Timebase, op
     text.push('\n');
 }
 
-fn set(dst: &mut String, src: &str) {
-    dst.clear();
-    dst.push_str(src);
+/// Puts `src` in `dst`, reusing `dst`'s memory (a result is rewritten for
+/// every record).
+fn set_text(dst: &mut Option<String>, src: &str) {
+    let mut t = dst.take().unwrap_or_default();
+    t.clear();
+    t.push_str(src);
+    *dst = Some(t);
 }
 
 /// Fills `call` from the record; returns the local-work-size entry, if any.
@@ -448,14 +455,18 @@ fn fill(call: &mut Call, v: &View<'_>, tb: &Timebase, opt: Options) -> Option<En
     call.start = h.t0;
     call.duration_us = tb.us(h.t1.saturating_sub(h.t0));
     call.cmd_id = (h.flags & FLAG_CMD != 0).then_some(h.cmd_id);
-    set(&mut call.name, f.name);
-    call.args.resize_with(f.params.len(), || Arg { c_type: String::new(), name: String::new(), value: String::new() });
+    call.name = Cow::Borrowed(f.name);
+    call.args.resize_with(f.params.len(), || Arg {
+        c_type: Cow::Borrowed(""),
+        name: Cow::Borrowed(""),
+        value: String::new(),
+    });
     let mut nouts = 0;
     for (i, p) in f.params.iter().enumerate() {
         let raw = v.args.get(i).copied().unwrap_or(0);
         let a = &mut call.args[i];
-        set(&mut a.c_type, p.c_type);
-        set(&mut a.name, p.name);
+        a.c_type = Cow::Borrowed(p.c_type);
+        a.name = Cow::Borrowed(p.name);
         a.value.clear();
         match p.kind {
             // Handles (HSA's are structs of one word) and pointers by address.
@@ -484,17 +495,17 @@ fn fill(call: &mut Call, v: &View<'_>, tb: &Timebase, opt: Options) -> Option<En
         }
         let out_word = caps.find(|(c, _)| c.tag == Tag::Out as u8).and_then(|(_, d)| words(d, 8).first().copied());
         if call.outs.len() <= nouts {
-            call.outs.push((String::new(), String::new()));
+            call.outs.push((Cow::Borrowed(""), String::new()));
         }
         let (n, val) = &mut call.outs[nouts];
         nouts += 1;
-        set(n, p.name);
+        *n = Cow::Borrowed(p.name);
         val.clear();
         match (raw, out_word) {
             (0, _) => val.push_str("NULL"),
             (_, None) => val.push_str("(not written)"),
             (_, Some(w)) => match p.kind {
-                Kind::Errcode => val.push_str(&status_text(w as i64 as i32)),
+                Kind::Errcode => push_status(val, w as i64 as i32),
                 Kind::OutHandle => push_hex(val, w),
                 _ => push_scalar(val, p.c_type.trim_end_matches('*'), w),
             },
@@ -505,16 +516,19 @@ fn fill(call: &mut Call, v: &View<'_>, tb: &Timebase, opt: Options) -> Option<En
         // The process died in the call: no end, no result, no outputs.
         call.duration_us = 0;
         call.outs.clear();
-        call.result = Some(cltap_formats::apilog::NOT_RETURNED.to_string());
+        set_text(&mut call.result, cltap_formats::apilog::NOT_RETURNED);
         return lws;
     }
-    call.result = match f.ret {
-        Ret::Status => Some(status_text(h.ret as u32 as i32)),
-        Ret::HsaStatus => Some(hsa_status_text(h.ret as u32)),
-        Ret::Handle | Ret::Pointer => Some(hex(h.ret)),
-        Ret::Scalar => Some(scalar(f.ret_type, h.ret)),
-        Ret::Void => None,
-    };
+    let mut r = call.result.take().unwrap_or_default();
+    r.clear();
+    match f.ret {
+        Ret::Status => push_status(&mut r, h.ret as u32 as i32),
+        Ret::HsaStatus => r.push_str(&hsa_status_text(h.ret as u32)),
+        Ret::Handle | Ret::Pointer => push_hex(&mut r, h.ret),
+        Ret::Scalar => push_scalar(&mut r, f.ret_type, h.ret),
+        Ret::Void => return lws,
+    }
+    call.result = Some(r);
     lws
 }
 
@@ -595,6 +609,7 @@ mod tests {
             )
         );
         // A failure by name; the same function id as OpenCL's prints HSA's function.
+        drop(v);
         let n = unsafe {
             open_record(&mut scratch, KIND_HSA_CALL, id, f, 42, None, 100, &args);
             complete_record::<KIND_HSA_CALL>(&mut scratch, f, 130, 0x1001, &args, None)
@@ -602,10 +617,11 @@ mod tests {
         let v = records(&scratch[..n]).next().unwrap();
         let Entry::Call(c) = &entries(&v, &tb, Options::default())[0] else { panic!() };
         assert_eq!(c.result.as_deref(), Some("HSA_STATUS_ERROR_INVALID_ARGUMENT"));
-        assert_eq!(c.outs, [("queue".to_string(), "(not written)".to_string())]);
+        assert_eq!(c.outs, [("queue".into(), "(not written)".to_string())]);
         // A signal value is signed; a status argument decodes to its name.
         let id = hsa_by_name("hsa_signal_wait_scacquire").unwrap();
         let args = [0x77u64, 2, (-1i64) as u64, u64::MAX, 0];
+        drop(v);
         let n = unsafe {
             open_record(&mut scratch, KIND_HSA_CALL, id, &HSA_FUNCTIONS[id], 1, None, 0, &args);
             complete_record::<KIND_HSA_CALL>(&mut scratch, &HSA_FUNCTIONS[id], 0, (-5i64) as u64, &args, None)
@@ -616,6 +632,7 @@ mod tests {
         assert_eq!(c.result.as_deref(), Some("-5"));
         let id = hsa_by_name("hsa_status_string").unwrap();
         let args = [0x100Bu64, 0];
+        drop(v);
         let n = unsafe {
             open_record(&mut scratch, KIND_HSA_CALL, id, &HSA_FUNCTIONS[id], 1, None, 0, &args);
             complete_record::<KIND_HSA_CALL>(&mut scratch, &HSA_FUNCTIONS[id], 0, 0, &args, None)

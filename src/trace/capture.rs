@@ -417,7 +417,7 @@ mod tests {
         let v = records(&scratch[..n]).next().unwrap();
         assert_eq!(v.header.fn_id as usize, id);
         assert_eq!(v.header.cmd_id, 3);
-        assert_eq!(v.args, args);
+        assert_eq!(v.args.as_slice(), args);
         let arr: Vec<_> = v.captures.iter().filter(|(c, _)| c.tag == Tag::Array as u8).collect();
         assert_eq!(arr.len(), 2);
         assert_eq!(arr[0].1, unsafe { std::slice::from_raw_parts(global.as_ptr() as *const u8, 16) });
@@ -458,6 +458,7 @@ mod tests {
         let out = v.captures.iter().find(|(c, _)| c.tag == Tag::Out as u8).unwrap();
         assert_eq!((out.0.param, u64::from_ne_bytes(out.1.try_into().unwrap())), (7, 0x7F00_1234_5678));
         // A failed call keeps no outputs; an iteration a callback broke off is no failure.
+        drop(v);
         let n = unsafe {
             open_record(&mut scratch, KIND_HSA_CALL, id, f, 3, None, 1, &args);
             complete_record::<KIND_HSA_CALL>(&mut scratch, f, 2, 0x1001, &args, None)
@@ -470,6 +471,7 @@ mod tests {
         let agent = 0x42u64;
         let mut sym = 0u64;
         let args = [0x9u64, name.as_ptr() as u64, &agent as *const u64 as u64, &mut sym as *mut u64 as u64];
+        drop(v);
         let n = unsafe {
             open_record(&mut scratch, KIND_HSA_CALL, id, &HSA_FUNCTIONS[id], 3, None, 1, &args);
             complete_record::<KIND_HSA_CALL>(&mut scratch, &HSA_FUNCTIONS[id], 2, 0, &args, None)

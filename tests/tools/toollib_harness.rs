@@ -88,7 +88,7 @@ impl Rec {
     pub fn of(v: &View<'_>) -> Rec {
         Rec {
             header: v.header,
-            args: v.args.clone(),
+            args: v.args.to_vec(),
             captures: v.captures.iter().map(|(c, d)| (*c, d.to_vec())).collect(),
         }
     }

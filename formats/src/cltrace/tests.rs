@@ -141,7 +141,7 @@ fn an_open_record_is_the_threads_last_and_did_not_return() {
     assert_eq!(views.len(), 2);
     assert!(views[0].returned());
     assert!(!views[1].returned());
-    assert_eq!(views[1].args, [5, 6]);
+    assert_eq!(views[1].args.as_slice(), [5, 6]);
     assert_eq!(views[1].header.t0, 77);
 }
 

@@ -33,7 +33,8 @@ impl Op {
 /// One allocation or release.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Row {
-    /// The record (in render order, from 0) of the call that made it.
+    /// The call that made it: its place among the trace's call records in
+    /// render order, from 0 (the API log's call lines, in order).
     pub record: u64,
     /// When that call returned: host `CLOCK_MONOTONIC`, ns.
     pub time_ns: u64,

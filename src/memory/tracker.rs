@@ -34,7 +34,8 @@ pub struct Tracker {
     clock: HostClock,
     /// Per function (by `meta::global_index`), resolved on first use.
     actions: Vec<Option<Action>>,
-    /// Records seen, counting every kind: the next record's index.
+    /// Call records seen (OpenCL and HSA, returned or not): the next
+    /// call's index, its line in the API log.
     next: u64,
     /// OpenCL objects and HSA queues, signals and executables, by (type, handle).
     objects: HashMap<(&'static str, u64), Object>,
@@ -89,12 +90,15 @@ impl Tracker {
         self.actions[g].get_or_insert_with(|| calls::action(f, kind == KIND_HSA_CALL)).clone()
     }
 
-    /// One record, any kind, in render order.
+    /// One call record (OpenCL or HSA), in render order.
     pub fn record(&mut self, v: &View<'_>) {
+        let h = &v.header;
+        if !(h.kind == KIND_OPENCL_CALL || h.kind == KIND_HSA_CALL) {
+            return;
+        }
         let index = self.next;
         self.next += 1;
-        let h = &v.header;
-        if !(h.kind == KIND_OPENCL_CALL || h.kind == KIND_HSA_CALL) || !v.returned() {
+        if !v.returned() {
             return;
         }
         let Some(f) = meta::function(h.kind, h.fn_id) else { return };

@@ -1,13 +1,14 @@
 //! The memory trace's and the leak check's sink (`CLTAP_MEMORY`,
-//! `CLTAP_LEAKS`): every record goes to a [`Tracker`] (every kind, so that
-//! a row's record index is the record's place in render order); at the end
+//! `CLTAP_LEAKS`): every call record goes to a [`Tracker`] (returned or
+//! not, so that a row's record index is the call's place in render order,
+//! its line among the API log's calls); at the end
 //! it writes `<stem>.memory.csv` (memory trace only) and puts the report in
 //! [`Results::memory`], where the summary, the timelines and rocpd's
 //! database find it. It comes first in `select`, so it ends before them.
 
 use super::sink::{End, Kinds, Open, Results, Sink};
 use crate::memory::Tracker;
-use crate::trace::record::View;
+use crate::trace::record::{View, KIND_HSA_CALL, KIND_OPENCL_CALL};
 
 pub struct Memory {
     tracker: Tracker,
@@ -24,7 +25,7 @@ impl Memory {
 
 impl Sink for Memory {
     fn kinds(&self) -> Kinds {
-        Kinds::ALL
+        Kinds::of(&[KIND_OPENCL_CALL, KIND_HSA_CALL])
     }
 
     fn record(&mut self, v: &View<'_>) {

@@ -316,3 +316,7 @@ struct Call {
     thread: u32,
     name: &'static str,
 }
+
+#[cfg(test)]
+#[path = "tracker_tests.rs"]
+mod tests;

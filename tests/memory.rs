@@ -252,7 +252,7 @@ fn hsa_pool_allocations_and_objects_left_on_rocr() {
     // Each row is counted against the pool it came from, as the call named it.
     for r in &rows {
         let pool = u64::from_str_radix(r.owner.trim_start_matches("pool 0x"), 16).unwrap();
-        assert_eq!(r.devices, [r.owner.clone()]);
+        assert_eq!(r.devices, std::slice::from_ref(&r.owner));
         if r.op == Op::Alloc {
             assert!(calls[r.record as usize].contains(&format!("memory_pool = {}", logged(pool))));
         }

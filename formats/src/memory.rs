@@ -1,5 +1,5 @@
 //! The memory trace (`<stem>.memory.csv`): one row per allocation and per
-//! release the application made, in the order the calls were rendered.
+//! release the application made, in the order the calls returned.
 //! Comma-separated, one header row, no quoting: no field can hold a comma
 //! (labels are `kind 0x…`, joined with `;`).
 //!

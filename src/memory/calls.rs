@@ -157,6 +157,18 @@ pub enum Made {
     OutArray(usize),
 }
 
+impl Action {
+    /// Whether the function does nothing the tracker follows.
+    pub fn is_none(&self) -> bool {
+        self.creates.is_empty()
+            && self.counts.is_none()
+            && self.destroys.is_none()
+            && self.alloc.is_none()
+            && self.frees.is_none()
+            && self.context_devices.is_none()
+    }
+}
+
 /// An [`Alloc`] with its parameters as positions.
 #[derive(Debug, Clone, Copy)]
 pub struct Resolved {
@@ -192,8 +204,7 @@ pub fn action(f: &FnMeta, hsa: bool) -> Action {
                 _ => {}
             }
         }
-        let first_handle = f.params.first().filter(|p| p.kind == Kind::Handle && CL_OBJECTS.contains(&p.c_type));
-        if let Some(_p) = first_handle {
+        if f.params.first().is_some_and(|p| p.kind == Kind::Handle && CL_OBJECTS.contains(&p.c_type)) {
             if f.name.starts_with("clRetain") {
                 a.counts = Some((0, 1));
             } else if f.name.starts_with("clRelease") {

@@ -1,10 +1,11 @@
 //! The memory trace and the leak check (`CLTAP_MEMORY`, `CLTAP_LEAKS`;
 //! docs/memory.md), made from the call records alone: `calls` says what
-//! each function does to memory and objects, `tracker` follows a trace's
-//! calls in render order. The render sink (`render::memory`) writes the
+//! each function does to memory and objects, `step` reads it from a call's
+//! record, `tracker` follows the calls in the order they returned. The render sink (`render::memory`) writes the
 //! file and hands the [`Report`] to the summary and the other outputs.
 
 pub mod calls;
+pub mod step;
 pub mod tracker;
 
 pub use tracker::Tracker;
@@ -40,7 +41,7 @@ pub struct Leak {
 pub struct Report {
     /// What was asked for: the memory trace, the leak check.
     pub asked: crate::config::memory::Memory,
-    /// Every allocation and release, in render order.
+    /// Every allocation and release, in the order the calls returned.
     pub rows: Vec<cltap_formats::memory::Row>,
     /// The most each device held at once, by device label.
     pub peaks: Vec<(String, u64)>,
@@ -63,10 +64,11 @@ impl Report {
                 n => format!("leaks: {n} left at exit (type, handle, references, bytes, the call that made it):"),
             });
             l.extend(self.leaks.iter().map(|k| {
+                let refs = |r: u64| format!("{r} reference{}", if r == 1 { "" } else { "s" });
                 let held = match (k.references, k.bytes) {
                     (0, Some(b)) => format!("{b} bytes"),
-                    (r, Some(b)) => format!("{r} references, {b} bytes"),
-                    (r, None) => format!("{r} references"),
+                    (r, Some(b)) => format!("{}, {b} bytes", refs(r)),
+                    (r, None) => refs(r),
                 };
                 format!(
                     "  {} {:#x} ({held}) made by {} at record {} on thread {}",

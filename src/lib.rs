@@ -17,6 +17,7 @@ pub mod fuzz;
 pub mod hsa;
 pub mod icd;
 pub mod icd_table;
+pub mod memory;
 pub mod meta;
 pub mod metrics;
 pub mod naming;

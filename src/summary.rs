@@ -104,6 +104,9 @@ impl Summary<'_> {
             }
             None => {}
         }
+        for l in self.results.memory.iter().flat_map(|m| m.lines()) {
+            msg += &format!("cltap: {l}\n");
+        }
         if let Some(h) = hsa {
             let seen: Vec<String> = h.packets.iter().filter(|(_, n)| *n > 0).map(|(k, n)| format!("{k} {n}")).collect();
             if !seen.is_empty() {
@@ -163,6 +166,9 @@ impl Summary<'_> {
         });
         if let (Some(n), Some(o)) = (self.results.counter_passes, head.as_object_mut()) {
             o.insert("counter_passes".into(), json!(n));
+        }
+        if let (Some(m), Some(o)) = (&self.results.memory, head.as_object_mut()) {
+            o.extend(m.json().into_iter().map(|(k, v)| (k.to_string(), v)));
         }
         if let (Some(h), Some(o)) = (hsa, head.as_object_mut()) {
             let packets: serde_json::Map<String, serde_json::Value> =

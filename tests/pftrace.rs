@@ -9,27 +9,11 @@
 //! merged into one trace.
 
 mod common;
+use common::checks::perfetto_check;
 use common::*;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::Command;
-
-fn pydeps() -> PathBuf {
-    std::env::var_os("PERFETTO_PYTHONPATH").map(PathBuf::from).unwrap_or_else(|| root().join(".deps/py"))
-}
-
-/// Perfetto's schema's verdict on each of `files`: their counts.
-fn perfetto_check(files: &[PathBuf]) -> Vec<Value> {
-    let o = Command::new("python3")
-        .arg(root().join("tests/pftrace/check.py"))
-        .args(files)
-        .env("PYTHONPATH", pydeps())
-        .output()
-        .expect("run python3");
-    let (out, err) = (String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr));
-    assert!(o.status.success(), "Perfetto's schema refused the trace:\n{err}{out}");
-    out.lines().map(|l| serde_json::from_str(l).unwrap()).collect()
-}
 
 /// Calls in the summary's host table.
 fn host_calls(s: &Value) -> u64 {

@@ -8,24 +8,12 @@
 //! over two databases gives each process and the total.
 
 mod common;
+use common::checks::views;
 use common::*;
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::process::Command;
-
-/// What rocpd's views answer for `db`.
-fn views(db: &Path) -> Value {
-    let o = Command::new("python3")
-        .arg(root().join("tests/rocpd/check.py"))
-        .arg(root().join("tests/rocpd/views.sql"))
-        .arg(db)
-        .output()
-        .expect("run python3");
-    let (out, err) = (String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr));
-    assert!(o.status.success(), "rocpd's views did not run:\n{err}{out}");
-    serde_json::from_str(out.trim()).unwrap()
-}
 
 /// Per API: (calls, total ns), from the views' regions and the summary.
 fn regions(v: &Value) -> BTreeMap<String, (u64, u64)> {

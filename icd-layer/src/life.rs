@@ -59,8 +59,8 @@ pub fn config() -> &'static Config {
         // A rank CLTAP_RANKS leaves out runs as a pass-through, silently.
         let record = good && cfg.selects(&cltap::naming::Process::current());
         RECORDING.store(record, Ordering::Release);
-        TALLY.enable(record && cfg.summary);
-        HSA_TALLY.enable(record && cfg.summary);
+        TALLY.enable(record && cfg.summarizes());
+        HSA_TALLY.enable(record && cfg.summarizes());
         cltap::devtime::enable(record && cfg.times_devices());
         if record && cfg.times_devices() {
             let name = format!("{}.commands", cltap::trace::writer::stem(std::process::id()));
@@ -114,8 +114,9 @@ fn start_trace(cfg: &Config) {
         pftrace: cfg.pftrace,
         rocpd: cfg.rocpd,
         atp: cfg.atp,
+        memory: cfg.memory,
         render: cfg.render,
-        summary: cfg.summary,
+        summary: cfg.summarizes(),
         device_timing: cfg.times_devices(),
         counters: cfg.counting().then(|| cltap::counters::collect::Request {
             names: cfg.counters.clone(),
@@ -179,7 +180,7 @@ pub fn finish() {
     // The trace's finish ended the tools before closing its files; without
     // a trace they end here.
     cltap::tools::toollib_end::end_of_records();
-    if cfg.summary {
+    if cfg.summarizes() {
         use cltap::summary::{Host, Summary};
         // With the trace, every call's time is known; without it only the
         // counts are kept.

@@ -74,6 +74,12 @@ pub struct RunArgs {
     /// Write the Radeon Compute Profiler application trace (.atp); turns on device timing. CLTAP_ATP.
     #[arg(long)]
     pub atp: bool,
+    /// Trace every allocation and release (.memory.csv), memory in use per device and its peak. CLTAP_MEMORY.
+    #[arg(long)]
+    pub memory: bool,
+    /// List in the summary what the application still holds at exit. CLTAP_LEAKS.
+    #[arg(long)]
+    pub leaks: bool,
     /// Log only matching APIs: comma-separated globs, '-' to exclude. CLTAP_LOG_FILTER.
     #[arg(long, value_name = "GLOB")]
     pub filter: Option<String>,
@@ -413,6 +419,12 @@ pub fn run(a: RunArgs) -> i32 {
     }
     if a.atp {
         set("CLTAP_ATP", "1".into());
+    }
+    if a.memory {
+        set("CLTAP_MEMORY", "1".into());
+    }
+    if a.leaks {
+        set("CLTAP_LEAKS", "1".into());
     }
     if let Some(f) = &a.filter {
         set("CLTAP_LOG_FILTER", f.clone());

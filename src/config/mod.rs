@@ -87,6 +87,8 @@ pub struct Config {
     pub output_name: Option<String>,
     /// `CLTAP_RANKS`: the ranks traced; `None`, every process.
     pub ranks: Option<crate::naming::Ranks>,
+    /// `CLTAP_MEMORY`, `CLTAP_LEAKS`.
+    pub memory: memory::Memory,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -123,6 +125,7 @@ impl Default for Config {
             tool_libs: Vec::new(),
             output_name: None,
             ranks: None,
+            memory: memory::Memory::default(),
         }
     }
 }
@@ -136,7 +139,7 @@ pub(crate) struct Group {
 }
 
 /// Every group, in the order their variables are listed.
-pub(crate) const GROUPS: &[Group] = &[];
+pub(crate) const GROUPS: &[Group] = &[Group { vars: memory::VARS, parse: memory::parse }];
 
 /// Every variable cltap reads: the core list, then each group's.
 pub fn all_variables() -> impl Iterator<Item = &'static (&'static str, &'static str)> {
@@ -212,6 +215,13 @@ impl Config {
             || self.atp
             || self.counting()
             || !self.tool_libs.is_empty()
+            || self.memory.on()
+    }
+
+    /// Whether the summary is written at exit: asked for, or holding the
+    /// leak list.
+    pub fn summarizes(&self) -> bool {
+        self.summary || self.memory.leaks
     }
 
     /// Whether `CLTAP_RANKS` selects this process (a process no launcher
@@ -319,6 +329,7 @@ fn flag(var: &'static str, v: &str) -> Result<bool, ConfigError> {
     }
 }
 
+pub mod memory;
 mod parse;
 #[cfg(test)]
 mod tests;

@@ -2,7 +2,7 @@
 //! trace's records in order by the [`Renderer`]. `select` turns the
 //! [`Outputs`] asked for into sinks; each has its own file here: the API
 //! log (`apilog`, formatted by `printer`), the timeline (`timeline`),
-//! Perfetto's protobuf trace (`pftrace`), rocpd's database (`rocpd`), the
+//! Perfetto's protobuf trace (`pftrace`), the memory trace and leak check (`memory`), rocpd's database (`rocpd`), the
 //! `.atp` (`atp`), the counter
 //! files (`counters`), the tools' buffers (`tools`) and the summary's tally
 //! (`tally`).
@@ -11,6 +11,7 @@ pub mod apilog;
 pub mod atp;
 pub mod counters;
 pub mod driver;
+pub mod memory;
 pub mod outputs;
 pub mod pftrace;
 pub mod printer;

@@ -27,6 +27,8 @@ pub struct Outputs {
     /// rocpd's SQLite database (`.db`).
     pub rocpd: bool,
     pub atp: bool,
+    /// The memory trace (`.memory.csv`) and the leak check.
+    pub memory: crate::config::memory::Memory,
     /// The counter files (`.csv`, `.occupancy`, `results.csv`).
     pub counters: Option<crate::counters::collect::Request>,
 }

@@ -5,7 +5,8 @@
 //! queue, under one device track; flows join each enqueue to its command
 //! (by command id) and each doorbell store to the dispatches it submitted
 //! (by the call the dispatch record names); hardware counters are counter
-//! tracks with one value per dispatch. Every id is derived from the process
+//! tracks with one value per dispatch, and so is memory in use per device
+//! (`CLTAP_MEMORY`), one value per allocation or release. Every id is derived from the process
 //! id, so the files of several processes concatenate into one trace.
 
 use super::sink::{End, Kinds, Open, Results, Sink};
@@ -27,6 +28,7 @@ enum Id {
     HsaQueue,
     ClQueue,
     Counter,
+    Memory,
     EnqueueFlow,
     DoorbellFlow,
 }
@@ -204,6 +206,24 @@ impl Pftrace {
         }
     }
 
+    /// Memory in use per device (`CLTAP_MEMORY`): a counter track each,
+    /// under the process, one value per allocation or release.
+    fn memory(&mut self, m: &crate::memory::Report) {
+        let pid = self.pid;
+        for s in &m.samples {
+            let key = s.device.bytes().fold(0u64, |h, b| h.wrapping_mul(0x100_0000_01B3) ^ b as u64);
+            let track = id(pid, Id::Memory, key);
+            self.describe(track, || TrackDescriptor {
+                parent_uuid: Some(id(pid, Id::Process, 0)),
+                name: Some(format!("memory in use: {}", s.device)),
+                counter: Some(CounterDescriptor { unit_name: Some("bytes".into()) }),
+                ..Default::default()
+            });
+            let r = self.w.counter(track, s.time_ns, s.bytes.min(i64::MAX as u64) as i64);
+            self.check(r);
+        }
+    }
+
     /// The OpenCL commands' device times, known at the end, on the host's
     /// time axis.
     fn commands(&mut self, end: &End<'_>) {
@@ -263,6 +283,9 @@ impl Sink for Pftrace {
     fn finish(mut self: Box<Self>, end: &End<'_>, results: &mut Results) {
         if !self.failed {
             self.commands(end);
+        }
+        if let Some(m) = results.memory.as_ref().filter(|m| m.asked.trace) {
+            self.memory(m);
         }
         self.flush();
         results.files.push(self.path.clone());

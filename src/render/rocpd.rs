@@ -6,7 +6,8 @@
 //! as a region with its arguments (the OpenCL calls in their own category,
 //! `OPENCL_API`, which rocprofv3 does not have), every timed HSA dispatch
 //! and OpenCL kernel command as a kernel dispatch, the OpenCL transfers as
-//! memory copies, and the hardware counters of each dispatch. A call and
+//! memory copies, the hardware counters of each dispatch, and the memory
+//! trace's allocations and releases (`CLTAP_MEMORY`). A call and
 //! what it caused share a correlation id: the command id for OpenCL, the
 //! doorbell store's thread and call number for HSA.
 
@@ -353,6 +354,50 @@ impl Rocpd {
         Ok(())
     }
 
+    /// The memory trace's rows (`CLTAP_MEMORY`), one each, on a track per
+    /// calling thread and device label (the first the row counts against).
+    fn allocations(&mut self, m: &crate::memory::Report) -> Result<(), Error> {
+        let mut tracks: HashMap<(u32, String), i64> = HashMap::new();
+        for r in &m.rows {
+            let label = r.devices.first().cloned().unwrap_or_else(|| r.owner.clone());
+            let track = match tracks.get(&(r.thread, label.clone())) {
+                Some(&t) => t,
+                None => {
+                    let (nid, pid) = (self.w().nid, self.pid);
+                    let name_id = self.w().string(&format!("memory: {label}"))?;
+                    let t = self.w().insert(
+                        "rocpd_track",
+                        &["nid", "pid", "tid", "name_id"],
+                        params![nid, pid, r.thread, name_id],
+                    )?;
+                    tracks.insert((r.thread, label), t);
+                    t
+                }
+            };
+            let extdata = serde_json::json!({
+                "record": r.record, "alloc_record": r.alloc_record, "thread": r.thread, "kind": r.kind,
+                "flags": r.flags, "owner": r.owner, "devices": r.devices,
+            })
+            .to_string();
+            let op = match r.op {
+                cltap_formats::memory::Op::Alloc => "ALLOC",
+                cltap_formats::memory::Op::Free => "FREE",
+            };
+            self.w().allocation(&rocpd::Allocation {
+                track,
+                name: &r.call,
+                op,
+                start: r.time_ns,
+                end: r.time_ns,
+                address: r.address,
+                size: r.bytes,
+                correlation_id: 0,
+                extdata: &extdata,
+            })?;
+        }
+        Ok(())
+    }
+
     fn failed(&mut self, e: Error) {
         crate::warn!("cannot write {}: {e}; the rocpd database ends here", self.path.display());
         self.w = None;
@@ -379,6 +424,11 @@ impl Sink for Rocpd {
         }
         if let Err(e) = self.commands(end) {
             return self.failed(e);
+        }
+        if let Some(m) = results.memory.as_ref().filter(|m| m.asked.trace) {
+            if let Err(e) = self.allocations(m) {
+                return self.failed(e);
+            }
         }
         let Some(w) = self.w.take() else { return };
         match w.finish() {

@@ -101,6 +101,8 @@ pub struct Results {
     pub hsa_kernel_times: BTreeMap<u64, [u64; 4]>,
     /// Passes the counter request needs (`None`: no counters asked for).
     pub counter_passes: Option<u32>,
+    /// The memory trace and leak check (`None`: neither asked for).
+    pub memory: Option<crate::memory::Report>,
     /// Files written, by the sinks that wrote them.
     pub files: Vec<std::path::PathBuf>,
 }

@@ -1,6 +1,7 @@
 //! The timeline (`CLTAP_TIMELINE=1`): Chrome trace-event JSON that Perfetto
 //! opens. Host calls are slices on their thread; device commands are slices
-//! on a track per queue; a flow arrow joins each enqueue to its command. The
+//! on a track per queue; a flow arrow joins each enqueue to its command;
+//! memory in use per device is a counter track (`CLTAP_MEMORY`). The
 //! file is written as the records are, so a long run is never held in
 //! memory, and it is closed at the end of the process however it ends.
 
@@ -262,6 +263,21 @@ impl Timeline {
         self.event(&format!("{{\"name\":\"enqueue\",\"cat\":\"flow\",\"ph\":\"f\",\"bp\":\"e\",\"id\":{},\"ts\":{fts:.3},\"pid\":{dpid},\"tid\":{tid}}}", c.cmd_id));
     }
 
+    /// Memory in use per device (`CLTAP_MEMORY`): a counter track each in
+    /// the host's row, one value per allocation or release.
+    fn memory(&mut self, m: &crate::memory::Report) {
+        for s in &m.samples {
+            let e = format!(
+                "{{\"name\":{},\"ph\":\"C\",\"ts\":{:.3},\"pid\":{},\"args\":{{\"bytes\":{}}}}}",
+                json_str(&format!("memory in use: {}", s.device)),
+                self.ns_us(s.time_ns),
+                self.pid,
+                s.bytes
+            );
+            self.event(&e);
+        }
+    }
+
     /// The timeline as a sink; none (and a warning) when its file cannot
     /// be made.
     pub fn sink(cx: &Open<'_>) -> Option<Box<dyn Sink>> {
@@ -313,6 +329,9 @@ impl Sink for Timeline {
 
     fn finish(mut self: Box<Self>, end: &End<'_>, results: &mut Results) {
         self.device(end.offsets());
+        if let Some(m) = results.memory.as_ref().filter(|m| m.asked.trace) {
+            self.memory(m);
+        }
         results.files.push(self.path.clone());
         self.close();
     }

@@ -25,6 +25,8 @@ pub struct TraceSettings {
     pub pftrace: bool,
     pub rocpd: bool,
     pub atp: bool,
+    /// The memory trace and the leak check.
+    pub memory: crate::config::memory::Memory,
     /// Render during the run and at exit; off, only the binary trace is
     /// written (`cltap render` makes the files later).
     pub render: bool,
@@ -52,6 +54,8 @@ impl TraceSettings {
             ("pftrace".into(), flag(self.pftrace)),
             ("rocpd".into(), flag(self.rocpd)),
             ("atp".into(), flag(self.atp)),
+            ("memory".into(), flag(self.memory.trace)),
+            ("leaks".into(), flag(self.memory.leaks)),
             ("summary".into(), flag(self.summary)),
             ("device_timing".into(), flag(self.device_timing)),
             ("render".into(), flag(self.render)),
@@ -92,6 +96,7 @@ pub fn outputs_of(r: &Reader, dir: &std::path::Path, stem: String) -> Outputs {
         pftrace: on("pftrace"),
         rocpd: on("rocpd"),
         atp: on("atp"),
+        memory: crate::config::memory::Memory { trace: on("memory"), leaks: on("leaks") },
         counters,
     }
 }
@@ -217,6 +222,7 @@ impl Trace {
             pftrace: s.pftrace,
             rocpd: s.rocpd,
             atp: s.atp,
+            memory: s.memory,
             counters: s.counters.clone(),
         };
         let renderer = match Reader::open(&path) {

@@ -3,6 +3,7 @@
 //! cltap in between.
 #![allow(dead_code)]
 
+pub mod checks;
 pub mod rocp;
 
 use std::path::{Path, PathBuf};

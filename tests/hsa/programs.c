@@ -13,6 +13,8 @@
  *   programs destroy KERNELS.co    a queue destroyed with dispatches held back
  *   programs reload KERNELS.co OTHER.co  add_one, then (its executable
  *                                  destroyed) OTHER.co's zzz_other
+ *   programs leaky KERNELS.co      pool allocations, an executable, a queue and a signal
+ *                                  left on purpose (the leak check)
  *   programs sizes KERNELS.co [vary]  dispatches of many shapes, one after the
  *                                  other; with "vary", a run that finds
  *                                  sizes.ran in its directory dispatches one
@@ -552,6 +554,25 @@ static int prog_destroy(const char* co) {
   return 0;
 }
 
+/* ---- leaky: allocations and objects left on purpose (tests/memory.rs) ---- */
+static int prog_leaky(const char* co) {
+  setup();
+  load_kernel(co); /* an executable and 256 bytes of cpu_fine, both left */
+  void *a, *b, *c;
+  OK(hsa_amd_memory_pool_allocate(cpu_fine, 4096, 0, &a));
+  OK(hsa_amd_memory_pool_allocate(gpu_coarse, 65536, 0, &b));
+  OK(hsa_amd_memory_pool_allocate(cpu_fine, 1000, 0, &c));
+  OK(hsa_amd_memory_pool_free(a)); /* b and c are left */
+  hsa_queue_t* q;
+  OK(hsa_queue_create(gpu, 64, HSA_QUEUE_TYPE_MULTI, NULL, NULL, 0, 0, &q));
+  hsa_signal_t s1, s2;
+  OK(hsa_signal_create(1, 0, NULL, &s1));
+  OK(hsa_signal_create(0, 0, NULL, &s2));
+  OK(hsa_signal_destroy(s1)); /* the queue and s2 are left */
+  printf("leaky done\n");
+  return 0;
+}
+
 int main(int argc, char** argv) {
   setvbuf(stdout, NULL, _IONBF, 0);
   const char* what = argc > 1 ? argv[1] : "";
@@ -560,7 +581,7 @@ int main(int argc, char** argv) {
   if (strcmp(what, "threads") == 0) return prog_threads();
   if (strcmp(what, "copy") == 0) return prog_copy(co && strcmp(co, "rect") == 0);
   if (!co) {
-    printf("usage: programs info|threads|copy [rect]|many|barriers|shared|destroy|sizes|reload [KERNELS.co [N|vary|OTHER.co]]\n");
+    printf("usage: programs info|threads|copy [rect]|many|barriers|shared|destroy|sizes|reload|leaky [KERNELS.co [N|vary|OTHER.co]]\n");
     return 2;
   }
   if (strcmp(what, "many") == 0) return prog_many(co, argc > 3 ? (unsigned)atoi(argv[3]) : 200);
@@ -569,6 +590,7 @@ int main(int argc, char** argv) {
   if (strcmp(what, "destroy") == 0) return prog_destroy(co);
   if (strcmp(what, "sizes") == 0) return prog_sizes(co, argc > 3 && strcmp(argv[3], "vary") == 0);
   if (strcmp(what, "reload") == 0 && argc > 3) return prog_reload(co, argv[3]);
+  if (strcmp(what, "leaky") == 0) return prog_leaky(co);
   printf("unknown program %s\n", what);
   return 2;
 }

@@ -40,6 +40,7 @@ def check(path):
     counts = Counter()
     open_slices = Counter()
     flow_events = Counter()
+    series = defaultdict(list)
     for i, p in enumerate(trace.packet):
         bad = unknown(p)
         if bad:
@@ -83,6 +84,7 @@ def check(path):
             open_slices[e.track_uuid] -= 1
         elif e.type == pb.TrackEvent.TYPE_COUNTER:
             counts["counter_values"] += 1
+            series[tracks[e.track_uuid].name].append(e.counter_value)
     if any(open_slices.values()):
         raise SystemExit(f"{path}: slices begun and not ended: {dict(+open_slices)}")
     # Slices per category name (the ids resolved on their sequence).
@@ -101,6 +103,8 @@ def check(path):
         if k.startswith("category_iid:"):
             _, seq, iid = k.split(":")
             out["by_category"][cat_names[(int(seq), int(iid))]] += v
+    # Each counter track's values, in the file's order, by the track's name.
+    out["counter_series"] = dict(series)
     out["processes"] = sorted(t.process.pid for t in tracks.values() if t.HasField("process"))
     return out
 

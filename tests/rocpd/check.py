@@ -34,6 +34,11 @@ for path in sys.argv[2:]:
         ).fetchone()[0]
         out["pmc_events"] = db.execute("SELECT COUNT(*) FROM pmc_events").fetchone()[0]
         out["top"] = db.execute("SELECT COUNT(*), SUM(total_calls) FROM top").fetchone()
+        # The memory trace's rows, in the order written.
+        out["memory_allocations"] = [
+            list(r)
+            for r in db.execute("SELECT type, level, name, tid, start, address, size, category FROM memory_allocations ORDER BY id")
+        ]
         out["processes"] = [r[0] for r in db.execute("SELECT pid FROM rocpd_info_process")]
     except sqlite3.Error as e:
         raise SystemExit(f"{path}: {e}")

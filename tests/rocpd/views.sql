@@ -2,7 +2,7 @@
 --
 -- Origin: ROCm/rocprofiler-sdk, commit 19d33bb304b35d94a2a082f6771d918408e0c848,
 --   source/share/rocprofiler-sdk-rocpd/data_views.sql  (tracks, events, regions,
---     kernels, pmc_events, memory_copies)
+--     kernels, pmc_events, memory_copies, memory_allocations, scratch_memory)
 --   source/share/rocprofiler-sdk-rocpd/summary_views.sql  (top_kernels, top)
 -- copied unchanged, in that order. License: MIT, Copyright (c) 2023 Advanced
 -- Micro Devices, Inc. (the repository's LICENSE: permission is granted to
@@ -285,6 +285,66 @@ FROM
     AND DS.guid = M.guid
     INNER JOIN `rocpd_timestamp` DE ON DE.id = M.end_id
     AND DE.guid = M.guid;
+
+--
+--
+CREATE VIEW IF NOT EXISTS
+    `memory_allocations` AS
+SELECT
+    M.id,
+    M.guid,
+    T.nid,
+    T.pid,
+    T.tid,
+    E.id AS event_id,
+    E.category,
+    NS.string AS name,
+    R.string AS region_name,
+    DS.value AS `start`,
+    DE.value AS `end`,
+    (DE.value - DS.value) AS `duration`,
+    T.queue_id,
+    T.queue_name,
+    T.stream_id,
+    T.stream_name,
+    M.size,
+    M.type,
+    M.level,
+    T.agent_name,
+    T.agent_absolute_index,
+    T.agent_logical_index,
+    T.agent_type_index,
+    T.agent_type,
+    M.address,
+    E.stack_id,
+    E.parent_stack_id,
+    E.correlation_id
+FROM
+    `rocpd_memory_allocate` M
+    INNER JOIN `events` E ON E.id = M.event_id
+    AND E.guid = M.guid
+    INNER JOIN `tracks` T ON T.id = M.track_id
+    AND E.guid = M.guid
+    INNER JOIN `rocpd_string` NS ON NS.id = M.name_id
+    AND NS.guid = M.guid
+    LEFT JOIN `rocpd_string` R ON R.id = M.region_name_id
+    AND R.guid = M.guid
+    INNER JOIN `rocpd_timestamp` DS ON DS.id = M.start_id
+    AND DS.guid = M.guid
+    INNER JOIN `rocpd_timestamp` DE ON DE.id = M.end_id
+    AND DE.guid = M.guid;
+
+--
+--
+CREATE VIEW IF NOT EXISTS
+    `scratch_memory` AS
+SELECT
+    M.*,
+    JSON_EXTRACT(M.extdata, '$.flags') AS alloc_flags
+FROM
+    `memory_allocations` M
+WHERE
+    M.level = 'SCRATCH';
 
 --
 -- Sorted list of kernels which consume the most overall time

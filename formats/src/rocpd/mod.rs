@@ -66,6 +66,22 @@ pub struct Copy<'a> {
     pub correlation_id: u64,
 }
 
+/// One allocation or release (`rocpd_memory_allocate`).
+pub struct Allocation<'a> {
+    pub track: i64,
+    /// The call that made it.
+    pub name: &'a str,
+    /// `ALLOC` or `FREE`, as rocprofv3 writes them.
+    pub op: &'a str,
+    pub start: u64,
+    pub end: u64,
+    pub address: u64,
+    pub size: u64,
+    pub correlation_id: u64,
+    /// A JSON object of what the table has no column for.
+    pub extdata: &'a str,
+}
+
 fn int(v: u64) -> i64 {
     v.min(i64::MAX as u64) as i64
 }
@@ -195,6 +211,21 @@ impl Writer {
             "rocpd_memory_copy",
             &["track_id", "start_id", "end_id", "name_id", "dst_agent_id", "src_agent_id", "size", "event_id"],
             params![c.track, s, e, name, c.dst_agent, c.src_agent, int(c.size), event],
+        )?;
+        Ok(())
+    }
+
+    /// Every allocation is `REAL` memory (rocprofv3's other levels are
+    /// virtual memory and scratch, which OpenCL and these HSA calls do not
+    /// allocate).
+    pub fn allocation(&mut self, a: &Allocation<'_>) -> Result<(), Error> {
+        let name = self.string(a.name)?;
+        let event = self.event("MEMORY_ALLOCATION", a.correlation_id)?;
+        let (s, e) = (self.timestamp(a.start, 1, a.track)?, self.timestamp(a.end, 2, a.track)?);
+        self.insert(
+            "rocpd_memory_allocate",
+            &["track_id", "type", "level", "start_id", "end_id", "name_id", "address", "size", "event_id", "extdata"],
+            params![a.track, a.op, "REAL", s, e, name, int(a.address), int(a.size), event, a.extdata],
         )?;
         Ok(())
     }

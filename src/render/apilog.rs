@@ -20,6 +20,9 @@ pub struct ApiLog {
     call: apilog::Call,
 }
 
+/// Bytes of text gathered before a write.
+const BATCH: usize = 1 << 20;
+
 impl ApiLog {
     pub fn open(cx: &Open<'_>, dest: &Dest) -> ApiLog {
         let path = cx.outputs.path("apilog");
@@ -30,7 +33,9 @@ impl ApiLog {
             Dest::File => match std::fs::File::create(&path) {
                 Ok(f) => {
                     written_to_file = true;
-                    Box::new(std::io::BufWriter::with_capacity(1 << 20, f))
+                    // Text comes in pieces of about `BATCH` bytes, which a buffer
+                    // smaller than that passes straight to the file, uncopied.
+                    Box::new(std::io::BufWriter::with_capacity(1 << 14, f))
                 }
                 Err(e) => {
                     crate::warn!("cannot create {}: {e}; the API log goes to stderr", path.display());
@@ -100,7 +105,7 @@ impl Sink for ApiLog {
             return;
         }
         printer::print(&mut self.line, &mut self.call, v, &self.tb, self.options);
-        if self.line.len() > 1 << 16 {
+        if self.line.len() > BATCH {
             self.write_line();
         }
     }

@@ -15,15 +15,20 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::process::Command;
 
-/// Per API: (calls, total ns), from the views' regions and the summary.
+/// Per API: (calls, total ns), from the views' regions (the API calls',
+/// not the markers') and the summary.
 fn regions(v: &Value) -> BTreeMap<String, (u64, u64)> {
     v["regions"]
         .as_array()
         .unwrap()
         .iter()
+        .filter(|r| r[0] != MARKERS)
         .map(|r| (r[1].as_str().unwrap().to_string(), (r[2].as_u64().unwrap(), r[3].as_u64().unwrap())))
         .collect()
 }
+
+/// rocprofiler-sdk's category of marker ranges, which cltap's perf markers join.
+const MARKERS: &str = "MARKER_CORE_API";
 
 fn host(s: &Value) -> BTreeMap<String, (u64, u64)> {
     s["host"]
@@ -74,7 +79,24 @@ fn an_opencl_run_answers_rocpds_views_as_the_summary_does() {
     let v = views(&only_file(&d, ".db"));
     let s = summary_json(&d);
     same_calls(&v, &s);
-    assert!(v["regions"].as_array().unwrap().iter().all(|r| r[0] == "OPENCL_API"));
+    // vecadd's perf markers, each a range from its begin to its end, named
+    // as the program named it; their calls are API regions as well.
+    let markers: BTreeMap<&str, u64> = v["regions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r[0] == MARKERS)
+        .map(|r| (r[1].as_str().unwrap(), r[2].as_u64().unwrap()))
+        .collect();
+    assert_eq!(markers, BTreeMap::from([("add", 1), ("compute", 1), ("reduce", 1), ("setup", 1)]), "{v}");
+    // Nested on one thread: "compute" holds "add" then "reduce".
+    let ns = |name: &str| {
+        v["regions"].as_array().unwrap().iter().find(|r| r[0] == MARKERS && r[1] == name).unwrap()[3].as_u64().unwrap()
+    };
+    assert!(ns("compute") >= ns("add") + ns("reduce"), "{v}");
+    let begun = host(&s)["clBeginPerfMarkerCLTAP"].0;
+    assert_eq!((begun, host(&s)["clEndPerfMarkerCLTAP"].0), (4, 4));
+    assert!(v["regions"].as_array().unwrap().iter().all(|r| r[0] == "OPENCL_API" || r[0] == MARKERS));
     let kernels: BTreeMap<String, (u64, u64)> = s["kernels"]
         .as_array()
         .unwrap()

@@ -42,6 +42,8 @@ pub struct Rocpd {
     /// Counter descriptions by (agent, packed event).
     pmcs: HashMap<(i64, u64), i64>,
     counters: BTreeMap<u64, Vec<(u64, u64)>>,
+    /// Perf markers begun and not yet ended, per thread: start, name, group.
+    markers: HashMap<u32, Vec<(u64, String, String)>>,
 }
 
 fn machine_id() -> String {
@@ -115,6 +117,7 @@ impl Rocpd {
             kernels: HashMap::new(),
             pmcs: HashMap::new(),
             counters: BTreeMap::new(),
+            markers: HashMap::new(),
         })
     }
 
@@ -207,6 +210,9 @@ impl Rocpd {
         let h = &v.header;
         let Some(f) = crate::meta::function(h.kind, h.fn_id) else { return Ok(()) };
         let track = self.thread_track(h.tid)?;
+        if f.is_marker() && h.ret == 0 {
+            self.marker(v, f, track)?;
+        }
         let call = super::atp::api_call(f, v);
         let args: Vec<(&str, &str, String)> =
             f.params.iter().zip(call.args).map(|(p, a)| (p.c_type, p.name, a)).collect();
@@ -225,6 +231,29 @@ impl Rocpd {
             start,
             end: end.max(start),
             correlation_id,
+            args: &args,
+        })
+    }
+
+    /// A perf marker's begin or end: a begun marker becomes a region of
+    /// rocprofiler-sdk's marker category (as ROCTx ranges are) when its
+    /// thread ends it, from the begin call to the end call.
+    fn marker(&mut self, v: &View<'_>, f: &crate::meta::FnMeta, track: i64) -> Result<(), Error> {
+        let (tid, at) = (v.header.tid, self.clock.ns(v.header.t0));
+        if f.name == "clBeginPerfMarkerCLTAP" {
+            let text = |i: usize| v.string_arg(i).unwrap_or_default();
+            self.markers.entry(tid).or_default().push((at, text(0), text(1)));
+            return Ok(());
+        }
+        let Some((start, name, group)) = self.markers.get_mut(&tid).and_then(Vec::pop) else { return Ok(()) };
+        let args = [("const char*", "group", group)];
+        self.w().region(&Region {
+            track,
+            name: &name,
+            category: "MARKER_CORE_API",
+            start,
+            end: at.max(start),
+            correlation_id: 0,
             args: &args,
         })
     }

@@ -87,6 +87,10 @@ pub struct Config {
     pub output_name: Option<String>,
     /// `CLTAP_RANKS`: the ranks traced; `None`, every process.
     pub ranks: Option<crate::naming::Ranks>,
+    /// The collection window (`CLTAP_WINDOW*`, `CLTAP_START_PAUSED`).
+    pub window: crate::window::Settings,
+    /// The kernel filter (`CLTAP_KERNEL_*`).
+    pub kernels: crate::kfilter::Spec,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -123,6 +127,8 @@ impl Default for Config {
             tool_libs: Vec::new(),
             output_name: None,
             ranks: None,
+            window: crate::window::Settings::default(),
+            kernels: crate::kfilter::Spec::default(),
         }
     }
 }
@@ -136,7 +142,7 @@ pub(crate) struct Group {
 }
 
 /// Every group, in the order their variables are listed.
-pub(crate) const GROUPS: &[Group] = &[];
+pub(crate) const GROUPS: &[Group] = &[Group { vars: window::VARS, parse: window::parse }];
 
 /// Every variable cltap reads: the core list, then each group's.
 pub fn all_variables() -> impl Iterator<Item = &'static (&'static str, &'static str)> {
@@ -322,3 +328,4 @@ fn flag(var: &'static str, v: &str) -> Result<bool, ConfigError> {
 mod parse;
 #[cfg(test)]
 mod tests;
+mod window;

@@ -101,6 +101,9 @@ pub struct Results {
     pub hsa_kernel_times: BTreeMap<u64, [u64; 4]>,
     /// Passes the counter request needs (`None`: no counters asked for).
     pub counter_passes: Option<u32>,
+    /// The collection windows recorded, in order (none without a window
+    /// control).
+    pub windows: Vec<crate::window::Span>,
     /// Files written, by the sinks that wrote them.
     pub files: Vec<std::path::PathBuf>,
 }

@@ -1,0 +1,335 @@
+//! The collection window: when calls are recorded. Every control that can
+//! close it (a time schedule, a call limit, an enqueue range, the
+//! application's `cltap_pause`) owns one bit of [`STATE`]; the window is
+//! open while none is set. A wrapper reads [`STATE`] once (a relaxed load)
+//! and, outside the window, forwards the call with nothing else done.
+//! Whoever flips the window open or closed writes a `KIND_WINDOW` record
+//! with the time and the reason, so that the files say which windows were
+//! recorded. Nothing here runs unless a window control was set.
+
+pub mod schedule;
+
+use crate::trace::record::{KIND_WINDOW, WINDOW_CLOSE, WINDOW_OPEN};
+use schedule::Schedule;
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
+
+/// The window's state: the `CLOSED_*` bits of the controls that hold it
+/// closed, and the `WATCH_*` bits of the controls a call must tell. 0 when
+/// no window control is set (the wrappers' path is then as before).
+pub static STATE: AtomicU32 = AtomicU32::new(0);
+pub const CLOSED_TIME: u32 = 1;
+pub const CLOSED_CALLS: u32 = 2;
+pub const CLOSED_ENQUEUES: u32 = 4;
+pub const CLOSED_APP: u32 = 8;
+pub const CLOSED: u32 = 0xff;
+/// Count recorded calls ([`Settings::calls`]).
+pub const WATCH_CALLS: u32 = 1 << 8;
+/// Tell each numbered call's command id ([`Settings::enqueues`]).
+pub const WATCH_ENQUEUES: u32 = 1 << 9;
+
+/// Why a window opened or closed (a `KIND_WINDOW` record's reason word).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(u64)]
+pub enum Reason {
+    Start = 0,
+    End = 1,
+    Time = 2,
+    Calls = 3,
+    Enqueues = 4,
+    App = 5,
+}
+
+impl Reason {
+    pub fn from_word(w: u64) -> Option<Reason> {
+        use Reason::*;
+        [Start, End, Time, Calls, Enqueues, App].into_iter().find(|r| *r as u64 == w)
+    }
+
+    /// As the files show it.
+    pub fn text(w: u64, open: bool) -> &'static str {
+        match (Reason::from_word(w), open) {
+            (Some(Reason::Start), _) => "start",
+            (Some(Reason::End), _) => "end",
+            (Some(Reason::Time), _) => "time",
+            (Some(Reason::Calls), _) => "call limit",
+            (Some(Reason::Enqueues), _) => "enqueue range",
+            (Some(Reason::App), true) => "cltap_resume",
+            (Some(Reason::App), false) => "cltap_pause",
+            (None, _) => "?",
+        }
+    }
+}
+
+/// The window controls (`CLTAP_WINDOW*`, `CLTAP_START_PAUSED`).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Settings {
+    pub time: Option<Schedule>,
+    /// Only the first N recorded calls.
+    pub calls: Option<u64>,
+    /// From the call with this command id to the one with the second, inclusive.
+    pub enqueues: Option<(u64, u64)>,
+    /// Closed until the application calls `cltap_resume`.
+    pub start_paused: bool,
+}
+
+impl Settings {
+    pub fn configured(&self) -> bool {
+        self.time.is_some() || self.calls.is_some() || self.enqueues.is_some() || self.start_paused
+    }
+
+    /// The state the run starts in.
+    pub fn initial_state(&self) -> u32 {
+        let mut s = 0;
+        if self.time.is_some_and(|t| !t.at(0).open) {
+            s |= CLOSED_TIME;
+        }
+        if let Some(n) = self.calls {
+            s |= WATCH_CALLS | if n == 0 { CLOSED_CALLS } else { 0 };
+        }
+        if self.enqueues.is_some() {
+            s |= WATCH_ENQUEUES | CLOSED_ENQUEUES;
+        }
+        if self.start_paused {
+            s |= CLOSED_APP;
+        }
+        s
+    }
+}
+
+static CONFIGURED: AtomicBool = AtomicBool::new(false);
+static ENDED: AtomicBool = AtomicBool::new(false);
+/// Windows opened so far (the open one's number).
+static OPENED: AtomicU64 = AtomicU64::new(0);
+/// Recorded calls left under the call limit.
+static CALLS_LEFT: AtomicU64 = AtomicU64::new(0);
+static ENQ_FIRST: AtomicU64 = AtomicU64::new(0);
+static ENQ_LAST: AtomicU64 = AtomicU64::new(0);
+/// The trace's clock when the window was armed.
+static START_TSC: AtomicU64 = AtomicU64::new(0);
+
+/// Whether the window is open now (any control, or none set).
+#[inline(always)]
+pub fn open() -> bool {
+    STATE.load(Ordering::Relaxed) & CLOSED == 0
+}
+
+/// Arms the controls once the trace has started (before any call is
+/// recorded): the initial state, its first window, the time schedule's
+/// thread.
+pub fn arm(s: &Settings) {
+    START_TSC.store(crate::trace::tsc::now(), Ordering::Relaxed);
+    if !s.configured() {
+        return;
+    }
+    CONFIGURED.store(true, Ordering::Release);
+    CALLS_LEFT.store(s.calls.unwrap_or(0), Ordering::Relaxed);
+    if let Some((a, b)) = s.enqueues {
+        ENQ_FIRST.store(a, Ordering::Relaxed);
+        ENQ_LAST.store(b, Ordering::Relaxed);
+    }
+    let init = s.initial_state();
+    STATE.store(init, Ordering::Release);
+    if init & CLOSED == 0 {
+        edge(true, Reason::Start);
+    }
+    if let Some(t) = s.time {
+        let _ = std::thread::Builder::new().name("cltap-window".into()).spawn(move || run_schedule(t));
+    }
+}
+
+/// The time schedule: this thread flips the window at each change, so that
+/// no call reads a clock to know.
+fn run_schedule(s: Schedule) {
+    let start = std::time::Instant::now();
+    loop {
+        let elapsed = start.elapsed().as_nanos() as u64;
+        let at = s.at(elapsed);
+        if ENDED.load(Ordering::Acquire) {
+            return;
+        }
+        if at.open {
+            change(0, CLOSED_TIME, Reason::Time);
+        } else {
+            change(CLOSED_TIME, 0, Reason::Time);
+        }
+        let Some(next) = at.next else { return };
+        std::thread::sleep(std::time::Duration::from_nanos(next.saturating_sub(elapsed)));
+    }
+}
+
+/// The application's `cltap_pause` (`open` false) or `cltap_resume`.
+pub fn set_paused(paused: bool) {
+    if !CONFIGURED.load(Ordering::Acquire) {
+        // Pausing a run that set no control arms the window then: its
+        // records so far were all inside one window, from the start.
+        if !paused || CONFIGURED.swap(true, Ordering::AcqRel) {
+            return;
+        }
+        OPENED.store(1, Ordering::Relaxed);
+        edge_at(true, Reason::Start, 1, START_TSC.load(Ordering::Relaxed));
+    }
+    if paused {
+        change(CLOSED_APP, 0, Reason::App)
+    } else {
+        change(0, CLOSED_APP, Reason::App)
+    }
+}
+
+/// At the end of the trace: an open window closes.
+pub fn end() {
+    if !CONFIGURED.load(Ordering::Acquire) || ENDED.swap(true, Ordering::AcqRel) {
+        return;
+    }
+    if open() {
+        edge(false, Reason::End);
+    }
+}
+
+/// One recorded call under the call limit: the last one closes the window.
+#[cold]
+pub fn count_call() {
+    let left = CALLS_LEFT.fetch_sub(1, Ordering::Relaxed);
+    if left == 1 {
+        change(CLOSED_CALLS, 0, Reason::Calls);
+    } else if left == 0 {
+        CALLS_LEFT.store(0, Ordering::Relaxed);
+    }
+}
+
+/// Where a numbered call's command id lies in the enqueue range.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum InRange {
+    No,
+    Yes,
+    /// The range's last call: the window closes once it has returned
+    /// ([`close_enqueues`]), so that its record lies inside.
+    Last,
+}
+
+/// A numbered call took command id `cmd`: where it lies in the enqueue
+/// range (any other control may still hold the window closed). The range's
+/// first call opens the window.
+#[cold]
+pub fn command(cmd: u64) -> InRange {
+    let (a, b) = (ENQ_FIRST.load(Ordering::Relaxed), ENQ_LAST.load(Ordering::Relaxed));
+    if cmd == a {
+        change(0, CLOSED_ENQUEUES, Reason::Enqueues);
+    }
+    if cmd > b && STATE.load(Ordering::Relaxed) & CLOSED_ENQUEUES == 0 {
+        // The last call was not recorded (the log filter): closed now.
+        change(CLOSED_ENQUEUES, 0, Reason::Enqueues);
+    }
+    match cmd {
+        _ if cmd == b => InRange::Last,
+        _ if (a..b).contains(&cmd) => InRange::Yes,
+        _ => InRange::No,
+    }
+}
+
+/// The enqueue range's last call has returned.
+#[cold]
+pub fn close_enqueues() {
+    change(CLOSED_ENQUEUES, 0, Reason::Enqueues);
+}
+
+/// Sets and clears bits; a change of the window's open-ness is recorded.
+fn change(set: u32, clear: u32, why: Reason) {
+    let Ok(prev) = STATE.fetch_update(Ordering::AcqRel, Ordering::Acquire, |s| Some((s | set) & !clear)) else {
+        return;
+    };
+    let now = (prev | set) & !clear;
+    let (was, is) = (prev & CLOSED == 0, now & CLOSED == 0);
+    if was != is && !ENDED.load(Ordering::Acquire) {
+        edge(is, why);
+    }
+}
+
+fn edge(open: bool, why: Reason) {
+    let n = if open { OPENED.fetch_add(1, Ordering::AcqRel) + 1 } else { OPENED.load(Ordering::Acquire) };
+    edge_at(open, why, n, crate::trace::tsc::now());
+}
+
+fn edge_at(open: bool, why: Reason, n: u64, t: u64) {
+    let words = [if open { WINDOW_OPEN } else { WINDOW_CLOSE }, why as u64];
+    crate::trace::local::record_kind::<KIND_WINDOW>(n, t, t, &words, None);
+}
+
+/// A window as the files show it: its number, its opening and closing
+/// (ns since the trace began) and their reasons; `close` is `None` when
+/// the trace ended without its close (a process killed).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Span {
+    pub number: u64,
+    pub open_ns: u64,
+    pub open_reason: &'static str,
+    pub close_ns: Option<u64>,
+    pub close_reason: Option<&'static str>,
+}
+
+impl Span {
+    /// `[0.120 ms, 3.400 ms] cltap_resume .. cltap_pause`.
+    pub fn text(&self) -> String {
+        let ms = |ns: u64| format!("{:.3} ms", ns as f64 / 1e6);
+        format!(
+            "window {}: {} ({}) to {} ({})",
+            self.number,
+            ms(self.open_ns),
+            self.open_reason,
+            self.close_ns.map_or_else(|| "the end".to_string(), ms),
+            self.close_reason.unwrap_or("not closed")
+        )
+    }
+}
+
+/// Pairs window records (in the trace's order) into spans; `ns` turns a
+/// trace clock reading into ns since the trace began.
+#[derive(Debug, Default)]
+pub struct Spans(pub Vec<Span>);
+
+impl Spans {
+    pub fn add(&mut self, number: u64, ns: u64, words: &[u64]) {
+        let open = words.first() == Some(&WINDOW_OPEN);
+        let why = Reason::text(words.get(1).copied().unwrap_or(u64::MAX), open);
+        if open {
+            self.0.push(Span { number, open_ns: ns, open_reason: why, close_ns: None, close_reason: None });
+        } else if let Some(s) = self.0.iter_mut().rev().find(|s| s.number == number && s.close_ns.is_none()) {
+            s.close_ns = Some(ns);
+            s.close_reason = Some(why);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_control_starts_in_its_own_state() {
+        assert_eq!(Settings::default().initial_state(), 0);
+        let s = Settings { calls: Some(5), ..Settings::default() };
+        assert_eq!(s.initial_state(), WATCH_CALLS);
+        let s = Settings { calls: Some(0), start_paused: true, ..Settings::default() };
+        assert_eq!(s.initial_state(), WATCH_CALLS | CLOSED_CALLS | CLOSED_APP);
+        let s = Settings { enqueues: Some((3, 4)), ..Settings::default() };
+        assert_eq!(s.initial_state(), WATCH_ENQUEUES | CLOSED_ENQUEUES);
+        let s = Settings { time: Schedule::parse("1s:1s"), ..Settings::default() };
+        assert_eq!(s.initial_state(), CLOSED_TIME);
+        let s = Settings { time: Schedule::parse("0:1s"), ..Settings::default() };
+        assert_eq!(s.initial_state(), 0);
+    }
+
+    #[test]
+    fn spans_pair_each_open_with_its_close() {
+        let mut s = Spans::default();
+        s.add(1, 10, &[WINDOW_OPEN, Reason::Start as u64]);
+        s.add(1, 20, &[WINDOW_CLOSE, Reason::App as u64]);
+        s.add(2, 30, &[WINDOW_OPEN, Reason::App as u64]);
+        assert_eq!(s.0.len(), 2);
+        assert_eq!(
+            (s.0[0].open_reason, s.0[0].close_ns, s.0[0].close_reason),
+            ("start", Some(20), Some("cltap_pause"))
+        );
+        assert_eq!((s.0[1].open_reason, s.0[1].close_ns), ("cltap_resume", None));
+        assert_eq!(s.0[0].text(), "window 1: 0.000 ms (start) to 0.000 ms (cltap_pause)");
+    }
+}

@@ -85,22 +85,26 @@ fn enter_windowed(id: usize, args: &[u64], w: u32) -> Enter {
     // A numbered call under an enqueue range: its id decides, whatever
     // the range's bit says (its first and last calls flip it).
     let mut close = false;
-    let open = if numbered && w & window::WATCH_ENQUEUES != 0 {
+    let (open, w) = if numbered && w & window::WATCH_ENQUEUES != 0 {
         let r = window::command(cmd);
         close = r == window::InRange::Last;
-        r != window::InRange::No
-            && window::STATE.load(Ordering::Relaxed) & window::CLOSED & !window::CLOSED_ENQUEUES == 0
+        let w = window::STATE.load(Ordering::Relaxed);
+        (r != window::InRange::No && w & window::CLOSED & !window::CLOSED_ENQUEUES == 0, w)
     } else {
-        w & window::CLOSED == 0
+        (w & window::CLOSED == 0, w)
     };
     if !open || !LOGGED[id].load(Ordering::Relaxed) {
         return Enter { on: false, inside: open, close: false, cmd: 0, rec: Opened::NONE };
+    }
+    // The window flipped while the start was read: the call is outside.
+    let t0 = window::stamp();
+    if (window::STATE.load(Ordering::Relaxed) ^ w) & window::GENERATION != 0 {
+        return Enter { on: false, inside: false, close: false, cmd: 0, rec: Opened::NONE };
     }
     if w & window::WATCH_CALLS != 0 {
         window::count_call();
     }
     let f = &cltap::meta::FUNCTIONS[id];
-    let t0 = cltap::trace::tsc::now();
     // SAFETY: the application's argument words.
     let rec = unsafe { local::open(id, f, numbered.then_some(cmd), t0, args) };
     Enter { on: true, inside: true, close, cmd, rec }
@@ -125,10 +129,21 @@ pub fn enter_hsa(id: usize, args: &[u64]) -> Enter {
     if w & window::CLOSED != 0 || !HSA_LOGGED[id].load(Ordering::Relaxed) {
         return Enter { on: false, inside: w & window::CLOSED == 0, close: false, cmd: 0, rec: Opened::NONE };
     }
+    let f = &cltap::meta::HSA_FUNCTIONS[id];
+    if w == 0 {
+        return enter_kind::<KIND_HSA_CALL>(id, f, None, args);
+    }
+    // As in `enter_windowed`.
+    let t0 = window::stamp();
+    if (window::STATE.load(Ordering::Relaxed) ^ w) & window::GENERATION != 0 {
+        return Enter { on: false, inside: false, close: false, cmd: 0, rec: Opened::NONE };
+    }
     if w & window::WATCH_CALLS != 0 {
         window::count_call();
     }
-    enter_kind::<KIND_HSA_CALL>(id, &cltap::meta::HSA_FUNCTIONS[id], None, args)
+    // SAFETY: the application's argument words.
+    let rec = unsafe { local::open_kind::<KIND_HSA_CALL>(id, f, None, t0, args) };
+    Enter { on: true, inside: true, close: false, cmd: 0, rec }
 }
 
 /// After a logged HSA call: its record is completed.

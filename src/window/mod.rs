@@ -26,6 +26,34 @@ pub const CLOSED: u32 = 0xff;
 pub const WATCH_CALLS: u32 = 1 << 8;
 /// Tell each numbered call's command id ([`Settings::enqueues`]).
 pub const WATCH_ENQUEUES: u32 = 1 << 9;
+/// Counts the window's openings and closings: a call that saw the window
+/// open, read its start time, and sees the same count again lies inside
+/// the window its records say (see [`stamp`]).
+pub const GENERATION: u32 = 0xffff << 16;
+/// Some control is set: every call takes the windowed path (never 0).
+pub const ARMED: u32 = 1 << 10;
+
+/// The trace clock, read strictly between the loads of [`STATE`] around
+/// it (a plain `rdtsc` may be taken early or late): a call's start time
+/// and a window's edge are then ordered as the state they saw.
+#[inline(always)]
+pub fn stamp() -> u64 {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: LFENCE has no preconditions.
+    unsafe {
+        std::arch::x86_64::_mm_lfence();
+        let t = crate::trace::tsc::now();
+        std::arch::x86_64::_mm_lfence();
+        t
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        std::sync::atomic::fence(Ordering::SeqCst);
+        let t = crate::trace::tsc::now();
+        std::sync::atomic::fence(Ordering::SeqCst);
+        t
+    }
+}
 
 /// Why a window opened or closed (a `KIND_WINDOW` record's reason word).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -128,7 +156,7 @@ pub fn arm(s: &Settings) {
         ENQ_LAST.store(b, Ordering::Relaxed);
     }
     let init = s.initial_state();
-    STATE.store(init, Ordering::Release);
+    STATE.store(init | ARMED, Ordering::Release);
     if init & CLOSED == 0 {
         edge(true, Reason::Start);
     }
@@ -233,20 +261,33 @@ pub fn close_enqueues() {
 }
 
 /// Sets and clears bits; a change of the window's open-ness is recorded.
+/// An opening's time is read before the change is seen, a closing's after:
+/// every call recorded inside lies between them.
 fn change(set: u32, clear: u32, why: Reason) {
-    let Ok(prev) = STATE.fetch_update(Ordering::AcqRel, Ordering::Acquire, |s| Some((s | set) & !clear)) else {
+    let before = stamp();
+    let flip = |s: u32| {
+        let n = (s | set) & !clear;
+        if (s & CLOSED == 0) != (n & CLOSED == 0) {
+            n.wrapping_add(1 << 16)
+        } else {
+            n
+        }
+    };
+    let Ok(prev) = STATE.fetch_update(Ordering::AcqRel, Ordering::Acquire, |s| Some(flip(s))) else {
         return;
     };
-    let now = (prev | set) & !clear;
-    let (was, is) = (prev & CLOSED == 0, now & CLOSED == 0);
+    let after = stamp();
+    let (was, is) = (prev & CLOSED == 0, flip(prev) & CLOSED == 0);
     if was != is && !ENDED.load(Ordering::Acquire) {
-        edge(is, why);
+        let n = if is { OPENED.fetch_add(1, Ordering::AcqRel) + 1 } else { OPENED.load(Ordering::Acquire) };
+        edge_at(is, why, n, if is { before } else { after });
     }
 }
 
+/// The start's opening and the end's closing (no call races them).
 fn edge(open: bool, why: Reason) {
     let n = if open { OPENED.fetch_add(1, Ordering::AcqRel) + 1 } else { OPENED.load(Ordering::Acquire) };
-    edge_at(open, why, n, crate::trace::tsc::now());
+    edge_at(open, why, n, stamp());
 }
 
 fn edge_at(open: bool, why: Reason, n: u64, t: u64) {

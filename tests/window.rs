@@ -214,7 +214,9 @@ fn a_time_window_records_only_inside_the_windows_it_lists() {
         assert_eq!(listed.len(), opens.len(), "{schedule}");
         let first = listed.first().map(|w| w.1.as_str());
         if first_at_start {
-            assert!(first == Some("start") && !calls.is_empty(), "{schedule}: {listed:?}");
+            // (Whether calls fall inside it depends on how fast the driver
+            // starts: not asserted.)
+            assert_eq!(first, Some("start"), "{schedule}: {listed:?}");
         }
         assert!(
             listed

@@ -21,6 +21,8 @@ pub const CLOSED_TIME: u32 = 1;
 pub const CLOSED_CALLS: u32 = 2;
 pub const CLOSED_ENQUEUES: u32 = 4;
 pub const CLOSED_APP: u32 = 8;
+/// The trace has ended: nothing opens again.
+pub const CLOSED_END: u32 = 16;
 pub const CLOSED: u32 = 0xff;
 /// Count recorded calls ([`Settings::calls`]).
 pub const WATCH_CALLS: u32 = 1 << 8;
@@ -193,6 +195,7 @@ pub fn set_paused(paused: bool) {
         if !paused || CONFIGURED.swap(true, Ordering::AcqRel) {
             return;
         }
+        STATE.fetch_or(ARMED, Ordering::AcqRel);
         OPENED.store(1, Ordering::Relaxed);
         edge_at(true, Reason::Start, 1, START_TSC.load(Ordering::Relaxed));
     }
@@ -203,14 +206,13 @@ pub fn set_paused(paused: bool) {
     }
 }
 
-/// At the end of the trace: an open window closes.
+/// At the end of the trace: an open window closes, and none opens again.
+/// When it returns no change is being recorded.
 pub fn end() {
     if !CONFIGURED.load(Ordering::Acquire) || ENDED.swap(true, Ordering::AcqRel) {
         return;
     }
-    if open() {
-        edge(false, Reason::End);
-    }
+    change(CLOSED_END, 0, Reason::End);
 }
 
 /// One recorded call under the call limit: the last one closes the window.
@@ -264,6 +266,9 @@ pub fn close_enqueues() {
 /// An opening's time is read before the change is seen, a closing's after:
 /// every call recorded inside lies between them.
 fn change(set: u32, clear: u32, why: Reason) {
+    // One change at a time, so that [`end`] waits for one being recorded.
+    static CHANGING: parking_lot::Mutex<()> = parking_lot::Mutex::new(());
+    let _one = CHANGING.lock();
     let before = stamp();
     let flip = |s: u32| {
         let n = (s | set) & !clear;
@@ -278,7 +283,7 @@ fn change(set: u32, clear: u32, why: Reason) {
     };
     let after = stamp();
     let (was, is) = (prev & CLOSED == 0, flip(prev) & CLOSED == 0);
-    if was != is && !ENDED.load(Ordering::Acquire) {
+    if was != is {
         let n = if is { OPENED.fetch_add(1, Ordering::AcqRel) + 1 } else { OPENED.load(Ordering::Acquire) };
         edge_at(is, why, n, if is { before } else { after });
     }
@@ -322,8 +327,9 @@ impl Span {
     }
 }
 
-/// Pairs window records (in the trace's order) into spans; `ns` turns a
-/// trace clock reading into ns since the trace began.
+/// Pairs window records into spans. The records come in the trace's
+/// render order, which is each thread's chunks in turn, not time: a window
+/// closed by the schedule's thread may come before its opening.
 #[derive(Debug, Default)]
 pub struct Spans(pub Vec<Span>);
 
@@ -331,11 +337,20 @@ impl Spans {
     pub fn add(&mut self, number: u64, ns: u64, words: &[u64]) {
         let open = words.first() == Some(&WINDOW_OPEN);
         let why = Reason::text(words.get(1).copied().unwrap_or(u64::MAX), open);
+        let at = match self.0.iter().position(|s| s.number == number) {
+            Some(i) => i,
+            None => {
+                let blank = Span { number, open_ns: 0, open_reason: "", close_ns: None, close_reason: None };
+                let i = self.0.partition_point(|s| s.number < number);
+                self.0.insert(i, blank);
+                i
+            }
+        };
+        let s = &mut self.0[at];
         if open {
-            self.0.push(Span { number, open_ns: ns, open_reason: why, close_ns: None, close_reason: None });
-        } else if let Some(s) = self.0.iter_mut().rev().find(|s| s.number == number && s.close_ns.is_none()) {
-            s.close_ns = Some(ns);
-            s.close_reason = Some(why);
+            (s.open_ns, s.open_reason) = (ns, why);
+        } else {
+            (s.close_ns, s.close_reason) = (Some(ns), Some(why));
         }
     }
 }
@@ -364,8 +379,12 @@ mod tests {
         let mut s = Spans::default();
         s.add(1, 10, &[WINDOW_OPEN, Reason::Start as u64]);
         s.add(1, 20, &[WINDOW_CLOSE, Reason::App as u64]);
+        s.add(3, 40, &[WINDOW_CLOSE, Reason::Time as u64]);
         s.add(2, 30, &[WINDOW_OPEN, Reason::App as u64]);
-        assert_eq!(s.0.len(), 2);
+        s.add(3, 35, &[WINDOW_OPEN, Reason::Time as u64]);
+        assert_eq!(s.0.len(), 3);
+        // A closing met before its opening (another thread's chunk) pairs too.
+        assert_eq!((s.0[2].number, s.0[2].open_ns, s.0[2].close_ns), (3, 35, Some(40)));
         assert_eq!(
             (s.0[0].open_reason, s.0[0].close_ns, s.0[0].close_reason),
             ("start", Some(20), Some("cltap_pause"))

@@ -40,11 +40,13 @@ pub(crate) fn parse(name: &str, v: &str, cfg: &mut Config) -> Option<Result<(), 
         "CLTAP_KERNEL_INCLUDE" | "CLTAP_KERNEL_EXCLUDE" if empty => Ok(()),
         "CLTAP_KERNEL_INCLUDE" | "CLTAP_KERNEL_EXCLUDE" => {
             let var = if name == "CLTAP_KERNEL_INCLUDE" { "CLTAP_KERNEL_INCLUDE" } else { "CLTAP_KERNEL_EXCLUDE" };
-            match crate::kfilter::check_regex(v) {
-                Ok(()) if var == "CLTAP_KERNEL_INCLUDE" => Ok(cfg.kernels.include = Some(v.to_string())),
-                Ok(()) => Ok(cfg.kernels.exclude = Some(v.to_string())),
-                Err(why) => Err(ConfigError::Input { var, why: format!("{v:?} is not a regular expression ({why})") }),
-            }
+            crate::kfilter::check_regex(v)
+                .map(|()| {
+                    let slot =
+                        if var == "CLTAP_KERNEL_INCLUDE" { &mut cfg.kernels.include } else { &mut cfg.kernels.exclude };
+                    *slot = Some(v.to_string());
+                })
+                .map_err(|why| ConfigError::Input { var, why: format!("{v:?} is not a regular expression ({why})") })
         }
         "CLTAP_KERNEL_ITERATIONS" if empty => Ok(()),
         "CLTAP_KERNEL_ITERATIONS" => {

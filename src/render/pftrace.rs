@@ -170,7 +170,7 @@ impl Pftrace {
     fn window(&mut self, v: &View<'_>) {
         let h = &v.header;
         let open = v.args.first() == Some(&cltap_formats::cltrace::record::WINDOW_OPEN);
-        let why = crate::window::Reason::text(v.args.get(1).copied().unwrap_or(u64::MAX), open);
+        let why = crate::window::spans::Reason::text(v.args.get(1).copied().unwrap_or(u64::MAX), open);
         let pid = self.pid;
         let track = id(pid, Id::Windows, 0);
         self.describe(track, || TrackDescriptor {

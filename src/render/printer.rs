@@ -393,7 +393,7 @@ pub fn empty_call() -> Call {
 pub fn window_text(v: &View<'_>) -> String {
     use cltap_formats::cltrace::record::WINDOW_OPEN;
     let open = v.args.first() == Some(&WINDOW_OPEN);
-    let why = crate::window::Reason::text(v.args.get(1).copied().unwrap_or(u64::MAX), open);
+    let why = crate::window::spans::Reason::text(v.args.get(1).copied().unwrap_or(u64::MAX), open);
     format!("window {} {} ({why})", v.header.cmd_id, if open { "opened" } else { "closed" })
 }
 

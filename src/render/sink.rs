@@ -103,7 +103,7 @@ pub struct Results {
     pub counter_passes: Option<u32>,
     /// The collection windows recorded, in order (none without a window
     /// control).
-    pub windows: Vec<crate::window::Span>,
+    pub windows: Vec<crate::window::spans::Span>,
     /// Files written, by the sinks that wrote them.
     pub files: Vec<std::path::PathBuf>,
 }

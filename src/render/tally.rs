@@ -16,7 +16,7 @@ pub struct Tally {
     hsa_dispatches: u64,
     hsa_times: BTreeMap<u64, [u64; 4]>,
     /// Window records, times still the trace's clock.
-    windows: crate::window::Spans,
+    windows: crate::window::spans::Spans,
 }
 
 impl Tally {
@@ -112,7 +112,7 @@ impl Sink for Tally {
             .windows
             .0
             .iter()
-            .map(|w| crate::window::Span {
+            .map(|w| crate::window::spans::Span {
                 open_ns: since_start(w.open_ns),
                 close_ns: w.close_ns.map(since_start),
                 ..w.clone()

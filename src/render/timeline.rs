@@ -218,7 +218,7 @@ impl Timeline {
     /// async slice over the process, one per window (its number the id).
     fn window(&mut self, v: &View<'_>) {
         let open = v.args.first() == Some(&rec::WINDOW_OPEN);
-        let why = crate::window::Reason::text(v.args.get(1).copied().unwrap_or(u64::MAX), open);
+        let why = crate::window::spans::Reason::text(v.args.get(1).copied().unwrap_or(u64::MAX), open);
         let (n, ts) = (v.header.cmd_id, self.us(v.header.t0));
         let key = if open { "opened_by" } else { "closed_by" };
         self.event(&format!(

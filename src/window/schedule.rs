@@ -99,8 +99,8 @@ mod tests {
     #[test]
     fn repeat_zero_goes_on_for_ever() {
         let s = Schedule::parse("1s:500ms:0").unwrap();
-        assert_eq!(s.at(1_000 * 1_500 * MS + 1_200 * MS).open, true);
-        assert_eq!(s.at(1_000 * 1_500 * MS + 200 * MS).open, false);
+        assert!(s.at(1_000 * 1_500 * MS + 1_200 * MS).open);
+        assert!(!s.at(1_000 * 1_500 * MS + 200 * MS).open);
     }
 
     #[test]

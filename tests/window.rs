@@ -103,6 +103,31 @@ fn pause_and_resume_from_the_application_record_only_its_regions() {
     assert_eq!(windows(&dir), [w(1, "start", "cltap_pause"), w(2, "cltap_resume", "end")]);
 }
 
+/// The windows as Perfetto's protobuf trace holds them: one slice each on
+/// the process's track, valid for Perfetto's own schema
+/// (`tests/pftrace/check.py`).
+#[test]
+fn the_pftrace_has_a_slice_per_window() {
+    let dir = scratch("window-pftrace");
+    traced(
+        &dir,
+        Mode::Layer,
+        &["calls", "30", "r11", "p21", "r26", "p28"],
+        &[("CLTAP_START_PAUSED", "1"), ("CLTAP_PFTRACE", "1")],
+    );
+    let py = std::env::var_os("PERFETTO_PYTHONPATH").map(PathBuf::from).unwrap_or_else(|| root().join(".deps/py"));
+    let o = Command::new("python3")
+        .arg(root().join("tests/pftrace/check.py"))
+        .arg(only_file(&dir, ".pftrace"))
+        .env("PYTHONPATH", py)
+        .output()
+        .expect("run python3");
+    assert!(o.status.success(), "Perfetto's schema refused the trace:\n{}", String::from_utf8_lossy(&o.stderr));
+    let c: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(c["by_category"]["window"], 2, "{c}");
+    assert_eq!(c["by_category"]["opencl"], 12, "{c}");
+}
+
 #[test]
 fn without_cltap_the_helper_reports_that_nobody_took_the_call() {
     let o = run(command(&window_program(), &["calls", "3", "p2"], &[Driver::Pocl], Loader::OclIcd, Mode::Plain));

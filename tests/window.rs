@@ -134,6 +134,46 @@ fn without_cltap_the_helper_reports_that_nobody_took_the_call() {
     assert_eq!((o.code, o.stdout.as_str()), (Some(0), "pause 2 -1\n"), "{}", o.stderr);
 }
 
+/// `cltap run OPTIONS -- window ARGS` on PoCL, its files in `dir`.
+fn cltap_run(dir: &Path, options: &[&str], args: &[&str]) -> Outcome {
+    let pocl = Driver::Pocl.library();
+    let mut c = Command::new(cltap_exe());
+    c.current_dir(dir).arg("run").args(options).arg("--output").arg(dir).arg("--driver").arg(&pocl).arg("--");
+    c.arg(window_program()).args(args);
+    for (k, _) in std::env::vars() {
+        if k.starts_with("OCL_ICD") || k.starts_with("OPENCL_LAYER") || k.starts_with("CLTAP_") {
+            c.env_remove(k);
+        }
+    }
+    c.env("OCL_ICD_VENDORS", &pocl).env("POCL_CACHE_DIR", root().join("target/pocl-cache"));
+    let o = run(c);
+    assert_eq!(o.code, Some(0), "stdout:\n{}\nstderr:\n{}", o.stdout, o.stderr);
+    o
+}
+
+/// The options of `cltap run`, as the docs give them.
+#[test]
+fn cltap_run_options_set_the_window_and_the_filter() {
+    let dir = scratch("window-run-paused");
+    cltap_run(&dir, &["--start-paused", "--window-calls", "5"], &["calls", "20", "r8"]);
+    assert_eq!(numbered_calls(&only_file(&dir, ".apilog")), [8, 9, 10, 11, 12]);
+    assert_eq!(windows(&dir), [w(1, "cltap_resume", "call limit")]);
+    let dir = scratch("window-run-kernels");
+    let opts =
+        ["--window-enqueues", "4-9", "--kernel-include", "^(add|mul)$", "--kernel-iterations", "2-", "--device-timing"];
+    cltap_run(&dir, &opts, &["kernels", "4"]);
+    assert_eq!(cmd_ids(&log_text(&dir)), [4, 5, 6, 7, 8, 9]);
+    let s = summary_json(&dir);
+    let timed: Vec<(u64, &str)> = s["commands"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| (c["cmd_id"].as_u64().unwrap(), c["kernel"].as_str().unwrap()))
+        .collect();
+    // The filter counts iterations among the launches it saw: inside the window.
+    assert_eq!(timed, [(7, "add"), (8, "mul")]);
+}
+
 #[test]
 fn a_call_limit_records_exactly_the_first_calls() {
     let dir = scratch("window-calls");

@@ -357,3 +357,16 @@ fn hsa_outside_the_window_counts_nothing() {
     assert!(!log.contains("dispatch"), "{log}");
     assert_eq!(windows(&out), Vec::new());
 }
+
+/// HSA, a call limit: exactly the first calls recorded (the HSA calls are
+/// numbered per thread: the log holds the first ones of each).
+#[test]
+fn hsa_a_call_limit_records_exactly_the_first_calls() {
+    let out = scratch("window-hsa-calls");
+    let o = counted_sizes(&out, &[("CLTAP_WINDOW_CALLS", "40")]);
+    assert_eq!(o.code, Some(0), "{}", o.stderr);
+    let log = log_text(&out);
+    let calls: Vec<&str> = log.lines().filter(|l| l.starts_with("TID")).collect();
+    assert_eq!(calls.len(), 40, "{log}");
+    assert_eq!(windows(&out), [w(1, "start", "call limit")]);
+}

@@ -574,19 +574,26 @@ fn devtime_pre(s: &mut String, f: &Function) {
         Some("sync_before") => {
             writeln!(s, "    crate::opencl::devtime::before_release();").unwrap();
         }
-        Some("enqueue") => {
-            writeln!(s, "    let mut __own_ev: *mut ::core::ffi::c_void = ::core::ptr::null_mut();").unwrap();
-            writeln!(s, "    let __own = event.is_null() && ::cltap::devtime::on();").unwrap();
-            writeln!(s, "    let __enq_t0 = if ::cltap::devtime::on() {{ ::cltap::trace::tsc::now() }} else {{ 0 }};")
-                .unwrap();
-            writeln!(
-                s,
-                "    let event = if __own {{ &mut __own_ev as *mut _ as *mut ::core::ffi::c_void }} else {{ event }};"
-            )
-            .unwrap();
-        }
         _ => {}
     }
+}
+
+/// Device timing of an enqueue, after its record is opened (the window's
+/// decision is the call's): the driver sees cltap's own event where the
+/// application passed none.
+fn devtime_enqueue(s: &mut String, f: &Function) {
+    if devtime_kind(f) != Some("enqueue") {
+        return;
+    }
+    writeln!(s, "    let mut __own_ev: *mut ::core::ffi::c_void = ::core::ptr::null_mut();").unwrap();
+    // Timed only inside the collection window and, for a kernel launch,
+    // the kernel filter: no event of cltap's otherwise.
+    let launch = matches!(f.name.as_str(), "clEnqueueNDRangeKernel" | "clEnqueueTask");
+    writeln!(s, "    let __dt = crate::opencl::devtime::wants(&__app, {launch}, __t.inside);").unwrap();
+    writeln!(s, "    let __own = event.is_null() && __dt;").unwrap();
+    writeln!(s, "    let __enq_t0 = if __dt {{ ::cltap::trace::tsc::now() }} else {{ 0 }};").unwrap();
+    writeln!(s, "    let event = if __own {{ &mut __own_ev as *mut _ as *mut ::core::ffi::c_void }} else {{ event }};")
+        .unwrap();
 }
 
 /// Device timing, right after the call (handles are still the driver's).
@@ -605,7 +612,11 @@ fn devtime_post(s: &mut String, f: &Function) {
                 RetKind::Status => "r == 0",
                 _ => "!r.is_null()",
             };
-            writeln!(s, "    if ::cltap::devtime::on() {{ crate::opencl::devtime::track(ID, __t.cmd, __enq_t0, {ok}, event, __own, &__app); }}").unwrap();
+            writeln!(
+                s,
+                "    if __dt {{ crate::opencl::devtime::track(ID, __t.cmd, __enq_t0, {ok}, event, __own, &__app); }}"
+            )
+            .unwrap();
             // A blocking enqueue is a synchronisation point.
             if let Some(b) = f.params.iter().find(|p| p.name.starts_with("blocking") && p.c_type == "cl_bool") {
                 writeln!(s, "    if {b} != 0 && {ok} {{ crate::opencl::devtime::sync_point(); }}", b = b.name).unwrap();
@@ -633,7 +644,7 @@ fn bracket_exit(s: &mut String, f: &Function, id: usize) {
     let (ret, failed) = (ret_word(f), failed_expr(f));
     let exit = if f.lws {
         let l = f.param_index("local_work_size").expect("[lws] is checked by the parser");
-        format!("crate::bracket::exit_with_lws({id}, __t, {ret}, &__app, {failed}, || if __app[{l}] == 0 && r == 0 {{ crate::opencl::lws::suggested(&__app) }} else {{ None }}); if r == 0 && crate::opencl::kinfo::on() {{ crate::opencl::kinfo::record(__t.cmd, &__app) }}")
+        format!("crate::bracket::exit_with_lws({id}, __t, {ret}, &__app, {failed}, || if __app[{l}] == 0 && r == 0 {{ crate::opencl::lws::suggested(&__app) }} else {{ None }}); if r == 0 && crate::opencl::kinfo::on() {{ crate::opencl::kinfo::record(__t.cmd, &__app, {within}) }}", within = if devtime_kind(f) == Some("enqueue") { "__dt" } else { "true" })
     } else {
         format!("crate::bracket::exit({id}, __t, {ret}, &__app, {failed})")
     };
@@ -669,6 +680,7 @@ fn layer_wrapper(s: &mut String, f: &Function, id: usize, ext: Option<usize>) {
     writeln!(s, "    let __app = {};", arg_words(f)).unwrap();
     devtime_pre(s, f);
     writeln!(s, "    let __t = crate::bracket::enter({id}, &__app);").unwrap();
+    devtime_enqueue(s, f);
     writeln!(s, "    let r = f({args});").unwrap();
     let mut post = String::new();
     devtime_post(&mut post, f);
@@ -821,6 +833,7 @@ fn icd_wrapper(s: &mut String, f: &Function, id: usize, ext: Option<usize>) {
     writeln!(s, "    let f: {fty} = ::core::mem::transmute(f);").unwrap();
     devtime_pre(s, f);
     writeln!(s, "    let __t = crate::bracket::enter({id}, &__app);").unwrap();
+    devtime_enqueue(s, f);
     writeln!(s, "    let r = f({args});").unwrap();
     let mut post = String::new();
     devtime_post(&mut post, f);

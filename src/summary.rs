@@ -93,6 +93,9 @@ impl Summary<'_> {
         for n in &self.notes {
             msg += &format!("cltap: {n}\n");
         }
+        for w in &self.results.windows {
+            msg += &format!("cltap: collection {}\n", w.text());
+        }
         match self.results.counter_passes {
             Some(0) => {
                 msg +=
@@ -164,6 +167,9 @@ impl Summary<'_> {
             "untimed": crate::devtime::untimed_commands().len(),
             "hsa_dispatches": self.results.hsa_dispatches,
         });
+        if let (false, Some(o)) = (self.results.windows.is_empty(), head.as_object_mut()) {
+            o.insert("windows".into(), json!(self.results.windows));
+        }
         if let (Some(n), Some(o)) = (self.results.counter_passes, head.as_object_mut()) {
             o.insert("counter_passes".into(), json!(n));
         }

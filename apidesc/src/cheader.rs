@@ -385,6 +385,17 @@ typedef struct cltap_tracer_api {
     cltap_status_string_fn status_string;
 } cltap_tracer_api_t;
 
+/* ---- The collection window (docs/collection.md) -------------------------- */
+/* Outside the window calls are forwarded and nothing is recorded, counted or
+ * timed. cltap_pause closes it, cltap_resume opens it (CLTAP_START_PAUSED=1:
+ * closed until the first cltap_resume). Each opening and closing is in the
+ * files with its time and reason. Both do nothing when cltap passes calls
+ * through (a bad setting, a rank not traced). */
+void cltap_pause(void);
+void cltap_resume(void);
+typedef void (*cltap_pause_fn)(void);
+typedef void (*cltap_resume_fn)(void);
+
 #ifndef CLTAP_NO_DLOPEN
 #include <dlfcn.h>
 #include <string.h>
@@ -414,6 +425,18 @@ static inline int cltap_tracer_api_load(cltap_tracer_api_t* api) {
                    api->disable && api->destroy && api->api_name && api->status_string
                ? 0
                : -1;
+}
+/* cltap_pause (paused != 0) or cltap_resume, when cltap is loaded; without
+ * it, nothing. Returns 0 when cltap took the call, else -1. */
+static inline int cltap_window_pause(int paused) {
+    void* lib = dlopen(CLTAP_LIBRARY, RTLD_NOW | RTLD_NOLOAD);
+    if (lib == NULL) return -1;
+    void (*fn)(void) = NULL;
+    cltap_sym_(lib, paused ? "cltap_pause" : "cltap_resume", &fn);
+    dlclose(lib);
+    if (fn == NULL) return -1;
+    fn();
+    return 0;
 }
 #endif /* CLTAP_NO_DLOPEN */
 

@@ -9,6 +9,7 @@ use cltap::calls::{Tally, MAX_FUNCTIONS};
 use cltap::meta::FnMeta;
 use cltap::trace::local::{self, Opened};
 use cltap::trace::record::KIND_HSA_CALL;
+use cltap::window;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 pub static TALLY: Tally = Tally::new();
@@ -40,6 +41,11 @@ pub fn record_calls(logs: impl Fn(&str) -> bool) {
 #[derive(Clone, Copy)]
 pub struct Enter {
     pub on: bool,
+    /// Inside the collection window (recorded or not by the log filter):
+    /// device timing follows it.
+    pub inside: bool,
+    /// The enqueue range's last call: the window closes after it.
+    close: bool,
     pub cmd: u64,
     rec: Opened,
 }
@@ -49,19 +55,59 @@ pub struct Enter {
 /// trace, so that a call that never returns is still there.
 #[inline(always)]
 pub fn enter(id: usize, args: &[u64]) -> Enter {
+    // Any window control set: one relaxed load decides (never set, 0).
+    let w = window::STATE.load(Ordering::Relaxed);
+    if w != 0 {
+        return enter_windowed(id, args, w);
+    }
     if !LOGGED[id].load(Ordering::Relaxed) {
         // Command ids stay the same whatever CLTAP_LOG_FILTER leaves out.
         if NUMBERED[id].load(Ordering::Relaxed) {
             NEXT_CMD.fetch_add(1, Ordering::Relaxed);
         }
-        return Enter { on: false, cmd: 0, rec: Opened::NONE };
+        return Enter { on: false, inside: true, close: false, cmd: 0, rec: Opened::NONE };
     }
     let f = &cltap::meta::FUNCTIONS[id];
     let cmd = if f.event_out { NEXT_CMD.fetch_add(1, Ordering::Relaxed) } else { 0 };
     let t0 = cltap::trace::tsc::now();
     // SAFETY: the application's argument words.
     let rec = unsafe { local::open(id, f, f.event_out.then_some(cmd), t0, args) };
-    Enter { on: true, cmd, rec }
+    Enter { on: true, inside: true, close: false, cmd, rec }
+}
+
+/// [`enter`] under a collection window (`w`: its state): outside it the
+/// call is forwarded with nothing recorded, only its command id taken so
+/// that ids stay the same whatever the window leaves out.
+#[inline(never)]
+fn enter_windowed(id: usize, args: &[u64], w: u32) -> Enter {
+    let numbered = NUMBERED[id].load(Ordering::Relaxed);
+    let cmd = if numbered { NEXT_CMD.fetch_add(1, Ordering::Relaxed) } else { 0 };
+    // A numbered call under an enqueue range: its id decides, whatever
+    // the range's bit says (its first and last calls flip it).
+    let mut close = false;
+    let (open, w) = if numbered && w & window::WATCH_ENQUEUES != 0 {
+        let r = window::command(cmd);
+        close = r == window::InRange::Last;
+        let w = window::STATE.load(Ordering::Relaxed);
+        (r != window::InRange::No && w & window::CLOSED & !window::CLOSED_ENQUEUES == 0, w)
+    } else {
+        (w & window::CLOSED == 0, w)
+    };
+    if !open || !LOGGED[id].load(Ordering::Relaxed) {
+        return Enter { on: false, inside: open, close: false, cmd: 0, rec: Opened::NONE };
+    }
+    // The window flipped while the start was read: the call is outside.
+    let t0 = window::stamp();
+    if (window::STATE.load(Ordering::Relaxed) ^ w) & window::GENERATION != 0 {
+        return Enter { on: false, inside: false, close: false, cmd: 0, rec: Opened::NONE };
+    }
+    if w & window::WATCH_CALLS != 0 {
+        window::count_call();
+    }
+    let f = &cltap::meta::FUNCTIONS[id];
+    // SAFETY: the application's argument words.
+    let rec = unsafe { local::open(id, f, numbered.then_some(cmd), t0, args) };
+    Enter { on: true, inside: true, close, cmd, rec }
 }
 
 /// Opens the record of a call of another API than OpenCL's (whose
@@ -71,7 +117,7 @@ pub fn enter_kind<const KIND: u16>(id: usize, f: &FnMeta, cmd: Option<u64>, args
     let t0 = cltap::trace::tsc::now();
     // SAFETY: the application's argument words.
     let rec = unsafe { local::open_kind::<KIND>(id, f, cmd, t0, args) };
-    Enter { on: true, cmd: cmd.unwrap_or(0), rec }
+    Enter { on: true, inside: true, close: false, cmd: cmd.unwrap_or(0), rec }
 }
 
 /// Before each forwarded HSA call (`id` indexes `HSA_FUNCTIONS`): one
@@ -79,10 +125,25 @@ pub fn enter_kind<const KIND: u16>(id: usize, f: &FnMeta, cmd: Option<u64>, args
 /// HSA calls take no command id.
 #[inline(always)]
 pub fn enter_hsa(id: usize, args: &[u64]) -> Enter {
-    if !HSA_LOGGED[id].load(Ordering::Relaxed) {
-        return Enter { on: false, cmd: 0, rec: Opened::NONE };
+    let w = window::STATE.load(Ordering::Relaxed);
+    if w & window::CLOSED != 0 || !HSA_LOGGED[id].load(Ordering::Relaxed) {
+        return Enter { on: false, inside: w & window::CLOSED == 0, close: false, cmd: 0, rec: Opened::NONE };
     }
-    enter_kind::<KIND_HSA_CALL>(id, &cltap::meta::HSA_FUNCTIONS[id], None, args)
+    let f = &cltap::meta::HSA_FUNCTIONS[id];
+    if w == 0 {
+        return enter_kind::<KIND_HSA_CALL>(id, f, None, args);
+    }
+    // As in `enter_windowed`.
+    let t0 = window::stamp();
+    if (window::STATE.load(Ordering::Relaxed) ^ w) & window::GENERATION != 0 {
+        return Enter { on: false, inside: false, close: false, cmd: 0, rec: Opened::NONE };
+    }
+    if w & window::WATCH_CALLS != 0 {
+        window::count_call();
+    }
+    // SAFETY: the application's argument words.
+    let rec = unsafe { local::open_kind::<KIND_HSA_CALL>(id, f, None, t0, args) };
+    Enter { on: true, inside: true, close: false, cmd: 0, rec }
 }
 
 /// After a logged HSA call: its record is completed.
@@ -131,6 +192,9 @@ pub fn exit_with_lws(
         let lws = lws();
         local::complete(e.rec, &cltap::meta::FUNCTIONS[id], t1, ret, args, lws.as_ref().map(|(v, n)| &v[..*n]))
     };
+    if e.close {
+        window::close_enqueues();
+    }
 }
 
 /// After a call cltap answers in hand-written code: logged if on, else counted.

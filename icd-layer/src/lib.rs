@@ -73,6 +73,22 @@ pub unsafe extern "C" fn clInitLayerWithProperties(
     guard(-30, || layer::init_layer(num_entries, target, num_entries_ret, layer_dispatch_ret))
 }
 
+// ---- The collection window, from the application (include/cltap.h) ----
+
+/// Closes the collection window until `cltap_resume`: calls are forwarded
+/// and nothing is recorded, counted or timed.
+#[no_mangle]
+pub extern "C" fn cltap_pause() {
+    guard((), || life::set_paused(true))
+}
+
+/// Opens the collection window again (or, with `CLTAP_START_PAUSED=1`, for
+/// the first time).
+#[no_mangle]
+pub extern "C" fn cltap_resume() {
+    guard((), || life::set_paused(false))
+}
+
 #[no_mangle]
 pub unsafe extern "C" fn clDeinitLayer() -> i32 {
     guard(0, || {

@@ -68,8 +68,11 @@ pub fn config() -> &'static Config {
         }
         if record {
             pin_and_register_exit();
+            cltap::kfilter::install(&cfg.kernels);
             if cfg.records_calls() {
                 start_trace(&cfg);
+            } else {
+                cltap::window::arm(&cfg.window);
             }
         }
         cfg
@@ -80,6 +83,14 @@ pub fn config() -> &'static Config {
         start(cfg, RECORDING.load(Ordering::Acquire));
     }
     cfg
+}
+
+/// The application's `cltap_pause` / `cltap_resume` (nothing when cltap
+/// only passes calls through).
+pub fn set_paused(paused: bool) {
+    if recording() {
+        cltap::window::set_paused(paused);
+    }
 }
 
 /// Whether the configuration (read first) was good: with a bad setting,
@@ -125,6 +136,8 @@ fn start_trace(cfg: &Config) {
         }),
     };
     cltap::trace::process::start(settings);
+    // Before any call is recorded: the window's first state and record.
+    cltap::window::arm(&cfg.window);
     bracket::record_calls(|n| cfg.logs(n));
 }
 
@@ -173,6 +186,8 @@ pub fn finish() {
         return;
     }
     let Some(cfg) = CONFIG.get() else { return };
+    // An open window closes with the trace.
+    cltap::window::end();
     for f in fronts() {
         (f.drain)();
     }

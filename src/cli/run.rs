@@ -95,6 +95,8 @@ pub struct RunArgs {
     /// nothing. CLTAP_RANKS.
     #[arg(long, value_name = "LIST")]
     pub ranks: Option<String>,
+    #[command(flatten)]
+    pub window: super::window_args::WindowArgs,
     /// Print the call summary at exit (default). CLTAP_SUMMARY.
     #[arg(long, overrides_with = "no_summary")]
     pub summary: bool,
@@ -446,6 +448,9 @@ pub fn run(a: RunArgs) -> i32 {
     }
     if let Some(r) = &a.ranks {
         set("CLTAP_RANKS", r.clone());
+    }
+    for (k, v) in a.window.vars() {
+        set(k, v);
     }
     if let Some(s) = &a.buffer_size {
         set("CLTAP_BUFFER_SIZE", s.clone());

@@ -89,6 +89,10 @@ pub struct Config {
     pub ranks: Option<crate::naming::Ranks>,
     /// `CLTAP_MEMORY`, `CLTAP_LEAKS`.
     pub memory: memory::Memory,
+    /// The collection window (`CLTAP_WINDOW*`, `CLTAP_START_PAUSED`).
+    pub window: crate::window::Settings,
+    /// The kernel filter (`CLTAP_KERNEL_*`).
+    pub kernels: crate::kfilter::Spec,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -126,6 +130,8 @@ impl Default for Config {
             output_name: None,
             ranks: None,
             memory: memory::Memory::default(),
+            window: crate::window::Settings::default(),
+            kernels: crate::kfilter::Spec::default(),
         }
     }
 }
@@ -139,7 +145,8 @@ pub(crate) struct Group {
 }
 
 /// Every group, in the order their variables are listed.
-pub(crate) const GROUPS: &[Group] = &[Group { vars: memory::VARS, parse: memory::parse }];
+pub(crate) const GROUPS: &[Group] =
+    &[Group { vars: memory::VARS, parse: memory::parse }, Group { vars: window::VARS, parse: window::parse }];
 
 /// Every variable cltap reads: the core list, then each group's.
 pub fn all_variables() -> impl Iterator<Item = &'static (&'static str, &'static str)> {
@@ -333,3 +340,4 @@ pub mod memory;
 mod parse;
 #[cfg(test)]
 mod tests;
+mod window;

@@ -59,6 +59,8 @@ pub struct Collector {
     kinfo: HashMap<u64, (crate::decode::KernelInfo, String, String)>,
     ndranges: BTreeMap<u64, NdRange>,
     calls_per_thread: HashMap<u32, u64>,
+    /// NDRanges (command ids) outside the kernel filter.
+    filtered: std::collections::HashSet<u64>,
 }
 
 impl Collector {
@@ -99,6 +101,11 @@ impl Collector {
                 let kd = (v.args.len() * 8 >= crate::hsa::kd::KD_SIZE).then(|| crate::decode::kernel_descriptor(v));
                 self.kernels.entry(h.cmd_id).or_default().push((kd, v.kernel_name()));
             }
+            // Outside the kernel filter: neither counted nor in the files.
+            KIND_HSA_DISPATCH if h.flags & FLAG_FILTERED != 0 => {}
+            KIND_KERNEL_INFO if h.flags & FLAG_FILTERED != 0 => {
+                self.filtered.insert(h.cmd_id);
+            }
             KIND_HSA_DISPATCH if v.returned() => {
                 self.dispatches.insert(
                     h.cmd_id,
@@ -134,8 +141,12 @@ impl Collector {
     /// one became the other.
     pub fn finish(self, commands: Vec<crate::devtime::Command>) -> Pass {
         let by_cmd: HashMap<u64, crate::devtime::Command> = commands.into_iter().map(|c| (c.cmd_id, c)).collect();
-        let ndranges: Vec<Row> =
-            self.ndranges.iter().map(|(cmd, n)| self.ndrange_row(*cmd, n, by_cmd.get(cmd))).collect();
+        let ndranges: Vec<Row> = self
+            .ndranges
+            .iter()
+            .filter(|(cmd, _)| !self.filtered.contains(cmd))
+            .map(|(cmd, n)| self.ndrange_row(*cmd, n, by_cmd.get(cmd)))
+            .collect();
         let dispatches: Vec<Row> = self.dispatches.iter().map(|(seq, d)| self.dispatch_row(*seq, d)).collect();
         let rows = join::ndranges_with_dispatches(ndranges, dispatches);
         let (passes, gpu) = match &self.plan {

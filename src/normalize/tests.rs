@@ -311,3 +311,19 @@ fn buckets_and_repeats() {
     assert!(!n[0].repeated);
     assert!(n[2].repeated, "{}", n[2].line());
 }
+
+/// A collection window's lines (docs/collection.md) are comments: two runs
+/// whose windows fell elsewhere normalize alike.
+#[test]
+fn window_lines_do_not_change_the_normalized_log() {
+    let plain = sample(10, 0x5000_0000);
+    let mut windowed = Vec::new();
+    windowed.push(apilog::Entry::Comment("window 1 opened (time)".into()));
+    windowed.extend(plain.iter().cloned());
+    windowed.push(apilog::Entry::Comment("window 1 closed (cltap_pause)".into()));
+    windowed.push(apilog::Entry::Comment("window 1: 0.120 ms (time) to 3.400 ms (cltap_pause)".into()));
+    let text = apilog::write(&windowed);
+    assert!(text.contains("# window 1 opened (time)\n"), "{text}");
+    let back = apilog::read(&text).unwrap();
+    assert_eq!(render(&normalize(&back, Options::default())), render(&normalize(&plain, Options::default())));
+}

@@ -134,6 +134,10 @@ impl Sink for ApiLog {
     }
 
     fn finish(mut self: Box<Self>, end: &End<'_>, results: &mut Results) {
+        // The tally finished first: the windows recorded, one line each.
+        for w in &results.windows {
+            self.emit(&apilog::Entry::Comment(w.text()));
+        }
         let trailer = format!("end: {} records, {} dropped", end.records, end.drops);
         self.emit(&apilog::Entry::Comment(trailer));
         self.flush();

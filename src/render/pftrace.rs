@@ -11,7 +11,9 @@
 
 use super::sink::{End, Kinds, Open, Results, Sink};
 use crate::decode::{Counters, Dispatch};
-use crate::trace::record::{View, FLAG_CMD, KIND_HSA_CALL, KIND_HSA_COUNTERS, KIND_HSA_DISPATCH, KIND_OPENCL_CALL};
+use crate::trace::record::{
+    View, FLAG_CMD, KIND_HSA_CALL, KIND_HSA_COUNTERS, KIND_HSA_DISPATCH, KIND_OPENCL_CALL, KIND_WINDOW,
+};
 use crate::trace::tsc::HostClock;
 use cltap_formats::pftrace::proto::{CounterDescriptor, ProcessDescriptor, ThreadDescriptor, TrackDescriptor};
 use cltap_formats::pftrace::{Arg, Slice, Writer};
@@ -31,6 +33,7 @@ enum Id {
     Memory,
     EnqueueFlow,
     DoorbellFlow,
+    Windows,
 }
 
 /// A 64-bit id for (`pid`, `what`, `key`): the same inputs give the same id
@@ -164,6 +167,30 @@ impl Pftrace {
         self.check(r);
     }
 
+    /// A collection window's opening or closing: a slice per window on
+    /// the process's "collection windows" track.
+    fn window(&mut self, v: &View<'_>) {
+        let h = &v.header;
+        let open = v.args.first() == Some(&cltap_formats::cltrace::record::WINDOW_OPEN);
+        let why = crate::window::spans::Reason::text(v.args.get(1).copied().unwrap_or(u64::MAX), open);
+        let pid = self.pid;
+        let track = id(pid, Id::Windows, 0);
+        self.describe(track, || TrackDescriptor {
+            parent_uuid: Some(id(pid, Id::Process, 0)),
+            name: Some("collection windows".into()),
+            ..Default::default()
+        });
+        let ts = self.clock.ns(h.t0);
+        let r = if open {
+            let name = format!("collection window {}", h.cmd_id);
+            let args = vec![("window", Arg::Uint(h.cmd_id)), ("opened_by", Arg::Str(why.into()))];
+            self.w.begin(Slice { track, ts, name: &name, category: "window", args, ..Default::default() })
+        } else {
+            self.w.end(track, ts)
+        };
+        self.check(r);
+    }
+
     fn dispatch(&mut self, v: &View<'_>) {
         let h = &v.header;
         let values = self.counters.remove(&h.cmd_id);
@@ -256,7 +283,7 @@ impl Pftrace {
 
 impl Sink for Pftrace {
     fn kinds(&self) -> Kinds {
-        Kinds::of(&[KIND_OPENCL_CALL, KIND_HSA_CALL, KIND_HSA_DISPATCH, KIND_HSA_COUNTERS])
+        Kinds::of(&[KIND_OPENCL_CALL, KIND_HSA_CALL, KIND_HSA_DISPATCH, KIND_HSA_COUNTERS, KIND_WINDOW])
     }
 
     fn record(&mut self, v: &View<'_>) {
@@ -265,6 +292,7 @@ impl Sink for Pftrace {
         }
         match v.header.kind {
             KIND_HSA_DISPATCH => self.dispatch(v),
+            KIND_WINDOW => self.window(v),
             KIND_HSA_COUNTERS => {
                 self.counters.insert(v.header.cmd_id, Counters::of(v).values);
                 while self.counters.len() > COUNTERS_KEPT {

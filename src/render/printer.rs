@@ -391,6 +391,15 @@ pub fn empty_call() -> Call {
     }
 }
 
+/// The API log's comment for a collection window's change
+/// (`KIND_WINDOW`): `window 2 opened (cltap_resume)`.
+pub fn window_text(v: &View<'_>) -> String {
+    use cltap_formats::cltrace::record::WINDOW_OPEN;
+    let open = v.args.first() == Some(&WINDOW_OPEN);
+    let why = crate::window::spans::Reason::text(v.args.get(1).copied().unwrap_or(u64::MAX), open);
+    format!("window {} {} ({why})", v.header.cmd_id, if open { "opened" } else { "closed" })
+}
+
 /// Appends one record's lines to `text`, reusing `call`'s storage (the
 /// writer thread's hot loop).
 pub fn print(text: &mut String, call: &mut Call, v: &View<'_>, tb: &Timebase, opt: Options) {
@@ -410,6 +419,7 @@ pub fn print(text: &mut String, call: &mut Call, v: &View<'_>, tb: &Timebase, op
             KIND_COUNTER_PLAN => Some(plan_text(v)),
             KIND_KERNEL_INFO => Some(kernel_info_text(v)),
             KIND_HSA_KERNEL => Some(kernel_text(v)),
+            KIND_WINDOW => Some(window_text(v)),
             _ => None,
         };
         if let Some(c) = comment {

@@ -103,6 +103,9 @@ pub struct Results {
     pub counter_passes: Option<u32>,
     /// The memory trace and leak check (`None`: neither asked for).
     pub memory: Option<crate::memory::Report>,
+    /// The collection windows recorded, in order (none without a window
+    /// control).
+    pub windows: Vec<crate::window::spans::Span>,
     /// Files written, by the sinks that wrote them.
     pub files: Vec<std::path::PathBuf>,
 }

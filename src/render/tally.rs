@@ -4,7 +4,7 @@
 
 use super::printer::Timebase;
 use super::sink::{End, InFlight, Kinds, Results, Sink};
-use crate::trace::record::{View, FLAG_CMD, KIND_HSA_DISPATCH};
+use crate::trace::record::{View, FLAG_CMD, KIND_HSA_DISPATCH, KIND_WINDOW};
 use std::collections::BTreeMap;
 
 pub struct Tally {
@@ -15,11 +15,20 @@ pub struct Tally {
     in_flight: Vec<InFlight>,
     hsa_dispatches: u64,
     hsa_times: BTreeMap<u64, [u64; 4]>,
+    /// Window records, times still the trace's clock.
+    windows: crate::window::spans::Spans,
 }
 
 impl Tally {
     pub fn new(tb: Timebase) -> Tally {
-        Tally { tb, host: Vec::new(), in_flight: Vec::new(), hsa_dispatches: 0, hsa_times: BTreeMap::new() }
+        Tally {
+            tb,
+            host: Vec::new(),
+            in_flight: Vec::new(),
+            hsa_dispatches: 0,
+            hsa_times: BTreeMap::new(),
+            windows: Default::default(),
+        }
     }
 
     /// One HSA dispatch's device time; a dispatch without times (`=1`, or
@@ -72,6 +81,10 @@ impl Sink for Tally {
             });
             return;
         }
+        if h.kind == KIND_WINDOW {
+            self.windows.add(h.cmd_id, h.t0, &v.args);
+            return;
+        }
         if h.kind == KIND_HSA_DISPATCH {
             self.hsa_dispatches += 1;
             self.dispatch_time(crate::decode::Dispatch::of(v).kernel_object, h.t0, h.t1);
@@ -93,7 +106,18 @@ impl Sink for Tally {
         r[4] = r[4].max(ns);
     }
 
-    fn finish(self: Box<Self>, _end: &End<'_>, results: &mut Results) {
+    fn finish(self: Box<Self>, end: &End<'_>, results: &mut Results) {
+        let since_start = |t: u64| end.clock.ns(t).saturating_sub(end.clock.mono0);
+        results.windows = self
+            .windows
+            .0
+            .iter()
+            .map(|w| crate::window::spans::Span {
+                open_ns: since_start(w.open_ns),
+                close_ns: w.close_ns.map(since_start),
+                ..w.clone()
+            })
+            .collect();
         results.host = self.rows();
         results.in_flight = self.in_flight;
         results.hsa_dispatches = self.hsa_dispatches;

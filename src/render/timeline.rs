@@ -114,6 +114,10 @@ impl Timeline {
             self.hsa_dispatch(v);
             return;
         }
+        if h.kind == rec::KIND_WINDOW {
+            self.window(v);
+            return;
+        }
         if h.kind == rec::KIND_HSA_COUNTERS {
             self.counters.insert(h.cmd_id, counter_args(v));
             while self.counters.len() > COUNTERS_KEPT {
@@ -209,6 +213,21 @@ impl Timeline {
             self.event(&format!("{{\"name\":\"dispatch\",\"cat\":\"flow\",\"ph\":\"s\",\"id\":{id},\"ts\":{hts:.3},\"pid\":{},\"tid\":{htid}}}", self.pid));
             self.event(&format!("{{\"name\":\"dispatch\",\"cat\":\"flow\",\"ph\":\"f\",\"bp\":\"e\",\"id\":{id},\"ts\":{fts:.3},\"pid\":{dpid},\"tid\":{tid}}}"));
         }
+    }
+
+    /// A collection window's opening or closing: the begin or end of an
+    /// async slice over the process, one per window (its number the id).
+    fn window(&mut self, v: &View<'_>) {
+        let open = v.args.first() == Some(&rec::WINDOW_OPEN);
+        let why = crate::window::spans::Reason::text(v.args.get(1).copied().unwrap_or(u64::MAX), open);
+        let (n, ts) = (v.header.cmd_id, self.us(v.header.t0));
+        let key = if open { "opened_by" } else { "closed_by" };
+        self.event(&format!(
+            "{{\"name\":\"collection window {n}\",\"cat\":\"window\",\"ph\":\"{}\",\"id\":{n},\"ts\":{ts:.3},\"pid\":{},\"tid\":0,\"args\":{{\"{key}\":{}}}}}",
+            if open { "b" } else { "e" },
+            self.pid,
+            json_str(why)
+        ));
     }
 
     pub fn host_call(&mut self, name: &str, tid: u32, t0: u64, t1: u64, cmd: Option<u64>) {
@@ -318,7 +337,7 @@ fn counter_args(v: &View<'_>) -> String {
 
 impl Sink for Timeline {
     fn kinds(&self) -> Kinds {
-        Kinds::of(&[KIND_OPENCL_CALL, KIND_HSA_CALL, KIND_HSA_DISPATCH, rec::KIND_HSA_COUNTERS])
+        Kinds::of(&[KIND_OPENCL_CALL, KIND_HSA_CALL, KIND_HSA_DISPATCH, rec::KIND_HSA_COUNTERS, rec::KIND_WINDOW])
     }
 
     fn record(&mut self, v: &View<'_>) {

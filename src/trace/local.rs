@@ -447,6 +447,18 @@ pub unsafe fn complete_kind<const KIND: u16>(
 /// was not written (tracing off, the trace full, a re-entrant signal
 /// handler). The OpenCL path does not use it.
 pub fn record_kind<const KIND: u16>(cmd_id: u64, t0: u64, t1: u64, args: &[u64], name: Option<&str>) -> bool {
+    record_kind_flagged::<KIND>(0, cmd_id, t0, t1, args, name)
+}
+
+/// [`record_kind`] with more header flags (`FLAG_FILTERED`).
+pub fn record_kind_flagged<const KIND: u16>(
+    flags: u8,
+    cmd_id: u64,
+    t0: u64,
+    t1: u64,
+    args: &[u64],
+    name: Option<&str>,
+) -> bool {
     use super::record::{Capture, Header, Tag, CAPTURE, FLAG_CMD, FLAG_DONE, FLAG_OK, NAME_PARAM};
     let nargs = args.len().min(255).min((MAX_RECORD - HEADER) / 8);
     let name = name.map(|n| &n.as_bytes()[..n.len().min(256)]);
@@ -482,7 +494,7 @@ pub fn record_kind<const KIND: u16>(cmd_id: u64, t0: u64, t1: u64, args: &[u64],
                 len: len as u32,
                 fn_id: 0,
                 nargs: nargs as u8,
-                flags: FLAG_CMD | FLAG_OK | FLAG_DONE,
+                flags: FLAG_CMD | FLAG_OK | FLAG_DONE | flags,
                 tid: l.tid,
                 kind: KIND,
                 _pad: 0,

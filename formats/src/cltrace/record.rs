@@ -39,6 +39,10 @@ pub const FLAG_DONE: u8 = 4;
 /// The record was completed elsewhere (later in the thread's records),
 /// because calls made inside this one (callbacks) came after it.
 pub const FLAG_MOVED: u8 = 8;
+/// A dispatch (`KIND_HSA_DISPATCH`) or an NDRange's kernel statistics
+/// (`KIND_KERNEL_INFO`) of a kernel outside the kernel filter
+/// (`CLTAP_KERNEL_*`): it was neither counted nor timed.
+pub const FLAG_FILTERED: u8 = 16;
 
 /// An OpenCL call; `fn_id` indexes `api/opencl.api`'s functions.
 pub const KIND_OPENCL_CALL: u16 = 0;
@@ -139,6 +143,15 @@ pub const KINFO_WORDS: usize = 8;
 /// object, the 8 words its 64-byte AMDHSA kernel descriptor (as the AMD
 /// loader extension gave it), the [`NAME_PARAM`] capture its name.
 pub const KIND_HSA_KERNEL: u16 = 8;
+
+/// A collection window opened or closed (`CLTAP_WINDOW*`,
+/// `cltap_pause`/`cltap_resume`): not a call. `cmd_id` is the window's
+/// number (from 1), `t0` and `t1` the trace clock at the change, word 0
+/// [`WINDOW_OPEN`] or [`WINDOW_CLOSE`], word 1 the reason
+/// (`cltap::window::Reason`).
+pub const KIND_WINDOW: u16 = 9;
+pub const WINDOW_OPEN: u64 = 1;
+pub const WINDOW_CLOSE: u64 = 0;
 
 /// Argument words of a [`KIND_HSA_DISPATCH`] record.
 pub const DISPATCH_AGENT: usize = 0;

@@ -344,6 +344,11 @@ fn words(q: &QueueInfo, index: u64, p: &KernelDispatch) -> [u64; DISPATCH_WORDS]
 /// packets.
 /// Also returns the hidden-queue index of the last packet whose completion cltap will see.
 fn handle(pkts: *const u8, count: u64, index: u64, q: &'static QueueInfo) -> (Option<Vec<u8>>, Option<u64>) {
+    // Outside the collection window the packets go as they are: no
+    // record, no counters, no timestamps.
+    if !cltap::window::open() {
+        return (None, None);
+    }
     let n = count as usize;
     // SAFETY: the runtime passes `count` packets of 64 bytes.
     let bytes = unsafe { std::slice::from_raw_parts(pkts, n * PACKET_SIZE) };
@@ -386,6 +391,20 @@ fn handle(pkts: *const u8, count: u64, index: u64, q: &'static QueueInfo) -> (Op
         });
         // Where this packet goes in the hidden queue.
         let at = q.room.next() + out.len(i);
+        // Outside the kernel filter: neither counted (no barrier, no
+        // AQLprofile packets) nor timed; its record says so.
+        if tool.is_none() && !cltap::kfilter::admit(name.as_deref()) {
+            cltap::trace::local::record_kind_flagged::<KIND_HSA_DISPATCH>(
+                FLAG_FILTERED,
+                seq,
+                0,
+                0,
+                &w,
+                name.as_deref(),
+            );
+            out.keep(i);
+            continue;
+        }
         if counting || tool.is_some() {
             let mut wt = w;
             wt[DISPATCH_TIME_DISPATCH] = dispatch;

@@ -453,6 +453,24 @@ unsafe fn sample_clock(dev: *mut c_void) -> Option<i64> {
     clock::host_offset(d, h, &samples)
 }
 
+/// Before an enqueue (the application's arguments `app`): whether its
+/// command is timed. Only inside the collection window (`inside`, as the
+/// call's bracket decided) and, for a kernel launch (`launch`: the kernel
+/// is `app[1]`), the kernel filter.
+#[inline]
+pub unsafe fn wants(app: &[u64], launch: bool, inside: bool) -> bool {
+    if !inside || !on() {
+        return false;
+    }
+    match cltap::kfilter::get() {
+        Some(f) if launch => {
+            let k = app[1] as *mut c_void;
+            f.admit(kernel_name(handles::if_ready().map_or(k, |h| h.unwrap(k))).as_deref())
+        }
+        _ => true,
+    }
+}
+
 /// After an enqueue: hold its event until its times are read. `own`: the
 /// event is cltap's (the application passed none); the application's
 /// gets one more reference, given back once read.

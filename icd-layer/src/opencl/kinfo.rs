@@ -61,7 +61,9 @@ unsafe fn number(f: impl Fn(usize, *mut c_void) -> i32, size: usize) -> u64 {
 /// # Safety
 /// `app` are the arguments of a successful `clEnqueueNDRangeKernel`-shaped
 /// call (queue, kernel first).
-pub unsafe fn record(cmd: u64, app: &[u64]) {
+/// `within`: the launch is inside the kernel filter (else its record is
+/// flagged, and the counter files leave it out).
+pub unsafe fn record(cmd: u64, app: &[u64], within: bool) {
     let (mut queue, mut kernel) = (app[0] as *mut c_void, app[1] as *mut c_void);
     if let Some(hs) = handles::if_ready().filter(|h| h.is_ours(queue)) {
         queue = hs.unwrap(queue);
@@ -106,5 +108,6 @@ pub unsafe fn record(cmd: u64, app: &[u64]) {
         device_name = text(|n, p, r| di(dev, CL_DEVICE_NAME, n, p, r));
     }
     let names = format!("{kernel_name}\t{device_name}");
-    cltap::trace::local::record_kind::<KIND_KERNEL_INFO>(cmd, 0, 0, &w, Some(&names));
+    let flags = if within { 0 } else { FLAG_FILTERED };
+    cltap::trace::local::record_kind_flagged::<KIND_KERNEL_INFO>(flags, cmd, 0, 0, &w, Some(&names));
 }

@@ -45,6 +45,8 @@ pub struct BenchArgs {
 const MODES: &[(&str, &[(&str, &str)])] = &[
     ("no layer", &[]),
     ("pass-through", &[("CLTAP_API_LOG", "0")]),
+    // The API log asked for, every call outside the collection window.
+    ("outside a window", &[("CLTAP_START_PAUSED", "1")]),
     ("trace only", &[("CLTAP_RENDER", "0")]),
     ("API log", &[]),
     ("API log + decode", &[("CLTAP_LOG_DECODE", "1")]),

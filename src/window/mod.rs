@@ -1,0 +1,290 @@
+//! The collection window: when calls are recorded. Every control that can
+//! close it (a time schedule, a call limit, an enqueue range, the
+//! application's `cltap_pause`) owns one bit of [`STATE`]; the window is
+//! open while none is set. A wrapper reads [`STATE`] once (a relaxed load)
+//! and, outside the window, forwards the call with nothing else done.
+//! Whoever flips the window open or closed writes a `KIND_WINDOW` record
+//! with the time and the reason, so that the files say which windows were
+//! recorded. Nothing here runs unless a window control was set.
+
+pub mod schedule;
+pub mod spans;
+
+use crate::trace::record::{KIND_WINDOW, WINDOW_CLOSE, WINDOW_OPEN};
+use schedule::Schedule;
+pub use spans::Reason;
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
+
+/// The window's state: the `CLOSED_*` bits of the controls that hold it
+/// closed, and the `WATCH_*` bits of the controls a call must tell. 0 when
+/// no window control is set (the wrappers' path is then as before).
+pub static STATE: AtomicU32 = AtomicU32::new(0);
+pub const CLOSED_TIME: u32 = 1;
+pub const CLOSED_CALLS: u32 = 2;
+pub const CLOSED_ENQUEUES: u32 = 4;
+pub const CLOSED_APP: u32 = 8;
+/// The trace has ended: nothing opens again.
+pub const CLOSED_END: u32 = 16;
+pub const CLOSED: u32 = 0xff;
+/// Count recorded calls ([`Settings::calls`]).
+pub const WATCH_CALLS: u32 = 1 << 8;
+/// Tell each numbered call's command id ([`Settings::enqueues`]).
+pub const WATCH_ENQUEUES: u32 = 1 << 9;
+/// Counts the window's openings and closings: a call that saw the window
+/// open, read its start time, and sees the same count again lies inside
+/// the window its records say (see [`stamp`]).
+pub const GENERATION: u32 = 0xffff << 16;
+/// Some control is set: every call takes the windowed path (never 0).
+pub const ARMED: u32 = 1 << 10;
+
+/// The trace clock, read strictly between the loads of [`STATE`] around
+/// it (a plain `rdtsc` may be taken early or late): a call's start time
+/// and a window's edge are then ordered as the state they saw.
+#[inline(always)]
+pub fn stamp() -> u64 {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: LFENCE has no preconditions.
+    unsafe {
+        std::arch::x86_64::_mm_lfence();
+        let t = crate::trace::tsc::now();
+        std::arch::x86_64::_mm_lfence();
+        t
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        std::sync::atomic::fence(Ordering::SeqCst);
+        let t = crate::trace::tsc::now();
+        std::sync::atomic::fence(Ordering::SeqCst);
+        t
+    }
+}
+
+/// The window controls (`CLTAP_WINDOW*`, `CLTAP_START_PAUSED`).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Settings {
+    pub time: Option<Schedule>,
+    /// Only the first N recorded calls.
+    pub calls: Option<u64>,
+    /// From the call with this command id to the one with the second, inclusive.
+    pub enqueues: Option<(u64, u64)>,
+    /// Closed until the application calls `cltap_resume`.
+    pub start_paused: bool,
+}
+
+impl Settings {
+    pub fn configured(&self) -> bool {
+        self.time.is_some() || self.calls.is_some() || self.enqueues.is_some() || self.start_paused
+    }
+
+    /// The state the run starts in.
+    pub fn initial_state(&self) -> u32 {
+        let mut s = 0;
+        if self.time.is_some_and(|t| !t.at(0).open) {
+            s |= CLOSED_TIME;
+        }
+        if let Some(n) = self.calls {
+            s |= WATCH_CALLS | if n == 0 { CLOSED_CALLS } else { 0 };
+        }
+        if self.enqueues.is_some() {
+            s |= WATCH_ENQUEUES | CLOSED_ENQUEUES;
+        }
+        if self.start_paused {
+            s |= CLOSED_APP;
+        }
+        s
+    }
+}
+
+static CONFIGURED: AtomicBool = AtomicBool::new(false);
+static ENDED: AtomicBool = AtomicBool::new(false);
+/// Windows opened so far (the open one's number).
+static OPENED: AtomicU64 = AtomicU64::new(0);
+/// Recorded calls left under the call limit.
+static CALLS_LEFT: AtomicU64 = AtomicU64::new(0);
+static ENQ_FIRST: AtomicU64 = AtomicU64::new(0);
+static ENQ_LAST: AtomicU64 = AtomicU64::new(0);
+/// The trace's clock when the window was armed.
+static START_TSC: AtomicU64 = AtomicU64::new(0);
+
+/// Whether the window is open now (any control, or none set).
+#[inline(always)]
+pub fn open() -> bool {
+    STATE.load(Ordering::Relaxed) & CLOSED == 0
+}
+
+/// Arms the controls once the trace has started (before any call is
+/// recorded): the initial state, its first window, the time schedule's
+/// thread.
+pub fn arm(s: &Settings) {
+    START_TSC.store(crate::trace::tsc::now(), Ordering::Relaxed);
+    if !s.configured() {
+        return;
+    }
+    CONFIGURED.store(true, Ordering::Release);
+    CALLS_LEFT.store(s.calls.unwrap_or(0), Ordering::Relaxed);
+    if let Some((a, b)) = s.enqueues {
+        ENQ_FIRST.store(a, Ordering::Relaxed);
+        ENQ_LAST.store(b, Ordering::Relaxed);
+    }
+    let init = s.initial_state();
+    STATE.store(init | ARMED, Ordering::Release);
+    if init & CLOSED == 0 {
+        edge(true, Reason::Start);
+    }
+    if let Some(t) = s.time {
+        let _ = std::thread::Builder::new().name("cltap-window".into()).spawn(move || run_schedule(t));
+    }
+}
+
+/// The time schedule: this thread flips the window at each change, so that
+/// no call reads a clock to know.
+fn run_schedule(s: Schedule) {
+    let start = std::time::Instant::now();
+    loop {
+        let elapsed = start.elapsed().as_nanos() as u64;
+        let at = s.at(elapsed);
+        if ENDED.load(Ordering::Acquire) {
+            return;
+        }
+        if at.open {
+            change(0, CLOSED_TIME, Reason::Time);
+        } else {
+            change(CLOSED_TIME, 0, Reason::Time);
+        }
+        let Some(next) = at.next else { return };
+        std::thread::sleep(std::time::Duration::from_nanos(next.saturating_sub(elapsed)));
+    }
+}
+
+/// The application's `cltap_pause` (`open` false) or `cltap_resume`.
+pub fn set_paused(paused: bool) {
+    if !CONFIGURED.load(Ordering::Acquire) {
+        // Pausing a run that set no control arms the window then: its
+        // records so far were all inside one window, from the start.
+        if !paused || CONFIGURED.swap(true, Ordering::AcqRel) {
+            return;
+        }
+        STATE.fetch_or(ARMED, Ordering::AcqRel);
+        OPENED.store(1, Ordering::Relaxed);
+        edge_at(true, Reason::Start, 1, START_TSC.load(Ordering::Relaxed));
+    }
+    if paused {
+        change(CLOSED_APP, 0, Reason::App)
+    } else {
+        change(0, CLOSED_APP, Reason::App)
+    }
+}
+
+/// At the end of the trace: an open window closes, and none opens again.
+/// When it returns no change is being recorded.
+pub fn end() {
+    if !CONFIGURED.load(Ordering::Acquire) || ENDED.swap(true, Ordering::AcqRel) {
+        return;
+    }
+    change(CLOSED_END, 0, Reason::End);
+}
+
+/// One recorded call under the call limit: the last one closes the window.
+#[cold]
+pub fn count_call() {
+    let left = CALLS_LEFT.fetch_sub(1, Ordering::Relaxed);
+    if left == 1 {
+        change(CLOSED_CALLS, 0, Reason::Calls);
+    } else if left == 0 {
+        CALLS_LEFT.store(0, Ordering::Relaxed);
+    }
+}
+
+/// Where a numbered call's command id lies in the enqueue range.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum InRange {
+    No,
+    Yes,
+    /// The range's last call: the window closes once it has returned
+    /// ([`close_enqueues`]), so that its record lies inside.
+    Last,
+}
+
+/// A numbered call took command id `cmd`: where it lies in the enqueue
+/// range (any other control may still hold the window closed). The range's
+/// first call opens the window.
+#[cold]
+pub fn command(cmd: u64) -> InRange {
+    let (a, b) = (ENQ_FIRST.load(Ordering::Relaxed), ENQ_LAST.load(Ordering::Relaxed));
+    if cmd == a {
+        change(0, CLOSED_ENQUEUES, Reason::Enqueues);
+    }
+    if cmd > b && STATE.load(Ordering::Relaxed) & CLOSED_ENQUEUES == 0 {
+        // The last call was not recorded (the log filter): closed now.
+        change(CLOSED_ENQUEUES, 0, Reason::Enqueues);
+    }
+    match cmd {
+        _ if cmd == b => InRange::Last,
+        _ if (a..b).contains(&cmd) => InRange::Yes,
+        _ => InRange::No,
+    }
+}
+
+/// The enqueue range's last call has returned.
+#[cold]
+pub fn close_enqueues() {
+    change(CLOSED_ENQUEUES, 0, Reason::Enqueues);
+}
+
+/// Sets and clears bits; a change of the window's open-ness is recorded.
+/// An opening's time is read before the change is seen, a closing's after:
+/// every call recorded inside lies between them.
+fn change(set: u32, clear: u32, why: Reason) {
+    // One change at a time, so that [`end`] waits for one being recorded.
+    static CHANGING: parking_lot::Mutex<()> = parking_lot::Mutex::new(());
+    let _one = CHANGING.lock();
+    let before = stamp();
+    let flip = |s: u32| {
+        let n = (s | set) & !clear;
+        if (s & CLOSED == 0) != (n & CLOSED == 0) {
+            n.wrapping_add(1 << 16)
+        } else {
+            n
+        }
+    };
+    let Ok(prev) = STATE.fetch_update(Ordering::AcqRel, Ordering::Acquire, |s| Some(flip(s))) else {
+        return;
+    };
+    let after = stamp();
+    let (was, is) = (prev & CLOSED == 0, flip(prev) & CLOSED == 0);
+    if was != is {
+        let n = if is { OPENED.fetch_add(1, Ordering::AcqRel) + 1 } else { OPENED.load(Ordering::Acquire) };
+        edge_at(is, why, n, if is { before } else { after });
+    }
+}
+
+/// The start's opening and the end's closing (no call races them).
+fn edge(open: bool, why: Reason) {
+    let n = if open { OPENED.fetch_add(1, Ordering::AcqRel) + 1 } else { OPENED.load(Ordering::Acquire) };
+    edge_at(open, why, n, stamp());
+}
+
+fn edge_at(open: bool, why: Reason, n: u64, t: u64) {
+    let words = [if open { WINDOW_OPEN } else { WINDOW_CLOSE }, why as u64];
+    crate::trace::local::record_kind::<KIND_WINDOW>(n, t, t, &words, None);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_control_starts_in_its_own_state() {
+        assert_eq!(Settings::default().initial_state(), 0);
+        let s = Settings { calls: Some(5), ..Settings::default() };
+        assert_eq!(s.initial_state(), WATCH_CALLS);
+        let s = Settings { calls: Some(0), start_paused: true, ..Settings::default() };
+        assert_eq!(s.initial_state(), WATCH_CALLS | CLOSED_CALLS | CLOSED_APP);
+        let s = Settings { enqueues: Some((3, 4)), ..Settings::default() };
+        assert_eq!(s.initial_state(), WATCH_ENQUEUES | CLOSED_ENQUEUES);
+        let s = Settings { time: Schedule::parse("1s:1s"), ..Settings::default() };
+        assert_eq!(s.initial_state(), CLOSED_TIME);
+        let s = Settings { time: Schedule::parse("0:1s"), ..Settings::default() };
+        assert_eq!(s.initial_state(), 0);
+    }
+}

@@ -15,6 +15,8 @@ use std::fmt::Write;
 // The generator's parts, each over this file's shared imports.
 #[path = "build/devtime.rs"]
 mod devtime;
+#[path = "build/errors.rs"]
+mod errors;
 #[path = "build/hsa.rs"]
 mod hsa;
 #[path = "build/icd.rs"]
@@ -22,6 +24,7 @@ mod icd;
 #[path = "build/opencl.rs"]
 mod opencl;
 use devtime::*;
+use errors::*;
 use hsa::*;
 use icd::*;
 use opencl::*;

@@ -202,7 +202,13 @@ pub(crate) fn generate_hsa_wrappers(api: &Api) -> String {
         }
         writeln!(s, "    let __t = crate::bracket::enter_hsa({id}, &__app);").unwrap();
         writeln!(s, "    let r = f({});", args.join(", ")).unwrap();
-        writeln!(s, "    if __t.on {{ crate::bracket::exit_hsa({id}, __t, {ret_word}, &__app); }} else {{ crate::bracket::done_hsa({id}, {failed}); }}").unwrap();
+        // CLTAP_ERRORS_ONLY: a failed call is recorded once it returned.
+        let err = if f.ret == RetKind::Status {
+            format!(" if {failed} && crate::bracket::logs_hsa_error({id}) {{ crate::bracket::error_hsa({id}, {ret_word}, &__app); }}")
+        } else {
+            String::new()
+        };
+        writeln!(s, "    if __t.on {{ crate::bracket::exit_hsa({id}, __t, {ret_word}, &__app); }} else {{ crate::bracket::done_hsa({id}, {failed});{err} }}").unwrap();
         if f.shutdown {
             writeln!(s, "    __sd.end();").unwrap();
         }

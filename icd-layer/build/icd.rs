@@ -145,6 +145,7 @@ pub(crate) fn icd_wrapper(s: &mut String, f: &Function, id: usize, ext: Option<u
     writeln!(s, "    if f.is_null() {{ crate::bracket::missing({id}); {} }}", fail_with(f, "-59")).unwrap();
     writeln!(s, "    let f: {fty} = ::core::mem::transmute(f);").unwrap();
     devtime_pre(s, f);
+    errcode_slot(s, f);
     writeln!(s, "    let __t = crate::bracket::enter({id}, &__app);").unwrap();
     writeln!(s, "    let r = f({args});").unwrap();
     let mut post = String::new();

@@ -228,7 +228,8 @@ pub(crate) fn bracket_exit(s: &mut String, f: &Function, id: usize) {
     } else {
         format!("crate::bracket::exit({id}, __t, {ret}, &__app, {failed})")
     };
-    writeln!(s, "    if __t.on {{ {exit}; }} else {{ crate::bracket::done({id}, {failed}); }}").unwrap();
+    let err = error_record(f, id);
+    writeln!(s, "    if __t.on {{ {exit}; }} else {{ crate::bracket::done({id}, {failed});{err} }}").unwrap();
 }
 
 pub(crate) fn layer_wrapper(s: &mut String, f: &Function, id: usize, ext: Option<usize>) {
@@ -259,6 +260,7 @@ pub(crate) fn layer_wrapper(s: &mut String, f: &Function, id: usize, ext: Option
     // The log shows the application's arguments, not cltap's substitutes.
     writeln!(s, "    let __app = {};", arg_words(f)).unwrap();
     devtime_pre(s, f);
+    errcode_slot(s, f);
     writeln!(s, "    let __t = crate::bracket::enter({id}, &__app);").unwrap();
     writeln!(s, "    let r = f({args});").unwrap();
     let mut post = String::new();

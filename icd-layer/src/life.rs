@@ -124,7 +124,7 @@ fn start_trace(cfg: &Config) {
         }),
     };
     cltap::trace::process::start(settings);
-    bracket::record_calls(|n| cfg.logs(n));
+    bracket::record_calls(|n| cfg.logs(n), cfg.errors_only);
 }
 
 /// Keeps the layer mapped until the process ends: its wrappers and exit
@@ -182,8 +182,9 @@ pub fn finish() {
     if cfg.summary {
         use cltap::summary::{Host, Summary};
         // With the trace, every call's time is known; without it only the
-        // counts are kept.
-        let host = match cltap::trace::writer::host_table().filter(|r| !r.is_empty()) {
+        // counts are kept. Under CLTAP_ERRORS_ONLY the trace holds only the
+        // failed calls: the counts cover them all.
+        let host = match cltap::trace::writer::host_table().filter(|r| !r.is_empty() && !cfg.errors_only) {
             Some(rows) => Host::Timed(rows),
             None => Host::Counted(
                 TALLY

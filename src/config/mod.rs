@@ -87,6 +87,10 @@ pub struct Config {
     pub output_name: Option<String>,
     /// `CLTAP_RANKS`: the ranks traced; `None`, every process.
     pub ranks: Option<crate::naming::Ranks>,
+    /// `CLTAP_ERRORS_ONLY`: only failed calls are recorded.
+    pub errors_only: bool,
+    /// Program dumps and the build-options override.
+    pub programs: programs::Programs,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -123,6 +127,8 @@ impl Default for Config {
             tool_libs: Vec::new(),
             output_name: None,
             ranks: None,
+            errors_only: false,
+            programs: programs::Programs::default(),
         }
     }
 }
@@ -136,7 +142,8 @@ pub(crate) struct Group {
 }
 
 /// Every group, in the order their variables are listed.
-pub(crate) const GROUPS: &[Group] = &[];
+pub(crate) const GROUPS: &[Group] =
+    &[Group { vars: errors::VARS, parse: errors::parse }, Group { vars: programs::VARS, parse: programs::parse }];
 
 /// Every variable cltap reads: the core list, then each group's.
 pub fn all_variables() -> impl Iterator<Item = &'static (&'static str, &'static str)> {
@@ -319,6 +326,8 @@ fn flag(var: &'static str, v: &str) -> Result<bool, ConfigError> {
     }
 }
 
+mod errors;
 mod parse;
+pub mod programs;
 #[cfg(test)]
 mod tests;

@@ -491,6 +491,13 @@ fn fill(call: &mut Call, v: &View<'_>, tb: &Timebase, opt: Options) -> Option<En
         set(n, p.name);
         val.clear();
         match (raw, out_word) {
+            // CLTAP_ERRORS_ONLY lends a slot where the application passed
+            // none: the status is shown beside its NULL.
+            (0, Some(w)) if p.kind == Kind::Errcode => {
+                val.push_str("NULL (");
+                val.push_str(&status_text(w as i64 as i32));
+                val.push(')');
+            }
             (0, _) => val.push_str("NULL"),
             (_, None) => val.push_str("(not written)"),
             (_, Some(w)) => match p.kind {

@@ -23,11 +23,14 @@ mod hsa;
 mod icd;
 #[path = "build/opencl.rs"]
 mod opencl;
+#[path = "build/programs.rs"]
+mod programs;
 use devtime::*;
 use errors::*;
 use hsa::*;
 use icd::*;
 use opencl::*;
+use programs::*;
 
 /// Functions whose wrappers are written by hand in `src/opencl/layer.rs`.
 const LAYER_SPECIAL: &[&str] = &["clGetExtensionFunctionAddress", "clGetExtensionFunctionAddressForPlatform"];

@@ -22,6 +22,7 @@ pub mod metrics;
 pub mod naming;
 pub mod normalize;
 pub mod occupancy;
+pub mod programs;
 pub mod render;
 pub mod report;
 pub mod rocpd_report;

@@ -212,6 +212,12 @@ pub(crate) fn generate_hsa_wrappers(api: &Api) -> String {
         if f.shutdown {
             writeln!(s, "    __sd.end();").unwrap();
         }
+        // CLTAP_DUMP_PROGRAMS: the code object the reader was made from.
+        match f.name.as_str() {
+            "hsa_code_object_reader_create_from_memory" => writeln!(s, "    if r == 0 && !p_code_object_reader.is_null() {{ crate::hsa::codeobjs::from_memory(*(p_code_object_reader as *const u64), p_code_object as *const u8, p_size as usize); }}").unwrap(),
+            "hsa_code_object_reader_create_from_file" => writeln!(s, "    if r == 0 && !p_code_object_reader.is_null() {{ crate::hsa::codeobjs::from_file(*(p_code_object_reader as *const u64), p_file as i32); }}").unwrap(),
+            _ => {}
+        }
         writeln!(s, "    r\n}}").unwrap();
     }
     s

@@ -145,11 +145,13 @@ pub(crate) fn icd_wrapper(s: &mut String, f: &Function, id: usize, ext: Option<u
     writeln!(s, "    if f.is_null() {{ crate::bracket::missing({id}); {} }}", fail_with(f, "-59")).unwrap();
     writeln!(s, "    let f: {fty} = ::core::mem::transmute(f);").unwrap();
     devtime_pre(s, f);
+    programs_pre(s, f);
     errcode_slot(s, f);
     writeln!(s, "    let __t = crate::bracket::enter({id}, &__app);").unwrap();
     writeln!(s, "    let r = f({args});").unwrap();
     let mut post = String::new();
     devtime_post(&mut post, f);
+    programs_post(&mut post, f);
     s.push_str(&post.replace("track(ID,", &format!("track({id},")));
     // After the call: the application must see cltap's handles.
     let ok = match f.ret {
@@ -193,5 +195,6 @@ pub(crate) fn icd_wrapper(s: &mut String, f: &Function, id: usize, ext: Option<u
         writeln!(s, "    let r = hs.wrap(r as *mut ::core::ffi::c_void) as {};", rust_type(&f.ret_type)).unwrap();
     }
     bracket_exit(s, f, id);
+    programs_notes(s, f);
     writeln!(s, "    r\n}}").unwrap();
 }

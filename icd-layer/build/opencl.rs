@@ -260,12 +260,15 @@ pub(crate) fn layer_wrapper(s: &mut String, f: &Function, id: usize, ext: Option
     // The log shows the application's arguments, not cltap's substitutes.
     writeln!(s, "    let __app = {};", arg_words(f)).unwrap();
     devtime_pre(s, f);
+    programs_pre(s, f);
     errcode_slot(s, f);
     writeln!(s, "    let __t = crate::bracket::enter({id}, &__app);").unwrap();
     writeln!(s, "    let r = f({args});").unwrap();
     let mut post = String::new();
     devtime_post(&mut post, f);
+    programs_post(&mut post, f);
     s.push_str(&post.replace("track(ID,", &format!("track({id},")));
     bracket_exit(s, f, id);
+    programs_notes(s, f);
     writeln!(s, "    r\n}}").unwrap();
 }

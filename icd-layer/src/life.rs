@@ -67,6 +67,7 @@ pub fn config() -> &'static Config {
             cltap::devtime::configure_spill(&cfg.output_dir, &format!(".{name}"));
         }
         if record {
+            cltap::programs::configure(&cfg.programs, &cfg.output_dir);
             pin_and_register_exit();
             if cfg.records_calls() {
                 start_trace(&cfg);

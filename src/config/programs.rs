@@ -5,8 +5,14 @@ use super::{flag, Config, ConfigError};
 
 pub(crate) const VARS: &[(&str, &str)] = &[
     ("CLTAP_DUMP_PROGRAMS", "0 or 1: write each program's sources, build options and build logs to <output>/programs/"),
-    ("CLTAP_DUMP_BINARIES", "0 or 1: with the dumps, each program's binaries per device too (implies CLTAP_DUMP_PROGRAMS)"),
-    ("CLTAP_BUILD_OPTIONS", "text: the build options every clBuildProgram/clCompileProgram/clLinkProgram passes to the driver instead of the application's"),
+    (
+        "CLTAP_DUMP_BINARIES",
+        "0 or 1: with the dumps, each program's binaries per device too (implies CLTAP_DUMP_PROGRAMS)",
+    ),
+    (
+        "CLTAP_BUILD_OPTIONS",
+        "text: the options every clBuildProgram and clCompileProgram passes to the driver instead of the application's",
+    ),
     ("CLTAP_BUILD_OPTIONS_APPEND", "text: appended (after a space) to the build options the driver sees"),
 ];
 

@@ -407,6 +407,7 @@ pub fn print(text: &mut String, call: &mut Call, v: &View<'_>, tb: &Timebase, op
             KIND_COUNTER_PLAN => Some(plan_text(v)),
             KIND_KERNEL_INFO => Some(kernel_info_text(v)),
             KIND_HSA_KERNEL => Some(kernel_text(v)),
+            KIND_NOTE => Some(format!("cltap: {}", v.kernel_name().unwrap_or_default())),
             _ => None,
         };
         if let Some(c) = comment {

@@ -140,6 +140,11 @@ pub const KINFO_WORDS: usize = 8;
 /// loader extension gave it), the [`NAME_PARAM`] capture its name.
 pub const KIND_HSA_KERNEL: u16 = 8;
 
+/// A line of cltap's own for the API log (a program's files written, its
+/// build options replaced): not a call. `fn_id` and `cmd_id` are 0,
+/// `t0`/`t1` when it was written, the [`NAME_PARAM`] capture its text.
+pub const KIND_NOTE: u16 = 9;
+
 /// Argument words of a [`KIND_HSA_DISPATCH`] record.
 pub const DISPATCH_AGENT: usize = 0;
 /// `hsa_queue_t.id` of the queue the application submitted to.

@@ -25,6 +25,7 @@ pub mod occupancy;
 pub mod programs;
 pub mod render;
 pub mod report;
+pub mod report_ranks;
 pub mod rocpd_report;
 pub mod summary;
 pub mod sys;

@@ -35,10 +35,14 @@ pub fn title(rank: Option<u32>, files: &[String]) -> String {
     format!("{who} ({} file{}: {})\n", files.len(), if files.len() == 1 { "" } else { "s" }, files.join(", "))
 }
 
+/// One rank's files and their calls; keyed by (no rank, rank) so that
+/// ranks come in order and files without one last.
+type Groups<'a> = BTreeMap<(bool, u32), (Vec<String>, Vec<&'a Entry>)>;
+
 /// API logs `(path, rank, entries)`: a table per rank (ranks in order, the
 /// files with none last), then one over all of them.
 pub fn render_logs(logs: &[(String, Option<u32>, Vec<Entry>)]) -> String {
-    let mut groups: BTreeMap<(bool, u32), (Vec<String>, Vec<&Entry>)> = BTreeMap::new();
+    let mut groups = Groups::new();
     for (path, rank, entries) in logs {
         let g = groups.entry((rank.is_none(), rank.unwrap_or(0))).or_default();
         g.0.push(path.clone());

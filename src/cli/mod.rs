@@ -22,7 +22,7 @@ struct Cli {
 #[derive(Subcommand)]
 enum Cmd {
     /// Run an application under the cltap layer.
-    Run(run::RunArgs),
+    Run(Box<run::RunArgs>),
     /// Write the deterministic form of an API log or .atp (for snapshots and diffs).
     Normalize(logs::NormalizeArgs),
     /// Compare two API logs (or .atp files) call by call; exit 1 when they differ.
@@ -44,7 +44,7 @@ enum Cmd {
 pub fn main() -> i32 {
     let cli = Cli::parse();
     match cli.cmd {
-        Cmd::Run(a) => run::run(a),
+        Cmd::Run(a) => run::run(*a),
         Cmd::Normalize(a) => logs::normalize_cmd(a),
         Cmd::Diff(a) => logs::diff_cmd(a),
         Cmd::Check(a) => logs::check_cmd(a),

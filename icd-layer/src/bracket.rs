@@ -206,12 +206,16 @@ pub fn exit_with_lws(
     };
 }
 
-/// After a call cltap answers in hand-written code: logged if on, else counted.
+/// After a call cltap answers in hand-written code: logged if on, else
+/// counted (and, failed under `CLTAP_ERRORS_ONLY`, recorded now).
 pub fn finish_call(id: usize, e: Enter, ret: u64, args: &[u64], failed: bool) {
     if e.on {
         exit(id, e, ret, args, failed)
     } else {
-        done(id, failed)
+        done(id, failed);
+        if failed && logs_error(id) {
+            error(id, ret, args, None);
+        }
     }
 }
 

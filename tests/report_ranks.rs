@@ -27,7 +27,7 @@ fn calls_of(text: &str, api: &str) -> Vec<u64> {
 #[test]
 fn a_jobs_logs_and_databases_by_rank() {
     let dir = scratch("report-ranks");
-    let program = special("errors_only.c", "errors_only");
+    let program = special("errors_only.c", "errors_only_ranks");
     for (rank, var) in LAUNCHERS.iter().enumerate() {
         // Rank r makes 10·(r+1) successful clGetDeviceInfo calls and one that fails.
         let rounds = (10 * (rank + 1)).to_string();

@@ -27,8 +27,6 @@ pub struct Settings {
     pub controls: Programs,
     /// `<output>/programs`.
     pub dir: PathBuf,
-    /// This process's files' name, before the program's number.
-    pub stem: String,
 }
 
 /// At start-up, once the process is known to be recorded.
@@ -36,7 +34,7 @@ pub fn configure(controls: &Programs, output: &std::path::Path) {
     if !controls.any() {
         return;
     }
-    let s = Settings { controls: controls.clone(), dir: output.join("programs"), stem: crate::naming::stem() };
+    let s = Settings { controls: controls.clone(), dir: output.join("programs") };
     if SETTINGS.set(s).is_ok() {
         ON.store(true, Ordering::Release);
     }

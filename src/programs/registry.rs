@@ -29,12 +29,14 @@ fn with<R>(f: impl FnOnce(&mut Registry) -> R) -> R {
 }
 
 /// A program was made (a handle the driver may have reused replaces the
-/// old entry); `bytes` is what names it (its source, IL or nothing).
-pub fn created(handle: u64, stem: &str, bytes: &[u8]) -> Program {
+/// old entry); `bytes` is what names it (its source, IL or nothing). The
+/// name's stem is the process's now (a forked child's has its own pid).
+pub fn created(handle: u64, bytes: &[u8]) -> Program {
+    let stem = crate::naming::stem();
     with(|r| {
         let n = r.next;
         r.next += 1;
-        let p = Program { n, base: files::base(stem, n, files::hash(bytes)), builds: 0 };
+        let p = Program { n, base: files::base(&stem, n, files::hash(bytes)), builds: 0 };
         r.programs.insert(handle, p.clone());
         p
     })
@@ -43,7 +45,7 @@ pub fn created(handle: u64, stem: &str, bytes: &[u8]) -> Program {
 /// A build (compile, link) of `handle` starts: the program with its new
 /// build count. A program cltap did not see made (from a binary, or
 /// before the dumps were on) is numbered now, named by no bytes.
-pub fn build(handle: u64, stem: &str) -> (Program, u32) {
+pub fn build(handle: u64) -> (Program, u32) {
     let known = with(|r| {
         r.programs.get_mut(&handle).map(|p| {
             p.builds += 1;
@@ -51,8 +53,8 @@ pub fn build(handle: u64, stem: &str) -> (Program, u32) {
         })
     });
     known.unwrap_or_else(|| {
-        created(handle, stem, &[]);
-        build(handle, stem)
+        created(handle, &[]);
+        build(handle)
     })
 }
 

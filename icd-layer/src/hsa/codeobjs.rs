@@ -39,7 +39,7 @@ pub unsafe fn from_file(reader: u64, fd: i32) {
 
 fn write(reader: u64, bytes: &[u8]) {
     let Some(s) = dumps::settings() else { return };
-    let p = registry::created(reader, &s.stem, bytes);
+    let p = registry::created(reader, bytes);
     let line = match files::write(&s.dir, &format!("{}.co", p.base), bytes) {
         Ok(path) => format!("code object {}: {path} ({} bytes)", p.n, bytes.len()),
         Err(e) => format!("code object {}: {e}", p.n),

@@ -76,7 +76,7 @@ pub unsafe fn from_il(r: Obj, il: *mut c_void, length: usize) -> Notes {
 
 fn created(r: Obj, bytes: &[u8], ext: &str) -> Notes {
     let Some(s) = dumps::settings() else { return Notes::new() };
-    let p = registry::created(r as u64, &s.stem, bytes);
+    let p = registry::created(r as u64, bytes);
     if !s.controls.dump {
         return Notes::new();
     }
@@ -95,7 +95,7 @@ pub unsafe fn built(what: &str, program: Obj, app_opts: u64, seen: Option<&CStri
         return Notes::new();
     }
     let Some(s) = dumps::settings() else { return Notes::new() };
-    let (p, b) = registry::build(program as u64, &s.stem);
+    let (p, b) = registry::build(program as u64);
     let app = (app_opts != 0).then(|| CStr::from_ptr(app_opts as *const c_char).to_bytes().to_vec());
     let mut out = Notes::new();
     if let Some(o) = seen {
@@ -128,11 +128,10 @@ pub unsafe fn built(what: &str, program: Obj, app_opts: u64, seen: Option<&CStri
 /// and its link's options, logs and binaries as for a build.
 pub unsafe fn linked(r: Obj, app_opts: u64, seen: Option<&CString>, callback: bool) -> Notes {
     // `seen` is always None: linker options are not replaced.
-    if r.is_null() || !dumps::on() {
+    if r.is_null() || dumps::settings().is_none() {
         return Notes::new();
     }
-    let Some(s) = dumps::settings() else { return Notes::new() };
-    registry::created(r as u64, &s.stem, &[]);
+    registry::created(r as u64, &[]);
     built("link", r, app_opts, seen, callback)
 }
 

@@ -32,12 +32,14 @@ static uint64_t dispatches;
 void ocl_log(const char* fmt, ...) {
   const char* v = getenv("HSADBL_OCL_VERBOSE");
   if (!v || !*v || strcmp(v, "0") == 0) return;
+  /* One write per line: the emulator logs from other threads, and a line
+   * written in pieces could be cut by one of its lines. */
+  char msg[1024];
   va_list ap;
   va_start(ap, fmt);
-  fprintf(stderr, "[cltap OpenCL-over-HSA test double] ");
-  vfprintf(stderr, fmt, ap);
-  fputc('\n', stderr);
+  vsnprintf(msg, sizeof msg, fmt, ap);
   va_end(ap);
+  fprintf(stderr, "[cltap OpenCL-over-HSA test double] %s\n", msg);
 }
 
 uint64_t ocl_now_ns(void) {

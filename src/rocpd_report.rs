@@ -1,5 +1,6 @@
 //! `cltap report A.db B.db …`: one summary over many rocpd databases (one
-//! per process, as a job's ranks leave them), per process and in total:
+//! per process, as a job's ranks leave them), per process (by rank, where
+//! their names carry one) and in total:
 //! the API calls per category and name, the kernels, the memory copies.
 
 use cltap_formats::rocpd::Totals;
@@ -33,8 +34,16 @@ fn section(out: &mut String, t: &Totals) {
 pub fn render(dbs: &[(String, Totals)]) -> String {
     let mut out = String::new();
     let mut all = Totals::default();
-    for (name, t) in dbs {
-        let _ = writeln!(out, "process {} ({name})", t.pid);
+    // A job's databases by rank (their names' `.r<N>`), those with none last.
+    let rank = |name: &str| crate::report_ranks::rank_in_name(std::path::Path::new(name));
+    let mut order: Vec<&(String, Totals)> = dbs.iter().collect();
+    order.sort_by_key(|(name, _)| (rank(name).is_none(), rank(name)));
+    for (name, t) in order {
+        match rank(name) {
+            Some(r) => writeln!(out, "rank {r}: process {} ({name})", t.pid),
+            None => writeln!(out, "process {} ({name})", t.pid),
+        }
+        .unwrap_or(());
         section(&mut out, t);
         for (k, (n, ns)) in &t.regions {
             let e = all.regions.entry(k.clone()).or_default();

@@ -249,6 +249,9 @@ fn bench_prints_every_table_briefly() {
     assert_eq!(code, 0, "{stdout}\n{stderr}");
     assert!(numbers_after(&stdout, "rdtsc (one read)")[0] > 0.0);
     assert!(numbers_after(&stdout, "sequential write, 4 MiB + fdatasync")[0] > 0.0);
+    // Errors-only logging has its column (its calls succeed: no record).
+    let header = stdout.lines().find(|l| l.starts_with("call ")).unwrap_or_else(|| panic!("{stdout}"));
+    assert!(header.trim_end().ends_with("errors only"), "{header}");
     // Trace only, API log, + decode, discard write a trace; the others do not.
     let sizes = numbers_after(&stdout, "bytes per record (trace)");
     assert_eq!(sizes.len(), 4, "{stdout}");

@@ -27,14 +27,87 @@ static NUMBERED: [AtomicBool; MAX_FUNCTIONS] = [const { AtomicBool::new(false) }
 /// Command ids: one process-wide sequence for calls that return an event.
 static NEXT_CMD: AtomicU64 = AtomicU64::new(1);
 
-/// Once the trace has started: which functions are recorded.
-pub fn record_calls(logs: impl Fn(&str) -> bool) {
+/// `CLTAP_ERRORS_ONLY`: which functions' failed calls are recorded (no
+/// call of theirs is opened before it is forwarded).
+static ERR_LOGGED: [AtomicBool; MAX_FUNCTIONS] = [const { AtomicBool::new(false) }; MAX_FUNCTIONS];
+static HSA_ERR_LOGGED: [AtomicBool; MAX_FUNCTIONS] = [const { AtomicBool::new(false) }; MAX_FUNCTIONS];
+/// Whether `CLTAP_ERRORS_ONLY` is on: creators then get cltap's own
+/// `errcode_ret` slot where the application passed NULL.
+static ERRORS_ONLY: AtomicBool = AtomicBool::new(false);
+
+/// Once the trace has started: which functions are recorded, every call
+/// or (`errors_only`) the failed ones only.
+pub fn record_calls(logs: impl Fn(&str) -> bool, errors_only: bool) {
     for (i, f) in cltap::meta::FUNCTIONS.iter().enumerate() {
-        LOGGED[i].store(logs(f.name), Ordering::Release);
+        LOGGED[i].store(logs(f.name) && !errors_only, Ordering::Release);
+        ERR_LOGGED[i].store(logs(f.name) && errors_only, Ordering::Release);
         NUMBERED[i].store(f.event_out, Ordering::Release);
     }
     for (i, f) in cltap::meta::HSA_FUNCTIONS.iter().enumerate() {
-        HSA_LOGGED[i].store(logs(f.name), Ordering::Release);
+        HSA_LOGGED[i].store(logs(f.name) && !errors_only, Ordering::Release);
+        HSA_ERR_LOGGED[i].store(logs(f.name) && errors_only, Ordering::Release);
+    }
+    ERRORS_ONLY.store(errors_only, Ordering::Release);
+}
+
+/// Whether `CLTAP_ERRORS_ONLY` is on (asked by creators only, before the
+/// call, to lend an `errcode_ret` slot).
+#[inline(always)]
+pub fn errors_only() -> bool {
+    ERRORS_ONLY.load(Ordering::Relaxed)
+}
+
+/// Whether a failed call of OpenCL function `id` is recorded after it
+/// returned (`CLTAP_ERRORS_ONLY`). Asked only when the call failed.
+#[inline(always)]
+pub fn logs_error(id: usize) -> bool {
+    ERR_LOGGED[id].load(Ordering::Relaxed)
+}
+
+/// The same for HSA function `id`.
+#[inline(always)]
+pub fn logs_hsa_error(id: usize) -> bool {
+    HSA_ERR_LOGGED[id].load(Ordering::Relaxed)
+}
+
+/// Most parameters a described function has (clEnqueueReadBufferRect: 14).
+const MAX_PARAMS: usize = 32;
+
+/// Records a failed call after it returned (`CLTAP_ERRORS_ONLY`): nothing
+/// was read or written before it, so its record starts and ends at one
+/// post-call clock reading (duration 0). `app` are the application's
+/// argument words, as the record shows them; `errcode` the `errcode_ret`
+/// the driver wrote to (cltap's own slot where the application passed
+/// NULL), from which its status is captured.
+#[cold]
+#[inline(never)]
+pub fn error(id: usize, ret: u64, app: &[u64], errcode: Option<(usize, u64)>) {
+    let f = &cltap::meta::FUNCTIONS[id];
+    let mut seen = [0u64; MAX_PARAMS];
+    let n = app.len().min(MAX_PARAMS);
+    seen[..n].copy_from_slice(&app[..n]);
+    if let Some((i, w)) = errcode.filter(|(i, _)| *i < n) {
+        seen[i] = w;
+    }
+    let t = cltap::trace::tsc::now();
+    // SAFETY: the application's argument words after the call; `seen`
+    // differs only by a slot that lives in the caller's frame.
+    unsafe {
+        let rec = local::open(id, f, None, t, app);
+        local::complete(rec, f, t, ret, &seen[..n], None);
+    }
+}
+
+/// [`error`] for HSA function `id`.
+#[cold]
+#[inline(never)]
+pub fn error_hsa(id: usize, ret: u64, app: &[u64]) {
+    let f = &cltap::meta::HSA_FUNCTIONS[id];
+    let t = cltap::trace::tsc::now();
+    // SAFETY: the application's argument words, after the call.
+    unsafe {
+        let rec = local::open_kind::<KIND_HSA_CALL>(id, f, None, t, app);
+        local::complete_kind::<KIND_HSA_CALL>(rec, f, t, ret, app, None);
     }
 }
 
@@ -197,12 +270,16 @@ pub fn exit_with_lws(
     }
 }
 
-/// After a call cltap answers in hand-written code: logged if on, else counted.
+/// After a call cltap answers in hand-written code: logged if on, else
+/// counted (and, failed under `CLTAP_ERRORS_ONLY`, recorded now).
 pub fn finish_call(id: usize, e: Enter, ret: u64, args: &[u64], failed: bool) {
     if e.on {
         exit(id, e, ret, args, failed)
     } else {
-        done(id, failed)
+        done(id, failed);
+        if failed && logs_error(id) {
+            error(id, ret, args, None);
+        }
     }
 }
 

@@ -67,6 +67,7 @@ pub fn config() -> &'static Config {
             cltap::devtime::configure_spill(&cfg.output_dir, &format!(".{name}"));
         }
         if record {
+            cltap::programs::configure(&cfg.programs, &cfg.output_dir);
             pin_and_register_exit();
             cltap::kfilter::install(&cfg.kernels);
             if cfg.records_calls() {
@@ -138,7 +139,7 @@ fn start_trace(cfg: &Config) {
     cltap::trace::process::start(settings);
     // Before any call is recorded: the window's first state and record.
     cltap::window::arm(&cfg.window);
-    bracket::record_calls(|n| cfg.logs(n));
+    bracket::record_calls(|n| cfg.logs(n), cfg.errors_only);
 }
 
 /// Keeps the layer mapped until the process ends: its wrappers and exit
@@ -198,8 +199,9 @@ pub fn finish() {
     if cfg.summarizes() {
         use cltap::summary::{Host, Summary};
         // With the trace, every call's time is known; without it only the
-        // counts are kept.
-        let host = match cltap::trace::writer::host_table().filter(|r| !r.is_empty()) {
+        // counts are kept. Under CLTAP_ERRORS_ONLY the trace holds only the
+        // failed calls: the counts cover them all.
+        let host = match cltap::trace::writer::host_table().filter(|r| !r.is_empty() && !cfg.errors_only) {
             Some(rows) => Host::Timed(rows),
             None => Host::Counted(
                 TALLY

@@ -229,7 +229,11 @@ pub fn report_cmd(a: ReportArgs) -> i32 {
             }
             continue;
         }
-        let r = if is_atp(f) { load_atp(f).map(|x| atps.push(x)) } else { load(f).map(|mut e| logs.append(&mut e)) };
+        let r = if is_atp(f) {
+            load_atp(f).map(|x| atps.push(x))
+        } else {
+            load(f).map(|e| logs.push((f.display().to_string(), cltap::report_ranks::rank_of_log(f, &e), e)))
+        };
         if let Err(e) = r {
             eprintln!("cltap: {e}");
             return 2;
@@ -238,8 +242,12 @@ pub fn report_cmd(a: ReportArgs) -> i32 {
     if !dbs.is_empty() {
         print!("{}", cltap::rocpd_report::render(&dbs));
     }
-    if !logs.is_empty() {
-        print!("{}", cltap::report::render(&cltap::report::host_tally(&logs)));
+    let printed_logs = !logs.is_empty();
+    if logs.iter().any(|(_, rank, _)| rank.is_some()) {
+        print!("{}", cltap::report_ranks::render_logs(&logs));
+    } else if !logs.is_empty() {
+        let all: Vec<_> = logs.into_iter().flat_map(|(_, _, e)| e).collect();
+        print!("{}", cltap::report::render(&cltap::report::host_tally(&all)));
     }
     for c in &counters {
         print!("{c}");
@@ -249,7 +257,7 @@ pub fn report_cmd(a: ReportArgs) -> i32 {
     }
     let rows = cltap::atp_input::host_tally(&atps);
     let cmds = cltap::atp_input::commands(&atps);
-    if !logs.is_empty() {
+    if printed_logs {
         println!();
     }
     print!("{}", cltap::report::render_ns(&rows));

@@ -8,6 +8,7 @@ mod metrics;
 mod passes;
 mod render;
 mod run;
+mod run_debug;
 mod window_args;
 
 use clap::{Parser, Subcommand};

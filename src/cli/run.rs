@@ -130,6 +130,8 @@ pub struct RunArgs {
     /// rocprofiler v1's input file: its metrics are collected too. ROCP_INPUT.
     #[arg(long, value_name = "FILE")]
     pub input: Option<PathBuf>,
+    #[command(flatten)]
+    pub debug: super::run_debug::DebugArgs,
     /// The application and its arguments.
     #[arg(last = true, required = true, value_name = "APP")]
     pub app: Vec<String>,
@@ -431,6 +433,8 @@ pub fn run(a: RunArgs) -> i32 {
     if let Some(f) = &a.filter {
         set("CLTAP_LOG_FILTER", f.clone());
     }
+    env.extend(a.debug.env());
+    let mut set = |k: &str, v: String| env.push((k.to_string(), v));
     // A folder with template fields is made by the application's layer,
     // which knows their values; cltap finds it afterwards (`out_dir_of`).
     let templated = a.output.as_ref().is_some_and(|o| o.to_string_lossy().contains('%'));

@@ -93,6 +93,10 @@ pub struct Config {
     pub window: crate::window::Settings,
     /// The kernel filter (`CLTAP_KERNEL_*`).
     pub kernels: crate::kfilter::Spec,
+    /// `CLTAP_ERRORS_ONLY`: only failed calls are recorded.
+    pub errors_only: bool,
+    /// Program dumps and the build-options override.
+    pub programs: programs::Programs,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -132,6 +136,8 @@ impl Default for Config {
             memory: memory::Memory::default(),
             window: crate::window::Settings::default(),
             kernels: crate::kfilter::Spec::default(),
+            errors_only: false,
+            programs: programs::Programs::default(),
         }
     }
 }
@@ -145,8 +151,12 @@ pub(crate) struct Group {
 }
 
 /// Every group, in the order their variables are listed.
-pub(crate) const GROUPS: &[Group] =
-    &[Group { vars: memory::VARS, parse: memory::parse }, Group { vars: window::VARS, parse: window::parse }];
+pub(crate) const GROUPS: &[Group] = &[
+    Group { vars: memory::VARS, parse: memory::parse },
+    Group { vars: window::VARS, parse: window::parse },
+    Group { vars: errors::VARS, parse: errors::parse },
+    Group { vars: programs::VARS, parse: programs::parse },
+];
 
 /// Every variable cltap reads: the core list, then each group's.
 pub fn all_variables() -> impl Iterator<Item = &'static (&'static str, &'static str)> {
@@ -336,8 +346,10 @@ fn flag(var: &'static str, v: &str) -> Result<bool, ConfigError> {
     }
 }
 
+mod errors;
 pub mod memory;
 mod parse;
+pub mod programs;
 #[cfg(test)]
 mod tests;
 mod window;

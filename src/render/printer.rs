@@ -420,6 +420,7 @@ pub fn print(text: &mut String, call: &mut Call, v: &View<'_>, tb: &Timebase, op
             KIND_KERNEL_INFO => Some(kernel_info_text(v)),
             KIND_HSA_KERNEL => Some(kernel_text(v)),
             KIND_WINDOW => Some(window_text(v)),
+            KIND_NOTE => Some(format!("cltap: {}", v.kernel_name().unwrap_or_default())),
             _ => None,
         };
         if let Some(c) = comment {
@@ -512,6 +513,13 @@ fn fill(call: &mut Call, v: &View<'_>, tb: &Timebase, opt: Options) -> Option<En
         *n = Cow::Borrowed(p.name);
         val.clear();
         match (raw, out_word) {
+            // CLTAP_ERRORS_ONLY lends a slot where the application passed
+            // none: the status is shown beside its NULL.
+            (0, Some(w)) if p.kind == Kind::Errcode => {
+                val.push_str("NULL (");
+                push_status(val, w as i64 as i32);
+                val.push(')');
+            }
             (0, _) => val.push_str("NULL"),
             (_, None) => val.push_str("(not written)"),
             (_, Some(w)) => match p.kind {

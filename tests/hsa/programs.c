@@ -15,6 +15,10 @@
  *                                  destroyed) OTHER.co's zzz_other
  *   programs leaky KERNELS.co      pool allocations, an executable, a queue and a signal
  *                                  left on purpose (the leak check)
+ *   programs errors KERNELS.co     two calls that fail (a bad attribute, a NULL
+ *                                  signal pointer) among calls that succeed, an
+ *                                  iteration ended by HSA_STATUS_INFO_BREAK, and
+ *                                  KERNELS.co loaded from memory
  *   programs sizes KERNELS.co [vary]  dispatches of many shapes, one after the
  *                                  other; with "vary", a run that finds
  *                                  sizes.ran in its directory dispatches one
@@ -573,6 +577,41 @@ static int prog_leaky(const char* co) {
   return 0;
 }
 
+static hsa_status_t first_agent(hsa_agent_t a, void* data) {
+  *(hsa_agent_t*)data = a;
+  return HSA_STATUS_INFO_BREAK;
+}
+
+/* Every status is printed, so that the output with cltap can be compared
+ * with the output without it. */
+static int prog_errors(const char* co) {
+  OK(hsa_init());
+  OK(hsa_iterate_agents(find_agents, NULL));
+  hsa_agent_t a;
+  printf("iterate (break) %#x\n", hsa_iterate_agents(first_agent, &a));
+  uint32_t x = 0;
+  printf("agent_get_info(0x7fff) %#x\n", hsa_agent_get_info(gpu, (hsa_agent_info_t)0x7fff, &x));
+  printf("signal_create(NULL) %#x\n", hsa_signal_create(1, 0, NULL, NULL));
+  /* The code object from memory: the bytes the application hands ROCr. */
+  FILE* f = fopen(co, "rb");
+  CHECK(f != NULL);
+  static char bytes[1 << 20];
+  size_t n = fread(bytes, 1, sizeof bytes, f);
+  fclose(f);
+  CHECK(n > 0 && n < sizeof bytes);
+  hsa_code_object_reader_t r;
+  OK(hsa_code_object_reader_create_from_memory(bytes, n, &r));
+  hsa_executable_t e;
+  OK(hsa_executable_create_alt(HSA_PROFILE_FULL, HSA_DEFAULT_FLOAT_ROUNDING_MODE_DEFAULT, NULL, &e));
+  OK(hsa_executable_load_agent_code_object(e, gpu, r, NULL, NULL));
+  OK(hsa_executable_freeze(e, NULL));
+  OK(hsa_executable_destroy(e));
+  OK(hsa_code_object_reader_destroy(r));
+  OK(hsa_shut_down());
+  printf("errors done (%zu bytes loaded)\n", n);
+  return 0;
+}
+
 int main(int argc, char** argv) {
   setvbuf(stdout, NULL, _IONBF, 0);
   const char* what = argc > 1 ? argv[1] : "";
@@ -581,11 +620,12 @@ int main(int argc, char** argv) {
   if (strcmp(what, "threads") == 0) return prog_threads();
   if (strcmp(what, "copy") == 0) return prog_copy(co && strcmp(co, "rect") == 0);
   if (!co) {
-    printf("usage: programs info|threads|copy [rect]|many|barriers|shared|destroy|sizes|reload|leaky [KERNELS.co [N|vary|OTHER.co]]\n");
+    printf("usage: programs info|threads|copy [rect]|many|barriers|errors|shared|destroy|sizes|reload|leaky [KERNELS.co [N|vary|OTHER.co]]\n");
     return 2;
   }
   if (strcmp(what, "many") == 0) return prog_many(co, argc > 3 ? (unsigned)atoi(argv[3]) : 200);
   if (strcmp(what, "barriers") == 0) return prog_barriers(co);
+  if (strcmp(what, "errors") == 0) return prog_errors(co);
   if (strcmp(what, "shared") == 0) return prog_shared(co);
   if (strcmp(what, "destroy") == 0) return prog_destroy(co);
   if (strcmp(what, "sizes") == 0) return prog_sizes(co, argc > 3 && strcmp(argv[3], "vary") == 0);

@@ -152,6 +152,10 @@ pub const KIND_HSA_KERNEL: u16 = 8;
 pub const KIND_WINDOW: u16 = 9;
 pub const WINDOW_OPEN: u64 = 1;
 pub const WINDOW_CLOSE: u64 = 0;
+/// A line of cltap's own for the API log (a program's files written, its
+/// build options replaced): not a call. `fn_id` and `cmd_id` are 0,
+/// `t0`/`t1` when it was written, the [`NAME_PARAM`] capture its text.
+pub const KIND_NOTE: u16 = 10;
 
 /// Argument words of a [`KIND_HSA_DISPATCH`] record.
 pub const DISPATCH_AGENT: usize = 0;

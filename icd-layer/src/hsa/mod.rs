@@ -21,12 +21,14 @@
 //! kernels   → wrappers, api, traced; bracket, guard
 //! agents    → wrappers, api
 //! traced    → (tools::tracer_call)
-//! wrappers  → unload, api; bracket
+//! wrappers  → unload, api, codeobjs; bracket
+//! codeobjs  → nothing of hsa
 //! api       → nothing
 //! ```
 
 pub mod agents;
 pub mod api;
+pub mod codeobjs;
 pub mod copyanswer;
 pub mod copytimes;
 pub mod counters;

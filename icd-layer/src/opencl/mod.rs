@@ -14,4 +14,5 @@ pub mod layer;
 pub mod lws;
 pub mod markers;
 pub mod next;
+pub mod programs;
 pub mod trampolines;

@@ -147,6 +147,7 @@ pub unsafe extern "C" fn cltap_record_name(record: *const c_void) -> *const c_ch
             KIND_COUNTER_PLAN => c"counter plan",
             KIND_KERNEL_INFO => c"kernel info",
             KIND_HSA_KERNEL => c"hsa kernel",
+            KIND_NOTE => c"note",
             _ => c"unknown",
         }
         .as_ptr()

@@ -52,6 +52,9 @@ const MODES: &[(&str, &[(&str, &str)])] = &[
     ("API log + decode", &[("CLTAP_LOG_DECODE", "1")]),
     ("API log, discard", &[("CLTAP_BUFFER_POLICY", "discard")]),
     ("device timing", &[("CLTAP_API_LOG", "0"), ("CLTAP_DEVICE_TIMING", "1")]),
+    // The calls measured succeed: errors-only logging should cost what
+    // pass-through does.
+    ("errors only", &[("CLTAP_ERRORS_ONLY", "1")]),
 ];
 
 pub fn run(a: BenchArgs) -> i32 {

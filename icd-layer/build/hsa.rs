@@ -1,0 +1,224 @@
+//! The HSA side: `api/hsa.api` held to ROCr's `hsa_api_trace.h`, the
+//! tables' layout and one wrapper per table entry.
+
+use super::*;
+
+/// Stops the build with `msg` (cargo shows it under the build script's stderr).
+pub(crate) fn fail(msg: &str) -> ! {
+    eprintln!("error: {msg}");
+    std::process::exit(1);
+}
+
+/// The description of the HSA tables, held to the header, and the code
+/// generated from it: `hsa_api.rs` (names, ids, the tables' layout) and
+/// `hsa_wrappers.rs` (one wrapper per entry, the saved originals).
+pub(crate) fn hsa(out: &std::path::Path) {
+    let desc = concat!(env!("CARGO_MANIFEST_DIR"), "/../api/hsa.api");
+    println!("cargo:rerun-if-changed={desc}");
+    let text = std::fs::read_to_string(desc).unwrap_or_else(|e| fail(&format!("read api/hsa.api: {e}")));
+    let api = cltap_apidesc::parse_hsa(&text).unwrap_or_else(|e| fail(&e.to_string()));
+    let layout = hsa_layout(&api);
+    for (file, text) in
+        [("hsa_api.rs", generate_hsa_api(&api, &layout)), ("hsa_wrappers.rs", generate_hsa_wrappers(&api))]
+    {
+        std::fs::write(out.join(file), text).unwrap_or_else(|e| panic!("write {file}: {e}"));
+    }
+}
+
+/// Per `@table`: (name, HsaApiTable offset, size in bytes, major version).
+pub(crate) struct Layout {
+    tables: Vec<(String, usize, usize, u32)>,
+    version_bytes: usize,
+    root_bytes: usize,
+    root_major: u32,
+}
+
+/// Sizes in bytes docs/platform-facts.md#hsa-abi gives for Debian 12's 5.2.3 header, as a check
+/// of the scanner's arithmetic: `ApiTableVersion` (4 × uint32_t), then one
+/// pointer per entry; `HsaApiTable` is a version and 4 pointers.
+pub(crate) const KNOWN_SIZES: [(&str, usize); 6] = [
+    ("ApiTableVersion", 16),
+    ("HsaApiTable", 48),
+    ("CoreApiTable", 1016),
+    ("AmdExtTable", 400),
+    ("FinalizerExtTable", 64),
+    ("ImageExtTable", 120),
+];
+
+/// Holds `api/hsa.api` to ROCr's `hsa_api_trace.h` (Debian's
+/// libhsa-runtime-dev; `CLTAP_HSA_HEADER` names another copy): each
+/// `@table` section's names, in order, are its struct's members without
+/// `_fn`; each table is its version plus one pointer per entry, of the sizes
+/// docs/platform-facts.md#hsa-abi gives; `HsaApiTable` points at core, amd, finalizer, image in
+/// that order. Then every declaration's result and parameter types against
+/// the signatures clang read from the same header
+/// (`hsa-api/hsa_api_list.h`). Any difference stops the
+/// build: a wrapper in the wrong entry would call the wrong function.
+pub(crate) fn hsa_layout(api: &cltap_apidesc::Api) -> Layout {
+    use cltap_apidesc::hsa_header;
+    println!("cargo:rerun-if-env-changed=CLTAP_HSA_HEADER");
+    let path = std::env::var("CLTAP_HSA_HEADER").unwrap_or_else(|_| "/usr/include/hsa/hsa_api_trace.h".to_string());
+    println!("cargo:rerun-if-changed={path}");
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| {
+        fail(&format!(
+            "cannot read {path} ({e}): cltap's HSA tables (api/hsa.api) are checked against ROCr's header at build time. \
+             Install Debian's libhsa-runtime-dev (`apt-get install libhsa-runtime-dev`; scripts/setup.sh installs it)."
+        ))
+    });
+    let h = hsa_header::scan(&text).unwrap_or_else(|e| fail(&format!("{path}: {e}")));
+    hsa_header::check(api, &h).unwrap_or_else(|e| fail(&format!("{e} (the header: {path})")));
+    let mut sizes = vec![("ApiTableVersion".to_string(), h.version_bytes), ("HsaApiTable".to_string(), h.root_bytes)];
+    sizes.extend(h.tables.iter().map(|t| (t.name.clone(), t.bytes)));
+    for (name, want) in KNOWN_SIZES {
+        let got = sizes.iter().find(|(n, _)| n == name).map(|(_, b)| *b);
+        if got != Some(want) {
+            fail(&format!("{path}: {name} comes to {got:?} bytes, docs/platform-facts.md#hsa-abi says {want}"));
+        }
+    }
+    let mut tables = Vec::new();
+    for (api_name, s) in hsa_header::STRUCTS {
+        let t = h.table(s).expect("checked");
+        let ours = api.tables.iter().find(|t| t.name == api_name).expect("checked");
+        // 8 bytes per entry after the version: what `minor_id` is compared with.
+        assert_eq!(t.bytes, h.version_bytes + 8 * ours.entries);
+        tables.push((api_name.to_string(), h.root_offset(api_name).expect("checked"), t.bytes, t.major));
+    }
+    let list = concat!(env!("CARGO_MANIFEST_DIR"), "/../hsa-api/hsa_api_list.h");
+    println!("cargo:rerun-if-changed={list}");
+    let list_text = std::fs::read_to_string(list).unwrap_or_else(|e| fail(&format!("read {list}: {e}")));
+    hsa_header::check_signatures(api, &list_text).unwrap_or_else(|e| fail(&e));
+    Layout { tables, version_bytes: h.version_bytes, root_bytes: h.root_bytes, root_major: h.root_major }
+}
+
+/// Names, ids, which function is `[init]` and `[shutdown]`, and the tables'
+/// layout: plain constants for `src/hsa/`.
+pub(crate) fn generate_hsa_api(api: &Api, l: &Layout) -> String {
+    let mut s = String::new();
+    let n = api.functions.len();
+    writeln!(s, "// @generated by icd-layer/build.rs from api/hsa.api and hsa_api_trace.h. Do not edit.").unwrap();
+    writeln!(s, "/// HSA functions cltap wraps (every table entry).\npub const COUNT: usize = {n};").unwrap();
+    writeln!(s, "pub static NAMES: [&str; {n}] = [").unwrap();
+    for f in &api.functions {
+        writeln!(s, "    {:?},", f.name).unwrap();
+    }
+    writeln!(s, "];").unwrap();
+    writeln!(s, "#[allow(non_upper_case_globals, dead_code)] pub mod id {{").unwrap();
+    for (i, f) in api.functions.iter().enumerate() {
+        writeln!(s, "    pub const {}: usize = {i};", f.name).unwrap();
+    }
+    writeln!(s, "}}").unwrap();
+    let opt = |i: Option<usize>| i.map_or("None".to_string(), |i| format!("Some({i})"));
+    writeln!(
+        s,
+        "/// `[init]`: the call during which the runtime loads its tools.\npub const INIT: Option<usize> = {};",
+        opt(api.functions.iter().position(|f| f.init))
+    )
+    .unwrap();
+    writeln!(s, "/// `[shutdown]`: the call during which the runtime unloads them.\n#[allow(dead_code)] pub const SHUTDOWN: Option<usize> = {};", opt(api.functions.iter().position(|f| f.shutdown))).unwrap();
+    writeln!(
+        s,
+        "/// `sizeof(ApiTableVersion)`: a table's entries start after it.\npub const VERSION_BYTES: usize = {};",
+        l.version_bytes
+    )
+    .unwrap();
+    writeln!(s, "/// `sizeof(HsaApiTable)`, and its major version.\npub const ROOT_BYTES: usize = {};\npub const ROOT_MAJOR: u32 = {};", l.root_bytes, l.root_major).unwrap();
+    writeln!(
+        s,
+        "/// The four tables, in `HsaApiTable`'s order.\npub const TABLES: [TableLayout; {}] = [",
+        l.tables.len()
+    )
+    .unwrap();
+    for (name, offset, bytes, major) in &l.tables {
+        let t = api.tables.iter().find(|t| &t.name == name).unwrap();
+        writeln!(s, "    TableLayout {{ name: {name:?}, root_offset: {offset}, first: {}, entries: {}, bytes: {bytes}, major: {major} }},", t.first, t.entries).unwrap();
+    }
+    writeln!(s, "];").unwrap();
+    s
+}
+
+pub(crate) fn hsa_rust(c_type: &str, role: &Role) -> String {
+    if let Role::ByValue { size } = role {
+        return format!("ByValue<{}>", size / 8);
+    }
+    cltap_apidesc::types::hsa_rust_type(c_type).unwrap_or_else(|| panic!("{c_type}: checked by the parser"))
+}
+
+/// One `extern "C"` wrapper per HSA function: open the call's record,
+/// forward to the saved original entry, complete the record, return the
+/// result unchanged. `[shutdown]` also lets cltap finish its trace once
+/// the call (inside which the runtime ran `OnUnload`) has been recorded.
+pub(crate) fn generate_hsa_wrappers(api: &Api) -> String {
+    let mut s = String::new();
+    let n = api.functions.len();
+    writeln!(s, "// @generated by icd-layer/build.rs from api/hsa.api. Do not edit.").unwrap();
+    writeln!(s, "/// The runtime's own entries, saved by `OnLoad` (0: not replaced).").unwrap();
+    writeln!(s, "pub static ORIG: [::core::sync::atomic::AtomicUsize; {n}] = [const {{ ::core::sync::atomic::AtomicUsize::new(0) }}; {n}];").unwrap();
+    writeln!(s, "/// cltap's wrapper for each function id.\npub static WRAPPERS: Wrappers = Wrappers([").unwrap();
+    for f in &api.functions {
+        writeln!(s, "    hsa_{} as *const ::core::ffi::c_void,", f.name).unwrap();
+    }
+    writeln!(s, "]);").unwrap();
+    for (id, f) in api.functions.iter().enumerate() {
+        let params: Vec<String> =
+            f.params.iter().map(|p| format!("p_{}: {}", p.name, hsa_rust(&p.c_type, &p.role))).collect();
+        let types: Vec<String> = f.params.iter().map(|p| hsa_rust(&p.c_type, &p.role)).collect();
+        let args: Vec<String> = f.params.iter().map(|p| format!("p_{}", p.name)).collect();
+        // The record's words: what the application passed (a struct passed
+        // by value is not recorded).
+        let words: Vec<String> = f
+            .params
+            .iter()
+            .map(|p| match p.role {
+                Role::ByValue { .. } => "0u64".to_string(),
+                _ => format!("p_{} as u64", p.name),
+            })
+            .collect();
+        let ret = match f.ret {
+            RetKind::Void => "()".to_string(),
+            RetKind::Status => "u32".to_string(),
+            _ => cltap_apidesc::types::hsa_rust_type(&f.ret_type).expect("checked by the parser"),
+        };
+        let (ret_word, failed) = match f.ret {
+            RetKind::Void => ("0u64", "false"),
+            RetKind::Status => ("r as u64", "!::cltap::trace::capture::hsa_status_ok(r as u64)"),
+            _ => ("r as u64", "false"),
+        };
+        let typed: Vec<(String, String)> =
+            f.params.iter().map(|p| (format!("p_{}", p.name), hsa_rust(&p.c_type, &p.role))).collect();
+        tracer_shim(
+            &mut s,
+            &format!("hsa_{}", f.name),
+            &format!("body_hsa_{}", f.name),
+            &format!("::cltap::tools::tracer_ids::slot_of(1, {id})"),
+            &typed,
+            &ret,
+        );
+        writeln!(s, "#[allow(non_snake_case, unused_variables, clippy::all)]").unwrap();
+        writeln!(s, "unsafe extern \"C\" fn body_hsa_{}({}) -> {ret} {{", f.name, params.join(", ")).unwrap();
+        writeln!(s, "    let f: unsafe extern \"C\" fn({}) -> {ret} = ::core::mem::transmute(ORIG[{id}].load(::core::sync::atomic::Ordering::Acquire));", types.join(", ")).unwrap();
+        writeln!(s, "    let __app = [{}];", words.join(", ")).unwrap();
+        if f.shutdown {
+            writeln!(s, "    let __sd = crate::hsa::unload::ShutDown::begin();").unwrap();
+        }
+        writeln!(s, "    let __t = crate::bracket::enter_hsa({id}, &__app);").unwrap();
+        writeln!(s, "    let r = f({});", args.join(", ")).unwrap();
+        // CLTAP_ERRORS_ONLY: a failed call is recorded once it returned.
+        let err = if f.ret == RetKind::Status {
+            format!(" if {failed} && crate::bracket::logs_hsa_error({id}) {{ crate::bracket::error_hsa({id}, {ret_word}, &__app); }}")
+        } else {
+            String::new()
+        };
+        writeln!(s, "    if __t.on {{ crate::bracket::exit_hsa({id}, __t, {ret_word}, &__app); }} else {{ crate::bracket::done_hsa({id}, {failed});{err} }}").unwrap();
+        if f.shutdown {
+            writeln!(s, "    __sd.end();").unwrap();
+        }
+        // CLTAP_DUMP_PROGRAMS: the code object the reader was made from.
+        match f.name.as_str() {
+            "hsa_code_object_reader_create_from_memory" => writeln!(s, "    if r == 0 && !p_code_object_reader.is_null() {{ crate::hsa::codeobjs::from_memory(*(p_code_object_reader as *const u64), p_code_object as *const u8, p_size as usize); }}").unwrap(),
+            "hsa_code_object_reader_create_from_file" => writeln!(s, "    if r == 0 && !p_code_object_reader.is_null() {{ crate::hsa::codeobjs::from_file(*(p_code_object_reader as *const u64), p_file as i32); }}").unwrap(),
+            _ => {}
+        }
+        writeln!(s, "    r\n}}").unwrap();
+    }
+    s
+}

@@ -98,3 +98,8 @@ fn fuzz_metrics() {
 fn fuzz_rocp_input() {
     fuzz("rocp_input");
 }
+
+#[test]
+fn fuzz_memory() {
+    fuzz("memory");
+}

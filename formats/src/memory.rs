@@ -81,16 +81,17 @@ pub fn write(out: &mut impl Write, rows: &[Row]) -> std::io::Result<()> {
             r.bytes,
             r.flags,
             clean(&r.owner),
-            r.devices.iter().map(|d| clean(d)).collect::<Vec<_>>().join(";"),
+            r.devices.iter().map(|d| clean(d).replace(';', "_")).collect::<Vec<_>>().join(";"),
             r.alloc_record
         )?;
     }
     Ok(())
 }
 
-/// A field without the characters that would split it.
+/// A field without the characters that would split it (a device's name
+/// also loses `;`, which separates the devices).
 fn clean(s: &str) -> String {
-    s.chars().map(|c| if matches!(c, ',' | ';' | '\n' | '\r') { '_' } else { c }).collect()
+    s.chars().map(|c| if matches!(c, ',' | '\n' | '\r') { '_' } else { c }).collect()
 }
 
 fn num(s: &str) -> Option<u64> {
@@ -110,6 +111,10 @@ pub fn read(text: &str) -> Result<Vec<Row>, Error> {
     let mut rows = Vec::new();
     while let Some((line, l)) = lines.take() {
         let bad = |reason: &str| Error::Row { line, reason: reason.to_string() };
+        // The writer never writes one inside a line (see `clean`).
+        if l.contains('\r') {
+            return Err(bad("a carriage return inside the line"));
+        }
         let f: Vec<&str> = l.split(',').collect();
         if f.len() != 12 {
             return Err(bad(&format!("{} fields, the header has 12", f.len())));
@@ -188,5 +193,19 @@ mod tests {
         assert!(e.to_string().starts_with("line 2: field 8"), "{e}");
         let e = read(&format!("{HEADER}\n1,2,3,c,grow,buffer,0x1,1,0x0,o,d,1\n")).unwrap_err();
         assert!(e.to_string().contains("neither alloc nor free"), "{e}");
+    }
+
+    /// Found by the fuzz target: what the reader accepts, the writer writes
+    /// back unchanged.
+    #[test]
+    fn a_semicolon_outside_the_devices_survives_and_a_carriage_return_is_refused() {
+        let text = format!("{HEADER}\n4,1,2,clCreateBuffer,alloc,i;mage,0x10,8,0x1,context 0x1,device 0x2,4\n");
+        let rows = read(&text).unwrap();
+        assert_eq!(rows[0].kind, "i;mage");
+        let mut out = Vec::new();
+        write(&mut out, &rows).unwrap();
+        assert_eq!(read(&String::from_utf8(out).unwrap()).unwrap(), rows);
+        let cr = text.replace("context 0x1", "context\r0x1");
+        assert!(matches!(read(&cr), Err(Error::Row { line: 2, .. })), "{:?}", read(&cr));
     }
 }

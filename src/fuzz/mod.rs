@@ -22,6 +22,7 @@ pub const TARGETS: &[(&str, Target)] = &[
     ("counters", counters),
     ("metrics", metrics),
     ("rocp_input", rocp_input),
+    ("memory", memory),
 ];
 
 /// The binary trace: opened from a file (the reader works on files), its
@@ -122,4 +123,16 @@ fn tempdir() -> std::io::Result<std::path::PathBuf> {
         std::env::temp_dir().join(format!("cltap-fuzz-{}-{}", std::process::id(), N.fetch_add(1, Ordering::Relaxed)));
     std::fs::create_dir_all(&d)?;
     Ok(d)
+}
+
+/// The memory trace (`.memory.csv`): what the reader accepts, written again,
+/// reads back the same.
+pub fn memory(data: &[u8]) {
+    use cltap_formats::memory;
+    let Ok(rows) = memory::read(&String::from_utf8_lossy(data)) else { return };
+    let mut out = Vec::new();
+    memory::write(&mut out, &rows).expect("writing to memory");
+    let again = memory::read(&String::from_utf8_lossy(&out))
+        .unwrap_or_else(|e| panic!("the writer wrote a memory trace its reader rejects ({e})"));
+    assert_eq!(again, rows, "a memory trace read, written and read again differs");
 }

@@ -167,6 +167,31 @@ fn hardware_counters_are_pmc_events_of_their_dispatch() {
         log.lines().filter_map(|l| l.strip_prefix("# counters of dispatch ")).map(|l| l.split(',').count()).sum();
     assert!(values > 0);
     assert_eq!(v["pmc_events"].as_u64(), Some(values as u64));
+    // Each kernel symbol has the registers and segments the API log's
+    // line for its descriptor gives: "kernel object 0x…: NAME, VGPRs V,
+    // SGPRs S, LDS L, scratch P".
+    let described: Vec<serde_json::Value> = log
+        .lines()
+        .filter_map(|l| l.strip_prefix("# kernel object 0x"))
+        .map(|l| {
+            let (object, rest) = l.split_once(": ").unwrap();
+            let f: Vec<&str> = rest.split(", ").collect();
+            let n = |i: usize, key: &str| f[i].strip_prefix(key).unwrap().parse::<u64>().unwrap();
+            serde_json::json!([
+                u64::from_str_radix(object, 16).unwrap(),
+                f[0],
+                n(1, "VGPRs "),
+                n(2, "SGPRs "),
+                n(3, "LDS "),
+                n(4, "scratch ")
+            ])
+        })
+        .collect();
+    assert!(!described.is_empty(), "no kernel descriptor in the log");
+    let symbols = v["kernel_symbols"].as_array().unwrap();
+    for d in &described {
+        assert!(symbols.contains(d), "{d} not among the kernel symbols {symbols:?}");
+    }
     assert_eq!(v["kernels"][0], summary_json(&out)["hsa_dispatches"]);
 }
 

@@ -14,7 +14,8 @@
 use super::sink::{End, Kinds, Open, Results, Sink};
 use crate::decode::{Agent, Counters, Dispatch};
 use crate::trace::record::{
-    View, FLAG_CMD, KIND_HSA_AGENT, KIND_HSA_CALL, KIND_HSA_COUNTERS, KIND_HSA_DISPATCH, KIND_OPENCL_CALL,
+    View, FLAG_CMD, KIND_HSA_AGENT, KIND_HSA_CALL, KIND_HSA_COUNTERS, KIND_HSA_DISPATCH, KIND_HSA_KERNEL,
+    KIND_OPENCL_CALL,
 };
 use crate::trace::tsc::HostClock;
 use cltap_formats::rocpd::{self, params, Error, Region, Writer};
@@ -42,6 +43,9 @@ pub struct Rocpd {
     /// Counter descriptions by (agent, packed event).
     pmcs: HashMap<(i64, u64), i64>,
     counters: BTreeMap<u64, Vec<(u64, u64)>>,
+    /// Kernel descriptors by kernel object, written into the kernel symbols
+    /// at the end.
+    descriptors: BTreeMap<u64, crate::hsa::kd::KernelDescriptor>,
     /// Perf markers begun and not yet ended, per thread: start, name, group.
     markers: HashMap<u32, Vec<(u64, String, String)>>,
 }
@@ -118,6 +122,7 @@ impl Rocpd {
             pmcs: HashMap::new(),
             counters: BTreeMap::new(),
             markers: HashMap::new(),
+            descriptors: BTreeMap::new(),
         })
     }
 
@@ -320,6 +325,10 @@ impl Rocpd {
                 self.hsa_agents.insert(a.handle, id);
                 Ok(())
             }
+            KIND_HSA_KERNEL => {
+                self.descriptors.insert(v.header.cmd_id, crate::decode::kernel_descriptor(v));
+                Ok(())
+            }
             KIND_HSA_COUNTERS => {
                 self.counters.insert(v.header.cmd_id, Counters::of(v).values);
                 while self.counters.len() > COUNTERS_KEPT {
@@ -427,6 +436,26 @@ impl Rocpd {
         Ok(())
     }
 
+    /// Each kernel symbol's registers and segments, from its descriptor:
+    /// register counts as gfx9 encodes them (granules of 4 VGPRs and 8
+    /// SGPRs, an upper bound of what the compiler used; no accumulation
+    /// VGPRs before gfx90a).
+    fn kernel_resources(&mut self) -> Result<(), Error> {
+        let all = std::mem::take(&mut self.descriptors);
+        for (object, kd) in all {
+            let r = rocpd::KernelResources {
+                sgprs: kd.gfx9_sgprs(),
+                arch_vgprs: kd.gfx9_vgprs(),
+                accum_vgprs: 0,
+                group_segment: kd.group_segment_fixed_size,
+                private_segment: kd.private_segment_fixed_size,
+                kernarg_segment: kd.kernarg_size,
+            };
+            self.w().kernel_resources(object, &r)?;
+        }
+        Ok(())
+    }
+
     fn failed(&mut self, e: Error) {
         crate::warn!("cannot write {}: {e}; the rocpd database ends here", self.path.display());
         self.w = None;
@@ -435,7 +464,14 @@ impl Rocpd {
 
 impl Sink for Rocpd {
     fn kinds(&self) -> Kinds {
-        Kinds::of(&[KIND_OPENCL_CALL, KIND_HSA_CALL, KIND_HSA_DISPATCH, KIND_HSA_AGENT, KIND_HSA_COUNTERS])
+        Kinds::of(&[
+            KIND_OPENCL_CALL,
+            KIND_HSA_CALL,
+            KIND_HSA_DISPATCH,
+            KIND_HSA_AGENT,
+            KIND_HSA_COUNTERS,
+            KIND_HSA_KERNEL,
+        ])
     }
 
     fn record(&mut self, v: &View<'_>) {
@@ -458,6 +494,9 @@ impl Sink for Rocpd {
             if let Err(e) = self.allocations(m) {
                 return self.failed(e);
             }
+        }
+        if let Err(e) = self.kernel_resources() {
+            return self.failed(e);
         }
         let Some(w) = self.w.take() else { return };
         match w.finish() {

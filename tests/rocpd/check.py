@@ -40,6 +40,14 @@ for path in sys.argv[2:]:
             for r in db.execute("SELECT type, level, name, tid, start, address, size, category FROM memory_allocations ORDER BY id")
         ]
         out["processes"] = [r[0] for r in db.execute("SELECT pid FROM rocpd_info_process")]
+        # Kernel symbols with what their descriptors say they use.
+        out["kernel_symbols"] = [
+            list(r)
+            for r in db.execute(
+                "SELECT kernel_object, kernel_name, arch_vgpr_count, sgpr_count, group_segment_size, private_segment_size "
+                "FROM rocpd_info_kernel_symbol ORDER BY kernel_object, kernel_name"
+            )
+        ]
     except sqlite3.Error as e:
         raise SystemExit(f"{path}: {e}")
     print(json.dumps(out))

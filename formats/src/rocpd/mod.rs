@@ -41,6 +41,16 @@ pub struct Region<'a> {
     pub args: &'a [(&'a str, &'a str, String)],
 }
 
+/// What a kernel's descriptor says it uses.
+pub struct KernelResources {
+    pub sgprs: u32,
+    pub arch_vgprs: u32,
+    pub accum_vgprs: u32,
+    pub group_segment: u32,
+    pub private_segment: u32,
+    pub kernarg_segment: u32,
+}
+
 pub struct Dispatch<'a> {
     pub track: i64,
     pub kernel: i64,
@@ -116,6 +126,27 @@ impl Writer {
             self.conn.execute_batch("COMMIT; BEGIN")?;
         }
         Ok(self.conn.last_insert_rowid())
+    }
+
+    /// Sets the register counts and segment sizes of every kernel symbol of
+    /// `kernel_object` (known from its descriptor, which may come before or
+    /// after the symbol's first dispatch).
+    pub fn kernel_resources(&mut self, kernel_object: u64, r: &KernelResources) -> Result<(), Error> {
+        let sql = format!(
+            "UPDATE `rocpd_info_kernel_symbol{}` SET sgpr_count = ?, arch_vgpr_count = ?, accum_vgpr_count = ?, \
+             group_segment_size = ?, private_segment_size = ?, kernarg_segment_size = ? WHERE kernel_object = ?",
+            self.suffix
+        );
+        self.conn.prepare_cached(&sql)?.execute(params![
+            r.sgprs,
+            r.arch_vgprs,
+            r.accum_vgprs,
+            r.group_segment,
+            r.private_segment,
+            r.kernarg_segment,
+            int(kernel_object)
+        ])?;
+        Ok(())
     }
 
     /// The id of `s` in the string table.

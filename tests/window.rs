@@ -164,12 +164,7 @@ fn cltap_run_options_set_the_window_and_the_filter() {
     cltap_run(&dir, &opts, &["kernels", "4"]);
     assert_eq!(cmd_ids(&log_text(&dir)), [4, 5, 6, 7, 8, 9]);
     let s = summary_json(&dir);
-    let timed: Vec<(u64, &str)> = s["commands"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|c| (c["cmd_id"].as_u64().unwrap(), c["kernel"].as_str().unwrap()))
-        .collect();
+    let timed = timed_kernels(&s);
     // The filter counts iterations among the launches it saw: inside the window.
     assert_eq!(timed, [(7, "add"), (8, "mul")]);
 }
@@ -193,12 +188,7 @@ fn an_enqueue_range_records_and_times_exactly_its_commands() {
         traced(&dir, mode, &["kernels", "4"], &[("CLTAP_WINDOW_ENQUEUES", "4-6"), ("CLTAP_DEVICE_TIMING", "1")]);
         assert_eq!(cmd_ids(&log_text(&dir)), [4, 5, 6], "{mode:?}");
         let s = summary_json(&dir);
-        let timed: Vec<(u64, &str)> = s["commands"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|c| (c["cmd_id"].as_u64().unwrap(), c["kernel"].as_str().unwrap()))
-            .collect();
+        let timed = timed_kernels(&s);
         assert_eq!(timed, [(4, "add"), (5, "mul"), (6, "copy")], "{mode:?}");
         assert_eq!(windows(&dir), [w(1, "enqueue range", "enqueue range")]);
     }
@@ -218,12 +208,7 @@ fn the_kernel_filter_times_and_lists_only_its_launches() {
     assert_eq!(o.stdout.lines().count(), 12);
     assert_eq!(cmd_ids(&log_text(&dir)), (1..=12).collect::<Vec<u64>>());
     let s = summary_json(&dir);
-    let timed: Vec<(u64, &str)> = s["commands"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|c| (c["cmd_id"].as_u64().unwrap(), c["kernel"].as_str().unwrap()))
-        .collect();
+    let timed = timed_kernels(&s);
     // Rounds of add, mul, copy: add and mul's second and third launches.
     assert_eq!(timed, [(4, "add"), (5, "mul"), (7, "add"), (8, "mul")]);
     let csv = rcp_csv(&dir);
@@ -369,4 +354,14 @@ fn hsa_a_call_limit_records_exactly_the_first_calls() {
     let calls: Vec<&str> = log.lines().filter(|l| l.starts_with("TID")).collect();
     assert_eq!(calls.len(), 40, "{log}");
     assert_eq!(windows(&out), [w(1, "start", "call limit")]);
+}
+
+/// The summary's timed commands: (command id, kernel name).
+fn timed_kernels(s: &serde_json::Value) -> Vec<(u64, &str)> {
+    s["commands"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| (c["cmd_id"].as_u64().unwrap(), c["kernel"].as_str().unwrap()))
+        .collect()
 }

@@ -144,16 +144,7 @@ pub(crate) fn icd_wrapper(s: &mut String, f: &Function, id: usize, ext: Option<u
     }
     writeln!(s, "    if f.is_null() {{ crate::bracket::missing({id}); {} }}", fail_with(f, "-59")).unwrap();
     writeln!(s, "    let f: {fty} = ::core::mem::transmute(f);").unwrap();
-    devtime_pre(s, f);
-    programs_pre(s, f);
-    errcode_slot(s, f);
-    writeln!(s, "    let __t = crate::bracket::enter({id}, &__app);").unwrap();
-    devtime_enqueue(s, f);
-    writeln!(s, "    let r = f({args});").unwrap();
-    let mut post = String::new();
-    devtime_post(&mut post, f);
-    programs_post(&mut post, f);
-    s.push_str(&post.replace("track(ID,", &format!("track({id},")));
+    forward(s, f, id, &args);
     // After the call: the application must see cltap's handles.
     let ok = match f.ret {
         RetKind::Status => "r == 0",

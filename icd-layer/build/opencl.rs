@@ -259,6 +259,16 @@ pub(crate) fn layer_wrapper(s: &mut String, f: &Function, id: usize, ext: Option
     writeln!(s, "    let f: {fty} = ::core::mem::transmute(f);").unwrap();
     // The log shows the application's arguments, not cltap's substitutes.
     writeln!(s, "    let __app = {};", arg_words(f)).unwrap();
+    forward(s, f, id, &args);
+    bracket_exit(s, f, id);
+    programs_notes(s, f);
+    writeln!(s, "    r\n}}").unwrap();
+}
+
+/// The middle of every OpenCL wrapper, in both modes: device timing's and
+/// the program dumps' changes to the arguments, the record opened, the
+/// driver called (`f`), and what follows the call before the record closes.
+pub(crate) fn forward(s: &mut String, f: &Function, id: usize, args: &str) {
     devtime_pre(s, f);
     programs_pre(s, f);
     errcode_slot(s, f);
@@ -269,7 +279,4 @@ pub(crate) fn layer_wrapper(s: &mut String, f: &Function, id: usize, ext: Option
     devtime_post(&mut post, f);
     programs_post(&mut post, f);
     s.push_str(&post.replace("track(ID,", &format!("track({id},")));
-    bracket_exit(s, f, id);
-    programs_notes(s, f);
-    writeln!(s, "    r\n}}").unwrap();
 }

@@ -205,9 +205,10 @@ fn device_records_are_spilled_not_held() {
 
 #[test]
 fn held_events_are_read_on_the_enqueue_path_when_the_application_never_waits() {
-    // 200,000 markers and one clFinish at the end: without reads on the
-    // enqueue path (a queue's list past its bound) every event and its
-    // command would be held until then.
+    // 200,000 markers and one clFinish at the end: without reads while
+    // they are enqueued (by the reader thread, or by the enqueue itself
+    // when a list is far past its mark) every event and its command would
+    // be held until then.
     let exe = special("calls.c", "calls-devtime");
     let n = 200_000u64;
     let runs: Vec<(i32, i64, Scratch)> = ["0", "1"]

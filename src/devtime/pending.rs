@@ -26,6 +26,23 @@ pub static OUTSTANDING: Outstanding = Outstanding::new();
 /// command.
 pub const BOUND: usize = 256;
 
+/// How far past its mark a list may grow while the reader is behind (a
+/// loaded machine, a reader starved of CPU) before the enqueuing thread
+/// reads it itself: memory stays bounded whatever the reader's pace, as
+/// low as when the enqueue path read every list at 1,024 events (each held
+/// event keeps the driver's command alive too).
+pub const BEHIND: usize = 4;
+
+/// What an enqueue does after holding its event.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Due {
+    Nothing,
+    /// The list reached its mark: wake the reader.
+    Wake,
+    /// The list is far past its mark: read it here.
+    ReadNow,
+}
+
 pub fn enable(on: bool) {
     ON.store(on, Ordering::Release);
 }
@@ -144,16 +161,25 @@ impl QueueList {
         l
     }
 
-    /// Holds `h`; true when the list is due to be read.
-    pub fn push(&self, h: Held) -> bool {
+    /// Holds `h`, and says what the enqueue should do about the list.
+    pub fn push(&self, h: Held) -> Due {
         let n = {
             let mut v = self.held.lock();
             v.push(h);
             v.len()
         };
-        let due = self.due.load(Ordering::Relaxed);
-        // Exactly one push crosses the mark, so the reader is woken once.
-        n == if due == 0 { BOUND } else { due }
+        let due = match self.due.load(Ordering::Relaxed) {
+            0 => BOUND,
+            d => d,
+        };
+        if n >= (BEHIND * due).max(BEHIND * BOUND) {
+            Due::ReadNow
+        } else if n == due {
+            // Exactly one push crosses the mark, so the reader is woken once.
+            Due::Wake
+        } else {
+            Due::Nothing
+        }
     }
 
     /// Says the queue runs its commands in order (the driver's properties
@@ -245,25 +271,37 @@ mod tests {
     fn a_list_is_due_at_the_bound_then_when_it_has_doubled() {
         let l = QueueList::new();
         for i in 1..BOUND {
-            assert!(!l.push(held(i)), "not due at {i}");
+            assert_eq!(l.push(held(i)), Due::Nothing, "not due at {i}");
         }
-        assert!(l.push(held(BOUND)), "due at the bound");
+        assert_eq!(l.push(held(BOUND)), Due::Wake, "due at the bound");
         // A read found nothing complete: the next is due at twice as many.
         let all = l.take();
         assert!(l.is_empty());
         l.put_back(all);
         assert_eq!(l.len(), BOUND);
         for i in 0..BOUND - 1 {
-            assert!(!l.push(held(10_000 + i)), "not due before doubling");
+            assert_eq!(l.push(held(10_000 + i)), Due::Nothing, "not due before doubling");
         }
-        assert!(l.push(held(99_999)));
+        assert_eq!(l.push(held(99_999)), Due::Wake);
         // A read that emptied it: due at the bound again.
         drop(l.take());
         l.put_back(Vec::new());
         for i in 1..BOUND {
-            assert!(!l.push(held(i)));
+            assert_eq!(l.push(held(i)), Due::Nothing);
         }
-        assert!(l.push(held(BOUND)));
+        assert_eq!(l.push(held(BOUND)), Due::Wake);
+    }
+
+    #[test]
+    fn a_list_far_past_its_mark_is_read_by_the_enqueue() {
+        let l = QueueList::new();
+        let mut seen = Vec::new();
+        for i in 1..=BEHIND * BOUND {
+            seen.push(l.push(held(i)));
+        }
+        assert_eq!(seen.iter().filter(|d| **d == Due::Wake).count(), 1, "the reader is woken once");
+        assert_eq!(seen.last(), Some(&Due::ReadNow), "then the enqueue reads, the reader being behind");
+        assert_eq!(seen.iter().filter(|d| **d == Due::ReadNow).count(), 1);
     }
 
     #[test]

@@ -513,8 +513,11 @@ pub unsafe fn track(id: usize, cmd_id: u64, t0: u64, ok: bool, event: *mut c_voi
         ..Command::enqueued(cmd_id, f.name, app[0], &qi, kernel, launch)
     };
     OUTSTANDING.add();
-    if qi.list.push(Held { ev: ev as usize, cmd }) {
-        READER.wake();
+    match qi.list.push(Held { ev: ev as usize, cmd }) {
+        pending::Due::Nothing => {}
+        pending::Due::Wake => READER.wake(),
+        // The reader is behind: this thread reads, so memory stays bounded.
+        pending::Due::ReadNow => read_list(&qi.list),
     }
 }
 

@@ -104,6 +104,8 @@ pub struct QueueList {
     /// The queue runs its commands in order, so they complete in order: a
     /// read stops at the first that has not.
     in_order: AtomicBool,
+    /// Read by the enqueue that reaches the mark, not by the reader thread.
+    read_by_enqueue: AtomicBool,
 }
 
 /// Odd while a read has events out of their lists or is releasing them:
@@ -186,6 +188,19 @@ impl QueueList {
     /// lack `CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE`).
     pub fn set_in_order(&self, yes: bool) {
         self.in_order.store(yes, Ordering::Relaxed);
+    }
+
+    /// Says the queue's device runs its commands on the host's CPU cores
+    /// (`CL_DEVICE_TYPE_CPU`): a reader thread would take those cores from
+    /// the device itself, and the application would run ahead of it with
+    /// ever more commands and events waiting (measured on PoCL with two
+    /// cores). Such a list is read by the enqueue that reaches its mark.
+    pub fn set_read_by_enqueue(&self, yes: bool) {
+        self.read_by_enqueue.store(yes, Ordering::Relaxed);
+    }
+
+    pub fn read_by_enqueue(&self) -> bool {
+        self.read_by_enqueue.load(Ordering::Relaxed)
     }
 
     /// Whether the commands complete in the order they were held.

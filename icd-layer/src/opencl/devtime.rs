@@ -30,6 +30,7 @@ use std::sync::Arc;
 
 const CL_EVENT_COMMAND_QUEUE: u32 = 0x11D0;
 const OUT_OF_ORDER: u64 = 1;
+const CL_DEVICE_TYPE_CPU: u64 = 2;
 const CL_COMPLETE: i32 = 0;
 const CL_PROFILING_COMMAND_QUEUED: u32 = 0x1280;
 const CL_EVENT_REFERENCE_COUNT: u32 = 0x11D2;
@@ -207,6 +208,11 @@ pub unsafe fn refuse_profiling(event: *mut c_void) -> Option<i32> {
 pub fn sync_point() {
     if on() {
         READER.wake();
+        // A CPU device's lists are cltap's own work on the application's
+        // thread, as before the reader (see `QueueList::set_read_by_enqueue`).
+        if pending::on_app_thread() {
+            read_lists(|l| l.read_by_enqueue());
+        }
     }
 }
 
@@ -227,8 +233,19 @@ pub fn before_release() {
 
 /// Reads every list once.
 fn read_all() {
+    read_lists(|_| true);
+}
+
+/// The reader thread's work: the lists it reads (not a CPU device's).
+fn read_for_reader() {
+    read_lists(|l| !l.read_by_enqueue());
+}
+
+fn read_lists(which: impl Fn(&QueueList) -> bool) {
     for l in pending::lists() {
-        unsafe { read_list(&l) };
+        if which(&l) {
+            unsafe { read_list(&l) };
+        }
     }
 }
 
@@ -378,12 +395,19 @@ unsafe fn queue_info(app_queue: u64) -> Arc<QueueInfo> {
         }
     }
     let to_host = if dev.is_null() { None } else { device_clock(dev) };
+    // CL_DEVICE_TYPE: a CPU device runs its commands on the host's cores.
+    let cpu = (!dev.is_null())
+        .then(|| info_fn(dev, slot::clGetDeviceInfo))
+        .flatten()
+        .and_then(|di| read::<u64>(di, dev, 0x1000))
+        .is_some_and(|t| t & CL_DEVICE_TYPE_CPU != 0);
     let context = match hs {
         Some(h) if !ctx.is_null() => h.wrap(ctx) as u64,
         _ => ctx as u64,
     };
     let q = Arc::new(QueueInfo { context, device: name.into(), to_host, list: QueueList::new() });
     q.list.set_in_order(in_order);
+    q.list.set_read_by_enqueue(cpu);
     QUEUE_INFO.insert(app_queue as usize, q.clone());
     q
 }
@@ -480,7 +504,7 @@ pub unsafe fn track(id: usize, cmd_id: u64, t0: u64, ok: bool, event: *mut c_voi
         // SAFETY: registers a plain function; the child handler only stores atomics.
         libc::pthread_atfork(None, None, Some(forget_reader_in_child));
     });
-    READER.ensure(read_all);
+    READER.ensure(read_for_reader);
     if !ok || event.is_null() {
         return;
     }
@@ -515,6 +539,9 @@ pub unsafe fn track(id: usize, cmd_id: u64, t0: u64, ok: bool, event: *mut c_voi
     OUTSTANDING.add();
     match qi.list.push(Held { ev: ev as usize, cmd }) {
         pending::Due::Nothing => {}
+        // A CPU device's commands run on the cores a reader thread would
+        // take from them: its lists are read by the enqueue.
+        pending::Due::Wake if qi.list.read_by_enqueue() => read_list(&qi.list),
         pending::Due::Wake => READER.wake(),
         // The reader is behind: this thread reads, so memory stays bounded.
         pending::Due::ReadNow => read_list(&qi.list),

@@ -13,6 +13,8 @@ use std::sync::OnceLock;
 
 static CONFIG: OnceLock<Config> = OnceLock::new();
 static FINISHED: AtomicBool = AtomicBool::new(false);
+/// The part of the end that needs the drivers and the tools has run.
+static PREPARED: AtomicBool = AtomicBool::new(false);
 /// Every setting was good: calls may be recorded (else a pure pass-through).
 static RECORDING: AtomicBool = AtomicBool::new(false);
 static FRONTS: Mutex<Vec<&'static Front>> = Mutex::new(Vec::new());
@@ -153,25 +155,40 @@ pub fn pin() {
     }
 }
 
-/// Pins the layer (see [`pin`]) and flushes at exit.
+/// Pins the layer (see [`pin`]) and registers the first part of the end.
+///
+/// The end comes in two parts, because exit handlers registered before
+/// cltap's (and destructors of C++ objects built before the first call) run
+/// after it and still make calls. cltap's exit handler does what needs the
+/// drivers and the tools while they are all there ([`prepare_exit`]); the
+/// trace is closed and rendered by the layer's finaliser, which the dynamic
+/// linker runs after every exit handler ([`at_the_very_end`]).
 fn pin_and_register_exit() {
     pin();
     extern "C" fn at_exit() {
-        let _ = std::panic::catch_unwind(finish);
+        let _ = std::panic::catch_unwind(prepare_exit);
     }
     // SAFETY: registering a plain function.
     unsafe { libc::atexit(at_exit) };
 }
 
-/// At the very end of the process (the dynamic linker's finalisers run
-/// after every exit handler): says how many calls came after the trace
-/// ended and could not be recorded, so that none is lost silently.
-extern "C" fn report_late_calls() {
+/// The layer's finaliser, after every exit handler of the process: the
+/// trace ends (if `clDeinitLayer`, the HSA runtime or nothing ended it
+/// before), then says how many calls came after it and could not be
+/// recorded, so that none is lost silently.
+///
+/// Not the drivers': in ICD mode cltap loads them, so their finalisers ran
+/// before this one, and nothing here calls them ([`finish`] after
+/// [`prepare_exit`] does not).
+extern "C" fn at_the_very_end() {
     let _ = std::panic::catch_unwind(|| {
-        let n = cltap::trace::process::late_records();
+        if PREPARED.load(Ordering::Acquire) {
+            finish();
+        }
+        let n = cltap::trace::process::take_late_records();
         if n > 0 {
             cltap::warn!(
-                "{n} call(s) came after cltap ended its trace (from exit handlers that ran after its own, or after the HSA runtime unloaded it) and are not in its files"
+                "{n} call(s) came after cltap ended its trace (from finalisers of libraries that ran after cltap's, or after the HSA runtime unloaded it) and are not in its files"
             );
         }
     });
@@ -179,7 +196,28 @@ extern "C" fn report_late_calls() {
 
 #[used]
 #[link_section = ".fini_array"]
-static REPORT_LATE_CALLS: extern "C" fn() = report_late_calls;
+static AT_THE_VERY_END: extern "C" fn() = at_the_very_end;
+
+/// The part of the end that needs the drivers and the tools, run by cltap's
+/// exit handler (or first thing by [`finish`]): device timing reads what
+/// completed; what is recorded so far is rendered; the tools get every
+/// record so far and their `OnUnloadTool`. Calls made after it are still
+/// recorded, but their commands are not timed and the tools do not see
+/// them.
+pub fn prepare_exit() {
+    if PREPARED.swap(true, Ordering::AcqRel) || CONFIG.get().is_none() {
+        return;
+    }
+    for f in fronts() {
+        (f.drain)();
+    }
+    // The API log holds what was recorded so far before the tools end (they
+    // may read it), and their buffers get the records of chunks other
+    // threads still write.
+    cltap::trace::process::catch_up();
+    cltap::trace::process::feed_tools_now();
+    cltap::tools::toollib_end::end_of_records();
+}
 
 /// End of process (or `clDeinitLayer`): writes the reports once.
 pub fn finish() {
@@ -187,11 +225,9 @@ pub fn finish() {
         return;
     }
     let Some(cfg) = CONFIG.get() else { return };
+    prepare_exit();
     // An open window closes with the trace.
     cltap::window::end();
-    for f in fronts() {
-        (f.drain)();
-    }
     cltap::trace::process::finish();
     // The trace's finish ended the tools before closing its files; without
     // a trace they end here.

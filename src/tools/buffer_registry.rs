@@ -185,6 +185,10 @@ impl Registry {
             return;
         }
         let mut st = self.state.lock();
+        // After the end the tools are unloaded: nothing more reaches them.
+        if st.ended {
+            return;
+        }
         let mut p = std::mem::take(&mut st.progress);
         p.rendered(index, buf, tid, |kind, rec| self.offer(&mut st, kind, rec));
         st.progress = p;
@@ -199,6 +203,9 @@ impl Registry {
             return;
         }
         let mut st = self.state.lock();
+        if st.ended {
+            return;
+        }
         let mut p = std::mem::take(&mut st.progress);
         p.live(index, buf, tid, own, |kind, rec| self.offer(&mut st, kind, rec));
         st.progress = p;

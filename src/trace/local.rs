@@ -219,6 +219,11 @@ impl Local {
         if let Some(c) = self.chunk.take() {
             self.trace().file.seal(c);
         }
+        // A call after this (at the end of the process, the exit handlers
+        // that run after cltap's) starts a new chunk.
+        self.data = std::ptr::null_mut();
+        self.cap = 0;
+        self.used = 0;
     }
 }
 
@@ -235,15 +240,30 @@ impl Drop for Local {
     }
 }
 
-/// Records asked for after the trace ended (calls from exit handlers that
-/// run after cltap's own, or after the HSA runtime unloaded cltap): they
-/// cannot reach the files, so they are counted, and the count is reported
-/// at the very end of the process (`late_records`).
+/// Records asked for after the trace ended (calls from finalisers of
+/// libraries that run after cltap's, or after the HSA runtime unloaded
+/// cltap): they cannot reach the files, so they are counted, and the count
+/// is reported at the very end of the process ([`take_late_records`]).
 static LATE: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+/// The count was reported: a late record after that says so itself, once.
+static LATE_REPORTED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+static LATE_SAID: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
-/// How many records were asked for after the trace ended.
-pub fn late_records() -> u64 {
-    LATE.load(Ordering::Relaxed)
+/// How many records were asked for after the trace ended, for the report
+/// at the very end; any that come after it say so themselves.
+pub fn take_late_records() -> u64 {
+    LATE_REPORTED.store(true, Ordering::SeqCst);
+    LATE.load(Ordering::SeqCst)
+}
+
+#[cold]
+fn late_record() {
+    LATE.fetch_add(1, Ordering::SeqCst);
+    if LATE_REPORTED.load(Ordering::SeqCst) && !LATE_SAID.swap(true, Ordering::Relaxed) {
+        crate::warn!(
+            "calls came after cltap ended its trace and made its last report (from finalisers of libraries that ran after cltap's); they are not in its files"
+        );
+    }
 }
 
 /// This thread's state for the current trace, made on first use.
@@ -273,7 +293,7 @@ unsafe fn with_local<R>(f: impl FnOnce(&mut Local) -> R) -> Option<R> {
                 return None;
             }
             if l.trace().finished.load(Ordering::Relaxed) {
-                LATE.fetch_add(1, Ordering::Relaxed);
+                late_record();
                 return None;
             }
             l.busy = true;

@@ -21,10 +21,20 @@ pub fn finish() {
     writer::finish();
 }
 
+/// The end's first part (cltap's exit handler): the calling thread's chunk
+/// goes to the renderer, and every sealed chunk is rendered; the trace
+/// goes on recording (the exit handlers that run after cltap's).
+pub fn catch_up() {
+    if writer::running() {
+        local::retire_current_thread();
+    }
+    writer::catch_up();
+}
+
 /// For a tool's flush (`cltap_flush_buffer`): gives the tools' buffers
 /// every complete record the trace holds now, rendered or not.
 pub fn feed_tools_now() {
     writer::feed_tools_now(local::thread_id());
 }
 
-pub use local::{late_records, thread_id};
+pub use local::{take_late_records, thread_id};

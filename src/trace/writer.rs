@@ -323,6 +323,26 @@ impl Trace {
         }
     }
 
+    /// Renders every sealed chunk now and writes out what the sinks hold,
+    /// the trace going on (the end's first part: the tools may read the
+    /// API log during their `OnUnloadTool`).
+    pub fn catch_up(&self) {
+        if !self.render || self.finished.load(Ordering::Acquire) {
+            return;
+        }
+        let _xfsz = HoldXfsz::new();
+        let mut guard = self.renderer.lock();
+        if self.finished.load(Ordering::Acquire) {
+            return;
+        }
+        let Some(r) = guard.as_mut() else { return };
+        while let Some((seal, index)) = self.file.sealed.pop() {
+            r.sealed(seal, index);
+            self.file.pending.fetch_sub(1, Ordering::AcqRel);
+        }
+        r.flush();
+    }
+
     /// Renders everything recorded so far, then the trailer. Runs once.
     pub fn finish(&self) {
         if self.finished.swap(true, Ordering::AcqRel) {
@@ -479,6 +499,14 @@ pub fn finish() {
     let p = CURRENT.load(Ordering::Acquire);
     if !p.is_null() {
         unsafe { &*p }.finish();
+    }
+}
+
+/// See [`Trace::catch_up`].
+pub fn catch_up() {
+    let p = CURRENT.load(Ordering::Acquire);
+    if !p.is_null() {
+        unsafe { &*p }.catch_up();
     }
 }
 

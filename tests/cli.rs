@@ -268,16 +268,24 @@ fn bench_prints_every_table_briefly() {
         let n = row.map(|r| numbers_after(r, "").len());
         assert!(n.is_some_and(|n| n >= 2), "stream row {mode}: {stream:?}");
     }
-    for threads in ["1 ", "2 ", "8 "] {
-        let row = stdout
-            .lines()
-            .skip_while(|l| !l.starts_with("records per second"))
-            .find(|l| l.starts_with(threads))
-            .unwrap_or_else(|| panic!("throughput row {threads}:\n{stdout}"));
-        // threads, no layer (rate M/s), lossless (rate M/s), drops, bytes per record, …
-        let w: Vec<&str> = row.split_whitespace().collect();
-        assert!(w[1].parse::<f64>().unwrap() > 0.0 && w[2] == "M/s", "the rate without cltap: {row}");
-        assert_eq!(w[5], "0", "lossless drops nothing: {row}");
-        assert!(w[6].parse::<f64>().unwrap() > 8.0, "bytes per record: {row}");
+    // A row per loop and thread count: clGetPlatformInfo, and clSetKernelArg
+    // on a kernel per thread.
+    for call in ["clGetPlatformInfo", "clSetKernelArg"] {
+        for threads in ["1", "2", "8"] {
+            let row = stdout
+                .lines()
+                .skip_while(|l| !l.starts_with("records per second"))
+                .find(|l| {
+                    let mut w = l.split_whitespace();
+                    w.next() == Some(call) && w.next() == Some(threads)
+                })
+                .unwrap_or_else(|| panic!("throughput row {call} {threads}:\n{stdout}"));
+            // call, threads, no layer (rate M/s), lossless (rate M/s), drops, bytes per record, …
+            let w: Vec<&str> = row.split_whitespace().collect();
+            assert!(w[2].parse::<f64>().unwrap() > 0.0 && w[3] == "M/s", "the rate without cltap: {row}");
+            assert!(w[4].parse::<f64>().unwrap() > 0.0 && w[5] == "M/s", "the rate with cltap: {row}");
+            assert_eq!(w[6], "0", "lossless drops nothing: {row}");
+            assert!(w[7].parse::<f64>().unwrap() > 8.0, "bytes per record: {row}");
+        }
     }
 }

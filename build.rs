@@ -63,13 +63,33 @@ fn functions(s: &mut String, api: &Api, static_name: &str, dialect: Dialect) {
             (RetKind::Status, Dialect::Hsa) => "HsaStatus".to_string(),
             (r, _) => format!("{r:?}"),
         };
+        // The parameters whose record may carry more than their word: what
+        // the capture looks at, so that a call's plain words cost it nothing.
+        let captured: Vec<String> = f
+            .params
+            .iter()
+            .enumerate()
+            .filter(|(_, p)| {
+                !matches!(
+                    p.role,
+                    Role::Scalar
+                        | Role::Handle
+                        | Role::HostPtr
+                        | Role::UserData
+                        | Role::Callback(_)
+                        | Role::ByValue { .. }
+                )
+            })
+            .map(|(i, _)| i.to_string())
+            .collect();
         writeln!(
             s,
-            "    FnMeta {{ name: {:?}, ext: {:?}, ret: Ret::{ret}, ret_type: {:?}, event_out: {}, params: &[",
+            "    FnMeta {{ name: {:?}, ext: {:?}, ret: Ret::{ret}, ret_type: {:?}, event_out: {}, captured: &[{}], params: &[",
             f.name,
             f.ext,
             f.ret_type,
-            f.has_event_out()
+            f.has_event_out(),
+            captured.join(", ")
         )
         .unwrap();
         for p in &f.params {

@@ -87,6 +87,10 @@ pub struct FnMeta {
     pub ret_type: &'static str,
     /// Has a `cl_event*` output, so the call gets a command id.
     pub event_out: bool,
+    /// The indices, in order, of the parameters whose record may carry
+    /// more than their word (every kind but scalars, handles, plain pointers
+    /// and structures by value).
+    pub captured: &'static [u8],
     pub params: &'static [ParamMeta],
 }
 
@@ -145,6 +149,25 @@ pub fn by_global_index(i: usize) -> Option<&'static FnMeta> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The capture looks only at `captured`: it must name every parameter
+    /// whose kind can carry more than its word, and no other.
+    #[test]
+    fn captured_lists_every_parameter_with_contents() {
+        for f in FUNCTIONS.iter().chain(HSA_FUNCTIONS.iter()) {
+            let want: Vec<u8> = (0..f.params.len() as u8)
+                .filter(|&i| {
+                    !matches!(
+                        f.params[i as usize].kind,
+                        Kind::Scalar | Kind::Handle | Kind::Pointer | Kind::ByValue { .. }
+                    )
+                })
+                .collect();
+            assert_eq!(f.captured, &want[..], "{}", f.name);
+        }
+        let k = &FUNCTIONS[by_name("clSetKernelArg").unwrap()];
+        assert_eq!(k.captured, &[3], "only arg_value has contents");
+    }
 
     #[test]
     fn metadata_covers_the_description() {

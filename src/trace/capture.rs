@@ -234,7 +234,12 @@ pub unsafe fn complete_record<const KIND: u16>(
 /// As for [`complete_record`].
 #[inline(always)]
 unsafe fn captures<S: Sink>(o: &mut S, f: &FnMeta, ok: bool, nargs: usize, args: &[u64], local_size: Option<&[usize]>) {
-    for (i, p) in f.params.iter().enumerate().take(nargs) {
+    for &i in f.captured {
+        let i = i as usize;
+        if i >= nargs {
+            break;
+        }
+        let p = &f.params[i];
         let v = args[i];
         let ptr = v as *const u8;
         match p.kind {

@@ -9,21 +9,31 @@
 mod common;
 use common::*;
 
-#[test]
-fn calls_from_exit_handlers_reach_the_api_log() {
-    const N: u64 = 200;
+/// `calls WHEN N` under cltap in both modes: its output and status are
+/// those without cltap, nothing is said on stderr, and the log has the N
+/// numbered calls in order and a trailer with nothing dropped.
+fn exit_calls_reach_the_api_log(when: &str, n: u64) {
     let calls = special("calls.c", "calls-exit");
     for (mode, loader) in [(Mode::Layer, Loader::OclIcd), (Mode::Icd, Loader::Khronos)] {
+        let args = [when, &n.to_string()];
+        let plain = run(command(&calls, &args, &[Driver::Pocl], loader, Mode::Plain));
         let d = scratch("exit-calls");
-        let mut c = command(&calls, &["at-exit", &N.to_string()], &[Driver::Pocl], loader, mode);
+        let mut c = command(&calls, &args, &[Driver::Pocl], loader, mode);
         c.env("CLTAP_OUTPUT_DIR", &*d);
         let o = run(c);
-        assert_eq!(o.code, Some(0), "{mode:?}: {}", o.stderr);
+        assert_eq!((o.code, &o.stdout, o.stderr.as_str()), (plain.code, &plain.stdout, ""), "{mode:?}");
         let log = only_file(&d, ".apilog");
-        assert_eq!(numbered_calls(&log), (1..=N).collect::<Vec<_>>(), "{mode:?}");
+        assert_eq!(numbered_calls(&log), (1..=n).collect::<Vec<_>>(), "{mode:?}");
         let last = std::fs::read_to_string(&log).unwrap().lines().last().unwrap_or("").to_string();
         assert!(last.starts_with("# end: ") && last.ends_with(" 0 dropped"), "{mode:?}: {last}");
     }
+}
+
+/// Calls from an exit handler registered after the first OpenCL call,
+/// which runs before cltap's own.
+#[test]
+fn calls_from_exit_handlers_reach_the_api_log() {
+    exit_calls_reach_the_api_log("at-exit", 200);
 }
 
 /// The same on Debian's real ROCr over the emulated GPU: HSA calls from an
@@ -59,25 +69,10 @@ fn hsa_calls_from_an_exit_handler_reach_the_api_log() {
 }
 
 /// Calls from an exit handler registered before the first OpenCL call,
-/// which runs after cltap's own: every one in the log, in order, in both
-/// modes, and nothing said on stderr.
+/// which runs after cltap's own.
 #[test]
 fn calls_from_exit_handlers_after_cltaps_own_reach_the_api_log() {
-    const N: u64 = 37;
-    let calls = special("calls.c", "calls-exit");
-    for (mode, loader) in [(Mode::Layer, Loader::OclIcd), (Mode::Icd, Loader::Khronos)] {
-        let plain = run(command(&calls, &["at-exit-early", &N.to_string()], &[Driver::Pocl], loader, Mode::Plain));
-        let d = scratch("late-calls");
-        let mut c = command(&calls, &["at-exit-early", &N.to_string()], &[Driver::Pocl], loader, mode);
-        c.env("CLTAP_OUTPUT_DIR", &*d);
-        let o = run(c);
-        assert_eq!((o.code, &o.stdout), (plain.code, &plain.stdout), "{mode:?}");
-        assert_eq!(o.stderr, "", "{mode:?}");
-        let log = only_file(&d, ".apilog");
-        assert_eq!(numbered_calls(&log), (1..=N).collect::<Vec<_>>(), "{mode:?}");
-        let last = std::fs::read_to_string(&log).unwrap().lines().last().unwrap_or("").to_string();
-        assert!(last.starts_with("# end: ") && last.ends_with(" 0 dropped"), "{mode:?}: {last}");
-    }
+    exit_calls_reach_the_api_log("at-exit-early", 37);
 }
 
 /// Calls from the finaliser of a library the application links, which the

@@ -12,7 +12,7 @@ SECS=${1:-3600}; FORKS=${2:-2}
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BIN=${3:-$ROOT/fuzz/target/x86_64-unknown-linux-gnu/release}
 F=${4:-/tmp/cltap-fuzz}
-TARGETS="apilog atp counters metrics rocp_input trace memory"
+TARGETS="apilog atp counters metrics rocp_input trace memory rocpd"
 rm -rf "$F/work"
 for t in $TARGETS; do
   mkdir -p "$F/work/$t" "$F/artifacts/$t" "$F/min/$t" "$F/log"

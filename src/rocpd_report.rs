@@ -43,7 +43,11 @@ fn section(out: &mut String, t: &Totals) {
         let _ = writeln!(out, "  memory copies: {} ({} bytes)", t.copies.0, t.copies.1);
     }
     if t.left_out > 0 {
-        let _ = writeln!(out, "  left out: {} rows whose name, times or size are missing", t.left_out);
+        let _ = writeln!(
+            out,
+            "  left out: {} (calls, dispatches or copies whose name, times or size are missing)",
+            t.left_out
+        );
     }
     match t.unread_log {
         Some(UnreadLog::Wal) => {

@@ -6,10 +6,10 @@
 //! view the report needs is followed to its table only when it is exactly
 //! `SELECT * FROM <table>` (as rocprofv3 and cltap write them), and each
 //! table must be an ordinary rowid table whose columns cltap reads are
-//! stored, not computed. Every query is a scan of one table joined to others
-//! by rowid, in a fixed order, so its cost does not depend on the file's
-//! indexes or statistics; sums and grouping are done here, by id, with
-//! saturating arithmetic. A progress handler stops SQLite past a number of
+//! stored, not computed. Every query scans one table and looks the rows it
+//! names up by rowid, in subqueries of one table each, which SQLite plans
+//! without the file's indexes or statistics (joins it would order by them);
+//! sums and grouping are done here, by id, with saturating arithmetic. A progress handler stops SQLite past a number of
 //! steps proportional to the file's size (a damaged b-tree can share pages
 //! and so make a scan far longer than the file). The file is opened
 //! read-only and immutable: nothing is written to it or beside it (no
@@ -209,9 +209,10 @@ impl Db {
             .map_err(|e| self.err(e))?;
         let mut rows = q.query([name]).map_err(|e| self.err(e))?;
         let Some(r) = rows.next().map_err(|e| self.err(e))? else { return Ok(None) };
+        // SQLite parses a blob in sqlite_schema as the text it holds.
         let text = |i| -> Result<String, ReadError> {
             Ok(match r.get_ref(i).map_err(|e| self.err(e))? {
-                ValueRef::Text(b) => String::from_utf8_lossy(b).into_owned(),
+                ValueRef::Text(b) | ValueRef::Blob(b) => String::from_utf8_lossy(b).into_owned(),
                 _ => String::new(),
             })
         };
@@ -440,9 +441,11 @@ fn uri_path(path: &Path) -> String {
 /// or a hot `-journal`. Each is known by its magic number.
 fn unread_log(path: &Path) -> Option<UnreadLog> {
     use std::io::Read;
+    // Only a regular file: opening a FIFO put there would wait for a writer.
     let head = |suffix: &str, n: usize| -> Option<Vec<u8>> {
         let mut p = path.as_os_str().to_owned();
         p.push(suffix);
+        std::fs::metadata(&p).ok().filter(|m| m.is_file())?;
         let mut b = vec![0u8; n];
         std::fs::File::open(p).and_then(|mut f| f.read_exact(&mut b)).ok().map(|_| b)
     };

@@ -3,11 +3,24 @@
 //! their names carry one) and in total:
 //! the API calls per category and name, the kernels, the memory copies.
 
-use cltap_formats::rocpd::Totals;
+use cltap_formats::rocpd::{Totals, UnreadLog};
 use std::fmt::Write;
 
 fn us(ns: u64) -> f64 {
     ns as f64 / 1000.0
+}
+
+/// A name as the file holds it, but for control characters, escaped: a
+/// database's line break or terminal escape must not make lines of its own.
+fn shown(name: &str) -> std::borrow::Cow<'_, str> {
+    if !name.chars().any(char::is_control) {
+        return name.into();
+    }
+    name.chars().map(|c| if c.is_control() { c.escape_default().to_string() } else { c.to_string() }).collect()
+}
+
+fn add(to: &mut (u64, u64), by: (u64, u64)) {
+    *to = (to.0.saturating_add(by.0), to.1.saturating_add(by.1));
 }
 
 fn section(out: &mut String, t: &Totals) {
@@ -15,6 +28,7 @@ fn section(out: &mut String, t: &Totals) {
     let mut rows: Vec<_> = t.regions.iter().collect();
     rows.sort_by(|a, b| b.1 .1.cmp(&a.1 .1).then(a.0.cmp(b.0)));
     for ((cat, name), (n, ns)) in rows {
+        let (cat, name) = (shown(cat), shown(name));
         let _ = writeln!(out, "  {cat:<16} {name:<44} {n:>10} {:>14.1}", us(*ns));
     }
     if !t.kernels.is_empty() {
@@ -22,11 +36,27 @@ fn section(out: &mut String, t: &Totals) {
         let mut rows: Vec<_> = t.kernels.iter().collect();
         rows.sort_by(|a, b| b.1 .1.cmp(&a.1 .1).then(a.0.cmp(b.0)));
         for (name, (n, ns)) in rows {
-            let _ = writeln!(out, "  {name:<61} {n:>10} {:>14.1}", us(*ns));
+            let _ = writeln!(out, "  {:<61} {n:>10} {:>14.1}", shown(name), us(*ns));
         }
     }
     if t.copies.0 > 0 {
         let _ = writeln!(out, "  memory copies: {} ({} bytes)", t.copies.0, t.copies.1);
+    }
+    if t.left_out > 0 {
+        let _ = writeln!(
+            out,
+            "  left out: {} (calls, dispatches or copies whose name, times or size are missing)",
+            t.left_out
+        );
+    }
+    match t.unread_log {
+        Some(UnreadLog::Wal) => {
+            let _ = writeln!(out, "  note: its write-ahead log (-wal) was not read: totals as of its last checkpoint");
+        }
+        Some(UnreadLog::Journal) => {
+            let _ = writeln!(out, "  note: a hot journal (-journal) beside it was not read: it may be mid-transaction");
+        }
+        None => {}
     }
 }
 
@@ -45,15 +75,14 @@ pub fn render(dbs: &[(String, Totals)]) -> String {
         }
         .unwrap_or(());
         section(&mut out, t);
-        for (k, (n, ns)) in &t.regions {
-            let e = all.regions.entry(k.clone()).or_default();
-            *e = (e.0 + n, e.1 + ns);
+        for (k, v) in &t.regions {
+            add(all.regions.entry(k.clone()).or_default(), *v);
         }
-        for (k, (n, ns)) in &t.kernels {
-            let e = all.kernels.entry(k.clone()).or_default();
-            *e = (e.0 + n, e.1 + ns);
+        for (k, v) in &t.kernels {
+            add(all.kernels.entry(k.clone()).or_default(), *v);
         }
-        all.copies = (all.copies.0 + t.copies.0, all.copies.1 + t.copies.1);
+        add(&mut all.copies, t.copies);
+        all.left_out = all.left_out.saturating_add(t.left_out);
     }
     let _ = writeln!(out, "total ({} processes)", dbs.len());
     section(&mut out, &all);
@@ -72,6 +101,7 @@ mod tests {
             kernels: BTreeMap::from([("k".to_string(), (1, 500))]),
             copies: (1, 8),
             pid,
+            ..Totals::default()
         };
         let text = render(&[("a.db".into(), one(1, 2)), ("b.db".into(), one(2, 3))]);
         let total = text.split("total (2 processes)").nth(1).unwrap();

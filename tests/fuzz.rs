@@ -103,3 +103,8 @@ fn fuzz_rocp_input() {
 fn fuzz_memory() {
     fuzz("memory");
 }
+
+#[test]
+fn fuzz_rocpd() {
+    fuzz("rocpd");
+}

@@ -6,42 +6,12 @@
 //! blowup fails the test instead of stalling the suite).
 
 mod common;
+use common::bounded::{cltap, said};
 use common::*;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 fn hostile(name: &str) -> PathBuf {
     root().join("tests/hostile").join(name)
-}
-
-/// `cltap ARGS` under the time and memory bound.
-fn cltap(args: &[&dyn AsRef<std::ffi::OsStr>]) -> Outcome {
-    use std::os::unix::process::CommandExt;
-    let mut c = Command::new("timeout");
-    c.arg("60").arg(root().join("target/release/cltap"));
-    for a in args {
-        c.arg(a);
-    }
-    // SAFETY: setrlimit between fork and exec touches only the child.
-    unsafe {
-        c.pre_exec(|| {
-            let r = libc::rlimit { rlim_cur: 1 << 30, rlim_max: 1 << 30 };
-            if libc::setrlimit(libc::RLIMIT_AS, &r) != 0 {
-                return Err(std::io::Error::last_os_error());
-            }
-            Ok(())
-        });
-    }
-    let o = run(c);
-    assert!(!o.stderr.contains("panicked"), "a panic: {}", o.stderr);
-    assert_ne!(o.code, Some(124), "past the time bound: {}", o.stderr);
-    assert!(o.code.is_some(), "killed by a signal (memory bound?): {}", o.stderr);
-    o
-}
-
-/// The `cltap:` lines of stderr.
-fn said(o: &Outcome) -> Vec<&str> {
-    o.stderr.lines().filter(|l| l.starts_with("cltap")).collect()
 }
 
 fn render(trace: &Path, out: &Path) -> Outcome {

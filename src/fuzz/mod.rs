@@ -23,13 +23,14 @@ pub const TARGETS: &[(&str, Target)] = &[
     ("metrics", metrics),
     ("rocp_input", rocp_input),
     ("memory", memory),
+    ("rocpd", rocpd),
 ];
 
 /// The binary trace: opened from a file (the reader works on files), its
 /// chunks listed, read and walked, and every record printed as the API log.
 pub fn trace(data: &[u8]) {
     let Ok(dir) = tempdir() else { return };
-    let path = dir.join("fuzz.cltrace");
+    let path = dir.0.join("fuzz.cltrace");
     if std::fs::write(&path, data).is_err() {
         return;
     }
@@ -52,7 +53,6 @@ pub fn trace(data: &[u8]) {
             }
         }
     }
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// The API log: parsed, normalized, diffed against itself and tallied.
@@ -115,14 +115,23 @@ pub fn rocp_input(data: &[u8]) {
     let _ = crate::metrics::parse_input("fuzz-input.xml", &String::from_utf8_lossy(data));
 }
 
-/// A fresh folder of this process's (the trace reader reads files).
-fn tempdir() -> std::io::Result<std::path::PathBuf> {
+/// A fresh folder of this process's (the trace and database readers read
+/// files), removed with all in it when dropped, on error or panic as well.
+struct Scratch(std::path::PathBuf);
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn tempdir() -> std::io::Result<Scratch> {
     use std::sync::atomic::{AtomicU64, Ordering};
     static N: AtomicU64 = AtomicU64::new(0);
     let d =
         std::env::temp_dir().join(format!("cltap-fuzz-{}-{}", std::process::id(), N.fetch_add(1, Ordering::Relaxed)));
     std::fs::create_dir_all(&d)?;
-    Ok(d)
+    Ok(Scratch(d))
 }
 
 /// The memory trace (`.memory.csv`): what the reader accepts, written again,
@@ -135,4 +144,21 @@ pub fn memory(data: &[u8]) {
     let again = memory::read(&String::from_utf8_lossy(&out))
         .unwrap_or_else(|e| panic!("the writer wrote a memory trace its reader rejects ({e})"));
     assert_eq!(again, rows, "a memory trace read, written and read again differs");
+}
+
+/// A rocpd database (`cltap report A.db`): read from a file of its own as
+/// the command reads it, and reported; the reader leaves nothing beside the
+/// file (no journal, no `-wal` or `-shm`).
+pub fn rocpd(data: &[u8]) {
+    let Ok(dir) = tempdir() else { return };
+    let path = dir.0.join("fuzz.db");
+    if std::fs::write(&path, data).is_err() {
+        return;
+    }
+    if let Ok(t) = cltap_formats::rocpd::Totals::read(&path) {
+        let _ = crate::rocpd_report::render(&[("fuzz.db".to_string(), t)]);
+    }
+    let left: Vec<_> =
+        std::fs::read_dir(&dir.0).map(|d| d.flatten().map(|e| e.file_name()).collect()).unwrap_or_default();
+    assert_eq!(left, ["fuzz.db"], "the reader wrote beside the database");
 }

@@ -1,13 +1,16 @@
 //! rocpd's SQLite database (`.db`), as rocprofv3 writes one per process:
 //! the writer fills it in large transactions, and [`Totals`] reads a
 //! database's totals back (for `cltap report` over many databases, and for
-//! round-trip tests).
+//! round-trip tests) from any file, which it does not trust (`read.rs`).
 
+mod read;
 pub mod schema;
+
+pub use read::{ReadError, Totals, UnreadLog};
 
 use rusqlite::Connection;
 pub use rusqlite::{params, ToSql};
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 use std::path::Path;
 
 #[derive(Debug, thiserror::Error)]
@@ -265,55 +268,6 @@ impl Writer {
     pub fn finish(self) -> Result<(), Error> {
         self.conn.execute_batch("COMMIT")?;
         Ok(())
-    }
-}
-
-/// A database's totals, as the rocpd views give them.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Totals {
-    /// Per (category, name): regions and their total ns.
-    pub regions: BTreeMap<(String, String), (u64, u64)>,
-    /// Per kernel name: dispatches and their total ns.
-    pub kernels: BTreeMap<String, (u64, u64)>,
-    /// Memory copies: count and bytes.
-    pub copies: (u64, u64),
-    pub pid: u64,
-}
-
-impl Totals {
-    pub fn read(path: &Path) -> Result<Totals, Error> {
-        let conn = Connection::open_with_flags(path, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)?;
-        let mut t = Totals {
-            pid: conn.query_row("SELECT pid FROM rocpd_info_process LIMIT 1", [], |r| r.get::<_, i64>(0))? as u64,
-            ..Totals::default()
-        };
-        let mut q = conn.prepare(
-            "SELECT S.string, N.string, COUNT(*), SUM(TE.value - TS.value) FROM rocpd_region R \
-             JOIN rocpd_event E ON E.id = R.event_id JOIN rocpd_string S ON S.id = E.category_id \
-             JOIN rocpd_string N ON N.id = R.name_id JOIN rocpd_timestamp TS ON TS.id = R.start_id \
-             JOIN rocpd_timestamp TE ON TE.id = R.end_id GROUP BY 1, 2",
-        )?;
-        let rows = q.query_map([], |r| {
-            Ok(((r.get::<_, String>(0)?, r.get::<_, String>(1)?), (r.get::<_, i64>(2)?, r.get::<_, i64>(3)?)))
-        })?;
-        for row in rows {
-            let (k, (n, ns)) = row?;
-            t.regions.insert(k, (n as u64, ns as u64));
-        }
-        let mut q = conn.prepare(
-            "SELECT S.display_name, COUNT(*), SUM(TE.value - TS.value) FROM rocpd_kernel_dispatch K \
-             JOIN rocpd_info_kernel_symbol S ON S.id = K.kernel_id \
-             JOIN rocpd_timestamp TS ON TS.id = K.start_id JOIN rocpd_timestamp TE ON TE.id = K.end_id GROUP BY 1",
-        )?;
-        let rows = q.query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)?, r.get::<_, i64>(2)?)))?;
-        for row in rows {
-            let (k, n, ns) = row?;
-            t.kernels.insert(k, (n as u64, ns as u64));
-        }
-        t.copies = conn.query_row("SELECT COUNT(*), COALESCE(SUM(size), 0) FROM rocpd_memory_copy", [], |r| {
-            Ok((r.get::<_, i64>(0)? as u64, r.get::<_, i64>(1)? as u64))
-        })?;
-        Ok(t)
     }
 }
 

@@ -9,6 +9,7 @@
 
 pub mod apilog;
 pub mod atp;
+pub mod atp_call;
 pub mod counters;
 pub mod driver;
 pub mod memory;

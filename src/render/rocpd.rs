@@ -218,7 +218,7 @@ impl Rocpd {
         if f.is_marker() && h.ret == 0 {
             self.marker(v, f, track)?;
         }
-        let call = super::atp::api_call(f, v);
+        let call = super::atp_call::api_call(f, v);
         let args: Vec<(&str, &str, String)> =
             f.params.iter().zip(call.args).map(|(p, a)| (p.c_type, p.name, a)).collect();
         let (category, correlation_id) = if h.kind == KIND_OPENCL_CALL {

@@ -3,20 +3,14 @@
 //! their names carry one) and in total:
 //! the API calls per category and name, the kernels, the memory copies.
 
+// Names as the file holds them, but for control characters, escaped: a
+// database's line break or terminal escape must not make lines of its own.
+use cltap_formats::escape_controls as shown;
 use cltap_formats::rocpd::{Totals, UnreadLog};
 use std::fmt::Write;
 
 fn us(ns: u64) -> f64 {
     ns as f64 / 1000.0
-}
-
-/// A name as the file holds it, but for control characters, escaped: a
-/// database's line break or terminal escape must not make lines of its own.
-fn shown(name: &str) -> std::borrow::Cow<'_, str> {
-    if !name.chars().any(char::is_control) {
-        return name.into();
-    }
-    name.chars().map(|c| if c.is_control() { c.escape_default().to_string() } else { c.to_string() }).collect()
 }
 
 fn add(to: &mut (u64, u64), by: (u64, u64)) {

@@ -11,3 +11,4 @@ pub mod rocpd;
 #[cfg(test)]
 mod test_rng;
 mod text;
+pub use text::escape_controls;

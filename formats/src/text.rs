@@ -59,3 +59,13 @@ pub(crate) fn push_environment(h: &mut Vec<(String, String)>, full: bool, vars: 
         h.push(("EnvVar".to_string(), format!("{name}={value}")));
     }
 }
+
+/// `s` with its control characters escaped (`\n`, `\u{1b}`), so that a
+/// name or message from a file cannot break a line, or a terminal, it is
+/// printed on.
+pub fn escape_controls(s: &str) -> std::borrow::Cow<'_, str> {
+    if !s.chars().any(char::is_control) {
+        return s.into();
+    }
+    s.chars().flat_map(|c| if c.is_control() { c.escape_default().collect() } else { vec![c] }).collect()
+}

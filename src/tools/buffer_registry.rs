@@ -185,10 +185,6 @@ impl Registry {
             return;
         }
         let mut st = self.state.lock();
-        // After the end the tools are unloaded: nothing more reaches them.
-        if st.ended {
-            return;
-        }
         let mut p = std::mem::take(&mut st.progress);
         p.rendered(index, buf, tid, |kind, rec| self.offer(&mut st, kind, rec));
         st.progress = p;
@@ -203,9 +199,6 @@ impl Registry {
             return;
         }
         let mut st = self.state.lock();
-        if st.ended {
-            return;
-        }
         let mut p = std::mem::take(&mut st.progress);
         p.live(index, buf, tid, own, |kind, rec| self.offer(&mut st, kind, rec));
         st.progress = p;
@@ -223,6 +216,10 @@ impl Registry {
     }
 
     fn offer(&self, st: &mut MutexGuard<'_, State>, kind: u16, rec: &[u8]) {
+        // After the end the tools are unloaded: nothing more reaches them.
+        if st.ended {
+            return;
+        }
         let class = class_of(kind);
         let mut from = 0;
         while let Some(id) = st.entries.range(from..).find(|(_, e)| e.kinds & class != 0).map(|(id, _)| *id) {

@@ -336,11 +336,16 @@ impl Trace {
             return;
         }
         let Some(r) = guard.as_mut() else { return };
+        self.render_sealed(r);
+        r.flush();
+    }
+
+    /// Renders every chunk sealed so far, in seal order.
+    fn render_sealed(&self, r: &mut Renderer) {
         while let Some((seal, index)) = self.file.sealed.pop() {
             r.sealed(seal, index);
             self.file.pending.fetch_sub(1, Ordering::AcqRel);
         }
-        r.flush();
     }
 
     /// Renders everything recorded so far, then the trailer. Runs once.
@@ -364,9 +369,7 @@ impl Trace {
         // function take the lock, and this function runs once.
         let mut guard = self.renderer.lock();
         let Some(r) = guard.as_mut() else { return };
-        while let Some((seal, index)) = self.file.sealed.pop() {
-            r.sealed(seal, index);
-        }
+        self.render_sealed(r);
         // The application is done: all cores render what is left.
         let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
         let drops = r.finish(threads);

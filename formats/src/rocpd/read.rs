@@ -141,8 +141,7 @@ fn quote(name: &str) -> String {
 /// SQLite's message, on one line of at most 300 characters (it may quote a
 /// name from the file).
 fn one_line(s: &str) -> String {
-    let mut out: String =
-        s.chars().flat_map(|c| if c.is_control() { c.escape_default().collect() } else { vec![c] }).collect();
+    let mut out = crate::text::escape_controls(s).into_owned();
     if let Some((cut, _)) = out.char_indices().nth(300) {
         out.truncate(cut);
         out.push('…');

@@ -43,15 +43,20 @@ fn calls_from_exit_handlers_reach_the_api_log() {
 fn hsa_calls_from_an_exit_handler_reach_the_api_log() {
     let exe = root().join("target/ctests/hsa_at_exit");
     std::fs::create_dir_all(exe.parent().unwrap()).unwrap();
-    let st = std::process::Command::new("gcc")
-        .args(["-std=c11", "-O1", "-Wall", "-Werror"])
-        .arg(root().join("tests/hsa/at_exit.c"))
-        .arg("-o")
-        .arg(&exe)
-        .arg("-lhsa-runtime64")
-        .status()
-        .unwrap();
-    assert!(st.success(), "building tests/hsa/at_exit.c failed");
+    let src = root().join("tests/hsa/at_exit.c");
+    gcc(
+        "tests/hsa/at_exit.c",
+        [
+            "-std=c11".as_ref(),
+            "-O1".as_ref(),
+            "-Wall".as_ref(),
+            "-Werror".as_ref(),
+            src.as_os_str(),
+            "-o".as_ref(),
+            exe.as_os_str(),
+            "-lhsa-runtime64".as_ref(),
+        ],
+    );
     let d = scratch("hsa-exit-calls");
     let mut c = on_hsa(&exe, &d);
     c.arg("7").env("HSA_TOOLS_LIB", layer()).env("CLTAP_OUTPUT_DIR", &*d);
@@ -86,28 +91,38 @@ fn calls_from_a_librarys_finaliser_reach_the_api_log() {
     let dir = root().join("target/ctests");
     std::fs::create_dir_all(&dir).unwrap();
     let lib = dir.join("liblate_lib.so");
-    let st = std::process::Command::new("gcc")
-        .args(["-std=c11", "-O1", "-Wall", "-Werror", "-shared", "-fPIC"])
-        .arg(root().join("tests/c/special/late_lib.c"))
-        .arg("-o")
-        .arg(&lib)
-        .arg("-lOpenCL")
-        .status()
-        .unwrap();
-    assert!(st.success(), "building tests/c/special/late_lib.c failed");
+    let src = root().join("tests/c/special/late_lib.c");
+    gcc(
+        "tests/c/special/late_lib.c",
+        [
+            "-std=c11".as_ref(),
+            "-O1".as_ref(),
+            "-Wall".as_ref(),
+            "-Werror".as_ref(),
+            "-shared".as_ref(),
+            "-fPIC".as_ref(),
+            src.as_os_str(),
+            "-o".as_ref(),
+            lib.as_os_str(),
+            "-lOpenCL".as_ref(),
+        ],
+    );
     let exe = dir.join("late-lib-app");
     let main = dir.join("late_lib_main.c");
     std::fs::write(&main, "int late_lib_linked(void);\nint main(void) { return late_lib_linked(); }\n").unwrap();
-    let st = std::process::Command::new("gcc")
-        .arg(&main)
-        .arg("-o")
-        .arg(&exe)
-        .arg(format!("-L{}", dir.display()))
-        .arg(format!("-Wl,-rpath,{}", dir.display()))
-        .args(["-llate_lib", "-lOpenCL"])
-        .status()
-        .unwrap();
-    assert!(st.success(), "building the late-lib application failed");
+    let (libdir, rpath) = (format!("-L{}", dir.display()), format!("-Wl,-rpath,{}", dir.display()));
+    gcc(
+        "the late-lib application",
+        [
+            main.as_os_str(),
+            "-o".as_ref(),
+            exe.as_os_str(),
+            libdir.as_ref(),
+            rpath.as_ref(),
+            "-llate_lib".as_ref(),
+            "-lOpenCL".as_ref(),
+        ],
+    );
     let plain = run({
         let mut c = command(&exe, &[], &[Driver::Pocl], Loader::OclIcd, Mode::Plain);
         c.env("LATE_LIB_CALLS", "5");

@@ -44,6 +44,15 @@ fn report(db: &Path) -> Outcome {
     o
 }
 
+/// The report of the hostile database `name`, which must succeed (with
+/// the copy's folder, kept while the result is looked at).
+fn reported(name: &str) -> (Scratch, PathBuf, Outcome) {
+    let (d, db) = copy(name);
+    let o = report(&db);
+    assert_eq!(o.code, Some(0), "{name}: {}", o.stderr);
+    (d, db, o)
+}
+
 /// One error line, naming the file, that contains `why`.
 fn one_line(o: &Outcome, db: &Path, why: &str) {
     assert_eq!(o.code, Some(2), "{}", o.stderr);
@@ -100,14 +109,10 @@ fn statistics_that_lie_do_not_make_the_joins_quadratic() {
 
 #[test]
 fn durations_before_their_start_count_zero_and_totals_saturate() {
-    let (_d, db) = copy("duration_negative_wrap.db");
-    let o = report(&db);
-    assert_eq!(o.code, Some(0), "{}", o.stderr);
+    let (_d, _, o) = reported("duration_negative_wrap.db");
     // 150 ns, and 0 for the call that ends 900 ns before it starts.
     assert_eq!(row(&o, "clFinish"), (2, "0.1".to_string()), "{}", o.stdout);
-    let (_d, db) = copy("duration_overflow_real.db");
-    let o = report(&db);
-    assert_eq!(o.code, Some(0), "{}", o.stderr);
+    let (_d, db, o) = reported("duration_overflow_real.db");
     // Two dispatches of 2^64 - 1 ns and one of 150: u64::MAX ns.
     assert_eq!(row(&o, "vecadd"), (3, format!("{:.1}", u64::MAX as f64 / 1000.0)), "{}", o.stdout);
     // Two processes' totals saturate as well.
@@ -119,9 +124,7 @@ fn durations_before_their_start_count_zero_and_totals_saturate() {
 
 #[test]
 fn bad_text_null_names_and_missing_rows_are_shown_or_counted() {
-    let (_d, db) = copy("names_not_utf8_null.db");
-    let o = report(&db);
-    assert_eq!(o.code, Some(0), "{}", o.stderr);
+    let (_d, _, o) = reported("names_not_utf8_null.db");
     // Not UTF-8: U+FFFD for the bad byte.
     assert_eq!(row(&o, "cl\u{fffd}Finish"), (1, "0.1".to_string()), "{}", o.stdout);
     // A line break or an escape in a name is shown escaped, on its line.
@@ -139,15 +142,11 @@ fn bad_text_null_names_and_missing_rows_are_shown_or_counted() {
 
 #[test]
 fn logs_beside_the_file_are_not_read_and_nothing_is_written() {
-    let (_d, db) = copy("wal_unread.db");
-    let o = report(&db);
-    assert_eq!(o.code, Some(0), "{}", o.stderr);
+    let (_d, _, o) = reported("wal_unread.db");
     // The file's one call; the log's second is not read.
     assert_eq!(row(&o, "clFinish").0, 1, "{}", o.stdout);
     assert!(o.stdout.contains("note: its write-ahead log (-wal) was not read"), "{}", o.stdout);
-    let (_d, db) = copy("hot_journal.db");
-    let o = report(&db);
-    assert_eq!(o.code, Some(0), "{}", o.stderr);
+    let (_d, _, o) = reported("hot_journal.db");
     assert!(o.stdout.contains("note: a hot journal (-journal) beside it was not read"), "{}", o.stdout);
 }
 

@@ -300,6 +300,12 @@ pub fn difference(what: &str, a: &Outcome, b: &Outcome) -> Option<String> {
 
 /// Builds a program of `tests/c/special/` once per test binary (tests run in
 /// parallel and must not rewrite a binary another test is running).
+/// Runs gcc with `args`; `what` names what it builds when it fails.
+pub fn gcc<S: AsRef<std::ffi::OsStr>>(what: &str, args: impl IntoIterator<Item = S>) {
+    let st = Command::new("gcc").args(args).status().expect("run gcc");
+    assert!(st.success(), "building {what} failed");
+}
+
 pub fn special(source: &str, exe_name: &str) -> PathBuf {
     static BUILT: std::sync::Mutex<Vec<(String, PathBuf)>> = std::sync::Mutex::new(Vec::new());
     let mut built = BUILT.lock().unwrap();
@@ -308,15 +314,19 @@ pub fn special(source: &str, exe_name: &str) -> PathBuf {
     }
     let exe = root().join("target/ctests").join(exe_name);
     std::fs::create_dir_all(exe.parent().unwrap()).unwrap();
-    let st = Command::new("gcc")
-        .args(["-std=c11", "-O1", "-Wall", "-Werror"])
-        .arg(root().join("tests/c/special").join(source))
-        .arg("-o")
-        .arg(&exe)
-        .args(["-lOpenCL", "-lpthread"])
-        .status()
-        .expect("run gcc");
-    assert!(st.success(), "building tests/c/special/{source} failed");
+    let src = root().join("tests/c/special").join(source);
+    let args: [&std::ffi::OsStr; 9] = [
+        "-std=c11".as_ref(),
+        "-O1".as_ref(),
+        "-Wall".as_ref(),
+        "-Werror".as_ref(),
+        src.as_ref(),
+        "-o".as_ref(),
+        exe.as_ref(),
+        "-lOpenCL".as_ref(),
+        "-lpthread".as_ref(),
+    ];
+    gcc(&format!("tests/c/special/{source}"), args);
     built.push((exe_name.to_string(), exe.clone()));
     exe
 }

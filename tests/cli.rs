@@ -288,4 +288,21 @@ fn bench_prints_every_table_briefly() {
             assert!(w[7].parse::<f64>().unwrap() > 8.0, "bytes per record: {row}");
         }
     }
+    // Rendering: a row per thread count from 1 up to the cores, each with
+    // records and bytes per second into the folder (and memory, where
+    // /dev/shm is a tmpfs with room).
+    let render: Vec<&str> = stdout
+        .lines()
+        .skip_while(|l| !l.starts_with("rendering the API log"))
+        .skip(2)
+        .take_while(|l| !l.is_empty())
+        .collect();
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    assert_eq!(render.first().and_then(|r| r.split_whitespace().next()), Some("1"), "{stdout}");
+    assert_eq!(render.last().and_then(|r| r.split_whitespace().next()), Some(cores.to_string().as_str()), "{stdout}");
+    for row in &render {
+        let w: Vec<&str> = row.split_whitespace().collect();
+        assert!(w[1].parse::<f64>().unwrap() > 0.0 && w[2] == "M/s", "records per second: {row}");
+        assert!(w[3].parse::<f64>().unwrap() > 0.0 && w[4] == "MB/s", "bytes per second: {row}");
+    }
 }

@@ -5,12 +5,12 @@
 
 mod child;
 mod host;
+mod render_rate;
 
 use clap::Args;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::time::Instant;
 
 #[derive(Args, Debug)]
 pub struct BenchArgs {
@@ -217,27 +217,7 @@ pub fn run(a: BenchArgs) -> i32 {
         );
     }
     if let Some(t) = last_trace {
-        println!();
-        println!("rendering the API log from the 8-thread clGetPlatformInfo trace (cltap render), records per second");
-        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-        for threads in [1, cores] {
-            let t0 = Instant::now();
-            let o = Command::new(&exe)
-                .args(["render", "--threads", &threads.to_string(), "--output"])
-                .arg(&out)
-                .arg(&t)
-                .output();
-            let secs = t0.elapsed().as_secs_f64();
-            let n = trailer(&out).map(|(k, _)| k).unwrap_or(0);
-            let label = if threads == 1 { "1 thread".to_string() } else { format!("{threads} threads (all cores)") };
-            match o {
-                Ok(o) if o.status.success() => {
-                    println!("{label:<26}{:>12}", format!("{:.2} M/s", n as f64 / secs / 1e6))
-                }
-                _ => println!("{label:<26}{:>12}", "failed"),
-            }
-            let _ = clean(&out);
-        }
+        render_rate::table(&exe, &t, &out);
         let _ = std::fs::remove_file(&t);
         let _ = clean(&out);
     }
@@ -458,10 +438,16 @@ fn clean(dir: &Path) -> std::io::Result<()> {
     Ok(())
 }
 
-/// (records, dropped) from the trailer of the API log in `dir`.
+/// (records, dropped) from the trailer of the API log in `dir` (its last
+/// line: only the file's end is read, the log may be gigabytes).
 fn trailer(dir: &Path) -> Option<(u64, u64)> {
-    let f = only(dir, "apilog")?;
-    let text = std::fs::read_to_string(f).ok()?;
+    use std::io::{Read, Seek, SeekFrom};
+    let mut f = std::fs::File::open(only(dir, "apilog")?).ok()?;
+    let len = f.metadata().ok()?.len();
+    f.seek(SeekFrom::Start(len.saturating_sub(4096))).ok()?;
+    let mut tail = Vec::new();
+    f.read_to_end(&mut tail).ok()?;
+    let text = String::from_utf8_lossy(&tail);
     let last = text.lines().last()?;
     let n: Vec<u64> = last.split(|c: char| !c.is_ascii_digit()).filter_map(|s| s.parse().ok()).collect();
     Some((*n.first()?, *n.get(1)?))

@@ -92,37 +92,66 @@ pub fn write_entry(out: &mut String, e: &Entry) {
 
 const SPACES: &str = "                                ";
 
-fn pad_left(out: &mut String, s: &str, width: usize) {
-    out.push_str(&SPACES[..width.saturating_sub(s.len()).min(SPACES.len())]);
-    out.push_str(s);
+/// A call line's fixed-width start: thread, start time, duration and the
+/// command-id field. Built on the stack: the renderer copies it whole.
+pub struct Head {
+    buf: [u8; HEAD_MAX],
+    len: usize,
 }
 
-fn push_hex16(out: &mut String, v: u64) {
-    const D: &[u8; 16] = b"0123456789abcdef";
-    let mut b = [0u8; 18];
-    b[0] = b'0';
-    b[1] = b'x';
-    for i in 0..16 {
-        b[2 + i] = D[((v >> (60 - 4 * i)) & 0xF) as usize];
-    }
-    // SAFETY: "0x" and hex digits are ASCII.
-    unsafe { out.as_mut_vec().extend_from_slice(&b) };
-}
+/// The longest head: 20-digit thread and command ids.
+pub const HEAD_MAX: usize = 128;
 
-/// `v` in decimal, in `b`.
-fn decimal(b: &mut [u8; 20], v: u64) -> &str {
-    let mut i = b.len();
-    let mut v = v;
-    loop {
-        i -= 1;
-        b[i] = b'0' + (v % 10) as u8;
-        v /= 10;
-        if v == 0 {
-            break;
+impl Head {
+    pub fn new(tid: u64, start: u64, duration_us: u64, cmd_id: Option<u64>) -> Head {
+        let mut h = Head { buf: [b' '; HEAD_MAX], len: 0 };
+        let mut put = |s: &[u8]| {
+            h.buf[h.len..h.len + s.len()].copy_from_slice(s);
+            h.len += s.len();
+        };
+        let mut d = [0u8; 20];
+        put(b"TID ");
+        let n = crate::digits::decimal(tid, &mut d);
+        put(&SPACES.as_bytes()[..9usize.saturating_sub(n)]);
+        put(&d[..n]);
+        put(b"    START TIME 0x");
+        put(&crate::digits::hex16(start, false));
+        put(b"    DURATION 0x");
+        put(&crate::digits::hex16(duration_us, false));
+        match cmd_id {
+            Some(id) => {
+                const LABEL: &[u8] = b"    CMD ID ";
+                let n = crate::digits::decimal(id, &mut d);
+                put(LABEL);
+                put(&d[..n]);
+                put(&SPACES.as_bytes()[..CMD_FIELD.saturating_sub(LABEL.len() + n)]);
+            }
+            None => put(&SPACES.as_bytes()[..CMD_FIELD]),
         }
+        h
     }
-    // SAFETY: decimal digits are ASCII.
-    unsafe { std::str::from_utf8_unchecked(&b[i..]) }
+
+    pub fn as_bytes(&self) -> &[u8] {
+        &self.buf[..self.len]
+    }
+
+    /// The whole buffer (spaces past the head): for a copy of fixed size.
+    pub fn buffer(&self) -> &[u8; HEAD_MAX] {
+        &self.buf
+    }
+
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    pub fn as_str(&self) -> &str {
+        // SAFETY: only ASCII was written.
+        unsafe { std::str::from_utf8_unchecked(self.as_bytes()) }
+    }
 }
 
 /// A comment is one line: a line break in what it quotes (an application
@@ -138,46 +167,59 @@ pub fn push_one_line(out: &mut String, s: &str) {
     }
 }
 
-/// Writes one call line (without the newline). Hand-formatted: this runs for
-/// every record on the writer thread.
-pub fn write_call(out: &mut String, c: &Call) {
-    out.push_str("TID ");
-    let mut b = [0u8; 20];
-    pad_left(out, decimal(&mut b, c.tid), 9);
-    out.push_str("    START TIME ");
-    push_hex16(out, c.start);
-    out.push_str("    DURATION ");
-    push_hex16(out, c.duration_us);
-    match c.cmd_id {
-        Some(id) => {
-            let digits = decimal(&mut b, id);
-            out.push_str("    CMD ID ");
-            out.push_str(digits);
-            out.push_str(&SPACES[..CMD_FIELD.saturating_sub("    CMD ID ".len() + digits.len())]);
-        }
-        None => out.push_str(&SPACES[..CMD_FIELD]),
-    }
-    out.push_str(&c.name);
+// The pieces of a call line after its head, in order. The renderer builds
+// each function's constant text from these same pieces once, so its lines
+// and `write_call`'s cannot differ in layout.
+
+/// `name(`: the call's name and its opening parenthesis.
+pub fn push_open(out: &mut String, name: &str) {
+    out.push_str(name);
     out.push('(');
+}
+
+/// `type name = ` before argument `i`'s value (`, ` before all but the first).
+pub fn push_arg_decl(out: &mut String, i: usize, c_type: &str, name: &str) {
+    if i > 0 {
+        out.push_str(", ");
+    }
+    out.push_str(c_type);
+    out.push(' ');
+    out.push_str(name);
+    out.push_str(" = ");
+}
+
+/// `)` after the last argument.
+pub fn push_close(out: &mut String) {
+    out.push(')');
+}
+
+/// ` = ` before the result.
+pub fn push_result_sign(out: &mut String) {
+    out.push_str(" = ");
+}
+
+/// `, *name = ` before an output's value.
+pub fn push_out_decl(out: &mut String, name: &str) {
+    out.push_str(", *");
+    out.push_str(name);
+    out.push_str(" = ");
+}
+
+/// Writes one call line (without the newline).
+pub fn write_call(out: &mut String, c: &Call) {
+    out.push_str(Head::new(c.tid, c.start, c.duration_us, c.cmd_id).as_str());
+    push_open(out, &c.name);
     for (i, a) in c.args.iter().enumerate() {
-        if i > 0 {
-            out.push_str(", ");
-        }
-        out.push_str(&a.c_type);
-        out.push(' ');
-        out.push_str(&a.name);
-        out.push_str(" = ");
+        push_arg_decl(out, i, &a.c_type, &a.name);
         out.push_str(&a.value);
     }
-    out.push(')');
+    push_close(out);
     if let Some(r) = &c.result {
-        out.push_str(" = ");
+        push_result_sign(out);
         out.push_str(r);
     }
     for (n, v) in &c.outs {
-        out.push_str(", *");
-        out.push_str(n);
-        out.push_str(" = ");
+        push_out_decl(out, n);
         out.push_str(v);
     }
 }

@@ -102,8 +102,57 @@ pub struct Head {
 /// The longest head: 20-digit thread and command ids.
 pub const HEAD_MAX: usize = 128;
 
+/// The head of a thread id of at most 8 digits and a command id of at most
+/// 14 (every real one): fixed columns, so a copy of this with the numbers
+/// written in place.
+const HEAD_USUAL: [u8; HEAD_MAX] = {
+    const fn put(mut b: [u8; HEAD_MAX], at: usize, s: &[u8]) -> [u8; HEAD_MAX] {
+        let mut i = 0;
+        while i < s.len() {
+            b[at + i] = s[i];
+            i += 1;
+        }
+        b
+    }
+    let b = put([b' '; HEAD_MAX], 0, b"TID ");
+    let b = put(b, HEAD_TID_END, b"    START TIME 0x");
+    put(b, HEAD_DURATION - 15, b"    DURATION 0x")
+};
+const HEAD_TID_END: usize = 4 + 9;
+const HEAD_START: usize = HEAD_TID_END + 17;
+const HEAD_DURATION: usize = HEAD_START + 16 + 15;
+const HEAD_CMD: usize = HEAD_DURATION + 16;
+const CMD_LABEL: &[u8] = b"    CMD ID ";
+
 impl Head {
+    #[inline]
     pub fn new(tid: u64, start: u64, duration_us: u64, cmd_id: Option<u64>) -> Head {
+        let usual = tid < 100_000_000 && !matches!(cmd_id, Some(id) if id >= 100_000_000_000_000);
+        if !usual {
+            return Head::wide(tid, start, duration_us, cmd_id);
+        }
+        let mut buf = HEAD_USUAL;
+        // Right-aligned: the digits' word, its leading zeros made spaces.
+        let n = crate::digits::decimal_len(tid);
+        let lead = (1u64 << (8 * (8 - n))) - 1;
+        let w = (crate::digits::decimal8(tid as u32) & !lead) | (0x2020_2020_2020_2020 & lead);
+        buf[HEAD_TID_END - 8..HEAD_TID_END].copy_from_slice(&w.to_le_bytes());
+        buf[HEAD_START..HEAD_START + 16].copy_from_slice(&crate::digits::hex16(start, false));
+        buf[HEAD_DURATION..HEAD_DURATION + 16].copy_from_slice(&crate::digits::hex16(duration_us, false));
+        if let Some(id) = cmd_id {
+            let digits = HEAD_CMD + CMD_LABEL.len();
+            buf[HEAD_CMD..digits].copy_from_slice(CMD_LABEL);
+            match crate::digits::short_decimal(id) {
+                // Spaces after the digits, as the field has.
+                Some((w, _)) => buf[digits..digits + 8].copy_from_slice(&w.to_le_bytes()),
+                None => crate::digits::decimal_ending(id, &mut buf, digits + crate::digits::decimal_len(id)),
+            }
+        }
+        Head { buf, len: HEAD_CMD + CMD_FIELD }
+    }
+
+    /// Any head, the columns pushed right by long numbers.
+    fn wide(tid: u64, start: u64, duration_us: u64, cmd_id: Option<u64>) -> Head {
         let mut h = Head { buf: [b' '; HEAD_MAX], len: 0 };
         let mut put = |s: &[u8]| {
             h.buf[h.len..h.len + s.len()].copy_from_slice(s);
@@ -120,11 +169,10 @@ impl Head {
         put(&crate::digits::hex16(duration_us, false));
         match cmd_id {
             Some(id) => {
-                const LABEL: &[u8] = b"    CMD ID ";
                 let n = crate::digits::decimal(id, &mut d);
-                put(LABEL);
+                put(CMD_LABEL);
                 put(&d[..n]);
-                put(&SPACES.as_bytes()[..CMD_FIELD.saturating_sub(LABEL.len() + n)]);
+                put(&SPACES.as_bytes()[..CMD_FIELD.saturating_sub(CMD_LABEL.len() + n)]);
             }
             None => put(&SPACES.as_bytes()[..CMD_FIELD]),
         }
@@ -441,6 +489,25 @@ mod tests {
         let entries: Vec<Entry> = (0..5000).map(|_| random_entry(&mut r)).collect();
         let text = write(&entries);
         assert_eq!(read(&text).unwrap(), entries);
+    }
+
+    #[test]
+    fn usual_heads_are_the_wide_layout() {
+        let mut r = Rng(0x5DEE_CE66_D1CE_4E5B);
+        let edges =
+            [0, 9, 10, 99_999_999, 100_000_000, 999_999_999, 1_000_000_000, 99_999_999_999_999, 100_000_000_000_000];
+        let mut ids: Vec<u64> = edges.to_vec();
+        ids.extend([u64::MAX, u32::MAX as u64]);
+        ids.extend((0..200).map(|_| r.next() >> (r.next() % 64)));
+        for &tid in &ids {
+            for &id in &ids {
+                for cmd in [None, Some(id)] {
+                    let (start, duration) = (r.next(), r.next() >> (r.next() % 64));
+                    let h = Head::new(tid, start, duration, cmd);
+                    assert_eq!(h.as_bytes(), Head::wide(tid, start, duration, cmd).as_bytes(), "{tid} {cmd:?}");
+                }
+            }
+        }
     }
 
     #[test]

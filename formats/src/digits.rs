@@ -3,7 +3,7 @@
 //! than the digits themselves.
 
 /// `v` as 16 hex digits, most significant first (`upper`: `A`–`F`).
-#[inline]
+#[inline(always)]
 pub fn hex16(v: u64, upper: bool) -> [u8; 16] {
     // Each nibble to a byte of its own (two 32-bit halves), then every byte
     // to its digit at once: `+ 6` carries into bit 4 exactly for 10..=15.
@@ -37,7 +37,7 @@ const POW10: [u64; 20] = {
 };
 
 /// The number of decimal digits of `v` (1 for 0).
-#[inline]
+#[inline(always)]
 pub fn decimal_len(v: u64) -> usize {
     // log10 from log2 (1233/4096 ≈ log10 2), corrected by one comparison.
     let approx = ((64 - (v | 1).leading_zeros()) * 1233) >> 12;
@@ -50,27 +50,61 @@ const PAIRS: &[u8; 200] = b"0001020304050607080910111213141516171819\
 6061626364656667686970717273747576777879\
 8081828384858687888990919293949596979899";
 
+/// `v` (below 10^8) as 8 ASCII digits, leading zeros included, the first
+/// in the lowest byte: all eight at once in one register (lanes of 4, then
+/// 2, then 1 digit, each split by a multiply-shift division), so that the
+/// text is stored as one word rather than byte by byte.
+#[inline(always)]
+pub fn decimal8(v: u32) -> u64 {
+    let (hi4, lo4) = ((v / 10_000) as u64, (v % 10_000) as u64);
+    let y = hi4 | (lo4 << 32);
+    // x / 100 = (x * 10486) >> 20 for x < 10^4; x / 10 = (x * 103) >> 10 for x < 100.
+    let q = ((y * 10_486) >> 20) & 0x0000_007F_0000_007F;
+    let y = q | ((y - q * 100) << 16);
+    let q = ((y * 103) >> 10) & 0x000F_000F_000F_000F;
+    let y = q | ((y - q * 10) << 8);
+    y + 0x3030_3030_3030_3030
+}
+
+/// `v`'s digits when it has at most 8, as a little-endian word (the first
+/// digit in the lowest byte, spaces after the last), and their number.
+#[inline(always)]
+pub fn short_decimal(v: u64) -> Option<(u64, usize)> {
+    if v >= 100_000_000 {
+        return None;
+    }
+    let n = decimal_len(v);
+    let unused = 8 * (8 - n) as u32;
+    let spaces = 0x2020_2020_2020_2020u64.checked_shl(64 - unused).unwrap_or(0);
+    Some(((decimal8(v as u32) >> unused) | spaces, n))
+}
+
 /// `v` in decimal at the start of `out`; returns the number of digits.
 #[inline]
 pub fn decimal(v: u64, out: &mut [u8; 20]) -> usize {
     let n = decimal_len(v);
-    let mut i = n;
+    decimal_ending(v, out, n);
+    n
+}
+
+/// The digits of `v` ([`decimal_len`] of them) in `out`, the last at
+/// `end - 1`: right-aligned text needs no copy.
+#[inline]
+pub fn decimal_ending(v: u64, out: &mut [u8], end: usize) {
+    let mut i = end;
     let mut v = v;
     while v >= 100 {
         let p = (v % 100) as usize * 2;
         v /= 100;
         i -= 2;
-        out[i] = PAIRS[p];
-        out[i + 1] = PAIRS[p + 1];
+        out[i..i + 2].copy_from_slice(&PAIRS[p..p + 2]);
     }
     if v >= 10 {
         let p = v as usize * 2;
-        out[i - 2] = PAIRS[p];
-        out[i - 1] = PAIRS[p + 1];
+        out[i - 2..i].copy_from_slice(&PAIRS[p..p + 2]);
     } else {
         out[i - 1] = b'0' + v as u8;
     }
-    n
 }
 
 #[cfg(test)]
@@ -82,6 +116,7 @@ mod tests {
     fn hex_and_decimal_agree_with_fmt() {
         let mut r = Rng(0x2545_F491_4F6C_DD1D);
         let mut values: Vec<u64> = vec![0, 1, 9, 10, 15, 16, 99, 100, u64::MAX, u64::MAX - 1, 1 << 63];
+        values.extend(0..100_000);
         for k in 0..64 {
             values.extend([1u64 << k, (1u64 << k) - 1, (1u64 << k) + 1]);
         }
@@ -95,6 +130,17 @@ mod tests {
             let mut b = [0u8; 20];
             let n = decimal(v, &mut b);
             assert_eq!(&b[..n], v.to_string().as_bytes());
+            if let Some((w, n)) = short_decimal(v) {
+                let want = format!("{v:<8}");
+                assert_eq!(w.to_le_bytes(), want.as_bytes(), "{v}");
+                assert_eq!(n, v.to_string().len());
+            } else {
+                assert!(v >= 100_000_000);
+            }
+            let mut c = [b'.'; 24];
+            decimal_ending(v, &mut c, 22);
+            assert_eq!(&c[22 - n..22], v.to_string().as_bytes());
+            assert_eq!(&c[..22 - n], &[b'.'; 24][..22 - n]);
         }
     }
 }

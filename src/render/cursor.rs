@@ -40,9 +40,13 @@ impl Arena {
     }
 }
 
-/// Appends to a string's bytes.
+/// Appends to a string's bytes. Its length is set when the cursor is
+/// dropped: until then the end lives in a register, not in the string.
 pub struct Cursor<'a> {
-    buf: &'a mut Vec<u8>,
+    vec: &'a mut Vec<u8>,
+    ptr: *mut u8,
+    len: usize,
+    cap: usize,
 }
 
 impl<'a> Cursor<'a> {
@@ -50,57 +54,100 @@ impl<'a> Cursor<'a> {
     /// arena's pieces, each made from a `&str`).
     pub fn new(s: &'a mut String) -> Cursor<'a> {
         // SAFETY: see above; the string stays valid UTF-8.
-        Cursor { buf: unsafe { s.as_mut_vec() } }
+        let vec = unsafe { s.as_mut_vec() };
+        Cursor { ptr: vec.as_mut_ptr(), len: vec.len(), cap: vec.capacity(), vec }
     }
 
     /// Makes room for `n` more bytes.
-    #[inline]
-    pub fn room(&mut self, n: usize) {
-        if self.buf.capacity() - self.buf.len() < n {
-            self.buf.reserve(n.max(4096));
+    #[inline(always)]
+    fn room(&mut self, n: usize) {
+        if self.cap - self.len < n {
+            self.grow(n);
         }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn grow(&mut self, n: usize) {
+        // SAFETY: the bytes up to `len` were written.
+        unsafe { self.vec.set_len(self.len) };
+        self.vec.reserve(n.max(1 << 16));
+        self.ptr = self.vec.as_mut_ptr();
+        self.cap = self.vec.capacity();
     }
 
     /// Appends the first `len` bytes of `a`, copying the whole array.
-    #[inline]
+    #[inline(always)]
     pub fn put_array<const N: usize>(&mut self, a: &[u8; N], len: usize) {
         assert!(len <= N);
         self.room(N);
-        let at = self.buf.len();
-        // SAFETY: `room` made space for all N bytes; only `len` become part
-        // of the string.
-        unsafe {
-            std::ptr::write_unaligned(self.buf.as_mut_ptr().add(at) as *mut [u8; N], *a);
-            self.buf.set_len(at + len);
-        }
+        // SAFETY: `room` made space for all N bytes; only `len` count.
+        unsafe { std::ptr::write_unaligned(self.ptr.add(self.len) as *mut [u8; N], *a) };
+        self.len += len;
     }
 
-    /// Appends a piece of `arena`, a block at a time.
-    #[inline]
+    /// Appends a piece of `arena`, a block at a time: pieces are short (a
+    /// parameter's declaration), so blocks one by one rather than a loop
+    /// the compiler would turn back into `memcpy`.
+    #[inline(always)]
     pub fn put_piece(&mut self, arena: &Arena, p: Piece) {
         let len = p.len as usize;
         let blocks = len.div_ceil(BLOCK);
         self.room(blocks * BLOCK);
-        let src = &arena.bytes[p.off as usize..p.off as usize + blocks * BLOCK];
-        let at = self.buf.len();
-        // SAFETY: `room` made space for every block; the source slice is
-        // in bounds (checked above, the arena's padding covers the last
-        // block); only `len` bytes become part of the string.
+        let src = arena.bytes[p.off as usize..p.off as usize + blocks * BLOCK].as_ptr();
+        // SAFETY: `room` made space for every block; the source is in
+        // bounds (checked above: the arena's padding covers the last
+        // block); only `len` bytes count.
         unsafe {
-            let dst = self.buf.as_mut_ptr().add(at);
-            let mut k = 0;
-            while k < blocks * BLOCK {
-                let b = std::ptr::read_unaligned(src.as_ptr().add(k) as *const [u8; BLOCK]);
+            let dst = self.ptr.add(self.len);
+            let block = |k: usize| {
+                let b = std::ptr::read_unaligned(src.add(k) as *const [u8; BLOCK]);
                 std::ptr::write_unaligned(dst.add(k) as *mut [u8; BLOCK], b);
-                k += BLOCK;
+            };
+            if blocks > 0 {
+                block(0);
             }
-            self.buf.set_len(at + len);
+            if blocks > 1 {
+                block(BLOCK);
+            }
+            if blocks > 2 {
+                block(2 * BLOCK);
+                let mut k = 3 * BLOCK;
+                while k < blocks * BLOCK {
+                    block(k);
+                    k += BLOCK;
+                }
+            }
+        }
+        self.len += len;
+    }
+
+    /// `v` in decimal.
+    #[inline(always)]
+    pub fn put_decimal(&mut self, v: u64) {
+        match cltap_formats::digits::short_decimal(v) {
+            Some((w, n)) => self.put_array(&w.to_le_bytes(), n),
+            None => {
+                let mut b = [0u8; 20];
+                let n = cltap_formats::digits::decimal(v, &mut b);
+                self.put_array(&b, n);
+            }
         }
     }
 
     /// Appends any text (the rare and the long).
     pub fn put_str(&mut self, s: &str) {
-        self.buf.extend_from_slice(s.as_bytes());
+        self.room(s.len());
+        // SAFETY: `room` made space.
+        unsafe { std::ptr::copy_nonoverlapping(s.as_ptr(), self.ptr.add(self.len), s.len()) };
+        self.len += s.len();
+    }
+}
+
+impl Drop for Cursor<'_> {
+    fn drop(&mut self) {
+        // SAFETY: the bytes up to `len` were written, whole characters.
+        unsafe { self.vec.set_len(self.len) };
     }
 }
 
@@ -116,14 +163,25 @@ mod tests {
         a.seal();
         let mut s = String::from("start");
         let mut want = s.clone();
-        for (w, p) in words.iter().zip(&pieces) {
+        for (i, (w, p)) in words.iter().zip(&pieces).enumerate() {
             let mut c = Cursor::new(&mut s);
             c.put_piece(&a, *p);
             c.put_array(b"0123456789", 3);
             c.put_str("|");
+            c.put_decimal(i as u64 * 1_234_567_891);
+            drop(c);
             want.push_str(w);
             want.push_str("012|");
+            want.push_str(&(i as u64 * 1_234_567_891).to_string());
         }
         assert_eq!(s, want);
+        // Growing keeps what was written.
+        let mut s = String::new();
+        let mut c = Cursor::new(&mut s);
+        for _ in 0..100_000 {
+            c.put_piece(&a, pieces[39]);
+        }
+        drop(c);
+        assert_eq!(s, words[39].repeat(100_000));
     }
 }

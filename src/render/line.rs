@@ -168,11 +168,9 @@ impl Templates {
     }
 }
 
-#[inline]
+#[inline(always)]
 fn scalar(c: &mut Cursor<'_>, s: Scalar, v: u64) {
-    let mut b = [0u8; 21];
-    let n = s.text(v, &mut b);
-    c.put_array(&b, n);
+    s.put(c, v)
 }
 
 /// Appends a call record's line (and the local work size line before it,

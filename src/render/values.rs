@@ -3,6 +3,7 @@
 //! line writer (`line`) and the call builder (`printer::fill`) both print
 //! through these.
 
+use super::cursor::Cursor;
 use cltap_formats::digits;
 
 /// How a raw word of some C type is printed.
@@ -31,36 +32,23 @@ impl Scalar {
     }
 
     pub fn push(self, s: &mut String, v: u64) {
-        let mut b = [0u8; 21];
-        let n = self.text(v, &mut b);
-        // SAFETY: digits, '-' and hex digits are ASCII.
-        unsafe { s.as_mut_vec().extend_from_slice(&b[..n]) };
+        self.put(&mut Cursor::new(s), v)
     }
 
-    /// The text of `v` at the start of `out`; returns its length (at most 20).
-    #[inline]
-    pub fn text(self, v: u64, out: &mut [u8; 21]) -> usize {
-        let (neg, magnitude) = match self {
-            Scalar::Hex => {
-                out[..16].copy_from_slice(&digits::hex16(v, true));
-                return 16;
+    #[inline(always)]
+    pub fn put(self, c: &mut Cursor<'_>, v: u64) {
+        let signed = |c: &mut Cursor<'_>, x: i64| {
+            if x < 0 {
+                c.put_array(b"-", 1);
             }
-            Scalar::U64 => (false, v),
-            Scalar::I32 => {
-                let x = v as u32 as i32;
-                (x < 0, x.unsigned_abs() as u64)
-            }
-            Scalar::I64 => {
-                let x = v as i64;
-                (x < 0, x.unsigned_abs())
-            }
+            c.put_decimal(x.unsigned_abs());
         };
-        out[0] = b'-';
-        let mut d = [0u8; 20];
-        let n = digits::decimal(magnitude, &mut d);
-        let at = neg as usize;
-        out[at..at + n].copy_from_slice(&d[..n]);
-        at + n
+        match self {
+            Scalar::Hex => c.put_array(&digits::hex16(v, true), 16),
+            Scalar::U64 => c.put_decimal(v),
+            Scalar::I32 => signed(c, v as u32 as i32 as i64),
+            Scalar::I64 => signed(c, v as i64),
+        }
     }
 }
 

@@ -1,5 +1,8 @@
-//! Binary records to API-log lines. Driven by the generated metadata: no
-//! per-function formatting code.
+//! Binary records to API-log entries: `print` picks the writer of each
+//! record's lines (`line` for calls, `comments` for other records), and
+//! `fill` builds a call as an `apilog::Call` (for decoded logs, which add
+//! each value's meaning, and for `entries`). Driven by the generated
+//! metadata: no per-function formatting code.
 
 use super::values::{push_hex, push_scalar, push_status, scalar};
 use crate::decode::words;

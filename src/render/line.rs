@@ -7,7 +7,7 @@
 //! every function.
 
 use super::cursor::{Arena, Cursor, Piece};
-use super::printer::Timebase;
+use super::timebase::Timebase;
 use super::values::Scalar;
 use crate::meta::{FnMeta, Kind, Ret};
 use crate::trace::record::{Tag, View, FLAG_CMD};
@@ -57,7 +57,8 @@ struct Template {
 const NOT_OUT: u8 = u8::MAX;
 
 /// Outputs a function may have for its lines to be written here (the most
-/// any function has is 3; one with more takes the slow path).
+/// any function has is 4, `clEnqueueMapImage`'s; one with more would take
+/// the `Call` path).
 const MAX_OUTS: usize = 8;
 
 /// OpenCL statuses kept as pieces: 0 down to this.

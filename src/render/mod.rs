@@ -24,6 +24,7 @@ pub mod rocpd;
 pub mod select;
 pub mod sink;
 pub mod tally;
+mod timebase;
 pub mod timeline;
 pub mod tools;
 mod values;

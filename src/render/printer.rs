@@ -13,17 +13,7 @@ use cltap_formats::apilog::{Arg, Call, Entry};
 use std::borrow::Cow;
 use std::fmt::Write;
 
-/// How to turn TSC ticks into the log's microseconds.
-#[derive(Debug, Clone, Copy)]
-pub struct Timebase {
-    pub ticks_per_us: f64,
-}
-
-impl Timebase {
-    pub fn us(&self, ticks: u64) -> u64 {
-        (ticks as f64 / self.ticks_per_us).round() as u64
-    }
-}
+pub use super::timebase::Timebase;
 
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Options {

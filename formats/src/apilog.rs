@@ -92,37 +92,114 @@ pub fn write_entry(out: &mut String, e: &Entry) {
 
 const SPACES: &str = "                                ";
 
-fn pad_left(out: &mut String, s: &str, width: usize) {
-    out.push_str(&SPACES[..width.saturating_sub(s.len()).min(SPACES.len())]);
-    out.push_str(s);
+/// A call line's fixed-width start: thread, start time, duration and the
+/// command-id field. Built on the stack: the renderer copies it whole.
+pub struct Head {
+    buf: [u8; HEAD_MAX],
+    len: usize,
 }
 
-fn push_hex16(out: &mut String, v: u64) {
-    const D: &[u8; 16] = b"0123456789abcdef";
-    let mut b = [0u8; 18];
-    b[0] = b'0';
-    b[1] = b'x';
-    for i in 0..16 {
-        b[2 + i] = D[((v >> (60 - 4 * i)) & 0xF) as usize];
-    }
-    // SAFETY: "0x" and hex digits are ASCII.
-    unsafe { out.as_mut_vec().extend_from_slice(&b) };
-}
+/// The longest head: 20-digit thread and command ids.
+pub const HEAD_MAX: usize = 128;
 
-/// `v` in decimal, in `b`.
-fn decimal(b: &mut [u8; 20], v: u64) -> &str {
-    let mut i = b.len();
-    let mut v = v;
-    loop {
-        i -= 1;
-        b[i] = b'0' + (v % 10) as u8;
-        v /= 10;
-        if v == 0 {
-            break;
+/// The head of a thread id of at most 8 digits and a command id of at most
+/// 14 (every real one): fixed columns, so a copy of this with the numbers
+/// written in place.
+const HEAD_USUAL: [u8; HEAD_MAX] = {
+    const fn put(mut b: [u8; HEAD_MAX], at: usize, s: &[u8]) -> [u8; HEAD_MAX] {
+        let mut i = 0;
+        while i < s.len() {
+            b[at + i] = s[i];
+            i += 1;
         }
+        b
     }
-    // SAFETY: decimal digits are ASCII.
-    unsafe { std::str::from_utf8_unchecked(&b[i..]) }
+    let b = put([b' '; HEAD_MAX], 0, b"TID ");
+    let b = put(b, HEAD_TID_END, b"    START TIME 0x");
+    put(b, HEAD_DURATION - 15, b"    DURATION 0x")
+};
+const HEAD_TID_END: usize = 4 + 9;
+const HEAD_START: usize = HEAD_TID_END + 17;
+const HEAD_DURATION: usize = HEAD_START + 16 + 15;
+const HEAD_CMD: usize = HEAD_DURATION + 16;
+const CMD_LABEL: &[u8] = b"    CMD ID ";
+
+impl Head {
+    #[inline]
+    pub fn new(tid: u64, start: u64, duration_us: u64, cmd_id: Option<u64>) -> Head {
+        let usual = tid < 100_000_000 && !matches!(cmd_id, Some(id) if id >= 100_000_000_000_000);
+        if !usual {
+            return Head::wide(tid, start, duration_us, cmd_id);
+        }
+        let mut buf = HEAD_USUAL;
+        // Right-aligned: the digits' word, its leading zeros made spaces.
+        let n = crate::digits::decimal_len(tid);
+        let lead = (1u64 << (8 * (8 - n))) - 1;
+        let w = (crate::digits::decimal8(tid as u32) & !lead) | (0x2020_2020_2020_2020 & lead);
+        buf[HEAD_TID_END - 8..HEAD_TID_END].copy_from_slice(&w.to_le_bytes());
+        buf[HEAD_START..HEAD_START + 16].copy_from_slice(&crate::digits::hex16(start, false));
+        buf[HEAD_DURATION..HEAD_DURATION + 16].copy_from_slice(&crate::digits::hex16(duration_us, false));
+        if let Some(id) = cmd_id {
+            let digits = HEAD_CMD + CMD_LABEL.len();
+            buf[HEAD_CMD..digits].copy_from_slice(CMD_LABEL);
+            match crate::digits::short_decimal(id) {
+                // Spaces after the digits, as the field has.
+                Some((w, _)) => buf[digits..digits + 8].copy_from_slice(&w.to_le_bytes()),
+                None => crate::digits::decimal_ending(id, &mut buf, digits + crate::digits::decimal_len(id)),
+            }
+        }
+        Head { buf, len: HEAD_CMD + CMD_FIELD }
+    }
+
+    /// Any head, the columns pushed right by long numbers.
+    fn wide(tid: u64, start: u64, duration_us: u64, cmd_id: Option<u64>) -> Head {
+        let mut h = Head { buf: [b' '; HEAD_MAX], len: 0 };
+        let mut put = |s: &[u8]| {
+            h.buf[h.len..h.len + s.len()].copy_from_slice(s);
+            h.len += s.len();
+        };
+        let mut d = [0u8; 20];
+        put(b"TID ");
+        let n = crate::digits::decimal(tid, &mut d);
+        put(&SPACES.as_bytes()[..9usize.saturating_sub(n)]);
+        put(&d[..n]);
+        put(b"    START TIME 0x");
+        put(&crate::digits::hex16(start, false));
+        put(b"    DURATION 0x");
+        put(&crate::digits::hex16(duration_us, false));
+        match cmd_id {
+            Some(id) => {
+                let n = crate::digits::decimal(id, &mut d);
+                put(CMD_LABEL);
+                put(&d[..n]);
+                put(&SPACES.as_bytes()[..CMD_FIELD.saturating_sub(CMD_LABEL.len() + n)]);
+            }
+            None => put(&SPACES.as_bytes()[..CMD_FIELD]),
+        }
+        h
+    }
+
+    pub fn as_bytes(&self) -> &[u8] {
+        &self.buf[..self.len]
+    }
+
+    /// The whole buffer (spaces past the head): for a copy of fixed size.
+    pub fn buffer(&self) -> &[u8; HEAD_MAX] {
+        &self.buf
+    }
+
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    pub fn as_str(&self) -> &str {
+        // SAFETY: only ASCII was written.
+        unsafe { std::str::from_utf8_unchecked(self.as_bytes()) }
+    }
 }
 
 /// A comment is one line: a line break in what it quotes (an application
@@ -138,46 +215,59 @@ pub fn push_one_line(out: &mut String, s: &str) {
     }
 }
 
-/// Writes one call line (without the newline). Hand-formatted: this runs for
-/// every record on the writer thread.
-pub fn write_call(out: &mut String, c: &Call) {
-    out.push_str("TID ");
-    let mut b = [0u8; 20];
-    pad_left(out, decimal(&mut b, c.tid), 9);
-    out.push_str("    START TIME ");
-    push_hex16(out, c.start);
-    out.push_str("    DURATION ");
-    push_hex16(out, c.duration_us);
-    match c.cmd_id {
-        Some(id) => {
-            let digits = decimal(&mut b, id);
-            out.push_str("    CMD ID ");
-            out.push_str(digits);
-            out.push_str(&SPACES[..CMD_FIELD.saturating_sub("    CMD ID ".len() + digits.len())]);
-        }
-        None => out.push_str(&SPACES[..CMD_FIELD]),
-    }
-    out.push_str(&c.name);
+// The pieces of a call line after its head, in order. The renderer builds
+// each function's constant text from these same pieces once, so its lines
+// and `write_call`'s cannot differ in layout.
+
+/// `name(`: the call's name and its opening parenthesis.
+pub fn push_open(out: &mut String, name: &str) {
+    out.push_str(name);
     out.push('(');
+}
+
+/// `type name = ` before argument `i`'s value (`, ` before all but the first).
+pub fn push_arg_decl(out: &mut String, i: usize, c_type: &str, name: &str) {
+    if i > 0 {
+        out.push_str(", ");
+    }
+    out.push_str(c_type);
+    out.push(' ');
+    out.push_str(name);
+    out.push_str(" = ");
+}
+
+/// `)` after the last argument.
+pub fn push_close(out: &mut String) {
+    out.push(')');
+}
+
+/// ` = ` before the result.
+pub fn push_result_sign(out: &mut String) {
+    out.push_str(" = ");
+}
+
+/// `, *name = ` before an output's value.
+pub fn push_out_decl(out: &mut String, name: &str) {
+    out.push_str(", *");
+    out.push_str(name);
+    out.push_str(" = ");
+}
+
+/// Writes one call line (without the newline).
+pub fn write_call(out: &mut String, c: &Call) {
+    out.push_str(Head::new(c.tid, c.start, c.duration_us, c.cmd_id).as_str());
+    push_open(out, &c.name);
     for (i, a) in c.args.iter().enumerate() {
-        if i > 0 {
-            out.push_str(", ");
-        }
-        out.push_str(&a.c_type);
-        out.push(' ');
-        out.push_str(&a.name);
-        out.push_str(" = ");
+        push_arg_decl(out, i, &a.c_type, &a.name);
         out.push_str(&a.value);
     }
-    out.push(')');
+    push_close(out);
     if let Some(r) = &c.result {
-        out.push_str(" = ");
+        push_result_sign(out);
         out.push_str(r);
     }
     for (n, v) in &c.outs {
-        out.push_str(", *");
-        out.push_str(n);
-        out.push_str(" = ");
+        push_out_decl(out, n);
         out.push_str(v);
     }
 }
@@ -399,6 +489,25 @@ mod tests {
         let entries: Vec<Entry> = (0..5000).map(|_| random_entry(&mut r)).collect();
         let text = write(&entries);
         assert_eq!(read(&text).unwrap(), entries);
+    }
+
+    #[test]
+    fn usual_heads_are_the_wide_layout() {
+        let mut r = Rng(0x5DEE_CE66_D1CE_4E5B);
+        let edges =
+            [0, 9, 10, 99_999_999, 100_000_000, 999_999_999, 1_000_000_000, 99_999_999_999_999, 100_000_000_000_000];
+        let mut ids: Vec<u64> = edges.to_vec();
+        ids.extend([u64::MAX, u32::MAX as u64]);
+        ids.extend((0..200).map(|_| r.next() >> (r.next() % 64)));
+        for &tid in &ids {
+            for &id in &ids {
+                for cmd in [None, Some(id)] {
+                    let (start, duration) = (r.next(), r.next() >> (r.next() % 64));
+                    let h = Head::new(tid, start, duration, cmd);
+                    assert_eq!(h.as_bytes(), Head::wide(tid, start, duration, cmd).as_bytes(), "{tid} {cmd:?}");
+                }
+            }
+        }
     }
 
     #[test]

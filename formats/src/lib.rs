@@ -4,6 +4,7 @@
 pub mod apilog;
 pub mod atp;
 pub mod cltrace;
+pub mod digits;
 pub mod memory;
 pub mod perf;
 pub mod pftrace;

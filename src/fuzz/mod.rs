@@ -27,7 +27,8 @@ pub const TARGETS: &[(&str, Target)] = &[
 ];
 
 /// The binary trace: opened from a file (the reader works on files), its
-/// chunks listed, read and walked, and every record printed as the API log.
+/// chunks listed, read and walked, and every record printed as the API log
+/// (decoded, and raw by both writers of call lines).
 pub fn trace(data: &[u8]) {
     let Ok(dir) = tempdir() else { return };
     let path = dir.0.join("fuzz.cltrace");
@@ -45,6 +46,17 @@ pub fn trace(data: &[u8]) {
             let mut call = printer::empty_call();
             let _ = r.walk(&c, &buf, |v| {
                 printer::print(&mut text, &mut call, &v, &tb, Options { decode: true });
+                // A call's raw line comes from the line writer: the same as
+                // the `Call` path's, whatever the record holds.
+                if crate::meta::function(v.header.kind, v.header.fn_id).is_some() {
+                    let at = text.len();
+                    printer::print(&mut text, &mut call, &v, &tb, Options::default());
+                    let mut want = String::new();
+                    for e in printer::entries(&v, &tb, Options::default()) {
+                        cltap_formats::apilog::write_entry(&mut want, &e);
+                    }
+                    assert_eq!(text[at..], want, "the line writer and the Call path differ");
+                }
             });
             // What the printer wrote, the API-log reader reads.
             for l in text.lines() {

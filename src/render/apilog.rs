@@ -120,9 +120,10 @@ impl Sink for ApiLog {
         self.out.is_some().then_some(self.options)
     }
 
-    fn text(&mut self, text: String, _records: u64) {
-        self.line = text;
+    fn text(&mut self, text: String, _records: u64) -> String {
+        let spent = std::mem::replace(&mut self.line, text);
         self.write_line();
+        spent
     }
 
     fn flush(&mut self) {

@@ -89,15 +89,18 @@ impl Renderer {
         while let Some(index) = self.waiting.remove(&self.next_seal) {
             self.next_seal += 1;
             match self.reader.chunk(index) {
-                Ok(c) => self.render_chunk(&c, None),
+                Ok(c) => {
+                    self.render_chunk(&c, None);
+                }
                 Err(e) => self.errors.push(e.to_string()),
             }
         }
     }
 
     /// Gives one chunk's records to the sinks. `text`: the chunk's text,
-    /// already formatted on another thread, for the sinks that format text.
-    fn render_chunk(&mut self, c: &cltrace::ChunkInfo, mut text: Option<(String, u64)>) {
+    /// already formatted on another thread, for the sinks that format text;
+    /// returns a buffer for another chunk's text.
+    fn render_chunk(&mut self, c: &cltrace::ChunkInfo, mut text: Option<(String, u64)>) -> Option<String> {
         self.open();
         let mut buf = std::mem::take(&mut self.buf);
         let reader = self.reader.clone();
@@ -120,13 +123,15 @@ impl Renderer {
         if let Err(e) = r {
             self.errors.push(e.to_string());
         }
+        let mut spent = None;
         for s in self.sinks.iter_mut() {
             if let Some((t, n)) = text.take_if(|_| s.formats_text().is_some()) {
-                s.text(t, n);
+                spent = Some(s.text(t, n));
             }
             s.chunk(c, &buf);
         }
         self.buf = buf;
+        spent
     }
 
     /// For a tool's flush: see [`super::tools::feed_live`]. `me`: the
@@ -175,11 +180,15 @@ impl Renderer {
         // at most about two texts per thread (a few MiB each) exist at once.
         let window = threads;
         let written = (parking_lot::Mutex::new(0usize), parking_lot::Condvar::new());
+        // Texts' buffers, back from the sink for the next chunks.
+        let spare = parking_lot::Mutex::new(Vec::<String>::new());
         let (tx, rx) = std::sync::mpsc::channel::<(usize, Result<(String, u64), cltrace::Error>)>();
         std::thread::scope(|s| {
             for _ in 0..threads {
                 let tx = tx.clone();
-                let (reader, next, written) = (&reader, &next, &written);
+                let (reader, next, written, spare) = (&reader, &next, &written, &spare);
+                // The chunk's records, read into the same memory each time.
+                let mut records = Vec::new();
                 s.spawn(move || loop {
                     let k = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                     if k >= chunks.len() {
@@ -191,7 +200,8 @@ impl Renderer {
                             written.1.wait(&mut w);
                         }
                     }
-                    if tx.send((k, chunk_text(reader, &chunks[k], tb, options))).is_err() {
+                    let out = spare.lock().pop().unwrap_or_default();
+                    if tx.send((k, chunk_text(reader, &chunks[k], tb, options, &mut records, out))).is_err() {
                         return;
                     }
                 });
@@ -202,12 +212,15 @@ impl Renderer {
             for (i, r) in rx {
                 ready.insert(i, r);
                 while let Some(r) = ready.remove(&k) {
-                    match r {
+                    let spent = match r {
                         Ok(t) => self.render_chunk(&chunks[k], Some(t)),
                         Err(e) => {
                             self.errors.push(e.to_string());
-                            self.render_chunk(&chunks[k], Some((String::new(), 0)));
+                            self.render_chunk(&chunks[k], Some((String::new(), 0)))
                         }
+                    };
+                    if let Some(b) = spent.filter(|b| b.capacity() > 0) {
+                        spare.lock().push(b);
                     }
                     k += 1;
                     *written.0.lock() = k;
@@ -265,22 +278,25 @@ impl Renderer {
     }
 }
 
-/// One chunk's API-log text and record count, made on any thread.
+/// One chunk's API-log text and record count, made on any thread, in
+/// `out`'s memory (its text cleared); `buf` holds the chunk's records.
 fn chunk_text(
     reader: &Reader,
     c: &cltrace::ChunkInfo,
     tb: Timebase,
     options: Options,
+    buf: &mut Vec<u8>,
+    mut out: String,
 ) -> Result<(String, u64), cltrace::Error> {
-    let mut buf = Vec::new();
-    reader.chunk_records(c, &mut buf)?;
+    reader.chunk_records(c, buf)?;
     // An API-log line is about three times its record: sized once, the text
     // does not grow by doubling. Sized from the bytes read, not from the
     // chunk header's claim.
-    let mut out = String::with_capacity(buf.len().saturating_mul(3) + 4096);
+    out.clear();
+    out.reserve(buf.len().saturating_mul(3) + 4096);
     let mut call = printer::empty_call();
     let mut n = 0;
-    reader.walk(c, &buf, |v| {
+    reader.walk(c, buf, |v| {
         n += 1;
         printer::print(&mut out, &mut call, &v, &tb, options);
     })?;

@@ -1,7 +1,8 @@
 //! Rendering, apart from capture: every output is a [`Sink`] fed the
 //! trace's records in order by the [`Renderer`]. `select` turns the
 //! [`Outputs`] asked for into sinks; each has its own file here: the API
-//! log (`apilog`, formatted by `printer`), the timeline (`timeline`),
+//! log (`apilog`: its call lines written by `line`, other records' by
+//! `printer` and `comments`), the timeline (`timeline`),
 //! Perfetto's protobuf trace (`pftrace`), the memory trace and leak check (`memory`), rocpd's database (`rocpd`), the
 //! `.atp` (`atp`), the counter
 //! files (`counters`), the tools' buffers (`tools`) and the summary's tally
@@ -10,8 +11,11 @@
 pub mod apilog;
 pub mod atp;
 pub mod atp_call;
+mod comments;
 pub mod counters;
+mod cursor;
 pub mod driver;
+mod line;
 pub mod memory;
 pub mod outputs;
 pub mod pftrace;
@@ -20,8 +24,10 @@ pub mod rocpd;
 pub mod select;
 pub mod sink;
 pub mod tally;
+mod timebase;
 pub mod timeline;
 pub mod tools;
+mod values;
 
 pub use driver::Renderer;
 pub use outputs::{atp_header, clock_text, plain_stem, process_of, stem_of, Dest, Outputs};

@@ -1,103 +1,25 @@
-//! Binary records to API-log lines. Driven by the generated metadata: no
-//! per-function formatting code.
+//! Binary records to API-log entries: `print` picks the writer of each
+//! record's lines (`line` for calls, `comments` for other records), and
+//! `fill` builds a call as an `apilog::Call` (for decoded logs, which add
+//! each value's meaning, and for `entries`). Driven by the generated
+//! metadata: no per-function formatting code.
 
+use super::values::{push_hex, push_scalar, push_status, scalar};
+use crate::decode::words;
 use crate::meta::{FnMeta, Kind, Ret};
 use crate::trace::names::hsa_status_text;
 use crate::trace::record::{Tag, View, FLAG_CMD};
 use cltap_formats::apilog::{Arg, Call, Entry};
+use std::borrow::Cow;
 use std::fmt::Write;
 
-/// How to turn TSC ticks into the log's microseconds.
-#[derive(Debug, Clone, Copy)]
-pub struct Timebase {
-    pub ticks_per_us: f64,
-}
-
-impl Timebase {
-    pub fn us(&self, ticks: u64) -> u64 {
-        (ticks as f64 / self.ticks_per_us).round() as u64
-    }
-}
+pub use super::timebase::Timebase;
 
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Options {
     /// Add decoded contents after each raw value.
     pub decode: bool,
 }
-
-/// 16 upper-case hex digits, as Intel's API log format prints pointers.
-pub(crate) fn push_hex(s: &mut String, v: u64) {
-    const D: &[u8; 16] = b"0123456789ABCDEF";
-    let mut b = [0u8; 16];
-    for (i, c) in b.iter_mut().enumerate() {
-        *c = D[((v >> (60 - 4 * i)) & 0xF) as usize];
-    }
-    // SAFETY: the digits are ASCII.
-    unsafe { s.as_mut_vec().extend_from_slice(&b) };
-}
-
-pub(crate) fn is_pointer_type(c_type: &str) -> bool {
-    c_type.ends_with('*') || c_type.ends_with("_fn") || c_type.starts_with("cl_cb_") || cltap_apidesc_handle(c_type)
-}
-
-fn cltap_apidesc_handle(t: &str) -> bool {
-    matches!(
-        t,
-        "cl_platform_id"
-            | "cl_device_id"
-            | "cl_context"
-            | "cl_command_queue"
-            | "cl_mem"
-            | "cl_program"
-            | "cl_kernel"
-            | "cl_event"
-            | "cl_sampler"
-            | "cl_semaphore_khr"
-            | "cl_command_buffer_khr"
-            | "cl_mutable_command_khr"
-            | "cl_accelerator_intel"
-    )
-}
-
-fn is_signed(c_type: &str) -> bool {
-    matches!(c_type, "cl_int" | "cl_long" | "intptr_t" | "cl_build_status" | "cl_GLint")
-        || c_type.ends_with("_properties")
-        || matches!(c_type, "int" | "int32_t" | "hsa_file_t" | "int64_t" | "hsa_signal_value_t")
-}
-
-/// A scalar as C would print it.
-pub(crate) fn scalar(c_type: &str, v: u64) -> String {
-    let mut s = String::new();
-    push_scalar(&mut s, c_type, v);
-    s
-}
-
-/// An OpenCL status by name (or its number, for one OpenCL does not define).
-fn push_status(s: &mut String, code: i32) {
-    match crate::trace::names::status(code) {
-        Some(n) => s.push_str(n),
-        None => s.push_str(itoa::Buffer::new().format(code)),
-    }
-}
-
-pub(crate) fn push_scalar(s: &mut String, c_type: &str, v: u64) {
-    let mut b = itoa::Buffer::new();
-    if is_pointer_type(c_type) {
-        push_hex(s, v)
-    } else if is_signed(c_type) {
-        match c_type {
-            "cl_int" | "cl_build_status" | "cl_GLint" | "int" | "int32_t" | "hsa_file_t" => {
-                s.push_str(b.format(v as u32 as i32))
-            }
-            _ => s.push_str(b.format(v as i64)),
-        }
-    } else {
-        s.push_str(b.format(v))
-    }
-}
-
-use crate::decode::words;
-use std::borrow::Cow;
 
 pub(crate) fn quoted(b: &[u8]) -> String {
     let mut s = String::from("\"");
@@ -234,148 +156,9 @@ pub fn entries(v: &View<'_>, tb: &Timebase, opt: Options) -> Vec<Entry> {
     }
     match crate::meta::function(v.header.kind, v.header.fn_id) {
         Some(_) => out.push(Entry::Call(call)),
-        None => out.push(Entry::Comment(unknown(v))),
+        None => out.push(Entry::Comment(super::comments::unknown(v))),
     }
     out
-}
-
-/// The comment that stands for a record no table describes.
-fn unknown(v: &View<'_>) -> String {
-    match crate::meta::functions(v.header.kind) {
-        Some(_) => format!("unknown function id {}", v.header.fn_id),
-        None => format!("unknown record kind {} (function id {})", v.header.kind, v.header.fn_id),
-    }
-}
-
-/// The API log's comment for an async copy's times (`KIND_HSA_COPY`):
-/// `async copy N of thread T: start S end E ns` (the runtime's clock), N
-/// counting that thread's `hsa_amd_memory_async_copy` calls from 0
-/// (`async copy_rect N …` for `hsa_amd_memory_async_copy_rect`).
-pub fn copy_text(v: &View<'_>) -> String {
-    let c = crate::decode::Copy::of(v);
-    let what = if c.which == cltap_formats::cltrace::record::COPY_RECT { "async copy_rect" } else { "async copy" };
-    format!("{what} {} of thread {}: start {} end {} ns", c.ordinal, c.tid, v.header.t0, v.header.t1)
-}
-
-/// The API log's comment for an HSA agent record (`KIND_HSA_AGENT`):
-/// `HSA agent N: NAME (GPU 0) at 0x…: 60 compute units, 4 SIMDs per CU,
-/// 4 shader engines, wavefront 64, 40 waves per CU, 1500 MHz`.
-pub fn agent_text(v: &View<'_>) -> String {
-    let a = crate::decode::Agent::of(v);
-    let kind = match a.device {
-        0 => "CPU",
-        1 => "GPU",
-        2 => "DSP",
-        _ => "agent",
-    };
-    format!(
-        "HSA agent {}: {} ({kind} {}) at 0x{:016X}: {} compute units, {} SIMDs per CU, {} shader engines, wavefront {}, {} waves per CU, {} MHz",
-        v.header.cmd_id,
-        v.kernel_name().unwrap_or_default(),
-        a.index,
-        a.handle,
-        a.compute_units,
-        a.simds_per_cu,
-        a.shader_engines,
-        a.wavefront_size,
-        a.max_waves_per_cu,
-        a.max_clock_mhz
-    )
-}
-
-/// The API log's comment for a dispatch's hardware counters
-/// (`KIND_HSA_COUNTERS`): `counters of dispatch N (pass P): SQ[0]:4 = 16,
-/// TCC[3]:20 = 4` (block, instance and event id, and the summed value).
-pub fn counters_text(v: &View<'_>) -> String {
-    let c = crate::decode::Counters::of(v);
-    let mut t = format!("counters of dispatch {} (pass {}):", v.header.cmd_id, c.pass);
-    for (i, (event, value)) in c.values.iter().enumerate() {
-        let _ = write!(
-            t,
-            "{} {} = {}",
-            if i == 0 { "" } else { "," },
-            crate::metrics::event_label(&crate::hsa::aqlprofile::unpack(*event)),
-            value
-        );
-    }
-    t
-}
-
-/// The API log's comment for the counter request (`KIND_COUNTER_PLAN`):
-/// `counters SQ_WAVES,GPUBusy: pass P of N`.
-pub fn plan_text(v: &View<'_>) -> String {
-    let passes = crate::decode::Plan::of(v).passes;
-    let names = v.kernel_name().unwrap_or_default();
-    if passes == 0 {
-        format!("counters {names}: no device can count them")
-    } else {
-        format!("counters {names}: pass {} of {passes}", v.header.cmd_id)
-    }
-}
-
-/// The API log's comment for an NDRange's kernel statistics
-/// (`KIND_KERNEL_INFO`): `kernel NAME on DEVICE for CMD ID n: local memory
-/// L, private memory P, preferred work-group multiple M, work-group size W`.
-pub fn kernel_info_text(v: &View<'_>) -> String {
-    let names = v.kernel_name().unwrap_or_default();
-    let (kernel, device) = names.split_once('\t').unwrap_or((&names, ""));
-    let k = crate::decode::KernelInfo::of(v);
-    let w = |x: Option<u64>| x.map_or_else(|| "?".to_string(), |x| x.to_string());
-    format!(
-        "kernel {kernel} on {device} for CMD ID {}: local memory {}, private memory {}, preferred work-group multiple {}, work-group size {}",
-        v.header.cmd_id,
-        w(k.local_mem),
-        w(k.private_mem),
-        w(k.preferred_multiple),
-        w(k.work_group_size)
-    )
-}
-
-/// The API log's comment for a kernel object's descriptor
-/// (`KIND_HSA_KERNEL`): `kernel object 0x…: NAME, VGPRs V, SGPRs S, LDS L,
-/// scratch P` (registers: gfx9 allocation granules).
-pub fn kernel_text(v: &View<'_>) -> String {
-    let kd = crate::decode::kernel_descriptor(v);
-    format!(
-        "kernel object 0x{:016X}: {}, VGPRs {}, SGPRs {}, LDS {}, scratch {}",
-        v.header.cmd_id,
-        v.kernel_name().unwrap_or_default(),
-        kd.gfx9_vgprs(),
-        kd.gfx9_sgprs(),
-        kd.group_segment_fixed_size,
-        kd.private_segment_fixed_size
-    )
-}
-
-/// The API log's comment for an HSA dispatch record (`KIND_HSA_DISPATCH`):
-/// `dispatch N: kernel_object 0x… [kernel NAME] on agent 0x…, queue Q index I: grid
-/// (x,y,z) workgroup (x,y,z) private P group G, dispatch D begin B end E
-/// complete C ns` (times in the HSA system clock's ns, 0 when not taken).
-pub fn dispatch_text(v: &View<'_>) -> String {
-    let d = crate::decode::Dispatch::of(v);
-    let h = &v.header;
-    // The name, when the runtime's loader could tell it.
-    let name = v.kernel_name().map(|n| format!(" kernel {n}")).unwrap_or_default();
-    format!(
-        "dispatch {}: kernel_object 0x{:016X}{name} on agent 0x{:016X}, queue {} index {}: grid ({},{},{}) workgroup ({},{},{}) private {} group {}, dispatch {} begin {} end {} complete {} ns",
-        h.cmd_id,
-        d.kernel_object,
-        d.agent,
-        d.queue_id,
-        d.queue_index,
-        d.grid[0],
-        d.grid[1],
-        d.grid[2],
-        d.workgroup[0],
-        d.workgroup[1],
-        d.workgroup[2],
-        d.private_segment,
-        d.group_segment,
-        d.time_dispatch,
-        h.t0,
-        h.t1,
-        d.time_complete
-    )
 }
 
 pub fn empty_call() -> Call {
@@ -391,45 +174,15 @@ pub fn empty_call() -> Call {
     }
 }
 
-/// The API log's comment for a collection window's change
-/// (`KIND_WINDOW`): `window 2 opened (cltap_resume)`.
-pub fn window_text(v: &View<'_>) -> String {
-    use cltap_formats::cltrace::record::WINDOW_OPEN;
-    let open = v.args.first() == Some(&WINDOW_OPEN);
-    let why = crate::window::spans::Reason::text(v.args.get(1).copied().unwrap_or(u64::MAX), open);
-    format!("window {} {} ({why})", v.header.cmd_id, if open { "opened" } else { "closed" })
-}
-
-/// Appends one record's lines to `text`, reusing `call`'s storage (the
-/// writer thread's hot loop).
+/// Appends one record's lines to `text` (the writer thread's hot loop).
+/// A call is written straight from the record (`line`); with decoded
+/// contents it is built as a `Call` first, reusing `call`'s storage.
 pub fn print(text: &mut String, call: &mut Call, v: &View<'_>, tb: &Timebase, opt: Options) {
-    if v.header.kind == cltap_formats::cltrace::record::KIND_HSA_DISPATCH {
-        cltap_formats::apilog::write_entry(text, &Entry::Comment(dispatch_text(v)));
+    if !opt.decode && super::line::write(text, v, tb) {
         return;
     }
-    if v.header.kind == cltap_formats::cltrace::record::KIND_HSA_COPY {
-        cltap_formats::apilog::write_entry(text, &Entry::Comment(copy_text(v)));
-        return;
-    }
-    {
-        use cltap_formats::cltrace::record::*;
-        let comment = match v.header.kind {
-            KIND_HSA_AGENT => Some(agent_text(v)),
-            KIND_HSA_COUNTERS => Some(counters_text(v)),
-            KIND_COUNTER_PLAN => Some(plan_text(v)),
-            KIND_KERNEL_INFO => Some(kernel_info_text(v)),
-            KIND_HSA_KERNEL => Some(kernel_text(v)),
-            KIND_WINDOW => Some(window_text(v)),
-            KIND_NOTE => Some(format!("cltap: {}", v.kernel_name().unwrap_or_default())),
-            _ => None,
-        };
-        if let Some(c) = comment {
-            cltap_formats::apilog::write_entry(text, &Entry::Comment(c));
-            return;
-        }
-    }
-    if crate::meta::function(v.header.kind, v.header.fn_id).is_none() {
-        cltap_formats::apilog::write_entry(text, &Entry::Comment(unknown(v)));
+    if let Some(c) = super::comments::comment(v) {
+        cltap_formats::apilog::write_entry(text, &Entry::Comment(c));
         return;
     }
     if let Some(lws) = fill(call, v, tb, opt) {

@@ -129,7 +129,11 @@ pub trait Sink: Send {
     }
 
     /// A chunk's text formatted on another thread, with its record count.
-    fn text(&mut self, _text: String, _records: u64) {}
+    /// Returns an emptied buffer for the next chunk's text: text made in
+    /// fresh memory each time had every page of it faulted in.
+    fn text(&mut self, text: String, _records: u64) -> String {
+        text
+    }
 
     /// Writes what it holds so far (during the run, and before any sink
     /// finishes).

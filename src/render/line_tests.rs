@@ -1,0 +1,168 @@
+//! The line writer against the API-log format's own writer: for every
+//! function of both APIs, records with varied values, outputs present,
+//! absent, short and NULL, statuses known and unknown, returned and not.
+
+use super::super::printer::{print, Options, Timebase};
+use super::*;
+use crate::meta::{FUNCTIONS, HSA_FUNCTIONS};
+use crate::trace::record::{Args, Capture, Captures, Header, FLAG_DONE, FLAG_OK, KIND_HSA_CALL, KIND_OPENCL_CALL};
+
+/// xorshift: the same values on every run.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+
+    /// A word as calls see them: small, negative, status-like, huge.
+    fn word(&mut self) -> u64 {
+        match self.below(9) {
+            0 => 0,
+            1 => self.below(16),
+            2 => (-(self.below(80) as i64)) as u64,
+            3 => (-(1000 - self.below(200) as i64)) as u64,
+            4 => self.below(1 << 32),
+            5 => u64::MAX - self.below(3),
+            6 => 1 << 63,
+            7 => 0x7F00_0000_0000 + self.below(1 << 20) * 8,
+            _ => self.next(),
+        }
+    }
+
+    fn status(&mut self, hsa: bool) -> u64 {
+        match self.below(4) {
+            0 => 0,
+            1 if hsa => 0x1000 + self.below(0x30),
+            1 => (-(self.below(70) as i64)) as u64,
+            2 => (-(1090 + self.below(60) as i64)) as u64,
+            _ => self.word(),
+        }
+    }
+}
+
+const TAGS: [u8; 8] = [
+    Tag::Array as u8,
+    Tag::Bytes as u8,
+    Tag::Str as u8,
+    Tag::Out as u8,
+    Tag::OutArray as u8,
+    Tag::Props as u8,
+    Tag::LocalSize as u8,
+    0,
+];
+
+/// One record of function `fn_id`, with `data` holding its captures' bytes.
+fn record<'a>(r: &mut Rng, kind: u16, fn_id: usize, f: &FnMeta, data: &'a [u8]) -> View<'a> {
+    let mut flags = 0u8;
+    if r.below(3) > 0 {
+        flags |= FLAG_DONE | FLAG_OK;
+    }
+    if f.event_out || r.below(4) == 0 {
+        flags |= FLAG_CMD;
+    }
+    let t0 = r.word();
+    let header = Header {
+        len: 0,
+        fn_id: fn_id as u16,
+        nargs: f.params.len() as u8,
+        flags,
+        tid: match r.below(3) {
+            0 => r.below(100) as u32,
+            1 => r.next() as u32,
+            _ => 4_000_000 + r.below(100_000) as u32,
+        },
+        kind,
+        _pad: 0,
+        cmd_id: if r.below(2) == 0 { r.below(1000) } else { r.word() },
+        t0,
+        t1: if r.below(5) == 0 { r.word() } else { t0.wrapping_add(r.below(1 << 30)) },
+        ret: if kind == KIND_HSA_CALL {
+            r.status(true)
+        } else if r.below(2) == 0 {
+            r.status(false)
+        } else {
+            r.word()
+        },
+    };
+    // Now and then a record shorter than its function (a damaged trace).
+    let nargs = if r.below(20) == 0 { r.below(f.params.len() as u64 + 1) as usize } else { f.params.len() };
+    let args: Args = (0..nargs).map(|_| r.word()).collect();
+    let mut captures = Captures::new();
+    let mut at = 0;
+    let n = r.below(6);
+    for _ in 0..n {
+        // Mostly outputs of the function's own parameters; the rest any tag,
+        // any parameter (some past the last), any length.
+        let param = (r.below(f.params.len() as u64 + 2)) as u8;
+        let tag = if r.below(3) > 0 { Tag::Out as u8 } else { TAGS[r.below(8) as usize] };
+        let len = [8, 8, 8, 0, 4, 16, 24, 32][r.below(8) as usize].min(data.len() - at);
+        let c = Capture { param, tag, _pad: 0, bytes: len as u32, total: r.below(100) };
+        captures.push((c, &data[at..at + len]));
+        at += len;
+    }
+    View { header, args, captures }
+}
+
+fn reference(v: &View<'_>, tb: &Timebase) -> String {
+    // `fill`'s call, written by the format's `write_call`.
+    let mut text = String::new();
+    for e in super::super::printer::entries(v, tb, Options::default()) {
+        apilog::write_entry(&mut text, &e);
+    }
+    text
+}
+
+#[test]
+fn every_function_writes_the_line_the_format_writes() {
+    let mut r = Rng(0x9E37_79B9_7F4A_7C15);
+    let tb = Timebase { ticks_per_us: 2601.089 };
+    let data: Vec<u8> = (0..256).map(|_| r.next() as u8).collect();
+    let mut lines = 0;
+    for (kind, table) in [(KIND_OPENCL_CALL, &FUNCTIONS[..]), (KIND_HSA_CALL, &HSA_FUNCTIONS[..])] {
+        for (id, f) in table.iter().enumerate() {
+            for _ in 0..200 {
+                let v = record(&mut r, kind, id, f, &data);
+                let want = reference(&v, &tb);
+                let mut got = String::from("before\n");
+                assert!(write(&mut got, &v, &tb), "{} left to the slow path", f.name);
+                assert_eq!(got.strip_prefix("before\n").unwrap(), want, "{} {v:?}", f.name);
+                lines += 1;
+            }
+        }
+    }
+    assert!(lines > 80_000);
+}
+
+/// `print`, which the sink and the parallel renderer call, takes the line
+/// writer for calls and leaves decoding and other records to the rest.
+#[test]
+fn print_takes_the_line_writer_for_calls_only() {
+    let mut r = Rng(7);
+    let tb = Timebase { ticks_per_us: 1.0 };
+    let data = [0u8; 64];
+    let id = crate::meta::by_name("clGetPlatformInfo").unwrap();
+    let v = record(&mut r, KIND_OPENCL_CALL, id, &FUNCTIONS[id], &data);
+    let mut call = super::super::printer::empty_call();
+    let mut text = String::new();
+    print(&mut text, &mut call, &v, &tb, Options::default());
+    assert_eq!(text, reference(&v, &tb));
+    assert!(call.name.is_empty(), "no Call built");
+    text.clear();
+    print(&mut text, &mut call, &v, &tb, Options { decode: true });
+    assert_eq!(call.name, "clGetPlatformInfo");
+    let mut unknown = v.clone();
+    unknown.header.fn_id = u16::MAX;
+    text.clear();
+    assert!(!write(&mut text, &unknown, &tb));
+    assert!(text.is_empty());
+    print(&mut text, &mut call, &unknown, &tb, Options::default());
+    assert!(text.starts_with("# unknown function id"), "{text}");
+}

@@ -28,7 +28,13 @@ static LAST_GPU_TICK: AtomicU64 = AtomicU64::new(0);
 
 /// The GPU counter: strictly increasing across all callers.
 pub fn gpu_ticks() -> u64 {
-    let now = system_ns() / (SYSTEM_CLOCK_HZ / GPU_CLOCK_HZ);
+    gpu_ticks_at(system_ns())
+}
+
+/// The GPU counter at system time `system`, strictly increasing across all
+/// callers.
+fn gpu_ticks_at(system: u64) -> u64 {
+    let now = system / (SYSTEM_CLOCK_HZ / GPU_CLOCK_HZ);
     let mut last = LAST_GPU_TICK.load(Ordering::Relaxed);
     loop {
         let next = now.max(last + 1);
@@ -45,10 +51,15 @@ pub extern "C" fn hsaKmtGetClockCounters(node: HSAuint32, counters: *mut HsaCloc
         if counters.is_null() || !crate::topology::valid_node(node) {
             return HSAKMT_STATUS_INVALID_PARAMETER;
         }
+        // One reading gives both counters: ROCr maps GPU ticks to system
+        // time through these pairs, and two readings apart (a preempted
+        // thread between them) would shift every translated time by the gap,
+        // past the host's own clock.
+        let system = system_ns();
         let c = HsaClockCounters {
-            GPUClockCounter: gpu_ticks(),
+            GPUClockCounter: gpu_ticks_at(system),
             CPUClockCounter: now_ns(libc::CLOCK_MONOTONIC_RAW),
-            SystemClockCounter: system_ns(),
+            SystemClockCounter: system,
             SystemClockFrequencyHz: SYSTEM_CLOCK_HZ,
         };
         // SAFETY: checked non-null; the caller's struct.
@@ -69,5 +80,19 @@ mod tests {
         let sys = system_ns() / 10;
         let c = gpu_ticks();
         assert!(c >= sys, "gpu {c} behind system/10 {sys}");
+    }
+
+    #[test]
+    fn a_sample_pairs_the_gpu_counter_with_its_own_system_time() {
+        // However long the caller is held between the two fields, the pair
+        // says the same instant (to one tick, or the ticks the counter ran
+        // ahead to stay strictly increasing).
+        for _ in 0..1000 {
+            let mut c = HsaClockCounters::default();
+            assert_eq!(hsaKmtGetClockCounters(0, &mut c), HSAKMT_STATUS_SUCCESS);
+            let at = c.SystemClockCounter / (SYSTEM_CLOCK_HZ / GPU_CLOCK_HZ);
+            assert!(c.GPUClockCounter >= at, "{c:?}");
+            assert!(c.GPUClockCounter - at < 1000, "the counter ran far ahead: {c:?}");
+        }
     }
 }

@@ -468,4 +468,8 @@ fn read_full(f: &File, buf: &mut [u8], offset: u64) -> std::io::Result<usize> {
 }
 
 #[cfg(test)]
+mod decode_tests;
+#[cfg(test)]
+mod oracle;
+#[cfg(test)]
 mod tests;

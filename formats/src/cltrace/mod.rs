@@ -15,9 +15,7 @@
 //! in use when the process ended) follow in index order.
 
 pub mod compact;
-mod compact_read;
 pub mod record;
-pub mod view;
 mod writer;
 
 pub use writer::{ThreadWriter, TraceWriter};
@@ -422,18 +420,18 @@ fn next_wide<'a>(tid: u32, rest: &'a [u8], v: &mut record::View<'a>) -> Result<O
         if opened > rest.len() {
             return Err(format!("an open record of {} arguments runs past the end", h.nargs));
         }
-        view::read_last(&rest[..opened], v);
+        record::view::read_last(&rest[..opened], v);
         return Ok(Some(opened));
     }
     let len = h.len as usize;
     if len > rest.len() {
-        if !view::read_last(&rest[..opened.min(rest.len())], v) {
+        if !record::view::read_last(&rest[..opened.min(rest.len())], v) {
             return Err("the last record is cut short".into());
         }
         return Ok(None);
     }
     let h = record::check(rest)?;
-    view::read_wide(&rest[..len], h, v);
+    record::view::read_wide(&rest[..len], h, v);
     Ok(Some(len))
 }
 

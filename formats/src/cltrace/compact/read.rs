@@ -1,14 +1,14 @@
-//! Reading compact records (version 2, [`super::compact`]): straight into
+//! Reading compact records (version 2, [`super`]): straight into
 //! the [`View`] the renderers take, one record at a time. The wide layout is
 //! made from views only for those who keep wide records ([`widen`]: the
 //! tools' buffers), so rendering neither writes a second copy of a chunk nor
 //! parses it again.
 
-use super::compact::{Prev, CAP_SAME, CAP_TAG, CAP_WORD, END, STATE_FLAGS, STATE_HSA, STATE_WIDE};
-use super::record::{
+use super::{Prev, CAP_SAME, CAP_TAG, CAP_WORD, END, STATE_FLAGS, STATE_HSA, STATE_WIDE};
+use crate::cltrace::record::view::{self, Data, View};
+use crate::cltrace::record::{
     self, pad8, Capture, Header, CAPTURE, FLAG_CMD, FLAG_DONE, FLAG_MOVED, HEADER, KIND_HSA_CALL, KIND_OPENCL_CALL,
 };
-use super::view::{self, Data, View};
 
 /// A cursor over one chunk's bytes that fails, never panics.
 struct Cursor<'a> {
@@ -210,7 +210,7 @@ impl<'a> Decoder<'a> {
 
 #[inline(always)]
 fn unzigzag(v: u64) -> i64 {
-    super::compact::unzigzag(v)
+    super::unzigzag(v)
 }
 
 /// Reads a tail into `v`, whose header and arguments are read, and

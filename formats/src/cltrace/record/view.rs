@@ -3,7 +3,7 @@
 //! it to each sink: a view is a few hundred bytes, and building, moving and
 //! dropping one per record was a fifth of the rendering's cost.
 
-use super::record::{pad8, Capture, Header, CAPTURE, FLAG_DONE, FLAG_OK, HEADER};
+use super::{pad8, Capture, Header, CAPTURE, FLAG_DONE, FLAG_OK, HEADER};
 use std::ops::Deref;
 
 /// Inline room for a record's words and captures: rendering reads millions
@@ -84,7 +84,7 @@ pub struct View<'a> {
 impl View<'_> {
     /// A dispatch record's kernel name, when it carries one.
     pub fn kernel_name(&self) -> Option<String> {
-        self.string_arg(super::record::NAME_PARAM as usize)
+        self.string_arg(super::NAME_PARAM as usize)
     }
 
     /// Whether the call returned (the record was completed).
@@ -96,7 +96,7 @@ impl View<'_> {
     pub fn string_arg(&self, i: usize) -> Option<String> {
         self.captures
             .iter()
-            .find(|(c, _)| c.param as usize == i && c.tag == super::record::Tag::Str as u8)
+            .find(|(c, _)| c.param as usize == i && c.tag == super::Tag::Str as u8)
             .map(|(_, d)| String::from_utf8_lossy(d).into_owned())
     }
 }
@@ -109,7 +109,7 @@ fn read_args(b: &[u8], n: usize, args: &mut Args) {
 }
 
 /// Reads a complete wide record into `v`: `rec` is exactly the record's
-/// `len` bytes and `h` its header, as [`super::record::check`] passed them.
+/// `len` bytes and `h` its header, as [`super::check`] passed them.
 /// Captures are read while whole ones fit; what follows them is ignored.
 pub fn read_wide<'a>(rec: &'a [u8], h: Header, v: &mut View<'a>) {
     let len = rec.len();
@@ -142,7 +142,7 @@ pub fn read_last<'a>(buf: &'a [u8], v: &mut View<'a>) -> bool {
     // SAFETY: the buffer holds at least a header.
     let mut h: Header = unsafe { std::ptr::read_unaligned(buf.as_ptr() as *const Header) };
     if h.flags & FLAG_DONE != 0 && h.len as usize <= buf.len() {
-        return match super::record::check(&buf[..h.len as usize]) {
+        return match super::check(&buf[..h.len as usize]) {
             Ok(h) => {
                 read_wide(&buf[..h.len as usize], h, v);
                 true

@@ -249,7 +249,9 @@ pub const fn pad8(n: usize) -> usize {
     (n + 7) & !7
 }
 
-pub use super::view::{Args, Captures, Data, View};
+pub mod view;
+
+pub use view::{Args, Captures, Data, View};
 
 /// Why the bytes at some offset are not a record.
 pub fn check(buf: &[u8]) -> Result<Header, String> {
@@ -269,10 +271,10 @@ pub fn check(buf: &[u8]) -> Result<Header, String> {
 }
 
 /// A record that may not be complete: `buf` runs from the record to the end
-/// of what its chunk holds (see [`super::view::read_last`]).
+/// of what its chunk holds (see [`view::read_last`]).
 pub fn last(buf: &[u8]) -> Option<View<'_>> {
     let mut v = View::default();
-    super::view::read_last(buf, &mut v).then_some(v)
+    view::read_last(buf, &mut v).then_some(v)
 }
 
 /// Splits a buffer into records. Stops at the first malformed one.
@@ -282,7 +284,7 @@ pub fn records(mut buf: &[u8]) -> impl Iterator<Item = View<'_>> {
         let (rec, rest) = buf.split_at(h.len as usize);
         buf = rest;
         let mut v = View::default();
-        super::view::read_wide(rec, h, &mut v);
+        view::read_wide(rec, h, &mut v);
         Some(v)
     })
 }

@@ -142,7 +142,9 @@ pub unsafe fn put_capture_word(p: *mut u8, tag: u8, param: u8, w: u64) -> usize 
     2 + put_raw(p.add(2), w)
 }
 
-pub use super::compact_read::{widen, Damage, Decoder, Read};
+mod read;
+
+pub use read::{widen, Damage, Decoder, Read};
 
 /// Encodes a version 1 record compactly, after the record `prev` describes
 /// (which it then describes, when the record is stored compact); `None` when the compact form cannot say it
@@ -190,7 +192,7 @@ pub fn narrow(rec: &[u8], prev: &mut Prev) -> Option<Vec<u8>> {
     out.truncate(n);
     // Exact, or not at all: read it back and compare.
     let mut back = Vec::new();
-    super::compact_read::widen_after(&out, h.tid, *prev, &mut back).ok()?;
+    read::widen_after(&out, h.tid, *prev, &mut back).ok()?;
     (back == rec).then(|| {
         *prev = next;
         out

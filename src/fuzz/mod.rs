@@ -37,22 +37,24 @@ pub fn trace(data: &[u8]) {
     }
     if let Ok(r) = Reader::open(&path) {
         let tb = Timebase { ticks_per_us: r.header.ticks_per_us().filter(|t| *t > 0.0).unwrap_or(1000.0) };
-        let mut buf = Vec::new();
+        let (mut buf, mut wide) = (Vec::new(), Vec::new());
         for c in r.chunks().unwrap_or_default() {
-            if r.chunk_records(&c, &mut buf).is_err() {
+            if r.chunk_bytes(&c, &mut buf).is_err() {
                 continue;
             }
+            // The tools' buffers take the chunk widened.
+            r.widen(&c, &buf, &mut wide);
             let mut text = String::new();
             let mut call = printer::empty_call();
             let _ = r.walk(&c, &buf, |v| {
-                printer::print(&mut text, &mut call, &v, &tb, Options { decode: true });
+                printer::print(&mut text, &mut call, v, &tb, Options { decode: true });
                 // A call's raw line comes from the line writer: the same as
                 // the `Call` path's, whatever the record holds.
                 if crate::meta::function(v.header.kind, v.header.fn_id).is_some() {
                     let at = text.len();
-                    printer::print(&mut text, &mut call, &v, &tb, Options::default());
+                    printer::print(&mut text, &mut call, v, &tb, Options::default());
                     let mut want = String::new();
-                    for e in printer::entries(&v, &tb, Options::default()) {
+                    for e in printer::entries(v, &tb, Options::default()) {
                         cltap_formats::apilog::write_entry(&mut want, &e);
                     }
                     assert_eq!(text[at..], want, "the line writer and the Call path differ");

@@ -52,8 +52,8 @@ fn word(v: &View<'_>, i: usize) -> u64 {
     v.args.get(i).copied().unwrap_or(0)
 }
 
-fn capture<'a>(v: &View<'a>, param: usize, tag: Tag) -> Option<&'a [u8]> {
-    v.captures.iter().find(|(c, _)| c.param as usize == param && c.tag == tag as u8).map(|(_, d)| *d)
+fn capture<'v>(v: &'v View<'_>, param: usize, tag: Tag) -> Option<&'v [u8]> {
+    v.captures.iter().find(|(c, _)| c.param as usize == param && c.tag == tag as u8).map(|(_, d)| &**d)
 }
 
 fn out_word(v: &View<'_>, param: usize) -> Option<u64> {

@@ -110,7 +110,7 @@ impl Sink for ApiLog {
         }
     }
 
-    fn chunk(&mut self, _c: &cltap_formats::cltrace::ChunkInfo, _records: &[u8]) {
+    fn chunk(&mut self, _c: &cltap_formats::cltrace::ChunkInfo, _records: &super::sink::ChunkRecords<'_>) {
         if !self.line.is_empty() {
             self.write_line();
         }

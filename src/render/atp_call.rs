@@ -41,7 +41,7 @@ pub fn api_call(f: &FnMeta, v: &View<'_>) -> ApiCall {
     let args = f.params.iter().enumerate().map(|(i, p)| {
         let raw = v.args.get(i).copied().unwrap_or(0);
         let caps: Vec<(&Capture, &[u8])> =
-            v.captures.iter().filter(|(c, _)| c.param as usize == i).map(|(c, d)| (c, *d)).collect();
+            v.captures.iter().filter(|(c, _)| c.param as usize == i).map(|(c, d)| (c, &**d)).collect();
         arg(p, raw, &caps)
     });
     let ret = match f.ret {

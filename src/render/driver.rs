@@ -7,7 +7,7 @@
 
 use super::outputs::Outputs;
 use super::printer::{self, Options, Timebase};
-use super::sink::{End, InFlight, Kinds, Open, Results, Sink};
+use super::sink::{ChunkRecords, End, InFlight, Kinds, Open, Results, Sink};
 use crate::trace::tsc;
 use cltap_formats::cltrace::{self, Reader};
 use std::collections::BTreeMap;
@@ -28,6 +28,8 @@ pub struct Renderer {
     next_seal: u64,
     waiting: BTreeMap<u64, u64>,
     buf: Vec<u8>,
+    /// The chunk's records widened, for the sinks that keep records.
+    wide: Vec<u8>,
     errors: Vec<String>,
 }
 
@@ -45,6 +47,7 @@ impl Renderer {
             next_seal: 1,
             waiting: BTreeMap::new(),
             buf: Vec::new(),
+            wide: Vec::new(),
             errors: Vec::new(),
         }
     }
@@ -110,12 +113,12 @@ impl Renderer {
         let pre = text.is_some();
         let wants: Vec<Kinds> =
             sinks.iter().map(|s| if pre && s.formats_text().is_some() { Kinds::NONE } else { s.kinds() }).collect();
-        let r = reader.chunk_records(c, &mut buf).and_then(|_| {
+        let r = reader.chunk_bytes(c, &mut buf).and_then(|_| {
             reader.walk(c, &buf, |v| {
                 *records += 1;
                 for (s, k) in sinks.iter_mut().zip(&wants) {
                     if k.has(v.header.kind) {
-                        s.record(&v);
+                        s.record(v);
                     }
                 }
             })
@@ -123,13 +126,15 @@ impl Renderer {
         if let Err(e) = r {
             self.errors.push(e.to_string());
         }
+        let records = ChunkRecords::new(&reader, c, &buf, std::mem::take(&mut self.wide));
         let mut spent = None;
         for s in self.sinks.iter_mut() {
             if let Some((t, n)) = text.take_if(|_| s.formats_text().is_some()) {
                 spent = Some(s.text(t, n));
             }
-            s.chunk(c, &buf);
+            s.chunk(c, &records);
         }
+        self.wide = records.into_spare();
         self.buf = buf;
         spent
     }
@@ -288,7 +293,7 @@ fn chunk_text(
     buf: &mut Vec<u8>,
     mut out: String,
 ) -> Result<(String, u64), cltrace::Error> {
-    reader.chunk_records(c, buf)?;
+    reader.chunk_bytes(c, buf)?;
     // An API-log line is about three times its record: sized once, the text
     // does not grow by doubling. Sized from the bytes read, not from the
     // chunk header's claim.
@@ -298,7 +303,7 @@ fn chunk_text(
     let mut n = 0;
     reader.walk(c, buf, |v| {
         n += 1;
-        printer::print(&mut out, &mut call, &v, &tb, options);
+        printer::print(&mut out, &mut call, v, &tb, options);
     })?;
     Ok((out, n))
 }

@@ -105,7 +105,7 @@ fn record<'a>(r: &mut Rng, kind: u16, fn_id: usize, f: &FnMeta, data: &'a [u8]) 
         let tag = if r.below(3) > 0 { Tag::Out as u8 } else { TAGS[r.below(8) as usize] };
         let len = [8, 8, 8, 0, 4, 16, 24, 32][r.below(8) as usize].min(data.len() - at);
         let c = Capture { param, tag, _pad: 0, bytes: len as u32, total: r.below(100) };
-        captures.push((c, &data[at..at + len]));
+        captures.push((c, data[at..at + len].into()));
         at += len;
     }
     View { header, args, captures }

@@ -247,7 +247,8 @@ fn fill(call: &mut Call, v: &View<'_>, tb: &Timebase, opt: Options) -> Option<En
                     a.value.push(')');
                 }
             }
-            let all: Vec<_> = v.captures.iter().filter(|(c, _)| c.param as usize == i).map(|(c, d)| (c, *d)).collect();
+            let all: Vec<_> =
+                v.captures.iter().filter(|(c, _)| c.param as usize == i).map(|(c, d)| (c, &**d)).collect();
             if let Some(d) = decoded(p, &all) {
                 a.value.push(' ');
                 a.value.push_str(&d);

@@ -12,6 +12,40 @@ use cltap_formats::cltrace::{ChunkInfo, Reader};
 use std::collections::BTreeMap;
 use std::sync::OnceLock;
 
+/// A chunk's records in the wide layout, made when a sink first asks: the
+/// renderer reads records straight from the chunk's bytes, and only the
+/// tools' buffers (when a tool takes records) keep them whole.
+pub struct ChunkRecords<'a> {
+    reader: &'a Reader,
+    chunk: &'a ChunkInfo,
+    bytes: &'a [u8],
+    wide: std::cell::OnceCell<Vec<u8>>,
+    /// Memory to widen into, from the chunk before.
+    spare: std::cell::Cell<Vec<u8>>,
+}
+
+impl<'a> ChunkRecords<'a> {
+    /// The records of chunk `chunk`, its `bytes` as stored; `spare`: memory
+    /// for the wide records.
+    pub fn new(reader: &'a Reader, chunk: &'a ChunkInfo, bytes: &'a [u8], spare: Vec<u8>) -> Self {
+        ChunkRecords { reader, chunk, bytes, wide: Default::default(), spare: std::cell::Cell::new(spare) }
+    }
+
+    /// The records in the wide layout ([`Reader::chunk_records`]).
+    pub fn wide(&self) -> &[u8] {
+        self.wide.get_or_init(|| {
+            let mut w = self.spare.take();
+            self.reader.widen(self.chunk, self.bytes, &mut w);
+            w
+        })
+    }
+
+    /// The memory back, for the next chunk.
+    pub fn into_spare(self) -> Vec<u8> {
+        self.wide.into_inner().unwrap_or_else(|| self.spare.into_inner())
+    }
+}
+
 /// A set of record kinds (`KIND_*`), one bit each.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Kinds(pub u64);
@@ -117,9 +151,9 @@ pub trait Sink: Send {
     /// One record, in render order.
     fn record(&mut self, v: &View<'_>);
 
-    /// A chunk whose records were all given, with their bytes (for sinks
-    /// that pass records on as they are).
-    fn chunk(&mut self, _c: &ChunkInfo, _records: &[u8]) {}
+    /// A chunk whose records were all given, with its records whole (for
+    /// sinks that pass records on as they are).
+    fn chunk(&mut self, _c: &ChunkInfo, _records: &ChunkRecords<'_>) {}
 
     /// For sinks whose text other threads can format ahead of time: the
     /// options to format a chunk's records with. The text of such a chunk

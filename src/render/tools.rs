@@ -2,7 +2,7 @@
 //! are, go to the tools' buffers (`tools::buffer_registry`), and the end of
 //! the records ends the tools, before the API log's trailer is written.
 
-use super::sink::{End, Kinds, Results, Sink};
+use super::sink::{ChunkRecords, End, Kinds, Results, Sink};
 use crate::tools::buffer_registry::GLOBAL;
 use crate::trace::record::View;
 use cltap_formats::cltrace::{ChunkInfo, Reader};
@@ -16,8 +16,11 @@ impl Sink for ToolBuffers {
 
     fn record(&mut self, _v: &View<'_>) {}
 
-    fn chunk(&mut self, c: &ChunkInfo, records: &[u8]) {
-        GLOBAL.rendered(c.index, c.header.tid, records);
+    fn chunk(&mut self, c: &ChunkInfo, records: &ChunkRecords<'_>) {
+        // Widened only for a tool that takes records.
+        if GLOBAL.wanted() {
+            GLOBAL.rendered(c.index, c.header.tid, records.wide());
+        }
     }
 
     fn finish(self: Box<Self>, _end: &End<'_>, _results: &mut Results) {

@@ -526,7 +526,7 @@ mod tests {
         let v = records(&scratch[..n]).next().unwrap();
         assert_eq!(v.string_arg(1).as_deref(), Some("add_one.kd"));
         let arr = v.captures.iter().find(|(c, _)| c.tag == Tag::Array as u8).unwrap();
-        assert_eq!((arr.0.param, arr.1), (2, &0x42u64.to_ne_bytes()[..]));
+        assert_eq!((arr.0.param, &*arr.1), (2, &0x42u64.to_ne_bytes()[..]));
     }
 
     #[test]

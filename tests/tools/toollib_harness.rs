@@ -115,10 +115,10 @@ pub fn trace_file_records(path: &Path) -> Vec<Rec> {
     let mut out = Vec::new();
     let mut buf = Vec::new();
     for c in r.chunks().unwrap() {
-        r.chunk_records(&c, &mut buf).unwrap();
+        r.chunk_bytes(&c, &mut buf).unwrap();
         r.walk(&c, &buf, |v| {
             if v.returned() {
-                out.push(Rec::of(&v));
+                out.push(Rec::of(v));
             }
         })
         .unwrap();

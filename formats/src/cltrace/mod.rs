@@ -167,9 +167,6 @@ pub struct Reader {
     file: File,
     pub header: FileHeader,
     pub info: Vec<(String, String)>,
-    /// Version 2 chunks found damaged while widened, by chunk index: the
-    /// walk reports it after the records before the damage.
-    damage: std::sync::Mutex<Vec<(u64, Error)>>,
 }
 
 fn read_struct<T: Copy>(b: &[u8]) -> T {
@@ -205,7 +202,7 @@ impl Reader {
         }
         let info_end = (FILE_HEADER + header.info_len as usize).min(n);
         let info = decode_info(&page[FILE_HEADER..info_end]);
-        Ok(Reader { path: path.to_path_buf(), file, header, info, damage: Default::default() })
+        Ok(Reader { path: path.to_path_buf(), file, header, info })
     }
 
     pub fn path(&self) -> &Path {
@@ -294,27 +291,37 @@ impl Reader {
         Ok(ChunkInfo { index, offset, header })
     }
 
-    /// The record bytes of a chunk, read into `buf`. The buffer grows with
-    /// what is read, never ahead of it: a chunk header that claims more than
-    /// the file holds costs no more memory than the file.
-    ///
-    /// Records come in the wide form ([`record`]) whatever the version: a
-    /// version 2 chunk is widened as it is read ([`compact::widen`]).
+    /// The record bytes of a chunk, as stored (the file's version's
+    /// layout), read into `buf`: what [`Self::walk`] reads. The buffer grows
+    /// with what is read, never ahead of it: a chunk header that claims more
+    /// than the file holds costs no more memory than the file. On an error,
+    /// `buf` holds what could be read.
+    pub fn chunk_bytes(&self, c: &ChunkInfo, buf: &mut Vec<u8>) -> Result<(), Error> {
+        self.read_chunk(c, buf)
+    }
+
+    /// A chunk's records in the wide form ([`record`]) whatever the version,
+    /// for those who keep records (the tools' buffers): a version 2 chunk
+    /// is widened ([`compact::widen`]) up to any damage, which
+    /// [`Self::walk`] reports.
     pub fn chunk_records(&self, c: &ChunkInfo, buf: &mut Vec<u8>) -> Result<(), Error> {
         if self.header.version == VERSION_WIDE {
             return self.read_chunk(c, buf);
         }
         let mut raw = Vec::new();
         self.read_chunk(c, &mut raw)?;
-        buf.clear();
-        let r = compact::widen(&raw, c.header.tid, buf);
-        let mut damage = self.damage.lock().unwrap_or_else(|e| e.into_inner());
-        damage.retain(|(i, _)| *i != c.index);
-        if let Err(d) = r {
-            let at = c.offset + (CHUNK_HEADER + d.at) as u64;
-            damage.push((c.index, self.error(at, format!("chunk {}: {}", c.index, d.reason))));
-        }
+        self.widen(c, &raw, buf);
         Ok(())
+    }
+
+    /// [`Self::chunk_records`] of bytes [`Self::chunk_bytes`] read, into `out`.
+    pub fn widen(&self, c: &ChunkInfo, bytes: &[u8], out: &mut Vec<u8>) {
+        out.clear();
+        if self.header.version == VERSION_WIDE {
+            out.extend_from_slice(bytes);
+        } else {
+            let _ = compact::widen(bytes, c.header.tid, out);
+        }
     }
 
     fn read_chunk(&self, c: &ChunkInfo, buf: &mut Vec<u8>) -> Result<(), Error> {
@@ -339,56 +346,93 @@ impl Reader {
         Ok(())
     }
 
-    /// Walks a chunk's records in the order they were opened. A call that
-    /// never returned comes with its header and arguments only (that is all
-    /// a call has before it returns) and `returned()` false. Records moved
-    /// on completion are skipped here and met again where they were
-    /// completed. A damaged record ends the walk with an error naming its
-    /// offset in the file.
-    pub fn walk<'a>(&self, c: &ChunkInfo, buf: &'a [u8], mut f: impl FnMut(record::View<'a>)) -> Result<(), Error> {
-        let mut off = 0usize;
-        while off < buf.len() {
-            let at = c.offset + (CHUNK_HEADER + off) as u64;
-            let damaged = |r: String| self.error(at, format!("chunk {}: {r}", c.index));
-            let rest = &buf[off..];
-            if rest.len() < record::HEADER {
-                return Err(damaged(format!("{} bytes left, a record header needs {}", rest.len(), record::HEADER)));
+    /// Walks a chunk's records, its bytes as [`Self::chunk_bytes`] read
+    /// them, in the order they were opened. A call that never returned
+    /// comes with its header and arguments only (that is all a call has
+    /// before it returns) and `returned()` false. Records moved on
+    /// completion are skipped here and met again where they were completed.
+    /// A damaged record ends the walk with an error naming its offset in the
+    /// file, after the records before it.
+    ///
+    /// Each record is read into the same view, lent to `f`.
+    pub fn walk<'a>(&self, c: &ChunkInfo, buf: &'a [u8], mut f: impl FnMut(&record::View<'a>)) -> Result<(), Error> {
+        if self.header.version == VERSION_WIDE {
+            return self.walk_wide(c, buf, f);
+        }
+        let mut d = compact::Decoder::new(buf, c.header.tid);
+        let mut v = record::View::default();
+        while let Some(r) = d.next(&mut v) {
+            if let Err(d) = r {
+                let at = c.offset + (CHUNK_HEADER + d.at) as u64;
+                return Err(self.error(at, format!("chunk {}: {}", c.index, d.reason)));
             }
-            // SAFETY: a plain integer struct, read from at least its size.
-            let h: record::Header = unsafe { std::ptr::read_unaligned(rest.as_ptr() as *const record::Header) };
-            if h.tid != c.header.tid {
-                return Err(damaged(format!("a record of thread {} in thread {}'s chunk", h.tid, c.header.tid)));
+            if v.header.flags & record::FLAG_MOVED == 0 {
+                f(&v);
             }
-            let opened = record::HEADER + 8 * h.nargs as usize;
-            let len = if h.flags & record::FLAG_DONE != 0 { h.len as usize } else { opened };
-            if h.flags & record::FLAG_DONE != 0 && len > rest.len() {
-                // Completed while the process died: only the opened part counts.
-                let v = record::last(&rest[..opened.min(rest.len())])
-                    .ok_or_else(|| damaged("the last record is cut short".into()))?;
-                f(v);
+        }
+        Ok(())
+    }
+
+    /// [`Self::walk`] of version 1 records.
+    fn walk_wide<'a>(&self, c: &ChunkInfo, buf: &'a [u8], f: impl FnMut(&record::View<'a>)) -> Result<(), Error> {
+        walk_wide(c.header.tid, buf, f)
+            .map_err(|(off, r)| self.error(c.offset + (CHUNK_HEADER + off) as u64, format!("chunk {}: {r}", c.index)))
+    }
+}
+
+/// [`Reader::walk`] of version 1 records, thread `tid`'s; damage as its
+/// offset in `buf` and the reason.
+fn walk_wide<'a>(tid: u32, buf: &'a [u8], mut f: impl FnMut(&record::View<'a>)) -> Result<(), (usize, String)> {
+    let mut off = 0usize;
+    let mut v = record::View::default();
+    while off < buf.len() {
+        match next_wide(tid, &buf[off..], &mut v) {
+            Ok(Some(len)) => off += len,
+            Ok(None) => {
+                // Completed while the process died: only the opened part
+                // counts, and it is the last.
+                f(&v);
                 return Ok(());
             }
-            if h.flags & record::FLAG_DONE != 0 {
-                record::check(rest).map_err(damaged)?;
-            } else if opened > rest.len() {
-                return Err(damaged(format!("an open record of {} arguments runs past the end", h.nargs)));
-            }
-            if h.flags & record::FLAG_MOVED == 0 {
-                let v = if h.flags & record::FLAG_DONE != 0 {
-                    record::records(&rest[..len]).next()
-                } else {
-                    record::last(&rest[..len])
-                };
-                f(v.ok_or_else(|| damaged("unreadable record".into()))?);
-            }
-            off += len;
+            Err(r) => return Err((off, r)),
         }
-        let mut damage = self.damage.lock().unwrap_or_else(|e| e.into_inner());
-        match damage.iter().position(|(i, _)| *i == c.index) {
-            Some(k) => Err(damage.swap_remove(k).1),
-            None => Ok(()),
+        if v.header.flags & record::FLAG_MOVED == 0 {
+            f(&v);
         }
     }
+    Ok(())
+}
+
+/// Reads the version 1 record at the start of `rest`, thread `tid`'s, into
+/// `v`: its length, or `None` for a record completed as the process died
+/// (read as its opened part), or why it is damaged.
+fn next_wide<'a>(tid: u32, rest: &'a [u8], v: &mut record::View<'a>) -> Result<Option<usize>, String> {
+    if rest.len() < record::HEADER {
+        return Err(format!("{} bytes left, a record header needs {}", rest.len(), record::HEADER));
+    }
+    // SAFETY: a plain integer struct, read from at least its size.
+    let h: record::Header = unsafe { std::ptr::read_unaligned(rest.as_ptr() as *const record::Header) };
+    if h.tid != tid {
+        return Err(format!("a record of thread {} in thread {tid}'s chunk", h.tid));
+    }
+    let opened = record::HEADER + 8 * h.nargs as usize;
+    if h.flags & record::FLAG_DONE == 0 {
+        if opened > rest.len() {
+            return Err(format!("an open record of {} arguments runs past the end", h.nargs));
+        }
+        record::view::read_last(&rest[..opened], v);
+        return Ok(Some(opened));
+    }
+    let len = h.len as usize;
+    if len > rest.len() {
+        if !record::view::read_last(&rest[..opened.min(rest.len())], v) {
+            return Err("the last record is cut short".into());
+        }
+        return Ok(None);
+    }
+    let h = record::check(rest)?;
+    record::view::read_wide(&rest[..len], h, v);
+    Ok(Some(len))
 }
 
 /// The offset of the first data at or after `from`, or `None` when only holes
@@ -421,5 +465,9 @@ fn read_full(f: &File, buf: &mut [u8], offset: u64) -> std::io::Result<usize> {
     Ok(got)
 }
 
+#[cfg(test)]
+mod decode_tests;
+#[cfg(test)]
+mod oracle;
 #[cfg(test)]
 mod tests;

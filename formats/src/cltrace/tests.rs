@@ -46,7 +46,7 @@ fn read_all(path: &Path) -> Result<Vec<(u32, Vec<u8>, bool)>, Error> {
     let mut out = Vec::new();
     let mut buf = Vec::new();
     for c in r.chunks()? {
-        r.chunk_records(&c, &mut buf)?;
+        r.chunk_bytes(&c, &mut buf)?;
         r.walk(&c, &buf, |v| out.push((v.header.tid, v.header.cmd_id.to_ne_bytes().to_vec(), v.returned())))?;
     }
     Ok(out)
@@ -95,12 +95,12 @@ fn round_trip(version: u32) {
     let mut buf = Vec::new();
     let mut last_per_thread = std::collections::HashMap::new();
     for c in r.chunks().unwrap() {
-        r.chunk_records(&c, &mut buf).unwrap();
+        r.chunk_bytes(&c, &mut buf).unwrap();
         r.walk(&c, &buf, |v| {
             assert!(v.returned());
             let prev = last_per_thread.insert(v.header.tid, v.header.cmd_id);
             assert!(prev.is_none_or(|p| p < v.header.cmd_id), "thread {} out of order", v.header.tid);
-            got.push(encode(&v.header, &v.args, &v.captures));
+            got.push(wide(v));
         })
         .unwrap();
     }
@@ -135,9 +135,9 @@ fn an_open_record_is_the_threads_last_and_did_not_return() {
     let r = Reader::open(&path).unwrap();
     let c = r.chunks().unwrap()[0];
     let mut buf = Vec::new();
-    r.chunk_records(&c, &mut buf).unwrap();
+    r.chunk_bytes(&c, &mut buf).unwrap();
     let mut views = Vec::new();
-    r.walk(&c, &buf, |v| views.push(v)).unwrap();
+    r.walk(&c, &buf, |v| views.push(v.clone())).unwrap();
     assert_eq!(views.len(), 2);
     assert!(views[0].returned());
     assert!(!views[1].returned());
@@ -286,9 +286,9 @@ fn calls_are_stored_compact_and_read_back_exactly() {
     let per = c.header.used as f64 / recs.len() as f64;
     assert!(per <= 17.0, "{per} bytes per cheap call");
     let mut buf = Vec::new();
-    r.chunk_records(&c, &mut buf).unwrap();
+    r.chunk_bytes(&c, &mut buf).unwrap();
     let mut back = Vec::new();
-    r.walk(&c, &buf, |v| back.push(encode(&v.header, &v.args, &v.captures))).unwrap();
+    r.walk(&c, &buf, |v| back.push(wide(v))).unwrap();
     assert_eq!(back, recs);
 }
 
@@ -360,4 +360,11 @@ fn a_record_moved_later_keeps_the_widened_offsets_before_and_after_it() {
     assert_eq!(w0.len(), w1.len());
     assert_eq!(w0[HEADER + 8..], w1[HEADER + 8..], "the inner call at the same offset");
     assert_eq!(last(&w1).unwrap().header.flags & FLAG_MOVED, FLAG_MOVED);
+}
+
+/// A view's record in the wide layout.
+fn wide(v: &View<'_>) -> Vec<u8> {
+    let mut out = Vec::new();
+    encode_into(&mut out, &v.header, &v.args, &v.captures);
+    out
 }

@@ -360,7 +360,7 @@ fn trace_size(path: &Path) -> Option<TraceSize> {
     let mut records = 0u64;
     let mut buf = Vec::new();
     for c in r.chunks().ok()? {
-        r.chunk_records(&c, &mut buf).ok()?;
+        r.chunk_bytes(&c, &mut buf).ok()?;
         r.walk(&c, &buf, |_| records += 1).ok()?;
     }
     (records > 0).then_some(TraceSize { bytes, records })

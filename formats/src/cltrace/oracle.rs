@@ -1,145 +1,22 @@
-//! The compact record of trace format version 2: what the layer writes on
-//! every call, and its translation into the wide record ([`super::record`])
-//! that the readers hand to the renderers.
-//!
-//! A call costs its record's bytes twice (the stores, then the disk), and on
-//! a fresh page a share of a page fault, so the record carries nothing that
-//! its chunk or its neighbour already says: the thread is the chunk's, the
-//! start time is a delta from the previous record's, the end time a
-//! duration, and integers are LEB128 (a small value takes one byte).
-//!
-//! ```text
-//! opened part   state u8 · fn_id varint · nargs u8 · Δt0 zigzag varint
-//!               · [cmd_id varint, with CMD or HSA] · nargs × arg varint
-//! tail          duration varint · ret varint · captures · END (0)
-//! capture       tag u8 (bits 0..6 the tag, WORD, SAME) · param u8 ·
-//!               WORD: one varint value | bytes varint · [total varint,
-//!               unless SAME] · data
-//! wide          state WIDE · a whole version 1 record
-//! ```
-//!
-//! The opened part is written before the call is forwarded and the chunk's
-//! `used` moves past it; the tail is written after the call returns, then
-//! the state byte gets DONE, then `used` moves past the tail. A death at any
-//! point leaves a record that reads as open: its state byte lacks DONE, or
-//! its tail runs past `used`.
+//! The reader as it was before compact records were read straight into
+//! views (widened, then the wide records parsed again), kept frozen as the
+//! reference the decoder is held to: the same views, the same damage, for
+//! any bytes.
 
-use super::record::{self, Capture, Header, FLAG_CMD, FLAG_DONE, FLAG_MOVED, FLAG_OK, HEADER, KIND_HSA_CALL};
+use super::compact::{unzigzag, Prev, CAP_SAME, CAP_WORD, END, STATE_HSA, STATE_WIDE};
+use super::record::{
+    self, pad8, Capture, Header, CAPTURE, FLAG_CMD, FLAG_DONE, FLAG_MOVED, FLAG_OK, HEADER, KIND_HSA_CALL,
+};
 
-/// State bits of the first byte beyond the wide record's flags (which it
-/// shares: CMD, OK, DONE, MOVED).
-pub const STATE_HSA: u8 = 0x10;
-/// The rest is a version 1 record, whole (kinds other than calls).
-pub const STATE_WIDE: u8 = 0x20;
 const STATE_FLAGS: u8 = FLAG_CMD | FLAG_OK | FLAG_DONE | FLAG_MOVED;
-
-/// A capture's value is one varint word: 8 bytes, total 1 (an output value).
-pub const CAP_WORD: u8 = 0x40;
-/// The capture's `total` equals its `bytes` and is not written.
-pub const CAP_SAME: u8 = 0x80;
 const CAP_TAG: u8 = 0x3F;
-/// Ends a tail's captures.
-pub const END: u8 = 0;
 
-/// The longest varint.
-pub const VARINT_MAX: usize = 10;
-
-#[inline(always)]
-pub fn zigzag(v: i64) -> u64 {
-    ((v << 1) ^ (v >> 63)) as u64
-}
-
-#[inline(always)]
-pub fn unzigzag(v: u64) -> i64 {
-    ((v >> 1) as i64) ^ -((v & 1) as i64)
-}
-
-/// Writes `v` as LEB128 at `p`; returns the bytes written (1 to 10).
-///
-/// # Safety
-/// `p` must be writable for [`VARINT_MAX`] bytes.
-#[inline(always)]
-pub unsafe fn put_raw(p: *mut u8, mut v: u64) -> usize {
-    let mut i = 0;
-    while v >= 0x80 {
-        *p.add(i) = v as u8 | 0x80;
-        v >>= 7;
-        i += 1;
-    }
-    *p.add(i) = v as u8;
-    i + 1
-}
-
-/// Argument words written as a delta from the same word of the previous
-/// record (the first ones; later words are written whole).
-pub const DELTA_ARGS: usize = 16;
-
-/// What a chunk's next compact record is written relative to: the previous
-/// compact record's start time and argument words (0 in a fresh chunk). A
-/// call repeated in a loop, or one on the same handles as the call before,
-/// then takes a byte per word.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Prev {
-    pub t0: u64,
-    pub args: [u64; DELTA_ARGS],
-}
-
-/// Writes a call's opened part at `p`, after the record `prev` describes
-/// (which it then describes), and returns its length. `state` carries CMD
-/// and HSA; `cmd` is written when either is set.
-///
-/// # Safety
-/// `p` must be writable for `3 + (3 + args.len()) * VARINT_MAX` bytes, and
-/// `args.len()` at most 255.
-#[inline(always)]
-pub unsafe fn put_opened(p: *mut u8, state: u8, fn_id: u16, t0: u64, cmd: u64, args: &[u64], prev: &mut Prev) -> usize {
-    *p = state;
-    let mut n = 1 + put_raw(p.add(1), fn_id as u64);
-    *p.add(n) = args.len() as u8;
-    n += 1;
-    n += put_raw(p.add(n), zigzag(t0.wrapping_sub(prev.t0) as i64));
-    prev.t0 = t0;
-    if state & (FLAG_CMD | STATE_HSA) != 0 {
-        n += put_raw(p.add(n), cmd);
-    }
-    for (i, &a) in args.iter().enumerate() {
-        n += match prev.args.get_mut(i) {
-            Some(b) => {
-                let d = a.wrapping_sub(*b) as i64;
-                *b = a;
-                put_raw(p.add(n), zigzag(d))
-            }
-            None => put_raw(p.add(n), a),
-        };
-    }
-    n
-}
-
-/// A capture's header; `bytes` of data follow it (not for [`CAP_WORD`]).
-///
-/// # Safety
-/// `p` must be writable for `2 + 2 * VARINT_MAX` bytes.
-#[inline(always)]
-pub unsafe fn put_capture_head(p: *mut u8, tag: u8, param: u8, bytes: u64, total: u64) -> usize {
-    let same = if bytes == total { CAP_SAME } else { 0 };
-    *p = tag | same;
-    *p.add(1) = param;
-    let mut n = 2 + put_raw(p.add(2), bytes);
-    if same == 0 {
-        n += put_raw(p.add(n), total);
-    }
-    n
-}
-
-/// A one-word capture (an output value).
-///
-/// # Safety
-/// `p` must be writable for `2 + VARINT_MAX` bytes.
-#[inline(always)]
-pub unsafe fn put_capture_word(p: *mut u8, tag: u8, param: u8, w: u64) -> usize {
-    *p = tag | CAP_WORD;
-    *p.add(1) = param;
-    2 + put_raw(p.add(2), w)
+/// A record as the old reader gave it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OldView {
+    pub header: Header,
+    pub args: Vec<u64>,
+    pub captures: Vec<(Capture, Vec<u8>)>,
 }
 
 /// Reading: a cursor over one chunk's bytes that fails, never panics.
@@ -288,12 +165,12 @@ fn read_tail(c: &mut Cursor, out: &mut Vec<u8>, start: usize, mut h: Header, sta
 /// grows (the tools' buffers keep such offsets). A call that did not return
 /// comes as an opened version 1 record. On damage, what came before it is
 /// in `out`.
-pub fn widen(src: &[u8], tid: u32, out: &mut Vec<u8>) -> Result<(), Damage> {
-    widen_after(src, tid, Prev::default(), out)
+pub fn old_widen(src: &[u8], tid: u32, out: &mut Vec<u8>) -> Result<(), Damage> {
+    old_widen_after(src, tid, Prev::default(), out)
 }
 
 /// [`widen`] for records that follow the one `prev` describes.
-fn widen_after(src: &[u8], tid: u32, mut prev: Prev, out: &mut Vec<u8>) -> Result<(), Damage> {
+fn old_widen_after(src: &[u8], tid: u32, mut prev: Prev, out: &mut Vec<u8>) -> Result<(), Damage> {
     let mut c = Cursor { b: src, at: 0 };
     while c.at < src.len() {
         let at = c.at;
@@ -320,7 +197,7 @@ fn widen_after(src: &[u8], tid: u32, mut prev: Prev, out: &mut Vec<u8>) -> Resul
                 continue;
             }
             // Opened only, or completed as the process died.
-            if let Some(v) = record::last(&rest[..opened]) {
+            if let Some(v) = old_last(&rest[..opened]) {
                 push_header(out, &v.header);
                 out.extend_from_slice(&rest[HEADER..opened]);
             }
@@ -353,55 +230,93 @@ fn widen_after(src: &[u8], tid: u32, mut prev: Prev, out: &mut Vec<u8>) -> Resul
     Ok(())
 }
 
-/// Encodes a version 1 record compactly, after the record `prev` describes
-/// (which it then describes, when the record is stored compact); `None` when the compact form cannot say it
-/// exactly (another kind, fields a call never has), which the caller then
-/// writes wide. For tools and tests: the layer writes in place.
-pub fn narrow(rec: &[u8], prev: &mut Prev) -> Option<Vec<u8>> {
-    let v = record::last(rec)?;
-    let h = v.header;
-    if h.kind > KIND_HSA_CALL || h.flags & !STATE_FLAGS != 0 || v.captures.iter().any(|(c, _)| c.tag > CAP_TAG) {
+fn old_check(buf: &[u8]) -> Result<Header, String> {
+    record::check(buf)
+}
+
+pub fn old_last(buf: &[u8]) -> Option<OldView> {
+    if buf.len() < HEADER {
         return None;
     }
-    let mut state = h.flags & (FLAG_CMD | FLAG_MOVED);
-    if h.kind == KIND_HSA_CALL {
-        state |= STATE_HSA;
+    // SAFETY: as in `check`.
+    let mut h: Header = unsafe { std::ptr::read_unaligned(buf.as_ptr() as *const Header) };
+    if h.flags & FLAG_DONE != 0 && h.len as usize <= buf.len() {
+        return old_records(&buf[..h.len as usize]).next();
     }
-    let size = 3
-        + (3 + v.args.len()) * VARINT_MAX
-        + v.captures.iter().map(|(_, d)| 2 + 2 * VARINT_MAX + d.len()).sum::<usize>()
-        + 1;
-    let mut out = vec![0u8; size];
-    let p = out.as_mut_ptr();
-    let mut next = *prev;
-    // SAFETY: `out` has room for the worst case of every part.
-    let n = unsafe {
-        let mut n = put_opened(p, state, h.fn_id, h.t0, h.cmd_id, &v.args, &mut next);
-        if h.flags & FLAG_DONE != 0 {
-            n += put_raw(p.add(n), h.t1.wrapping_sub(h.t0));
-            n += put_raw(p.add(n), h.ret);
-            for (c, d) in &v.captures {
-                if c.bytes == 8 && c.total == 1 && d.len() == 8 {
-                    n += put_capture_word(p.add(n), c.tag, c.param, u64::from_ne_bytes((*d).try_into().unwrap()));
-                } else {
-                    n += put_capture_head(p.add(n), c.tag, c.param, d.len() as u64, c.total);
-                    std::ptr::copy_nonoverlapping(d.as_ptr(), p.add(n), d.len());
-                    n += d.len();
-                }
+    let len = HEADER + 8 * h.nargs as usize;
+    if len > buf.len() {
+        return None;
+    }
+    h.len = len as u32;
+    h.flags &= !(FLAG_DONE | FLAG_OK);
+    let args = buf[HEADER..len].chunks_exact(8).map(|w| u64::from_ne_bytes(w.try_into().unwrap())).collect();
+    Some(OldView { header: h, args, captures: Vec::new() })
+}
+
+pub fn old_records(mut buf: &[u8]) -> impl Iterator<Item = OldView> + '_ {
+    std::iter::from_fn(move || {
+        let h = old_check(buf).ok()?;
+        let len = h.len as usize;
+        let (rec, rest) = buf.split_at(len);
+        buf = rest;
+        let mut off = HEADER;
+        let args = (0..h.nargs as usize)
+            .map(|i| u64::from_ne_bytes(rec[off + 8 * i..off + 8 * i + 8].try_into().unwrap()))
+            .collect();
+        off += 8 * h.nargs as usize;
+        let mut captures = Vec::new();
+        while off + CAPTURE <= len {
+            // SAFETY: bounds checked above.
+            let c: Capture = unsafe { std::ptr::read_unaligned(rec[off..].as_ptr() as *const Capture) };
+            let start = off + CAPTURE;
+            let end = start + c.bytes as usize;
+            if end > len {
+                break;
             }
-            *p.add(n) = END;
-            *p = state | (h.flags & (FLAG_DONE | FLAG_OK));
-            n + 1
-        } else {
-            n
+            captures.push((c, rec[start..end].to_vec()));
+            off = start + pad8(c.bytes as usize);
         }
-    };
-    out.truncate(n);
-    // Exact, or not at all: read it back and compare.
-    let mut back = Vec::new();
-    widen_after(&out, h.tid, *prev, &mut back).ok()?;
-    (back == rec).then(|| {
-        *prev = next;
-        out
+        Some(OldView { header: h, args, captures })
     })
+}
+
+/// The old walk over wide records (a version 1 chunk, or a version 2 chunk
+/// widened): the views given, then the damage (offset in `buf`, reason).
+pub fn old_walk(tid: u32, buf: &[u8], out: &mut Vec<OldView>) -> Result<(), (usize, String)> {
+    let mut off = 0usize;
+    while off < buf.len() {
+        let damaged = |r: String| (off, r);
+        let rest = &buf[off..];
+        if rest.len() < record::HEADER {
+            return Err(damaged(format!("{} bytes left, a record header needs {}", rest.len(), record::HEADER)));
+        }
+        // SAFETY: a plain integer struct, read from at least its size.
+        let h: record::Header = unsafe { std::ptr::read_unaligned(rest.as_ptr() as *const record::Header) };
+        if h.tid != tid {
+            return Err(damaged(format!("a record of thread {} in thread {}'s chunk", h.tid, tid)));
+        }
+        let opened = record::HEADER + 8 * h.nargs as usize;
+        let len = if h.flags & record::FLAG_DONE != 0 { h.len as usize } else { opened };
+        if h.flags & record::FLAG_DONE != 0 && len > rest.len() {
+            let v = old_last(&rest[..opened.min(rest.len())])
+                .ok_or_else(|| damaged("the last record is cut short".into()))?;
+            out.push(v);
+            return Ok(());
+        }
+        if h.flags & record::FLAG_DONE != 0 {
+            old_check(rest).map_err(damaged)?;
+        } else if opened > rest.len() {
+            return Err(damaged(format!("an open record of {} arguments runs past the end", h.nargs)));
+        }
+        if h.flags & record::FLAG_MOVED == 0 {
+            let v = if h.flags & record::FLAG_DONE != 0 {
+                old_records(&rest[..len]).next()
+            } else {
+                old_last(&rest[..len])
+            };
+            out.push(v.ok_or_else(|| damaged("unreadable record".into()))?);
+        }
+        off += len;
+    }
+    Ok(())
 }

@@ -249,38 +249,9 @@ pub const fn pad8(n: usize) -> usize {
     (n + 7) & !7
 }
 
-/// Inline room for a record's words and captures: rendering reads millions
-/// of records, and an allocation per record was a tenth of its time.
-pub type Args = smallvec::SmallVec<[u64; 16]>;
-pub type Captures<'a> = smallvec::SmallVec<[(Capture, &'a [u8]); 4]>;
+pub mod view;
 
-/// A record read back from a buffer.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct View<'a> {
-    pub header: Header,
-    pub args: Args,
-    pub captures: Captures<'a>,
-}
-
-impl View<'_> {
-    /// A dispatch record's kernel name, when it carries one.
-    pub fn kernel_name(&self) -> Option<String> {
-        self.string_arg(NAME_PARAM as usize)
-    }
-
-    /// Whether the call returned (the record was completed).
-    pub fn returned(&self) -> bool {
-        self.header.flags & FLAG_DONE != 0
-    }
-
-    /// The captured text of string argument `i`.
-    pub fn string_arg(&self, i: usize) -> Option<String> {
-        self.captures
-            .iter()
-            .find(|(c, _)| c.param as usize == i && c.tag == Tag::Str as u8)
-            .map(|(_, d)| String::from_utf8_lossy(d).into_owned())
-    }
-}
+pub use view::{Args, Captures, Data, View};
 
 /// Why the bytes at some offset are not a record.
 pub fn check(buf: &[u8]) -> Result<Header, String> {
@@ -300,72 +271,49 @@ pub fn check(buf: &[u8]) -> Result<Header, String> {
 }
 
 /// A record that may not be complete: `buf` runs from the record to the end
-/// of what its chunk holds. Complete when the header says so and its length
-/// fits; otherwise the call had not returned, and only the header and
-/// arguments are trusted (the rest may be half written).
+/// of what its chunk holds (see [`view::read_last`]).
 pub fn last(buf: &[u8]) -> Option<View<'_>> {
-    if buf.len() < HEADER {
-        return None;
-    }
-    // SAFETY: as in `check`.
-    let mut h: Header = unsafe { std::ptr::read_unaligned(buf.as_ptr() as *const Header) };
-    if h.flags & FLAG_DONE != 0 && h.len as usize <= buf.len() {
-        return records(&buf[..h.len as usize]).next();
-    }
-    let len = HEADER + 8 * h.nargs as usize;
-    if len > buf.len() {
-        return None;
-    }
-    h.len = len as u32;
-    h.flags &= !(FLAG_DONE | FLAG_OK);
-    let args = buf[HEADER..len].chunks_exact(8).map(|w| u64::from_ne_bytes(w.try_into().unwrap())).collect();
-    Some(View { header: h, args, captures: Captures::new() })
+    let mut v = View::default();
+    view::read_last(buf, &mut v).then_some(v)
 }
 
 /// Splits a buffer into records. Stops at the first malformed one.
 pub fn records(mut buf: &[u8]) -> impl Iterator<Item = View<'_>> {
     std::iter::from_fn(move || {
         let h = check(buf).ok()?;
-        let len = h.len as usize;
-        let (rec, rest) = buf.split_at(len);
+        let (rec, rest) = buf.split_at(h.len as usize);
         buf = rest;
-        let mut off = HEADER;
-        let args = (0..h.nargs as usize)
-            .map(|i| u64::from_ne_bytes(rec[off + 8 * i..off + 8 * i + 8].try_into().unwrap()))
-            .collect();
-        off += 8 * h.nargs as usize;
-        let mut captures = Captures::new();
-        while off + CAPTURE <= len {
-            // SAFETY: bounds checked above.
-            let c: Capture = unsafe { std::ptr::read_unaligned(rec[off..].as_ptr() as *const Capture) };
-            let start = off + CAPTURE;
-            let end = start + c.bytes as usize;
-            if end > len {
-                break;
-            }
-            captures.push((c, &rec[start..end]));
-            off = start + pad8(c.bytes as usize);
-        }
-        Some(View { header: h, args, captures })
+        let mut v = View::default();
+        view::read_wide(rec, h, &mut v);
+        Some(v)
     })
 }
 
 /// Encodes a record (for tools and tests; the hot path writes in place).
 /// `len` and `nargs` are set from what is given.
 pub fn encode(h: &Header, args: &[u64], captures: &[(Capture, &[u8])]) -> Vec<u8> {
-    let mut v = vec![0u8; HEADER];
+    let mut v = Vec::new();
+    encode_into(&mut v, h, args, captures);
+    v
+}
+
+/// [`encode`], appended to `out`, of any captures' data ([`View`]'s too).
+pub fn encode_into<D: AsRef<[u8]>>(out: &mut Vec<u8>, h: &Header, args: &[u64], captures: &[(Capture, D)]) {
+    let start = out.len();
+    out.resize(start + HEADER, 0);
     for a in args {
-        v.extend_from_slice(&a.to_ne_bytes());
+        out.extend_from_slice(&a.to_ne_bytes());
     }
     for (c, d) in captures {
+        let d = d.as_ref();
         let c = Capture { bytes: d.len() as u32, ..*c };
         // SAFETY: Capture is a plain repr(C) struct of integers.
-        v.extend_from_slice(unsafe { std::slice::from_raw_parts(&c as *const Capture as *const u8, CAPTURE) });
-        v.extend_from_slice(d);
-        v.resize(pad8(v.len()), 0);
+        out.extend_from_slice(unsafe { std::slice::from_raw_parts(&c as *const Capture as *const u8, CAPTURE) });
+        out.extend_from_slice(d);
+        out.resize(start + pad8(out.len() - start), 0);
     }
-    let h = Header { len: v.len() as u32, nargs: args.len() as u8, ..*h };
+    let h = Header { len: (out.len() - start) as u32, nargs: args.len() as u8, ..*h };
     // SAFETY: as above, for Header.
-    v[..HEADER].copy_from_slice(unsafe { std::slice::from_raw_parts(&h as *const Header as *const u8, HEADER) });
-    v
+    out[start..start + HEADER]
+        .copy_from_slice(unsafe { std::slice::from_raw_parts(&h as *const Header as *const u8, HEADER) });
 }

@@ -1,0 +1,276 @@
+//! Reading compact records (version 2, [`super`]): straight into
+//! the [`View`] the renderers take, one record at a time. The wide layout is
+//! made from views only for those who keep wide records ([`widen`]: the
+//! tools' buffers), so rendering neither writes a second copy of a chunk nor
+//! parses it again.
+
+use super::{Prev, CAP_SAME, CAP_TAG, CAP_WORD, END, STATE_FLAGS, STATE_HSA, STATE_WIDE};
+use crate::cltrace::record::view::{self, Data, View};
+use crate::cltrace::record::{
+    self, pad8, Capture, Header, CAPTURE, FLAG_CMD, FLAG_DONE, FLAG_MOVED, HEADER, KIND_HSA_CALL, KIND_OPENCL_CALL,
+};
+
+/// A cursor over one chunk's bytes that fails, never panics.
+struct Cursor<'a> {
+    b: &'a [u8],
+    at: usize,
+}
+
+impl<'a> Cursor<'a> {
+    #[inline(always)]
+    fn byte(&mut self) -> Option<u8> {
+        let v = *self.b.get(self.at)?;
+        self.at += 1;
+        Some(v)
+    }
+
+    #[inline(always)]
+    fn varint(&mut self) -> Option<u64> {
+        // Most values are one byte (deltas, small integers).
+        let b = self.byte()?;
+        if b & 0x80 == 0 {
+            return Some(b as u64);
+        }
+        let mut v = (b & 0x7F) as u64;
+        for shift in (7..64).step_by(7) {
+            let b = self.byte()?;
+            v |= ((b & 0x7F) as u64) << shift;
+            if b & 0x80 == 0 {
+                return Some(v);
+            }
+        }
+        None
+    }
+
+    fn take(&mut self, n: u64) -> Option<&'a [u8]> {
+        let n = usize::try_from(n).ok()?;
+        let Some(end) = self.at.checked_add(n).filter(|&e| e <= self.b.len()) else {
+            // Runs past what was written.
+            self.at = self.b.len();
+            return None;
+        };
+        let s = &self.b[self.at..end];
+        self.at = end;
+        Some(s)
+    }
+}
+
+/// Why a chunk's bytes are not version 2 records: where (from the chunk's
+/// first record) and what.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Damage {
+    pub at: usize,
+    pub reason: String,
+}
+
+/// What the record just read was, besides the view it was read into.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Read<'a> {
+    /// A compact record, or the opened part of a wide one.
+    Decoded,
+    /// A complete wide record: these bytes, which widening keeps as they are.
+    Wide(&'a [u8]),
+}
+
+/// Reads a chunk's version 2 records (its `used` bytes, thread `tid`'s) in
+/// the order written. A moved record comes where it was opened, marked
+/// moved, as version 1 has it (a walk skips it; its complete copy comes
+/// later). A call that did not return comes as its opened part, without
+/// `DONE`; a record completed as the process died (its tail runs past the
+/// end) too, and nothing after it counts.
+pub struct Decoder<'a> {
+    c: Cursor<'a>,
+    tid: u32,
+    prev: Prev,
+    ended: bool,
+}
+
+impl<'a> Decoder<'a> {
+    pub fn new(src: &'a [u8], tid: u32) -> Self {
+        Self::after(src, tid, Prev::default())
+    }
+
+    /// For records that follow the one `prev` describes.
+    pub fn after(src: &'a [u8], tid: u32, prev: Prev) -> Self {
+        Decoder { c: Cursor { b: src, at: 0 }, tid, prev, ended: false }
+    }
+
+    /// The next record, read into `v`; `None` after the last, or after
+    /// damage (which the `Err` before said).
+    #[inline]
+    pub fn next(&mut self, v: &mut View<'a>) -> Option<Result<Read<'a>, Damage>> {
+        if self.ended || self.c.at >= self.c.b.len() {
+            return None;
+        }
+        let at = self.c.at;
+        let r = if self.c.b[at] & STATE_WIDE != 0 { self.wide(at, v) } else { self.compact(at, v) };
+        if r.is_err() {
+            self.ended = true;
+        }
+        Some(r)
+    }
+
+    fn wide(&mut self, at: usize, v: &mut View<'a>) -> Result<Read<'a>, Damage> {
+        let damaged = |reason: String| Damage { at, reason };
+        let rest = &self.c.b[at + 1..];
+        if rest.len() < HEADER {
+            return Err(damaged(format!("{} bytes left, a record header needs {HEADER}", rest.len())));
+        }
+        // SAFETY: a plain integer struct, read from at least its size.
+        let h: Header = unsafe { std::ptr::read_unaligned(rest.as_ptr() as *const Header) };
+        if h.tid != self.tid {
+            return Err(damaged(format!("a record of thread {} in thread {}'s chunk", h.tid, self.tid)));
+        }
+        let opened = HEADER + 8 * h.nargs as usize;
+        if opened > rest.len() {
+            return Err(damaged(format!("an open record of {} arguments runs past the end", h.nargs)));
+        }
+        let done = h.flags & FLAG_DONE != 0;
+        if done && (h.len as usize) <= rest.len() {
+            let h = record::check(rest).map_err(damaged)?;
+            let rec = &rest[..h.len as usize];
+            view::read_wide(rec, h, v);
+            self.c.at += 1 + rec.len();
+            return Ok(Read::Wide(rec));
+        }
+        // Opened only, or completed as the process died (then the last).
+        view::read_last(&rest[..opened], v);
+        if done {
+            self.ended = true;
+        } else {
+            self.c.at += 1 + opened;
+        }
+        Ok(Read::Decoded)
+    }
+
+    #[inline(always)]
+    fn compact(&mut self, at: usize, v: &mut View<'a>) -> Result<Read<'a>, Damage> {
+        let Some(state) = self.opened(v) else {
+            return Err(Damage { at, reason: "an opened record runs past the end or is malformed".into() });
+        };
+        if state & FLAG_DONE == 0 {
+            return Ok(Read::Decoded);
+        }
+        let mut tail = Cursor { b: self.c.b, at: self.c.at };
+        if read_tail(&mut tail, v, state).is_none() {
+            v.captures.clear();
+            if tail.at < tail.b.len() {
+                return Err(Damage { at, reason: "a malformed record".into() });
+            }
+            // Completed as the process died: the tail runs past `used`.
+            self.ended = true;
+            return Ok(Read::Decoded);
+        }
+        self.c.at = tail.at;
+        Ok(Read::Decoded)
+    }
+
+    /// Reads an opened part into `v` (header and arguments, as a call that
+    /// has not returned); its state byte, or `None` when it runs past the
+    /// end or is malformed.
+    #[inline(always)]
+    fn opened(&mut self, v: &mut View<'a>) -> Option<u8> {
+        let c = &mut self.c;
+        let prev = &mut self.prev;
+        let state = c.byte()?;
+        let fn_id = u16::try_from(c.varint()?).ok()?;
+        let nargs = c.byte()?;
+        let t0 = prev.t0.wrapping_add(unzigzag(c.varint()?) as u64);
+        prev.t0 = t0;
+        let cmd_id = if state & (FLAG_CMD | STATE_HSA) != 0 { c.varint()? } else { 0 };
+        v.args.clear();
+        for i in 0..nargs as usize {
+            let w = c.varint()?;
+            let a = match prev.args.get_mut(i) {
+                Some(b) => {
+                    *b = b.wrapping_add(unzigzag(w) as u64);
+                    *b
+                }
+                None => w,
+            };
+            v.args.push(a);
+        }
+        v.captures.clear();
+        v.header = Header {
+            len: (HEADER + 8 * nargs as usize) as u32,
+            fn_id,
+            nargs,
+            flags: state & (FLAG_CMD | FLAG_MOVED),
+            tid: self.tid,
+            kind: if state & STATE_HSA != 0 { KIND_HSA_CALL } else { KIND_OPENCL_CALL },
+            _pad: 0,
+            cmd_id,
+            t0,
+            t1: 0,
+            ret: 0,
+        };
+        Some(state)
+    }
+}
+
+#[inline(always)]
+fn unzigzag(v: u64) -> i64 {
+    super::unzigzag(v)
+}
+
+/// Reads a tail into `v`, whose header and arguments are read, and
+/// completes the header, its `len` the wide record's; `None` (the header
+/// left as it was) when the tail does not fit `c` (not returned) or its
+/// wide form would not.
+#[inline(always)]
+fn read_tail<'a>(c: &mut Cursor<'a>, v: &mut View<'a>, state: u8) -> Option<()> {
+    let dur = c.varint()?;
+    let ret = c.varint()?;
+    let mut len = v.header.len as usize;
+    loop {
+        let tag = c.byte()?;
+        if tag == END {
+            break;
+        }
+        let param = c.byte()?;
+        if tag & CAP_WORD != 0 {
+            let w = c.varint()?;
+            v.captures.push((
+                Capture { param, tag: tag & CAP_TAG, _pad: 0, bytes: 8, total: 1 },
+                Data::Word(w.to_ne_bytes()),
+            ));
+            len += CAPTURE + 8;
+            continue;
+        }
+        let bytes = c.varint()?;
+        let total = if tag & CAP_SAME != 0 { bytes } else { c.varint()? };
+        let bytes32 = u32::try_from(bytes).ok()?;
+        let data = c.take(bytes)?;
+        v.captures.push((Capture { param, tag: tag & CAP_TAG, _pad: 0, bytes: bytes32, total }, Data::Bytes(data)));
+        len += CAPTURE + pad8(data.len());
+    }
+    let h = &mut v.header;
+    h.len = u32::try_from(len).ok()?;
+    h.flags = state & STATE_FLAGS;
+    h.t1 = h.t0.wrapping_add(dur);
+    h.ret = ret;
+    Some(())
+}
+
+/// Translates a chunk's version 2 records (its `used` bytes, thread `tid`'s)
+/// into version 1 records, appended to `out`, in the order written (see
+/// [`Decoder`]). A moved record stays where it was opened, so that an offset
+/// into the widened records before the first open one stays valid as the
+/// chunk grows (the tools' buffers keep such offsets). On damage, what came
+/// before it is in `out`.
+pub fn widen(src: &[u8], tid: u32, out: &mut Vec<u8>) -> Result<(), Damage> {
+    widen_after(src, tid, Prev::default(), out)
+}
+
+/// [`widen`] for records that follow the one `prev` describes.
+pub(super) fn widen_after(src: &[u8], tid: u32, prev: Prev, out: &mut Vec<u8>) -> Result<(), Damage> {
+    let mut d = Decoder::after(src, tid, prev);
+    let mut v = View::default();
+    while let Some(r) = d.next(&mut v) {
+        match r? {
+            Read::Wide(rec) => out.extend_from_slice(rec),
+            Read::Decoded => record::encode_into(out, &v.header, &v.args, &v.captures),
+        }
+    }
+    Ok(())
+}

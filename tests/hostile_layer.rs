@@ -178,3 +178,57 @@ fn a_full_disk_leaves_the_application_running_and_the_trace_readable() {
         assert_eq!(kept + dropped, 20_001);
     }
 }
+
+/// A chunk damaged in the middle of its records renders the records before
+/// the damage whatever the number of rendering threads: the parallel
+/// renderer once dropped the whole chunk's API-log text where one thread
+/// kept them.
+#[test]
+fn a_damaged_chunk_renders_the_same_on_one_thread_and_on_several() {
+    let d = scratch("hostile-damaged-chunk");
+    let traced = d.join("traced");
+    let cltap_bin = Path::new(env!("CARGO_BIN_EXE_cltap"));
+    let mut c = command(
+        cltap_bin,
+        &["bench", "--child", "threads:2:100000", "--iterations", "1"],
+        &[Driver::Pocl],
+        Loader::OclIcd,
+        Mode::Layer,
+    );
+    c.env("CLTAP_OUTPUT_DIR", &traced).env("CLTAP_RENDER", "0");
+    let o = run(c);
+    assert_eq!(o.code, Some(0), "{}", o.stderr);
+    let trace = std::fs::read_dir(&traced)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.extension().is_some_and(|x| x == "cltrace"))
+        .unwrap();
+    // Bytes that are no record, a little way into a chunk that is neither
+    // the first nor the last.
+    let chunks = cltap_formats::cltrace::Reader::open(&trace).unwrap().chunks().unwrap();
+    assert!(chunks.len() >= 4, "{} chunks", chunks.len());
+    let at = chunks[chunks.len() / 2].offset as usize + cltap_formats::cltrace::CHUNK_HEADER + 200;
+    let mut bytes = std::fs::read(&trace).unwrap();
+    bytes[at..at + 64].fill(0xFF);
+    std::fs::write(&trace, bytes).unwrap();
+    let logs: Vec<(String, Outcome)> = ["1", "2"]
+        .iter()
+        .map(|threads| {
+            let out = d.join(format!("render-{threads}"));
+            let o = common::bounded::cltap(&[&"render", &trace, &"--output", &out, &"--threads", threads]);
+            let log = std::fs::read_dir(&out)
+                .unwrap()
+                .map(|e| e.unwrap().path())
+                .find(|p| p.extension().is_some_and(|x| x == "apilog"))
+                .unwrap();
+            (std::fs::read_to_string(log).unwrap(), o)
+        })
+        .collect();
+    for (_, o) in &logs {
+        assert!(o.stderr.contains("record"), "the damage is reported: {}", o.stderr);
+    }
+    let lines = |s: &str| s.lines().filter(|l| l.starts_with("TID")).count();
+    assert!(lines(&logs[0].0) > 1000, "the records around the damage are rendered");
+    assert_eq!(lines(&logs[0].0), lines(&logs[1].0), "the same records on 1 and 2 threads");
+    assert_eq!(logs[0].0, logs[1].0);
+}

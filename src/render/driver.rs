@@ -219,10 +219,10 @@ impl Renderer {
                 while let Some(r) = ready.remove(&k) {
                     let spent = match r {
                         Ok(t) => self.render_chunk(&chunks[k], Some(t)),
-                        Err(e) => {
-                            self.errors.push(e.to_string());
-                            self.render_chunk(&chunks[k], Some((String::new(), 0)))
-                        }
+                        // A damaged chunk: its records up to the damage
+                        // are taken here, on one thread, as without
+                        // workers (the walk reports the damage).
+                        Err(_) => self.render_chunk(&chunks[k], None),
                     };
                     if let Some(b) = spent.filter(|b| b.capacity() > 0) {
                         spare.lock().push(b);

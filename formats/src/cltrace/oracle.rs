@@ -3,7 +3,7 @@
 //! reference the decoder is held to: the same views, the same damage, for
 //! any bytes.
 
-use super::compact::{unzigzag, Prev, CAP_SAME, CAP_WORD, END, STATE_HSA, STATE_WIDE};
+use super::compact::{unzigzag, Damage, Prev, CAP_SAME, CAP_WORD, END, STATE_HSA, STATE_WIDE};
 use super::record::{
     self, pad8, Capture, Header, CAPTURE, FLAG_CMD, FLAG_DONE, FLAG_MOVED, FLAG_OK, HEADER, KIND_HSA_CALL,
 };
@@ -55,14 +55,6 @@ impl Cursor<'_> {
         self.at = end;
         Some(s)
     }
-}
-
-/// Why a chunk's bytes are not version 2 records: where (from the chunk's
-/// first record) and what.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Damage {
-    pub at: usize,
-    pub reason: String,
 }
 
 fn push_header(out: &mut Vec<u8>, h: &Header) {

@@ -39,8 +39,7 @@ fn main() {
 }
 
 fn functions(s: &mut String, api: &Api, static_name: &str, dialect: Dialect) {
-    writeln!(s, "pub static {static_name}: [FnMeta; {}] = [", api.functions.len()).unwrap();
-    for f in &api.functions {
+    for (i, f) in api.functions.iter().enumerate() {
         let idx = |n: &str| f.param_index(n).unwrap();
         let len = |l: &Len| match l {
             Len::Param(p) => format!("Count::Param({})", idx(p)),
@@ -84,7 +83,7 @@ fn functions(s: &mut String, api: &Api, static_name: &str, dialect: Dialect) {
             .collect();
         writeln!(
             s,
-            "    FnMeta {{ name: {:?}, ext: {:?}, ret: Ret::{ret}, ret_type: {:?}, event_out: {}, captured: &[{}], params: &[",
+            "#[doc(hidden)]\npub const {static_name}_{i}: FnMeta = FnMeta {{ name: {:?}, ext: {:?}, ret: Ret::{ret}, ret_type: {:?}, event_out: {}, captured: &[{}], params: &[",
             f.name,
             f.ext,
             f.ret_type,
@@ -130,7 +129,22 @@ fn functions(s: &mut String, api: &Api, static_name: &str, dialect: Dialect) {
             };
             writeln!(s, "        ParamMeta {{ name: {:?}, c_type: {:?}, kind: {kind} }},", p.name, p.c_type).unwrap();
         }
-        writeln!(s, "    ] }},").unwrap();
+        writeln!(s, "    ] }};").unwrap();
     }
-    writeln!(s, "];").unwrap();
+    let all: Vec<String> = (0..api.functions.len()).map(|i| format!("{static_name}_{i}")).collect();
+    writeln!(s, "pub static {static_name}: [FnMeta; {}] = [{}];", api.functions.len(), all.join(", ")).unwrap();
+    // One type per function, whose description the compiler sees whole
+    // where a wrapper names it (`Described`).
+    let module = if dialect == Dialect::Hsa { "hsa_described" } else { "described" };
+    writeln!(s, "/// Each function's description as a type (see [`Described`]).").unwrap();
+    writeln!(s, "#[allow(non_camel_case_types)]\npub mod {module} {{").unwrap();
+    for (i, f) in api.functions.iter().enumerate() {
+        writeln!(
+            s,
+            "    #[derive(Clone, Copy)]\n    pub struct {0};\n    impl super::Described for {0} {{ #[inline(always)] fn meta(self) -> &'static super::FnMeta {{ &super::{static_name}_{i} }} }}",
+            f.name
+        )
+        .unwrap();
+    }
+    writeln!(s, "}}").unwrap();
 }

@@ -94,6 +94,23 @@ pub struct FnMeta {
     pub params: &'static [ParamMeta],
 }
 
+/// A function's description, as the caller of the capture knows it. A
+/// generated wrapper passes its function's own type (`described::NAME`,
+/// `hsa_described::NAME`), whose description is a constant the compiler
+/// sees: the capture's walk through it (which parameters, of what kind,
+/// counted how) then folds into straight code for that one function.
+/// Other callers pass the table's entry, read at run time.
+pub trait Described: Copy {
+    fn meta(self) -> &'static FnMeta;
+}
+
+impl Described for &'static FnMeta {
+    #[inline(always)]
+    fn meta(self) -> &'static FnMeta {
+        self
+    }
+}
+
 include!(concat!(env!("OUT_DIR"), "/meta.rs"));
 
 impl FnMeta {

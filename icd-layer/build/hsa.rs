@@ -200,7 +200,12 @@ pub(crate) fn generate_hsa_wrappers(api: &Api) -> String {
         if f.shutdown {
             writeln!(s, "    let __sd = crate::hsa::unload::ShutDown::begin();").unwrap();
         }
-        writeln!(s, "    let __t = crate::bracket::enter_hsa({id}, &__app);").unwrap();
+        writeln!(
+            s,
+            "    let __t = crate::bracket::enter_hsa({id}, ::cltap::meta::hsa_described::{name}, &__app);",
+            name = f.name
+        )
+        .unwrap();
         writeln!(s, "    let r = f({});", args.join(", ")).unwrap();
         // CLTAP_ERRORS_ONLY: a failed call is recorded once it returned.
         let err = if f.ret == RetKind::Status {
@@ -208,7 +213,7 @@ pub(crate) fn generate_hsa_wrappers(api: &Api) -> String {
         } else {
             String::new()
         };
-        writeln!(s, "    if __t.on {{ crate::bracket::exit_hsa({id}, __t, {ret_word}, &__app); }} else {{ crate::bracket::done_hsa({id}, {failed});{err} }}").unwrap();
+        writeln!(s, "    if __t.on {{ crate::bracket::exit_hsa(::cltap::meta::hsa_described::{name}, __t, {ret_word}, &__app); }} else {{ crate::bracket::done_hsa({id}, {failed});{err} }}", name = f.name).unwrap();
         if f.shutdown {
             writeln!(s, "    __sd.end();").unwrap();
         }

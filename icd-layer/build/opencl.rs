@@ -224,9 +224,9 @@ pub(crate) fn bracket_exit(s: &mut String, f: &Function, id: usize) {
     let (ret, failed) = (ret_word(f), failed_expr(f));
     let exit = if f.lws {
         let l = f.param_index("local_work_size").expect("[lws] is checked by the parser");
-        format!("crate::bracket::exit_with_lws({id}, __t, {ret}, &__app, {failed}, || if __app[{l}] == 0 && r == 0 {{ crate::opencl::lws::suggested(&__app) }} else {{ None }}); if r == 0 && crate::opencl::kinfo::on() {{ crate::opencl::kinfo::record(__t.cmd, &__app, {within}) }}", within = if devtime_kind(f) == Some("enqueue") { "__dt" } else { "true" })
+        format!("crate::bracket::exit_with_lws(::cltap::meta::described::{name}, __t, {ret}, &__app, {failed}, || if __app[{l}] == 0 && r == 0 {{ crate::opencl::lws::suggested(&__app) }} else {{ None }}); if r == 0 && crate::opencl::kinfo::on() {{ crate::opencl::kinfo::record(__t.cmd, &__app, {within}) }}", within = if devtime_kind(f) == Some("enqueue") { "__dt" } else { "true" }, name = f.name)
     } else {
-        format!("crate::bracket::exit({id}, __t, {ret}, &__app, {failed})")
+        format!("crate::bracket::exit(::cltap::meta::described::{name}, __t, {ret}, &__app, {failed})", name = f.name)
     };
     let err = error_record(f, id);
     writeln!(s, "    if __t.on {{ {exit}; }} else {{ crate::bracket::done({id}, {failed});{err} }}").unwrap();
@@ -272,7 +272,7 @@ pub(crate) fn forward(s: &mut String, f: &Function, id: usize, args: &str) {
     devtime_pre(s, f);
     programs_pre(s, f);
     errcode_slot(s, f);
-    writeln!(s, "    let __t = crate::bracket::enter({id}, &__app);").unwrap();
+    writeln!(s, "    let __t = crate::bracket::enter({id}, ::cltap::meta::described::{}, &__app);", f.name).unwrap();
     devtime_enqueue(s, f);
     writeln!(s, "    let r = f({args});").unwrap();
     let mut post = String::new();

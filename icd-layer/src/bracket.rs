@@ -6,7 +6,7 @@
 //! OpenCL path is what it was: nothing of HSA's is on it.
 
 use cltap::calls::{Tally, MAX_FUNCTIONS};
-use cltap::meta::FnMeta;
+use cltap::meta::Described;
 use cltap::trace::local::{self, Opened};
 use cltap::trace::record::KIND_HSA_CALL;
 use cltap::window;
@@ -106,8 +106,8 @@ pub fn error_hsa(id: usize, ret: u64, app: &[u64]) {
     let t = cltap::trace::tsc::now();
     // SAFETY: the application's argument words, after the call.
     unsafe {
-        let rec = local::open_kind::<KIND_HSA_CALL>(id, f, None, t, app);
-        local::complete_kind::<KIND_HSA_CALL>(rec, f, t, ret, app, None);
+        let rec = local::open_kind::<KIND_HSA_CALL, _>(id, f, None, t, app);
+        local::complete_kind::<KIND_HSA_CALL, _>(rec, f, t, ret, app, None);
     }
 }
 
@@ -127,7 +127,7 @@ pub struct Enter {
 /// logged; otherwise its record is opened in this thread's chunk of the
 /// trace, so that a call that never returns is still there.
 #[inline(always)]
-pub fn enter(id: usize, args: &[u64]) -> Enter {
+pub fn enter(id: usize, d: impl Described, args: &[u64]) -> Enter {
     // Any window control set: one relaxed load decides (never set, 0).
     let w = window::STATE.load(Ordering::Relaxed);
     if w != 0 {
@@ -140,11 +140,11 @@ pub fn enter(id: usize, args: &[u64]) -> Enter {
         }
         return Enter { on: false, inside: true, close: false, cmd: 0, rec: Opened::NONE };
     }
-    let f = &cltap::meta::FUNCTIONS[id];
+    let f = d.meta();
     let cmd = if f.event_out { NEXT_CMD.fetch_add(1, Ordering::Relaxed) } else { 0 };
     let t0 = cltap::trace::tsc::now();
     // SAFETY: the application's argument words.
-    let rec = unsafe { local::open(id, f, f.event_out.then_some(cmd), t0, args) };
+    let rec = unsafe { local::open(id, d, f.event_out.then_some(cmd), t0, args) };
     Enter { on: true, inside: true, close: false, cmd, rec }
 }
 
@@ -184,12 +184,12 @@ fn enter_windowed(id: usize, args: &[u64], w: u32) -> Enter {
 }
 
 /// Opens the record of a call of another API than OpenCL's (whose
-/// [`enter`] stays as it was): `KIND` says whose function `id` and `f` are.
+/// [`enter`] stays as it was): `KIND` says whose function `id` and `d` are.
 #[inline(always)]
-pub fn enter_kind<const KIND: u16>(id: usize, f: &FnMeta, cmd: Option<u64>, args: &[u64]) -> Enter {
+pub fn enter_kind<const KIND: u16>(id: usize, d: impl Described, cmd: Option<u64>, args: &[u64]) -> Enter {
     let t0 = cltap::trace::tsc::now();
     // SAFETY: the application's argument words.
-    let rec = unsafe { local::open_kind::<KIND>(id, f, cmd, t0, args) };
+    let rec = unsafe { local::open_kind::<KIND, _>(id, d, cmd, t0, args) };
     Enter { on: true, inside: true, close: false, cmd: cmd.unwrap_or(0), rec }
 }
 
@@ -197,14 +197,13 @@ pub fn enter_kind<const KIND: u16>(id: usize, f: &FnMeta, cmd: Option<u64>, args
 /// relaxed load when the call is not logged; otherwise its record is opened.
 /// HSA calls take no command id.
 #[inline(always)]
-pub fn enter_hsa(id: usize, args: &[u64]) -> Enter {
+pub fn enter_hsa(id: usize, d: impl Described, args: &[u64]) -> Enter {
     let w = window::STATE.load(Ordering::Relaxed);
     if w & window::CLOSED != 0 || !HSA_LOGGED[id].load(Ordering::Relaxed) {
         return Enter { on: false, inside: w & window::CLOSED == 0, close: false, cmd: 0, rec: Opened::NONE };
     }
-    let f = &cltap::meta::HSA_FUNCTIONS[id];
     if w == 0 {
-        return enter_kind::<KIND_HSA_CALL>(id, f, None, args);
+        return enter_kind::<KIND_HSA_CALL>(id, d, None, args);
     }
     // As in `enter_windowed`.
     let t0 = window::stamp();
@@ -215,14 +214,14 @@ pub fn enter_hsa(id: usize, args: &[u64]) -> Enter {
         window::count_call();
     }
     // SAFETY: the application's argument words.
-    let rec = unsafe { local::open_kind::<KIND_HSA_CALL>(id, f, None, t0, args) };
+    let rec = unsafe { local::open_kind::<KIND_HSA_CALL, _>(id, d, None, t0, args) };
     Enter { on: true, inside: true, close: false, cmd: 0, rec }
 }
 
 /// After a logged HSA call: its record is completed.
 #[inline(always)]
-pub fn exit_hsa(id: usize, e: Enter, ret: u64, args: &[u64]) {
-    exit_kind::<KIND_HSA_CALL>(&cltap::meta::HSA_FUNCTIONS[id], e, ret, args, None)
+pub fn exit_hsa(d: impl Described, e: Enter, ret: u64, args: &[u64]) {
+    exit_kind::<KIND_HSA_CALL>(d, e, ret, args, None)
 }
 
 /// After an HSA call that is not logged: counted.
@@ -231,19 +230,19 @@ pub fn done_hsa(id: usize, failed: bool) {
     HSA_TALLY.record(id, failed);
 }
 
-/// Completes the record [`enter_kind`] opened (`f` is its function).
+/// Completes the record [`enter_kind`] opened (`d` is its function).
 #[inline(always)]
-pub fn exit_kind<const KIND: u16>(f: &FnMeta, e: Enter, ret: u64, args: &[u64], lws: Option<&[usize]>) {
+pub fn exit_kind<const KIND: u16>(d: impl Described, e: Enter, ret: u64, args: &[u64], lws: Option<&[usize]>) {
     let t1 = cltap::trace::tsc::now();
     // SAFETY: the arguments are the application's, after a call that used them.
-    unsafe { local::complete_kind::<KIND>(e.rec, f, t1, ret, args, lws) };
+    unsafe { local::complete_kind::<KIND, _>(e.rec, d, t1, ret, args, lws) };
 }
 
 /// After a logged call: its record is completed. The host tally is taken
 /// from the trace, so nothing here is written by other threads.
 #[inline(always)]
-pub fn exit(id: usize, e: Enter, ret: u64, args: &[u64], failed: bool) {
-    exit_with_lws(id, e, ret, args, failed, || None)
+pub fn exit(d: impl Described, e: Enter, ret: u64, args: &[u64], failed: bool) {
+    exit_with_lws(d, e, ret, args, failed, || None)
 }
 
 /// [`exit`] for a function that launches an NDRange (`[lws]` in the API
@@ -252,7 +251,7 @@ pub fn exit(id: usize, e: Enter, ret: u64, args: &[u64], failed: bool) {
 /// answer does not count in the call's time.
 #[inline(always)]
 pub fn exit_with_lws(
-    id: usize,
+    d: impl Described,
     e: Enter,
     ret: u64,
     args: &[u64],
@@ -263,7 +262,7 @@ pub fn exit_with_lws(
     // SAFETY: the arguments are the application's, after a call that used them.
     unsafe {
         let lws = lws();
-        local::complete(e.rec, &cltap::meta::FUNCTIONS[id], t1, ret, args, lws.as_ref().map(|(v, n)| &v[..*n]))
+        local::complete(e.rec, d, t1, ret, args, lws.as_ref().map(|(v, n)| &v[..*n]))
     };
     if e.close {
         window::close_enqueues();
@@ -274,7 +273,7 @@ pub fn exit_with_lws(
 /// counted (and, failed under `CLTAP_ERRORS_ONLY`, recorded now).
 pub fn finish_call(id: usize, e: Enter, ret: u64, args: &[u64], failed: bool) {
     if e.on {
-        exit(id, e, ret, args, failed)
+        exit(&cltap::meta::FUNCTIONS[id], e, ret, args, failed)
     } else {
         done(id, failed);
         if failed && logs_error(id) {

@@ -16,7 +16,7 @@ use super::capture::{compact_state, complete_compact, open_compact};
 use super::file::Chunk;
 use super::record::{FLAG_MOVED, HEADER, KIND_HSA_CALL, KIND_OPENCL_CALL, MAX_RECORD};
 use super::writer::{current, Trace, GENERATION};
-use crate::meta::FnMeta;
+use crate::meta::Described;
 use cltap_formats::cltrace::compact::{Prev, STATE_WIDE};
 use std::sync::atomic::Ordering;
 
@@ -331,8 +331,8 @@ fn prefetch_for_write(p: *const u8) {
 /// # Safety
 /// `args` are the call's argument words.
 #[inline]
-pub unsafe fn open(fn_id: usize, f: &FnMeta, cmd_id: Option<u64>, t0: u64, args: &[u64]) -> Opened {
-    open_kind::<KIND_OPENCL_CALL>(fn_id, f, cmd_id, t0, args)
+pub unsafe fn open(fn_id: usize, f: impl Described, cmd_id: Option<u64>, t0: u64, args: &[u64]) -> Opened {
+    open_kind::<KIND_OPENCL_CALL, _>(fn_id, f, cmd_id, t0, args)
 }
 
 /// Opens the record of a call about to be forwarded; `KIND` says which
@@ -342,13 +342,14 @@ pub unsafe fn open(fn_id: usize, f: &FnMeta, cmd_id: Option<u64>, t0: u64, args:
 /// # Safety
 /// `args` are the call's argument words.
 #[inline]
-pub unsafe fn open_kind<const KIND: u16>(
+pub unsafe fn open_kind<const KIND: u16, D: Described>(
     fn_id: usize,
-    f: &FnMeta,
+    d: D,
     cmd_id: Option<u64>,
     t0: u64,
     args: &[u64],
 ) -> Opened {
+    let f = d.meta();
     with_local(|l| {
         if !l.room() {
             l.drop_record();
@@ -393,8 +394,8 @@ pub unsafe fn open_kind<const KIND: u16>(
 /// # Safety
 /// As for [`complete_record`]; `o` came from [`open`] on this thread.
 #[inline]
-pub unsafe fn complete(o: Opened, f: &FnMeta, t1: u64, ret: u64, args: &[u64], local_size: Option<&[usize]>) {
-    complete_kind::<KIND_OPENCL_CALL>(o, f, t1, ret, args, local_size)
+pub unsafe fn complete(o: Opened, f: impl Described, t1: u64, ret: u64, args: &[u64], local_size: Option<&[usize]>) {
+    complete_kind::<KIND_OPENCL_CALL, _>(o, f, t1, ret, args, local_size)
 }
 
 /// Completes the record of a call of kind `KIND` that returned.
@@ -402,14 +403,15 @@ pub unsafe fn complete(o: Opened, f: &FnMeta, t1: u64, ret: u64, args: &[u64], l
 /// # Safety
 /// As for [`complete_record`]; `o` came from [`open_kind`] on this thread.
 #[inline]
-pub unsafe fn complete_kind<const KIND: u16>(
+pub unsafe fn complete_kind<const KIND: u16, D: Described>(
     o: Opened,
-    f: &FnMeta,
+    d: D,
     t1: u64,
     ret: u64,
     args: &[u64],
     local_size: Option<&[usize]>,
 ) {
+    let f = d.meta();
     if o.rec.is_null() {
         return;
     }

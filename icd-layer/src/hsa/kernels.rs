@@ -258,7 +258,11 @@ unsafe extern "C" fn executable_destroy(mut executable: u64) -> u32 {
 
 unsafe fn executable_destroy_recorded(executable: u64) -> u32 {
     let app = [executable];
-    let t = crate::bracket::enter_hsa(id::hsa_executable_destroy, &app);
+    let t = crate::bracket::enter_hsa(
+        id::hsa_executable_destroy,
+        ::cltap::meta::hsa_described::hsa_executable_destroy,
+        &app,
+    );
     crate::guard::guard((), || forget_executable(executable));
     let f = orig(id::hsa_executable_destroy);
     let r = if f == 0 {
@@ -268,7 +272,7 @@ unsafe fn executable_destroy_recorded(executable: u64) -> u32 {
         f(executable)
     };
     if t.on {
-        crate::bracket::exit_hsa(id::hsa_executable_destroy, t, r as u64, &app);
+        crate::bracket::exit_hsa(::cltap::meta::hsa_described::hsa_executable_destroy, t, r as u64, &app);
     } else {
         crate::bracket::done_hsa(id::hsa_executable_destroy, !cltap::trace::capture::hsa_status_ok(r as u64));
     }

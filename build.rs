@@ -147,4 +147,12 @@ fn functions(s: &mut String, api: &Api, static_name: &str, dialect: Dialect) {
         .unwrap();
     }
     writeln!(s, "}}").unwrap();
+    // For the test that holds each type to its function's entry.
+    let metas: Vec<String> = api.functions.iter().map(|f| format!("Described::meta({module}::{})", f.name)).collect();
+    writeln!(
+        s,
+        "#[cfg(test)]\npub(crate) fn {module}_metas() -> Vec<&'static FnMeta> {{ vec![{}] }}",
+        metas.join(", ")
+    )
+    .unwrap();
 }

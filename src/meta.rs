@@ -167,6 +167,18 @@ pub fn by_global_index(i: usize) -> Option<&'static FnMeta> {
 mod tests {
     use super::*;
 
+    /// Each wrapper passes its function's own type: the description the
+    /// capture sees through it must be that function's entry, whole.
+    #[test]
+    fn each_described_type_is_its_functions_entry() {
+        for (table, metas) in [(&FUNCTIONS[..], described_metas()), (&HSA_FUNCTIONS[..], hsa_described_metas())] {
+            assert_eq!(table.len(), metas.len());
+            for (f, m) in table.iter().zip(metas) {
+                assert_eq!(format!("{f:?}"), format!("{m:?}"), "{}", f.name);
+            }
+        }
+    }
+
     /// The capture looks only at `captured`: it must name every parameter
     /// whose kind can carry more than its word, and no other.
     #[test]

@@ -67,14 +67,8 @@ impl<'a> Cursor<'a> {
     #[inline(always)]
     fn room(&mut self, n: usize) {
         if self.cap - self.len < n {
-            self.grow(n);
+            (self.ptr, self.cap) = grow(self.s, self.len, n);
         }
-    }
-
-    #[cold]
-    #[inline(never)]
-    fn grow(&mut self, n: usize) {
-        self.with_string(|s| s.reserve(n.max(1 << 16)));
     }
 
     /// Lends the string, its length set, to `f` (the rare text made with
@@ -162,6 +156,10 @@ impl<'a> Cursor<'a> {
             self.put_array(&[b'0' + v as u8], 1);
             return;
         }
+        if let Some((w, n)) = cltap_formats::digits::small_decimal(v) {
+            self.put_array(&w.to_le_bytes(), n);
+            return;
+        }
         match cltap_formats::digits::short_decimal(v) {
             Some((w, n)) => self.put_array(&w.to_le_bytes(), n),
             None => {
@@ -173,12 +171,27 @@ impl<'a> Cursor<'a> {
     }
 
     /// Appends any text (the rare and the long).
+    #[inline(always)]
     pub fn put_str(&mut self, s: &str) {
         self.room(s.len());
         // SAFETY: `room` made space.
         unsafe { std::ptr::copy_nonoverlapping(s.as_ptr(), self.ptr.add(self.len), s.len()) };
         self.len += s.len();
     }
+}
+
+/// Makes room for `n` more bytes after the first `len` of `s` (written,
+/// its length not yet set); its new start and capacity. Apart from the
+/// cursor, whose fields then stay in registers.
+#[cold]
+#[inline(never)]
+fn grow(s: &mut String, len: usize, n: usize) -> (*mut u8, usize) {
+    // SAFETY: the bytes up to `len` were written, whole characters.
+    let vec = unsafe { s.as_mut_vec() };
+    // SAFETY: as above.
+    unsafe { vec.set_len(len) };
+    vec.reserve(n.max(1 << 16));
+    (vec.as_mut_ptr(), vec.capacity())
 }
 
 impl Drop for Cursor<'_> {

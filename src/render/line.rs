@@ -60,8 +60,14 @@ struct Template {
     f: &'static FnMeta,
     /// One per parameter, in order.
     steps: Box<[Step]>,
-    /// `)` (the whole `name()` for a function without parameters).
+    /// The text after the last argument's value (the function's whole
+    /// `name(` for one without parameters, before each of these): `)` and
+    /// ` = ` before a result; `) = <did not return>`; and for a call that
+    /// succeeded, most of them, `) = CL_SUCCESS` with the first output's
+    /// `, *name = `.
     close: Piece,
+    close_died: Piece,
+    close_ok: Piece,
     result: Result,
     outs: Box<[Out]>,
 }
@@ -76,9 +82,6 @@ struct Templates {
     hsa: Vec<Template>,
     /// `STATUS_SPAN + 1` pieces, by `-code`; empty where OpenCL names none.
     statuses: Vec<Piece>,
-    /// ` = ` before a result, and ` = <did not return>`.
-    result_sign: Piece,
-    not_returned: Piece,
     elided: Piece,
     null: Piece,
     null_open: Piece,
@@ -98,17 +101,12 @@ impl Templates {
         let statuses = (0..=STATUS_SPAN)
             .map(|k| crate::trace::names::status(-k).map(|n| arena.add(n)).unwrap_or_default())
             .collect();
-        let mut s = String::new();
-        apilog::push_result_sign(&mut s);
-        let result_sign = arena.add(&s);
-        s.push_str(apilog::NOT_RETURNED);
-        let not_returned = arena.add(&s);
         let elided = arena.add("{…}");
         let null = arena.add("NULL");
         let null_open = arena.add("NULL (");
         let not_written = arena.add("(not written)");
         arena.seal();
-        Templates { arena, opencl, hsa, statuses, result_sign, not_returned, elided, null, null_open, not_written }
+        Templates { arena, opencl, hsa, statuses, elided, null, null_open, not_written }
     }
 
     /// The template of a call record's function; `None` for a record that
@@ -140,7 +138,7 @@ impl Template {
             text.clear();
         }
         apilog::push_close(&mut text);
-        let close = arena.add(&text);
+        let open_close = text.clone();
         let mut outs = Vec::new();
         for (param, p) in f.params.iter().enumerate() {
             let value = match p.kind {
@@ -160,7 +158,31 @@ impl Template {
             Ret::Scalar => Result::Scalar(Scalar::of(f.ret_type)),
             Ret::Void => Result::Void,
         };
-        Template { f, steps: steps.into(), close, result, outs: outs.into() }
+        let mut close = open_close.clone();
+        if !matches!(result, Result::Void) {
+            apilog::push_result_sign(&mut close);
+        }
+        let mut died = open_close.clone();
+        apilog::push_result_sign(&mut died);
+        died.push_str(apilog::NOT_RETURNED);
+        let mut ok = close.clone();
+        ok.push_str(match result {
+            Result::Status => crate::trace::names::status(0).unwrap_or_default(),
+            Result::HsaStatus => crate::trace::names::hsa_status(0).unwrap_or_default(),
+            _ => "",
+        });
+        if let Some(first) = f.params.get(outs.first().map_or(usize::MAX, |o: &Out| o.param)) {
+            apilog::push_out_decl(&mut ok, first.name);
+        }
+        Template {
+            f,
+            steps: steps.into(),
+            close: arena.add(&close),
+            close_died: arena.add(&died),
+            close_ok: arena.add(&ok),
+            result,
+            outs: outs.into(),
+        }
     }
 }
 
@@ -170,18 +192,45 @@ impl Templates {
     fn status(&self, c: &mut Cursor<'_>, code: i32) {
         match self.statuses.get(code.unsigned_abs() as usize) {
             Some(p) if code <= 0 && !p.is_empty() => c.put_piece(&self.arena, *p),
-            _ => status_slow(c, code),
+            _ => match status_name(code) {
+                Some(n) => c.put_str(n),
+                None => Scalar::I32.put(c, code as u32 as u64),
+            },
+        }
+    }
+
+    /// An output's value.
+    #[inline(always)]
+    fn out(&self, c: &mut Cursor<'_>, o: &Out, v: &View<'_>) {
+        // The first output value captured for the parameter (`None` when
+        // it holds less than a word).
+        let w = v
+            .captures
+            .iter()
+            .find(|(c, _)| c.tag == Tag::Out as u8 && c.param as usize == o.param)
+            .and_then(|(_, d)| first_word(d));
+        match (v.args.get(o.param).copied().unwrap_or(0), w, o.value) {
+            // CLTAP_ERRORS_ONLY lends a slot where the application passed
+            // none: the status is shown beside its NULL.
+            (0, Some(w), OutValue::Status) => {
+                c.put_piece(&self.arena, self.null_open);
+                self.status(c, w as i64 as i32);
+                c.put_array(b")", 1);
+            }
+            (0, _, _) => c.put_piece(&self.arena, self.null),
+            (_, None, _) => c.put_piece(&self.arena, self.not_written),
+            (_, Some(w), OutValue::Status) => self.status(c, w as i64 as i32),
+            (_, Some(w), OutValue::Scalar(sc)) => sc.put(c, w),
         }
     }
 }
 
+/// A status outside the pieces kept (apart from the cursor, which then
+/// stays in registers).
 #[cold]
 #[inline(never)]
-fn status_slow(c: &mut Cursor<'_>, code: i32) {
-    match crate::trace::names::status(code) {
-        Some(n) => c.put_str(n),
-        None => Scalar::I32.put(c, code as u32 as u64),
-    }
+fn status_name(code: i32) -> Option<&'static str> {
+    crate::trace::names::status(code)
 }
 
 /// Appends a call record's line (and the local work size line before it,
@@ -231,50 +280,36 @@ fn write_as<const DECODE: bool>(text: &mut String, v: &View<'_>, tb: &Timebase) 
             c.with_string(|text| super::decoded::push_arg(text, &tp.f.params[i], i, arg(i), v));
         }
     }
-    c.put_piece(arena, tp.close);
     if !returned {
         // The process died in the call: no result, no outputs.
-        c.put_piece(arena, t.not_returned);
+        c.put_piece(arena, tp.close_died);
         c.put_array(b"\n", 1);
         return true;
     }
-    match tp.result {
-        Result::Void => {}
-        Result::Status => {
-            c.put_piece(arena, t.result_sign);
-            t.status(&mut c, h.ret as u32 as i32);
+    let mut outs = &tp.outs[..];
+    let succeeded = match tp.result {
+        Result::Status | Result::HsaStatus => h.ret as u32 == 0,
+        _ => false,
+    };
+    if succeeded {
+        // The status and the first output's name are constant text.
+        c.put_piece(arena, tp.close_ok);
+        if let Some((o, rest)) = outs.split_first() {
+            t.out(&mut c, o, v);
+            outs = rest;
         }
-        Result::HsaStatus => {
-            c.put_piece(arena, t.result_sign);
-            c.put_str(&crate::trace::names::hsa_status_text(h.ret as u32));
-        }
-        Result::Scalar(sc) => {
-            c.put_piece(arena, t.result_sign);
-            sc.put(&mut c, h.ret);
+    } else {
+        c.put_piece(arena, tp.close);
+        match tp.result {
+            Result::Void => {}
+            Result::Status => t.status(&mut c, h.ret as u32 as i32),
+            Result::HsaStatus => c.put_str(&crate::trace::names::hsa_status_text(h.ret as u32)),
+            Result::Scalar(sc) => sc.put(&mut c, h.ret),
         }
     }
-    for o in tp.outs.iter() {
+    for o in outs {
         c.put_piece(arena, o.decl);
-        // The first output value captured for the parameter (`None` when
-        // it holds less than a word).
-        let w = v
-            .captures
-            .iter()
-            .find(|(c, _)| c.tag == Tag::Out as u8 && c.param as usize == o.param)
-            .map(|(_, d)| first_word(d));
-        match (arg(o.param), w.flatten(), o.value) {
-            // CLTAP_ERRORS_ONLY lends a slot where the application passed
-            // none: the status is shown beside its NULL.
-            (0, Some(w), OutValue::Status) => {
-                c.put_piece(arena, t.null_open);
-                t.status(&mut c, w as i64 as i32);
-                c.put_array(b")", 1);
-            }
-            (0, _, _) => c.put_piece(arena, t.null),
-            (_, None, _) => c.put_piece(arena, t.not_written),
-            (_, Some(w), OutValue::Status) => t.status(&mut c, w as i64 as i32),
-            (_, Some(w), OutValue::Scalar(sc)) => sc.put(&mut c, w),
-        }
+        t.out(&mut c, o, v);
     }
     c.put_array(b"\n", 1);
     true

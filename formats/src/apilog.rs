@@ -105,7 +105,7 @@ pub const HEAD_MAX: usize = 128;
 /// The head of a thread id of at most 8 digits and a command id of at most
 /// 14 (every real one): fixed columns, so a copy of this with the numbers
 /// written in place.
-const HEAD_USUAL: [u8; HEAD_MAX] = {
+pub const HEAD_BLANK: [u8; HEAD_MAX] = {
     const fn put(mut b: [u8; HEAD_MAX], at: usize, s: &[u8]) -> [u8; HEAD_MAX] {
         let mut i = 0;
         while i < s.len() {
@@ -127,11 +127,22 @@ const CMD_LABEL: &[u8] = b"    CMD ID ";
 impl Head {
     #[inline]
     pub fn new(tid: u64, start: u64, duration_us: u64, cmd_id: Option<u64>) -> Head {
+        let mut h = Head { buf: HEAD_BLANK, len: 0 };
+        h.len = Head::write_over(&mut h.buf, tid, start, duration_us, cmd_id);
+        h
+    }
+
+    /// Writes a head into `buf`, which holds [`HEAD_BLANK`], and returns
+    /// its length: the renderer writes it where the line goes, its
+    /// constant text copied as one block.
+    #[inline]
+    pub fn write_over(buf: &mut [u8; HEAD_MAX], tid: u64, start: u64, duration_us: u64, cmd_id: Option<u64>) -> usize {
         let usual = tid < 100_000_000 && !matches!(cmd_id, Some(id) if id >= 100_000_000_000_000);
         if !usual {
-            return Head::wide(tid, start, duration_us, cmd_id);
+            let h = Head::wide(tid, start, duration_us, cmd_id);
+            *buf = h.buf;
+            return h.len;
         }
-        let mut buf = HEAD_USUAL;
         // Right-aligned: the digits' word, its leading zeros made spaces.
         let n = crate::digits::decimal_len(tid);
         let lead = (1u64 << (8 * (8 - n))) - 1;
@@ -145,10 +156,10 @@ impl Head {
             match crate::digits::short_decimal(id) {
                 // Spaces after the digits, as the field has.
                 Some((w, _)) => buf[digits..digits + 8].copy_from_slice(&w.to_le_bytes()),
-                None => crate::digits::decimal_ending(id, &mut buf, digits + crate::digits::decimal_len(id)),
+                None => crate::digits::decimal_ending(id, buf, digits + crate::digits::decimal_len(id)),
             }
         }
-        Head { buf, len: HEAD_CMD + CMD_FIELD }
+        HEAD_CMD + CMD_FIELD
     }
 
     /// Any head, the columns pushed right by long numbers.

@@ -8,6 +8,7 @@
 pub mod mutate;
 
 use crate::render::printer::{self, Options, Timebase};
+use crate::render::reference;
 use cltap_formats::cltrace::Reader;
 use std::path::Path;
 
@@ -28,7 +29,7 @@ pub const TARGETS: &[(&str, Target)] = &[
 
 /// The binary trace: opened from a file (the reader works on files), its
 /// chunks listed, read and walked, and every record printed as the API log
-/// (decoded, and raw by both writers of call lines).
+/// (plain and decoded, each call's line held to the reference's).
 pub fn trace(data: &[u8]) {
     let Ok(dir) = tempdir() else { return };
     let path = dir.0.join("fuzz.cltrace");
@@ -45,19 +46,19 @@ pub fn trace(data: &[u8]) {
             // The tools' buffers take the chunk widened.
             r.widen(&c, &buf, &mut wide);
             let mut text = String::new();
-            let mut call = printer::empty_call();
             let _ = r.walk(&c, &buf, |v| {
-                printer::print(&mut text, &mut call, v, &tb, Options { decode: true });
-                // A call's raw line comes from the line writer: the same as
-                // the `Call` path's, whatever the record holds.
-                if crate::meta::function(v.header.kind, v.header.fn_id).is_some() {
+                // A call's line, plain and decoded, is the reference's: the
+                // `apilog::Call` built field by field and written by the
+                // format's own writer, whatever the record holds.
+                for decode in [false, true] {
                     let at = text.len();
-                    printer::print(&mut text, &mut call, v, &tb, Options::default());
-                    let mut want = String::new();
-                    for e in printer::entries(v, &tb, Options::default()) {
-                        cltap_formats::apilog::write_entry(&mut want, &e);
+                    printer::print(&mut text, v, &tb, Options { decode });
+                    match reference::lines(v, &tb, decode) {
+                        Some(want) => {
+                            assert_eq!(text[at..], want, "the line writer and the reference differ (decode: {decode})")
+                        }
+                        None => assert!(text[at..].starts_with('#'), "not a call, yet: {}", &text[at..]),
                     }
-                    assert_eq!(text[at..], want, "the line writer and the Call path differ");
                 }
             });
             // What the printer wrote, the API-log reader reads.

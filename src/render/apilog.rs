@@ -17,7 +17,6 @@ pub struct ApiLog {
     tb: Timebase,
     options: Options,
     line: String,
-    call: apilog::Call,
 }
 
 /// Bytes of text gathered before a write.
@@ -50,7 +49,6 @@ impl ApiLog {
             tb: cx.timebase,
             options: cx.outputs.options,
             line: String::new(),
-            call: printer::empty_call(),
         };
         let r = cx.reader;
         let mut header = vec![
@@ -104,7 +102,7 @@ impl Sink for ApiLog {
         if self.out.is_none() {
             return;
         }
-        printer::print(&mut self.line, &mut self.call, v, &self.tb, self.options);
+        printer::print(&mut self.line, v, &self.tb, self.options);
         if self.line.len() > BATCH {
             self.write_line();
         }

@@ -10,7 +10,7 @@
 //! device record (by command id) during assembly.
 
 use super::atp_call::api_call;
-use super::printer::symbolic;
+use super::decoded::symbolic;
 use super::sink::{End, Kinds, Open, Results, Sink};
 use crate::devtime::{self, QueueOffsets};
 use crate::meta::{FUNCTIONS, HSA_FUNCTIONS};

@@ -3,7 +3,7 @@
 //! as RCP's Linux build writes them, with what the record captured behind
 //! the pointers.
 
-use super::printer::{symbolic, text_prefix};
+use super::decoded::{symbolic, text_prefix};
 use super::values::{is_pointer_type, scalar};
 use crate::decode::words;
 use crate::meta::{FnMeta, Kind, ParamMeta, Ret};

@@ -299,11 +299,10 @@ fn chunk_text(
     // chunk header's claim.
     out.clear();
     out.reserve(buf.len().saturating_mul(3) + 4096);
-    let mut call = printer::empty_call();
     let mut n = 0;
     reader.walk(c, buf, |v| {
         n += 1;
-        printer::print(&mut out, &mut call, v, &tb, options);
+        printer::print(&mut out, v, &tb, options);
     })?;
     Ok((out, n))
 }

@@ -1,8 +1,11 @@
-//! The line writer against the API-log format's own writer: for every
-//! function of both APIs, records with varied values, outputs present,
-//! absent, short and NULL, statuses known and unknown, returned and not.
+//! The line writer against the reference (`render::reference`: the line
+//! built as an `apilog::Call` and written by the API-log format's own
+//! writer), plain and decoded: for every function of both APIs, records
+//! with varied values, outputs present, absent, short and NULL, statuses
+//! known and unknown, returned and not.
 
 use super::super::printer::{print, Options, Timebase};
+use super::super::reference;
 use super::*;
 use crate::meta::{FUNCTIONS, HSA_FUNCTIONS};
 use crate::trace::record::{Args, Capture, Captures, Header, FLAG_DONE, FLAG_OK, KIND_HSA_CALL, KIND_OPENCL_CALL};
@@ -111,13 +114,8 @@ fn record<'a>(r: &mut Rng, kind: u16, fn_id: usize, f: &FnMeta, data: &'a [u8]) 
     View { header, args, captures }
 }
 
-fn reference(v: &View<'_>, tb: &Timebase) -> String {
-    // `fill`'s call, written by the format's `write_call`.
-    let mut text = String::new();
-    for e in super::super::printer::entries(v, tb, Options::default()) {
-        apilog::write_entry(&mut text, &e);
-    }
-    text
+fn reference(v: &View<'_>, tb: &Timebase, decode: bool) -> String {
+    reference::lines(v, tb, decode).expect("a call of a known function")
 }
 
 #[test]
@@ -128,12 +126,15 @@ fn every_function_writes_the_line_the_format_writes() {
     let mut lines = 0;
     for (kind, table) in [(KIND_OPENCL_CALL, &FUNCTIONS[..]), (KIND_HSA_CALL, &HSA_FUNCTIONS[..])] {
         for (id, f) in table.iter().enumerate() {
-            for _ in 0..200 {
+            for k in 0..200 {
                 let v = record(&mut r, kind, id, f, &data);
-                let want = reference(&v, &tb);
-                let mut got = String::from("before\n");
-                assert!(write(&mut got, &v, &tb), "{} left to the slow path", f.name);
-                assert_eq!(got.strip_prefix("before\n").unwrap(), want, "{} {v:?}", f.name);
+                // Decoded contents cost more to make: every tenth record.
+                for decode in [false, k % 10 == 0] {
+                    let want = reference(&v, &tb, decode);
+                    let mut got = String::from("before\n");
+                    assert!(write(&mut got, &v, &tb, decode), "{} not written", f.name);
+                    assert_eq!(got.strip_prefix("before\n").unwrap(), want, "{} (decode: {decode}) {v:?}", f.name);
+                }
                 lines += 1;
             }
         }
@@ -141,8 +142,36 @@ fn every_function_writes_the_line_the_format_writes() {
     assert!(lines > 80_000);
 }
 
-/// `print`, which the sink and the parallel renderer call, takes the line
-/// writer for calls and leaves decoding and other records to the rest.
+/// The reference must see what the tests mean it to: a status, an output
+/// shown NULL beside its status, one not written, and decoded contents.
+#[test]
+fn the_reference_shows_results_and_outputs_by_their_forms() {
+    let tb = Timebase { ticks_per_us: 1.0 };
+    let id = crate::meta::by_name("clCreateBuffer").unwrap();
+    let f = &FUNCTIONS[id];
+    let errcode = f.params.iter().position(|p| p.kind == Kind::Errcode).unwrap() as u8;
+    let status = (-30i64 as u64).to_ne_bytes();
+    let mut v = View {
+        header: Header { fn_id: id as u16, flags: FLAG_DONE | FLAG_OK, kind: KIND_OPENCL_CALL, ..Header::default() },
+        args: (0..f.params.len()).map(|i| if i == errcode as usize { 0 } else { 1 + i as u64 }).collect(),
+        captures: Captures::new(),
+    };
+    v.captures.push((Capture { param: errcode, tag: Tag::Out as u8, _pad: 0, bytes: 8, total: 1 }, status[..].into()));
+    for decode in [false, true] {
+        let want = reference(&v, &tb, decode);
+        assert!(want.ends_with(" = 0000000000000000, *errcode_ret = NULL (CL_INVALID_VALUE)\n"), "{want}");
+        let mut got = String::new();
+        assert!(write(&mut got, &v, &tb, decode));
+        assert_eq!(got, want);
+    }
+    assert!(reference(&v, &tb, true).contains("cl_mem_flags flags = 2 (CL_MEM_WRITE_ONLY), "));
+    v.args[errcode as usize] = 0x1000;
+    v.captures.clear();
+    assert!(reference(&v, &tb, false).ends_with(", *errcode_ret = (not written)\n"));
+}
+
+/// `print`, which the sink and the parallel renderer call, writes calls
+/// with the line writer, plain or decoded, and other records as comments.
 #[test]
 fn print_takes_the_line_writer_for_calls_only() {
     let mut r = Rng(7);
@@ -150,19 +179,24 @@ fn print_takes_the_line_writer_for_calls_only() {
     let data = [0u8; 64];
     let id = crate::meta::by_name("clGetPlatformInfo").unwrap();
     let v = record(&mut r, KIND_OPENCL_CALL, id, &FUNCTIONS[id], &data);
-    let mut call = super::super::printer::empty_call();
-    let mut text = String::new();
-    print(&mut text, &mut call, &v, &tb, Options::default());
-    assert_eq!(text, reference(&v, &tb));
-    assert!(call.name.is_empty(), "no Call built");
-    text.clear();
-    print(&mut text, &mut call, &v, &tb, Options { decode: true });
-    assert_eq!(call.name, "clGetPlatformInfo");
-    let mut unknown = v.clone();
-    unknown.header.fn_id = u16::MAX;
-    text.clear();
-    assert!(!write(&mut text, &unknown, &tb));
-    assert!(text.is_empty());
-    print(&mut text, &mut call, &unknown, &tb, Options::default());
-    assert!(text.starts_with("# unknown function id"), "{text}");
+    for decode in [false, true] {
+        let mut text = String::new();
+        print(&mut text, &v, &tb, Options { decode });
+        assert_eq!(text, reference(&v, &tb, decode));
+    }
+    // A function id past its API's table is no function, even where the
+    // other API's ids would reach it.
+    for fn_id in [u16::MAX, FUNCTIONS.len() as u16] {
+        let mut unknown = v.clone();
+        unknown.header.fn_id = fn_id;
+        let mut text = String::new();
+        assert!(!write(&mut text, &unknown, &tb, false));
+        assert!(text.is_empty());
+        assert!(reference::lines(&unknown, &tb, false).is_none());
+        for decode in [false, true] {
+            print(&mut text, &unknown, &tb, Options { decode });
+            assert_eq!(text, format!("# unknown function id {fn_id}\n"));
+            text.clear();
+        }
+    }
 }

@@ -2,7 +2,7 @@
 //! trace's records in order by the [`Renderer`]. `select` turns the
 //! [`Outputs`] asked for into sinks; each has its own file here: the API
 //! log (`apilog`: its call lines written by `line`, other records' by
-//! `printer` and `comments`), the timeline (`timeline`),
+//! `comments`, `printer` choosing), the timeline (`timeline`),
 //! Perfetto's protobuf trace (`pftrace`), the memory trace and leak check (`memory`), rocpd's database (`rocpd`), the
 //! `.atp` (`atp`), the counter
 //! files (`counters`), the tools' buffers (`tools`) and the summary's tally
@@ -14,12 +14,15 @@ pub mod atp_call;
 mod comments;
 pub mod counters;
 mod cursor;
+mod decoded;
 pub mod driver;
 mod line;
 pub mod memory;
 pub mod outputs;
 pub mod pftrace;
 pub mod printer;
+#[doc(hidden)]
+pub mod reference;
 pub mod rocpd;
 pub mod select;
 pub mod sink;

@@ -1,10 +1,9 @@
 //! One argument's raw value as the API log prints it: how a C type is
 //! printed (address, signed or unsigned decimal) and a status by name. The
-//! line writer (`line`) and the call builder (`printer::fill`) both print
-//! through these.
+//! line writer (`line`) prints through these, and so do the decoded
+//! contents and the tests' reference (`reference`).
 
 use super::cursor::Cursor;
-use cltap_formats::digits;
 
 /// How a raw word of some C type is printed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -44,7 +43,7 @@ impl Scalar {
             c.put_decimal(x.unsigned_abs());
         };
         match self {
-            Scalar::Hex => c.put_array(&digits::hex16(v, true), 16),
+            Scalar::Hex => c.put_hex(v),
             Scalar::U64 => c.put_decimal(v),
             Scalar::I32 => signed(c, v as u32 as i32 as i64),
             Scalar::I64 => signed(c, v as i64),

@@ -4,7 +4,7 @@
 //! tools' buffers), so rendering neither writes a second copy of a chunk nor
 //! parses it again.
 
-use super::{Prev, CAP_SAME, CAP_TAG, CAP_WORD, END, STATE_FLAGS, STATE_HSA, STATE_WIDE};
+use super::{Prev, CAP_SAME, CAP_TAG, CAP_WORD, DELTA_ARGS, END, STATE_FLAGS, STATE_HSA, STATE_WIDE, VARINT_MAX};
 use crate::cltrace::record::view::{self, Data, View};
 use crate::cltrace::record::{
     self, pad8, Capture, Header, CAPTURE, FLAG_CMD, FLAG_DONE, FLAG_MOVED, HEADER, KIND_HSA_CALL, KIND_OPENCL_CALL,
@@ -27,18 +27,34 @@ impl<'a> Cursor<'a> {
     #[inline(always)]
     fn varint(&mut self) -> Option<u64> {
         // Most values are one byte (deltas, small integers).
-        let b = self.byte()?;
+        let b = *self.b.get(self.at)?;
         if b & 0x80 == 0 {
+            self.at += 1;
             return Some(b as u64);
         }
-        let mut v = (b & 0x7F) as u64;
-        for shift in (7..64).step_by(7) {
-            let b = self.byte()?;
-            v |= ((b & 0x7F) as u64) << shift;
+        self.varint_long()
+    }
+
+    /// A varint of two bytes or more: with the longest one's bytes left
+    /// (all but a chunk's last few records), read without a bounds check
+    /// per byte.
+    #[inline(always)]
+    fn varint_long(&mut self) -> Option<u64> {
+        let Some(w) = self.b.get(self.at..self.at + VARINT_MAX) else {
+            let (v, at) = varint_near_end(self.b, self.at);
+            self.at = at;
+            return v;
+        };
+        let mut v = 0u64;
+        for (i, &b) in w.iter().enumerate() {
+            v |= ((b & 0x7F) as u64) << (7 * i);
             if b & 0x80 == 0 {
+                self.at += i + 1;
                 return Some(v);
             }
         }
+        // Malformed: ten bytes, every one continued (read past, as below).
+        self.at += VARINT_MAX;
         None
     }
 
@@ -53,6 +69,25 @@ impl<'a> Cursor<'a> {
         self.at = end;
         Some(s)
     }
+}
+
+/// A varint at `at` that may run past the end of `b` (the chunk's last
+/// bytes), and where reading it stopped: one bounds check per byte. Apart
+/// from the cursor, whose position then stays in a register.
+#[cold]
+fn varint_near_end(b: &[u8], mut at: usize) -> (Option<u64>, usize) {
+    let mut v = 0u64;
+    for shift in (0..64).step_by(7) {
+        let Some(&x) = b.get(at) else {
+            return (None, at);
+        };
+        at += 1;
+        v |= ((x & 0x7F) as u64) << shift;
+        if x & 0x80 == 0 {
+            return (Some(v), at);
+        }
+    }
+    (None, at)
 }
 
 /// Why a chunk's bytes are not version 2 records: where (from the chunk's
@@ -145,67 +180,71 @@ impl<'a> Decoder<'a> {
 
     #[inline(always)]
     fn compact(&mut self, at: usize, v: &mut View<'a>) -> Result<Read<'a>, Damage> {
-        let Some(state) = self.opened(v) else {
+        // A copy of the cursor, so that its position lives in a register.
+        let mut c = Cursor { b: self.c.b, at };
+        let Some(state) = opened(&mut c, &mut self.prev, self.tid, v) else {
             return Err(Damage { at, reason: "an opened record runs past the end or is malformed".into() });
         };
         if state & FLAG_DONE == 0 {
+            self.c.at = c.at;
             return Ok(Read::Decoded);
         }
-        let mut tail = Cursor { b: self.c.b, at: self.c.at };
-        if read_tail(&mut tail, v, state).is_none() {
+        self.c.at = c.at;
+        if read_tail(&mut c, v, state).is_none() {
             v.captures.clear();
-            if tail.at < tail.b.len() {
+            if c.at < c.b.len() {
                 return Err(Damage { at, reason: "a malformed record".into() });
             }
             // Completed as the process died: the tail runs past `used`.
             self.ended = true;
             return Ok(Read::Decoded);
         }
-        self.c.at = tail.at;
+        self.c.at = c.at;
         Ok(Read::Decoded)
     }
+}
 
-    /// Reads an opened part into `v` (header and arguments, as a call that
-    /// has not returned); its state byte, or `None` when it runs past the
-    /// end or is malformed.
-    #[inline(always)]
-    fn opened(&mut self, v: &mut View<'a>) -> Option<u8> {
-        let c = &mut self.c;
-        let prev = &mut self.prev;
-        let state = c.byte()?;
-        let fn_id = u16::try_from(c.varint()?).ok()?;
-        let nargs = c.byte()?;
-        let t0 = prev.t0.wrapping_add(unzigzag(c.varint()?) as u64);
-        prev.t0 = t0;
-        let cmd_id = if state & (FLAG_CMD | STATE_HSA) != 0 { c.varint()? } else { 0 };
-        v.args.clear();
-        for i in 0..nargs as usize {
-            let w = c.varint()?;
-            let a = match prev.args.get_mut(i) {
-                Some(b) => {
-                    *b = b.wrapping_add(unzigzag(w) as u64);
-                    *b
-                }
-                None => w,
-            };
-            v.args.push(a);
-        }
-        v.captures.clear();
-        v.header = Header {
-            len: (HEADER + 8 * nargs as usize) as u32,
-            fn_id,
-            nargs,
-            flags: state & (FLAG_CMD | FLAG_MOVED),
-            tid: self.tid,
-            kind: if state & STATE_HSA != 0 { KIND_HSA_CALL } else { KIND_OPENCL_CALL },
-            _pad: 0,
-            cmd_id,
-            t0,
-            t1: 0,
-            ret: 0,
-        };
-        Some(state)
+/// Reads an opened part (after the record `prev` describes, which it then
+/// describes) into `v`: header and arguments, as a call that has not
+/// returned. Its state byte, or `None` when it runs past the end or is
+/// malformed.
+#[inline(always)]
+fn opened<'a>(c: &mut Cursor<'a>, prev: &mut Prev, tid: u32, v: &mut View<'a>) -> Option<u8> {
+    let state = c.byte()?;
+    let fn_id = u16::try_from(c.varint()?).ok()?;
+    let nargs = c.byte()?;
+    let t0 = prev.t0.wrapping_add(unzigzag(c.varint()?) as u64);
+    prev.t0 = t0;
+    let cmd_id = if state & (FLAG_CMD | STATE_HSA) != 0 { c.varint()? } else { 0 };
+    // The words in place: the view's storage is reused record after
+    // record, most often at the same length.
+    let n = nargs as usize;
+    if v.args.len() != n {
+        v.args.resize(n, 0);
     }
+    let (delta, whole) = v.args.split_at_mut(n.min(DELTA_ARGS));
+    for (a, b) in delta.iter_mut().zip(prev.args.iter_mut()) {
+        *b = b.wrapping_add(unzigzag(c.varint()?) as u64);
+        *a = *b;
+    }
+    for a in whole {
+        *a = c.varint()?;
+    }
+    v.captures.clear();
+    v.header = Header {
+        len: (HEADER + 8 * n) as u32,
+        fn_id,
+        nargs,
+        flags: state & (FLAG_CMD | FLAG_MOVED),
+        tid,
+        kind: if state & STATE_HSA != 0 { KIND_HSA_CALL } else { KIND_OPENCL_CALL },
+        _pad: 0,
+        cmd_id,
+        t0,
+        t1: 0,
+        ret: 0,
+    };
+    Some(state)
 }
 
 #[inline(always)]

@@ -18,7 +18,9 @@ pub mod driver;
 mod line;
 pub mod memory;
 pub mod outputs;
+mod parallel;
 pub mod pftrace;
+pub mod placed;
 pub mod printer;
 pub mod rocpd;
 pub mod select;
@@ -31,4 +33,4 @@ mod values;
 
 pub use driver::Renderer;
 pub use outputs::{atp_header, clock_text, plain_stem, process_of, stem_of, Dest, Outputs};
-pub use sink::{End, InFlight, Kinds, Open, Results, Sink};
+pub use sink::{End, InFlight, Kinds, NewPart, Open, Part, Results, Sink};

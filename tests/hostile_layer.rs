@@ -182,7 +182,9 @@ fn a_full_disk_leaves_the_application_running_and_the_trace_readable() {
 /// A chunk damaged in the middle of its records renders the records before
 /// the damage whatever the number of rendering threads: the parallel
 /// renderer once dropped the whole chunk's API-log text where one thread
-/// kept them.
+/// kept them. The API log, the summary and the damage report are the same
+/// on 1, 2 and 4 threads, for the trace whole and damaged (workers write
+/// the log's texts at their places and tally their chunks apart).
 #[test]
 fn a_damaged_chunk_renders_the_same_on_one_thread_and_on_several() {
     let d = scratch("hostile-damaged-chunk");
@@ -195,7 +197,7 @@ fn a_damaged_chunk_renders_the_same_on_one_thread_and_on_several() {
         Loader::OclIcd,
         Mode::Layer,
     );
-    c.env("CLTAP_OUTPUT_DIR", &traced).env("CLTAP_RENDER", "0");
+    c.env("CLTAP_OUTPUT_DIR", &traced).env("CLTAP_RENDER", "0").env("CLTAP_SUMMARY", "1");
     let o = run(c);
     assert_eq!(o.code, Some(0), "{}", o.stderr);
     let trace = std::fs::read_dir(&traced)
@@ -203,6 +205,17 @@ fn a_damaged_chunk_renders_the_same_on_one_thread_and_on_several() {
         .map(|e| e.unwrap().path())
         .find(|p| p.extension().is_some_and(|x| x == "cltrace"))
         .unwrap();
+    let render = |name: &str| -> Vec<common::bounded::Rendered> {
+        [1, 2, 4].iter().map(|&t| common::bounded::rendered_on(&trace, &d.join(format!("{name}-{t}")), t)).collect()
+    };
+    let lines = |s: &str| s.lines().filter(|l| l.starts_with("TID")).count();
+    let whole = render("whole");
+    assert_eq!(lines(&whole[0].apilog), 200_001, "every call, and clGetPlatformIDs");
+    assert!(whole[0].summary.as_ref().is_some_and(|s| s.contains("clGetPlatformInfo")), "{:?}", whole[0].summary);
+    assert!(whole[0].stderr.contains("clGetPlatformInfo"), "the summary's table: {}", whole[0].stderr);
+    for r in &whole[1..] {
+        assert!(r == &whole[0], "the whole trace on several threads:\n{}\n{:?}", r.stderr, r.summary);
+    }
     // Bytes that are no record, a little way into a chunk that is neither
     // the first nor the last.
     let chunks = cltap_formats::cltrace::Reader::open(&trace).unwrap().chunks().unwrap();
@@ -211,24 +224,12 @@ fn a_damaged_chunk_renders_the_same_on_one_thread_and_on_several() {
     let mut bytes = std::fs::read(&trace).unwrap();
     bytes[at..at + 64].fill(0xFF);
     std::fs::write(&trace, bytes).unwrap();
-    let logs: Vec<(String, Outcome)> = ["1", "2"]
-        .iter()
-        .map(|threads| {
-            let out = d.join(format!("render-{threads}"));
-            let o = common::bounded::cltap(&[&"render", &trace, &"--output", &out, &"--threads", threads]);
-            let log = std::fs::read_dir(&out)
-                .unwrap()
-                .map(|e| e.unwrap().path())
-                .find(|p| p.extension().is_some_and(|x| x == "apilog"))
-                .unwrap();
-            (std::fs::read_to_string(log).unwrap(), o)
-        })
-        .collect();
-    for (_, o) in &logs {
-        assert!(o.stderr.contains("record"), "the damage is reported: {}", o.stderr);
+    let logs = render("damaged");
+    assert!(logs[0].stderr.contains("record"), "the damage is reported: {}", logs[0].stderr);
+    assert!(lines(&logs[0].apilog) > 1000, "the records around the damage are rendered");
+    assert!(lines(&logs[0].apilog) < 200_001, "the records after the damage in its chunk are not");
+    for r in &logs[1..] {
+        assert_eq!(lines(&logs[0].apilog), lines(&r.apilog), "the same records on 1 and several threads");
+        assert!(r == &logs[0], "the damaged trace on several threads:\n{}\n{:?}", r.stderr, r.summary);
     }
-    let lines = |s: &str| s.lines().filter(|l| l.starts_with("TID")).count();
-    assert!(lines(&logs[0].0) > 1000, "the records around the damage are rendered");
-    assert_eq!(lines(&logs[0].0), lines(&logs[1].0), "the same records on 1 and 2 threads");
-    assert_eq!(logs[0].0, logs[1].0);
 }

@@ -192,3 +192,75 @@ impl Sink for Tally {
         results.hsa_kernel_times = all.hsa_times;
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::trace::record::{FLAG_DONE, KIND_HSA_CALL, KIND_OPENCL_CALL, WINDOW_CLOSE, WINDOW_OPEN};
+
+    fn rec(kind: u16, fn_id: u16, flags: u8, t: (u64, u64), ret: u64, args: &[u64]) -> View<'static> {
+        let mut v = View::default();
+        (v.header.kind, v.header.fn_id, v.header.flags, v.header.t0, v.header.t1, v.header.ret) =
+            (kind, fn_id, flags, t.0, t.1, ret);
+        v.header.tid = 7;
+        v.args.extend_from_slice(args);
+        v
+    }
+
+    /// Calls that succeed and fail, a time that would wrap the total, HSA
+    /// calls and dispatches, windows whose closing comes first, and calls
+    /// that did not return.
+    fn records() -> Vec<View<'static>> {
+        let mut v = Vec::new();
+        for i in 0..40u64 {
+            let done = FLAG_DONE | if i % 3 == 0 { FLAG_CMD } else { 0 };
+            v.push(rec(KIND_OPENCL_CALL, (i % 5) as u16, done, (100 * i, 100 * i + 7 * i + 1), i % 4, &[]));
+            if i % 7 == 0 {
+                v.push(rec(KIND_HSA_CALL, (i % 3) as u16, FLAG_DONE, (i, i + 50), 0, &[]));
+                let mut d = [0u64; 8];
+                d[crate::trace::record::DISPATCH_KERNEL_OBJECT] = i % 2;
+                v.push(rec(KIND_HSA_DISPATCH, 0, FLAG_DONE, (i + 1, i + 1 + 3 * i), 0, &d));
+            }
+            if i % 11 == 5 {
+                v.push(rec(KIND_OPENCL_CALL, 2, FLAG_CMD, (i, 0), 0, &[]));
+            }
+        }
+        v.push(rec(KIND_OPENCL_CALL, 1, FLAG_DONE, (0, u64::MAX), 0, &[]));
+        v.push(rec(KIND_WINDOW, 0, FLAG_DONE, (90, 0), 0, &[WINDOW_CLOSE, 5]));
+        v.push(rec(KIND_WINDOW, 0, FLAG_DONE, (10, 0), 0, &[WINDOW_OPEN, 0]));
+        v.push(rec(KIND_WINDOW, 0, FLAG_DONE, (95, 0), 0, &[WINDOW_OPEN, 5]));
+        v.push(rec(KIND_OPENCL_CALL, 0, FLAG_DONE, (5, 6), 1, &[]));
+        v
+    }
+
+    type Seen = (Vec<crate::report::Row>, Vec<InFlight>, u64, BTreeMap<u64, [u64; 4]>, Vec<(u64, u64, Vec<u64>)>);
+
+    fn seen(t: &TallyPart) -> Seen {
+        (t.rows(), t.in_flight.clone(), t.hsa_dispatches, t.hsa_times.clone(), t.windows.clone())
+    }
+
+    #[test]
+    fn parts_merged_in_order_tally_what_one_tally_of_every_record_does() {
+        let tb = Timebase { ticks_per_us: 2.6 };
+        let records = records();
+        let mut one = Tally::new(tb);
+        for r in &records {
+            one.record(r);
+        }
+        let want = seen(&one.all);
+        assert!(want.0.len() > 5 && want.1.len() == 4 && want.2 == 6 && want.3.len() == 2, "{want:?}");
+        assert_eq!(want.0.iter().map(|r| r.total_us).max(), Some(u64::MAX), "a total that saturates");
+        for size in [1, 2, 3, 7, 16, records.len()] {
+            let mut merged = Tally::new(tb);
+            let new = merged.parts().unwrap();
+            for chunk in records.chunks(size) {
+                let mut p = new();
+                for r in chunk {
+                    p.record(r);
+                }
+                merged.merge(p);
+            }
+            assert_eq!(seen(&merged.all), want, "chunks of {size} records");
+        }
+    }
+}

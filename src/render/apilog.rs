@@ -3,7 +3,7 @@
 //! formatted on other threads ahead of time (`cltap render` on every core).
 
 use super::outputs::{clock_text, Dest};
-use super::placed::{self, TextFile};
+use super::placed::{self, Failed, TextFile};
 use super::printer::{self, Options, Timebase};
 use super::sink::{End, Kinds, Open, Results, Sink};
 use crate::trace::record::View;
@@ -95,7 +95,7 @@ impl ApiLog {
     /// file-size limit) is reported once; the log ends there.
     fn write_line(&mut self) {
         let r = match self.out.as_mut() {
-            Some(Out::Stream(o)) => o.write_all(self.line.as_bytes()),
+            Some(Out::Stream(o)) => o.write_all(self.line.as_bytes()).map_err(|error| Failed { error, whole: 0 }),
             Some(Out::File(f)) => placed::write_at(&f.file, f.at, self.line.as_bytes()).map(|()| {
                 f.at += self.line.len() as u64;
             }),
@@ -110,13 +110,14 @@ impl ApiLog {
     /// The log ends where it was whole: a file is cut back to the end of
     /// the last text written in full, so it never holds part of a text or
     /// a hole where a text failed.
-    fn failed(&mut self, e: std::io::Error) {
+    fn failed(&mut self, e: Failed) {
         crate::warn!(
-            "cannot write {}: {e}; the API log ends here (the trace has every record: `cltap render`)",
-            self.path.display()
+            "cannot write {}: {}; the API log ends here (the trace has every record: `cltap render`)",
+            self.path.display(),
+            e.error
         );
         if let Some(Out::File(f)) = self.out.take() {
-            self.cut = Some((f.file, f.at));
+            self.cut = Some((f.file, f.at + e.whole));
             self.cut_back();
         }
     }
@@ -172,7 +173,7 @@ impl Sink for ApiLog {
         }
     }
 
-    fn text_placed(&mut self, written: std::io::Result<u64>, _records: u64) {
+    fn text_placed(&mut self, written: Result<u64, Failed>, _records: u64) {
         match (written, self.out.as_mut()) {
             (Ok(n), Some(Out::File(f))) => f.at += n,
             (Err(e), Some(_)) => self.failed(e),
@@ -183,8 +184,8 @@ impl Sink for ApiLog {
     fn flush(&mut self) {
         match self.out.as_mut() {
             Some(Out::Stream(o)) => {
-                if let Err(e) = o.flush() {
-                    self.failed(e);
+                if let Err(error) = o.flush() {
+                    self.failed(Failed { error, whole: 0 });
                 }
             }
             Some(Out::File(_)) => {}

@@ -29,8 +29,8 @@ pub enum Text {
     None,
     /// Formatted, for the driver to write: the text and its record count.
     Given(String, u64),
-    /// Written at its place: its bytes, or the write's error.
-    Placed(std::io::Result<u64>),
+    /// Written at its place: its bytes, or how the write failed.
+    Placed(Result<u64, placed::Failed>),
     /// Formatted but not written: the log had stopped.
     Dropped,
 }

@@ -16,10 +16,33 @@ pub struct TextFile {
     pub at: u64,
 }
 
-/// Writes `bytes` at `offset`. A failed write may leave part of them (or a
-/// hole before them); the owner cuts the file back to where it was whole.
-pub fn write_at(file: &File, offset: u64, bytes: &[u8]) -> std::io::Result<()> {
-    file.write_all_at(bytes, offset)
+/// A write that failed, and how much of it to keep: the bytes up to the
+/// end of the last line written in full. The file's owner cuts the file
+/// back to their end, so it never holds part of a line, nor a hole where
+/// a later text was written.
+#[derive(Debug)]
+pub struct Failed {
+    pub error: std::io::Error,
+    pub whole: u64,
+}
+
+/// Writes `bytes` at `offset`.
+pub fn write_at(file: &File, offset: u64, bytes: &[u8]) -> Result<(), Failed> {
+    let mut done = 0;
+    while done < bytes.len() {
+        let error = match file.write_at(&bytes[done..], offset + done as u64) {
+            Ok(0) => std::io::ErrorKind::WriteZero.into(),
+            Ok(n) => {
+                done += n;
+                continue;
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => e,
+        };
+        let whole = bytes[..done].iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1) as u64;
+        return Err(Failed { error, whole });
+    }
+    Ok(())
 }
 
 /// Where each chunk's text starts: chunk `k` starts where chunk `k - 1`
@@ -103,6 +126,18 @@ impl State {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_write_that_fails_keeps_its_whole_lines() {
+        let d = tempfile::tempdir().unwrap();
+        let f = File::create(d.path().join("log")).unwrap();
+        assert!(write_at(&f, 3, b"one\ntwo\n").is_ok());
+        // Read-only: nothing is written.
+        let ro = File::open(d.path().join("log")).unwrap();
+        let e = write_at(&ro, 0, b"x\n").unwrap_err();
+        assert_eq!(e.whole, 0);
+        assert_eq!(std::fs::read(d.path().join("log")).unwrap(), b"\0\0\0one\ntwo\n");
+    }
 
     #[test]
     fn each_chunk_starts_where_the_chunks_before_it_end_whatever_the_order_they_are_placed_in() {

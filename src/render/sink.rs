@@ -209,8 +209,8 @@ pub trait Sink: Send {
     }
 
     /// A chunk's text, `Ok(bytes)` written by another thread at the
-    /// sink's `at` (or the error that stopped it), with its record count.
-    fn text_placed(&mut self, _written: std::io::Result<u64>, _records: u64) {}
+    /// sink's `at` (or how its write failed), with its record count.
+    fn text_placed(&mut self, _written: Result<u64, super::placed::Failed>, _records: u64) {}
 
     /// Writes what it holds so far (during the run, and before any sink
     /// finishes).

@@ -6,7 +6,9 @@
 //! Perfetto's protobuf trace (`pftrace`), the memory trace and leak check (`memory`), rocpd's database (`rocpd`), the
 //! `.atp` (`atp`), the counter
 //! files (`counters`), the tools' buffers (`tools`) and the summary's tally
-//! (`tally`).
+//! (`tally`). On several threads (`parallel`) workers format the API log's
+//! text and write it at its place in the file (`placed`), and fill the
+//! sinks' per-chunk parts.
 
 pub mod apilog;
 pub mod atp;

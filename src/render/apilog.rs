@@ -46,8 +46,7 @@ impl ApiLog {
         let out = match dest {
             Dest::Stderr => Out::Stream(Box::new(std::io::stderr())),
             Dest::Stdout => Out::Stream(Box::new(std::io::stdout())),
-            // Read as well as written: a file's pages may be mapped.
-            Dest::File => match File::options().read(true).write(true).create(true).truncate(true).open(&path) {
+            Dest::File => match File::create(&path) {
                 Ok(f) => {
                     written_to_file = true;
                     Out::File(TextFile { file: Arc::new(f), at: 0 })

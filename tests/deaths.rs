@@ -102,6 +102,36 @@ fn a_crash_inside_the_driver_names_the_call_in_flight() {
     }
 }
 
+/// A trace whose last call did not return, in many chunks, renders the
+/// same API log, summary and list of calls in flight on one thread and on
+/// several (workers tally their chunks apart, merged in order).
+#[test]
+fn a_call_in_flight_renders_the_same_on_one_thread_and_on_several() {
+    let d = scratch("in-flight-threads");
+    let mut c = command(&calls(), &["driver-crash", "20000"], &[Driver::Pocl], Loader::OclIcd, Mode::Layer);
+    c.env("CLTAP_OUTPUT_DIR", &*d).env("CLTAP_SUMMARY", "1").env("CLTAP_BUFFER_SIZE", "4K");
+    let o = run(c);
+    assert_eq!(o.code, None, "killed by SIGSEGV: {}", o.stderr);
+    let trace = only(&d, "cltrace");
+    let r = cltap_formats::cltrace::Reader::open(&trace).unwrap();
+    assert!(r.chunks().unwrap().len() >= 8, "{} chunks", r.chunks().unwrap().len());
+    // A run this short dies before the clock's rate is recorded, and each
+    // render would measure its own: the trace is given one (2.6 ticks a ns).
+    use cltap_formats::cltrace::FileHeader;
+    let (tsc0, mono0) = (r.header.tsc0, r.header.mono0);
+    let file = std::fs::OpenOptions::new().write(true).open(&trace).unwrap();
+    use std::os::unix::fs::FileExt;
+    file.write_all_at(&(tsc0 + 2_600_000_000).to_ne_bytes(), std::mem::offset_of!(FileHeader, tsc1) as u64).unwrap();
+    file.write_all_at(&(mono0 + 1_000_000_000).to_ne_bytes(), std::mem::offset_of!(FileHeader, mono1) as u64).unwrap();
+    let r: Vec<_> = [1, 2, 3].iter().map(|&t| bounded::rendered_on(&trace, &d.join(format!("r{t}")), t)).collect();
+    assert!(r[0].apilog.lines().rfind(|l| l.starts_with("TID ")).unwrap().ends_with("= <did not return>"));
+    assert!(r[0].stderr.contains("cltap: clGetPlatformInfo did not return (thread "), "{}", r[0].stderr);
+    assert!(r[0].summary.as_ref().is_some_and(|s| s.contains("clGetPlatformInfo")), "{:?}", r[0].summary);
+    for x in &r[1..] {
+        assert!(x == &r[0], "several threads:\n{}\n{:?}", x.stderr, x.summary);
+    }
+}
+
 /// Peak memory of `calls stress 8 2500000` with and without cltap.
 #[test]
 fn eight_threads_of_two_and_a_half_million_calls_lose_nothing_in_flat_memory() {

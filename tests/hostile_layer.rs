@@ -179,13 +179,9 @@ fn a_full_disk_leaves_the_application_running_and_the_trace_readable() {
     }
 }
 
-/// A chunk damaged in the middle of its records renders the records before
-/// the damage whatever the number of rendering threads: the parallel
-/// renderer once dropped the whole chunk's API-log text where one thread
-/// kept them.
-#[test]
-fn a_damaged_chunk_renders_the_same_on_one_thread_and_on_several() {
-    let d = scratch("hostile-damaged-chunk");
+/// A trace of 2 threads x 100,000 `clGetPlatformInfo` calls, in `d`, with
+/// a summary.
+fn bench_trace(d: &Path) -> PathBuf {
     let traced = d.join("traced");
     let cltap_bin = Path::new(env!("CARGO_BIN_EXE_cltap"));
     let mut c = command(
@@ -195,14 +191,37 @@ fn a_damaged_chunk_renders_the_same_on_one_thread_and_on_several() {
         Loader::OclIcd,
         Mode::Layer,
     );
-    c.env("CLTAP_OUTPUT_DIR", &traced).env("CLTAP_RENDER", "0");
+    c.env("CLTAP_OUTPUT_DIR", &traced).env("CLTAP_RENDER", "0").env("CLTAP_SUMMARY", "1");
     let o = run(c);
     assert_eq!(o.code, Some(0), "{}", o.stderr);
-    let trace = std::fs::read_dir(&traced)
+    std::fs::read_dir(&traced)
         .unwrap()
         .map(|e| e.unwrap().path())
         .find(|p| p.extension().is_some_and(|x| x == "cltrace"))
-        .unwrap();
+        .unwrap()
+}
+
+/// A chunk damaged in the middle of its records renders the records before
+/// the damage whatever the number of rendering threads: the parallel
+/// renderer once dropped the whole chunk's API-log text where one thread
+/// kept them. The API log, the summary and the damage report are the same
+/// on 1, 2 and 4 threads, for the trace whole and damaged (workers write
+/// the log's texts at their places and tally their chunks apart).
+#[test]
+fn a_damaged_chunk_renders_the_same_on_one_thread_and_on_several() {
+    let d = scratch("hostile-damaged-chunk");
+    let trace = bench_trace(&d);
+    let render = |name: &str| -> Vec<common::bounded::Rendered> {
+        [1, 2, 4].iter().map(|&t| common::bounded::rendered_on(&trace, &d.join(format!("{name}-{t}")), t)).collect()
+    };
+    let lines = |s: &str| s.lines().filter(|l| l.starts_with("TID")).count();
+    let whole = render("whole");
+    assert_eq!(lines(&whole[0].apilog), 200_001, "every call, and clGetPlatformIDs");
+    assert!(whole[0].summary.as_ref().is_some_and(|s| s.contains("clGetPlatformInfo")), "{:?}", whole[0].summary);
+    assert!(whole[0].stderr.contains("clGetPlatformInfo"), "the summary's table: {}", whole[0].stderr);
+    for r in &whole[1..] {
+        assert!(r == &whole[0], "the whole trace on several threads:\n{}\n{:?}", r.stderr, r.summary);
+    }
     // Bytes that are no record, a little way into a chunk that is neither
     // the first nor the last.
     let chunks = cltap_formats::cltrace::Reader::open(&trace).unwrap().chunks().unwrap();
@@ -211,24 +230,49 @@ fn a_damaged_chunk_renders_the_same_on_one_thread_and_on_several() {
     let mut bytes = std::fs::read(&trace).unwrap();
     bytes[at..at + 64].fill(0xFF);
     std::fs::write(&trace, bytes).unwrap();
-    let logs: Vec<(String, Outcome)> = ["1", "2"]
-        .iter()
-        .map(|threads| {
-            let out = d.join(format!("render-{threads}"));
-            let o = common::bounded::cltap(&[&"render", &trace, &"--output", &out, &"--threads", threads]);
-            let log = std::fs::read_dir(&out)
-                .unwrap()
-                .map(|e| e.unwrap().path())
-                .find(|p| p.extension().is_some_and(|x| x == "apilog"))
-                .unwrap();
-            (std::fs::read_to_string(log).unwrap(), o)
-        })
-        .collect();
-    for (_, o) in &logs {
-        assert!(o.stderr.contains("record"), "the damage is reported: {}", o.stderr);
+    let logs = render("damaged");
+    assert!(logs[0].stderr.contains("record"), "the damage is reported: {}", logs[0].stderr);
+    assert!(lines(&logs[0].apilog) > 1000, "the records around the damage are rendered");
+    assert!(lines(&logs[0].apilog) < 200_001, "the records after the damage in its chunk are not");
+    for r in &logs[1..] {
+        assert_eq!(lines(&logs[0].apilog), lines(&r.apilog), "the same records on 1 and several threads");
+        assert!(r == &logs[0], "the damaged trace on several threads:\n{}\n{:?}", r.stderr, r.summary);
     }
-    let lines = |s: &str| s.lines().filter(|l| l.starts_with("TID")).count();
-    assert!(lines(&logs[0].0) > 1000, "the records around the damage are rendered");
-    assert_eq!(lines(&logs[0].0), lines(&logs[1].0), "the same records on 1 and 2 threads");
-    assert_eq!(logs[0].0, logs[1].0);
+}
+
+/// An API log that cannot be written to its end (here, past a file-size
+/// limit) ends where its text was whole, once, however many threads wrote
+/// it: a prefix of the whole log, with no part of a text and no hole.
+#[test]
+fn an_api_log_cut_short_is_a_prefix_of_the_whole_log_on_any_number_of_threads() {
+    use std::os::unix::process::CommandExt;
+    let d = scratch("hostile-log-cut");
+    let trace = bench_trace(&d);
+    let whole = common::bounded::rendered_on(&trace, &d.join("whole"), 1).apilog;
+    let limit: u64 = 10 << 20;
+    assert!(whole.len() as u64 > 3 * limit, "{} bytes", whole.len());
+    for threads in ["1", "3"] {
+        let out = d.join(format!("cut-{threads}"));
+        let mut c = Command::new(env!("CARGO_BIN_EXE_cltap"));
+        c.args(["render", "--threads", threads, "--output"]).arg(&out).arg(&trace);
+        // SAFETY: setrlimit and signal between fork and exec touch only the child.
+        unsafe {
+            c.pre_exec(move || {
+                let r = libc::rlimit { rlim_cur: limit, rlim_max: limit };
+                libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
+                if libc::setrlimit(libc::RLIMIT_FSIZE, &r) != 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+                Ok(())
+            });
+        }
+        let o = c.output().unwrap();
+        let stderr = String::from_utf8_lossy(&o.stderr);
+        assert!(o.status.success(), "{threads}: {stderr}");
+        assert_eq!(stderr.matches("the API log ends here").count(), 1, "{threads}: said once: {stderr}");
+        let cut = std::fs::read(only_file(&out, "apilog")).unwrap();
+        assert!(cut.len() as u64 > limit / 2 && cut.len() as u64 <= limit, "{threads}: {} bytes", cut.len());
+        assert!(cut.ends_with(b"\n"), "{threads}: ends with a whole line");
+        assert!(whole.as_bytes().starts_with(&cut), "{threads}: a prefix of the whole log");
+    }
 }

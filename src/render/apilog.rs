@@ -3,15 +3,31 @@
 //! formatted on other threads ahead of time (`cltap render` on every core).
 
 use super::outputs::{clock_text, Dest};
+use super::placed::{self, Failed, TextFile};
 use super::printer::{self, Options, Timebase};
 use super::sink::{End, Kinds, Open, Results, Sink};
 use crate::trace::record::View;
 use cltap_formats::apilog;
+use std::fs::File;
 use std::io::Write;
 use std::path::PathBuf;
+use std::sync::Arc;
+
+/// Where the log goes.
+enum Out {
+    /// Standard error or output, written in order.
+    Stream(Box<dyn Write + Send>),
+    /// The log's file, every text written at its place (other threads
+    /// write chunks' texts there too); `at`: where the next text goes.
+    File(TextFile),
+}
 
 pub struct ApiLog {
-    out: Option<Box<dyn Write + Send>>,
+    out: Option<Out>,
+    /// Where a file whose writing failed was cut back to, once no thread
+    /// writes it any more (another thread may write a later chunk's text
+    /// after the failure).
+    cut: Option<(Arc<File>, u64)>,
     path: PathBuf,
     written_to_file: bool,
     tb: Timebase,
@@ -26,24 +42,23 @@ impl ApiLog {
     pub fn open(cx: &Open<'_>, dest: &Dest) -> ApiLog {
         let path = cx.outputs.path("apilog");
         let mut written_to_file = false;
-        let out: Box<dyn Write + Send> = match dest {
-            Dest::Stderr => Box::new(std::io::stderr()),
-            Dest::Stdout => Box::new(std::io::stdout()),
-            Dest::File => match std::fs::File::create(&path) {
+        let out = match dest {
+            Dest::Stderr => Out::Stream(Box::new(std::io::stderr())),
+            Dest::Stdout => Out::Stream(Box::new(std::io::stdout())),
+            Dest::File => match File::create(&path) {
                 Ok(f) => {
                     written_to_file = true;
-                    // Text comes in pieces of about `BATCH` bytes, which a buffer
-                    // smaller than that passes straight to the file, uncopied.
-                    Box::new(std::io::BufWriter::with_capacity(1 << 14, f))
+                    Out::File(TextFile { file: Arc::new(f), at: 0 })
                 }
                 Err(e) => {
                     crate::warn!("cannot create {}: {e}; the API log goes to stderr", path.display());
-                    Box::new(std::io::stderr())
+                    Out::Stream(Box::new(std::io::stderr()))
                 }
             },
         };
         let mut s = ApiLog {
             out: Some(out),
+            cut: None,
             path,
             written_to_file,
             tb: cx.timebase,
@@ -76,26 +91,50 @@ impl ApiLog {
     /// Writes the pending text. The first failure (a full disk, the
     /// file-size limit) is reported once; the log ends there.
     fn write_line(&mut self) {
-        if let Some(o) = self.out.as_mut() {
-            if let Err(e) = o.write_all(self.line.as_bytes()) {
-                self.failed(e);
-            }
+        let r = match self.out.as_mut() {
+            Some(Out::Stream(o)) => o.write_all(self.line.as_bytes()).map_err(|error| Failed { error, whole: 0 }),
+            Some(Out::File(f)) => placed::write_at(&f.file, f.at, self.line.as_bytes()).map(|()| {
+                f.at += self.line.len() as u64;
+            }),
+            None => Ok(()),
+        };
+        if let Err(e) = r {
+            self.failed(e);
         }
         self.line.clear();
     }
 
-    fn failed(&mut self, e: std::io::Error) {
+    /// The log ends where it was whole: a file is cut back to the end of
+    /// the last text written in full, so it never holds part of a text or
+    /// a hole where a text failed.
+    fn failed(&mut self, e: Failed) {
         crate::warn!(
-            "cannot write {}: {e}; the API log ends here (the trace has every record: `cltap render`)",
-            self.path.display()
+            "cannot write {}: {}; the API log ends here (the trace has every record: `cltap render`)",
+            self.path.display(),
+            e.error
         );
-        self.out = None;
+        if let Some(Out::File(f)) = self.out.take() {
+            self.cut = Some((f.file, f.at + e.whole));
+            self.cut_back();
+        }
+    }
+
+    fn cut_back(&self) {
+        if let Some((f, at)) = &self.cut {
+            let _ = f.set_len(*at);
+        }
     }
 }
 
 impl Sink for ApiLog {
     fn kinds(&self) -> Kinds {
-        Kinds::ALL
+        // A log that stopped takes nothing more: the chunks need not be read
+        // for it.
+        if self.out.is_some() {
+            Kinds::ALL
+        } else {
+            Kinds::NONE
+        }
     }
 
     fn record(&mut self, v: &View<'_>) {
@@ -124,11 +163,31 @@ impl Sink for ApiLog {
         spent
     }
 
+    fn text_file(&self) -> Option<TextFile> {
+        match &self.out {
+            Some(Out::File(f)) => Some(f.clone()),
+            _ => None,
+        }
+    }
+
+    fn text_placed(&mut self, written: Result<u64, Failed>, _records: u64) {
+        match (written, self.out.as_mut()) {
+            (Ok(n), Some(Out::File(f))) => f.at += n,
+            (Err(e), Some(_)) => self.failed(e),
+            _ => {}
+        }
+    }
+
     fn flush(&mut self) {
-        if let Some(o) = self.out.as_mut() {
-            if let Err(e) = o.flush() {
-                self.failed(e);
+        match self.out.as_mut() {
+            Some(Out::Stream(o)) => {
+                if let Err(error) = o.flush() {
+                    self.failed(Failed { error, whole: 0 });
+                }
             }
+            Some(Out::File(_)) => {}
+            // Texts of chunks after the failure may have been written since.
+            None => self.cut_back(),
         }
     }
 

@@ -6,7 +6,8 @@
 //! gives the same bytes.
 
 use super::outputs::Outputs;
-use super::printer::{self, Options, Timebase};
+use super::parallel;
+use super::printer::Timebase;
 use super::sink::{ChunkRecords, End, InFlight, Kinds, Open, Results, Sink};
 use crate::trace::tsc;
 use cltap_formats::cltrace::{self, Reader};
@@ -93,50 +94,78 @@ impl Renderer {
             self.next_seal += 1;
             match self.reader.chunk(index) {
                 Ok(c) => {
-                    self.render_chunk(&c, None);
+                    self.render_chunk(&c);
                 }
                 Err(e) => self.errors.push(e.to_string()),
             }
         }
     }
 
-    /// Gives one chunk's records to the sinks. `text`: the chunk's text,
-    /// already formatted on another thread, for the sinks that format text;
-    /// returns a buffer for another chunk's text.
-    fn render_chunk(&mut self, c: &cltrace::ChunkInfo, mut text: Option<(String, u64)>) -> Option<String> {
+    /// Gives one chunk's records to the sinks, in order on this thread.
+    fn render_chunk(&mut self, c: &cltrace::ChunkInfo) {
         self.open();
+        let wants: Vec<Kinds> = self.sinks.iter().map(|s| s.kinds()).collect();
+        self.records += self.walk_chunk(c, &wants);
+    }
+
+    /// Reads chunk `c` and gives each record to the sinks whose `wants`
+    /// take its kind (reading nothing when none takes any), then the chunk
+    /// to every sink; returns the records walked.
+    fn walk_chunk(&mut self, c: &cltrace::ChunkInfo, wants: &[Kinds]) -> u64 {
         let mut buf = std::mem::take(&mut self.buf);
         let reader = self.reader.clone();
         let sinks = &mut self.sinks;
-        let records = &mut self.records;
-        // A sink whose text was formatted ahead takes that text instead.
-        let pre = text.is_some();
-        let wants: Vec<Kinds> =
-            sinks.iter().map(|s| if pre && s.formats_text().is_some() { Kinds::NONE } else { s.kinds() }).collect();
-        let r = reader.chunk_bytes(c, &mut buf).and_then(|_| {
-            reader.walk(c, &buf, |v| {
-                *records += 1;
-                for (s, k) in sinks.iter_mut().zip(&wants) {
-                    if k.has(v.header.kind) {
-                        s.record(v);
+        let mut records = 0;
+        let read = wants.iter().any(|k| *k != Kinds::NONE);
+        if read {
+            let r = reader.chunk_bytes(c, &mut buf).and_then(|_| {
+                reader.walk(c, &buf, |v| {
+                    records += 1;
+                    for (s, k) in sinks.iter_mut().zip(wants) {
+                        if k.has(v.header.kind) {
+                            s.record(v);
+                        }
                     }
-                }
-            })
-        });
-        if let Err(e) = r {
-            self.errors.push(e.to_string());
-        }
-        let records = ChunkRecords::new(&reader, c, &buf, std::mem::take(&mut self.wide));
-        let mut spent = None;
-        for s in self.sinks.iter_mut() {
-            if let Some((t, n)) = text.take_if(|_| s.formats_text().is_some()) {
-                spent = Some(s.text(t, n));
+                })
+            });
+            if let Err(e) = r {
+                self.errors.push(e.to_string());
             }
-            s.chunk(c, &records);
         }
-        self.wide = records.into_spare();
+        let whole = ChunkRecords::new(&reader, c, read.then_some(&buf[..]), std::mem::take(&mut self.wide));
+        for s in self.sinks.iter_mut() {
+            s.chunk(c, &whole);
+        }
+        self.wide = whole.into_spare();
         self.buf = buf;
-        spent
+        records
+    }
+
+    /// A chunk a worker went through: its parts and text to their sinks
+    /// (`text_sink` takes the text), its records to the sinks that take
+    /// them only in order.
+    fn take_done(&mut self, c: &cltrace::ChunkInfo, done: parallel::Done, text_sink: Option<usize>) -> Option<String> {
+        let mut wants: Vec<Kinds> = self.sinks.iter().map(|s| s.kinds()).collect();
+        for (i, p) in done.parts {
+            self.sinks[i].merge(p);
+            wants[i] = Kinds::NONE;
+        }
+        let mut spare = None;
+        if let Some(i) = text_sink {
+            if !matches!(done.text, parallel::Text::None) {
+                wants[i] = Kinds::NONE;
+            }
+            match done.text {
+                parallel::Text::None => {}
+                parallel::Text::Given(t, n) => spare = Some(self.sinks[i].text(t, n)),
+                parallel::Text::Placed(r) => self.sinks[i].text_placed(r, done.records),
+                // Formatted after the log stopped: nothing more goes in it.
+                parallel::Text::Dropped => {}
+            }
+        }
+        self.walk_chunk(c, &wants);
+        self.records += done.records;
+        spare
     }
 
     /// For a tool's flush: see [`super::tools::feed_live`]. `me`: the
@@ -167,71 +196,45 @@ impl Renderer {
         self.results.host.clone()
     }
 
-    /// Renders `chunks` in order; a sink's text is formatted on `threads`
-    /// threads, every other share of a record taken in order on this one.
+    /// Renders `chunks` in order: on `threads` workers the API log's text
+    /// (written at its place in the file) and the parts of the sinks that
+    /// offer them; on this thread, in order, what the other sinks take.
     fn render_many(&mut self, chunks: &[cltrace::ChunkInfo], threads: usize) {
         self.open();
         let options = self.sinks.iter().find_map(|s| s.formats_text());
-        let (Some(options), true) = (options, threads > 1 && chunks.len() > 1) else {
+        let plan = parallel::Plan {
+            options,
+            file: options.and(self.sinks.iter().find_map(|s| s.text_file())),
+            parts: self
+                .sinks
+                .iter()
+                .enumerate()
+                .filter_map(|(i, s)| Some((i, s.kinds(), s.parts()?)))
+                .filter(|(_, k, _)| *k != Kinds::NONE)
+                .collect(),
+        };
+        if threads <= 1 || chunks.len() <= 1 || (plan.options.is_none() && plan.parts.is_empty()) {
             for c in chunks {
-                self.render_chunk(c, None);
+                self.render_chunk(c);
             }
             return;
-        };
+        }
         let tb = self.timebase.expect("opened");
         let reader = self.reader.clone();
-        let next = std::sync::atomic::AtomicUsize::new(0);
-        // Workers stay at most `window` chunks ahead of the writer, so that
-        // at most about two texts per thread (a few MiB each) exist at once.
-        let window = threads;
-        let written = (parking_lot::Mutex::new(0usize), parking_lot::Condvar::new());
-        // Texts' buffers, back from the sink for the next chunks.
-        let spare = parking_lot::Mutex::new(Vec::<String>::new());
-        let (tx, rx) = std::sync::mpsc::channel::<(usize, Result<(String, u64), cltrace::Error>)>();
-        std::thread::scope(|s| {
-            for _ in 0..threads {
-                let tx = tx.clone();
-                let (reader, next, written, spare) = (&reader, &next, &written, &spare);
-                // The chunk's records, read into the same memory each time.
-                let mut records = Vec::new();
-                s.spawn(move || loop {
-                    let k = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                    if k >= chunks.len() {
-                        return;
-                    }
-                    {
-                        let mut w = written.0.lock();
-                        while k >= *w + window {
-                            written.1.wait(&mut w);
-                        }
-                    }
-                    let out = spare.lock().pop().unwrap_or_default();
-                    if tx.send((k, chunk_text(reader, &chunks[k], tb, options, &mut records, out))).is_err() {
-                        return;
-                    }
-                });
-            }
-            drop(tx);
-            let mut ready = BTreeMap::new();
-            let mut k = 0;
-            for (i, r) in rx {
-                ready.insert(i, r);
-                while let Some(r) = ready.remove(&k) {
-                    let spent = match r {
-                        Ok(t) => self.render_chunk(&chunks[k], Some(t)),
-                        // A damaged chunk: its records up to the damage
-                        // are taken here, on one thread, as without
-                        // workers (the walk reports the damage).
-                        Err(_) => self.render_chunk(&chunks[k], None),
-                    };
-                    if let Some(b) = spent.filter(|b| b.capacity() > 0) {
-                        spare.lock().push(b);
-                    }
-                    k += 1;
-                    *written.0.lock() = k;
-                    written.1.notify_all();
+        let text_sink = self.sinks.iter().position(|s| s.formats_text().is_some());
+        parallel::run(&reader, chunks, threads, tb, &plan, |k, done| {
+            let spare = match done {
+                Some(d) => self.take_done(&chunks[k], d, text_sink),
+                // A damaged chunk: its records up to the damage are taken
+                // here, on one thread, as without workers (the walk
+                // reports the damage).
+                None => {
+                    self.render_chunk(&chunks[k]);
+                    None
                 }
-            }
+            };
+            let text_end = text_sink.and_then(|i| self.sinks[i].text_file()).map(|f| f.at);
+            parallel::Taken { text_end, spare }
         });
     }
 
@@ -281,28 +284,4 @@ impl Renderer {
         }
         drops
     }
-}
-
-/// One chunk's API-log text and record count, made on any thread, in
-/// `out`'s memory (its text cleared); `buf` holds the chunk's records.
-fn chunk_text(
-    reader: &Reader,
-    c: &cltrace::ChunkInfo,
-    tb: Timebase,
-    options: Options,
-    buf: &mut Vec<u8>,
-    mut out: String,
-) -> Result<(String, u64), cltrace::Error> {
-    reader.chunk_bytes(c, buf)?;
-    // An API-log line is about three times its record: sized once, the text
-    // does not grow by doubling. Sized from the bytes read, not from the
-    // chunk header's claim.
-    out.clear();
-    out.reserve(buf.len().saturating_mul(3) + 4096);
-    let mut n = 0;
-    reader.walk(c, buf, |v| {
-        n += 1;
-        printer::print(&mut out, v, &tb, options);
-    })?;
-    Ok((out, n))
 }

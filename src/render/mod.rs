@@ -6,7 +6,9 @@
 //! Perfetto's protobuf trace (`pftrace`), the memory trace and leak check (`memory`), rocpd's database (`rocpd`), the
 //! `.atp` (`atp`), the counter
 //! files (`counters`), the tools' buffers (`tools`) and the summary's tally
-//! (`tally`).
+//! (`tally`). On several threads (`parallel`) workers format the API log's
+//! text and write it at its place in the file (`placed`), and fill the
+//! sinks' per-chunk parts.
 
 pub mod apilog;
 pub mod atp;
@@ -19,7 +21,9 @@ pub mod driver;
 mod line;
 pub mod memory;
 pub mod outputs;
+mod parallel;
 pub mod pftrace;
+pub mod placed;
 pub mod printer;
 #[doc(hidden)]
 pub mod reference;
@@ -34,4 +38,4 @@ mod values;
 
 pub use driver::Renderer;
 pub use outputs::{atp_header, clock_text, plain_stem, process_of, stem_of, Dest, Outputs};
-pub use sink::{End, InFlight, Kinds, Open, Results, Sink};
+pub use sink::{End, InFlight, Kinds, NewPart, Open, Part, Results, Sink};

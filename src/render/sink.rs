@@ -18,16 +18,18 @@ use std::sync::OnceLock;
 pub struct ChunkRecords<'a> {
     reader: &'a Reader,
     chunk: &'a ChunkInfo,
-    bytes: &'a [u8],
+    /// `None`: the chunk was not read on this thread (every record went to
+    /// other threads), and is read only if a sink asks.
+    bytes: Option<&'a [u8]>,
     wide: std::cell::OnceCell<Vec<u8>>,
     /// Memory to widen into, from the chunk before.
     spare: std::cell::Cell<Vec<u8>>,
 }
 
 impl<'a> ChunkRecords<'a> {
-    /// The records of chunk `chunk`, its `bytes` as stored; `spare`: memory
-    /// for the wide records.
-    pub fn new(reader: &'a Reader, chunk: &'a ChunkInfo, bytes: &'a [u8], spare: Vec<u8>) -> Self {
+    /// The records of chunk `chunk`, its `bytes` as stored if it was read;
+    /// `spare`: memory for the wide records.
+    pub fn new(reader: &'a Reader, chunk: &'a ChunkInfo, bytes: Option<&'a [u8]>, spare: Vec<u8>) -> Self {
         ChunkRecords { reader, chunk, bytes, wide: Default::default(), spare: std::cell::Cell::new(spare) }
     }
 
@@ -35,7 +37,14 @@ impl<'a> ChunkRecords<'a> {
     pub fn wide(&self) -> &[u8] {
         self.wide.get_or_init(|| {
             let mut w = self.spare.take();
-            self.reader.widen(self.chunk, self.bytes, &mut w);
+            match self.bytes {
+                Some(b) => self.reader.widen(self.chunk, b, &mut w),
+                // Damage was reported by the walk that gave the records;
+                // what could be read up to it is kept, as above.
+                None => {
+                    let _ = self.reader.chunk_records(self.chunk, &mut w);
+                }
+            }
             w
         })
     }
@@ -144,6 +153,19 @@ pub struct Results {
     pub files: Vec<std::path::PathBuf>,
 }
 
+/// A share of a sink's per-record work that other threads do a chunk at a
+/// time: filled from one chunk's records (those of the sink's kinds) on any
+/// thread, then merged by the sink in chunk order on the driver's.
+pub trait Part: Send {
+    fn record(&mut self, v: &View<'_>);
+
+    /// For the sink's [`Sink::merge`], which knows its part's type.
+    fn into_any(self: Box<Self>) -> Box<dyn std::any::Any>;
+}
+
+/// Makes an empty [`Part`], on any thread.
+pub type NewPart = std::sync::Arc<dyn Fn() -> Box<dyn Part> + Send + Sync>;
+
 pub trait Sink: Send {
     /// The record kinds it takes; it is given no other.
     fn kinds(&self) -> Kinds;
@@ -168,6 +190,27 @@ pub trait Sink: Send {
     fn text(&mut self, text: String, _records: u64) -> String {
         text
     }
+
+    /// For a sink whose records need not come in order on one thread: makes
+    /// the parts other threads fill. A chunk's part then comes through
+    /// [`Sink::merge`] instead of its records through [`Sink::record`].
+    fn parts(&self) -> Option<NewPart> {
+        None
+    }
+
+    /// One chunk's part, in chunk order.
+    fn merge(&mut self, _part: Box<dyn Part>) {}
+
+    /// For a sink that formats text ahead: the file its text goes on, for
+    /// other threads to write each chunk's text at its place themselves;
+    /// the sink's own next text goes at `at`.
+    fn text_file(&self) -> Option<super::placed::TextFile> {
+        None
+    }
+
+    /// A chunk's text, `Ok(bytes)` written by another thread at the
+    /// sink's `at` (or how its write failed), with its record count.
+    fn text_placed(&mut self, _written: Result<u64, super::placed::Failed>, _records: u64) {}
 
     /// Writes what it holds so far (during the run, and before any sink
     /// finishes).

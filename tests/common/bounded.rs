@@ -34,3 +34,33 @@ pub fn cltap(args: &[&dyn AsRef<std::ffi::OsStr>]) -> Outcome {
 pub fn said(o: &Outcome) -> Vec<&str> {
     o.stderr.lines().filter(|l| l.starts_with("cltap")).collect()
 }
+
+/// What `cltap render --threads N` made of a trace, none of which may
+/// depend on N.
+#[derive(Debug, PartialEq, Eq)]
+pub struct Rendered {
+    pub apilog: String,
+    /// The summary's JSON, when the trace asks for a summary.
+    pub summary: Option<String>,
+    /// Its `cltap:` lines and the summary's table, less the lines that name
+    /// the output folder.
+    pub stderr: String,
+}
+
+/// `cltap render TRACE --threads N` into `out`, under the bound.
+pub fn rendered_on(trace: &std::path::Path, out: &std::path::Path, threads: usize) -> Rendered {
+    let o = cltap(&[&"render", &trace, &"--output", &out, &"--threads", &threads.to_string()]);
+    let only = |ext: &str| {
+        std::fs::read_dir(out)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .find(|p| p.to_string_lossy().ends_with(ext))
+            .map(|p| std::fs::read_to_string(p).unwrap())
+    };
+    let dir = out.to_string_lossy();
+    Rendered {
+        apilog: only(".apilog").unwrap_or_else(|| panic!("no API log: {}", o.stderr)),
+        summary: only(".summary.json"),
+        stderr: o.stderr.lines().filter(|l| !l.contains(&*dir)).map(|l| format!("{l}\n")).collect(),
+    }
+}

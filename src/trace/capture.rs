@@ -71,7 +71,7 @@ impl Compact<'_> {
 }
 
 impl Sink for Compact<'_> {
-    #[inline]
+    #[inline(always)]
     unsafe fn bytes(&mut self, param: usize, tag: Tag, src: *const u8, bytes: usize, total: u64) {
         const HEAD: usize = 2 + 2 * compact::VARINT_MAX;
         if self.room() < HEAD {
@@ -84,7 +84,7 @@ impl Sink for Compact<'_> {
         self.len += n + bytes;
     }
 
-    #[inline]
+    #[inline(always)]
     fn word(&mut self, param: usize, tag: Tag, w: u64) {
         if self.room() >= 2 + compact::VARINT_MAX {
             // SAFETY: room checked above.

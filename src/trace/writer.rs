@@ -138,6 +138,7 @@ extern "C" fn after_fork_in_child() {
     CURRENT.store(std::ptr::null_mut(), Ordering::Release);
 }
 
+#[inline]
 pub(crate) fn current_ptr() -> *const Trace {
     CURRENT.load(Ordering::Relaxed)
 }

@@ -149,12 +149,14 @@ pub fn function(kind: u16, fn_id: u16) -> Option<&'static FnMeta> {
 }
 
 /// One number for every function of both APIs: OpenCL's ids, then HSA's
-/// after them (tallies kept in one array).
+/// after them (tallies kept in one array). `None` for an id past its own
+/// API's table (a damaged or crafted record), which would otherwise read
+/// as the other API's function.
 pub fn global_index(kind: u16, fn_id: u16) -> Option<usize> {
+    function(kind, fn_id)?;
     match kind {
         KIND_OPENCL_CALL => Some(fn_id as usize),
-        KIND_HSA_CALL => Some(FUNCTIONS.len() + fn_id as usize),
-        _ => None,
+        _ => Some(FUNCTIONS.len() + fn_id as usize),
     }
 }
 
@@ -166,6 +168,17 @@ pub fn by_global_index(i: usize) -> Option<&'static FnMeta> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A record's function id past its own API's table is no function,
+    /// not the other API's.
+    #[test]
+    fn an_id_past_its_tables_end_has_no_global_index() {
+        let past = FUNCTIONS.len() as u16;
+        assert_eq!(global_index(KIND_OPENCL_CALL, past), None);
+        assert_eq!(global_index(KIND_OPENCL_CALL, past - 1), Some(past as usize - 1));
+        assert_eq!(global_index(KIND_HSA_CALL, 0), Some(FUNCTIONS.len()));
+        assert_eq!(global_index(KIND_HSA_CALL, HSA_FUNCTIONS.len() as u16), None);
+    }
 
     /// Each wrapper passes its function's own type: the description the
     /// capture sees through it must be that function's entry, whole.

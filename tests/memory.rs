@@ -29,7 +29,7 @@ fn leaky(dir: &Path, driver: Driver, options: &[&str], args: &[&str]) -> std::pr
         }
     }
     c.env("OCL_ICD_VENDORS", &lib).env("LD_LIBRARY_PATH", intel_lib());
-    c.env("POCL_CACHE_DIR", root().join("target/pocl-cache"));
+    c.env("POCL_CACHE_DIR", pocl_cache());
     c.output().unwrap()
 }
 

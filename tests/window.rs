@@ -145,7 +145,7 @@ fn cltap_run(dir: &Path, options: &[&str], args: &[&str]) -> Outcome {
             c.env_remove(k);
         }
     }
-    c.env("OCL_ICD_VENDORS", &pocl).env("POCL_CACHE_DIR", root().join("target/pocl-cache"));
+    c.env("OCL_ICD_VENDORS", &pocl).env("POCL_CACHE_DIR", pocl_cache());
     let o = run(c);
     assert_eq!(o.code, Some(0), "stdout:\n{}\nstderr:\n{}", o.stdout, o.stderr);
     o

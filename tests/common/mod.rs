@@ -20,6 +20,17 @@ pub fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
+/// PoCL's kernel cache for the calling test: one folder per test. Tests
+/// run in parallel, and two processes compiling the same program into one
+/// cache entry at once can read each other's half-written files (a cold
+/// run's `clLinkProgram` failed that way once, in one of two tests running
+/// the C programs in the same order). A test's own runs are in sequence.
+pub fn pocl_cache() -> PathBuf {
+    let t = std::thread::current();
+    let name = t.name().unwrap_or("main").replace("::", "-");
+    root().join("target/pocl-cache").join(name)
+}
+
 /// The layer library built by `cargo build --release --workspace`.
 pub fn layer() -> PathBuf {
     let p = root().join("target/release/libcltap_layer.so");
@@ -156,7 +167,7 @@ pub fn command(program: &Path, args: &[&str], drivers: &[Driver], loader: Loader
         ld.insert(0, root().join(".deps/intel/khronos").display().to_string());
     }
     c.env("LD_LIBRARY_PATH", ld.join(":"));
-    c.env("POCL_CACHE_DIR", root().join("target/pocl-cache"));
+    c.env("POCL_CACHE_DIR", pocl_cache());
     let l = layer().display().to_string();
     match (loader, mode) {
         (Loader::OclIcd, Mode::Plain | Mode::Layer) => {

@@ -17,6 +17,8 @@ use std::fmt::Write;
 mod devtime;
 #[path = "build/errors.rs"]
 mod errors;
+#[path = "build/fast.rs"]
+mod fast;
 #[path = "build/hsa.rs"]
 mod hsa;
 #[path = "build/icd.rs"]
@@ -27,6 +29,7 @@ mod opencl;
 mod programs;
 use devtime::*;
 use errors::*;
+use fast::*;
 use hsa::*;
 use icd::*;
 use opencl::*;
@@ -106,10 +109,25 @@ fn tracer_header(ocl: &Api, out: &std::path::Path) {
 /// tracers a pointer to each parameter, forwards the values the prologues
 /// leave there, and gives the epilogues the result.
 fn tracer_shim(s: &mut String, name: &str, body: &str, slot: &str, params: &[(String, String)], ret: &str) {
+    tracer_shim_after(s, name, body, slot, params, ret, "")
+}
+
+/// [`tracer_shim`] with `first` (a fast path that returns, or nothing) at
+/// the top of the exported function.
+fn tracer_shim_after(
+    s: &mut String,
+    name: &str,
+    body: &str,
+    slot: &str,
+    params: &[(String, String)],
+    ret: &str,
+    first: &str,
+) {
     let decl: Vec<String> = params.iter().map(|(n, t)| format!("{n}: {t}")).collect();
     let args = params.iter().map(|(n, _)| n.as_str()).collect::<Vec<_>>().join(", ");
     writeln!(s, "#[allow(non_snake_case, clippy::all)]").unwrap();
     writeln!(s, "unsafe extern \"C\" fn {name}({}) -> {ret} {{", decl.join(", ")).unwrap();
+    s.push_str(first);
     writeln!(s, "    if ::cltap::tools::tracer::on({slot}) {{ return traced_{name}({args}); }}").unwrap();
     writeln!(s, "    {body}({args})\n}}").unwrap();
     let mdecl: Vec<String> = params.iter().map(|(n, t)| format!("mut {n}: {t}")).collect();

@@ -25,11 +25,21 @@ impl Tally {
         self.on.store(on, Ordering::Release);
     }
 
+    pub fn is_on(&self) -> bool {
+        self.on.load(Ordering::Relaxed)
+    }
+
     #[inline(always)]
     pub fn record(&self, id: usize, failed: bool) {
         if !self.on.load(Ordering::Relaxed) {
             return;
         }
+        self.count(id, failed);
+    }
+
+    /// [`Tally::record`] for a caller that knows the tally is on.
+    #[inline(always)]
+    pub fn count(&self, id: usize, failed: bool) {
         self.calls[id].fetch_add(1, Ordering::Relaxed);
         if failed {
             self.errors[id].fetch_add(1, Ordering::Relaxed);

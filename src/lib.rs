@@ -12,6 +12,7 @@ pub mod devtime;
 pub mod diag;
 pub mod diff;
 pub mod exts;
+pub mod fastpath;
 #[doc(hidden)]
 pub mod fuzz;
 pub mod hsa;

@@ -81,16 +81,35 @@ fn only_the_failed_calls_through_both_loaders_and_in_icd_mode() {
         assert_eq!(with.stdout, plain.stdout, "{loader:?} {mode:?}: the application saw other results");
         assert_eq!(with.code, Some(0));
         check_failures(&calls_in(&dir));
-        // The summary counts every call, the failed ones as errors.
-        let s = summary_json(&dir);
-        let row = |api: &str| {
-            let r = s["host"].as_array().unwrap().iter().find(|r| r["api"] == api).cloned();
-            let r = r.unwrap_or_else(|| panic!("{api} not in {s}"));
-            (r["calls"].as_u64().unwrap(), r["errors"].as_u64().unwrap())
-        };
-        assert_eq!(row("clGetDeviceInfo"), (51, 1), "{loader:?} {mode:?}");
-        assert_eq!(row("clEnqueueNDRangeKernel"), (50, 0), "{loader:?} {mode:?}");
-        assert_eq!(row("clCreateBuffer"), (3, 2), "{loader:?} {mode:?}");
+        check_counts(&dir, &format!("{loader:?} {mode:?}"));
+    }
+}
+
+/// The summary counts every call of the program, the failed ones as errors.
+fn check_counts(dir: &Path, what: &str) {
+    let s = summary_json(dir);
+    let row = |api: &str| {
+        let r = s["host"].as_array().unwrap().iter().find(|r| r["api"] == api).cloned();
+        let r = r.unwrap_or_else(|| panic!("{what}: {api} not in {s}"));
+        (r["calls"].as_u64().unwrap(), r["errors"].as_u64().unwrap())
+    };
+    assert_eq!(row("clGetDeviceInfo"), (51, 1), "{what}");
+    assert_eq!(row("clEnqueueNDRangeKernel"), (50, 0), "{what}");
+    assert_eq!(row("clCreateBuffer"), (3, 2), "{what}");
+}
+
+/// With nothing recorded, layer-mode wrappers forward on their fast path
+/// (`bracket::fast`), which still counts every call and every failure.
+#[test]
+fn with_the_api_log_off_the_summary_still_counts_every_call_and_failure() {
+    for (loader, mode) in [(Loader::OclIcd, Mode::Layer), (Loader::Khronos, Mode::Layer), (Loader::OclIcd, Mode::Icd)] {
+        let dir = scratch("counted-only");
+        let mut c = command(&program(), &[ROUNDS], &[Driver::Pocl], loader, mode);
+        c.env("CLTAP_OUTPUT_DIR", &*dir).env("CLTAP_API_LOG", "0").env("CLTAP_SUMMARY", "1");
+        let with = run(c);
+        assert_eq!(with.code, Some(0), "{with:?}");
+        assert!(with.stdout.contains("clSetKernelArg(99) -49\n"), "{}", with.stdout);
+        check_counts(&dir, &format!("{loader:?} {mode:?}, API log off"));
     }
 }
 

@@ -45,6 +45,7 @@ pub(crate) fn generate_api(api: &Api, ext_idx: &HashMap<String, usize>) -> Strin
         writeln!(s, "    pub const {}: usize = {};", f.name, f.slot.unwrap()).unwrap();
     }
     writeln!(s, "}}").unwrap();
+    writeln!(s, "pub static DEVTIME_HOOKED: &[usize] = &{:?};", devtime_hooked(api)).unwrap();
     writeln!(
         s,
         "pub static WINDOWS_SLOTS: &[usize] = &{:?};",
@@ -118,13 +119,15 @@ pub(crate) fn generate_mode(api: &Api, ext_idx: &HashMap<String, usize>, mode: M
         };
         // Hand-written wrappers are traced through the same shim.
         let typed: Vec<(String, String)> = f.params.iter().map(|p| (p.name.clone(), rust_type(&p.c_type))).collect();
-        tracer_shim(
+        let first = if mode == Mode::Layer && has_fast_path(f) { fast_path(f, id) } else { String::new() };
+        tracer_shim_after(
             &mut s,
             &wrapper(f),
             &body,
             &format!("::cltap::tools::tracer_ids::slot_of(0, {id})"),
             &typed,
             &ret_rust(f),
+            &first,
         );
     }
     s

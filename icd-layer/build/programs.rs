@@ -25,6 +25,11 @@ fn hook(f: &Function) -> Option<Hook> {
     })
 }
 
+/// Whether the wrapper has any of the program hooks.
+pub(crate) fn has_program_hook(f: &Function) -> bool {
+    hook(f).is_some()
+}
+
 fn index(f: &Function, name: &str) -> usize {
     f.param_index(name).unwrap_or_else(|| panic!("{}: no parameter {name}", f.name))
 }

@@ -10,7 +10,7 @@ use cltap::meta::Described;
 use cltap::trace::local::{self, Opened};
 use cltap::trace::record::KIND_HSA_CALL;
 use cltap::window;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, Ordering};
 
 pub static TALLY: Tally = Tally::new();
 /// HSA's calls, counted when nothing records them (by HSA function id).
@@ -34,6 +34,52 @@ static HSA_ERR_LOGGED: [AtomicBool; MAX_FUNCTIONS] = [const { AtomicBool::new(fa
 /// Whether `CLTAP_ERRORS_ONLY` is on: creators then get cltap's own
 /// `errcode_ret` slot where the application passed NULL.
 static ERRORS_ONLY: AtomicBool = AtomicBool::new(false);
+
+/// Per function: how its layer-mode wrapper's fast path may serve a call
+/// (0: it may not, the whole wrapper runs). Kept in step with everything
+/// it sums up by [`refresh_fast`]; 0 until the configuration is read.
+static FAST: [AtomicU8; MAX_FUNCTIONS] = [const { AtomicU8::new(0) }; MAX_FUNCTIONS];
+/// The fast path forwards the call, nothing else.
+pub const FAST_FORWARD: u8 = 1;
+/// The fast path forwards the call and counts it in [`TALLY`].
+pub const FAST_COUNT: u8 = 2;
+/// One recomputation at a time, so that the last one's view of the
+/// flags, read after the last change, is what stays.
+static REFRESHING: parking_lot::Mutex<()> = parking_lot::Mutex::new(());
+
+/// Whether, and how, OpenCL function `id`'s call may take the fast path:
+/// one relaxed load of a byte of the layer's own.
+#[inline(always)]
+pub fn fast(id: usize) -> u8 {
+    FAST[id].load(Ordering::Relaxed)
+}
+
+/// A call the fast path forwarded, counted ([`FAST_COUNT`]).
+#[inline(always)]
+pub fn count(id: usize, failed: bool) {
+    TALLY.count(id, failed);
+}
+
+/// Recomputes every OpenCL function's fast-path flag from what the whole
+/// wrapper would look at: the function recorded, numbered or recorded when
+/// it fails; a tool's tracer on it; any collection-window control; device
+/// timing on, for the functions it hooks. Called once the configuration is
+/// read and after any of these changes ([`cltap::fastpath::changed`]).
+pub fn refresh_fast() {
+    let _one = REFRESHING.lock();
+    let quiet = window::STATE.load(Ordering::Acquire) == 0 && !ERRORS_ONLY.load(Ordering::Acquire);
+    let timing = cltap::devtime::on();
+    let mode = if TALLY.is_on() { FAST_COUNT } else { FAST_FORWARD };
+    for i in 0..cltap::meta::FUNCTIONS.len() {
+        let plain = quiet
+            && !LOGGED[i].load(Ordering::Acquire)
+            && !NUMBERED[i].load(Ordering::Acquire)
+            && !ERR_LOGGED[i].load(Ordering::Acquire)
+            && !cltap::tools::tracer::on(cltap::tools::tracer_ids::slot_of(0, i))
+            && !(timing && crate::opencl::api::DEVTIME_HOOKED.contains(&i));
+        FAST[i].store(if plain { mode } else { 0 }, Ordering::Release);
+    }
+}
 
 /// Once the trace has started: which functions are recorded, every call
 /// or (`errors_only`) the failed ones only.

@@ -56,6 +56,7 @@ fn fronts() -> Vec<&'static Front> {
 /// turns all recording off; calls are still forwarded.
 pub fn config() -> &'static Config {
     let cfg = CONFIG.get_or_init(|| {
+        cltap::fastpath::listen(crate::bracket::refresh_fast);
         let (cfg, good) = crate::config::read();
         cltap::naming::set_name_template(cfg.output_name.clone());
         // A rank CLTAP_RANKS leaves out runs as a pass-through, silently.
@@ -78,6 +79,9 @@ pub fn config() -> &'static Config {
                 cltap::window::arm(&cfg.window);
             }
         }
+        // Only now may a wrapper take its fast path: everything it sums up
+        // is in place.
+        crate::bracket::refresh_fast();
         cfg
     });
     // ROCP_TOOL_LIB, once the configuration is in place: a tool may call

@@ -149,6 +149,7 @@ pub fn enable(id: u64) -> Result<(), TracerError> {
         for &s in &l.counted {
             COUNTS[s as usize].fetch_add(1, Ordering::Release);
         }
+        crate::fastpath::changed();
     }
     Ok(())
 }
@@ -167,6 +168,7 @@ fn uncount(l: &mut Live) {
             COUNTS[s as usize].fetch_sub(1, Ordering::Release);
         }
         l.counted.clear();
+        crate::fastpath::changed();
     }
 }
 

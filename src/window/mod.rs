@@ -128,6 +128,7 @@ pub fn arm(s: &Settings) {
     }
     let init = s.initial_state();
     STATE.store(init | ARMED, Ordering::Release);
+    crate::fastpath::changed();
     if init & CLOSED == 0 {
         edge(true, Reason::Start);
     }
@@ -165,6 +166,7 @@ pub fn set_paused(paused: bool) {
             return;
         }
         STATE.fetch_or(ARMED, Ordering::AcqRel);
+        crate::fastpath::changed();
         OPENED.store(1, Ordering::Relaxed);
         edge_at(true, Reason::Start, 1, START_TSC.load(Ordering::Relaxed));
     }

@@ -71,13 +71,12 @@ pub fn refresh_fast() {
     let timing = cltap::devtime::on();
     let mode = if TALLY.is_on() { FAST_COUNT } else { FAST_FORWARD };
     for i in 0..cltap::meta::FUNCTIONS.len() {
-        let plain = quiet
-            && !LOGGED[i].load(Ordering::Acquire)
-            && !NUMBERED[i].load(Ordering::Acquire)
-            && !ERR_LOGGED[i].load(Ordering::Acquire)
-            && !cltap::tools::tracer::on(cltap::tools::tracer_ids::slot_of(0, i))
-            && !(timing && crate::opencl::api::DEVTIME_HOOKED.contains(&i));
-        FAST[i].store(if plain { mode } else { 0 }, Ordering::Release);
+        let watched = LOGGED[i].load(Ordering::Acquire)
+            || NUMBERED[i].load(Ordering::Acquire)
+            || ERR_LOGGED[i].load(Ordering::Acquire)
+            || cltap::tools::tracer::on(cltap::tools::tracer_ids::slot_of(0, i))
+            || (timing && crate::opencl::api::DEVTIME_HOOKED.contains(&i));
+        FAST[i].store(if quiet && !watched { mode } else { 0 }, Ordering::Release);
     }
 }
 

@@ -83,7 +83,7 @@ fn functions(s: &mut String, api: &Api, static_name: &str, dialect: Dialect) {
             .collect();
         writeln!(
             s,
-            "#[doc(hidden)]\npub const {static_name}_{i}: FnMeta = FnMeta {{ name: {:?}, ext: {:?}, ret: Ret::{ret}, ret_type: {:?}, event_out: {}, captured: &[{}], params: &[",
+            "#[doc(hidden)]\npub const {static_name}_{i}: FnMeta = FnMeta {{ id: {i}, name: {:?}, ext: {:?}, ret: Ret::{ret}, ret_type: {:?}, event_out: {}, captured: &[{}], params: &[",
             f.name,
             f.ext,
             f.ret_type,

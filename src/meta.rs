@@ -81,6 +81,8 @@ pub struct ParamMeta {
 
 #[derive(Debug)]
 pub struct FnMeta {
+    /// Its index in its API's table (`FUNCTIONS`, `HSA_FUNCTIONS`).
+    pub id: u16,
     pub name: &'static str,
     pub ext: &'static str,
     pub ret: Ret,
@@ -102,6 +104,12 @@ pub struct FnMeta {
 /// Other callers pass the table's entry, read at run time.
 pub trait Described: Copy {
     fn meta(self) -> &'static FnMeta;
+
+    /// The function's id, a constant for a generated wrapper's type.
+    #[inline(always)]
+    fn id(self) -> usize {
+        self.meta().id as usize
+    }
 }
 
 impl Described for &'static FnMeta {
@@ -186,8 +194,9 @@ mod tests {
     fn each_described_type_is_its_functions_entry() {
         for (table, metas) in [(&FUNCTIONS[..], described_metas()), (&HSA_FUNCTIONS[..], hsa_described_metas())] {
             assert_eq!(table.len(), metas.len());
-            for (f, m) in table.iter().zip(metas) {
+            for (i, (f, m)) in table.iter().zip(metas).enumerate() {
                 assert_eq!(format!("{f:?}"), format!("{m:?}"), "{}", f.name);
+                assert_eq!(f.id as usize, i, "{}: its id is its index", f.name);
             }
         }
     }

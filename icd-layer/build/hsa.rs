@@ -202,7 +202,7 @@ pub(crate) fn generate_hsa_wrappers(api: &Api) -> String {
         }
         writeln!(
             s,
-            "    let __t = crate::bracket::enter_hsa({id}, ::cltap::meta::hsa_described::{name}, &__app);",
+            "    let __t = crate::bracket::enter_hsa(::cltap::meta::hsa_described::{name}, &__app);",
             name = f.name
         )
         .unwrap();

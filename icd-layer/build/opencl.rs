@@ -275,7 +275,7 @@ pub(crate) fn forward(s: &mut String, f: &Function, id: usize, args: &str) {
     devtime_pre(s, f);
     programs_pre(s, f);
     errcode_slot(s, f);
-    writeln!(s, "    let __t = crate::bracket::enter({id}, ::cltap::meta::described::{}, &__app);", f.name).unwrap();
+    writeln!(s, "    let __t = crate::bracket::enter(::cltap::meta::described::{}, &__app);", f.name).unwrap();
     devtime_enqueue(s, f);
     writeln!(s, "    let r = f({args});").unwrap();
     let mut post = String::new();

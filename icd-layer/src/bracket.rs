@@ -172,7 +172,8 @@ pub struct Enter {
 /// logged; otherwise its record is opened in this thread's chunk of the
 /// trace, so that a call that never returns is still there.
 #[inline(always)]
-pub fn enter(id: usize, d: impl Described, args: &[u64]) -> Enter {
+pub fn enter(d: impl Described, args: &[u64]) -> Enter {
+    let id = d.id();
     // Any window control set: one relaxed load decides (never set, 0).
     let w = window::STATE.load(Ordering::Relaxed);
     if w != 0 {
@@ -229,26 +230,27 @@ fn enter_windowed(id: usize, args: &[u64], w: u32) -> Enter {
 }
 
 /// Opens the record of a call of another API than OpenCL's (whose
-/// [`enter`] stays as it was): `KIND` says whose function `id` and `d` are.
+/// [`enter`] stays as it was): `KIND` says whose function `d` is.
 #[inline(always)]
-pub fn enter_kind<const KIND: u16>(id: usize, d: impl Described, cmd: Option<u64>, args: &[u64]) -> Enter {
+pub fn enter_kind<const KIND: u16>(d: impl Described, cmd: Option<u64>, args: &[u64]) -> Enter {
     let t0 = cltap::trace::tsc::now();
     // SAFETY: the application's argument words.
-    let rec = unsafe { local::open_kind::<KIND, _>(id, d, cmd, t0, args) };
+    let rec = unsafe { local::open_kind::<KIND, _>(d.id(), d, cmd, t0, args) };
     Enter { on: true, inside: true, close: false, cmd: cmd.unwrap_or(0), rec }
 }
 
-/// Before each forwarded HSA call (`id` indexes `HSA_FUNCTIONS`): one
+/// Before each forwarded HSA call (`d` is an entry of `HSA_FUNCTIONS`): one
 /// relaxed load when the call is not logged; otherwise its record is opened.
 /// HSA calls take no command id.
 #[inline(always)]
-pub fn enter_hsa(id: usize, d: impl Described, args: &[u64]) -> Enter {
+pub fn enter_hsa(d: impl Described, args: &[u64]) -> Enter {
+    let id = d.id();
     let w = window::STATE.load(Ordering::Relaxed);
     if w & window::CLOSED != 0 || !HSA_LOGGED[id].load(Ordering::Relaxed) {
         return Enter { on: false, inside: w & window::CLOSED == 0, close: false, cmd: 0, rec: Opened::NONE };
     }
     if w == 0 {
-        return enter_kind::<KIND_HSA_CALL>(id, d, None, args);
+        return enter_kind::<KIND_HSA_CALL>(d, None, args);
     }
     // As in `enter_windowed`.
     let t0 = window::stamp();

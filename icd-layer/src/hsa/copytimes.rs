@@ -102,11 +102,7 @@ unsafe fn async_copy_recorded(
     signal: u64,
 ) -> u32 {
     let app = [dst as u64, dst_agent, src as u64, src_agent, size as u64, num_deps as u64, deps as u64, signal];
-    let t = bracket::enter_hsa(
-        id::hsa_amd_memory_async_copy,
-        ::cltap::meta::hsa_described::hsa_amd_memory_async_copy,
-        &app,
-    );
+    let t = bracket::enter_hsa(::cltap::meta::hsa_described::hsa_amd_memory_async_copy, &app);
     let link = link(t.on, COPY_PLAIN);
     let r = crate::guard::guard(HSA_STATUS_ERROR, || {
         let f = orig(id::hsa_amd_memory_async_copy);
@@ -184,11 +180,7 @@ unsafe fn async_copy_rect_recorded(
         deps as u64,
         signal,
     ];
-    let t = bracket::enter_hsa(
-        id::hsa_amd_memory_async_copy_rect,
-        ::cltap::meta::hsa_described::hsa_amd_memory_async_copy_rect,
-        &app,
-    );
+    let t = bracket::enter_hsa(::cltap::meta::hsa_described::hsa_amd_memory_async_copy_rect, &app);
     let link = link(t.on, COPY_RECT);
     let r = crate::guard::guard(HSA_STATUS_ERROR, || {
         let f = orig(id::hsa_amd_memory_async_copy_rect);

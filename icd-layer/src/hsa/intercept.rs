@@ -215,7 +215,7 @@ unsafe fn queue_create_recorded(
         group_segment_size as u64,
         queue as u64,
     ];
-    let t = bracket::enter_hsa(id::hsa_queue_create, ::cltap::meta::hsa_described::hsa_queue_create, &app);
+    let t = bracket::enter_hsa(::cltap::meta::hsa_described::hsa_queue_create, &app);
     let r = crate::guard::guard(HSA_STATUS_ERROR, || {
         create(agent, size, qtype, callback, data, private_segment_size, group_segment_size, queue as *mut *mut u8, 0)
     });

@@ -258,11 +258,7 @@ unsafe extern "C" fn executable_destroy(mut executable: u64) -> u32 {
 
 unsafe fn executable_destroy_recorded(executable: u64) -> u32 {
     let app = [executable];
-    let t = crate::bracket::enter_hsa(
-        id::hsa_executable_destroy,
-        ::cltap::meta::hsa_described::hsa_executable_destroy,
-        &app,
-    );
+    let t = crate::bracket::enter_hsa(::cltap::meta::hsa_described::hsa_executable_destroy, &app);
     crate::guard::guard((), || forget_executable(executable));
     let f = orig(id::hsa_executable_destroy);
     let r = if f == 0 {

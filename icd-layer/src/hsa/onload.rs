@@ -102,7 +102,7 @@ unsafe fn load(root: *mut ApiTableVersion) -> bool {
     // through cltap: it is recorded from here, its time the time of this
     // `OnLoad`, its result success (the runtime's only step after loading
     // its tools).
-    let init = INIT.map(|id| (id, bracket::enter_hsa(id, &cltap::meta::HSA_FUNCTIONS[id], &[])));
+    let init = INIT.map(|id| (id, bracket::enter_hsa(&cltap::meta::HSA_FUNCTIONS[id], &[])));
     if !root.is_null() {
         // ROCP_HSA_INTERCEPT (read with the rest of the configuration): the
         // core table's hsa_queue_create makes intercept queues.

@@ -96,7 +96,7 @@ pub unsafe extern "C" fn clGetExtensionFunctionAddressForPlatform(
     }
     let fp = cltap::icd_table::object_slot(real_p, slot::clGetExtensionFunctionAddressForPlatform);
     let id = id::clGetExtensionFunctionAddressForPlatform;
-    let t = bracket::enter(id, &cltap::meta::FUNCTIONS[id], &[platform as u64, name as u64]);
+    let t = bracket::enter(&cltap::meta::FUNCTIONS[id], &[platform as u64, name as u64]);
     let real = if fp.is_null() {
         std::ptr::null_mut()
     } else {

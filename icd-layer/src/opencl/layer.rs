@@ -100,7 +100,7 @@ pub unsafe extern "C" fn clGetExtensionFunctionAddress(name: *mut c_void) -> *mu
     }
     let f: unsafe extern "C" fn(*mut c_void) -> *mut c_void = std::mem::transmute(f);
     let id = id::clGetExtensionFunctionAddress;
-    let t = bracket::enter(id, &cltap::meta::FUNCTIONS[id], &[name as u64]);
+    let t = bracket::enter(&cltap::meta::FUNCTIONS[id], &[name as u64]);
     let real = f(name);
     let out = guard(real, || substitute(name as *const c_char, real, std::ptr::null()));
     bracket::finish_call(id, t, out as u64, &[name as u64], out.is_null());
@@ -118,7 +118,7 @@ pub unsafe extern "C" fn clGetExtensionFunctionAddressForPlatform(
     }
     let f: unsafe extern "C" fn(*mut c_void, *mut c_void) -> *mut c_void = std::mem::transmute(f);
     let id = id::clGetExtensionFunctionAddressForPlatform;
-    let t = bracket::enter(id, &cltap::meta::FUNCTIONS[id], &[platform as u64, name as u64]);
+    let t = bracket::enter(&cltap::meta::FUNCTIONS[id], &[platform as u64, name as u64]);
     let real = f(platform, name);
     let out = guard(real, || substitute(name as *const c_char, real, key_of(platform)));
     bracket::finish_call(id, t, out as u64, &[platform as u64, name as u64], out.is_null());

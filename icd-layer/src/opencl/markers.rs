@@ -28,7 +28,7 @@ pub unsafe extern "C" fn clBeginPerfMarkerCLTAP(name: *const c_char, group: *con
 
 unsafe fn begin(name: *const c_char, group: *const c_char) -> i32 {
     let id = id::clBeginPerfMarkerCLTAP;
-    let t = bracket::enter(id, &cltap::meta::FUNCTIONS[id], &[name as u64, group as u64]);
+    let t = bracket::enter(&cltap::meta::FUNCTIONS[id], &[name as u64, group as u64]);
     let r = if name.is_null() {
         CL_INVALID_VALUE
     } else {
@@ -47,7 +47,7 @@ pub unsafe extern "C" fn clEndPerfMarkerCLTAP() -> i32 {
 
 unsafe fn end() -> i32 {
     let id = id::clEndPerfMarkerCLTAP;
-    let t = bracket::enter(id, &cltap::meta::FUNCTIONS[id], &[]);
+    let t = bracket::enter(&cltap::meta::FUNCTIONS[id], &[]);
     let open = DEPTH.try_with(|d| {
         let n = d.get();
         d.set(n.saturating_sub(1));

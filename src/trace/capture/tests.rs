@@ -179,3 +179,34 @@ fn no_function_captures_more_than_its_worst_case() {
     }
     assert!(bounded > 100, "only {bounded} functions have bounded captures");
 }
+
+/// A record completed as a copy (calls made inside it follow it) is opened
+/// again from its opened part: the same bytes as opening it from what the
+/// call said, for every state, function and command id.
+#[test]
+fn reopening_an_opened_part_writes_what_opening_the_call_wrote() {
+    use crate::meta::HSA_FUNCTIONS;
+    use compact::{Prev, STATE_HSA};
+    let words = [0u64, 1, 0x7F, 0x80, 0x3FFF, 0x4000, 1 << 21, 1 << 56, u64::MAX];
+    let fns = [(0usize, &FUNCTIONS[0]), (200, &FUNCTIONS[200]), (HSA_FUNCTIONS.len() - 1, &HSA_FUNCTIONS[0])];
+    for state in [0, FLAG_CMD, STATE_HSA, FLAG_CMD | STATE_HSA] {
+        for &(fn_id, f) in &fns {
+            for (k, &cmd) in words.iter().enumerate() {
+                let t0 = words[(k + 3) % words.len()];
+                let args: Vec<u64> = (0..f.params.len() as u64).map(|i| words[(k + i as usize) % words.len()]).collect();
+                let before = Prev { t0: 12345, args: [7; compact::DELTA_ARGS] };
+                let (mut opened, mut again, mut direct) = ([0u8; 512], [0u8; 512], [0u8; 512]);
+                let (mut p1, mut p2, mut p3) = (Prev::default(), before, before);
+                // SAFETY: 512 bytes hold any of these opened parts.
+                let (n, m) = unsafe {
+                    open_compact(opened.as_mut_ptr(), state, fn_id, f, t0, cmd, &args, &mut p1);
+                    (
+                        reopen_compact(again.as_mut_ptr(), opened.as_ptr(), f, t0, &args, &mut p2),
+                        open_compact(direct.as_mut_ptr(), state, fn_id, f, t0, cmd, &args, &mut p3),
+                    )
+                };
+                assert_eq!((n, &again[..], p2), (m, &direct[..], p3), "state {state:#x} fn {fn_id} cmd {cmd:#x}");
+            }
+        }
+    }
+}

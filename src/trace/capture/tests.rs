@@ -193,7 +193,8 @@ fn reopening_an_opened_part_writes_what_opening_the_call_wrote() {
         for &(fn_id, f) in &fns {
             for (k, &cmd) in words.iter().enumerate() {
                 let t0 = words[(k + 3) % words.len()];
-                let args: Vec<u64> = (0..f.params.len() as u64).map(|i| words[(k + i as usize) % words.len()]).collect();
+                let args: Vec<u64> =
+                    (0..f.params.len() as u64).map(|i| words[(k + i as usize) % words.len()]).collect();
                 let before = Prev { t0: 12345, args: [7; compact::DELTA_ARGS] };
                 let (mut opened, mut again, mut direct) = ([0u8; 512], [0u8; 512], [0u8; 512]);
                 let (mut p1, mut p2, mut p3) = (Prev::default(), before, before);

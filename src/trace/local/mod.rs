@@ -37,18 +37,22 @@ pub(crate) struct Local {
     tid: u32,
     seq: u32,
     chunk: Option<Chunk>,
+    /// The chunk's records: where they start, where the next one goes, and
+    /// the end of the chunk (all null without a chunk). Kept as pointers,
+    /// not offsets, because a call needs the addresses: where to write, and
+    /// whether a record ends where the next one goes.
     data: *mut u8,
-    cap: usize,
-    used: usize,
-    /// Where `used` is published: the chunk header's field, or
-    /// [`NO_CHUNK`] while there is no chunk (`used` is then 0).
+    pos: *mut u8,
+    end: *mut u8,
+    /// Where `used` (`pos` less `data`) is published: the chunk header's
+    /// field, or [`NO_CHUNK`] while there is no chunk (`used` is then 0).
     used_at: *const AtomicU64,
-    /// The trace's watermark, asked once: `used` past it seals the chunk.
+    /// The trace's watermark, asked once: a chunk used past it is sealed.
     watermark: usize,
-    /// What `used` is held to when no call is open: the watermark, or 0
-    /// while chunks are held ([`Local::settle`] then seals them). One
-    /// comparison says whether either needs doing.
-    mark: usize,
+    /// Where `pos` is held to when no call is open: the watermark, or the
+    /// chunk's start while chunks are held ([`Local::settle`] then seals
+    /// them). One comparison says whether either needs doing.
+    mark: *mut u8,
     /// Calls opened and not yet completed on this thread.
     depth: u32,
     /// Chunks filled while a call was open, sealed when none is.
@@ -164,11 +168,11 @@ impl Local {
         seq: 0,
         chunk: None,
         data: std::ptr::null_mut(),
-        cap: 0,
-        used: 0,
+        pos: std::ptr::null_mut(),
+        end: std::ptr::null_mut(),
         used_at: &NO_CHUNK,
         watermark: 0,
-        mark: 0,
+        mark: std::ptr::null_mut(),
         depth: 0,
         held: Vec::new(),
         hsa_calls: 0,
@@ -186,11 +190,11 @@ impl Local {
             seq: 0,
             chunk: None,
             data: std::ptr::null_mut(),
-            cap: 0,
-            used: 0,
+            pos: std::ptr::null_mut(),
+            end: std::ptr::null_mut(),
             used_at: &NO_CHUNK,
             watermark: tr.watermark(),
-            mark: tr.watermark(),
+            mark: std::ptr::null_mut(),
             depth: 0,
             held: Vec::with_capacity(4),
             hsa_calls: 0,
@@ -204,10 +208,11 @@ impl Local {
         unsafe { &*self.trace }
     }
 
-    /// Stores `used` (the value just given it, which the caller still
-    /// holds) where readers of the chunk see it.
+    /// Stores the end of the records (`pos`, the value just given it,
+    /// which the caller still holds) where readers of the chunk see it.
     #[inline(always)]
-    fn publish(&self, used: usize) {
+    fn publish(&self, pos: *mut u8) {
+        let used = pos as usize - self.data as usize;
         // SAFETY: the current chunk's header (mapped while it is the
         // thread's), or NO_CHUNK.
         unsafe { (*self.used_at).store(used as u64, Ordering::Release) };
@@ -227,14 +232,15 @@ impl Local {
         if let Some(old) = self.chunk.take() {
             if self.depth > 0 {
                 self.held.push(old);
-                self.mark = 0;
             } else {
                 tr.file.seal(old);
             }
         }
-        self.data = next.data();
-        self.cap = tr.file.chunk_size - cltap_formats::cltrace::CHUNK_HEADER;
-        self.used = 0;
+        let data = next.data();
+        self.data = data;
+        self.pos = data;
+        self.end = data.wrapping_add(tr.file.chunk_size - cltap_formats::cltrace::CHUNK_HEADER);
+        self.mark = if self.held.is_empty() { data.wrapping_add(self.watermark) } else { data };
         // The mapping stays where it is while the chunk is ours.
         self.used_at = next.used_cell();
         self.prev = Prev::default();
@@ -255,8 +261,8 @@ impl Local {
     /// Room for a whole record at the end of the chunk.
     #[inline(always)]
     fn room(&mut self) -> bool {
-        // `used` is at most `cap` (0 without a chunk): no overflow.
-        self.used + MAX_RECORD <= self.cap || self.rotate()
+        // Without a chunk, all three are null: no room.
+        self.pos.wrapping_add(MAX_RECORD) <= self.end || self.rotate()
     }
 
     fn seal_held(&mut self) {
@@ -264,7 +270,7 @@ impl Local {
         for c in self.held.drain(..) {
             tr.file.seal(c);
         }
-        self.mark = self.watermark;
+        self.mark = self.data.wrapping_add(self.watermark);
     }
 
     /// No call is open and `used` reached `mark`: the chunks held meanwhile
@@ -274,7 +280,7 @@ impl Local {
         if !self.held.is_empty() {
             self.seal_held();
         }
-        if self.used >= self.watermark {
+        if self.pos as usize - self.data as usize >= self.watermark {
             self.rotate();
         }
     }
@@ -288,8 +294,9 @@ impl Local {
         // A call after this (at the end of the process, the exit handlers
         // that run after cltap's) starts a new chunk.
         self.data = std::ptr::null_mut();
-        self.cap = 0;
-        self.used = 0;
+        self.pos = std::ptr::null_mut();
+        self.end = std::ptr::null_mut();
+        self.mark = std::ptr::null_mut();
         self.used_at = &NO_CHUNK;
     }
 }
@@ -438,7 +445,7 @@ pub unsafe fn open_kind<const KIND: u16, D: Described>(
             l.drop_record();
             return Opened::NONE;
         }
-        let rec = l.data.add(l.used);
+        let rec = l.pos;
         prefetch_for_write(rec.add(PREFETCH_AHEAD));
         let (cmd, outer_hsa) = if KIND == KIND_HSA_CALL {
             // HSA calls take no command id: the record numbers them on their
@@ -453,10 +460,10 @@ pub unsafe fn open_kind<const KIND: u16, D: Described>(
         };
         let state = compact_state(KIND, cmd_id.is_some());
         let n = open_compact(rec, state, fn_id, f, t0, cmd, args, &mut l.prev);
-        let used = l.used + n;
-        l.used = used;
+        let pos = rec.add(n);
+        l.pos = pos;
         l.depth += 1;
-        l.publish(used);
+        l.publish(pos);
         Opened { rec, local: l as *mut Local, trace, t0, outer_hsa, len: n }
     })
     .unwrap_or(Opened::NONE)
@@ -507,22 +514,22 @@ pub unsafe fn complete_kind<const KIND: u16, D: Described>(
         // a chunk left while a call is open stays mapped (held) until none
         // is, mappings do not overlap, and each starts with its header, so
         // no record of another ends where the current chunk's records do.
-        let last = o.rec.add(o.len) == l.data.add(l.used);
+        let last = o.rec.add(o.len) == l.pos;
         let dur = t1.wrapping_sub(o.t0);
         if last {
             let rec = std::slice::from_raw_parts_mut(o.rec, MAX_RECORD);
             let n = complete_compact::<KIND>(rec, o.len, f, dur, ret, args, local_size);
-            l.used += n - o.len;
+            l.pos = o.rec.add(n);
         } else {
             complete_moved::<KIND>(l, o, f, dur, ret, args, local_size);
         }
-        let used = l.used;
-        l.publish(used);
+        let pos = l.pos;
+        l.publish(pos);
         if KIND == KIND_HSA_CALL {
             l.open_hsa = o.outer_hsa;
         }
         l.depth -= 1;
-        if l.depth == 0 && used >= l.mark {
+        if l.depth == 0 && pos >= l.mark {
             l.settle();
         }
     }
@@ -548,10 +555,10 @@ unsafe fn complete_moved<const KIND: u16>(
     local_size: Option<&[usize]>,
 ) {
     if l.room() {
-        let dst = l.data.add(l.used);
+        let dst = l.pos;
         let m = reopen_compact(dst, o.rec, f, o.t0, args, &mut l.prev);
         let rec = std::slice::from_raw_parts_mut(dst, MAX_RECORD);
-        l.used += complete_compact::<KIND>(rec, m, f, dur, ret, args, local_size);
+        l.pos = dst.add(complete_compact::<KIND>(rec, m, f, dur, ret, args, local_size));
         mark_moved(o.rec);
     } else {
         mark_moved(o.rec);

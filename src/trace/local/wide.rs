@@ -37,8 +37,8 @@ pub fn record_kind_flagged<const KIND: u16>(
                 return false;
             }
             // A wide record: its state byte, then the version 1 layout.
-            *l.data.add(l.used) = STATE_WIDE;
-            let rec = l.data.add(l.used + 1);
+            *l.pos = STATE_WIDE;
+            let rec = l.pos.add(1);
             for (i, a) in args[..nargs].iter().enumerate() {
                 std::ptr::write_unaligned(rec.add(HEADER + 8 * i) as *mut u64, *a);
             }
@@ -69,9 +69,9 @@ pub fn record_kind_flagged<const KIND: u16>(
                 ret: 0,
             };
             std::ptr::write_unaligned(rec as *mut Header, h);
-            l.used += 1 + len;
-            l.publish(l.used);
-            if l.depth == 0 && l.used >= l.mark {
+            l.pos = l.pos.add(1 + len);
+            l.publish(l.pos);
+            if l.depth == 0 && l.pos >= l.mark {
                 l.settle();
             }
             true

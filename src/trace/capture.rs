@@ -466,10 +466,6 @@ pub unsafe fn complete_compact<const KIND: u16>(
     args: &[u64],
     local_size: Option<&[usize]>,
 ) -> usize {
-    // SAFETY: the caller's promise (an opened part is at most that long).
-    // Said so that the compiler can drop the room checks that the first
-    // captures after it cannot fail.
-    std::hint::assert_unchecked(opened <= compact::OPENED_MAX);
     let ok = succeeded_as::<KIND>(f, ret);
     let p = buf.as_mut_ptr();
     let mut n = opened;

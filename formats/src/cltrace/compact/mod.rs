@@ -87,12 +87,7 @@ pub unsafe fn put_raw(p: *mut u8, v: u64) -> usize {
         *p.add(2) = (v >> 14) as u8;
         return 3;
     }
-    let n = put_raw_loop(p, v);
-    // SAFETY: 64 bits take at most ten 7-bit groups. Said so that the
-    // compiler knows a record's length so far is bounded, and can drop the
-    // room checks its first captures cannot fail.
-    std::hint::assert_unchecked(n <= VARINT_MAX);
-    n
+    put_raw_loop(p, v)
 }
 
 /// LEB128 a byte at a time: any value, one loop turn per byte.

@@ -24,6 +24,9 @@ trait Sink {
     unsafe fn bytes(&mut self, param: usize, tag: Tag, src: *const u8, bytes: usize, total: u64);
     /// Appends one value the callee wrote.
     fn word(&mut self, param: usize, tag: Tag, w: u64);
+    /// From here on, captures whose size [`captures_worst`] does not bound
+    /// (the local size, whose length is the caller's).
+    fn unbounded(&mut self) {}
 }
 
 /// Captures in the wide layout: a 16-byte header, data padded to 8.
@@ -61,6 +64,10 @@ impl Sink for Out<'_> {
 struct Compact<'a> {
     buf: &'a mut [u8],
     len: usize,
+    /// Whether each capture tests the room left: unless every capture the
+    /// function can have fits whatever came before ([`captures_worst`]),
+    /// known when the function is.
+    checked: bool,
 }
 
 impl Compact<'_> {
@@ -73,11 +80,14 @@ impl Compact<'_> {
 impl Sink for Compact<'_> {
     #[inline(always)]
     unsafe fn bytes(&mut self, param: usize, tag: Tag, src: *const u8, bytes: usize, total: u64) {
-        const HEAD: usize = 2 + 2 * compact::VARINT_MAX;
-        if self.room() < HEAD {
-            return;
-        }
-        let bytes = bytes.min(self.room() - HEAD);
+        let bytes = if self.checked {
+            // The room for the data after the longest head, if any: one
+            // test says whether the capture fits at all and bounds its data.
+            let Some(fit) = self.room().checked_sub(CAPTURE_HEAD) else { return };
+            bytes.min(fit)
+        } else {
+            bytes
+        };
         let p = self.buf.as_mut_ptr().add(self.len);
         let n = compact::put_capture_head(p, tag as u8, param as u8, bytes as u64, total);
         copy_short(src, p.add(n), bytes);
@@ -86,12 +96,43 @@ impl Sink for Compact<'_> {
 
     #[inline(always)]
     fn word(&mut self, param: usize, tag: Tag, w: u64) {
-        if self.room() >= 2 + compact::VARINT_MAX {
-            // SAFETY: room checked above.
+        if !self.checked || self.room() >= 2 + compact::VARINT_MAX {
+            // SAFETY: room checked above, or bounded for the function.
             self.len +=
                 unsafe { compact::put_capture_word(self.buf.as_mut_ptr().add(self.len), tag as u8, param as u8, w) };
         }
     }
+
+    #[inline(always)]
+    fn unbounded(&mut self) {
+        self.checked = true;
+    }
+}
+
+/// The longest compact capture head: tag, parameter, `bytes` and `total`.
+const CAPTURE_HEAD: usize = 2 + 2 * compact::VARINT_MAX;
+
+/// The most bytes the compact captures of a call of `f` can take, as
+/// [`captures`] writes them (each kind's limit above, and its head); a kind
+/// it does not know counts as more than a record holds. For a function
+/// known at compile time, a constant: the room checks of a function whose
+/// captures always fit then vanish.
+#[inline(always)]
+fn captures_worst(f: &FnMeta) -> usize {
+    let mut worst = 0;
+    for &i in f.captured {
+        worst += match f.params[i as usize].kind {
+            Kind::Errcode | Kind::OutHandle | Kind::OutValue { .. } => 2 + compact::VARINT_MAX,
+            Kind::InArray { elem, .. } | Kind::OutArray { elem, .. } => CAPTURE_HEAD + MAX_ELEMS * elem,
+            Kind::InBytes { .. } => CAPTURE_HEAD + MAX_BYTES,
+            Kind::InString => CAPTURE_HEAD + MAX_STR,
+            Kind::InStrings { .. } => MAX_STRS * (CAPTURE_HEAD + MAX_STR / 2),
+            Kind::Properties(_) => CAPTURE_HEAD + MAX_PROPS * 8,
+            Kind::Info { .. } => CAPTURE_HEAD + MAX_INFO,
+            _ => MAX_RECORD,
+        };
+    }
+    worst
 }
 
 /// Copies `n` bytes. Most captures are a few bytes (a kernel argument, an
@@ -100,29 +141,29 @@ impl Sink for Compact<'_> {
 ///
 /// # Safety
 /// `src` readable and `dst` writable for `n` bytes; they do not overlap.
+/// The sizes most captures have (4 and 8: an `int` or a handle passed to
+/// `clSetKernelArg`, an info query's answer) are tested first.
 #[inline(always)]
 unsafe fn copy_short(src: *const u8, dst: *mut u8, n: usize) {
     use std::ptr::{read_unaligned as get, write_unaligned as put};
-    match n {
-        0 => {}
-        1..=3 => {
-            // First, middle and last: every byte of 1 to 3.
-            let (a, b, c) = (*src, *src.add(n / 2), *src.add(n - 1));
-            *dst = a;
-            *dst.add(n / 2) = b;
-            *dst.add(n - 1) = c;
+    if n >= 8 {
+        if n > 16 {
+            std::ptr::copy_nonoverlapping(src, dst, n);
+            return;
         }
-        4..=7 => {
-            let (a, b) = (get(src as *const u32), get(src.add(n - 4) as *const u32));
-            put(dst as *mut u32, a);
-            put(dst.add(n - 4) as *mut u32, b);
-        }
-        8..=16 => {
-            let (a, b) = (get(src as *const u64), get(src.add(n - 8) as *const u64));
-            put(dst as *mut u64, a);
-            put(dst.add(n - 8) as *mut u64, b);
-        }
-        _ => std::ptr::copy_nonoverlapping(src, dst, n),
+        let (a, b) = (get(src as *const u64), get(src.add(n - 8) as *const u64));
+        put(dst as *mut u64, a);
+        put(dst.add(n - 8) as *mut u64, b);
+    } else if n >= 4 {
+        let (a, b) = (get(src as *const u32), get(src.add(n - 4) as *const u32));
+        put(dst as *mut u32, a);
+        put(dst.add(n - 4) as *mut u32, b);
+    } else if n > 0 {
+        // First, middle and last: every byte of 1 to 3.
+        let (a, b, c) = (*src, *src.add(n / 2), *src.add(n - 1));
+        *dst = a;
+        *dst.add(n / 2) = b;
+        *dst.add(n - 1) = c;
     }
 }
 
@@ -345,6 +386,7 @@ unsafe fn captures<S: Sink>(o: &mut S, f: &FnMeta, ok: bool, nargs: usize, args:
         }
     }
     if let Some(ls) = local_size {
+        o.unbounded();
         o.bytes(255, Tag::LocalSize, ls.as_ptr() as *const u8, std::mem::size_of_val(ls), ls.len() as u64);
     }
 }
@@ -380,14 +422,40 @@ pub unsafe fn open_compact(
     compact::put_opened(p, state, fn_id as u16, t0, cmd, &args[..nargs], prev)
 }
 
-/// Completes a compact record opened by [`open_compact`] at the start of
-/// `buf` (`opened` bytes): its tail (duration, result, the contents behind
+/// Opens at `dst` a copy of the compact record opened at `src`, with its
+/// state, function and command id, at `t0`, after the record `prev`
+/// describes (which it then describes). Returns its length.
+///
+/// # Safety
+/// `src` must be an opened part [`open_compact`] wrote; `dst` writable for
+/// [`MAX_RECORD`] bytes.
+pub unsafe fn reopen_compact(
+    dst: *mut u8,
+    src: *const u8,
+    f: &FnMeta,
+    t0: u64,
+    args: &[u64],
+    prev: &mut compact::Prev,
+) -> usize {
+    let state = *src;
+    let (fn_id, n) = compact::get_raw(src.add(1));
+    // The function, the argument count, then the start time's delta.
+    let at = 1 + n + 1;
+    let at = at + compact::get_raw(src.add(at)).1;
+    let cmd = if state & (FLAG_CMD | compact::STATE_HSA) != 0 { compact::get_raw(src.add(at)).0 } else { 0 };
+    open_compact(dst, state, fn_id as usize, f, t0, cmd, args, prev)
+}
+
+/// Completes a compact record opened by [`open_compact`] or
+/// [`reopen_compact`] at the start of `buf` (`opened` bytes, what it
+/// returned): its tail (duration, result, the contents behind
 /// its pointers, the end mark) after the opened part, then DONE in its state
 /// byte, last, so that a record cut short by the process's death still reads
 /// as open. Returns the record's whole length.
 ///
 /// # Safety
-/// As for [`complete_record`].
+/// As for [`complete_record`]; `opened` is what [`open_compact`] or
+/// [`reopen_compact`] returned (at most [`compact::OPENED_MAX`]).
 #[inline(always)]
 pub unsafe fn complete_compact<const KIND: u16>(
     buf: &mut [u8],
@@ -403,7 +471,10 @@ pub unsafe fn complete_compact<const KIND: u16>(
     let mut n = opened;
     n += compact::put_raw(p.add(n), dur);
     n += compact::put_raw(p.add(n), ret);
-    let mut o = Compact { buf, len: n };
+    // Whatever the varints took, the captures fit when the longest opened
+    // part, tail and end mark leave them room.
+    let longest = compact::OPENED_MAX + 2 * compact::VARINT_MAX + captures_worst(f) + 1;
+    let mut o = Compact { checked: longest > buf.len(), buf, len: n };
     captures(&mut o, f, ok, args.len().min(f.params.len()).min(255), args, local_size);
     let n = o.len;
     *p.add(n) = compact::END;
@@ -435,111 +506,4 @@ pub unsafe fn write_record(
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::meta::{by_name, FUNCTIONS};
-
-    #[test]
-    fn short_copies_copy_exactly_their_bytes() {
-        let src: Vec<u8> = (1..=40).collect();
-        for n in 0..=40 {
-            let mut dst = [0xEEu8; 48];
-            // SAFETY: both buffers hold at least `n` bytes.
-            unsafe { copy_short(src.as_ptr(), dst.as_mut_ptr(), n) };
-            assert_eq!(&dst[..n], &src[..n], "{n} bytes");
-            assert!(dst[n..].iter().all(|&b| b == 0xEE), "{n} bytes: nothing past them");
-        }
-    }
-
-    #[test]
-    fn an_ndrange_record_carries_sizes_wait_list_and_event() {
-        let id = by_name("clEnqueueNDRangeKernel").unwrap();
-        let global = [1024usize, 16];
-        let wait = [0x1111usize, 0x2222];
-        let mut ev: u64 = 0xE0E0;
-        let args =
-            [0xAAu64, 0xBB, 2, 0, global.as_ptr() as u64, 0, 2, wait.as_ptr() as u64, &mut ev as *mut u64 as u64];
-        let mut scratch = vec![0u8; MAX_RECORD];
-        let n = unsafe { write_record(&mut scratch, id, &FUNCTIONS[id], 7, Some(3), 10, 20, 0, &args, Some(&[64, 4])) };
-        let v = records(&scratch[..n]).next().unwrap();
-        assert_eq!(v.header.fn_id as usize, id);
-        assert_eq!(v.header.cmd_id, 3);
-        assert_eq!(v.args.as_slice(), args);
-        let arr: Vec<_> = v.captures.iter().filter(|(c, _)| c.tag == Tag::Array as u8).collect();
-        assert_eq!(arr.len(), 2);
-        assert_eq!(arr[0].1, unsafe { std::slice::from_raw_parts(global.as_ptr() as *const u8, 16) });
-        let out = v.captures.iter().find(|(c, _)| c.tag == Tag::Out as u8).unwrap();
-        assert_eq!(out.0.param, 8);
-        assert_eq!(u64::from_ne_bytes(out.1.try_into().unwrap()), 0xE0E0);
-        assert!(v.captures.iter().any(|(c, _)| c.tag == Tag::LocalSize as u8));
-    }
-
-    #[test]
-    fn failed_calls_keep_only_errcode() {
-        let id = by_name("clCreateBuffer").unwrap();
-        let mut err: i32 = -61;
-        let args = [1u64, 0, 0, 0, &mut err as *mut i32 as u64];
-        let mut scratch = vec![0u8; MAX_RECORD];
-        let n = unsafe { write_record(&mut scratch, id, &FUNCTIONS[id], 1, None, 0, 0, 0, &args, None) };
-        let v = records(&scratch[..n]).next().unwrap();
-        assert_eq!(v.header.flags & FLAG_OK, 0);
-        assert_eq!(v.captures.len(), 1);
-        assert_eq!(u64::from_ne_bytes(v.captures[0].1.try_into().unwrap()) as i64, -61);
-    }
-
-    #[test]
-    fn an_hsa_record_has_its_kind_its_out_handle_and_its_string() {
-        use crate::meta::{hsa_by_name, HSA_FUNCTIONS};
-        let id = hsa_by_name("hsa_queue_create").unwrap();
-        let f = &HSA_FUNCTIONS[id];
-        let mut q: u64 = 0x7F00_1234_5678;
-        let args = [0x1111u64, 4096, 0, 0, 0, 0, 0, &mut q as *mut u64 as u64];
-        let mut scratch = vec![0u8; MAX_RECORD];
-        let n = unsafe {
-            open_record(&mut scratch, KIND_HSA_CALL, id, f, 3, None, 1, &args);
-            complete_record::<KIND_HSA_CALL>(&mut scratch, f, 2, 0, &args, None)
-        };
-        let v = records(&scratch[..n]).next().unwrap();
-        assert_eq!((v.header.kind, v.header.fn_id as usize, v.header.flags & FLAG_CMD), (KIND_HSA_CALL, id, 0));
-        assert_ne!(v.header.flags & FLAG_OK, 0);
-        let out = v.captures.iter().find(|(c, _)| c.tag == Tag::Out as u8).unwrap();
-        assert_eq!((out.0.param, u64::from_ne_bytes(out.1.try_into().unwrap())), (7, 0x7F00_1234_5678));
-        // A failed call keeps no outputs; an iteration a callback broke off is no failure.
-        drop(v);
-        let n = unsafe {
-            open_record(&mut scratch, KIND_HSA_CALL, id, f, 3, None, 1, &args);
-            complete_record::<KIND_HSA_CALL>(&mut scratch, f, 2, 0x1001, &args, None)
-        };
-        let v = records(&scratch[..n]).next().unwrap();
-        assert!(v.captures.is_empty());
-        assert!(succeeded(f, 1) && succeeded(f, 44) && !succeeded(f, 40) && !succeeded(f, 0x1000));
-        let id = hsa_by_name("hsa_executable_get_symbol_by_name").unwrap();
-        let name = b"add_one.kd\0";
-        let agent = 0x42u64;
-        let mut sym = 0u64;
-        let args = [0x9u64, name.as_ptr() as u64, &agent as *const u64 as u64, &mut sym as *mut u64 as u64];
-        drop(v);
-        let n = unsafe {
-            open_record(&mut scratch, KIND_HSA_CALL, id, &HSA_FUNCTIONS[id], 3, None, 1, &args);
-            complete_record::<KIND_HSA_CALL>(&mut scratch, &HSA_FUNCTIONS[id], 2, 0, &args, None)
-        };
-        let v = records(&scratch[..n]).next().unwrap();
-        assert_eq!(v.string_arg(1).as_deref(), Some("add_one.kd"));
-        let arr = v.captures.iter().find(|(c, _)| c.tag == Tag::Array as u8).unwrap();
-        assert_eq!((arr.0.param, &*arr.1), (2, &0x42u64.to_ne_bytes()[..]));
-    }
-
-    #[test]
-    fn long_strings_keep_a_prefix_and_their_length() {
-        let id = by_name("clCreateKernel").unwrap();
-        let name = format!("{}\0", "k".repeat(1000));
-        let mut err = 0i32;
-        let args = [1u64, name.as_ptr() as u64, &mut err as *mut i32 as u64];
-        let mut scratch = vec![0u8; MAX_RECORD];
-        let n = unsafe { write_record(&mut scratch, id, &FUNCTIONS[id], 1, None, 0, 0, 0x1234, &args, None) };
-        let v = records(&scratch[..n]).next().unwrap();
-        let s = v.captures.iter().find(|(c, _)| c.tag == Tag::Str as u8).unwrap();
-        assert_eq!(s.1.len(), MAX_STR);
-        assert_eq!(s.0.total, 1000);
-    }
-}
+mod tests;

@@ -116,6 +116,12 @@ pub struct Trace {
 }
 
 static CURRENT: AtomicPtr<Trace> = AtomicPtr::new(std::ptr::null_mut());
+/// The trace while records may still go into it: `CURRENT` until it
+/// finishes, null after (and after a fork, until the child's trace is
+/// made). A thread's state made for this trace needs no other test per
+/// call, of the fork or of the trace's end; any other value sends the call
+/// down the slow path, which tells them apart (`local::with_local`).
+static RECORDING: AtomicPtr<Trace> = AtomicPtr::new(std::ptr::null_mut());
 /// Bumped in a forked child: thread state made before the fork is stale.
 pub(crate) static GENERATION: AtomicU64 = AtomicU64::new(1);
 static SETTINGS: Mutex<Option<TraceSettings>> = Mutex::new(None);
@@ -135,12 +141,19 @@ pub fn start(s: TraceSettings) {
 extern "C" fn after_fork_in_child() {
     // Only atomic stores: the child gets a new trace on its first call.
     GENERATION.fetch_add(1, Ordering::AcqRel);
+    RECORDING.store(std::ptr::null_mut(), Ordering::SeqCst);
     CURRENT.store(std::ptr::null_mut(), Ordering::Release);
 }
 
 #[inline]
 pub(crate) fn current_ptr() -> *const Trace {
     CURRENT.load(Ordering::Relaxed)
+}
+
+/// [`RECORDING`]: the current trace if it has not finished, else null.
+#[inline(always)]
+pub(crate) fn recording_ptr() -> *const Trace {
+    RECORDING.load(Ordering::Relaxed)
 }
 
 /// The trace of this process, made on first use (and again after `fork`).
@@ -165,6 +178,12 @@ pub fn current() -> Option<&'static Trace> {
     match CURRENT.compare_exchange(std::ptr::null_mut(), t, Ordering::AcqRel, Ordering::Acquire) {
         Ok(_) => {
             let tr: &'static Trace = unsafe { &*t };
+            // Both sides SeqCst: a `finish` racing with this either sees
+            // the pointer and clears it, or is seen here.
+            RECORDING.store(t, Ordering::SeqCst);
+            if tr.finished.load(Ordering::SeqCst) {
+                let _ = RECORDING.compare_exchange(t, std::ptr::null_mut(), Ordering::SeqCst, Ordering::SeqCst);
+            }
             let _ = std::thread::Builder::new().name("cltap-prep".into()).spawn(move || tr.prepare_chunks());
             if tr.render {
                 let _ = std::thread::Builder::new().name("cltap-writer".into()).spawn(move || tr.background());
@@ -351,9 +370,11 @@ impl Trace {
 
     /// Renders everything recorded so far, then the trailer. Runs once.
     pub fn finish(&self) {
-        if self.finished.swap(true, Ordering::AcqRel) {
+        if self.finished.swap(true, Ordering::SeqCst) {
             return;
         }
+        let me = self as *const Trace as *mut Trace;
+        let _ = RECORDING.compare_exchange(me, std::ptr::null_mut(), Ordering::SeqCst, Ordering::SeqCst);
         self.measure_rate(true);
         if !self.render {
             // Nothing is rendered, so no buffer gets records; the tools

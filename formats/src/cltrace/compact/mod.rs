@@ -56,10 +56,46 @@ pub fn unzigzag(v: u64) -> i64 {
 
 /// Writes `v` as LEB128 at `p`; returns the bytes written (1 to 10).
 ///
+/// Every call writes several (a cheap call's record is nine varints), so
+/// the lengths it meets most are written without a loop: one byte (an
+/// unchanged argument, a status, a function id) and two or three (a start
+/// time's delta, a duration: hundreds to a few hundred thousand ticks).
+/// Only the bytes of the varint are stored, never past it, so the chunk
+/// past `used` stays as it was. `put_raw_loop` is the plain form, and the
+/// tests hold this one to it.
+///
 /// # Safety
 /// `p` must be writable for [`VARINT_MAX`] bytes.
 #[inline(always)]
-pub unsafe fn put_raw(p: *mut u8, mut v: u64) -> usize {
+pub unsafe fn put_raw(p: *mut u8, v: u64) -> usize {
+    if v < 1 << 7 {
+        *p = v as u8;
+        return 1;
+    }
+    // Below 2^21, `v` = a + b·2^7 + c·2^14 (each under 2^7); adding
+    // b·2^7 + c·2^14, then c·2^15, moves b and c a bit up each, to bytes 1
+    // and 2: a + b·2^8 + c·2^16, the varint's bytes before their
+    // continuation bits.
+    // (Wrapping: past 2^21 the sum is not used, and may overflow.)
+    let spread = v.wrapping_add(v & !0x7F).wrapping_add((v & !0x3FFF) << 1);
+    if v < 1 << 14 {
+        std::ptr::write_unaligned(p as *mut u16, (spread as u16 | 0x80).to_le());
+        return 2;
+    }
+    if v < 1 << 21 {
+        std::ptr::write_unaligned(p as *mut u16, (spread as u16 | 0x8080).to_le());
+        *p.add(2) = (v >> 14) as u8;
+        return 3;
+    }
+    put_raw_loop(p, v)
+}
+
+/// LEB128 a byte at a time: any value, one loop turn per byte.
+///
+/// # Safety
+/// As for [`put_raw`].
+#[inline]
+pub unsafe fn put_raw_loop(p: *mut u8, mut v: u64) -> usize {
     let mut i = 0;
     while v >= 0x80 {
         *p.add(i) = v as u8 | 0x80;
@@ -70,9 +106,31 @@ pub unsafe fn put_raw(p: *mut u8, mut v: u64) -> usize {
     i + 1
 }
 
+/// Reads the varint at `p`: its value and length.
+///
+/// # Safety
+/// `p` must hold a whole varint, as [`put_raw`] writes it.
+pub unsafe fn get_raw(p: *const u8) -> (u64, usize) {
+    let mut v = 0u64;
+    let mut i = 0;
+    loop {
+        let b = *p.add(i);
+        v |= ((b & 0x7F) as u64) << (7 * i).min(63);
+        i += 1;
+        if b & 0x80 == 0 || i == VARINT_MAX {
+            return (v, i);
+        }
+    }
+}
+
 /// Argument words written as a delta from the same word of the previous
 /// record (the first ones; later words are written whole).
 pub const DELTA_ARGS: usize = 16;
+
+/// The longest opened part [`put_opened`] writes: the state and count
+/// bytes, then the function, start time, command id and 255 words, each
+/// a varint.
+pub const OPENED_MAX: usize = 2 + (3 + 255) * VARINT_MAX;
 
 /// What a chunk's next compact record is written relative to: the previous
 /// compact record's start time and argument words (0 in a fresh chunk). A
@@ -102,15 +160,29 @@ pub unsafe fn put_opened(p: *mut u8, state: u8, fn_id: u16, t0: u64, cmd: u64, a
     if state & (FLAG_CMD | STATE_HSA) != 0 {
         n += put_raw(p.add(n), cmd);
     }
-    for (i, &a) in args.iter().enumerate() {
-        n += match prev.args.get_mut(i) {
-            Some(b) => {
-                let d = a.wrapping_sub(*b) as i64;
-                *b = a;
-                put_raw(p.add(n), zigzag(d))
-            }
-            None => put_raw(p.add(n), a),
-        };
+    // A call repeated, or on the same handles as the call before, has
+    // every delta under 64: then each is its own one-byte varint, stored
+    // with no test of its own.
+    let k = args.len().min(DELTA_ARGS);
+    let mut z = [0u64; DELTA_ARGS];
+    let mut all = 0;
+    for ((z, &a), b) in z.iter_mut().zip(args).zip(prev.args.iter_mut()) {
+        *z = zigzag(a.wrapping_sub(*b) as i64);
+        *b = a;
+        all |= *z;
+    }
+    if all < 0x80 {
+        for (i, &d) in z[..k].iter().enumerate() {
+            *p.add(n + i) = d as u8;
+        }
+        n += k;
+    } else {
+        for &d in &z[..k] {
+            n += put_raw(p.add(n), d);
+        }
+    }
+    for &a in &args[k..] {
+        n += put_raw(p.add(n), a);
     }
     n
 }
@@ -143,6 +215,8 @@ pub unsafe fn put_capture_word(p: *mut u8, tag: u8, param: u8, w: u64) -> usize 
 }
 
 mod read;
+#[cfg(test)]
+mod tests;
 
 pub use read::{widen, Damage, Decoder, Read};
 

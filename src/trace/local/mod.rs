@@ -12,30 +12,51 @@
 //! Chunks filled while a call is open are sealed only once no call is open,
 //! so the renderer never sees a call as unfinished that is still running.
 
-use super::capture::{compact_state, complete_compact, open_compact};
+use super::capture::{compact_state, complete_compact, open_compact, reopen_compact};
 use super::file::Chunk;
-use super::record::{FLAG_MOVED, HEADER, KIND_HSA_CALL, KIND_OPENCL_CALL, MAX_RECORD};
-use super::writer::{current, Trace, GENERATION};
+use super::record::{FLAG_MOVED, KIND_HSA_CALL, KIND_OPENCL_CALL, MAX_RECORD};
+use super::writer::{current, recording_ptr, Trace, GENERATION};
 use crate::meta::Described;
-use cltap_formats::cltrace::compact::{Prev, STATE_WIDE};
-use std::sync::atomic::Ordering;
+use cltap_formats::cltrace::compact::{Prev, DELTA_ARGS};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+mod wide;
+pub use wide::{record_kind, record_kind_flagged};
 
 pub(crate) struct Local {
+    /// The trace this state was made for; null in [`Local::EMPTY`].
     trace: *const Trace,
+    /// `trace` while no record is being written on this thread, [`BUSY`]
+    /// while one is (a signal handler that calls OpenCL meanwhile is not
+    /// recorded). Every call compares it with the trace that records: one
+    /// comparison says that the state is this process's (not from before
+    /// a fork), that the trace has not ended, and that no record is being
+    /// written.
+    key: *const Trace,
     generation: u64,
     tid: u32,
     seq: u32,
     chunk: Option<Chunk>,
+    /// The chunk's records: where they start, where the next one goes, and
+    /// the end of the chunk (all null without a chunk). Kept as pointers,
+    /// not offsets, because a call needs the addresses: where to write, and
+    /// whether a record ends where the next one goes.
     data: *mut u8,
-    cap: usize,
-    used: usize,
+    pos: *mut u8,
+    end: *mut u8,
+    /// Where `used` (`pos` less `data`) is published: the chunk header's
+    /// field, or [`NO_CHUNK`] while there is no chunk (`used` is then 0).
+    used_at: *const AtomicU64,
+    /// The trace's watermark, asked once: a chunk used past it is sealed.
+    watermark: usize,
+    /// Where `pos` is held to when no call is open: the watermark, or the
+    /// chunk's start while chunks are held ([`Local::settle`] then seals
+    /// them). One comparison says whether either needs doing.
+    mark: *mut u8,
     /// Calls opened and not yet completed on this thread.
     depth: u32,
     /// Chunks filled while a call was open, sealed when none is.
     held: Vec<Chunk>,
-    /// Set while a record is being written; a signal handler that calls
-    /// OpenCL meanwhile is not recorded.
-    busy: bool,
     /// HSA calls opened on this thread: each record's number (its `cmd_id`).
     hsa_calls: u64,
     /// The number of the innermost HSA call open on this thread (0: none):
@@ -48,6 +69,11 @@ pub(crate) struct Local {
 
 /// A record opened before a call; `rec` is null when the call is not
 /// recorded (tracing off, the record dropped, a re-entrant signal handler).
+///
+/// Every wrapper returns it by value, so it carries only what completing
+/// needs and the record cannot say: what the opened part says (its state,
+/// function and command id) is read back from it in the rare case that the
+/// record is completed as a copy, and its chunk is known by its end.
 #[derive(Clone, Copy)]
 pub struct Opened {
     rec: *mut u8,
@@ -55,16 +81,12 @@ pub struct Opened {
     /// needs no second thread-local lookup.
     local: *mut Local,
     trace: *const Trace,
-    len: u32,
-    /// The record's state byte as opened, and its function.
-    state: u8,
-    fn_id: u16,
-    chunk: u64,
+    /// The start time: the record has it only as a delta.
+    t0: u64,
     /// For an HSA call: the HSA call open around it, restored when it ends.
     outer_hsa: u64,
-    /// What the opened part says, for a copy completed at the end.
-    t0: u64,
-    cmd: u64,
+    /// The opened part's length (a whole word: no padding to store).
+    len: usize,
 }
 
 impl Opened {
@@ -72,15 +94,19 @@ impl Opened {
         rec: std::ptr::null_mut(),
         local: std::ptr::null_mut(),
         trace: std::ptr::null(),
-        len: 0,
-        state: 0,
-        fn_id: 0,
-        chunk: 0,
-        outer_hsa: 0,
         t0: 0,
-        cmd: 0,
+        outer_hsa: 0,
+        len: 0,
     };
 }
+
+/// [`Local::key`] while a record is being written: never a trace's address,
+/// nor null (what the trace that records is when none does).
+const BUSY: *const Trace = std::ptr::NonNull::<Trace>::dangling().as_ptr();
+
+/// Where `used` is published while a thread has no chunk. Only 0 is ever
+/// stored there (`used` is 0 without a chunk), and nothing reads it.
+static NO_CHUNK: AtomicU64 = AtomicU64::new(0);
 
 thread_local! {
     // No destructor: the C library runs thread-local destructors of the
@@ -89,8 +115,8 @@ thread_local! {
     // recorded. A thread's end is seen through a pthread key instead
     // (`thread_exit`), which the main thread's `exit` never runs; the end
     // of the process retires the main thread's chunk.
-    static LOCAL: std::cell::UnsafeCell<std::mem::ManuallyDrop<Option<Local>>> =
-        const { std::cell::UnsafeCell::new(std::mem::ManuallyDrop::new(None)) };
+    static LOCAL: std::cell::UnsafeCell<std::mem::ManuallyDrop<Local>> =
+        const { std::cell::UnsafeCell::new(std::mem::ManuallyDrop::new(Local::EMPTY)) };
     static TID: std::cell::Cell<u32> = const { std::cell::Cell::new(0) };
 }
 
@@ -111,7 +137,7 @@ unsafe extern "C" fn thread_exit(_: *mut std::ffi::c_void) {
         let _ = LOCAL.try_with(|cell| {
             // SAFETY: this thread's own state; no call of it is in progress
             // (the thread has left every wrapper).
-            drop(unsafe { (**cell.get()).take() });
+            drop(unsafe { std::mem::replace(&mut **cell.get(), Local::EMPTY) });
         });
     });
 }
@@ -132,20 +158,45 @@ pub fn thread_id() -> u32 {
 }
 
 impl Local {
+    /// A thread's state before its first recorded call: no trace (its
+    /// `key` never matches), generation 0 (never the process's).
+    const EMPTY: Local = Local {
+        trace: std::ptr::null(),
+        key: BUSY,
+        generation: 0,
+        tid: 0,
+        seq: 0,
+        chunk: None,
+        data: std::ptr::null_mut(),
+        pos: std::ptr::null_mut(),
+        end: std::ptr::null_mut(),
+        used_at: &NO_CHUNK,
+        watermark: 0,
+        mark: std::ptr::null_mut(),
+        depth: 0,
+        held: Vec::new(),
+        hsa_calls: 0,
+        open_hsa: 0,
+        prev: Prev { t0: 0, args: [0; DELTA_ARGS] },
+    };
+
     fn new(tr: &Trace, generation: u64) -> Local {
         tr.threads.fetch_add(1, Ordering::Relaxed);
         Local {
             trace: tr,
+            key: tr,
             generation,
             tid: thread_id(),
             seq: 0,
             chunk: None,
             data: std::ptr::null_mut(),
-            cap: 0,
-            used: 0,
+            pos: std::ptr::null_mut(),
+            end: std::ptr::null_mut(),
+            used_at: &NO_CHUNK,
+            watermark: tr.watermark(),
+            mark: std::ptr::null_mut(),
             depth: 0,
             held: Vec::with_capacity(4),
-            busy: false,
             hsa_calls: 0,
             open_hsa: 0,
             prev: Prev::default(),
@@ -157,11 +208,14 @@ impl Local {
         unsafe { &*self.trace }
     }
 
+    /// Stores the end of the records (`pos`, the value just given it,
+    /// which the caller still holds) where readers of the chunk see it.
     #[inline(always)]
-    fn publish(&self) {
-        if let Some(c) = &self.chunk {
-            c.used_cell().store(self.used as u64, Ordering::Release);
-        }
+    fn publish(&self, pos: *mut u8) {
+        let used = pos as usize - self.data as usize;
+        // SAFETY: the current chunk's header (mapped while it is the
+        // thread's), or NO_CHUNK.
+        unsafe { (*self.used_at).store(used as u64, Ordering::Release) };
     }
 
     /// Moves to a new chunk. The old one is sealed, or held while a call is
@@ -182,9 +236,13 @@ impl Local {
                 tr.file.seal(old);
             }
         }
-        self.data = next.data();
-        self.cap = tr.file.chunk_size - cltap_formats::cltrace::CHUNK_HEADER;
-        self.used = 0;
+        let data = next.data();
+        self.data = data;
+        self.pos = data;
+        self.end = data.wrapping_add(tr.file.chunk_size - cltap_formats::cltrace::CHUNK_HEADER);
+        self.mark = if self.held.is_empty() { data.wrapping_add(self.watermark) } else { data };
+        // The mapping stays where it is while the chunk is ours.
+        self.used_at = next.used_cell();
         self.prev = Prev::default();
         self.chunk = Some(next);
         true
@@ -203,13 +261,27 @@ impl Local {
     /// Room for a whole record at the end of the chunk.
     #[inline(always)]
     fn room(&mut self) -> bool {
-        self.cap - self.used >= MAX_RECORD || self.rotate()
+        // Without a chunk, all three are null: no room.
+        self.pos.wrapping_add(MAX_RECORD) <= self.end || self.rotate()
     }
 
     fn seal_held(&mut self) {
         let tr = self.trace();
         for c in self.held.drain(..) {
             tr.file.seal(c);
+        }
+        self.mark = self.data.wrapping_add(self.watermark);
+    }
+
+    /// No call is open and `used` reached `mark`: the chunks held meanwhile
+    /// are sealed, and the chunk past the watermark too.
+    #[cold]
+    fn settle(&mut self) {
+        if !self.held.is_empty() {
+            self.seal_held();
+        }
+        if self.pos as usize - self.data as usize >= self.watermark {
+            self.rotate();
         }
     }
 
@@ -222,8 +294,10 @@ impl Local {
         // A call after this (at the end of the process, the exit handlers
         // that run after cltap's) starts a new chunk.
         self.data = std::ptr::null_mut();
-        self.cap = 0;
-        self.used = 0;
+        self.pos = std::ptr::null_mut();
+        self.end = std::ptr::null_mut();
+        self.mark = std::ptr::null_mut();
+        self.used_at = &NO_CHUNK;
     }
 }
 
@@ -268,41 +342,57 @@ fn late_record() {
 
 /// This thread's state for the current trace, made on first use.
 #[inline(always)]
-unsafe fn with_local<R>(f: impl FnOnce(&mut Local) -> R) -> Option<R> {
+unsafe fn with_local<R>(f: impl FnOnce(&mut Local, *const Trace) -> R) -> Option<R> {
     LOCAL
         .try_with(|cell| {
-            let slot: &mut Option<Local> = &mut *cell.get();
-            // Traces are never freed, so a new one (after a fork) never has
-            // the address of the old: comparing the pointer is enough here.
-            let fresh = matches!(slot, Some(l) if std::ptr::eq(l.trace, super::writer::current_ptr()));
-            if !fresh {
-                let gen = GENERATION.load(Ordering::Relaxed);
-                let tr = current()?;
-                if let Some(old) = slot.take() {
-                    // Chunks made before a fork are the parent's.
-                    std::mem::forget(old);
-                }
-                *slot = Some(Local::new(tr, gen));
-                if let Some(k) = exit_key() {
-                    // Any non-null value makes the key's destructor run.
-                    libc::pthread_setspecific(k, std::ptr::dangling::<std::ffi::c_void>());
-                }
-            }
-            let l = slot.as_mut()?;
-            if l.busy {
-                return None;
-            }
-            if l.trace().finished.load(Ordering::Relaxed) {
-                late_record();
-                return None;
-            }
-            l.busy = true;
-            let r = f(l);
-            l.busy = false;
+            let slot: &mut Local = &mut *cell.get();
+            // State made for the trace that still records, with no record
+            // being written (`Local::key`); anything else is the slow path.
+            let recording = recording_ptr();
+            let (l, trace) = if std::ptr::eq(slot.key, recording) {
+                (slot, recording)
+            } else {
+                let l = local_slow(slot)?;
+                let t = l.trace;
+                (l, t)
+            };
+            l.key = BUSY;
+            let r = f(l, trace);
+            l.key = trace;
             Some(r)
         })
         .ok()
         .flatten()
+}
+
+/// [`with_local`] when the thread's state is not that of a trace still
+/// recording with no record being written: none yet, one made before a
+/// fork, a record being written (a signal handler's call), or the trace has
+/// ended.
+#[cold]
+#[inline(never)]
+unsafe fn local_slow(l: &mut Local) -> Option<&mut Local> {
+    // Traces are never freed, so a new one (after a fork) never has the
+    // address of the old: comparing the pointer is enough here.
+    let fresh = !l.trace.is_null() && std::ptr::eq(l.trace, super::writer::current_ptr());
+    if !fresh {
+        let gen = GENERATION.load(Ordering::Relaxed);
+        let tr = current()?;
+        // Chunks made before a fork are the parent's: never unmapped here.
+        std::mem::forget(std::mem::replace(l, Local::new(tr, gen)));
+        if let Some(k) = exit_key() {
+            // Any non-null value makes the key's destructor run.
+            libc::pthread_setspecific(k, std::ptr::dangling::<std::ffi::c_void>());
+        }
+    }
+    if std::ptr::eq(l.key, BUSY) {
+        return None;
+    }
+    if l.trace().finished.load(Ordering::Relaxed) {
+        late_record();
+        return None;
+    }
+    Some(l)
 }
 
 /// How far ahead of the record being written its chunk's memory is asked
@@ -350,41 +440,31 @@ pub unsafe fn open_kind<const KIND: u16, D: Described>(
     args: &[u64],
 ) -> Opened {
     let f = d.meta();
-    with_local(|l| {
+    with_local(|l, trace| {
         if !l.room() {
             l.drop_record();
             return Opened::NONE;
         }
-        let rec = l.data.add(l.used);
+        let rec = l.pos;
         prefetch_for_write(rec.add(PREFETCH_AHEAD));
-        let outer_hsa = l.open_hsa;
-        let cmd = if KIND == KIND_HSA_CALL {
+        let (cmd, outer_hsa) = if KIND == KIND_HSA_CALL {
             // HSA calls take no command id: the record numbers them on their
             // thread, without CMD, so that a dispatch can name the call it
             // was submitted in.
+            let outer = l.open_hsa;
             l.hsa_calls += 1;
             l.open_hsa = l.hsa_calls;
-            l.hsa_calls
+            (l.hsa_calls, outer)
         } else {
-            cmd_id.unwrap_or(0)
+            (cmd_id.unwrap_or(0), 0)
         };
         let state = compact_state(KIND, cmd_id.is_some());
         let n = open_compact(rec, state, fn_id, f, t0, cmd, args, &mut l.prev);
-        l.used += n;
+        let pos = rec.add(n);
+        l.pos = pos;
         l.depth += 1;
-        l.publish();
-        Opened {
-            rec,
-            local: l as *mut Local,
-            trace: l.trace,
-            len: n as u32,
-            state,
-            fn_id: fn_id as u16,
-            chunk: l.chunk.as_ref().map_or(0, |c| c.index),
-            outer_hsa,
-            t0,
-            cmd,
-        }
+        l.publish(pos);
+        Opened { rec, local: l as *mut Local, trace, t0, outer_hsa, len: n }
     })
     .unwrap_or(Opened::NONE)
 }
@@ -417,123 +497,72 @@ pub unsafe fn complete_kind<const KIND: u16, D: Described>(
     }
     // SAFETY: `o` came from `open_kind` on this thread, whose state lives
     // as long as the thread; it is used only while it still writes the
-    // trace the record was opened in (not after a fork or the trace's end).
+    // trace the record was opened in. That trace still records (not after
+    // its end, nor in a fork's child, whose trace is another), and the
+    // thread's state is still the one made for it (a fork's child makes
+    // another in the same place).
     let l = &mut *o.local;
-    if l.busy || !std::ptr::eq(l.trace, o.trace) || !std::ptr::eq(o.trace, super::writer::current_ptr()) {
+    // `key` is the record's trace: the state is the one made for it and no
+    // record is being written (else a signal handler's call, not recorded).
+    if !std::ptr::eq(l.key, o.trace) || !std::ptr::eq(o.trace, recording_ptr()) {
         return;
     }
-    if l.trace().finished.load(Ordering::Relaxed) {
-        return;
-    }
-    l.busy = true;
+    l.key = BUSY;
     {
-        let current = l.chunk.as_ref().map_or(u64::MAX, |c| c.index);
-        let last = current == o.chunk && o.rec.add(o.len as usize) == l.data.add(l.used);
+        // Nothing was written after the record: it is completed in place.
+        // Its end at the chunk's end says that it is in the current chunk:
+        // a chunk left while a call is open stays mapped (held) until none
+        // is, mappings do not overlap, and each starts with its header, so
+        // no record of another ends where the current chunk's records do.
+        let last = o.rec.add(o.len) == l.pos;
         let dur = t1.wrapping_sub(o.t0);
         if last {
             let rec = std::slice::from_raw_parts_mut(o.rec, MAX_RECORD);
-            let n = complete_compact::<KIND>(rec, o.len as usize, f, dur, ret, args, local_size);
-            l.used += n - o.len as usize;
-        } else if l.room() {
-            // Calls made inside this one follow it: complete a copy at the
-            // end, its start time now counted from the record before it.
-            let dst = l.data.add(l.used);
-            let m = open_compact(dst, o.state, o.fn_id as usize, f, o.t0, o.cmd, args, &mut l.prev);
-            let rec = std::slice::from_raw_parts_mut(dst, MAX_RECORD);
-            l.used += complete_compact::<KIND>(rec, m, f, dur, ret, args, local_size);
-            mark_moved(o.rec);
+            let n = complete_compact::<KIND>(rec, o.len, f, dur, ret, args, local_size);
+            l.pos = o.rec.add(n);
         } else {
-            mark_moved(o.rec);
-            l.drop_record();
+            complete_moved::<KIND>(l, o, f, dur, ret, args, local_size);
         }
-        l.publish();
+        let pos = l.pos;
+        l.publish(pos);
         if KIND == KIND_HSA_CALL {
             l.open_hsa = o.outer_hsa;
         }
         l.depth -= 1;
-        if l.depth == 0 {
-            if !l.held.is_empty() {
-                l.seal_held();
-            }
-            if l.used >= l.trace().watermark() {
-                l.rotate();
-            }
+        if l.depth == 0 && pos >= l.mark {
+            l.settle();
         }
     }
-    l.busy = false;
+    l.key = o.trace;
 }
 
-/// Appends one complete record of kind `KIND` (not a call: nothing is
-/// opened, so it never holds a chunk back): `fn_id` 0, `cmd_id`, `t0`/`t1`
-/// and at most 255 argument words, on this thread's chunk. False when it
-/// was not written (tracing off, the trace full, a re-entrant signal
-/// handler). The OpenCL path does not use it.
-pub fn record_kind<const KIND: u16>(cmd_id: u64, t0: u64, t1: u64, args: &[u64], name: Option<&str>) -> bool {
-    record_kind_flagged::<KIND>(0, cmd_id, t0, t1, args, name)
-}
-
-/// [`record_kind`] with more header flags (`FLAG_FILTERED`).
-pub fn record_kind_flagged<const KIND: u16>(
-    flags: u8,
-    cmd_id: u64,
-    t0: u64,
-    t1: u64,
+/// Completes a record that calls made inside it follow: a copy at the end,
+/// its start time now counted from the record before it (its state,
+/// function and command id read from the opened one), and the opened one
+/// marked moved.
+///
+/// # Safety
+/// As for [`complete_kind`], whose checks passed.
+#[cold]
+#[inline(never)]
+unsafe fn complete_moved<const KIND: u16>(
+    l: &mut Local,
+    o: Opened,
+    f: &crate::meta::FnMeta,
+    dur: u64,
+    ret: u64,
     args: &[u64],
-    name: Option<&str>,
-) -> bool {
-    use super::record::{Capture, Header, Tag, CAPTURE, FLAG_CMD, FLAG_DONE, FLAG_OK, NAME_PARAM};
-    let nargs = args.len().min(255).min((MAX_RECORD - HEADER) / 8);
-    let name = name.map(|n| &n.as_bytes()[..n.len().min(256)]);
-    let len = HEADER + 8 * nargs + name.map_or(0, |n| CAPTURE + super::record::pad8(n.len()));
-    // SAFETY: the record is written inside the room `room()` guarantees
-    // (MAX_RECORD, more than a header, 255 words and a 256-byte name).
-    unsafe {
-        with_local(|l| {
-            if !l.room() {
-                l.drop_record();
-                return false;
-            }
-            // A wide record: its state byte, then the version 1 layout.
-            *l.data.add(l.used) = STATE_WIDE;
-            let rec = l.data.add(l.used + 1);
-            for (i, a) in args[..nargs].iter().enumerate() {
-                std::ptr::write_unaligned(rec.add(HEADER + 8 * i) as *mut u64, *a);
-            }
-            if let Some(n) = name {
-                let at = rec.add(HEADER + 8 * nargs);
-                let c = Capture {
-                    param: NAME_PARAM,
-                    tag: Tag::Str as u8,
-                    _pad: 0,
-                    bytes: n.len() as u32,
-                    total: n.len() as u64,
-                };
-                std::ptr::write_unaligned(at as *mut Capture, c);
-                std::ptr::copy_nonoverlapping(n.as_ptr(), at.add(CAPTURE), n.len());
-                std::ptr::write_bytes(at.add(CAPTURE + n.len()), 0, super::record::pad8(n.len()) - n.len());
-            }
-            let h = Header {
-                len: len as u32,
-                fn_id: 0,
-                nargs: nargs as u8,
-                flags: FLAG_CMD | FLAG_OK | FLAG_DONE | flags,
-                tid: l.tid,
-                kind: KIND,
-                _pad: 0,
-                cmd_id,
-                t0,
-                t1,
-                ret: 0,
-            };
-            std::ptr::write_unaligned(rec as *mut Header, h);
-            l.used += 1 + len;
-            l.publish();
-            if l.depth == 0 && l.used >= l.trace().watermark() {
-                l.rotate();
-            }
-            true
-        })
-        .unwrap_or(false)
+    local_size: Option<&[usize]>,
+) {
+    if l.room() {
+        let dst = l.pos;
+        let m = reopen_compact(dst, o.rec, f, o.t0, args, &mut l.prev);
+        let rec = std::slice::from_raw_parts_mut(dst, MAX_RECORD);
+        l.pos = dst.add(complete_compact::<KIND>(rec, m, f, dur, ret, args, local_size));
+        mark_moved(o.rec);
+    } else {
+        mark_moved(o.rec);
+        l.drop_record();
     }
 }
 
@@ -548,15 +577,14 @@ unsafe fn mark_moved(rec: *mut u8) {
 pub fn retire_current_thread() {
     let _ = LOCAL.try_with(|cell| {
         // SAFETY: this thread's own state, not borrowed at this point.
-        let slot = unsafe { &mut *cell.get() };
-        if let Some(l) = slot.as_mut() {
-            if !l.busy
-                && l.depth == 0
-                && l.generation == GENERATION.load(Ordering::Acquire)
-                && std::ptr::eq(l.trace, super::writer::current_ptr())
-            {
-                l.retire();
-            }
+        let l: &mut Local = unsafe { &mut *cell.get() };
+        // Never `Local::EMPTY`: its generation is 0, never the process's.
+        if !std::ptr::eq(l.key, BUSY)
+            && l.depth == 0
+            && l.generation == GENERATION.load(Ordering::Acquire)
+            && std::ptr::eq(l.trace, super::writer::current_ptr())
+        {
+            l.retire();
         }
     });
 }
@@ -569,10 +597,11 @@ pub fn open_hsa_call() -> u64 {
     LOCAL
         .try_with(|cell| {
             // SAFETY: this thread's own state; only read here.
-            let slot: &Option<Local> = unsafe { &*cell.get() };
-            match slot {
-                Some(l) if std::ptr::eq(l.trace, super::writer::current_ptr()) => l.open_hsa,
-                _ => 0,
+            let l: &Local = unsafe { &*cell.get() };
+            if !l.trace.is_null() && std::ptr::eq(l.trace, super::writer::current_ptr()) {
+                l.open_hsa
+            } else {
+                0
             }
         })
         .unwrap_or(0)

@@ -1,0 +1,81 @@
+//! Records that are not calls (HSA dispatches, counters, agents, notes):
+//! written whole, in the wide layout behind a state byte, on the thread's
+//! chunk. Rare, so nothing here is folded for speed.
+
+use super::{with_local, MAX_RECORD};
+use crate::trace::record::HEADER;
+use cltap_formats::cltrace::compact::STATE_WIDE;
+
+/// Appends one complete record of kind `KIND` (not a call: nothing is
+/// opened, so it never holds a chunk back): `fn_id` 0, `cmd_id`, `t0`/`t1`
+/// and at most 255 argument words, on this thread's chunk. False when it
+/// was not written (tracing off, the trace full, a re-entrant signal
+/// handler). The OpenCL path does not use it.
+pub fn record_kind<const KIND: u16>(cmd_id: u64, t0: u64, t1: u64, args: &[u64], name: Option<&str>) -> bool {
+    record_kind_flagged::<KIND>(0, cmd_id, t0, t1, args, name)
+}
+
+/// [`record_kind`] with more header flags (`FLAG_FILTERED`).
+pub fn record_kind_flagged<const KIND: u16>(
+    flags: u8,
+    cmd_id: u64,
+    t0: u64,
+    t1: u64,
+    args: &[u64],
+    name: Option<&str>,
+) -> bool {
+    use crate::trace::record::{Capture, Header, Tag, CAPTURE, FLAG_CMD, FLAG_DONE, FLAG_OK, NAME_PARAM};
+    let nargs = args.len().min(255).min((MAX_RECORD - HEADER) / 8);
+    let name = name.map(|n| &n.as_bytes()[..n.len().min(256)]);
+    let len = HEADER + 8 * nargs + name.map_or(0, |n| CAPTURE + crate::trace::record::pad8(n.len()));
+    // SAFETY: the record is written inside the room `room()` guarantees
+    // (MAX_RECORD, more than a header, 255 words and a 256-byte name).
+    unsafe {
+        with_local(|l, _| {
+            if !l.room() {
+                l.drop_record();
+                return false;
+            }
+            // A wide record: its state byte, then the version 1 layout.
+            *l.pos = STATE_WIDE;
+            let rec = l.pos.add(1);
+            for (i, a) in args[..nargs].iter().enumerate() {
+                std::ptr::write_unaligned(rec.add(HEADER + 8 * i) as *mut u64, *a);
+            }
+            if let Some(n) = name {
+                let at = rec.add(HEADER + 8 * nargs);
+                let c = Capture {
+                    param: NAME_PARAM,
+                    tag: Tag::Str as u8,
+                    _pad: 0,
+                    bytes: n.len() as u32,
+                    total: n.len() as u64,
+                };
+                std::ptr::write_unaligned(at as *mut Capture, c);
+                std::ptr::copy_nonoverlapping(n.as_ptr(), at.add(CAPTURE), n.len());
+                std::ptr::write_bytes(at.add(CAPTURE + n.len()), 0, crate::trace::record::pad8(n.len()) - n.len());
+            }
+            let h = Header {
+                len: len as u32,
+                fn_id: 0,
+                nargs: nargs as u8,
+                flags: FLAG_CMD | FLAG_OK | FLAG_DONE | flags,
+                tid: l.tid,
+                kind: KIND,
+                _pad: 0,
+                cmd_id,
+                t0,
+                t1,
+                ret: 0,
+            };
+            std::ptr::write_unaligned(rec as *mut Header, h);
+            l.pos = l.pos.add(1 + len);
+            l.publish(l.pos);
+            if l.depth == 0 && l.pos >= l.mark {
+                l.settle();
+            }
+            true
+        })
+        .unwrap_or(false)
+    }
+}

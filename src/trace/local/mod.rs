@@ -182,25 +182,16 @@ impl Local {
 
     fn new(tr: &Trace, generation: u64) -> Local {
         tr.threads.fetch_add(1, Ordering::Relaxed);
-        Local {
-            trace: tr,
-            key: tr,
-            generation,
-            tid: thread_id(),
-            seq: 0,
-            chunk: None,
-            data: std::ptr::null_mut(),
-            pos: std::ptr::null_mut(),
-            end: std::ptr::null_mut(),
-            used_at: &NO_CHUNK,
-            watermark: tr.watermark(),
-            mark: std::ptr::null_mut(),
-            depth: 0,
-            held: Vec::with_capacity(4),
-            hsa_calls: 0,
-            open_hsa: 0,
-            prev: Prev::default(),
-        }
+        // `Local` has a destructor, so no `..Local::EMPTY`: the empty
+        // state, then what a trace's own state adds to it.
+        let mut l = Local::EMPTY;
+        l.trace = tr;
+        l.key = tr;
+        l.generation = generation;
+        l.tid = thread_id();
+        l.watermark = tr.watermark();
+        l.held = Vec::with_capacity(4);
+        l
     }
 
     fn trace(&self) -> &'static Trace {

@@ -15,6 +15,25 @@ NV=${NV:-/usr/lib/libnvidia-opencl.so.1}
 [ -e $NV ] || NV=$(ls /usr/lib/x86_64-linux-gnu/libnvidia-opencl.so.1 2>/dev/null)
 mkdir -p $OUT
 { nproc; nvidia-smi -L; uname -r; date -u; df -h /tmp | tail -1; lscpu | grep 'Model name'; } > $OUT/host.txt 2>&1
+if [ "$1" = where ]; then
+  # The new build's recorded calls with the trace on ext4 (/tmp) and on
+  # tmpfs (/dev/shm), and with nothing but the opening and completing
+  # (CLTAP_LOG_FILTER leaving the measured calls out: pass-through cost),
+  # three rounds.
+  for round in 1 2 3; do
+    for d in /tmp/cw /dev/shm/cw; do
+      rm -rf $d; mkdir -p $d
+      e=(env OCL_ICD_VENDORS=$NV OCL_ICD_FILENAMES=$NV CLTAP_OUTPUT_DIR=$d OPENCL_LAYERS=$B/libcltap_layer.so CLTAP_RENDER=0)
+      c=$("${e[@]}" $B/bin/cltap bench --child calls --iterations 200000 | grep -v -e Enqueue -e Platform | tr '\n' ' '); rm -rf $d/*
+      k1=$("${e[@]}" $B/bin/cltap bench --child kthreads:1:5000000 --iterations 0 | sed 's/calling_ns //'); rm -rf $d/*
+      echo "$round trace-only ${d%/cw} | $c| k1 $k1"
+      rm -rf $d
+    done
+    c=$(env OCL_ICD_VENDORS=$NV OCL_ICD_FILENAMES=$NV $B/bin/cltap bench --child calls --iterations 200000 | grep -v -e Enqueue -e Platform | tr '\n' ' ')
+    echo "$round none | $c"
+  done 2>&1 | tee $OUT/where.txt
+  exit 0
+fi
 if [ "$1" = percall ]; then
   # Recorded calls only, old (eae506d) and new alternated over 5 rounds:
   # `calls` min of 7 x 200,000 per call; k1 wall ns of 5,000,000

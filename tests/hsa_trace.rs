@@ -508,10 +508,15 @@ fn a_client_aborted_by_rocr_mid_run_leaves_a_trace_that_renders() {
     let log = calls(&only(&rendered, ".apilog"));
     let main_tid = log.iter().find(|c| c.name == "hsa_init").expect("hsa_init").tid;
     let main: Vec<&Call> = log.iter().filter(|c| c.tid == main_tid).collect();
-    // The abort comes from ROCr's own thread once the dispatch has faulted: the client had rung
-    // the doorbell and was still in that store or already waiting; all before it returned.
+    // The abort comes from ROCr's own thread once the dispatch has faulted. gpu-emu's command
+    // processor polls the ring, not the doorbell (docs/gpu-emu.md), so the dispatch may run as
+    // soon as the client stores its header: the client may not have reached the doorbell yet
+    // (its last call then reserved the slot, and returned), or be ringing it, or be waiting.
+    // Seen under load on 2 cores (12 of 88 runs in one batch), with every earlier record there.
     let last = main.last().unwrap();
-    assert!(["hsa_signal_store_screlease", "hsa_signal_wait_scacquire"].contains(&&*last.name), "{last:?}");
+    let ringing = ["hsa_signal_store_screlease", "hsa_signal_wait_scacquire"].contains(&&*last.name);
+    let before = last.name == "hsa_queue_add_write_index_screlease" && last.returned();
+    assert!(ringing || before, "{last:?}");
     assert!(main[..main.len() - 1].iter().all(|c| c.returned()), "only the last call may be in flight");
     assert_eq!(count(&log, "hsa_signal_create"), 1, "the dispatch's signal, nothing after");
     assert_eq!(count(&log, "hsa_memory_allocate"), 1);

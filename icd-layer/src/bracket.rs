@@ -138,7 +138,7 @@ pub fn error(id: usize, ret: u64, app: &[u64], errcode: Option<(usize, u64)>) {
     // SAFETY: the application's argument words after the call; `seen`
     // differs only by a slot that lives in the caller's frame.
     unsafe {
-        let rec = local::open(id, f, None, t, app);
+        let rec = local::open(f, None, t, app);
         local::complete(rec, f, t, ret, &seen[..n], None);
     }
 }
@@ -151,7 +151,7 @@ pub fn error_hsa(id: usize, ret: u64, app: &[u64]) {
     let t = cltap::trace::tsc::now();
     // SAFETY: the application's argument words, after the call.
     unsafe {
-        let rec = local::open_kind::<KIND_HSA_CALL, _>(id, f, None, t, app);
+        let rec = local::open_kind::<KIND_HSA_CALL, _>(f, None, t, app);
         local::complete_kind::<KIND_HSA_CALL, _>(rec, f, t, ret, app, None);
     }
 }
@@ -190,7 +190,7 @@ pub fn enter(d: impl Described, args: &[u64]) -> Enter {
     let cmd = if f.event_out { NEXT_CMD.fetch_add(1, Ordering::Relaxed) } else { 0 };
     let t0 = cltap::trace::tsc::now();
     // SAFETY: the application's argument words.
-    let rec = unsafe { local::open(id, d, f.event_out.then_some(cmd), t0, args) };
+    let rec = unsafe { local::open(d, f.event_out.then_some(cmd), t0, args) };
     Enter { on: true, inside: true, close: false, cmd, rec }
 }
 
@@ -225,7 +225,7 @@ fn enter_windowed(id: usize, args: &[u64], w: u32) -> Enter {
     }
     let f = &cltap::meta::FUNCTIONS[id];
     // SAFETY: the application's argument words.
-    let rec = unsafe { local::open(id, f, numbered.then_some(cmd), t0, args) };
+    let rec = unsafe { local::open(f, numbered.then_some(cmd), t0, args) };
     Enter { on: true, inside: true, close, cmd, rec }
 }
 
@@ -235,7 +235,7 @@ fn enter_windowed(id: usize, args: &[u64], w: u32) -> Enter {
 pub fn enter_kind<const KIND: u16>(d: impl Described, cmd: Option<u64>, args: &[u64]) -> Enter {
     let t0 = cltap::trace::tsc::now();
     // SAFETY: the application's argument words.
-    let rec = unsafe { local::open_kind::<KIND, _>(d.id(), d, cmd, t0, args) };
+    let rec = unsafe { local::open_kind::<KIND, _>(d, cmd, t0, args) };
     Enter { on: true, inside: true, close: false, cmd: cmd.unwrap_or(0), rec }
 }
 
@@ -261,7 +261,7 @@ pub fn enter_hsa(d: impl Described, args: &[u64]) -> Enter {
         window::count_call();
     }
     // SAFETY: the application's argument words.
-    let rec = unsafe { local::open_kind::<KIND_HSA_CALL, _>(id, d, None, t0, args) };
+    let rec = unsafe { local::open_kind::<KIND_HSA_CALL, _>(d, None, t0, args) };
     Enter { on: true, inside: true, close: false, cmd: 0, rec }
 }
 

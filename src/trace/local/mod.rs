@@ -412,24 +412,18 @@ fn prefetch_for_write(p: *const u8) {
 /// # Safety
 /// `args` are the call's argument words.
 #[inline]
-pub unsafe fn open(fn_id: usize, f: impl Described, cmd_id: Option<u64>, t0: u64, args: &[u64]) -> Opened {
-    open_kind::<KIND_OPENCL_CALL, _>(fn_id, f, cmd_id, t0, args)
+pub unsafe fn open(f: impl Described, cmd_id: Option<u64>, t0: u64, args: &[u64]) -> Opened {
+    open_kind::<KIND_OPENCL_CALL, _>(f, cmd_id, t0, args)
 }
 
 /// Opens the record of a call about to be forwarded; `KIND` says which
-/// API's table `fn_id` and `f` come from (`KIND_HSA_CALL` for HSA's). A
+/// API's table `d` comes from (`KIND_HSA_CALL` for HSA's). A
 /// constant, so that [`open`] is the code it was before records had kinds.
 ///
 /// # Safety
 /// `args` are the call's argument words.
 #[inline]
-pub unsafe fn open_kind<const KIND: u16, D: Described>(
-    fn_id: usize,
-    d: D,
-    cmd_id: Option<u64>,
-    t0: u64,
-    args: &[u64],
-) -> Opened {
+pub unsafe fn open_kind<const KIND: u16, D: Described>(d: D, cmd_id: Option<u64>, t0: u64, args: &[u64]) -> Opened {
     let f = d.meta();
     with_local(|l, trace| {
         if !l.room() {
@@ -450,7 +444,7 @@ pub unsafe fn open_kind<const KIND: u16, D: Described>(
             (cmd_id.unwrap_or(0), 0)
         };
         let state = compact_state(KIND, cmd_id.is_some());
-        let n = open_compact(rec, state, fn_id, f, t0, cmd, args, &mut l.prev);
+        let n = open_compact(rec, state, d.id(), f, t0, cmd, args, &mut l.prev);
         let pos = rec.add(n);
         l.pos = pos;
         l.depth += 1;

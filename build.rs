@@ -5,7 +5,7 @@
 //! function id means the same function on both sides.
 
 use cltap_apidesc::types::{hsa_size, is_handle, pointee};
-use cltap_apidesc::{Api, Len, PropKind, RetKind, Role};
+use cltap_apidesc::{Api, Function, Len, PropKind, RetKind, Role};
 use std::fmt::Write;
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -38,6 +38,18 @@ fn main() {
     std::fs::write(out, s).unwrap();
 }
 
+/// The parameters whose record may carry more than their word: what the
+/// capture looks at, so that a call's plain words cost it nothing.
+fn captured(f: &Function) -> Vec<usize> {
+    let plain = |r: &Role| {
+        matches!(
+            r,
+            Role::Scalar | Role::Handle | Role::HostPtr | Role::UserData | Role::Callback(_) | Role::ByValue { .. }
+        )
+    };
+    f.params.iter().enumerate().filter(|(_, p)| !plain(&p.role)).map(|(i, _)| i).collect()
+}
+
 fn functions(s: &mut String, api: &Api, static_name: &str, dialect: Dialect) {
     for (i, f) in api.functions.iter().enumerate() {
         let idx = |n: &str| f.param_index(n).unwrap();
@@ -62,25 +74,7 @@ fn functions(s: &mut String, api: &Api, static_name: &str, dialect: Dialect) {
             (RetKind::Status, Dialect::Hsa) => "HsaStatus".to_string(),
             (r, _) => format!("{r:?}"),
         };
-        // The parameters whose record may carry more than their word: what
-        // the capture looks at, so that a call's plain words cost it nothing.
-        let captured: Vec<String> = f
-            .params
-            .iter()
-            .enumerate()
-            .filter(|(_, p)| {
-                !matches!(
-                    p.role,
-                    Role::Scalar
-                        | Role::Handle
-                        | Role::HostPtr
-                        | Role::UserData
-                        | Role::Callback(_)
-                        | Role::ByValue { .. }
-                )
-            })
-            .map(|(i, _)| i.to_string())
-            .collect();
+        let captured: Vec<String> = captured(f).iter().map(|i| i.to_string()).collect();
         writeln!(
             s,
             "#[doc(hidden)]\npub const {static_name}_{i}: FnMeta = FnMeta {{ id: {i}, name: {:?}, ext: {:?}, ret: Ret::{ret}, ret_type: {:?}, event_out: {}, captured: &[{}], params: &[",
@@ -139,9 +133,25 @@ fn functions(s: &mut String, api: &Api, static_name: &str, dialect: Dialect) {
     writeln!(s, "/// Each function's description as a type (see [`Described`]).").unwrap();
     writeln!(s, "#[allow(non_camel_case_types)]\npub mod {module} {{").unwrap();
     for (i, f) in api.functions.iter().enumerate() {
+        // Each captured parameter's description a constant of its own, so
+        // that its capture compiles to the code of its kind alone.
+        let visits: String = captured(f)
+            .iter()
+            .map(|k| {
+                format!(
+                    "\n            if {k} < nargs {{ const P: &super::ParamMeta = &super::{static_name}_{i}.params[{k}]; c(o, F, {k}, P, ok, args) }}"
+                )
+            })
+            .collect();
+        // (None: the description's walk is empty.)
+        let capture = if visits.is_empty() {
+            String::new()
+        } else {
+            format!("\n        #[inline(always)] unsafe fn capture<S: crate::trace::capture::Sink>(self, o: &mut S, ok: bool, nargs: usize, args: &[u64]) {{\n            use crate::trace::capture::capture_one as c;\n            const F: &super::FnMeta = &super::{static_name}_{i};{visits}\n        }}")
+        };
         writeln!(
             s,
-            "    #[derive(Clone, Copy)]\n    pub struct {0};\n    impl super::Described for {0} {{ #[inline(always)] fn meta(self) -> &'static super::FnMeta {{ &super::{static_name}_{i} }} }}",
+            "    #[derive(Clone, Copy)]\n    pub struct {0};\n    impl super::Described for {0} {{\n        #[inline(always)] fn meta(self) -> &'static super::FnMeta {{ &super::{static_name}_{i} }}{capture}\n    }}",
             f.name
         )
         .unwrap();
@@ -153,6 +163,22 @@ fn functions(s: &mut String, api: &Api, static_name: &str, dialect: Dialect) {
         s,
         "#[cfg(test)]\npub(crate) fn {module}_metas() -> Vec<&'static FnMeta> {{ vec![{}] }}",
         metas.join(", ")
+    )
+    .unwrap();
+    // For the test that holds each type's visits to the description's walk:
+    // function `id`'s compact captures through its type.
+    let kind = if dialect == Dialect::Hsa { "KIND_HSA_CALL" } else { "KIND_OPENCL_CALL" };
+    let arms: String = api
+        .functions
+        .iter()
+        .enumerate()
+        .map(|(i, f)| {
+            format!("\n        {i} => complete_compact::<{kind}, _>(buf, 0, {module}::{}, 0, ret, args, None),", f.name)
+        })
+        .collect();
+    writeln!(
+        s,
+        "#[cfg(test)]\npub(crate) unsafe fn {module}_complete(id: usize, buf: &mut [u8], ret: u64, args: &[u64]) -> usize {{\n    use crate::trace::capture::complete_compact;\n    use crate::trace::record::{kind};\n    match id {{{arms}\n        _ => unreachable!(),\n    }}\n}}"
     )
     .unwrap();
 }

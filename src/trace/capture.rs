@@ -3,7 +3,7 @@
 //! trace. No lock, no allocation, no system call, no formatting.
 
 use super::record::*;
-use crate::meta::{Count, FnMeta, Kind, Props, Ret};
+use crate::meta::{Count, Described, FnMeta, Kind, ParamMeta, Props, Ret};
 use cltap_formats::cltrace::compact;
 
 /// Limits that keep a record small; what is cut off is counted in `total`.
@@ -16,7 +16,9 @@ const MAX_PROPS: usize = 64;
 
 /// Where a call's captures go: the wide record's layout ([`Out`]) or the
 /// compact one ([`Compact`]). The choice of what to capture is shared.
-trait Sink {
+/// Public only for [`Described::capture`], which generated code overrides.
+#[doc(hidden)]
+pub trait Sink {
     /// Appends a capture of `bytes` from `src`, truncated to fit.
     ///
     /// # Safety
@@ -237,7 +239,7 @@ pub fn open_record(
     buf: &mut [u8],
     kind: u16,
     fn_id: usize,
-    f: &FnMeta,
+    f: &'static FnMeta,
     tid: u32,
     cmd_id: Option<u64>,
     t0: u64,
@@ -278,7 +280,7 @@ pub fn open_record(
 /// every pointer among them must be valid as the call's contract requires.
 pub unsafe fn complete_record<const KIND: u16>(
     buf: &mut [u8],
-    f: &FnMeta,
+    f: &'static FnMeta,
     t1: u64,
     ret: u64,
     args: &[u64],
@@ -299,95 +301,126 @@ pub unsafe fn complete_record<const KIND: u16>(
 }
 
 /// Appends the contents behind the call's pointers (its outputs only when
-/// `ok`) to `o`.
+/// `ok`) to `o`: each captured parameter as `d` visits them, then the local
+/// size.
 ///
 /// # Safety
 /// As for [`complete_record`].
 #[inline(always)]
-unsafe fn captures<S: Sink>(o: &mut S, f: &FnMeta, ok: bool, nargs: usize, args: &[u64], local_size: Option<&[usize]>) {
+unsafe fn captures<S: Sink, D: Described>(
+    o: &mut S,
+    d: D,
+    ok: bool,
+    nargs: usize,
+    args: &[u64],
+    local_size: Option<&[usize]>,
+) {
+    d.capture(o, ok, nargs, args);
+    if let Some(ls) = local_size {
+        o.unbounded();
+        o.bytes(255, Tag::LocalSize, ls.as_ptr() as *const u8, std::mem::size_of_val(ls), ls.len() as u64);
+    }
+}
+
+/// The captures of a function whose description is known only at run
+/// time: a walk through its captured parameters ([`Described::capture`]'s
+/// default).
+///
+/// # Safety
+/// As for [`complete_record`].
+#[doc(hidden)]
+#[inline(always)]
+pub unsafe fn captures_of<S: Sink>(o: &mut S, f: &FnMeta, ok: bool, nargs: usize, args: &[u64]) {
     for &i in f.captured {
         let i = i as usize;
         if i >= nargs {
             break;
         }
-        let p = &f.params[i];
-        let v = args[i];
-        let ptr = v as *const u8;
-        match p.kind {
-            Kind::Errcode | Kind::OutHandle if !ptr.is_null() && (ok || p.kind == Kind::Errcode) => {
-                let w = if p.kind == Kind::Errcode { *(ptr as *const i32) as i64 as u64 } else { *(ptr as *const u64) };
-                o.word(i, Tag::Out, w);
-            }
-            Kind::OutValue { elem } if ok && !ptr.is_null() && elem <= 8 => {
-                let mut w = 0u64;
-                std::ptr::copy_nonoverlapping(ptr, &mut w as *mut u64 as *mut u8, elem);
-                o.word(i, Tag::Out, w);
-            }
-            _ if !ok || ptr.is_null() => {}
-            Kind::InArray { len, elem } => {
-                let n = count(len, args);
-                let take = (n as usize).min(MAX_ELEMS);
-                o.bytes(i, Tag::Array, ptr, take * elem, n);
-            }
-            Kind::InBytes { len } => {
-                let n = count(len, args);
-                o.bytes(i, Tag::Bytes, ptr, (n as usize).min(MAX_BYTES), n);
-            }
-            Kind::InString => {
-                let (n, ended) = strnlen(ptr, MAX_STR);
-                let total = if ended { n } else { full_strlen(ptr) };
-                o.bytes(i, Tag::Str, ptr, n, total as u64);
-            }
-            Kind::InStrings { len } => {
-                let n = count(len, args) as usize;
-                // A `lengths` array may follow: `strs=count` then `arr=count`.
-                let lengths = f.params.get(i + 1).filter(|q| q.name == "lengths").map(|_| args[i + 1] as *const usize);
-                for k in 0..n.min(MAX_STRS) {
-                    let s = *(ptr as *const *const u8).add(k);
-                    if s.is_null() {
-                        continue;
-                    }
-                    let given = lengths.filter(|l| !l.is_null()).map(|l| *l.add(k)).filter(|&l| l > 0);
-                    let total = given.unwrap_or_else(|| full_strlen(s));
-                    o.bytes(i, Tag::Str, s, total.min(MAX_STR / 2), total as u64);
-                }
-            }
-            Kind::Properties(kind) => {
-                let w = ptr as *const u64;
-                let mut n = 0;
-                while n < MAX_PROPS && *w.add(n) != 0 {
-                    n += if kind == Props::Pairs { 2 } else { 1 };
-                }
-                o.bytes(i, Tag::Props, ptr, n.min(MAX_PROPS) * 8, n as u64);
-            }
-            Kind::OutArray { cap, count: c, elem } => {
-                let mut n = count(cap, args);
-                if let Some(ci) = c {
-                    let cp = args[ci] as *const u32;
-                    if !cp.is_null() {
-                        let written = if elem == 8 && f.params[ci].c_type == "size_t*" {
-                            *(cp as *const usize) as u64
-                        } else {
-                            *cp as u64
-                        };
-                        n = n.min(written);
-                    }
-                }
-                let take = (n as usize).min(MAX_ELEMS);
-                o.bytes(i, Tag::OutArray, ptr, take * elem, n);
-            }
-            Kind::Info { size, size_ret, .. } => {
-                let cap = args[size] as usize;
-                let written =
-                    size_ret.map(|k| args[k] as *const usize).filter(|p| !p.is_null()).map_or(cap, |p| (*p).min(cap));
-                o.bytes(i, Tag::Bytes, ptr, written.min(MAX_INFO), written as u64);
-            }
-            _ => {}
-        }
+        capture_one(o, f, i, &f.params[i], ok, args);
     }
-    if let Some(ls) = local_size {
-        o.unbounded();
-        o.bytes(255, Tag::LocalSize, ls.as_ptr() as *const u8, std::mem::size_of_val(ls), ls.len() as u64);
+}
+
+/// Appends the contents behind parameter `i` (`p`, of `f`). A generated
+/// function's type calls it once per captured parameter with `p` a
+/// constant, so that only the code of `p`'s kind remains.
+///
+/// # Safety
+/// As for [`complete_record`]; `i` < `args.len()`.
+#[doc(hidden)]
+#[inline(always)]
+pub unsafe fn capture_one<S: Sink>(o: &mut S, f: &FnMeta, i: usize, p: &ParamMeta, ok: bool, args: &[u64]) {
+    let v = args[i];
+    let ptr = v as *const u8;
+    match p.kind {
+        Kind::Errcode | Kind::OutHandle if !ptr.is_null() && (ok || p.kind == Kind::Errcode) => {
+            let w = if p.kind == Kind::Errcode { *(ptr as *const i32) as i64 as u64 } else { *(ptr as *const u64) };
+            o.word(i, Tag::Out, w);
+        }
+        Kind::OutValue { elem } if ok && !ptr.is_null() && elem <= 8 => {
+            let mut w = 0u64;
+            std::ptr::copy_nonoverlapping(ptr, &mut w as *mut u64 as *mut u8, elem);
+            o.word(i, Tag::Out, w);
+        }
+        _ if !ok || ptr.is_null() => {}
+        Kind::InArray { len, elem } => {
+            let n = count(len, args);
+            let take = (n as usize).min(MAX_ELEMS);
+            o.bytes(i, Tag::Array, ptr, take * elem, n);
+        }
+        Kind::InBytes { len } => {
+            let n = count(len, args);
+            o.bytes(i, Tag::Bytes, ptr, (n as usize).min(MAX_BYTES), n);
+        }
+        Kind::InString => {
+            let (n, ended) = strnlen(ptr, MAX_STR);
+            let total = if ended { n } else { full_strlen(ptr) };
+            o.bytes(i, Tag::Str, ptr, n, total as u64);
+        }
+        Kind::InStrings { len } => {
+            let n = count(len, args) as usize;
+            // A `lengths` array may follow: `strs=count` then `arr=count`.
+            let lengths = f.params.get(i + 1).filter(|q| q.name == "lengths").map(|_| args[i + 1] as *const usize);
+            for k in 0..n.min(MAX_STRS) {
+                let s = *(ptr as *const *const u8).add(k);
+                if s.is_null() {
+                    continue;
+                }
+                let given = lengths.filter(|l| !l.is_null()).map(|l| *l.add(k)).filter(|&l| l > 0);
+                let total = given.unwrap_or_else(|| full_strlen(s));
+                o.bytes(i, Tag::Str, s, total.min(MAX_STR / 2), total as u64);
+            }
+        }
+        Kind::Properties(kind) => {
+            let w = ptr as *const u64;
+            let mut n = 0;
+            while n < MAX_PROPS && *w.add(n) != 0 {
+                n += if kind == Props::Pairs { 2 } else { 1 };
+            }
+            o.bytes(i, Tag::Props, ptr, n.min(MAX_PROPS) * 8, n as u64);
+        }
+        Kind::OutArray { cap, count: c, elem } => {
+            let mut n = count(cap, args);
+            if let Some(ci) = c {
+                let cp = args[ci] as *const u32;
+                if !cp.is_null() {
+                    let written = if elem == 8 && f.params[ci].c_type == "size_t*" {
+                        *(cp as *const usize) as u64
+                    } else {
+                        *cp as u64
+                    };
+                    n = n.min(written);
+                }
+            }
+            let take = (n as usize).min(MAX_ELEMS);
+            o.bytes(i, Tag::OutArray, ptr, take * elem, n);
+        }
+        Kind::Info { size, size_ret, .. } => {
+            let cap = args[size] as usize;
+            let written =
+                size_ret.map(|k| args[k] as *const usize).filter(|p| !p.is_null()).map_or(cap, |p| (*p).min(cap));
+            o.bytes(i, Tag::Bytes, ptr, written.min(MAX_INFO), written as u64);
+        }
+        _ => {}
     }
 }
 
@@ -457,15 +490,16 @@ pub unsafe fn reopen_compact(
 /// As for [`complete_record`]; `opened` is what [`open_compact`] or
 /// [`reopen_compact`] returned (at most [`compact::OPENED_MAX`]).
 #[inline(always)]
-pub unsafe fn complete_compact<const KIND: u16>(
+pub unsafe fn complete_compact<const KIND: u16, D: Described>(
     buf: &mut [u8],
     opened: usize,
-    f: &FnMeta,
+    d: D,
     dur: u64,
     ret: u64,
     args: &[u64],
     local_size: Option<&[usize]>,
 ) -> usize {
+    let f = d.meta();
     let ok = succeeded_as::<KIND>(f, ret);
     let p = buf.as_mut_ptr();
     let mut n = opened;
@@ -475,7 +509,7 @@ pub unsafe fn complete_compact<const KIND: u16>(
     // part, tail and end mark leave them room.
     let longest = compact::OPENED_MAX + 2 * compact::VARINT_MAX + captures_worst(f) + 1;
     let mut o = Compact { checked: longest > buf.len(), buf, len: n };
-    captures(&mut o, f, ok, args.len().min(f.params.len()).min(255), args, local_size);
+    captures(&mut o, d, ok, args.len().min(f.params.len()).min(255), args, local_size);
     let n = o.len;
     *p.add(n) = compact::END;
     // The tail is stored before the state byte says it is there.
@@ -492,7 +526,7 @@ pub unsafe fn complete_compact<const KIND: u16>(
 pub unsafe fn write_record(
     buf: &mut [u8],
     fn_id: usize,
-    f: &FnMeta,
+    f: &'static FnMeta,
     tid: u32,
     cmd_id: Option<u64>,
     t0: u64,

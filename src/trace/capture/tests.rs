@@ -167,9 +167,9 @@ fn no_function_captures_more_than_its_worst_case() {
             // which hold more than any capture reads.
             let n = unsafe {
                 if kind == KIND_OPENCL_CALL {
-                    complete_compact::<KIND_OPENCL_CALL>(&mut out, 0, f, 0, ret, &args, None)
+                    complete_compact::<KIND_OPENCL_CALL, _>(&mut out, 0, f, 0, ret, &args, None)
                 } else {
-                    complete_compact::<KIND_HSA_CALL>(&mut out, 0, f, 0, ret, &args, None)
+                    complete_compact::<KIND_HSA_CALL, _>(&mut out, 0, f, 0, ret, &args, None)
                 }
             };
             // Less the duration, the result (a byte each) and the end mark.
@@ -178,6 +178,49 @@ fn no_function_captures_more_than_its_worst_case() {
         }
     }
     assert!(bounded > 100, "only {bounded} functions have bounded captures");
+}
+
+/// Each function's type visits its captured parameters one by one, each
+/// description a constant ([`Described::capture`]): for every function, with
+/// its longest arguments and with null pointers, after success and after
+/// failure, the same bytes as the walk through its description.
+#[test]
+fn each_functions_type_captures_what_the_walk_through_its_description_does() {
+    use crate::meta::{described_complete, hsa_described_complete, HSA_FUNCTIONS};
+    let mut buf = vec![0x41u8; 16384];
+    buf[16376..].fill(0);
+    let strs = [buf.as_ptr(); 8];
+    let (mut walked, mut typed) = (vec![0u8; 1 << 16], vec![0u8; 1 << 16]);
+    let mut differing = 0;
+    for (hsa, table) in [(false, &FUNCTIONS[..]), (true, &HSA_FUNCTIONS[..])] {
+        for f in table {
+            let longest = longest_args(f, &buf, &strs);
+            let nulls: Vec<u64> = longest.iter().map(|&a| if a == buf.as_ptr() as u64 { 0 } else { a }).collect();
+            let success = if matches!(f.ret, Ret::Handle | Ret::Pointer) { 1 } else { 0 };
+            let failure = if matches!(f.ret, Ret::Handle | Ret::Pointer) { 0 } else { 1 };
+            for args in [&longest, &nulls] {
+                for ret in [success, failure] {
+                    walked.fill(0xEE);
+                    typed.fill(0xEE);
+                    // SAFETY: every pointer argument is null or points into
+                    // `buf` or `strs`, which hold more than any capture reads.
+                    let (n, m) = unsafe {
+                        if hsa {
+                            let n = complete_compact::<KIND_HSA_CALL, _>(&mut walked, 0, f, 0, ret, args, None);
+                            (n, hsa_described_complete(f.id as usize, &mut typed, ret, args))
+                        } else {
+                            let n = complete_compact::<KIND_OPENCL_CALL, _>(&mut walked, 0, f, 0, ret, args, None);
+                            (n, described_complete(f.id as usize, &mut typed, ret, args))
+                        }
+                    };
+                    assert_eq!(walked[..n], typed[..m], "{}: the type's captures differ from the walk's", f.name);
+                    differing += usize::from(n > 3);
+                }
+            }
+        }
+    }
+    // Not a comparison of empty records only.
+    assert!(differing > 300, "only {differing} records captured anything");
 }
 
 /// A record completed as a copy (calls made inside it follow it) is opened

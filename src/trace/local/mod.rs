@@ -503,7 +503,7 @@ pub unsafe fn complete_kind<const KIND: u16, D: Described>(
         let dur = t1.wrapping_sub(o.t0);
         if last {
             let rec = std::slice::from_raw_parts_mut(o.rec, MAX_RECORD);
-            let n = complete_compact::<KIND>(rec, o.len, f, dur, ret, args, local_size);
+            let n = complete_compact::<KIND, D>(rec, o.len, d, dur, ret, args, local_size);
             l.pos = o.rec.add(n);
         } else {
             complete_moved::<KIND>(l, o, f, dur, ret, args, local_size);
@@ -533,7 +533,7 @@ pub unsafe fn complete_kind<const KIND: u16, D: Described>(
 unsafe fn complete_moved<const KIND: u16>(
     l: &mut Local,
     o: Opened,
-    f: &crate::meta::FnMeta,
+    f: &'static crate::meta::FnMeta,
     dur: u64,
     ret: u64,
     args: &[u64],
@@ -543,7 +543,7 @@ unsafe fn complete_moved<const KIND: u16>(
         let dst = l.pos;
         let m = reopen_compact(dst, o.rec, f, o.t0, args, &mut l.prev);
         let rec = std::slice::from_raw_parts_mut(dst, MAX_RECORD);
-        l.pos = dst.add(complete_compact::<KIND>(rec, m, f, dur, ret, args, local_size));
+        l.pos = dst.add(complete_compact::<KIND, _>(rec, m, f, dur, ret, args, local_size));
         mark_moved(o.rec);
     } else {
         mark_moved(o.rec);

@@ -256,6 +256,20 @@ fn bench_prints_every_table_briefly() {
     let sizes = numbers_after(&stdout, "bytes per record (trace)");
     assert_eq!(sizes.len(), 4, "{stdout}");
     assert!(sizes.iter().all(|&b| b > 8.0), "{sizes:?}");
+    // The same calls within each run: each against the driver's own entry
+    // in the same process, a figure for every mode but no layer, and each
+    // run's own clock floor.
+    let within: Vec<&str> = stdout
+        .lines()
+        .skip_while(|l| !l.starts_with("the same within each run"))
+        .take_while(|l| !l.is_empty())
+        .collect();
+    for call in ["clGetEventInfo", "clGetPlatformInfo", "clSetKernelArg"] {
+        let row = within.iter().find(|l| l.starts_with(call)).unwrap_or_else(|| panic!("{call}: {within:?}"));
+        assert_eq!(row.split_whitespace().count(), 9, "{row}");
+    }
+    let floors = numbers_after(&stdout, "2 x rdtsc + 15, this run");
+    assert!(floors.len() == 8 && floors.iter().all(|&f| f > 15.0), "{floors:?}");
     let stream: Vec<&str> = stdout
         .lines()
         .skip_while(|l| !l.starts_with("stream of 40 small kernels"))

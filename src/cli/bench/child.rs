@@ -60,18 +60,36 @@ impl Cl {
     }
 }
 
-/// Minimum over repetitions of the mean ns per call: the least disturbed
-/// estimate on a shared, noisy machine.
-fn time(reps: usize, n: u64, mut f: impl FnMut()) -> f64 {
+/// The mean ns per call of `n` calls of `f`.
+fn once<R>(n: u64, f: &mut impl FnMut() -> R) -> f64 {
+    let t = Instant::now();
+    for _ in 0..n {
+        std::hint::black_box(f());
+    }
+    t.elapsed().as_nanos() as f64 / n as f64
+}
+
+/// The least mean ns per call over `reps` repetitions (the least disturbed
+/// estimate on a shared, noisy machine) for a call made through the loader (and any layer) and for the
+/// driver's own entry the object's dispatch table holds, their repetitions
+/// alternated: a process whose CPU runs slower (the lent VMs' runs differ
+/// by a third, the same for every call) slows both, so their difference
+/// is what the path from the application to the driver costs in this run.
+fn time_pair<R>(reps: usize, n: u64, mut through: impl FnMut() -> R, mut direct: impl FnMut() -> R) -> (f64, f64) {
     (0..reps)
-        .map(|_| {
-            let t = Instant::now();
-            for _ in 0..n {
-                f();
-            }
-            t.elapsed().as_nanos() as f64 / n as f64
-        })
-        .fold(f64::INFINITY, f64::min)
+        .fold((f64::INFINITY, f64::INFINITY), |(a, b), _| (a.min(once(n, &mut through)), b.min(once(n, &mut direct))))
+}
+
+/// The driver's own entry for dispatch slot `slot` of `obj`.
+///
+/// # Safety
+/// `obj` is a live OpenCL object of an ICD driver.
+unsafe fn driver_entry<F: Copy>(obj: Fp, slot: usize) -> Result<F, String> {
+    let f = cltap::icd_table::object_slot(obj as *mut std::ffi::c_void, slot);
+    if f.is_null() {
+        return Err(format!("the driver's dispatch slot {slot} is empty"));
+    }
+    Ok(std::mem::transmute_copy(&f))
 }
 
 pub fn child(what: &str, iterations: u64) -> Result<(), String> {
@@ -143,18 +161,33 @@ pub fn child(what: &str, iterations: u64) -> Result<(), String> {
         let v: i32 = 3;
         let mut st = 0i32;
         let reps = 7;
-        let r = time(reps, iterations, || {
-            (cl.get_platform_info)(p, 0x0902, name.len(), name.as_mut_ptr(), &mut sz);
-        });
-        println!("clGetPlatformInfo {r}");
-        let r = time(reps, iterations, || {
-            (cl.set_kernel_arg)(k, 1, 4, &v as *const i32 as *const std::ffi::c_void);
-        });
-        println!("clSetKernelArg {r}");
-        let r = time(reps, iterations, || {
-            (cl.get_event_info)(ev, 0x11D3, 4, &mut st as *mut i32 as *mut u8, std::ptr::null_mut());
-        });
-        println!("clGetEventInfo {r}");
+        // Each cheap call, and the driver's own entry beside it (`direct`:
+        // its dispatch slot, 1, 38 and 42), and this process's clock read.
+        let gpi: unsafe extern "C" fn(Fp, u32, usize, *mut u8, *mut usize) -> i32 = driver_entry(p, 1)?;
+        let (np, szp) = (name.as_mut_ptr(), &mut sz as *mut usize);
+        let (r, d) = time_pair(
+            reps,
+            iterations,
+            || (cl.get_platform_info)(p, 0x0902, name.len(), np, szp),
+            || gpi(p, 0x0902, name.len(), np, szp),
+        );
+        println!("clGetPlatformInfo {r}\nclGetPlatformInfo.direct {d}");
+        let ska: unsafe extern "C" fn(Fp, u32, usize, *const std::ffi::c_void) -> i32 = driver_entry(k, 38)?;
+        let arg = &v as *const i32 as *const std::ffi::c_void;
+        let (r, d) = time_pair(reps, iterations, || (cl.set_kernel_arg)(k, 1, 4, arg), || ska(k, 1, 4, arg));
+        println!("clSetKernelArg {r}\nclSetKernelArg.direct {d}");
+        let gei: unsafe extern "C" fn(Fp, u32, usize, *mut u8, *mut usize) -> i32 = driver_entry(ev, 42)?;
+        let stp = &mut st as *mut i32 as *mut u8;
+        let (r, d) = time_pair(
+            reps,
+            iterations,
+            || (cl.get_event_info)(ev, 0x11D3, 4, stp, std::ptr::null_mut()),
+            || gei(ev, 0x11D3, 4, stp, std::ptr::null_mut()),
+        );
+        println!("clGetEventInfo {r}\nclGetEventInfo.direct {d}");
+        if let Some(t) = super::host::rdtsc_ns() {
+            println!("rdtsc {t}");
+        }
         // Enqueues are timed in batches held back by a user event, so that
         // nothing runs (and no driver thread wakes) while the calls are
         // timed; the batch then runs and the queue drains, untimed. More

@@ -236,11 +236,18 @@ const PARTS: &[&str] = &["host", "calls", "stream", "throughput"];
 fn calls_table(spawn: &Spawn, driver: &Path, iterations: u64, out: &Path) -> Result<(), String> {
     let mut ns: BTreeMap<(&str, String), f64> = BTreeMap::new();
     let mut sizes: BTreeMap<&str, Option<f64>> = BTreeMap::new();
+    let mut direct: BTreeMap<(&str, String), f64> = BTreeMap::new();
+    let mut clock: BTreeMap<&str, f64> = BTreeMap::new();
     for (mode, env) in MODES {
         let text = spawn("calls", env, *mode != "no layer", iterations).map_err(|e| format!("{mode}: {e}"))?;
         for l in text.lines() {
             if let Some((call, v)) = l.split_once(' ') {
-                ns.insert((mode, call.to_string()), v.parse().unwrap_or(f64::NAN));
+                let v = v.parse().unwrap_or(f64::NAN);
+                match call.strip_suffix(".direct") {
+                    Some(call) => drop(direct.insert((mode, call.to_string()), v)),
+                    None if call == "rdtsc" => drop(clock.insert(mode, v)),
+                    None => drop(ns.insert((mode, call.to_string()), v)),
+                }
             }
         }
         sizes.insert(mode, only(out, "cltrace").and_then(|t| trace_size(&t)).map(|s| s.per_record()));
@@ -271,7 +278,45 @@ fn calls_table(spawn: &Spawn, driver: &Path, iterations: u64, out: &Path) -> Res
         print!("{:>20}", sizes.get(m).copied().flatten().map_or("-".to_string(), |b| format!("{b:.1}")));
     }
     println!();
+    in_process(&ns, &direct, &clock);
     Ok(())
+}
+
+/// The same calls measured within each run: what the path from the
+/// application to the driver adds over the driver's own entry, less what
+/// it adds without a layer (the loader), each run's repetitions of the two
+/// alternated; and each run's own 2 × `rdtsc` + 15 ns. Runs on a lent VM
+/// differ by a third in speed, the driver's own calls too, so a difference
+/// between two runs mixes their speeds; a difference within one does not.
+fn in_process(ns: &BTreeMap<(&str, String), f64>, direct: &BTreeMap<(&str, String), f64>, clock: &BTreeMap<&str, f64>) {
+    let calls: Vec<&String> = direct.keys().filter(|(m, _)| *m == "no layer").map(|(_, c)| c).collect();
+    if calls.is_empty() {
+        return;
+    }
+    println!();
+    println!("the same within each run: the call over the driver's own entry (its dispatch slot, called alternately in the same process), less the same in the no-layer run (the loader's own)");
+    print!("{:<26}", "call");
+    for (m, _) in &MODES[1..] {
+        print!("{:>20}", m);
+    }
+    println!();
+    let over = |m: &str, c: &String| {
+        let key = (m, c.clone());
+        ns.get(&key).zip(direct.get(&key)).map(|(a, b)| a - b)
+    };
+    for c in calls {
+        print!("{c:<26}");
+        let loader = over("no layer", c).unwrap_or(f64::NAN);
+        for (m, _) in &MODES[1..] {
+            print!("{:>20}", over(m, c).map_or("-".to_string(), |v| format!("{:+.1}", v - loader)));
+        }
+        println!();
+    }
+    print!("{:<26}", "2 x rdtsc + 15, this run");
+    for (m, _) in &MODES[1..] {
+        print!("{:>20}", clock.get(m).map_or("-".to_string(), |t| format!("{:.1}", 2.0 * t + 15.0)));
+    }
+    println!();
 }
 
 /// The host's floor: the clock every record reads twice, and the trace

@@ -110,20 +110,6 @@ pub trait Described: Copy {
     fn id(self) -> usize {
         self.meta().id as usize
     }
-
-    /// Appends the contents behind the call's captured parameters to `o`.
-    /// This walks the description; a generated function's type visits its
-    /// parameters one by one instead, each description a constant, so that
-    /// a recorded call runs only its own parameters' code, with no walk.
-    ///
-    /// # Safety
-    /// As for [`complete_record`](crate::trace::capture::complete_record);
-    /// `nargs` ≤ `args.len()`.
-    #[doc(hidden)]
-    #[inline(always)]
-    unsafe fn capture<S: crate::trace::capture::Sink>(self, o: &mut S, ok: bool, nargs: usize, args: &[u64]) {
-        crate::trace::capture::captures_of(o, self.meta(), ok, nargs, args)
-    }
 }
 
 impl Described for &'static FnMeta {

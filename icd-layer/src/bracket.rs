@@ -6,7 +6,7 @@
 //! OpenCL path is what it was: nothing of HSA's is on it.
 
 use cltap::calls::{Tally, MAX_FUNCTIONS};
-use cltap::meta::Described;
+use cltap::trace::capture::Captured;
 use cltap::trace::local::{self, Opened};
 use cltap::trace::record::KIND_HSA_CALL;
 use cltap::window;
@@ -172,7 +172,7 @@ pub struct Enter {
 /// logged; otherwise its record is opened in this thread's chunk of the
 /// trace, so that a call that never returns is still there.
 #[inline(always)]
-pub fn enter(d: impl Described, args: &[u64]) -> Enter {
+pub fn enter(d: impl Captured, args: &[u64]) -> Enter {
     let id = d.id();
     // Any window control set: one relaxed load decides (never set, 0).
     let w = window::STATE.load(Ordering::Relaxed);
@@ -232,7 +232,7 @@ fn enter_windowed(id: usize, args: &[u64], w: u32) -> Enter {
 /// Opens the record of a call of another API than OpenCL's (whose
 /// [`enter`] stays as it was): `KIND` says whose function `d` is.
 #[inline(always)]
-pub fn enter_kind<const KIND: u16>(d: impl Described, cmd: Option<u64>, args: &[u64]) -> Enter {
+pub fn enter_kind<const KIND: u16>(d: impl Captured, cmd: Option<u64>, args: &[u64]) -> Enter {
     let t0 = cltap::trace::tsc::now();
     // SAFETY: the application's argument words.
     let rec = unsafe { local::open_kind::<KIND, _>(d, cmd, t0, args) };
@@ -243,7 +243,7 @@ pub fn enter_kind<const KIND: u16>(d: impl Described, cmd: Option<u64>, args: &[
 /// relaxed load when the call is not logged; otherwise its record is opened.
 /// HSA calls take no command id.
 #[inline(always)]
-pub fn enter_hsa(d: impl Described, args: &[u64]) -> Enter {
+pub fn enter_hsa(d: impl Captured, args: &[u64]) -> Enter {
     let id = d.id();
     let w = window::STATE.load(Ordering::Relaxed);
     if w & window::CLOSED != 0 || !HSA_LOGGED[id].load(Ordering::Relaxed) {
@@ -267,7 +267,7 @@ pub fn enter_hsa(d: impl Described, args: &[u64]) -> Enter {
 
 /// After a logged HSA call: its record is completed.
 #[inline(always)]
-pub fn exit_hsa(d: impl Described, e: Enter, ret: u64, args: &[u64]) {
+pub fn exit_hsa(d: impl Captured, e: Enter, ret: u64, args: &[u64]) {
     exit_kind::<KIND_HSA_CALL>(d, e, ret, args, None)
 }
 
@@ -279,7 +279,7 @@ pub fn done_hsa(id: usize, failed: bool) {
 
 /// Completes the record [`enter_kind`] opened (`d` is its function).
 #[inline(always)]
-pub fn exit_kind<const KIND: u16>(d: impl Described, e: Enter, ret: u64, args: &[u64], lws: Option<&[usize]>) {
+pub fn exit_kind<const KIND: u16>(d: impl Captured, e: Enter, ret: u64, args: &[u64], lws: Option<&[usize]>) {
     let t1 = cltap::trace::tsc::now();
     // SAFETY: the arguments are the application's, after a call that used them.
     unsafe { local::complete_kind::<KIND, _>(e.rec, d, t1, ret, args, lws) };
@@ -288,7 +288,7 @@ pub fn exit_kind<const KIND: u16>(d: impl Described, e: Enter, ret: u64, args: &
 /// After a logged call: its record is completed. The host tally is taken
 /// from the trace, so nothing here is written by other threads.
 #[inline(always)]
-pub fn exit(d: impl Described, e: Enter, ret: u64, args: &[u64], failed: bool) {
+pub fn exit(d: impl Captured, e: Enter, ret: u64, args: &[u64], failed: bool) {
     exit_with_lws(d, e, ret, args, failed, || None)
 }
 
@@ -298,7 +298,7 @@ pub fn exit(d: impl Described, e: Enter, ret: u64, args: &[u64], failed: bool) {
 /// answer does not count in the call's time.
 #[inline(always)]
 pub fn exit_with_lws(
-    d: impl Described,
+    d: impl Captured,
     e: Enter,
     ret: u64,
     args: &[u64],

@@ -16,7 +16,7 @@ const MAX_PROPS: usize = 64;
 
 /// Where a call's captures go: the wide record's layout ([`Out`]) or the
 /// compact one ([`Compact`]). The choice of what to capture is shared.
-/// Public only for [`Described::capture`], which generated code overrides.
+/// Public only for [`Captured::capture`], which generated code overrides.
 #[doc(hidden)]
 pub trait Sink {
     /// Appends a capture of `bytes` from `src`, truncated to fit.
@@ -307,7 +307,7 @@ pub unsafe fn complete_record<const KIND: u16>(
 /// # Safety
 /// As for [`complete_record`].
 #[inline(always)]
-unsafe fn captures<S: Sink, D: Described>(
+unsafe fn captures<S: Sink, D: Captured>(
     o: &mut S,
     d: D,
     ok: bool,
@@ -322,15 +322,42 @@ unsafe fn captures<S: Sink, D: Described>(
     }
 }
 
+/// A described function's captures. The default walks the description; a
+/// generated function's type (`unrolled`, made by build.rs) visits its
+/// captured parameters one by one instead, each description a constant, so
+/// that a recorded call runs only its own parameters' code, with no walk.
+pub trait Captured: Described {
+    /// Appends the contents behind the call's captured parameters to `o`.
+    ///
+    /// # Safety
+    /// As for [`complete_record`]; `nargs` ≤ `args.len()`.
+    #[inline(always)]
+    unsafe fn capture<S: Sink>(self, o: &mut S, ok: bool, nargs: usize, args: &[u64]) {
+        captures_of(o, self.meta(), ok, nargs, args)
+    }
+}
+
+impl Captured for &'static FnMeta {}
+
+/// Each generated function type's [`Captured`].
+pub(crate) mod unrolled {
+    #[cfg(test)]
+    use super::complete_compact;
+    use super::{capture_one, Captured, Sink};
+    use crate::meta::{FnMeta, ParamMeta};
+    #[cfg(test)]
+    use crate::trace::record::{KIND_HSA_CALL, KIND_OPENCL_CALL};
+    include!(concat!(env!("OUT_DIR"), "/captured.rs"));
+}
+
 /// The captures of a function whose description is known only at run
-/// time: a walk through its captured parameters ([`Described::capture`]'s
+/// time: a walk through its captured parameters ([`Captured::capture`]'s
 /// default).
 ///
 /// # Safety
 /// As for [`complete_record`].
-#[doc(hidden)]
 #[inline(always)]
-pub unsafe fn captures_of<S: Sink>(o: &mut S, f: &FnMeta, ok: bool, nargs: usize, args: &[u64]) {
+unsafe fn captures_of<S: Sink>(o: &mut S, f: &FnMeta, ok: bool, nargs: usize, args: &[u64]) {
     for &i in f.captured {
         let i = i as usize;
         if i >= nargs {
@@ -346,9 +373,8 @@ pub unsafe fn captures_of<S: Sink>(o: &mut S, f: &FnMeta, ok: bool, nargs: usize
 ///
 /// # Safety
 /// As for [`complete_record`]; `i` < `args.len()`.
-#[doc(hidden)]
 #[inline(always)]
-pub unsafe fn capture_one<S: Sink>(o: &mut S, f: &FnMeta, i: usize, p: &ParamMeta, ok: bool, args: &[u64]) {
+unsafe fn capture_one<S: Sink>(o: &mut S, f: &FnMeta, i: usize, p: &ParamMeta, ok: bool, args: &[u64]) {
     let v = args[i];
     let ptr = v as *const u8;
     match p.kind {
@@ -490,7 +516,7 @@ pub unsafe fn reopen_compact(
 /// As for [`complete_record`]; `opened` is what [`open_compact`] or
 /// [`reopen_compact`] returned (at most [`compact::OPENED_MAX`]).
 #[inline(always)]
-pub unsafe fn complete_compact<const KIND: u16, D: Described>(
+pub unsafe fn complete_compact<const KIND: u16, D: Captured>(
     buf: &mut [u8],
     opened: usize,
     d: D,

@@ -181,12 +181,13 @@ fn no_function_captures_more_than_its_worst_case() {
 }
 
 /// Each function's type visits its captured parameters one by one, each
-/// description a constant ([`Described::capture`]): for every function, with
+/// description a constant ([`Captured::capture`]): for every function, with
 /// its longest arguments and with null pointers, after success and after
 /// failure, the same bytes as the walk through its description.
 #[test]
 fn each_functions_type_captures_what_the_walk_through_its_description_does() {
-    use crate::meta::{described_complete, hsa_described_complete, HSA_FUNCTIONS};
+    use super::unrolled::{described_complete, hsa_described_complete};
+    use crate::meta::HSA_FUNCTIONS;
     let mut buf = vec![0x41u8; 16384];
     buf[16376..].fill(0);
     let strs = [buf.as_ptr(); 8];

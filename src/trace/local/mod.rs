@@ -12,11 +12,11 @@
 //! Chunks filled while a call is open are sealed only once no call is open,
 //! so the renderer never sees a call as unfinished that is still running.
 
+use super::capture::Captured;
 use super::capture::{compact_state, complete_compact, open_compact, reopen_compact};
 use super::file::Chunk;
 use super::record::{FLAG_MOVED, KIND_HSA_CALL, KIND_OPENCL_CALL, MAX_RECORD};
 use super::writer::{current, recording_ptr, Trace, GENERATION};
-use crate::meta::Described;
 use cltap_formats::cltrace::compact::{Prev, DELTA_ARGS};
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -412,7 +412,7 @@ fn prefetch_for_write(p: *const u8) {
 /// # Safety
 /// `args` are the call's argument words.
 #[inline]
-pub unsafe fn open(f: impl Described, cmd_id: Option<u64>, t0: u64, args: &[u64]) -> Opened {
+pub unsafe fn open(f: impl Captured, cmd_id: Option<u64>, t0: u64, args: &[u64]) -> Opened {
     open_kind::<KIND_OPENCL_CALL, _>(f, cmd_id, t0, args)
 }
 
@@ -423,7 +423,7 @@ pub unsafe fn open(f: impl Described, cmd_id: Option<u64>, t0: u64, args: &[u64]
 /// # Safety
 /// `args` are the call's argument words.
 #[inline]
-pub unsafe fn open_kind<const KIND: u16, D: Described>(d: D, cmd_id: Option<u64>, t0: u64, args: &[u64]) -> Opened {
+pub unsafe fn open_kind<const KIND: u16, D: Captured>(d: D, cmd_id: Option<u64>, t0: u64, args: &[u64]) -> Opened {
     let f = d.meta();
     with_local(|l, trace| {
         if !l.room() {
@@ -459,7 +459,7 @@ pub unsafe fn open_kind<const KIND: u16, D: Described>(d: D, cmd_id: Option<u64>
 /// # Safety
 /// As for [`complete_record`]; `o` came from [`open`] on this thread.
 #[inline]
-pub unsafe fn complete(o: Opened, f: impl Described, t1: u64, ret: u64, args: &[u64], local_size: Option<&[usize]>) {
+pub unsafe fn complete(o: Opened, f: impl Captured, t1: u64, ret: u64, args: &[u64], local_size: Option<&[usize]>) {
     complete_kind::<KIND_OPENCL_CALL, _>(o, f, t1, ret, args, local_size)
 }
 
@@ -468,7 +468,7 @@ pub unsafe fn complete(o: Opened, f: impl Described, t1: u64, ret: u64, args: &[
 /// # Safety
 /// As for [`complete_record`]; `o` came from [`open_kind`] on this thread.
 #[inline]
-pub unsafe fn complete_kind<const KIND: u16, D: Described>(
+pub unsafe fn complete_kind<const KIND: u16, D: Captured>(
     o: Opened,
     d: D,
     t1: u64,

@@ -99,9 +99,9 @@ pub struct FnMeta {
 /// A function's description, as the caller of the capture knows it. A
 /// generated wrapper passes its function's own type (`described::NAME`,
 /// `hsa_described::NAME`), whose description is a constant the compiler
-/// sees: the capture's walk through it (which parameters, of what kind,
-/// counted how) then folds into straight code for that one function.
-/// Other callers pass the table's entry, read at run time.
+/// sees; its captures visit that function's parameters one by one
+/// (`trace::capture::Captured`), so they compile to straight code for that
+/// one function. Other callers pass the table's entry, read at run time.
 pub trait Described: Copy {
     fn meta(self) -> &'static FnMeta;
 

@@ -70,15 +70,22 @@ fn once<R>(n: u64, f: &mut impl FnMut() -> R) -> f64 {
 }
 
 /// The least mean ns per call over `reps` repetitions (the least disturbed
-/// estimate on a shared, noisy machine) for a call made through the loader (and any layer) and for the
-/// driver's own entry the object's dispatch table holds, their repetitions
-/// alternated: a process whose CPU runs slower (the lent VMs' runs differ
-/// by a third, the same for every call) slows both, so their difference
-/// is what the path from the application to the driver costs in this run.
+/// estimate on a shared, noisy machine) of a call made through the loader
+/// (and any layer) and of the driver's own entry that the object's
+/// dispatch table holds, their repetitions alternated: a process whose CPU
+/// runs slower (the lent VMs' runs differ by a third, the same for every
+/// call) slows both, so their difference is what the path from the
+/// application to the driver costs in this run.
 fn time_pair<R>(reps: usize, n: u64, mut through: impl FnMut() -> R, mut direct: impl FnMut() -> R) -> (f64, f64) {
     (0..reps)
         .fold((f64::INFINITY, f64::INFINITY), |(a, b), _| (a.min(once(n, &mut through)), b.min(once(n, &mut direct))))
 }
+
+/// Slots of the ICD dispatch table (`struct _cl_icd_dispatch`, fixed by
+/// the Khronos ICD ABI) whose driver entries the calls part times.
+const SLOT_GET_PLATFORM_INFO: usize = 1;
+const SLOT_SET_KERNEL_ARG: usize = 38;
+const SLOT_GET_EVENT_INFO: usize = 42;
 
 /// The driver's own entry for dispatch slot `slot` of `obj`.
 ///
@@ -162,8 +169,9 @@ pub fn child(what: &str, iterations: u64) -> Result<(), String> {
         let mut st = 0i32;
         let reps = 7;
         // Each cheap call, and the driver's own entry beside it (`direct`:
-        // its dispatch slot, 1, 38 and 42), and this process's clock read.
-        let gpi: unsafe extern "C" fn(Fp, u32, usize, *mut u8, *mut usize) -> i32 = driver_entry(p, 1)?;
+        // its dispatch slot), and this process's clock read.
+        let gpi: unsafe extern "C" fn(Fp, u32, usize, *mut u8, *mut usize) -> i32 =
+            driver_entry(p, SLOT_GET_PLATFORM_INFO)?;
         let (np, szp) = (name.as_mut_ptr(), &mut sz as *mut usize);
         let (r, d) = time_pair(
             reps,
@@ -172,11 +180,13 @@ pub fn child(what: &str, iterations: u64) -> Result<(), String> {
             || gpi(p, 0x0902, name.len(), np, szp),
         );
         println!("clGetPlatformInfo {r}\nclGetPlatformInfo.direct {d}");
-        let ska: unsafe extern "C" fn(Fp, u32, usize, *const std::ffi::c_void) -> i32 = driver_entry(k, 38)?;
+        let ska: unsafe extern "C" fn(Fp, u32, usize, *const std::ffi::c_void) -> i32 =
+            driver_entry(k, SLOT_SET_KERNEL_ARG)?;
         let arg = &v as *const i32 as *const std::ffi::c_void;
         let (r, d) = time_pair(reps, iterations, || (cl.set_kernel_arg)(k, 1, 4, arg), || ska(k, 1, 4, arg));
         println!("clSetKernelArg {r}\nclSetKernelArg.direct {d}");
-        let gei: unsafe extern "C" fn(Fp, u32, usize, *mut u8, *mut usize) -> i32 = driver_entry(ev, 42)?;
+        let gei: unsafe extern "C" fn(Fp, u32, usize, *mut u8, *mut usize) -> i32 =
+            driver_entry(ev, SLOT_GET_EVENT_INFO)?;
         let stp = &mut st as *mut i32 as *mut u8;
         let (r, d) = time_pair(
             reps,

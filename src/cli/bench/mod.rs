@@ -243,10 +243,12 @@ fn calls_table(spawn: &Spawn, driver: &Path, iterations: u64, out: &Path) -> Res
         for l in text.lines() {
             if let Some((call, v)) = l.split_once(' ') {
                 let v = v.parse().unwrap_or(f64::NAN);
-                match call.strip_suffix(".direct") {
-                    Some(call) => drop(direct.insert((mode, call.to_string()), v)),
-                    None if call == "rdtsc" => drop(clock.insert(mode, v)),
-                    None => drop(ns.insert((mode, call.to_string()), v)),
+                if let Some(call) = call.strip_suffix(".direct") {
+                    direct.insert((mode, call.to_string()), v);
+                } else if call == "rdtsc" {
+                    clock.insert(mode, v);
+                } else {
+                    ns.insert((mode, call.to_string()), v);
                 }
             }
         }
@@ -295,8 +297,9 @@ fn in_process(ns: &BTreeMap<(&str, String), f64>, direct: &BTreeMap<(&str, Strin
     }
     println!();
     println!("the same within each run: the call over the driver's own entry (its dispatch slot, called alternately in the same process), less the same in the no-layer run (the loader's own)");
+    let layered: Vec<&str> = MODES.iter().map(|(m, _)| *m).filter(|m| *m != "no layer").collect();
     print!("{:<26}", "call");
-    for (m, _) in &MODES[1..] {
+    for m in &layered {
         print!("{:>20}", m);
     }
     println!();
@@ -307,13 +310,13 @@ fn in_process(ns: &BTreeMap<(&str, String), f64>, direct: &BTreeMap<(&str, Strin
     for c in calls {
         print!("{c:<26}");
         let loader = over("no layer", c).unwrap_or(f64::NAN);
-        for (m, _) in &MODES[1..] {
+        for m in &layered {
             print!("{:>20}", over(m, c).map_or("-".to_string(), |v| format!("{:+.1}", v - loader)));
         }
         println!();
     }
     print!("{:<26}", "2 x rdtsc + 15, this run");
-    for (m, _) in &MODES[1..] {
+    for m in &layered {
         print!("{:>20}", clock.get(m).map_or("-".to_string(), |t| format!("{:.1}", 2.0 * t + 15.0)));
     }
     println!();

@@ -282,6 +282,15 @@ fn bench_prints_every_table_briefly() {
         let n = row.map(|r| numbers_after(r, "").len());
         assert!(n.is_some_and(|n| n >= 2), "stream row {mode}: {stream:?}");
     }
+    // The driver's own floor for device times, unread and read (the child
+    // fails the run if a profiled event does not read back as complete
+    // with an end after its start), and device timing over it.
+    for floor in ["  unread", "  read"] {
+        let row = stream.iter().find_map(|l| l.strip_prefix(floor)).unwrap_or_else(|| panic!("{floor}: {stream:?}"));
+        let v = numbers_after(row, "");
+        assert!(v.len() == 2 && v[0] > 0.0, "{floor}: {row}");
+    }
+    assert_eq!(numbers_after(&stdout, "device timing over read").len(), 2, "{stream:?}");
     // A row per loop and thread count: clGetPlatformInfo, and clSetKernelArg
     // on a kernel per thread.
     for call in ["clGetPlatformInfo", "clSetKernelArg"] {

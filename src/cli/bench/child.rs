@@ -25,6 +25,7 @@ struct Cl {
     set_user_event_status: unsafe extern "C" fn(Fp, i32) -> i32,
     release_event: unsafe extern "C" fn(Fp) -> i32,
     get_event_info: unsafe extern "C" fn(Fp, u32, usize, *mut u8, *mut usize) -> i32,
+    get_event_profiling_info: unsafe extern "C" fn(Fp, u32, usize, *mut u8, *mut usize) -> i32,
 }
 
 macro_rules! sym {
@@ -54,6 +55,7 @@ impl Cl {
                 set_user_event_status: sym!(lib, "clSetUserEventStatus"),
                 release_event: sym!(lib, "clReleaseEvent"),
                 get_event_info: sym!(lib, "clGetEventInfo"),
+                get_event_profiling_info: sym!(lib, "clGetEventProfilingInfo"),
                 _lib: lib,
             })
         }
@@ -110,8 +112,15 @@ pub fn child(what: &str, iterations: u64) -> Result<(), String> {
     if let Some(rest) = what.strip_prefix("stream:") {
         let (n, events) = rest.split_once(':').ok_or("bad stream spec")?;
         let n: usize = n.parse().map_err(|_| "bad stream count")?;
+        let events = match events {
+            "none" => StreamEvents::None,
+            "event" => StreamEvents::App,
+            "profiled" => StreamEvents::Profiled,
+            "read" => StreamEvents::ProfiledRead,
+            _ => return Err(format!("bad stream events: {events}")),
+        };
         // SAFETY: the loaded library's entry points, called as OpenCL specifies.
-        return unsafe { stream(&cl, p, n, events == "event") };
+        return unsafe { stream(&cl, p, n, events) };
     }
     if let Some(rest) = what.strip_prefix("threads:") {
         let (t, n) = rest.split_once(':').ok_or("bad threads spec")?;
@@ -275,11 +284,16 @@ struct Setup {
 }
 
 unsafe fn setup(cl: &Cl, p: Fp) -> Result<Setup, String> {
+    setup_queue(cl, p, 0)
+}
+
+/// [`setup`] with the queue's `properties` (`CL_QUEUE_PROFILING_ENABLE`).
+unsafe fn setup_queue(cl: &Cl, p: Fp, properties: u64) -> Result<Setup, String> {
     let mut dev: Fp = std::ptr::null();
     (cl.get_device_ids)(p, u64::MAX, 1, &mut dev, std::ptr::null_mut());
     let mut err = 0;
     let ctx = (cl.create_context)(std::ptr::null(), 1, &dev, std::ptr::null(), std::ptr::null(), &mut err);
-    let q = (cl.create_queue)(ctx, dev, 0, &mut err);
+    let q = (cl.create_queue)(ctx, dev, properties, &mut err);
     let src = b"__kernel void k(__global int* a, int b) { a[get_global_id(0)] += b; }\0";
     let sp = src.as_ptr();
     let prog = (cl.create_program)(ctx, 1, &sp, std::ptr::null(), &mut err);
@@ -296,14 +310,30 @@ unsafe fn setup(cl: &Cl, p: Fp) -> Result<Setup, String> {
 /// Work-items of each kernel of the stream.
 pub const STREAM_ITEMS: usize = 1024;
 
+/// What the application of the stream asks of each command's event.
+#[derive(Clone, Copy, PartialEq)]
+enum StreamEvents {
+    /// No event.
+    None,
+    /// An event on a plain queue, released after the clFinish, untimed.
+    App,
+    /// An event on a profiling queue, released untimed: what the driver
+    /// itself charges for a command whose device times can be read, the
+    /// floor of any tool that reads them from OpenCL events.
+    Profiled,
+    /// [`StreamEvents::Profiled`], each event then read after the clFinish
+    /// as cltap's device timing reads it (status, command type, the four
+    /// profiling times) and released, all timed.
+    ProfiledRead,
+}
+
 /// The stream of small kernels: `n` NDRanges of [`STREAM_ITEMS`] enqueued
 /// back to back with the device running, then one clFinish; host ns per
 /// enqueue, clFinish included (what the application waits for), minimum
-/// over repetitions after one untimed warm-up. With `events`, the
-/// application asks for each command's event and releases them after the
-/// clFinish, untimed.
-unsafe fn stream(cl: &Cl, p: Fp, n: usize, events: bool) -> Result<(), String> {
-    let Setup { q, k, .. } = setup(cl, p)?;
+/// over repetitions after one untimed warm-up.
+unsafe fn stream(cl: &Cl, p: Fp, n: usize, events: StreamEvents) -> Result<(), String> {
+    let profiling = matches!(events, StreamEvents::Profiled | StreamEvents::ProfiledRead);
+    let Setup { q, k, .. } = setup_queue(cl, p, if profiling { CL_QUEUE_PROFILING_ENABLE } else { 0 })?;
     let v: i32 = 1;
     (cl.set_kernel_arg)(k, 1, 4, &v as *const i32 as *const std::ffi::c_void);
     let g = STREAM_ITEMS;
@@ -312,13 +342,20 @@ unsafe fn stream(cl: &Cl, p: Fp, n: usize, events: bool) -> Result<(), String> {
     for rep in 0..8 {
         let t = Instant::now();
         for e in evs.iter_mut() {
-            let out = if events { e as *mut Fp } else { std::ptr::null_mut() };
+            let out = if events == StreamEvents::None { std::ptr::null_mut() } else { e as *mut Fp };
             let r = (cl.enqueue_ndrange)(q, k, 1, std::ptr::null(), &g, std::ptr::null(), 0, std::ptr::null(), out);
             if r != 0 {
                 return Err(format!("clEnqueueNDRangeKernel failed ({r})"));
             }
         }
         (cl.finish)(q);
+        if events == StreamEvents::ProfiledRead {
+            for e in evs.iter_mut() {
+                read_profiled(cl, *e)?;
+                (cl.release_event)(*e);
+                *e = std::ptr::null();
+            }
+        }
         let ns = t.elapsed().as_nanos() as f64 / n.max(1) as f64;
         if rep > 0 {
             best = best.min(ns);
@@ -329,5 +366,23 @@ unsafe fn stream(cl: &Cl, p: Fp, n: usize, events: bool) -> Result<(), String> {
         }
     }
     println!("stream {best}");
+    Ok(())
+}
+
+const CL_QUEUE_PROFILING_ENABLE: u64 = 1 << 1;
+
+/// Reads what device timing reads of a completed command's event: its
+/// status, its command type and its four profiling times.
+unsafe fn read_profiled(cl: &Cl, ev: Fp) -> Result<(), String> {
+    let (mut status, mut kind) = (0i32, 0u32);
+    let mut t = [0u64; 4];
+    let mut r = (cl.get_event_info)(ev, 0x11D3, 4, &mut status as *mut i32 as *mut u8, std::ptr::null_mut());
+    r |= (cl.get_event_info)(ev, 0x11D1, 4, &mut kind as *mut u32 as *mut u8, std::ptr::null_mut());
+    for (i, v) in t.iter_mut().enumerate() {
+        r |= (cl.get_event_profiling_info)(ev, 0x1280 + i as u32, 8, v as *mut u64 as *mut u8, std::ptr::null_mut());
+    }
+    if r != 0 || status != 0 || t[3] < t[2] {
+        return Err(format!("a profiled event read back {r}, status {status}, times {t:?}"));
+    }
     Ok(())
 }

@@ -364,28 +364,50 @@ fn stream_table(spawn: &Spawn, n: u64, out: &Path) -> Result<(), String> {
         child::STREAM_ITEMS
     );
     println!("{:<26}{:>20}{:>20}", "mode", "no app event", "app event");
+    let us_of = |events: &str, env: &[(&str, &str)], layered: bool| -> Result<f64, String> {
+        let text = spawn(&format!("stream:{n}:{events}"), env, layered, 0)?;
+        let _ = clean(out);
+        text.lines()
+            .find_map(|l| l.strip_prefix("stream "))
+            .and_then(|v| v.trim().parse::<f64>().ok())
+            .map(|ns| ns / 1000.0)
+            .ok_or_else(|| "no timing from the child".to_string())
+    };
     let mut base = [f64::NAN; 2];
+    let mut timing = [f64::NAN; 2];
     for (mode, env) in STREAM_MODES {
         print!("{mode:<26}");
         for (i, ev) in ["none", "event"].iter().enumerate() {
-            let text =
-                spawn(&format!("stream:{n}:{ev}"), env, *mode != "no layer", 0).map_err(|e| format!("{mode}: {e}"))?;
-            let _ = clean(out);
-            let us = text
-                .lines()
-                .find_map(|l| l.strip_prefix("stream "))
-                .and_then(|v| v.trim().parse::<f64>().ok())
-                .ok_or_else(|| format!("{mode}: no timing from the child"))?
-                / 1000.0;
+            let us = us_of(ev, env, *mode != "no layer").map_err(|e| format!("{mode}: {e}"))?;
             if *mode == "no layer" {
                 base[i] = us;
                 print!("{:>20}", format!("{us:.2}"));
             } else {
+                if *mode == "device timing" {
+                    timing[i] = us;
+                }
                 print!("{:>20}", format!("{us:.2} ({:+.2})", us - base[i]));
             }
         }
         println!();
     }
+    // Device times come from OpenCL events on a profiling queue: what the
+    // driver charges for those, with no layer, is the floor of any tool
+    // that reads them, and what device timing adds beyond it is cltap's.
+    println!(
+        "the driver's own profiled events, no layer (a profiling queue, an event per enqueue, released after the clFinish untimed, or read as device timing reads them and released, timed):"
+    );
+    let mut floor = f64::NAN;
+    for (label, ev) in [("  unread", "profiled"), ("  read", "read")] {
+        floor = us_of(ev, &[], false).map_err(|e| format!("profiled events: {e}"))?;
+        println!("{label:<26}{:>20}", format!("{floor:.2} ({:+.2})", floor - base[0]));
+    }
+    println!(
+        "{:<26}{:>20}{:>20}",
+        "device timing over read",
+        format!("{:+.2}", timing[0] - floor),
+        format!("{:+.2}", timing[1] - floor)
+    );
     Ok(())
 }
 

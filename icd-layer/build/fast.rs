@@ -15,6 +15,20 @@ pub(crate) fn has_fast_path(f: &Function) -> bool {
     f.slot.is_some() && !f.windows_only && !f.local && !LAYER_SPECIAL.contains(&f.name.as_str()) && !has_program_hook(f)
 }
 
+/// Whether a function's fast path also records it ([`record_path`]): all
+/// that its whole wrapper does around a recorded call outside any window,
+/// with device timing off, is open the record and complete it. An NDRange
+/// launch (`[lws]`) also records the local size the driver chose, so it
+/// keeps the whole wrapper.
+pub(crate) fn has_record_path(f: &Function) -> bool {
+    has_fast_path(f) && !f.lws
+}
+
+/// The ids of the functions with a record path.
+pub(crate) fn record_paths(api: &Api) -> Vec<usize> {
+    api.functions.iter().enumerate().filter(|(_, f)| has_record_path(f)).map(|(i, _)| i).collect()
+}
+
 /// The ids of the functions whose fast path holds only while device timing
 /// is off.
 pub(crate) fn devtime_hooked(api: &Api) -> Vec<usize> {
@@ -46,6 +60,10 @@ pub(crate) fn fast_path(f: &Function, id: usize) -> String {
     };
     writeln!(s, "        if {present} {{").unwrap();
     writeln!(s, "            let f: {fty} = ::core::mem::transmute(f);").unwrap();
+    if has_record_path(f) {
+        writeln!(s, "            if __m == crate::bracket::FAST_RECORD {{ return record_{}({args}); }}", layer_fn(f))
+            .unwrap();
+    }
     writeln!(s, "            let r = f({args});").unwrap();
     writeln!(
         s,
@@ -57,4 +75,28 @@ pub(crate) fn fast_path(f: &Function, id: usize) -> String {
     writeln!(s, "        }}").unwrap();
     writeln!(s, "    }}").unwrap();
     s
+}
+
+/// The record path a function's fast path takes while its flag is
+/// `FAST_RECORD`: its own function, kept out of the fast path's small
+/// frame, that records the call on one straight path
+/// (`crate::bracket::recorded`). Its driver entry was checked by the fast
+/// path.
+pub(crate) fn record_path(s: &mut String, f: &Function) {
+    let slot = f.slot.expect("has_record_path");
+    let (params, fty, args) = signature(f);
+    let ret = ret_rust(f);
+    writeln!(s, "#[inline(never)] #[allow(non_snake_case, unused_variables, clippy::all)]").unwrap();
+    writeln!(s, "unsafe fn record_{}({params}) -> {ret} {{", layer_fn(f)).unwrap();
+    writeln!(s, "    let f: {fty} = ::core::mem::transmute(crate::opencl::next::NEXT.get({slot}));").unwrap();
+    writeln!(s, "    let __app = {};", arg_words(f)).unwrap();
+    writeln!(
+        s,
+        "    crate::bracket::recorded::<{}, _, _>(::cltap::meta::described::{}, &__app, || f({args}), |r| {})",
+        f.has_event_out(),
+        f.name,
+        ret_word(f)
+    )
+    .unwrap();
+    writeln!(s, "}}").unwrap();
 }

@@ -46,6 +46,7 @@ pub(crate) fn generate_api(api: &Api, ext_idx: &HashMap<String, usize>) -> Strin
     }
     writeln!(s, "}}").unwrap();
     writeln!(s, "pub static DEVTIME_HOOKED: &[usize] = &{:?};", devtime_hooked(api)).unwrap();
+    writeln!(s, "pub static RECORD_PATH: &[usize] = &{:?};", record_paths(api)).unwrap();
     writeln!(
         s,
         "pub static WINDOWS_SLOTS: &[usize] = &{:?};",
@@ -119,6 +120,9 @@ pub(crate) fn generate_mode(api: &Api, ext_idx: &HashMap<String, usize>, mode: M
         };
         // Hand-written wrappers are traced through the same shim.
         let typed: Vec<(String, String)> = f.params.iter().map(|p| (p.name.clone(), rust_type(&p.c_type))).collect();
+        if mode == Mode::Layer && has_record_path(f) {
+            record_path(&mut s, f);
+        }
         let first = if mode == Mode::Layer && has_fast_path(f) { fast_path(f, id) } else { String::new() };
         tracer_shim_after(
             &mut s,

@@ -43,6 +43,11 @@ static FAST: [AtomicU8; MAX_FUNCTIONS] = [const { AtomicU8::new(0) }; MAX_FUNCTI
 pub const FAST_FORWARD: u8 = 1;
 /// The fast path forwards the call and counts it in [`TALLY`].
 pub const FAST_COUNT: u8 = 2;
+/// The call is recorded and nothing else looks at it: no collection
+/// window, no tool's tracer, no errors-only mode, no device-timing hook.
+/// Only functions with a record path (`crate::opencl::api::RECORD_PATH`)
+/// get it; their wrapper then takes [`recorded`].
+pub const FAST_RECORD: u8 = 3;
 /// One recomputation at a time, so that the last one's view of the
 /// flags, read after the last change, is what stays.
 static REFRESHING: parking_lot::Mutex<()> = parking_lot::Mutex::new(());
@@ -71,13 +76,53 @@ pub fn refresh_fast() {
     let timing = cltap::devtime::on();
     let mode = if TALLY.is_on() { FAST_COUNT } else { FAST_FORWARD };
     for i in 0..cltap::meta::FUNCTIONS.len() {
-        let watched = LOGGED[i].load(Ordering::Acquire)
-            || NUMBERED[i].load(Ordering::Acquire)
-            || ERR_LOGGED[i].load(Ordering::Acquire)
+        let logged = LOGGED[i].load(Ordering::Acquire);
+        let watched = ERR_LOGGED[i].load(Ordering::Acquire)
             || cltap::tools::tracer::on(cltap::tools::tracer_ids::slot_of(0, i))
             || (timing && crate::opencl::api::DEVTIME_HOOKED.contains(&i));
-        FAST[i].store(if quiet && !watched { mode } else { 0 }, Ordering::Release);
+        let flag = if !quiet || watched {
+            0
+        } else if logged {
+            // A numbered function takes its command id on this path too.
+            if crate::opencl::api::RECORD_PATH.contains(&i) {
+                FAST_RECORD
+            } else {
+                0
+            }
+        } else if NUMBERED[i].load(Ordering::Acquire) {
+            0
+        } else {
+            mode
+        };
+        FAST[i].store(flag, Ordering::Release);
     }
+}
+
+/// A call of a function whose fast byte is [`FAST_RECORD`]: its record
+/// opened, the driver called (`call`), the record completed, as [`enter`]
+/// and [`exit`] do for a logged call outside any window, on one straight
+/// path. Nothing of the other paths (the window, the tracer, errors-only,
+/// the `Enter` they share) is checked or kept across the call, so the
+/// frame holds only the record. `EVENT_OUT`: the function returns an event
+/// and takes a command id; `word` is the return value as the record keeps
+/// it.
+///
+/// # Safety
+/// `args` are the application's argument words, and `call` forwards that
+/// call.
+#[inline(always)]
+pub unsafe fn recorded<const EVENT_OUT: bool, D: Captured, R: Copy>(
+    d: D,
+    args: &[u64],
+    call: impl FnOnce() -> R,
+    word: impl FnOnce(R) -> u64,
+) -> R {
+    let cmd = if EVENT_OUT { Some(NEXT_CMD.fetch_add(1, Ordering::Relaxed)) } else { None };
+    let rec = local::open(d, cmd, cltap::trace::tsc::now(), args);
+    let r = call();
+    let t1 = cltap::trace::tsc::now();
+    local::complete(rec, d, t1, word(r), args, None);
+    r
 }
 
 /// Once the trace has started: which functions are recorded, every call

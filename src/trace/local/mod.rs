@@ -334,26 +334,33 @@ fn late_record() {
 /// This thread's state for the current trace, made on first use.
 #[inline(always)]
 unsafe fn with_local<R>(f: impl FnOnce(&mut Local, *const Trace) -> R) -> Option<R> {
-    LOCAL
-        .try_with(|cell| {
-            let slot: &mut Local = &mut *cell.get();
-            // State made for the trace that still records, with no record
-            // being written (`Local::key`); anything else is the slow path.
-            let recording = recording_ptr();
-            let (l, trace) = if std::ptr::eq(slot.key, recording) {
-                (slot, recording)
-            } else {
-                let l = local_slow(slot)?;
-                let t = l.trace;
-                (l, t)
-            };
-            l.key = BUSY;
-            let r = f(l, trace);
-            l.key = trace;
-            Some(r)
-        })
-        .ok()
-        .flatten()
+    let (l, trace) = begin_local()?;
+    let r = f(l, trace);
+    l.key = trace;
+    Some(r)
+}
+
+/// The first half of [`with_local`]: this thread's state, marked as
+/// writing a record (`Local::key`), and its trace; the caller puts the
+/// trace back in `key` when done. No closure: a record's code held in one
+/// is kept out of line by the compiler where two wrappers of the same
+/// function open its records, and the walk through the record with it.
+#[inline(always)]
+unsafe fn begin_local() -> Option<(&'static mut Local, *const Trace)> {
+    let cell = LOCAL.try_with(|cell| cell.get()).ok()?;
+    let slot: &'static mut Local = &mut *cell;
+    // State made for the trace that still records, with no record being
+    // written (`Local::key`); anything else is the slow path.
+    let recording = recording_ptr();
+    let (l, trace) = if std::ptr::eq(slot.key, recording) {
+        (slot, recording)
+    } else {
+        let l = local_slow(slot)?;
+        let t = l.trace;
+        (l, t)
+    };
+    l.key = BUSY;
+    Some((l, trace))
 }
 
 /// [`with_local`] when the thread's state is not that of a trace still
@@ -411,7 +418,7 @@ fn prefetch_for_write(p: *const u8) {
 ///
 /// # Safety
 /// `args` are the call's argument words.
-#[inline]
+#[inline(always)]
 pub unsafe fn open(f: impl Captured, cmd_id: Option<u64>, t0: u64, args: &[u64]) -> Opened {
     open_kind::<KIND_OPENCL_CALL, _>(f, cmd_id, t0, args)
 }
@@ -422,10 +429,26 @@ pub unsafe fn open(f: impl Captured, cmd_id: Option<u64>, t0: u64, args: &[u64])
 ///
 /// # Safety
 /// `args` are the call's argument words.
-#[inline]
+#[inline(always)]
 pub unsafe fn open_kind<const KIND: u16, D: Captured>(d: D, cmd_id: Option<u64>, t0: u64, args: &[u64]) -> Opened {
+    let Some((l, trace)) = begin_local() else { return Opened::NONE };
+    let o = open_in::<KIND, D>(l, trace, d, cmd_id, t0, args);
+    l.key = trace;
+    o
+}
+
+/// [`open_kind`] in this thread's state `l`, marked busy, for `trace`.
+#[inline(always)]
+unsafe fn open_in<const KIND: u16, D: Captured>(
+    l: &mut Local,
+    trace: *const Trace,
+    d: D,
+    cmd_id: Option<u64>,
+    t0: u64,
+    args: &[u64],
+) -> Opened {
     let f = d.meta();
-    with_local(|l, trace| {
+    {
         if !l.room() {
             l.drop_record();
             return Opened::NONE;
@@ -450,15 +473,14 @@ pub unsafe fn open_kind<const KIND: u16, D: Captured>(d: D, cmd_id: Option<u64>,
         l.depth += 1;
         l.publish(pos);
         Opened { rec, local: l as *mut Local, trace, t0, outer_hsa, len: n }
-    })
-    .unwrap_or(Opened::NONE)
+    }
 }
 
 /// Completes the record of an OpenCL call that returned.
 ///
 /// # Safety
 /// As for [`complete_record`]; `o` came from [`open`] on this thread.
-#[inline]
+#[inline(always)]
 pub unsafe fn complete(o: Opened, f: impl Captured, t1: u64, ret: u64, args: &[u64], local_size: Option<&[usize]>) {
     complete_kind::<KIND_OPENCL_CALL, _>(o, f, t1, ret, args, local_size)
 }
@@ -467,7 +489,7 @@ pub unsafe fn complete(o: Opened, f: impl Captured, t1: u64, ret: u64, args: &[u
 ///
 /// # Safety
 /// As for [`complete_record`]; `o` came from [`open_kind`] on this thread.
-#[inline]
+#[inline(always)]
 pub unsafe fn complete_kind<const KIND: u16, D: Captured>(
     o: Opened,
     d: D,

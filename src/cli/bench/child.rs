@@ -200,8 +200,8 @@ pub fn child(what: &str, iterations: u64) -> Result<(), String> {
         let (r, d) = time_pair(
             reps,
             iterations,
-            || (cl.get_event_info)(ev, 0x11D3, 4, stp, std::ptr::null_mut()),
-            || gei(ev, 0x11D3, 4, stp, std::ptr::null_mut()),
+            || (cl.get_event_info)(ev, CL_EVENT_COMMAND_EXECUTION_STATUS, 4, stp, std::ptr::null_mut()),
+            || gei(ev, CL_EVENT_COMMAND_EXECUTION_STATUS, 4, stp, std::ptr::null_mut()),
         );
         println!("clGetEventInfo {r}\nclGetEventInfo.direct {d}");
         if let Some(t) = super::host::rdtsc_ns() {
@@ -370,16 +370,32 @@ unsafe fn stream(cl: &Cl, p: Fp, n: usize, events: StreamEvents) -> Result<(), S
 }
 
 const CL_QUEUE_PROFILING_ENABLE: u64 = 1 << 1;
+const CL_EVENT_COMMAND_TYPE: u32 = 0x11D1;
+const CL_EVENT_COMMAND_EXECUTION_STATUS: u32 = 0x11D3;
+/// The first of the four profiling times (QUEUED, SUBMIT, START, END).
+const CL_PROFILING_COMMAND_QUEUED: u32 = 0x1280;
 
 /// Reads what device timing reads of a completed command's event: its
 /// status, its command type and its four profiling times.
 unsafe fn read_profiled(cl: &Cl, ev: Fp) -> Result<(), String> {
     let (mut status, mut kind) = (0i32, 0u32);
     let mut t = [0u64; 4];
-    let mut r = (cl.get_event_info)(ev, 0x11D3, 4, &mut status as *mut i32 as *mut u8, std::ptr::null_mut());
-    r |= (cl.get_event_info)(ev, 0x11D1, 4, &mut kind as *mut u32 as *mut u8, std::ptr::null_mut());
+    let mut r = (cl.get_event_info)(
+        ev,
+        CL_EVENT_COMMAND_EXECUTION_STATUS,
+        4,
+        &mut status as *mut i32 as *mut u8,
+        std::ptr::null_mut(),
+    );
+    r |= (cl.get_event_info)(ev, CL_EVENT_COMMAND_TYPE, 4, &mut kind as *mut u32 as *mut u8, std::ptr::null_mut());
     for (i, v) in t.iter_mut().enumerate() {
-        r |= (cl.get_event_profiling_info)(ev, 0x1280 + i as u32, 8, v as *mut u64 as *mut u8, std::ptr::null_mut());
+        r |= (cl.get_event_profiling_info)(
+            ev,
+            CL_PROFILING_COMMAND_QUEUED + i as u32,
+            8,
+            v as *mut u64 as *mut u8,
+            std::ptr::null_mut(),
+        );
     }
     if r != 0 || status != 0 || t[3] < t[2] {
         return Err(format!("a profiled event read back {r}, status {status}, times {t:?}"));

@@ -342,7 +342,9 @@ unsafe fn with_local<R>(f: impl FnOnce(&mut Local, *const Trace) -> R) -> Option
 
 /// The first half of [`with_local`]: this thread's state, marked as
 /// writing a record (`Local::key`), and its trace; the caller puts the
-/// trace back in `key` when done. No closure: a record's code held in one
+/// trace back in `key` when done. The state lives as long as the thread,
+/// hence `'static`; the caller keeps it on this thread. No closure: a
+/// record's code held in one
 /// is kept out of line by the compiler where two wrappers of the same
 /// function open its records, and the walk through the record with it.
 #[inline(always)]
@@ -448,32 +450,30 @@ unsafe fn open_in<const KIND: u16, D: Captured>(
     args: &[u64],
 ) -> Opened {
     let f = d.meta();
-    {
-        if !l.room() {
-            l.drop_record();
-            return Opened::NONE;
-        }
-        let rec = l.pos;
-        prefetch_for_write(rec.add(PREFETCH_AHEAD));
-        let (cmd, outer_hsa) = if KIND == KIND_HSA_CALL {
-            // HSA calls take no command id: the record numbers them on their
-            // thread, without CMD, so that a dispatch can name the call it
-            // was submitted in.
-            let outer = l.open_hsa;
-            l.hsa_calls += 1;
-            l.open_hsa = l.hsa_calls;
-            (l.hsa_calls, outer)
-        } else {
-            (cmd_id.unwrap_or(0), 0)
-        };
-        let state = compact_state(KIND, cmd_id.is_some());
-        let n = open_compact(rec, state, d.id(), f, t0, cmd, args, &mut l.prev);
-        let pos = rec.add(n);
-        l.pos = pos;
-        l.depth += 1;
-        l.publish(pos);
-        Opened { rec, local: l as *mut Local, trace, t0, outer_hsa, len: n }
+    if !l.room() {
+        l.drop_record();
+        return Opened::NONE;
     }
+    let rec = l.pos;
+    prefetch_for_write(rec.add(PREFETCH_AHEAD));
+    let (cmd, outer_hsa) = if KIND == KIND_HSA_CALL {
+        // HSA calls take no command id: the record numbers them on their
+        // thread, without CMD, so that a dispatch can name the call it
+        // was submitted in.
+        let outer = l.open_hsa;
+        l.hsa_calls += 1;
+        l.open_hsa = l.hsa_calls;
+        (l.hsa_calls, outer)
+    } else {
+        (cmd_id.unwrap_or(0), 0)
+    };
+    let state = compact_state(KIND, cmd_id.is_some());
+    let n = open_compact(rec, state, d.id(), f, t0, cmd, args, &mut l.prev);
+    let pos = rec.add(n);
+    l.pos = pos;
+    l.depth += 1;
+    l.publish(pos);
+    Opened { rec, local: l as *mut Local, trace, t0, outer_hsa, len: n }
 }
 
 /// Completes the record of an OpenCL call that returned.

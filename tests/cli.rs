@@ -270,6 +270,9 @@ fn bench_prints_every_table_briefly() {
     }
     let floors = numbers_after(&stdout, "2 x rdtsc + 15, this run");
     assert!(floors.len() == 8 && floors.iter().all(|&f| f > 15.0), "{floors:?}");
+    // And each run's speed: the driver's own clSetKernelArg in that run.
+    let pace = numbers_after(&stdout, "driver's clSetKernelArg");
+    assert!(pace.len() == 8 && pace.iter().all(|&t| t > 0.0), "{pace:?}");
     let stream: Vec<&str> = stdout
         .lines()
         .skip_while(|l| !l.starts_with("stream of 40 small kernels"))

@@ -24,20 +24,15 @@ pub(crate) fn has_record_path(f: &Function) -> bool {
     has_fast_path(f) && !f.lws
 }
 
-/// The ids of the functions with a record path.
-pub(crate) fn record_paths(api: &Api) -> Vec<usize> {
-    api.functions.iter().enumerate().filter(|(_, f)| has_record_path(f)).map(|(i, _)| i).collect()
+/// Whether each function (by id) has a record path.
+pub(crate) fn record_paths(api: &Api) -> Vec<bool> {
+    api.functions.iter().map(has_record_path).collect()
 }
 
-/// The ids of the functions whose fast path holds only while device timing
-/// is off.
-pub(crate) fn devtime_hooked(api: &Api) -> Vec<usize> {
-    api.functions
-        .iter()
-        .enumerate()
-        .filter(|(_, f)| has_fast_path(f) && devtime_kind(f).is_some())
-        .map(|(i, _)| i)
-        .collect()
+/// Whether each function's (by id) fast path holds only while device
+/// timing is off.
+pub(crate) fn devtime_hooked(api: &Api) -> Vec<bool> {
+    api.functions.iter().map(|f| has_fast_path(f) && devtime_kind(f).is_some()).collect()
 }
 
 /// The statements that forward the call and return, when the function's

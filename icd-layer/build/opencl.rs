@@ -45,8 +45,9 @@ pub(crate) fn generate_api(api: &Api, ext_idx: &HashMap<String, usize>) -> Strin
         writeln!(s, "    pub const {}: usize = {};", f.name, f.slot.unwrap()).unwrap();
     }
     writeln!(s, "}}").unwrap();
-    writeln!(s, "pub static DEVTIME_HOOKED: &[usize] = &{:?};", devtime_hooked(api)).unwrap();
-    writeln!(s, "pub static RECORD_PATH: &[usize] = &{:?};", record_paths(api)).unwrap();
+    // By function id, so that refreshing the fast bytes reads one entry.
+    writeln!(s, "pub static DEVTIME_HOOKED: &[bool] = &{:?};", devtime_hooked(api)).unwrap();
+    writeln!(s, "pub static RECORD_PATH: &[bool] = &{:?};", record_paths(api)).unwrap();
     writeln!(
         s,
         "pub static WINDOWS_SLOTS: &[usize] = &{:?};",

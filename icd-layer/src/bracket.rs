@@ -79,12 +79,12 @@ pub fn refresh_fast() {
         let logged = LOGGED[i].load(Ordering::Acquire);
         let watched = ERR_LOGGED[i].load(Ordering::Acquire)
             || cltap::tools::tracer::on(cltap::tools::tracer_ids::slot_of(0, i))
-            || (timing && crate::opencl::api::DEVTIME_HOOKED.contains(&i));
+            || (timing && crate::opencl::api::DEVTIME_HOOKED[i]);
         let flag = if !quiet || watched {
             0
         } else if logged {
             // A numbered function takes its command id on this path too.
-            if crate::opencl::api::RECORD_PATH.contains(&i) {
+            if crate::opencl::api::RECORD_PATH[i] {
                 FAST_RECORD
             } else {
                 0

@@ -132,9 +132,6 @@ impl TraceFile {
         if file_size_limit().is_some_and(|l| l < (HEADER_SIZE + chunk_size) as u64) {
             return Err(io::Error::other("the file-size limit (ulimit -f) leaves no room for one chunk"));
         }
-        if file_size_limit().is_some_and(|l| l < (HEADER_SIZE + chunk_size) as u64) {
-            return Err(io::Error::other("the file-size limit (ulimit -f) leaves no room for one chunk"));
-        }
         let file = std::fs::OpenOptions::new().read(true).write(true).create(true).truncate(true).open(path)?;
         // The header page is reserved before it is mapped, as every chunk is:
         // a page of a file mapping that the file system cannot back (a full

@@ -320,6 +320,15 @@ fn in_process(ns: &BTreeMap<(&str, String), f64>, direct: &BTreeMap<(&str, Strin
         print!("{:>20}", clock.get(m).map_or("-".to_string(), |t| format!("{:.1}", 2.0 * t + 15.0)));
     }
     println!();
+    // Each run's speed, in the driver's own cheapest call: on the lent hosts
+    // a whole process now and then runs about a third slower, its clock
+    // reads and the driver's calls alike, and a recorded call by more.
+    let pace = "clSetKernelArg".to_string();
+    print!("{:<26}", "driver's clSetKernelArg");
+    for m in &layered {
+        print!("{:>20}", direct.get(&(*m, pace.clone())).map_or("-".to_string(), |t| format!("{t:.1}")));
+    }
+    println!();
 }
 
 /// The host's floor: the clock every record reads twice, and the trace

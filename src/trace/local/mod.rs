@@ -528,7 +528,7 @@ pub unsafe fn complete_kind<const KIND: u16, D: Captured>(
             let n = complete_compact::<KIND, D>(rec, o.len, d, dur, ret, args, local_size);
             l.pos = o.rec.add(n);
         } else {
-            complete_moved::<KIND>(l, o, f, dur, ret, args, local_size);
+            complete_moved::<KIND>(l, o.rec, o.t0, f, dur, ret, args, local_size);
         }
         let pos = l.pos;
         l.publish(pos);
@@ -543,18 +543,23 @@ pub unsafe fn complete_kind<const KIND: u16, D: Captured>(
     l.key = o.trace;
 }
 
-/// Completes a record that calls made inside it follow: a copy at the end,
-/// its start time now counted from the record before it (its state,
-/// function and command id read from the opened one), and the opened one
-/// marked moved.
+/// Completes a record (opened at `rec`, started at `t0`) that calls made
+/// inside it follow: a copy at the end, its start time now counted from
+/// the record before it (its state, function and command id read from the
+/// opened one), and the opened one marked moved. It takes the two fields
+/// of `Opened` it needs, not `Opened`: passed whole (by reference, in the
+/// ABI), the struct was stored on the stack before every recorded call
+/// for this rare path.
 ///
 /// # Safety
 /// As for [`complete_kind`], whose checks passed.
 #[cold]
 #[inline(never)]
+#[allow(clippy::too_many_arguments)]
 unsafe fn complete_moved<const KIND: u16>(
     l: &mut Local,
-    o: Opened,
+    rec: *mut u8,
+    t0: u64,
     f: &'static crate::meta::FnMeta,
     dur: u64,
     ret: u64,
@@ -563,12 +568,12 @@ unsafe fn complete_moved<const KIND: u16>(
 ) {
     if l.room() {
         let dst = l.pos;
-        let m = reopen_compact(dst, o.rec, f, o.t0, args, &mut l.prev);
-        let rec = std::slice::from_raw_parts_mut(dst, MAX_RECORD);
-        l.pos = dst.add(complete_compact::<KIND, _>(rec, m, f, dur, ret, args, local_size));
-        mark_moved(o.rec);
+        let m = reopen_compact(dst, rec, f, t0, args, &mut l.prev);
+        let copy = std::slice::from_raw_parts_mut(dst, MAX_RECORD);
+        l.pos = dst.add(complete_compact::<KIND, _>(copy, m, f, dur, ret, args, local_size));
+        mark_moved(rec);
     } else {
-        mark_moved(o.rec);
+        mark_moved(rec);
         l.drop_record();
     }
 }

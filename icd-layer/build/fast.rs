@@ -59,6 +59,9 @@ pub(crate) fn fast_path(f: &Function, id: usize) -> String {
         writeln!(s, "            if __m == crate::bracket::FAST_RECORD {{ return record_{}({args}); }}", layer_fn(f))
             .unwrap();
     }
+    // Forwarding alone returns the driver's call as it is: a tail call,
+    // no frame of the layer's around the driver.
+    writeln!(s, "            if __m == crate::bracket::FAST_FORWARD {{ return f({args}); }}").unwrap();
     writeln!(s, "            let r = f({args});").unwrap();
     writeln!(
         s,
@@ -75,16 +78,18 @@ pub(crate) fn fast_path(f: &Function, id: usize) -> String {
 /// The record path a function's fast path takes while its flag is
 /// `FAST_RECORD`: its own function, kept out of the fast path's small
 /// frame, that records the call on one straight path
-/// (`crate::bracket::recorded`). Its driver entry was checked by the fast
-/// path; it is loaded again from the table rather than passed in: one more
-/// value live across the record's opening cost 5 instructions a call
-/// (callgrind), the load one.
+/// (`crate::bracket::recorded`). It is `extern "C"`, which cannot unwind,
+/// so that the fast path's call of it is a tail call: a Rust-ABI callee
+/// needs a landing pad in the `extern "C"` caller. Its driver entry was
+/// checked by the fast path; it is loaded again from the table rather than
+/// passed in: one more value live across the record's opening cost 5
+/// instructions a call (callgrind), the load one.
 pub(crate) fn record_path(s: &mut String, f: &Function) {
     let slot = f.slot.expect("has_record_path");
     let (params, fty, args) = signature(f);
     let ret = ret_rust(f);
     writeln!(s, "#[inline(never)] #[allow(non_snake_case, unused_variables, clippy::all)]").unwrap();
-    writeln!(s, "unsafe fn record_{}({params}) -> {ret} {{", layer_fn(f)).unwrap();
+    writeln!(s, "unsafe extern \"C\" fn record_{}({params}) -> {ret} {{", layer_fn(f)).unwrap();
     writeln!(s, "    let f: {fty} = ::core::mem::transmute(crate::opencl::next::NEXT.get({slot}));").unwrap();
     writeln!(s, "    let __app = {};", arg_words(f)).unwrap();
     writeln!(

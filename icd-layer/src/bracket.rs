@@ -44,7 +44,8 @@ pub const FAST_FORWARD: u8 = 1;
 /// The fast path forwards the call and counts it in [`TALLY`].
 pub const FAST_COUNT: u8 = 2;
 /// The call is recorded and nothing else looks at it: no collection
-/// window, no tool's tracer, no errors-only mode, no device-timing hook.
+/// window, no tool's tracer, no errors-only mode, no device-timing hook;
+/// and the trace's clock is the TSC.
 /// Only functions with a record path (`crate::opencl::api::RECORD_PATH`)
 /// get it; their wrapper then takes [`recorded`].
 pub const FAST_RECORD: u8 = 3;
@@ -84,7 +85,9 @@ pub fn refresh_fast() {
             0
         } else if logged {
             // A numbered function takes its command id on this path too.
-            if crate::opencl::api::RECORD_PATH[i] {
+            // The record path reads the TSC without asking the clock's
+            // source, so it is taken only where the TSC is the source.
+            if crate::opencl::api::RECORD_PATH[i] && cltap::trace::tsc::invariant() {
                 FAST_RECORD
             } else {
                 0
@@ -118,9 +121,11 @@ pub unsafe fn recorded<const EVENT_OUT: bool, D: Captured, R: Copy>(
     word: impl FnOnce(R) -> u64,
 ) -> R {
     let cmd = if EVENT_OUT { Some(NEXT_CMD.fetch_add(1, Ordering::Relaxed)) } else { None };
-    let rec = local::open(d, cmd, cltap::trace::tsc::now(), args);
+    // The record path is taken only where the trace's clock is the TSC
+    // (`refresh_fast`).
+    let rec = local::open(d, cmd, cltap::trace::tsc::now_tsc(), args);
     let r = call();
-    let t1 = cltap::trace::tsc::now();
+    let t1 = cltap::trace::tsc::now_tsc();
     local::complete(rec, d, t1, word(r), args, None);
     r
 }

@@ -273,6 +273,17 @@ fn bench_prints_every_table_briefly() {
     // And each run's speed: the driver's own clSetKernelArg in that run.
     let pace = numbers_after(&stdout, "driver's clSetKernelArg");
     assert!(pace.len() == 8 && pace.iter().all(|&t| t > 0.0), "{pace:?}");
+    // ICD mode, what `cltap run` uses where the loader ignores
+    // OPENCL_LAYERS: each cheap call, and the trace it wrote (the bench
+    // fails if none: cltap never came between the calls and the driver).
+    let icd: Vec<&str> =
+        stdout.lines().skip_while(|l| !l.starts_with("ICD mode")).take_while(|l| !l.is_empty()).collect();
+    for call in ["clGetEventInfo", "clGetPlatformInfo", "clSetKernelArg"] {
+        let row = icd.iter().find(|l| l.starts_with(call)).unwrap_or_else(|| panic!("{call}: {icd:?}"));
+        assert_eq!(numbers_after(row, call).len(), 2, "{row}");
+    }
+    let icd_size = icd.iter().find_map(|l| l.strip_prefix("bytes per record (trace)"));
+    assert!(icd_size.is_some_and(|r| numbers_after(r, "")[0] > 8.0), "{icd:?}");
     let stream: Vec<&str> = stdout
         .lines()
         .skip_while(|l| !l.starts_with("stream of 40 small kernels"))

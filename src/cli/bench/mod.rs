@@ -5,6 +5,7 @@
 
 mod child;
 mod host;
+mod icd;
 mod render_rate;
 
 use clap::Args;
@@ -120,7 +121,7 @@ pub fn run(a: BenchArgs) -> i32 {
         host_floor(&out, a.disk_mib);
     }
     if want("calls") {
-        if let Err(e) = calls_table(&spawn, &a.driver, a.iterations, &out) {
+        if let Err(e) = calls_table(&spawn, &layer, &a.driver, a.iterations, &out) {
             eprintln!("cltap bench: {e}");
             return 1;
         }
@@ -233,7 +234,7 @@ const PARTS: &[&str] = &["host", "calls", "stream", "throughput"];
 
 /// What each mode adds to each call, and the bytes per record of the trace
 /// each mode wrote.
-fn calls_table(spawn: &Spawn, driver: &Path, iterations: u64, out: &Path) -> Result<(), String> {
+fn calls_table(spawn: &Spawn, layer: &Path, driver: &Path, iterations: u64, out: &Path) -> Result<(), String> {
     let mut ns: BTreeMap<(&str, String), f64> = BTreeMap::new();
     let mut sizes: BTreeMap<&str, Option<f64>> = BTreeMap::new();
     let mut direct: BTreeMap<(&str, String), f64> = BTreeMap::new();
@@ -281,7 +282,8 @@ fn calls_table(spawn: &Spawn, driver: &Path, iterations: u64, out: &Path) -> Res
     }
     println!();
     in_process(&ns, &direct, &clock);
-    Ok(())
+    let base = ns.iter().filter(|((m, _), _)| *m == "no layer").map(|((_, c), v)| (c.clone(), *v)).collect();
+    icd::icd_table(spawn, layer, driver, iterations, &base, out)
 }
 
 /// The same calls measured within each run: what the path from the

@@ -118,6 +118,7 @@ impl Command {
     }
 }
 
+pub mod cl;
 pub mod clock;
 mod codec;
 pub mod enqueue;

@@ -22,7 +22,7 @@ impl Source {
 }
 
 /// CPUID.80000007H:EDX[8], the invariant-TSC flag.
-pub fn tsc_is_invariant() -> bool {
+fn tsc_is_invariant() -> bool {
     #[cfg(target_arch = "x86_64")]
     {
         use std::arch::x86_64::__cpuid;

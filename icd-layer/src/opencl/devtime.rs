@@ -17,6 +17,7 @@
 
 use super::api::slot;
 use super::handles;
+use cltap::devtime::cl::{CL_EVENT_COMMAND_EXECUTION_STATUS, CL_EVENT_COMMAND_TYPE, CL_PROFILING_COMMAND_QUEUED};
 use cltap::devtime::clock::{self, HostSample};
 use cltap::devtime::enqueue::{self, Counters, QueueInfo};
 use cltap::devtime::memo::Memo;
@@ -32,9 +33,7 @@ const CL_EVENT_COMMAND_QUEUE: u32 = 0x11D0;
 const OUT_OF_ORDER: u64 = 1;
 const CL_DEVICE_TYPE_CPU: u64 = 2;
 const CL_COMPLETE: i32 = 0;
-const CL_PROFILING_COMMAND_QUEUED: u32 = 0x1280;
 const CL_EVENT_REFERENCE_COUNT: u32 = 0x11D2;
-const CL_EVENT_COMMAND_EXECUTION_STATUS: u32 = 0x11D3;
 
 static READER: Reader = Reader::new();
 static KERNEL_NAMES: Memo<String> = Memo::new();
@@ -557,7 +556,7 @@ extern "C" fn forget_reader_in_child() {
 /// Reads a completed command's counters and records it.
 unsafe fn complete(ev: *mut c_void, status: i32, cmd: Command) {
     OUTSTANDING.sub();
-    let cmd_type = info_fn(ev, slot::clGetEventInfo).and_then(|f| read::<u32>(f, ev, 0x11D1));
+    let cmd_type = info_fn(ev, slot::clGetEventInfo).and_then(|f| read::<u32>(f, ev, CL_EVENT_COMMAND_TYPE));
     let counters = match info_fn(ev, slot::clGetEventProfilingInfo) {
         None => Counters::Absent,
         Some(info) => {

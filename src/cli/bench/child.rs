@@ -2,6 +2,8 @@
 //! (with the layer configured by its parent's environment, or none), times
 //! the calls it is told to, and prints one line per measurement.
 
+use cltap::devtime::cl::{CL_EVENT_COMMAND_EXECUTION_STATUS, CL_EVENT_COMMAND_TYPE, CL_PROFILING_COMMAND_QUEUED};
+use cltap::devtime::queues::CL_QUEUE_PROFILING_ENABLE;
 use std::time::Instant;
 
 type Fp = *const std::ffi::c_void;
@@ -368,12 +370,6 @@ unsafe fn stream(cl: &Cl, p: Fp, n: usize, events: StreamEvents) -> Result<(), S
     println!("stream {best}");
     Ok(())
 }
-
-const CL_QUEUE_PROFILING_ENABLE: u64 = 1 << 1;
-const CL_EVENT_COMMAND_TYPE: u32 = 0x11D1;
-const CL_EVENT_COMMAND_EXECUTION_STATUS: u32 = 0x11D3;
-/// The first of the four profiling times (QUEUED, SUBMIT, START, END).
-const CL_PROFILING_COMMAND_QUEUED: u32 = 0x1280;
 
 /// Reads what device timing reads of a completed command's event: its
 /// status, its command type and its four profiling times.

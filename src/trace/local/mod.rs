@@ -344,9 +344,9 @@ unsafe fn with_local<R>(f: impl FnOnce(&mut Local, *const Trace) -> R) -> Option
 /// writing a record (`Local::key`), and its trace; the caller puts the
 /// trace back in `key` when done. The state lives as long as the thread,
 /// hence `'static`; the caller keeps it on this thread. No closure: a
-/// record's code held in one
-/// is kept out of line by the compiler where two wrappers of the same
-/// function open its records, and the walk through the record with it.
+/// record's code held in one is kept out of line by the compiler where two
+/// wrappers of the same function open its records, and the walk through
+/// the record with it.
 #[inline(always)]
 unsafe fn begin_local() -> Option<(&'static mut Local, *const Trace)> {
     let cell = LOCAL.try_with(|cell| cell.get()).ok()?;

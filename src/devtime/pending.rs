@@ -33,6 +33,10 @@ pub const BOUND: usize = 256;
 /// event keeps the driver's command alive too).
 pub const BEHIND: usize = 4;
 
+/// How many events past what a read left running an in-order list is
+/// read again ([`QueueList::put_back`]).
+pub const IN_ORDER_AHEAD: usize = 16 * BOUND;
+
 /// What an enqueue does after holding its event.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Due {
@@ -216,14 +220,24 @@ impl QueueList {
     }
 
     /// Gives back what a read left (still running), ahead of what was
-    /// pushed meanwhile, and sets when the enqueue path reads next.
+    /// pushed meanwhile, and sets when the list is read next: once it has
+    /// doubled, so that reading a list of a device far behind costs
+    /// amortised O(1) per command. An in-order list is read at most
+    /// [`IN_ORDER_AHEAD`] events later: its read asks only the completed
+    /// events and the first still running, and waiting for the list to
+    /// double would hold ever more completed commands alive (each held
+    /// event keeps its command) while the device is behind.
     pub fn put_back(&self, mut rest: Vec<Held>) {
         let mut v = self.held.lock();
         if !rest.is_empty() {
             rest.append(&mut v);
             *v = rest;
         }
-        self.due.store(BOUND.max(2 * v.len()), Ordering::Relaxed);
+        let mut due = BOUND.max(2 * v.len());
+        if self.in_order() {
+            due = due.min(v.len() + IN_ORDER_AHEAD);
+        }
+        self.due.store(due, Ordering::Relaxed);
     }
 
     /// How many references this list holds on event `ev`.
@@ -305,6 +319,24 @@ mod tests {
             assert_eq!(l.push(held(i)), Due::Nothing);
         }
         assert_eq!(l.push(held(BOUND)), Due::Wake);
+    }
+
+    #[test]
+    fn an_in_order_list_far_behind_is_due_a_fixed_step_later_not_at_double() {
+        let l = QueueList::new();
+        l.set_in_order(true);
+        let left = 4 * IN_ORDER_AHEAD;
+        l.put_back((0..left).map(held).collect());
+        for i in 1..IN_ORDER_AHEAD {
+            assert_eq!(l.push(held(left + i)), Due::Nothing, "not due at {i} past what was left");
+        }
+        assert_eq!(l.push(held(left + IN_ORDER_AHEAD)), Due::Wake, "due a fixed step later");
+        // Out of order, every held event is asked at each read: due at double.
+        let o = QueueList::new();
+        o.put_back((0..left).map(held).collect());
+        for i in 1..=IN_ORDER_AHEAD {
+            assert_eq!(o.push(held(left + i)), Due::Nothing);
+        }
     }
 
     #[test]

@@ -19,7 +19,8 @@ pub(crate) fn has_fast_path(f: &Function) -> bool {
 /// that its whole wrapper does around a recorded call outside any window,
 /// with device timing off, is open the record and complete it. An NDRange
 /// launch (`[lws]`) also records the local size the driver chose, so it
-/// keeps the whole wrapper.
+/// keeps the whole wrapper. Its ICD-mode wrapper takes the same path once
+/// its handles are translated (`icd::icd_record_path`).
 pub(crate) fn has_record_path(f: &Function) -> bool {
     has_fast_path(f) && !f.lws
 }

@@ -144,8 +144,22 @@ pub(crate) fn icd_wrapper(s: &mut String, f: &Function, id: usize, ext: Option<u
     }
     writeln!(s, "    if f.is_null() {{ crate::bracket::missing({id}); {} }}", fail_with(f, "-59")).unwrap();
     writeln!(s, "    let f: {fty} = ::core::mem::transmute(f);").unwrap();
+    if has_record_path(f) {
+        icd_record_path(s, f, id, &args);
+    }
     forward(s, f, id, &args);
-    // After the call: the application must see cltap's handles.
+    s.push_str(&after_call(f, true));
+    bracket_exit(s, f, id);
+    programs_notes(s, f);
+    writeln!(s, "    r\n}}").unwrap();
+}
+
+/// The statements after the driver's call that give the application
+/// cltap's handles wherever the driver returned its own. `own_event`: the
+/// whole wrapper, where device timing may have given the driver an event
+/// of cltap's own (`__own`), which the application never sees.
+fn after_call(f: &Function, own_event: bool) -> String {
+    let mut a = String::new();
     let ok = match f.ret {
         RetKind::Status => "r == 0",
         _ => "true",
@@ -154,8 +168,9 @@ pub(crate) fn icd_wrapper(s: &mut String, f: &Function, id: usize, ext: Option<u
         let n = &p.name;
         match &p.role {
             Role::OutHandle if is_dispatchable(p.pointee()) => {
-                let own = if devtime_kind(f) == Some("enqueue") && n == "event" { " && !__own" } else { "" };
-                writeln!(s, "    if {ok}{own} && !{n}.is_null() {{ let h = {n} as *mut *mut ::core::ffi::c_void; *h = hs.wrap(*h); }}").unwrap();
+                let own =
+                    if own_event && devtime_kind(f) == Some("enqueue") && n == "event" { " && !__own" } else { "" };
+                writeln!(a, "    if {ok}{own} && !{n}.is_null() {{ let h = {n} as *mut *mut ::core::ffi::c_void; *h = hs.wrap(*h); }}").unwrap();
             }
             Role::OutArray { cap, count } if is_dispatchable(p.pointee()) => {
                 let n_expr = match count {
@@ -169,7 +184,7 @@ pub(crate) fn icd_wrapper(s: &mut String, f: &Function, id: usize, ext: Option<u
                     }
                     None => len_expr(cap),
                 };
-                writeln!(s, "    if {ok} && !{n}.is_null() {{ crate::opencl::handles::wrap_array(hs, {n} as *mut *mut ::core::ffi::c_void, {n_expr}); }}").unwrap();
+                writeln!(a, "    if {ok} && !{n}.is_null() {{ crate::opencl::handles::wrap_array(hs, {n} as *mut *mut ::core::ffi::c_void, {n_expr}); }}").unwrap();
             }
             Role::InfoResult { size } => {
                 let sel = f
@@ -178,15 +193,37 @@ pub(crate) fn icd_wrapper(s: &mut String, f: &Function, id: usize, ext: Option<u
                     .find(|q| q.name == "param_name")
                     .unwrap_or_else(|| panic!("{}: info result without param_name", f.name));
                 let sr = size_ret_param(f);
-                writeln!(s, "    if {ok} && !{n}.is_null() {{ crate::opencl::handles::info_out(hs, {:?}, {} as u32, {n}, {size}, *({sr} as *const usize)); }}", f.name, sel.name).unwrap();
+                writeln!(a, "    if {ok} && !{n}.is_null() {{ crate::opencl::handles::info_out(hs, {:?}, {} as u32, {n}, {size}, *({sr} as *const usize)); }}", f.name, sel.name).unwrap();
             }
             _ => {}
         }
     }
     if f.ret == RetKind::Handle && is_dispatchable(&f.ret_type) {
-        writeln!(s, "    let r = hs.wrap(r as *mut ::core::ffi::c_void) as {};", rust_type(&f.ret_type)).unwrap();
+        writeln!(a, "    let r = hs.wrap(r as *mut ::core::ffi::c_void) as {};", rust_type(&f.ret_type)).unwrap();
     }
-    bracket_exit(s, f, id);
-    programs_notes(s, f);
-    writeln!(s, "    r\n}}").unwrap();
+    a
+}
+
+/// A function with a record path ([`has_record_path`]) takes it in ICD
+/// mode too, after its handles are translated: its record opened, the
+/// driver called and the answer translated back, the record completed
+/// (`crate::bracket::recorded`), while its fast byte says that only the
+/// trace looks at it. The whole wrapper's window, errors-only and
+/// device-timing checks and the state it keeps across the call are not
+/// needed then. Its end time is taken after the translation back, as the
+/// whole wrapper's is.
+fn icd_record_path(s: &mut String, f: &Function, id: usize, args: &str) {
+    writeln!(s, "    if crate::bracket::fast({id}) == crate::bracket::FAST_RECORD {{").unwrap();
+    writeln!(
+        s,
+        "        return crate::bracket::recorded::<{}, _, _>(::cltap::meta::described::{}, &__app, || {{",
+        f.has_event_out(),
+        f.name
+    )
+    .unwrap();
+    writeln!(s, "            let r = f({args});").unwrap();
+    s.push_str(&after_call(f, false));
+    writeln!(s, "            r").unwrap();
+    writeln!(s, "        }}, |r| {});", ret_word(f)).unwrap();
+    writeln!(s, "    }}").unwrap();
 }

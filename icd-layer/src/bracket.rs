@@ -36,7 +36,8 @@ static HSA_ERR_LOGGED: [AtomicBool; MAX_FUNCTIONS] = [const { AtomicBool::new(fa
 static ERRORS_ONLY: AtomicBool = AtomicBool::new(false);
 
 /// Per function: how its layer-mode wrapper's fast path may serve a call
-/// (0: it may not, the whole wrapper runs). Kept in step with everything
+/// (0: it may not, the whole wrapper runs); its ICD-mode wrapper reads
+/// only [`FAST_RECORD`]. Kept in step with everything
 /// it sums up by [`refresh_fast`]; 0 until the configuration is read.
 static FAST: [AtomicU8; MAX_FUNCTIONS] = [const { AtomicU8::new(0) }; MAX_FUNCTIONS];
 /// The fast path forwards the call, nothing else.

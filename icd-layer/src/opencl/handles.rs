@@ -117,6 +117,9 @@ pub unsafe fn wrap_array(hs: &HandleSpace, a: *mut *mut c_void, n: usize) {
     }
 }
 
+/// Gives the application cltap's handles in an info answer that holds
+/// the driver's. Inlined into each wrapper, with `func` a constant there.
+#[inline(always)]
 pub unsafe fn info_out(hs: &HandleSpace, func: &str, param_name: u32, buf: *mut c_void, size: usize, written: usize) {
     if let Some(a) = cltap::icd::info::answer(func, param_name) {
         cltap::icd::info::translate(buf, size.min(written), a, |v| hs.wrap(v as *mut c_void) as u64);

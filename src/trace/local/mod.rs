@@ -20,7 +20,10 @@ use super::writer::{current, recording_ptr, Trace, GENERATION};
 use cltap_formats::cltrace::compact::{Prev, DELTA_ARGS};
 use std::sync::atomic::{AtomicU64, Ordering};
 
+mod late;
 mod wide;
+use late::late_record;
+pub use late::take_late_records;
 pub use wide::{record_kind, record_kind_flagged};
 
 pub(crate) struct Local {
@@ -302,32 +305,6 @@ impl Drop for Local {
         {
             self.retire();
         }
-    }
-}
-
-/// Records asked for after the trace ended (calls from finalisers of
-/// libraries that run after cltap's, or after the HSA runtime unloaded
-/// cltap): they cannot reach the files, so they are counted, and the count
-/// is reported at the very end of the process ([`take_late_records`]).
-static LATE: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-/// The count was reported: a late record after that says so itself, once.
-static LATE_REPORTED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
-static LATE_SAID: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
-
-/// How many records were asked for after the trace ended, for the report
-/// at the very end; any that come after it say so themselves.
-pub fn take_late_records() -> u64 {
-    LATE_REPORTED.store(true, Ordering::SeqCst);
-    LATE.load(Ordering::SeqCst)
-}
-
-#[cold]
-fn late_record() {
-    LATE.fetch_add(1, Ordering::SeqCst);
-    if LATE_REPORTED.load(Ordering::SeqCst) && !LATE_SAID.swap(true, Ordering::Relaxed) {
-        crate::warn!(
-            "calls came after cltap ended its trace and made its last report (from finalisers of libraries that ran after cltap's); they are not in its files"
-        );
     }
 }
 

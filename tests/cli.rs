@@ -274,13 +274,21 @@ fn bench_prints_every_table_briefly() {
     let pace = numbers_after(&stdout, "driver's clSetKernelArg");
     assert!(pace.len() == 8 && pace.iter().all(|&t| t > 0.0), "{pace:?}");
     // ICD mode, what `cltap run` uses where the loader ignores
-    // OPENCL_LAYERS: each cheap call, and the trace it wrote (the bench
-    // fails if none: cltap never came between the calls and the driver).
+    // OPENCL_LAYERS: each cheap call, over no layer and within its run
+    // (over the driver's own entry on objects the child made on the driver
+    // loaded by itself), that run's floor and speed, and the trace it
+    // wrote (the bench fails if none: cltap never came between the calls
+    // and the driver).
     let icd: Vec<&str> =
         stdout.lines().skip_while(|l| !l.starts_with("ICD mode")).take_while(|l| !l.is_empty()).collect();
     for call in ["clGetEventInfo", "clGetPlatformInfo", "clSetKernelArg"] {
         let row = icd.iter().find(|l| l.starts_with(call)).unwrap_or_else(|| panic!("{call}: {icd:?}"));
-        assert_eq!(numbers_after(row, call).len(), 2, "{row}");
+        assert_eq!(numbers_after(row, call).len(), 3, "{row}");
+    }
+    for (label, least) in [("2 x rdtsc + 15, this run", 15.0), ("driver's clSetKernelArg", 0.0)] {
+        let row = icd.iter().find(|l| l.starts_with(label)).unwrap_or_else(|| panic!("{label}: {icd:?}"));
+        let v = numbers_after(row, label);
+        assert!(v.len() == 1 && v[0] > least, "{row}");
     }
     let icd_size = icd.iter().find_map(|l| l.strip_prefix("bytes per record (trace)"));
     assert!(icd_size.is_some_and(|r| numbers_after(r, "")[0] > 8.0), "{icd:?}");

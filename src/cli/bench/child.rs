@@ -30,36 +30,112 @@ struct Cl {
     get_event_profiling_info: unsafe extern "C" fn(Fp, u32, usize, *mut u8, *mut usize) -> i32,
 }
 
-macro_rules! sym {
-    ($lib:expr, $name:literal) => {
-        *$lib.get(concat!($name, "\0").as_bytes()).map_err(|e| format!("{}: {e}", $name))?
-    };
+/// Each entry point's name and its slot in an ICD dispatch table, in the
+/// order of `Cl`'s fields (the Khronos ICD table's order, a stable ABI).
+const ENTRIES: [(&str, usize); 17] = [
+    ("clGetPlatformIDs", 0),
+    ("clGetPlatformInfo", 1),
+    ("clGetDeviceIDs", 2),
+    ("clCreateContext", 4),
+    ("clCreateCommandQueue", 9),
+    ("clCreateProgramWithSource", 26),
+    ("clBuildProgram", 30),
+    ("clCreateKernel", 34),
+    ("clCreateBuffer", 14),
+    ("clSetKernelArg", 38),
+    ("clEnqueueNDRangeKernel", 59),
+    ("clFinish", 47),
+    ("clCreateUserEvent", 84),
+    ("clSetUserEventStatus", 85),
+    ("clReleaseEvent", 44),
+    ("clGetEventInfo", 42),
+    ("clGetEventProfilingInfo", 45),
+];
+
+/// An entry point's address as the function type its field spells out.
+unsafe fn as_fn<F: Copy>(p: Fp) -> F {
+    assert_eq!(std::mem::size_of::<F>(), std::mem::size_of::<Fp>());
+    std::mem::transmute_copy(&p)
 }
 
 impl Cl {
-    fn load() -> Result<Cl, String> {
+    /// The entry points `get` finds (by name and slot), with `lib` kept
+    /// loaded as long as they are used.
+    fn with(lib: libloading::Library, mut get: impl FnMut(&str, usize) -> Result<Fp, String>) -> Result<Cl, String> {
+        let mut f = ENTRIES.iter().map(|&(name, slot)| {
+            let p = get(name, slot)?;
+            if p.is_null() {
+                return Err(format!("{name}: no entry point"));
+            }
+            Ok(p)
+        });
+        let mut next = || f.next().expect("one entry per field");
+        // SAFETY: each pointer is the named entry point, whose C type the
+        // field spells out.
         unsafe {
-            let lib = libloading::Library::new("libOpenCL.so.1").map_err(|e| e.to_string())?;
             Ok(Cl {
-                get_platform_ids: sym!(lib, "clGetPlatformIDs"),
-                get_platform_info: sym!(lib, "clGetPlatformInfo"),
-                get_device_ids: sym!(lib, "clGetDeviceIDs"),
-                create_context: sym!(lib, "clCreateContext"),
-                create_queue: sym!(lib, "clCreateCommandQueue"),
-                create_program: sym!(lib, "clCreateProgramWithSource"),
-                build_program: sym!(lib, "clBuildProgram"),
-                create_kernel: sym!(lib, "clCreateKernel"),
-                create_buffer: sym!(lib, "clCreateBuffer"),
-                set_kernel_arg: sym!(lib, "clSetKernelArg"),
-                enqueue_ndrange: sym!(lib, "clEnqueueNDRangeKernel"),
-                finish: sym!(lib, "clFinish"),
-                create_user_event: sym!(lib, "clCreateUserEvent"),
-                set_user_event_status: sym!(lib, "clSetUserEventStatus"),
-                release_event: sym!(lib, "clReleaseEvent"),
-                get_event_info: sym!(lib, "clGetEventInfo"),
-                get_event_profiling_info: sym!(lib, "clGetEventProfilingInfo"),
+                get_platform_ids: as_fn(next()?),
+                get_platform_info: as_fn(next()?),
+                get_device_ids: as_fn(next()?),
+                create_context: as_fn(next()?),
+                create_queue: as_fn(next()?),
+                create_program: as_fn(next()?),
+                build_program: as_fn(next()?),
+                create_kernel: as_fn(next()?),
+                create_buffer: as_fn(next()?),
+                set_kernel_arg: as_fn(next()?),
+                enqueue_ndrange: as_fn(next()?),
+                finish: as_fn(next()?),
+                create_user_event: as_fn(next()?),
+                set_user_event_status: as_fn(next()?),
+                release_event: as_fn(next()?),
+                get_event_info: as_fn(next()?),
+                get_event_profiling_info: as_fn(next()?),
                 _lib: lib,
             })
+        }
+    }
+
+    /// The system's `libOpenCL.so.1`, and any layer its loader puts first.
+    fn load() -> Result<Cl, String> {
+        // SAFETY: loading the OpenCL loader runs no code of the application's.
+        let lib = unsafe { libloading::Library::new("libOpenCL.so.1") }.map_err(|e| e.to_string())?;
+        let syms = |name: &str, _| -> Result<Fp, String> {
+            let name = std::ffi::CString::new(name).expect("no NUL in a name");
+            // SAFETY: looks a symbol up; nothing is called.
+            unsafe { lib.get::<Fp>(name.as_bytes_with_nul()).map(|s| *s).map_err(|e| format!("{name:?}: {e}")) }
+        };
+        let mut found = ENTRIES.iter().map(|&(n, s)| syms(n, s)).collect::<Result<Vec<_>, _>>()?.into_iter();
+        Cl::with(lib, |_, _| Ok(found.next().expect("one per entry")))
+    }
+
+    /// A driver library loaded by itself, as an ICD loader loads it: its
+    /// first platform, and the entry points of that platform's dispatch
+    /// table (every object of an ICD driver shares one). In ICD mode the
+    /// application's objects are cltap's, so the driver's own entry is
+    /// timed on objects made here, in the same process.
+    fn driver(path: &str) -> Result<(Cl, Fp), String> {
+        // SAFETY: the driver library, which the ICD loader also loads.
+        let lib = unsafe { libloading::Library::new(path) }.map_err(|e| format!("{path}: {e}"))?;
+        // SAFETY: the ICD extension's entry points, called as the ICD
+        // loader calls them.
+        unsafe {
+            let gefa: libloading::Symbol<unsafe extern "C" fn(*const u8) -> Fp> =
+                lib.get(b"clGetExtensionFunctionAddress\0").map_err(|e| format!("{path}: {e}"))?;
+            let icd = gefa(c"clIcdGetPlatformIDsKHR".as_ptr() as *const u8);
+            if icd.is_null() {
+                return Err(format!("{path}: no clIcdGetPlatformIDsKHR"));
+            }
+            let icd: unsafe extern "C" fn(u32, *mut Fp, *mut u32) -> i32 = as_fn(icd);
+            let mut p: Fp = std::ptr::null();
+            if icd(1, &mut p, std::ptr::null_mut()) != 0 || p.is_null() {
+                return Err(format!("{path}: no platform"));
+            }
+            let cl = Cl::with(lib, |name, slot| match name {
+                "clGetPlatformIDs" => Ok(icd as Fp),
+                _ => Ok(cltap::icd_table::object_slot(p as *mut std::ffi::c_void, slot) as Fp),
+            })?;
+            Ok((cl, p))
         }
     }
 }
@@ -100,10 +176,17 @@ unsafe fn driver_entry<F: Copy>(obj: Fp, slot: usize) -> Result<F, String> {
     if f.is_null() {
         return Err(format!("the driver's dispatch slot {slot} is empty"));
     }
-    Ok(std::mem::transmute_copy(&f))
+    Ok(as_fn(f as Fp))
 }
 
 pub fn child(what: &str, iterations: u64) -> Result<(), String> {
+    // `calls-driver:PATH`: the cheap calls, with the driver's own entries
+    // timed on objects made on the driver at PATH, loaded by itself (ICD
+    // mode, where the loader's objects are cltap's).
+    let (what, own_driver) = match what.strip_prefix("calls-driver:") {
+        Some(path) => ("calls", Some(path)),
+        None => (what, None),
+    };
     let cl = Cl::load()?;
     let mut p: Fp = std::ptr::null();
     unsafe {
@@ -179,31 +262,38 @@ pub fn child(what: &str, iterations: u64) -> Result<(), String> {
         let v: i32 = 3;
         let mut st = 0i32;
         let reps = 7;
+        // The objects the driver's own entries are timed on: the same as
+        // the calls', or the driver's own made beside them.
+        let own = match own_driver {
+            Some(path) => Some(own_objects(path)?),
+            None => None,
+        };
+        let (dp, dk, de) = own.as_ref().map_or((p, k, ev), |o| (o.platform, o.kernel, o.event));
         // Each cheap call, and the driver's own entry beside it (`direct`:
         // its dispatch slot), and this process's clock read.
         let gpi: unsafe extern "C" fn(Fp, u32, usize, *mut u8, *mut usize) -> i32 =
-            driver_entry(p, SLOT_GET_PLATFORM_INFO)?;
+            driver_entry(dp, SLOT_GET_PLATFORM_INFO)?;
         let (np, szp) = (name.as_mut_ptr(), &mut sz as *mut usize);
         let (r, d) = time_pair(
             reps,
             iterations,
             || (cl.get_platform_info)(p, 0x0902, name.len(), np, szp),
-            || gpi(p, 0x0902, name.len(), np, szp),
+            || gpi(dp, 0x0902, name.len(), np, szp),
         );
         println!("clGetPlatformInfo {r}\nclGetPlatformInfo.direct {d}");
         let ska: unsafe extern "C" fn(Fp, u32, usize, *const std::ffi::c_void) -> i32 =
-            driver_entry(k, SLOT_SET_KERNEL_ARG)?;
+            driver_entry(dk, SLOT_SET_KERNEL_ARG)?;
         let arg = &v as *const i32 as *const std::ffi::c_void;
-        let (r, d) = time_pair(reps, iterations, || (cl.set_kernel_arg)(k, 1, 4, arg), || ska(k, 1, 4, arg));
+        let (r, d) = time_pair(reps, iterations, || (cl.set_kernel_arg)(k, 1, 4, arg), || ska(dk, 1, 4, arg));
         println!("clSetKernelArg {r}\nclSetKernelArg.direct {d}");
         let gei: unsafe extern "C" fn(Fp, u32, usize, *mut u8, *mut usize) -> i32 =
-            driver_entry(ev, SLOT_GET_EVENT_INFO)?;
+            driver_entry(de, SLOT_GET_EVENT_INFO)?;
         let stp = &mut st as *mut i32 as *mut u8;
         let (r, d) = time_pair(
             reps,
             iterations,
             || (cl.get_event_info)(ev, CL_EVENT_COMMAND_EXECUTION_STATUS, 4, stp, std::ptr::null_mut()),
-            || gei(ev, CL_EVENT_COMMAND_EXECUTION_STATUS, 4, stp, std::ptr::null_mut()),
+            || gei(de, CL_EVENT_COMMAND_EXECUTION_STATUS, 4, stp, std::ptr::null_mut()),
         );
         println!("clGetEventInfo {r}\nclGetEventInfo.direct {d}");
         if let Some(t) = super::host::rdtsc_ns() {
@@ -277,6 +367,26 @@ fn calling<F: FnOnce() + Send + 'static>(t: u32, body: impl Fn(u32) -> F) -> Res
 
 /// A context, an in-order queue without profiling, and the kernel
 /// `a[i] += b` on a buffer of 1,024 ints (argument 1 left for the caller).
+/// The objects a driver loaded by itself serves the cheap calls on
+/// ([`Cl::driver`]), and its library, kept loaded while they are used.
+struct OwnObjects {
+    _cl: Cl,
+    platform: Fp,
+    kernel: Fp,
+    event: Fp,
+}
+
+unsafe fn own_objects(path: &str) -> Result<OwnObjects, String> {
+    let (cl, platform) = Cl::driver(path)?;
+    let s = setup(&cl, platform)?;
+    let mut err = 0;
+    let event = (cl.create_user_event)(s.ctx, &mut err);
+    if err != 0 || event.is_null() {
+        return Err(format!("{path}: clCreateUserEvent failed ({err})"));
+    }
+    Ok(OwnObjects { _cl: cl, platform, kernel: s.k, event })
+}
+
 struct Setup {
     dev: Fp,
     ctx: Fp,

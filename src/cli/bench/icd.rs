@@ -8,18 +8,19 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 /// Prints each cheap call's ns in ICD mode, trace only, and what it adds
-/// over the no-layer run (`base`), and the trace's bytes per record. The
-/// application's handles are cltap's there, so the driver's own entry
-/// cannot be timed beside the call as in layer mode: the figures are over
-/// the no-layer run, another process. Fails if the run wrote no trace,
-/// which would mean that cltap never came between the calls and the
-/// driver.
+/// over the no-layer run (`base`: each call's ns there, and its loader's
+/// share, the call over the driver's own entry); then the same within the
+/// run, as the calls part measures layer mode. The application's handles
+/// are cltap's there, so the driver's own entry is timed on objects of
+/// its own, made on the driver loaded by itself in the same process
+/// (`calls-driver:`). Fails if the run wrote no trace, which would mean
+/// that cltap never came between the calls and the driver.
 pub(super) fn icd_table(
     spawn: &Spawn,
     layer: &Path,
     driver: &Path,
     iterations: u64,
-    base: &BTreeMap<String, f64>,
+    base: &BTreeMap<String, (f64, f64)>,
     out: &Path,
 ) -> Result<(), String> {
     let (layer, driver) = (layer.to_string_lossy(), driver.to_string_lossy());
@@ -29,18 +30,30 @@ pub(super) fn icd_table(
         ("CLTAP_ICD_FILENAMES", driver.as_ref()),
         ("CLTAP_RENDER", "0"),
     ];
-    let text = spawn("calls", &env, false, iterations).map_err(|e| format!("ICD mode: {e}"))?;
+    let what = format!("calls-driver:{driver}");
+    let text = spawn(&what, &env, false, iterations).map_err(|e| format!("ICD mode: {e}"))?;
     let size = only(out, "cltrace").and_then(|t| trace_size(&t)).map(|s| s.per_record());
     let _ = clean(out);
     let size = size.ok_or("ICD mode: the run wrote no trace (cltap was not the loader's driver)")?;
+    let mut ns = BTreeMap::new();
+    for l in text.lines() {
+        if let Some((k, v)) = l.split_once(' ') {
+            ns.insert(k.to_string(), v.parse::<f64>().unwrap_or(f64::NAN));
+        }
+    }
     println!();
-    println!("ICD mode (cltap as the loader's driver, as `cltap run` puts it where the loader ignores OPENCL_LAYERS), trace only: ns per call (added over no layer)");
+    println!("ICD mode (cltap as the loader's driver, as `cltap run` puts it where the loader ignores OPENCL_LAYERS), trace only: ns per call (added over no layer), and within the run: the call over the driver's own entry on objects made on the driver loaded by itself, less the loader's share in the no-layer run");
     for l in text.lines() {
         let Some((call, v)) = l.split_once(' ') else { continue };
-        let Some(b) = base.get(call) else { continue };
+        let Some(&(b, loader)) = base.get(call) else { continue };
         let v: f64 = v.parse().unwrap_or(f64::NAN);
-        println!("{call:<26}{:>20}", format!("{v:.1} (+{:.1})", v - b));
+        let within = ns.get(&format!("{call}.direct")).map_or("-".to_string(), |d| format!("{:+.1}", v - d - loader));
+        println!("{call:<26}{:>20}{within:>12}", format!("{v:.1} (+{:.1})", v - b));
     }
+    let floor = ns.get("rdtsc").map_or("-".to_string(), |t| format!("{:.1}", 2.0 * t + 15.0));
+    println!("{:<26}{:>20}{floor:>12}", "2 x rdtsc + 15, this run", "");
+    let pace = ns.get("clSetKernelArg.direct").map_or("-".to_string(), |t| format!("{t:.1}"));
+    println!("{:<26}{:>20}{pace:>12}", "driver's clSetKernelArg", "");
     println!("{:<26}{:>20}", "bytes per record (trace)", format!("{size:.1}"));
     Ok(())
 }

@@ -282,7 +282,11 @@ fn calls_table(spawn: &Spawn, layer: &Path, driver: &Path, iterations: u64, out:
     }
     println!();
     in_process(&ns, &direct, &clock);
-    let base = ns.iter().filter(|((m, _), _)| *m == "no layer").map(|((_, c), v)| (c.clone(), *v)).collect();
+    let base = ns
+        .iter()
+        .filter(|((m, _), _)| *m == "no layer")
+        .map(|((m, c), v)| (c.clone(), (*v, direct.get(&(*m, c.clone())).map_or(f64::NAN, |d| v - d))))
+        .collect();
     icd::icd_table(spawn, layer, driver, iterations, &base, out)
 }
 

@@ -161,11 +161,11 @@ fn time_pair<R>(reps: usize, n: u64, mut through: impl FnMut() -> R, mut direct:
         .fold((f64::INFINITY, f64::INFINITY), |(a, b), _| (a.min(once(n, &mut through)), b.min(once(n, &mut direct))))
 }
 
-/// Slots of the ICD dispatch table (`struct _cl_icd_dispatch`, fixed by
-/// the Khronos ICD ABI) whose driver entries the calls part times.
-const SLOT_GET_PLATFORM_INFO: usize = 1;
-const SLOT_SET_KERNEL_ARG: usize = 38;
-const SLOT_GET_EVENT_INFO: usize = 42;
+/// The slot of entry point `name` in the ICD dispatch table
+/// (`struct _cl_icd_dispatch`, fixed by the Khronos ICD ABI).
+fn slot(name: &str) -> usize {
+    ENTRIES.iter().find(|e| e.0 == name).expect("a listed entry point").1
+}
 
 /// The driver's own entry for dispatch slot `slot` of `obj`.
 ///
@@ -272,7 +272,7 @@ pub fn child(what: &str, iterations: u64) -> Result<(), String> {
         // Each cheap call, and the driver's own entry beside it (`direct`:
         // its dispatch slot), and this process's clock read.
         let gpi: unsafe extern "C" fn(Fp, u32, usize, *mut u8, *mut usize) -> i32 =
-            driver_entry(dp, SLOT_GET_PLATFORM_INFO)?;
+            driver_entry(dp, slot("clGetPlatformInfo"))?;
         let (np, szp) = (name.as_mut_ptr(), &mut sz as *mut usize);
         let (r, d) = time_pair(
             reps,
@@ -282,12 +282,12 @@ pub fn child(what: &str, iterations: u64) -> Result<(), String> {
         );
         println!("clGetPlatformInfo {r}\nclGetPlatformInfo.direct {d}");
         let ska: unsafe extern "C" fn(Fp, u32, usize, *const std::ffi::c_void) -> i32 =
-            driver_entry(dk, SLOT_SET_KERNEL_ARG)?;
+            driver_entry(dk, slot("clSetKernelArg"))?;
         let arg = &v as *const i32 as *const std::ffi::c_void;
         let (r, d) = time_pair(reps, iterations, || (cl.set_kernel_arg)(k, 1, 4, arg), || ska(dk, 1, 4, arg));
         println!("clSetKernelArg {r}\nclSetKernelArg.direct {d}");
         let gei: unsafe extern "C" fn(Fp, u32, usize, *mut u8, *mut usize) -> i32 =
-            driver_entry(de, SLOT_GET_EVENT_INFO)?;
+            driver_entry(de, slot("clGetEventInfo"))?;
         let stp = &mut st as *mut i32 as *mut u8;
         let (r, d) = time_pair(
             reps,

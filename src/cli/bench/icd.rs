@@ -3,7 +3,7 @@
 //! loader ignores `OPENCL_LAYERS` (CUDA's own `libOpenCL` does), so on
 //! such GPU servers it is what users get by default.
 
-use super::{clean, only, trace_size, Spawn};
+use super::{clean, only, readings, trace_size, Spawn};
 use std::collections::BTreeMap;
 use std::path::Path;
 
@@ -35,18 +35,11 @@ pub(super) fn icd_table(
     let size = only(out, "cltrace").and_then(|t| trace_size(&t)).map(|s| s.per_record());
     let _ = clean(out);
     let size = size.ok_or("ICD mode: the run wrote no trace (cltap was not the loader's driver)")?;
-    let mut ns = BTreeMap::new();
-    for l in text.lines() {
-        if let Some((k, v)) = l.split_once(' ') {
-            ns.insert(k.to_string(), v.parse::<f64>().unwrap_or(f64::NAN));
-        }
-    }
+    let ns = readings(&text);
     println!();
     println!("ICD mode (cltap as the loader's driver, as `cltap run` puts it where the loader ignores OPENCL_LAYERS), trace only: ns per call (added over no layer), and within the run: the call over the driver's own entry on objects made on the driver loaded by itself, less the loader's share in the no-layer run");
-    for l in text.lines() {
-        let Some((call, v)) = l.split_once(' ') else { continue };
+    for (call, &v) in &ns {
         let Some(&(b, loader)) = base.get(call) else { continue };
-        let v: f64 = v.parse().unwrap_or(f64::NAN);
         let within = ns.get(&format!("{call}.direct")).map_or("-".to_string(), |d| format!("{:+.1}", v - d - loader));
         println!("{call:<26}{:>20}{within:>12}", format!("{v:.1} (+{:.1})", v - b));
     }

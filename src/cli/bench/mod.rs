@@ -232,6 +232,15 @@ const THROUGHPUT_ROWS: &[(&str, &str)] = &[("clGetPlatformInfo", "threads"), ("c
 /// The parts `--only` may name.
 const PARTS: &[&str] = &["host", "calls", "stream", "throughput"];
 
+/// The calls child's measurements: one `name value` per line (a call's
+/// ns, `CALL.direct` for the driver's own entry, `rdtsc`).
+fn readings(text: &str) -> BTreeMap<String, f64> {
+    text.lines()
+        .filter_map(|l| l.split_once(' '))
+        .map(|(k, v)| (k.to_string(), v.parse().unwrap_or(f64::NAN)))
+        .collect()
+}
+
 /// What each mode adds to each call, and the bytes per record of the trace
 /// each mode wrote.
 fn calls_table(spawn: &Spawn, layer: &Path, driver: &Path, iterations: u64, out: &Path) -> Result<(), String> {
@@ -241,16 +250,13 @@ fn calls_table(spawn: &Spawn, layer: &Path, driver: &Path, iterations: u64, out:
     let mut clock: BTreeMap<&str, f64> = BTreeMap::new();
     for (mode, env) in MODES {
         let text = spawn("calls", env, *mode != "no layer", iterations).map_err(|e| format!("{mode}: {e}"))?;
-        for l in text.lines() {
-            if let Some((call, v)) = l.split_once(' ') {
-                let v = v.parse().unwrap_or(f64::NAN);
-                if let Some(call) = call.strip_suffix(".direct") {
-                    direct.insert((mode, call.to_string()), v);
-                } else if call == "rdtsc" {
-                    clock.insert(mode, v);
-                } else {
-                    ns.insert((mode, call.to_string()), v);
-                }
+        for (call, v) in readings(&text) {
+            if let Some(call) = call.strip_suffix(".direct") {
+                direct.insert((mode, call.to_string()), v);
+            } else if call == "rdtsc" {
+                clock.insert(mode, v);
+            } else {
+                ns.insert((mode, call), v);
             }
         }
         sizes.insert(mode, only(out, "cltrace").and_then(|t| trace_size(&t)).map(|s| s.per_record()));

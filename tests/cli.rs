@@ -333,9 +333,10 @@ fn bench_prints_every_table_briefly() {
             assert!(w[7].parse::<f64>().unwrap() > 8.0, "bytes per record: {row}");
         }
     }
-    // Rendering: a row per thread count from 1 up to the cores, each with
-    // records and bytes per second into the folder (and memory, where
-    // /dev/shm is a tmpfs with room).
+    // Rendering: a row per thread count from 1 up to the cores, then the
+    // kernel's write of the same bytes alone, each with records and bytes
+    // per second and CPU ns per record (user + kernel) into the folder (and
+    // memory, where /dev/shm is a tmpfs with room).
     let render: Vec<&str> = stdout
         .lines()
         .skip_while(|l| !l.starts_with("rendering the API log"))
@@ -343,11 +344,19 @@ fn bench_prints_every_table_briefly() {
         .take_while(|l| !l.is_empty())
         .collect();
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-    assert_eq!(render.first().and_then(|r| r.split_whitespace().next()), Some("1"), "{stdout}");
-    assert_eq!(render.last().and_then(|r| r.split_whitespace().next()), Some(cores.to_string().as_str()), "{stdout}");
+    let labels: Vec<&str> = render.iter().filter_map(|r| r.split_whitespace().next()).collect();
+    assert_eq!(labels.first(), Some(&"1"), "{stdout}");
+    assert_eq!(labels.last(), Some(&"write(2)"), "the kernel's write alone comes last: {stdout}");
+    assert_eq!(labels.get(labels.len().wrapping_sub(2)), Some(&cores.to_string().as_str()), "{stdout}");
     for row in &render {
         let w: Vec<&str> = row.split_whitespace().collect();
         assert!(w[1].parse::<f64>().unwrap() > 0.0 && w[2] == "M/s", "records per second: {row}");
         assert!(w[3].parse::<f64>().unwrap() > 0.0 && w[4] == "MB/s", "bytes per second: {row}");
+        let (user, kernel) = (w[5].parse::<f64>().unwrap(), w[7].parse::<f64>().unwrap());
+        assert!(w[6] == "+" && w[8] == "ns", "CPU time per record, user + kernel: {row}");
+        // The kernel splits a process's CPU time into user and kernel by
+        // sampling at its tick, so a short run may show all of it on one
+        // side; the sum is counted to the nanosecond.
+        assert!(user >= 0.0 && kernel >= 0.0 && user + kernel > 0.0, "CPU time per record: {row}");
     }
 }

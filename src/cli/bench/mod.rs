@@ -490,17 +490,14 @@ fn measure(
         .stderr(std::process::Stdio::null())
         .spawn()
         .map_err(|e| e.to_string())?;
-    let pid = child.id() as i32;
-    let mut stdout = child.stdout.ok_or("no stdout")?;
+    let mut child = child;
+    let mut stdout = child.stdout.take().ok_or("no stdout")?;
     let mut text = String::new();
     use std::io::Read;
     let _ = stdout.read_to_string(&mut text);
-    let mut status = 0;
-    // SAFETY: our own child; wait4 fills the structs.
-    let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
-    unsafe { libc::wait4(pid, &mut status, 0, &mut ru) };
-    if status != 0 {
-        return Err(format!("{what}: the measuring child failed ({status})"));
+    let (status, ru) = reap(child);
+    if status != Some(0) {
+        return Err(format!("{what}: the measuring child failed ({status:?})"));
     }
     let calling_ns = text
         .lines()
@@ -508,6 +505,18 @@ fn measure(
         .and_then(|v| v.trim().parse().ok())
         .ok_or("no timing from the child")?;
     Ok(Measured { calling_ns, peak_kib: ru.ru_maxrss })
+}
+
+/// Waits for `child` with `wait4`, which also gives its resource use (peak
+/// RSS, CPU time): its raw wait status (`None` if the wait failed) and that.
+fn reap(child: std::process::Child) -> (Option<i32>, libc::rusage) {
+    let mut status = 0;
+    // SAFETY: a plain struct, filled by wait4.
+    let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: our own child, not yet reaped (`Child` is dropped unwaited,
+    // which neither waits nor kills).
+    let r = unsafe { libc::wait4(child.id() as i32, &mut status, 0, &mut ru) };
+    (if r < 0 { None } else { Some(status) }, ru)
 }
 
 /// Records dropped, as the trace counts them.

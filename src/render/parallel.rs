@@ -141,7 +141,7 @@ pub fn run(
 fn place(ledger: &Ledger, k: usize, file: &std::fs::File, text: &mut String) -> Text {
     let len = text.len() as u64;
     let r = match ledger.place(k, len) {
-        Some(at) => Text::Placed(placed::write_at(file, at, text.as_bytes()).map(|()| len)),
+        Some(at) => Text::Placed(ledger.write(file, at, text.as_bytes()).map(|()| len)),
         None => Text::Dropped,
     };
     text.clear();

@@ -187,6 +187,11 @@ pub fn child(what: &str, iterations: u64) -> Result<(), String> {
         Some(path) => ("calls", Some(path)),
         None => (what, None),
     };
+    if let Some(rest) = what.strip_prefix("write:") {
+        let (bytes, path) = rest.split_once(':').ok_or("bad write spec")?;
+        let bytes: u64 = bytes.parse().map_err(|_| "bad byte count")?;
+        return super::render_rate::write_file(std::path::Path::new(path), bytes);
+    }
     let cl = Cl::load()?;
     let mut p: Fp = std::ptr::null();
     unsafe {

@@ -79,41 +79,47 @@ fn render(exe: &Path, trace: &Path, dir: &Path, threads: usize) -> Option<Render
 }
 
 /// The kernel alone: `bytes` (a rendered log's size) written into a fresh
-/// file in `dir` by this thread in 1 MiB pieces, as `cltap render` writes
-/// its log, no sync; the file is removed. Given as `records` records, so
-/// that its rate reads beside the renders'.
-fn write_alone(dir: &Path, bytes: u64, records: u64) -> Option<Rendered> {
+/// file in `dir` in 1 MiB pieces, as `cltap render` writes its log, no
+/// sync, by a child process ([`write_file`]), whose CPU time comes exact
+/// with its exit (a running thread's own count lags by up to a tick).
+/// Given as `records` records, so that its rate reads beside the renders'.
+fn write_alone(exe: &Path, dir: &Path, bytes: u64, records: u64) -> Option<Rendered> {
     let path = dir.join(".cltap-bench-write");
-    let piece: Vec<u8> = (0..1usize << 20).map(|i| b' ' + (i % 90) as u8).collect();
-    let before = thread_times()?;
-    let t0 = Instant::now();
-    let written = (|| -> std::io::Result<()> {
-        let mut f = std::fs::File::create(&path)?;
-        let mut left = bytes;
-        while left > 0 {
-            let n = left.min(piece.len() as u64) as usize;
-            f.write_all(&piece[..n])?;
-            left -= n as u64;
-        }
-        Ok(())
-    })();
-    let secs = t0.elapsed().as_secs_f64();
-    let after = thread_times()?;
+    let spec = format!("write:{bytes}:{}", path.display());
+    let mut child = Command::new(exe)
+        .args(["bench", "--child", &spec, "--iterations", "0"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .ok()?;
+    let mut text = String::new();
+    let _ = std::io::Read::read_to_string(&mut child.stdout.take()?, &mut text);
+    let (status, ru) = super::reap(child);
     let _ = std::fs::remove_file(&path);
-    written.ok()?;
-    Some(Rendered { records, bytes, secs, user: after.0 - before.0, kernel: after.1 - before.1 })
+    let ns: u64 = text.lines().find_map(|l| l.strip_prefix("calling_ns "))?.trim().parse().ok()?;
+    (status == Some(0)).then(|| Rendered {
+        records,
+        bytes,
+        secs: ns as f64 / 1e9,
+        user: duration(ru.ru_utime),
+        kernel: duration(ru.ru_stime),
+    })
 }
 
-/// This thread's CPU time so far: (user, kernel).
-fn thread_times() -> Option<(Duration, Duration)> {
-    let mut ru = std::mem::MaybeUninit::<libc::rusage>::zeroed();
-    // SAFETY: a buffer of the right type, filled on success.
-    if unsafe { libc::getrusage(libc::RUSAGE_THREAD, ru.as_mut_ptr()) } != 0 {
-        return None;
+/// The bench's child `write:BYTES:PATH`: `bytes` written into a new file
+/// at `path` in 1 MiB pieces; prints the time they took (`calling_ns`).
+pub fn write_file(path: &Path, bytes: u64) -> Result<(), String> {
+    let piece: Vec<u8> = (0..1usize << 20).map(|i| b' ' + (i % 90) as u8).collect();
+    let mut f = std::fs::File::create(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let t0 = Instant::now();
+    let mut left = bytes;
+    while left > 0 {
+        let n = left.min(piece.len() as u64) as usize;
+        f.write_all(&piece[..n]).map_err(|e| format!("{}: {e}", path.display()))?;
+        left -= n as u64;
     }
-    // SAFETY: getrusage succeeded.
-    let ru = unsafe { ru.assume_init() };
-    Some((duration(ru.ru_utime), duration(ru.ru_stime)))
+    println!("calling_ns {}", t0.elapsed().as_nanos());
+    Ok(())
 }
 
 /// A scratch folder on tmpfs with room for `bytes` twice over, removed on drop.
@@ -160,7 +166,11 @@ pub fn table(exe: &Path, trace: &Path, out: &Path) {
     let row = |label: &str, d: [String; 3], m: [String; 3]| {
         println!("{label:<12}{:>14}{:>12}{:>16}{:>14}{:>12}{:>16}", d[0], d[1], d[2], m[0], m[1], m[2]);
     };
-    row("threads", ["folder".into(), String::new(), "cpu/record".into()], ["memory".into(), String::new(), "cpu/record".into()]);
+    row(
+        "threads",
+        ["folder".into(), String::new(), "cpu/record".into()],
+        ["memory".into(), String::new(), "cpu/record".into()],
+    );
     let cells = |r: Option<Rendered>| r.map_or(["failed".into(), String::new(), String::new()], |r| r.text());
     let no_room = || ["-".to_string(), "(no room)".to_string(), String::new()];
     let mut memory: Option<Option<Memory>> = None;
@@ -178,10 +188,10 @@ pub fn table(exe: &Path, trace: &Path, out: &Path) {
     if let Some((bytes, records)) = first {
         let mem = memory.flatten();
         let m = match &mem {
-            Some(m) => cells(write_alone(&m.0, bytes, records)),
+            Some(m) => cells(write_alone(exe, &m.0, bytes, records)),
             None => no_room(),
         };
-        row("write(2)", cells(write_alone(out, bytes, records)), m);
+        row("write(2)", cells(write_alone(exe, out, bytes, records)), m);
     }
 }
 

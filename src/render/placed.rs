@@ -54,7 +54,7 @@ pub struct Ledger {
     /// thread at a time write a file (ext4 and tmpfs take its lock for a
     /// buffered write) and keeps the others spinning on their cores while
     /// they wait; here they sleep. On a 16-core host (docs/benchmark.md):
-    /// the same wall time on 4 to 16 threads, a third to a quarter of the
+    /// the same wall time on 4 to 16 threads, a half to a quarter of the
     /// system time.
     writing: Mutex<()>,
 }

@@ -515,7 +515,12 @@ fn reap(child: std::process::Child) -> (Option<i32>, libc::rusage) {
     let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
     // SAFETY: our own child, not yet reaped (`Child` is dropped unwaited,
     // which neither waits nor kills).
-    let r = unsafe { libc::wait4(child.id() as i32, &mut status, 0, &mut ru) };
+    let r = loop {
+        let r = unsafe { libc::wait4(child.id() as i32, &mut status, 0, &mut ru) };
+        if r >= 0 || std::io::Error::last_os_error().kind() != std::io::ErrorKind::Interrupted {
+            break r;
+        }
+    };
     (if r < 0 { None } else { Some(status) }, ru)
 }
 

@@ -180,6 +180,13 @@ unsafe fn driver_entry<F: Copy>(obj: Fp, slot: usize) -> Result<F, String> {
 }
 
 pub fn child(what: &str, iterations: u64) -> Result<(), String> {
+    // `write:BYTES:PATH`: the kernel's write of a log's bytes alone, no
+    // OpenCL (the rendering rows' last).
+    if let Some(rest) = what.strip_prefix("write:") {
+        let (bytes, path) = rest.split_once(':').ok_or("bad write spec")?;
+        let bytes: u64 = bytes.parse().map_err(|_| "bad byte count")?;
+        return super::render_rate::write_file(std::path::Path::new(path), bytes);
+    }
     // `calls-driver:PATH`: the cheap calls, with the driver's own entries
     // timed on objects made on the driver at PATH, loaded by itself (ICD
     // mode, where the loader's objects are cltap's).
@@ -187,11 +194,6 @@ pub fn child(what: &str, iterations: u64) -> Result<(), String> {
         Some(path) => ("calls", Some(path)),
         None => (what, None),
     };
-    if let Some(rest) = what.strip_prefix("write:") {
-        let (bytes, path) = rest.split_once(':').ok_or("bad write spec")?;
-        let bytes: u64 = bytes.parse().map_err(|_| "bad byte count")?;
-        return super::render_rate::write_file(std::path::Path::new(path), bytes);
-    }
     let cl = Cl::load()?;
     let mut p: Fp = std::ptr::null();
     unsafe {
@@ -370,8 +372,6 @@ fn calling<F: FnOnce() + Send + 'static>(t: u32, body: impl Fn(u32) -> F) -> Res
     Ok(())
 }
 
-/// A context, an in-order queue without profiling, and the kernel
-/// `a[i] += b` on a buffer of 1,024 ints (argument 1 left for the caller).
 /// The objects a driver loaded by itself serves the cheap calls on
 /// ([`Cl::driver`]), and its library, kept loaded while they are used.
 struct OwnObjects {
@@ -392,6 +392,8 @@ unsafe fn own_objects(path: &str) -> Result<OwnObjects, String> {
     Ok(OwnObjects { _cl: cl, platform, kernel: s.k, event })
 }
 
+/// A context, an in-order queue without profiling, and the kernel
+/// `a[i] += b` on a buffer of 1,024 ints (argument 1 left for the caller).
 struct Setup {
     dev: Fp,
     ctx: Fp,

@@ -12,6 +12,7 @@ use clap::Args;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use std::time::Duration;
 
 #[derive(Args, Debug)]
 pub struct BenchArgs {
@@ -218,7 +219,7 @@ pub fn run(a: BenchArgs) -> i32 {
         );
     }
     if let Some(t) = last_trace {
-        render_rate::table(&exe, &t, &out);
+        render_rate::table(&exe, &a.driver, &t, &out);
         let _ = std::fs::remove_file(&t);
         let _ = clean(&out);
     }
@@ -457,10 +458,19 @@ fn trace_size(path: &Path) -> Option<TraceSize> {
     (records > 0).then_some(TraceSize { bytes, records })
 }
 
-/// A measuring child's account: its calling phase and its peak memory.
+/// A measuring child's account: its calling phase, its peak memory and its
+/// CPU time.
 struct Measured {
     calling_ns: u64,
     peak_kib: i64,
+    /// The child's CPU time, all its threads: in user mode, in the kernel.
+    user: Duration,
+    kernel: Duration,
+}
+
+/// A `timeval` of `rusage` as a duration.
+fn duration(t: libc::timeval) -> Duration {
+    Duration::new(t.tv_sec.max(0) as u64, (t.tv_usec.max(0) as u32).saturating_mul(1000))
 }
 
 fn measure(
@@ -485,12 +495,11 @@ fn measure(
     for (k, v) in env {
         c.env(k, v);
     }
-    let child = c
+    let mut child = c
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::null())
         .spawn()
         .map_err(|e| e.to_string())?;
-    let mut child = child;
     let mut stdout = child.stdout.take().ok_or("no stdout")?;
     let mut text = String::new();
     use std::io::Read;
@@ -504,7 +513,7 @@ fn measure(
         .find_map(|l| l.strip_prefix("calling_ns "))
         .and_then(|v| v.trim().parse().ok())
         .ok_or("no timing from the child")?;
-    Ok(Measured { calling_ns, peak_kib: ru.ru_maxrss })
+    Ok(Measured { calling_ns, peak_kib: ru.ru_maxrss, user: duration(ru.ru_utime), kernel: duration(ru.ru_stime) })
 }
 
 /// Waits for `child` with `wait4`, which also gives its resource use (peak

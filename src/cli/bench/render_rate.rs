@@ -45,10 +45,6 @@ impl Rendered {
     }
 }
 
-fn duration(t: libc::timeval) -> Duration {
-    Duration::new(t.tv_sec.max(0) as u64, (t.tv_usec.max(0) as u32).saturating_mul(1000))
-}
-
 fn render(exe: &Path, trace: &Path, dir: &Path, threads: usize) -> Option<Rendered> {
     let t0 = Instant::now();
     let child = Command::new(exe)
@@ -69,8 +65,8 @@ fn render(exe: &Path, trace: &Path, dir: &Path, threads: usize) -> Option<Render
             records: super::trailer(dir).map_or(0, |(k, _)| k),
             bytes: std::fs::metadata(log).map_or(0, |m| m.len()),
             secs,
-            user: duration(ru.ru_utime),
-            kernel: duration(ru.ru_stime),
+            user: super::duration(ru.ru_utime),
+            kernel: super::duration(ru.ru_stime),
         }),
         _ => None,
     };
@@ -80,30 +76,15 @@ fn render(exe: &Path, trace: &Path, dir: &Path, threads: usize) -> Option<Render
 
 /// The kernel alone: `bytes` (a rendered log's size) written into a fresh
 /// file in `dir` in 1 MiB pieces, as `cltap render` writes its log, no
-/// sync, by a child process ([`write_file`]), whose CPU time comes exact
+/// sync, by a bench child ([`write_file`]), whose CPU time comes exact
 /// with its exit (a running thread's own count lags by up to a tick).
 /// Given as `records` records, so that its rate reads beside the renders'.
-fn write_alone(exe: &Path, dir: &Path, bytes: u64, records: u64) -> Option<Rendered> {
+fn write_alone(exe: &Path, driver: &Path, dir: &Path, bytes: u64, records: u64) -> Option<Rendered> {
     let path = dir.join(".cltap-bench-write");
-    let spec = format!("write:{bytes}:{}", path.display());
-    let mut child = Command::new(exe)
-        .args(["bench", "--child", &spec, "--iterations", "0"])
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .ok()?;
-    let mut text = String::new();
-    let _ = std::io::Read::read_to_string(&mut child.stdout.take()?, &mut text);
-    let (status, ru) = super::reap(child);
+    let m = super::measure(exe, &format!("write:{bytes}:{}", path.display()), driver, None, &[], dir);
     let _ = std::fs::remove_file(&path);
-    let ns: u64 = text.lines().find_map(|l| l.strip_prefix("calling_ns "))?.trim().parse().ok()?;
-    (status == Some(0)).then(|| Rendered {
-        records,
-        bytes,
-        secs: ns as f64 / 1e9,
-        user: duration(ru.ru_utime),
-        kernel: duration(ru.ru_stime),
-    })
+    let m = m.ok()?;
+    Some(Rendered { records, bytes, secs: m.calling_ns as f64 / 1e9, user: m.user, kernel: m.kernel })
 }
 
 /// The bench's child `write:BYTES:PATH`: `bytes` written into a new file
@@ -158,7 +139,7 @@ fn free_bytes(dir: &Path) -> Option<u64> {
 /// Prints the rows: for each thread count, records and bytes per second
 /// and CPU time per record into `out` (the trace's folder) and into tmpfs
 /// where it has room; last, the kernel's write of the same bytes alone.
-pub fn table(exe: &Path, trace: &Path, out: &Path) {
+pub fn table(exe: &Path, driver: &Path, trace: &Path, out: &Path) {
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     let fs = super::host::filesystem(out).unwrap_or_else(|| "?".into());
     println!();
@@ -188,10 +169,10 @@ pub fn table(exe: &Path, trace: &Path, out: &Path) {
     if let Some((bytes, records)) = first {
         let mem = memory.flatten();
         let m = match &mem {
-            Some(m) => cells(write_alone(exe, &m.0, bytes, records)),
+            Some(m) => cells(write_alone(exe, driver, &m.0, bytes, records)),
             None => no_room(),
         };
-        row("write(2)", cells(write_alone(exe, out, bytes, records)), m);
+        row("write(2)", cells(write_alone(exe, driver, out, bytes, records)), m);
     }
 }
 

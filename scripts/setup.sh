@@ -12,7 +12,7 @@ sudo_=""; [ "$(id -u)" = 0 ] || sudo_="sudo"
 apt_pkgs=(pocl-opencl-icd ocl-icd-libopencl1 ocl-icd-opencl-dev ocl-icd-dev
           opencl-c-headers clinfo oclgrind gcc
           libhsa-runtime-dev rocminfo clang-15 lld-15 g++ make binutils
-          libhsakmt-dev hipcc libamdhip64-dev)
+          libhsakmt-dev hipcc libamdhip64-dev llvm-15)
 missing=()
 for p in "${apt_pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -1,0 +1,10 @@
+//! Scalar memory: SMEM loads (s_load_*, s_buffer_load_*) and stores, cache controls.
+
+use crate::decode::Inst;
+use crate::exec::{Ctx, Flow};
+use crate::fault::Fault;
+use crate::wave::Wave;
+
+pub fn exec(w: &mut Wave, i: &Inst, _ctx: &mut Ctx) -> Result<Flow, Fault> {
+    Err(Fault::unimplemented(w.pc, i))
+}

@@ -1,0 +1,10 @@
+//! Packed math: VOP3P (v_pk_*, v_mad_mix*, v_fma_mix*, v_dot*).
+
+use crate::decode::Inst;
+use crate::exec::{Ctx, Flow};
+use crate::fault::Fault;
+use crate::wave::Wave;
+
+pub fn exec(w: &mut Wave, i: &Inst, _ctx: &mut Ctx) -> Result<Flow, Fault> {
+    Err(Fault::unimplemented(w.pc, i))
+}

@@ -345,6 +345,10 @@ pub fn check_cmd(a: CheckArgs) -> i32 {
     env.push(("CLTAP_SUMMARY".into(), "0".into()));
     // The log is found by its name, whatever the user's own template says.
     env.push(("CLTAP_OUTPUT_NAME".into(), "%app%.%pid%".into()));
+    if super::validate::refuse(&env) {
+        let _ = std::fs::remove_dir_all(&dir);
+        return super::validate::REFUSED;
+    }
     let o = match spawn(&a.app, &env) {
         Ok(o) => o,
         Err(e) => {

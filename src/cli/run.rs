@@ -487,6 +487,9 @@ pub fn run(a: RunArgs) -> i32 {
             set("ROCP_HSA_INTERCEPT", m.clone());
         }
     }
+    if super::validate::refuse(&env) {
+        return super::validate::REFUSED;
+    }
     let o = match spawn(&a.app, &env) {
         Ok(o) => o,
         Err(e) => {

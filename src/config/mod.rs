@@ -330,8 +330,43 @@ pub enum ConfigError {
     Template { var: &'static str, value: String, why: crate::naming::TemplateError },
     #[error("{var}={value:?} is not valid (accepted: UTF-8 text); cltap continues as a pure pass-through")]
     NotText { var: String, value: String },
-    #[error("{var}={value:?}: {var} is not a cltap variable (known: {known}); cltap continues as a pure pass-through")]
-    Unknown { var: String, value: String, known: String },
+    #[error("{var}={value:?}: {var} is not a cltap variable{hint}; cltap continues as a pure pass-through", hint = nearest_hint(known))]
+    Unknown { var: String, value: String, known: Option<&'static str> },
+}
+
+/// ", did you mean X?" for the nearest known name, if there is one close enough.
+fn nearest_hint(known: &Option<&'static str>) -> String {
+    known.map(|k| format!(" (did you mean {k}?)")).unwrap_or_default()
+}
+
+/// The known variable nearest to `name` by edit distance, when a typo could explain the
+/// difference (at most a third of the name's length after the prefix).
+pub fn nearest_variable(name: &str) -> Option<&'static str> {
+    let stem = |s: &str| s.trim_start_matches("CLTAP_").to_string();
+    let want = stem(name);
+    all_variables()
+        .map(|(n, _)| (strsim::damerau_levenshtein(&want, &stem(n)), *n))
+        .min()
+        .filter(|&(d, _)| d > 0 && d <= want.len().div_ceil(3).max(1))
+        .map(|(_, n)| n)
+}
+
+impl ConfigError {
+    /// The variable the problem is about.
+    pub fn var(&self) -> &str {
+        match self {
+            ConfigError::Invalid { var, .. } | ConfigError::Input { var, .. } | ConfigError::Template { var, .. } => {
+                var
+            }
+            ConfigError::NotText { var, .. } | ConfigError::Unknown { var, .. } => var,
+        }
+    }
+
+    /// The problem without what the layer then does: for `cltap run`, which refuses instead.
+    pub fn problem(&self) -> String {
+        let s = self.to_string();
+        s.strip_suffix("; cltap continues as a pure pass-through").unwrap_or(&s).to_string()
+    }
 }
 
 fn flag(var: &'static str, v: &str) -> Result<bool, ConfigError> {

@@ -229,11 +229,7 @@ impl Config {
                         accepted: "lossless or discard",
                     }),
                 },
-                _ => Err(ConfigError::Unknown {
-                    var: k.clone(),
-                    value: v.clone(),
-                    known: all_variables().map(|(n, _)| *n).collect::<Vec<_>>().join(", "),
-                }),
+                _ => Err(ConfigError::Unknown { var: k.clone(), value: v.clone(), known: nearest_variable(&k) }),
             };
             if let Err(e) = r {
                 errors.push(e);

@@ -54,6 +54,17 @@ fn the_launchers_variable_is_known() {
 fn unknown_variable_is_reported() {
     let (_, e) = Config::from_vars(vars(&[("CLTAP_SUMARY", "1")]));
     assert!(matches!(&e[0], ConfigError::Unknown { var, .. } if var == "CLTAP_SUMARY"));
+    assert_eq!(
+        e[0].to_string(),
+        "CLTAP_SUMARY=\"1\": CLTAP_SUMARY is not a cltap variable (did you mean CLTAP_SUMMARY?); cltap continues as a pure pass-through"
+    );
+}
+
+#[test]
+fn an_unknown_variable_far_from_every_name_gets_no_suggestion() {
+    let (_, e) = Config::from_vars(vars(&[("CLTAP_XYZZY_PLUGH", "1")]));
+    assert_eq!(e[0].problem(), "CLTAP_XYZZY_PLUGH=\"1\": CLTAP_XYZZY_PLUGH is not a cltap variable");
+    assert_eq!(super::nearest_variable("CLTAP_TIMLINE"), Some("CLTAP_TIMELINE"));
 }
 
 #[test]

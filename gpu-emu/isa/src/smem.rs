@@ -145,10 +145,14 @@ fn buffer_store(w: &mut Wave, i: &Inst, ctx: &mut Ctx, dwords: usize) -> Result<
     Ok(Flow::Next)
 }
 
-/// s_memtime: the shader clock, here the host's CLOCK_MONOTONIC in nanoseconds (a 1 GHz
-/// counter that never goes backwards).
+/// The shader clock s_memtime counts: the engine clock the emulated GPU's topology reports
+/// (`MaxEngineClockMhzFCompute` in `gpu-emu/src/topology.rs`, HIP's `clockRate`), so that
+/// clock64() differences divided by it give real time.
+pub const SHADER_CLOCK_HZ: u64 = 1_725_000_000;
+
+/// s_memtime: the host's CLOCK_MONOTONIC scaled to [`SHADER_CLOCK_HZ`]; it never goes backwards.
 fn memtime() -> u64 {
-    now_ns(libc::CLOCK_MONOTONIC)
+    (u128::from(now_ns(libc::CLOCK_MONOTONIC)) * u128::from(SHADER_CLOCK_HZ) / 1_000_000_000) as u64
 }
 
 /// s_memrealtime: the fixed-frequency "REFCLK" counter. It counts at 100 MHz on CLOCK_BOOTTIME,

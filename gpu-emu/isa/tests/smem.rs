@@ -114,6 +114,16 @@ fn buffer_loads_read_zero_past_num_records() {
 }
 
 #[test]
+fn a_dword_only_partly_within_num_records_is_out_of_range() {
+    let (mut buf, mem) = buffer(16);
+    let at = buf.as_mut_ptr() as u64;
+    let r = run_with("s_buffer_load_dwordx2 s[10:11], s[4:7], 0x10", &mem, 0, |w| resource(w, 4, at, 22));
+    assert_eq!(r.result, Ok(Flow::End));
+    // Word 4 ends at byte 20, inside; word 5 runs to 24, past 22.
+    assert_eq!((r.wave.s[10], r.wave.s[11]), (0x104, 0));
+}
+
+#[test]
 fn buffer_stores_drop_dwords_past_num_records() {
     let (mut buf, mem) = buffer(16);
     let at = buf.as_mut_ptr() as u64;

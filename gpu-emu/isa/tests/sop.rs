@@ -8,10 +8,8 @@ use common::{run, run_with};
 use gfx906::{Fault, Flow, Ranges};
 
 /// `s_cselect_b32 sN, 1, 0`: captures SCC in an SGPR after each instruction under test.
-const SCC_TO: &str = "s_cselect_b32";
-
 fn scc_to(reg: u32) -> String {
-    format!("{SCC_TO} s{reg}, 1, 0")
+    format!("s_cselect_b32 s{reg}, 1, 0")
 }
 
 #[test]
@@ -32,6 +30,10 @@ fn unsigned_adds_and_subtracts_carry_and_borrow_through_scc() {
         "s_sub_u32 s14, 0, 1".into(),
         "s_subb_u32 s15, 0, 0".into(),
         scc_to(44),
+        // 6 - 5 - borrow = 0 exactly: no borrow out.
+        "s_sub_u32 s18, 0, 1".into(),
+        "s_subb_u32 s19, 6, 5".into(),
+        scc_to(46),
         // 0xFFFFFFFF + 0 + carry: carry out, 0.
         "s_add_u32 s16, -1, 1".into(),
         "s_addc_u32 s17, -1, 0".into(),
@@ -51,6 +53,7 @@ fn unsigned_adds_and_subtracts_carry_and_borrow_through_scc() {
     assert_eq!(w.sgpr64(20), 0x2_0000_0000);
     assert_eq!((w.s[14], w.s[15], w.s[44]), (0xFFFF_FFFF, 0xFFFF_FFFF, 1));
     assert_eq!((w.s[16], w.s[17], w.s[45]), (0, 0, 1));
+    assert_eq!((w.s[19], w.s[46]), (0, 0));
 }
 
 #[test]

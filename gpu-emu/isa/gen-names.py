@@ -10,7 +10,8 @@ GWS ops, SGPR or VGPR sources for VOP3 ops that insist on one), and has
 bracketed instruction per line, so that an invalid encoding costs only its own line. An opcode
 is present when some variant disassembles; every variant that does must give the same name.
 
-Usage (from anywhere): python3 gpu-emu/isa/gen-names.py
+Usage (from anywhere): python3 gpu-emu/isa/gen-names.py [--stdout]
+(--stdout prints the table instead of writing it: tests/oracle.rs compares it with the file.)
 """
 
 import os
@@ -237,10 +238,15 @@ def main():
         out.append("    })")
         out.append("}")
         out.append("")
-        print(f"{table}: {len(by_op)} opcodes", file=sys.stderr)
+        if "--stdout" not in sys.argv:
+            print(f"{table}: {len(by_op)} opcodes", file=sys.stderr)
+    text = "\n".join(out).rstrip("\n") + "\n"
+    if "--stdout" in sys.argv:
+        sys.stdout.write(text)
+        return
     os.makedirs(os.path.dirname(OUT), exist_ok=True)
     with open(OUT, "w") as f:
-        f.write("\n".join(out).rstrip("\n") + "\n")
+        f.write(text)
     print(f"{total} opcodes written to {OUT}", file=sys.stderr)
 
 

@@ -162,9 +162,10 @@ impl Inst {
         u64::from(self.len) * 4
     }
 
-    /// The mnemonic, as LLVM's disassembler names it (without `_e32`/`_e64`/`_sdwa`/`_dpp`).
+    /// The mnemonic, as LLVM's disassembler names it (without `_e32`/`_e64`/`_sdwa`/`_dpp`; FLAT
+    /// by its segment: `flat_`, `global_`, `scratch_`).
     pub fn name(&self) -> &'static str {
-        names::mnemonic(self.format, self.op).unwrap_or("<unknown>")
+        names::mnemonic_of(self).unwrap_or("<unknown>")
     }
 
     /// The 32-bit literal, when the instruction has one.

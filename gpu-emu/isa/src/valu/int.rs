@@ -150,7 +150,7 @@ fn arith(n: u16) -> Option<Op> {
         0x1FE => tri([B32; 3], B32, |a| r32(u(a, 0).wrapping_add(u(a, 1)) << (u(a, 2) & 31))),
         0x1FF => tri([B32; 3], B32, |a| r32(u(a, 0).wrapping_add(u(a, 1)).wrapping_add(u(a, 2)))),
         0x285 => bin(B32, B32, B32, |a| r32(u(a, 0).wrapping_mul(u(a, 1)))),
-        0x286 => bin(B32, B32, B32, |a| r32(((a.s[0] & 0xFFFF_FFFF) * (a.s[1] & 0xFFFF_FFFF) >> 32) as u32)),
+        0x286 => bin(B32, B32, B32, |a| r32((((a.s[0] & 0xFFFF_FFFF) * (a.s[1] & 0xFFFF_FFFF)) >> 32) as u32)),
         0x287 => bin(B32, B32, B32, |a| r32(((i64::from(i(a, 0)) * i64::from(i(a, 1))) >> 32) as u32)),
         0x28B => bin(B32, B32, B32, |a| r32(u(a, 0).count_ones().wrapping_add(u(a, 1)))),
         // v_mbcnt: the set bits of lanes below this one, in the low or high half of a mask.

@@ -35,7 +35,7 @@ pub fn exec(w: &mut Wave, i: &Inst, n: u16) -> bool {
             let v = w.scalar32(i.src0(), Ty::B32, None);
             w.set_vgpr(i.vdst(), lane, v);
         }
-        SWAP if i.format == Format::Vop1 => {
+        SWAP if i.format == Format::Vop1 && i.src0() >= 256 => {
             let (a, b) = (i.vdst(), i.src0().wrapping_sub(256));
             let exec = w.exec();
             for lane in (0..LANES).filter(|&l| exec >> l & 1 == 1) {

@@ -39,13 +39,7 @@ fn clamp01(x: f64, clamp: bool, dx10: bool) -> Option<f64> {
     if x.is_nan() {
         return dx10.then_some(0.0);
     }
-    Some(if x < 0.0 {
-        0.0
-    } else if x > 1.0 {
-        1.0
-    } else {
-        x
-    })
+    Some(x.clamp(0.0, 1.0))
 }
 
 pub fn f16_to_f32(h: u16) -> f32 {

@@ -63,7 +63,7 @@ fn global_loads_with_saddr_and_negative_offset() {
         0,
         |w| {
             w.set_sgpr64(4, base);
-            w.set_exec(u64::MAX & !(1 << 3));
+            w.set_exec(!(1u64 << 3));
             for l in 0..64 {
                 w.set_vgpr(0, l, 16 * l as u32);
                 w.set_vgpr(4, l, 0xDEAD);

@@ -27,7 +27,8 @@ fn write_active(w: &mut Wave, vdst: u32, vals: &[u32; LANES]) {
 pub fn swizzle(w: &mut Wave, i: &Inst) {
     let pattern = i.ds_offset16();
     let exec = w.exec();
-    let data = snapshot(w, i.ds_data0());
+    // The data is in the VGPR of the ADDR field (LLVM's encoding: ds_swizzle_b32 vdst, addr).
+    let data = snapshot(w, i.ds_addr());
     let out: [u32; LANES] = std::array::from_fn(|lane| {
         let src = if pattern & 0x8000 != 0 {
             (lane & !3) | (pattern as usize >> (2 * (lane & 3)) & 3)

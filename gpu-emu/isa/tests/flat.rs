@@ -395,3 +395,25 @@ fn scratch_loads_of_several_dwords() {
     ok(&r);
     assert_eq!([r.wave.vgpr(1, 1), r.wave.vgpr(2, 1), r.wave.vgpr(3, 1)], [19, 20, 21]);
 }
+
+#[test]
+fn global_atomics_are_host_atomics_across_threads() {
+    let m = Mem::new(2);
+    let (a, ranges) = (m.addr(), m.ranges());
+    std::thread::scope(|s| {
+        for _ in 0..4 {
+            s.spawn(|| {
+                let src = "global_atomic_add v0, v1, s[4:5]\n".repeat(50);
+                let r = common::run_with(&src, &ranges, 0, |w| {
+                    w.set_sgpr64(4, a);
+                    for l in 0..64 {
+                        w.set_vgpr(1, l, 1);
+                    }
+                });
+                ok(&r);
+            });
+        }
+    });
+    // 4 waves, 50 instructions, 64 lanes: no increment lost.
+    assert_eq!(m.get(0), 4 * 50 * 64);
+}

@@ -52,7 +52,7 @@ impl Code {
     }
 
     pub fn contains(&self, pc: u64) -> bool {
-        pc >= self.start && pc < self.end && pc % 4 == 0
+        pc >= self.start && pc < self.end && pc.is_multiple_of(4)
     }
 
     /// The instruction at `pc`; a pc outside the code or words that do not decode fault.

@@ -99,7 +99,7 @@ pub fn write_u32(mem: &dyn Memory, addr: u64, value: u32, site: Site) -> Result<
 /// unaligned atomic faults, as on the GPU.
 pub fn atomic32(mem: &dyn Memory, addr: u64, site: Site) -> Result<&'static AtomicU32, Fault> {
     check(mem, addr, 4, site)?;
-    if addr % 4 != 0 {
+    if !addr.is_multiple_of(4) {
         return Err(site.fault(addr, 4));
     }
     // SAFETY: checked, aligned, live host memory; all of the emulator's accesses to it are atomic
@@ -110,7 +110,7 @@ pub fn atomic32(mem: &dyn Memory, addr: u64, site: Site) -> Result<&'static Atom
 /// The 64-bit word at `addr` as a host atomic.
 pub fn atomic64(mem: &dyn Memory, addr: u64, site: Site) -> Result<&'static AtomicU64, Fault> {
     check(mem, addr, 8, site)?;
-    if addr % 8 != 0 {
+    if !addr.is_multiple_of(8) {
         return Err(site.fault(addr, 8));
     }
     // SAFETY: as in atomic32.

@@ -224,7 +224,11 @@ fn single_precision_through_the_device_library() {
 
 #[test]
 fn a_wild_pointer_faults_the_dispatch_naming_the_address() {
-    let args = Kernargs::default().ptr(0x10usize as *const f32).ptr(0x10usize as *const f32).ptr(0x10usize as *const f32).u32(64);
+    let args = Kernargs::default()
+        .ptr(0x10usize as *const f32)
+        .ptr(0x10usize as *const f32)
+        .ptr(0x10usize as *const f32)
+        .u32(64);
     let err = launch("-O2", "vecadd", &[64], &[64], args, 0, &[]).unwrap_err();
     match err {
         Fault::Memory { addr, .. } => assert!((0x10..0x10 + 256).contains(&addr), "{err}"),

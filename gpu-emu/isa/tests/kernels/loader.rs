@@ -71,10 +71,7 @@ impl Loaded {
 /// suite's kernels need no relocation (checked: a code object with dynamic relocations is refused).
 pub fn load(elf: &[u8]) -> Loaded {
     let file = object::File::parse(elf).expect("an ELF code object");
-    assert!(
-        file.dynamic_relocations().is_none_or(|mut r| r.next().is_none()),
-        "the test loader does not relocate"
-    );
+    assert!(file.dynamic_relocations().is_none_or(|mut r| r.next().is_none()), "the test loader does not relocate");
     let size = file.segments().map(|s| s.address() + s.size()).max().unwrap() as usize;
     let mut image = vec![0u8; size + 0x1000];
     let start = image.as_ptr().align_offset(0x1000);
@@ -134,7 +131,7 @@ pub struct Kernargs(Vec<u8>);
 
 impl Kernargs {
     fn push(&mut self, bytes: &[u8], align: usize) {
-        while self.0.len() % align != 0 {
+        while !self.0.len().is_multiple_of(align) {
             self.0.push(0);
         }
         self.0.extend_from_slice(bytes);
@@ -145,13 +142,6 @@ impl Kernargs {
     }
     pub fn u32(mut self, v: u32) -> Self {
         self.push(&v.to_le_bytes(), 4);
-        self
-    }
-    pub fn f32(self, v: f32) -> Self {
-        self.u32(v.to_bits())
-    }
-    pub fn f64(mut self, v: f64) -> Self {
-        self.push(&v.to_bits().to_le_bytes(), 8);
         self
     }
     /// A `local` pointer argument: its offset in the group segment.

@@ -160,7 +160,7 @@ mod tests {
     fn header(sgprs: u32, vgprs: u32) -> Vec<u32> {
         let mut h = vec![0u32; 64];
         h[4] = 256;
-        h[12] = (sgprs - 1) / 8 << 6 | (vgprs - 1) / 4;
+        h[12] = (((sgprs - 1) / 8) << 6) | ((vgprs - 1) / 4);
         h
     }
 

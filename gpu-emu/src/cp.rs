@@ -1,5 +1,6 @@
 //! The command processor: one thread per queue that polls ROCr's write index and runs packets in
-//! order, one after another. Kernel dispatches run their kernel ([`crate::kernels`]), barrier-AND
+//! order, one after another. Kernel dispatches run their kernel's code on the shader core
+//! ([`crate::kernels`]; a fault halts the queue as on hardware), barrier-AND
 //! and barrier-OR wait for their dependent signals, vendor (PM4) packets run the emulated
 //! AQLprofile's counter commands ([`crate::pm4`]; ROCr's own PM4 is skipped); each then
 //! its slot becomes INVALID again, `read_dispatch_id` advances (ROCr busy-waits on it), and only
@@ -12,6 +13,7 @@ use std::time::Duration;
 
 use cltap::hsa::packet::{Barrier, KernelDispatch, PacketType, PACKET_SIZE};
 
+use crate::kernels::Origin;
 use crate::queue::Queue;
 use crate::signal::Signal;
 
@@ -94,7 +96,7 @@ pub fn step(q: &Queue) -> bool {
         log(q, read, kind, &bytes);
     }
     let done = match kind {
-        PacketType::KernelDispatch => dispatch(q, &KernelDispatch::read(&bytes)),
+        PacketType::KernelDispatch => dispatch(q, &KernelDispatch::read(&bytes), slot, read),
         PacketType::BarrierAnd => barrier(q, &bytes, true),
         PacketType::BarrierOr => barrier(q, &bytes, false),
         PacketType::VendorSpecific => {
@@ -132,11 +134,7 @@ fn log(q: &Queue, index: u64, kind: PacketType, bytes: &[u8; PACKET_SIZE]) {
         PacketType::KernelDispatch => {
             let d = KernelDispatch::read(bytes);
             let k = crate::kernels::identify(d.kernel_object);
-            let name = match &*k {
-                crate::kernels::Kernel::Blit(b) => format!("ROCr blit {}", b.name()),
-                other => other.name().unwrap_or("unknown kernel").to_string(),
-            };
-            format!("dispatch {name} grid={:?}", d.grid_size)
+            format!("dispatch {} grid={:?}", k.kernel.label(), d.grid_size)
         }
         other => format!("{other:?}"),
     };
@@ -151,17 +149,36 @@ fn timed(q: &Queue, handle: u64, work: impl FnOnce()) -> Done {
     Done { handle, times: q.profiling().then_some((start, end)) }
 }
 
-fn dispatch(q: &Queue, d: &KernelDispatch) -> Option<Done> {
+fn dispatch(q: &Queue, d: &KernelDispatch, slot: usize, index: u64) -> Option<Done> {
     let number = DISPATCHES.fetch_add(1, Ordering::AcqRel) + 1;
-    let kernel = crate::kernels::identify(d.kernel_object);
-    if let Some(fault) = crate::faults::wanted(number, kernel.name()) {
+    let loaded = crate::kernels::identify(d.kernel_object);
+    if let Some(fault) = crate::faults::wanted(number, loaded.kernel.name()) {
         crate::faults::deliver(q, fault);
         return None;
     }
-    Some(timed(q, d.completion_signal, || {
-        crate::kernels::execute(&kernel, d);
-        q.counters.lock().unwrap_or_else(|e| e.into_inner()).on_dispatch(&crate::pmc::Shape::of(d));
-    }))
+    let origin = Origin { packet_address: slot as u64, queue_address: q.amd_queue as u64, dispatch_id: index };
+    let start = crate::clocks::gpu_ticks();
+    let ran = crate::kernels::execute(&loaded, d, origin);
+    let end = crate::clocks::gpu_ticks();
+    match ran {
+        Ok(outcome) => {
+            let run = crate::pmc::Dispatched { shape: crate::pmc::Shape::of(d), engines: outcome.engines };
+            q.counters.lock().unwrap_or_else(|e| e.into_inner()).on_dispatch(&run);
+            Some(Done { handle: d.completion_signal, times: q.profiling().then_some((start, end)) })
+        }
+        Err(fault) => {
+            crate::note(format_args!("queue {}: dispatch of {} faulted: {fault}", q.id, loaded.kernel.label()));
+            match fault {
+                // KFD's memory fault at the address, as a GPU's page fault reaches ROCr.
+                gfx906::Fault::Memory { addr, .. } => {
+                    q.halted.store(true, Ordering::Release);
+                    crate::events::raise_memory_fault(addr);
+                }
+                _ => crate::faults::deliver(q, crate::faults::Fault::IllegalInstruction),
+            }
+            None
+        }
+    }
 }
 
 /// Waits until all (AND) or one (OR) of the dependent signals is 0; null handles are ignored.

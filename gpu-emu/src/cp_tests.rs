@@ -71,9 +71,36 @@ fn value(s: &amd_signal_t) -> i64 {
     Signal::from_handle(handle(s)).unwrap().load()
 }
 
-/// A dispatch of an unknown kernel object (it completes without doing anything).
+/// `s_endpgm`, and `s_mov_b32 s0, 1` (a scalar ALU instruction).
+const S_ENDPGM: u32 = 0xbf81_0000;
+const S_MOV_B32_S0_1: u32 = 0xbe80_0081;
+
+/// A kernel object in the emulator's memory: a header as ROCr writes before its blit kernels
+/// (entry offset 256, nothing enabled), then `code`.
+fn kernel(code: &[u32]) -> u64 {
+    let p = crate::memory::allocate(crate::topology::GPU_NODE, 4096, 0).unwrap();
+    let mut words = vec![0u32; 64];
+    words[4] = 256;
+    words.extend_from_slice(code);
+    // SAFETY: the 4096-byte allocation just made.
+    unsafe { std::ptr::copy_nonoverlapping(words.as_ptr(), p as *mut u32, words.len()) };
+    p as u64
+}
+
+/// A kernel that only ends (made once).
+fn empty_kernel() -> u64 {
+    static K: std::sync::OnceLock<u64> = std::sync::OnceLock::new();
+    *K.get_or_init(|| kernel(&[S_ENDPGM]))
+}
+
+/// A dispatch of `object`: one work-group of 64 work-items.
+fn dispatch_of(object: u64, done: &amd_signal_t) -> [u64; 8] {
+    [1 << 16 | 64 << 32 | 1 << 48, 1 | 64 << 32, 1 | 1 << 32, 0, object, 0, 0, handle(done)]
+}
+
+/// A dispatch of a kernel that does nothing.
 fn dispatch(done: &amd_signal_t) -> [u64; 8] {
-    [1 << 16, 64 | 1 << 32, 1, 0, 0, 0, 0, handle(done)]
+    dispatch_of(empty_kernel(), done)
 }
 
 fn barrier_of(deps: &[&amd_signal_t], done: &amd_signal_t) -> [u64; 8] {
@@ -160,6 +187,36 @@ fn a_queue_error_reaches_the_inactive_signal_and_stops_the_queue() {
     assert!(step(&q));
     assert_eq!(value(&inactive), crate::faults::QUEUE_ERROR_INVALID_PACKET);
     assert!(!step(&q), "a halted queue runs nothing");
+    assert_eq!((ring.read_index(), value(&s)), (0, 1));
+}
+
+#[test]
+fn a_kernel_that_faults_halts_its_queue_with_an_illegal_instruction_error() {
+    let mut ring = Ring::new(8, false);
+    let inactive = new_signal(0);
+    ring.amd.queue_inactive_signal.handle = handle(&inactive);
+    let q = ring.queue();
+    let (s, after) = (new_signal(1), new_signal(1));
+    // On this branch's shader core the scalar ALU is still a stub: an illegal instruction.
+    ring.push(PacketType::KernelDispatch, dispatch_of(kernel(&[S_MOV_B32_S0_1, S_ENDPGM]), &s));
+    ring.push(PacketType::KernelDispatch, dispatch(&after));
+    assert!(step(&q));
+    assert_eq!(value(&inactive), 0x4000_0000, "QUEUE_ERROR_ILLEGAL_INSTRUCTION");
+    assert!(!step(&q), "a halted queue runs nothing");
+    assert_eq!((ring.read_index(), value(&s), value(&after)), (0, 1, 1));
+}
+
+#[test]
+fn a_kernel_object_in_no_allocation_is_a_memory_fault() {
+    let mut ring = Ring::new(8, false);
+    let inactive = new_signal(0);
+    ring.amd.queue_inactive_signal.handle = handle(&inactive);
+    let q = ring.queue();
+    let s = new_signal(1);
+    ring.push(PacketType::KernelDispatch, dispatch_of(0x1000, &s));
+    assert!(step(&q));
+    assert!(q.halted.load(Ordering::Acquire));
+    assert_eq!(value(&inactive), 0, "a memory fault is KFD's event, not a queue error");
     assert_eq!((ring.read_index(), value(&s)), (0, 1));
 }
 

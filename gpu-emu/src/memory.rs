@@ -49,6 +49,13 @@ pub fn allocation(addr: usize) -> Option<(usize, usize, u64)> {
     (addr < base + b.size as usize).then_some((base, b.size as usize, b.serial))
 }
 
+/// Every allocation and registration as (start, end) address ranges, end exclusive: what the
+/// shader core may touch during a dispatch (taken at its start).
+pub fn ranges() -> Vec<(u64, u64)> {
+    let blocks = BLOCKS.lock().unwrap_or_else(|e| e.into_inner());
+    blocks.iter().map(|(&base, b)| (base as u64, base as u64 + b.size)).collect()
+}
+
 fn with_block<R>(addr: usize, f: impl FnOnce(usize, &mut Block) -> R) -> Option<R> {
     let mut blocks = BLOCKS.lock().unwrap_or_else(|e| e.into_inner());
     let (&base, b) = blocks.range_mut(..=addr).next_back()?;

@@ -12,12 +12,12 @@
 //!
 //! `session` is the command buffer's address: a STOP or READ writes only what the START of the same
 //! profile armed on the same queue. The command processor runs them in queue order; each kernel
-//! dispatch between START and STOP adds its modelled values ([`crate::pmc`]). The output buffer: a
+//! dispatch between START and STOP adds its values ([`crate::pmc`]). The output buffer: a
 //! u32 magic "PMCD", a u32 sample count, then one u64 per sample in the profile's event order; the
 //! magic is written last, and START clears it, so a reader can tell that no STOP or READ ran. The
 //! format is cltap's own (it was the retired HSA test double's).
 
-use crate::pmc::{self, Event, Shape};
+use crate::pmc::{self, Dispatched, Event};
 
 const PM4_TYPE2: u32 = 2;
 const PM4_TYPE3: u32 = 3;
@@ -191,15 +191,15 @@ impl Counters {
         }
     }
 
-    /// Adds a dispatch's modelled values to what is armed.
-    pub fn on_dispatch(&mut self, shape: &Shape) {
+    /// Adds a dispatch's values to what is armed.
+    pub fn on_dispatch(&mut self, run: &Dispatched) {
         if !self.armed {
             return;
         }
         let mut k = 0;
         for e in &self.events {
             for s in 0..pmc::samples(e) {
-                self.values[k] += pmc::value(e, s, shape);
+                self.values[k] += pmc::value(e, s, run);
                 k += 1;
             }
         }
@@ -219,7 +219,9 @@ fn write_out(data: u64, values: &[u64]) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::pmc::Shape;
     use cltap::hsa::packet::KernelDispatch;
+    use gfx906::Counts;
 
     #[test]
     fn start_dispatch_read_stop_through_packets() {
@@ -236,17 +238,21 @@ mod tests {
         assert!(is_ib(&pkt));
         counters.execute(&pkt);
         let d0 = KernelDispatch { setup: 1, workgroup_size: [64, 1, 1], grid_size: [1024, 1, 1], ..Default::default() };
-        counters.on_dispatch(&Shape::of(&d0));
-        counters.on_dispatch(&Shape::of(&d0));
+        // 16 work-groups of one wave: 4 waves on each engine but the last, which ran 3.
+        let waves = [4, 4, 4, 3];
+        let engines = std::array::from_fn(|se| Counts { waves: waves[se], insts: 7 * waves[se], ..Default::default() });
+        let run = Dispatched { shape: Shape::of(&d0), engines };
+        counters.on_dispatch(&run);
+        counters.on_dispatch(&run);
         write(Op::Stop, c, &events, d, data_size(5), &mut pkt);
         counters.execute(&pkt);
         assert_eq!(data[0] as u32, DATA_MAGIC);
         assert_eq!((data[0] >> 32) as u32, 5);
-        // 16 waves per dispatch over 4 engines, twice; GRBM_COUNT twice (2000 + 64 ns at 1725 MHz).
-        assert_eq!(&data[1..], &[8, 8, 8, 8, 2 * (2064 * 1725 / 1000)]);
+        // The engines' waves, twice; GRBM_COUNT twice (2000 + 64 ns at 1725 MHz).
+        assert_eq!(&data[1..], &[8, 8, 8, 6, 2 * (2064 * 1725 / 1000)]);
         // Disarmed: a later dispatch and READ change nothing.
         data[1] = 0;
-        counters.on_dispatch(&Shape::of(&d0));
+        counters.on_dispatch(&run);
         write(Op::Read, c, &events, d, data_size(5), &mut pkt);
         counters.execute(&pkt);
         assert_eq!(data[1], 0);

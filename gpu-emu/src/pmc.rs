@@ -1,11 +1,14 @@
 //! The performance-counter model of the emulated gfx906: which blocks exist (instances and counter
-//! slots), which events are valid, and what each counter reads after a dispatch. The values are an
-//! INVENTED model — deterministic functions of the dispatch packet's shape, chosen so that a test
-//! can compute every derived metric by hand — the model of cltap's retired HSA test double,
-//! kept so that the tests' hand-computed values still hold, not what a GPU would count. Event ids are
-//! gfx9's, as in rocprofiler's metrics files.
+//! slots), which events are valid, and what each counter reads after a dispatch. The SQ counters of
+//! waves and instructions are what the shader core ran, per shader engine (`gfx906::Counts`);
+//! the SQ cycle counters are those counts times a fixed cost. Counters that would need a timing or
+//! cache model are an INVENTED model — deterministic functions of the dispatch packet's shape,
+//! chosen so that a test can compute every derived metric by hand (the model of cltap's retired
+//! HSA test double), not what a GPU would count. Event ids are gfx9's, as in rocprofiler's metrics
+//! files.
 
 use cltap::hsa::packet::KernelDispatch;
+use gfx906::Counts;
 
 /// `hsa_ven_amd_aqlprofile_block_name_t` values of the modelled blocks.
 pub mod block {
@@ -27,6 +30,8 @@ pub const COUNTER_LIMIT: u32 = 512;
 pub const SHADER_ENGINES: u32 = 4;
 /// GRBM_COUNT ticks at the GPU's maximum engine clock.
 const CLOCK_MHZ: u64 = 1725;
+/// Cycles a VALU instruction keeps a SIMD busy: 64 lanes on 16 ALUs.
+const VALU_CYCLES: u64 = 4;
 /// GRBM_GUI_ACTIVE lags GRBM_COUNT by this many cycles.
 const GUI_IDLE_CYCLES: u64 = 100;
 
@@ -136,35 +141,45 @@ fn share(total: u64, i: u32, n: u32) -> u64 {
     total / u64::from(n) + u64::from(u64::from(i) < total % u64::from(n))
 }
 
+/// A dispatch as the counters see it: its packet's shape and what each shader engine ran.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Dispatched {
+    pub shape: Shape,
+    pub engines: [Counts; SHADER_ENGINES as usize],
+}
+
 fn grbm_count(s: &Shape) -> u64 {
     s.nominal_ns * CLOCK_MHZ / 1000
 }
 
-/// Work-group g runs on shader engine g % 4: the waves engine `se` got.
-fn sq_value(counter: u32, se: u32, s: &Shape) -> u64 {
-    let w = share(s.workgroups, se, SHADER_ENGINES) * s.waves_per_group;
+/// Shader engine `se`'s sample of SQ counter `counter` (work-group g runs on engine g % 4).
+fn sq_value(counter: u32, se: u32, engines: &[Counts; SHADER_ENGINES as usize]) -> u64 {
+    let Some(c) = engines.get(se as usize) else { return 0 };
     match counter {
-        4 => w,                                  // SQ_WAVES
-        26 => 12 * w,                            // SQ_INSTS_VALU
-        27 => w,                                 // SQ_INSTS_VMEM_WR
-        28 => 2 * w,                             // SQ_INSTS_VMEM_RD
-        30 => 5 * w,                             // SQ_INSTS_SALU
-        31 => 3 * w,                             // SQ_INSTS_SMEM
-        34 if s.group_segment_size > 0 => 4 * w, // SQ_INSTS_LDS
-        71 => 12 * 4 * w,                        // SQ_ACTIVE_INST_VALU
-        // SQ_THREAD_CYCLES_VALU: not per wave; the total spread evenly over the engines.
-        85 => share(12 * s.work_items, se, SHADER_ENGINES),
+        4 => c.waves,               // SQ_WAVES
+        26 => c.valu,               // SQ_INSTS_VALU
+        27 => c.vmem_wr,            // SQ_INSTS_VMEM_WR
+        28 => c.vmem_rd,            // SQ_INSTS_VMEM_RD
+        30 => c.salu,               // SQ_INSTS_SALU
+        31 => c.smem,               // SQ_INSTS_SMEM
+        32 => c.flat,               // SQ_INSTS_FLAT
+        34 => c.lds,                // SQ_INSTS_LDS
+        35 => c.gds,                // SQ_INSTS_GDS
+        71 => VALU_CYCLES * c.valu, // SQ_ACTIVE_INST_VALU
+        // SQ_THREAD_CYCLES_VALU: cycles times active lanes, every lane counted active.
+        85 => VALU_CYCLES * 64 * c.valu,
         _ => 0,
     }
 }
 
 /// What one dispatch adds to sample `sample` of a valid event.
-pub fn value(e: &Event, sample: u32, s: &Shape) -> u64 {
+pub fn value(e: &Event, sample: u32, d: &Dispatched) -> u64 {
     let n = block(e.block).map_or(1, |b| b.instances);
+    let s = &d.shape;
     match (e.block, e.counter) {
         (block::GRBM, 0) => grbm_count(s),
         (block::GRBM, 2) => grbm_count(s).saturating_sub(GUI_IDLE_CYCLES),
-        (block::SQ, c) => sq_value(c, sample, s),
+        (block::SQ, c) => sq_value(c, sample, &d.engines),
         // TA_TA_BUSY: busy half the time on as many instances as there are work-groups.
         (block::TA, 15) if u64::from(e.index) < s.workgroups => grbm_count(s) / 2,
         (block::TA, 101) => share(2 * s.waves, e.index, n), // TA_FLAT_READ_WAVEFRONTS
@@ -193,14 +208,43 @@ mod tests {
         assert_eq!(s.nominal_ns, 2000 + 1000 / 16);
     }
 
+    /// What the shader core might report: engine `se` ran `waves[se]` waves of 3 VALU, 2 SALU,
+    /// 1 VMEM read and (engine 2 only) 5 LDS instructions each.
+    fn dispatched(s: Shape, waves: [u64; 4]) -> Dispatched {
+        let engines = std::array::from_fn(|se| Counts {
+            waves: waves[se],
+            valu: 3 * waves[se],
+            salu: 2 * waves[se],
+            vmem_rd: waves[se],
+            lds: if se == 2 { 5 * waves[se] } else { 0 },
+            ..Default::default()
+        });
+        Dispatched { shape: s, engines }
+    }
+
+    #[test]
+    fn sq_counters_read_the_engines_counts() {
+        let d = dispatched(shape(1000, 64), [4, 4, 4, 3]);
+        let sq = |counter: u32, se: u32| value(&Event { block: block::SQ, index: 0, counter }, se, &d);
+        let per_engine = |counter: u32| (0..4).map(|se| sq(counter, se)).collect::<Vec<_>>();
+        assert_eq!(per_engine(4), [4, 4, 4, 3]);
+        assert_eq!(per_engine(26), [12, 12, 12, 9]);
+        assert_eq!(per_engine(30), [8, 8, 8, 6]);
+        assert_eq!(per_engine(28), [4, 4, 4, 3]);
+        assert_eq!(per_engine(27), [0, 0, 0, 0]);
+        assert_eq!(per_engine(34), [0, 0, 20, 0]);
+        assert_eq!(per_engine(71), [48, 48, 48, 36]);
+        assert_eq!(per_engine(85), [12 * 256, 12 * 256, 12 * 256, 9 * 256]);
+        assert_eq!(sq(4, 4), 0, "no fifth engine");
+    }
+
     #[test]
     fn values_spread_over_engines_and_instances() {
         let s = shape(1000, 64);
-        let waves: u64 = (0..4).map(|se| value(&Event { block: block::SQ, index: 0, counter: 4 }, se, &s)).sum();
-        assert_eq!(waves, 16);
-        let hits: u64 = (0..16).map(|i| value(&Event { block: block::TCC, index: i, counter: 20 }, 0, &s)).sum();
+        let d = dispatched(s, [4, 4, 4, 4]);
+        let hits: u64 = (0..16).map(|i| value(&Event { block: block::TCC, index: i, counter: 20 }, 0, &d)).sum();
         assert_eq!(hits, 250);
-        let grbm = value(&Event { block: block::GRBM, index: 0, counter: 0 }, 0, &s);
+        let grbm = value(&Event { block: block::GRBM, index: 0, counter: 0 }, 0, &d);
         assert_eq!(grbm, (2000 + 62) * 1725 / 1000);
         assert_eq!(
             problem(&Event { block: 99, index: 0, counter: 0 }),

@@ -55,9 +55,9 @@ fn kernels_of_a_loaded_code_object_are_named_with_their_arguments() {
     };
 
     let vadd = identify(kd("vadd_f32.kd") as u64);
-    assert_eq!(vadd.name(), Some("vadd_f32"));
+    assert_eq!(vadd.kernel.name(), Some("vadd_f32"));
     assert_eq!(
-        args(&vadd),
+        args(&vadd.kernel),
         [
             slot(0, 8, "global_buffer"),
             slot(8, 8, "global_buffer"),
@@ -66,9 +66,10 @@ fn kernels_of_a_loaded_code_object_are_named_with_their_arguments() {
         ]
     );
     let other = identify(kd("not_registered.kd") as u64);
-    assert_eq!(other.name(), Some("not_registered"));
-    assert_eq!(args(&other), [slot(0, 8, "global_buffer")]);
+    assert_eq!(other.kernel.name(), Some("not_registered"));
+    assert_eq!(args(&other.kernel), [slot(0, 8, "global_buffer")]);
     // Not a kernel descriptor of the code object, nor a ROCr blit header.
-    assert_eq!(*identify((base + 8) as u64), Kernel::Unknown);
+    assert_eq!(identify((base + 8) as u64).kernel, Kernel::Unnamed);
+    assert!(identify((base + 8) as u64).code.is_some(), "its code can still run");
     assert!(hsakmt_emu::memory::free(block));
 }

@@ -7,7 +7,7 @@ mod loader;
 
 use std::sync::OnceLock;
 
-use gfx906::{Counts, Fault, Ranges};
+use gfx906::{dispatch, Counts, Fault, Ranges};
 use loader::{Kernargs, Loaded, Packet};
 
 const SOURCE: &str = include_str!("kernels/kernels.cl");
@@ -51,8 +51,23 @@ fn launch(
 fn dispatch(p: &Loaded, packet: &Packet, mem: &Ranges) -> Result<Counts, Fault> {
     // SAFETY: the image lives in `p` (a static) for the whole test.
     let code = unsafe { gfx906::Code::in_memory(p.range().0, p.range().1) };
-    let _ = (packet, mem, code);
-    todo!("gfx906::dispatch API")
+    let d = dispatch::Dispatch {
+        packet: dispatch::Packet {
+            setup: packet.setup,
+            workgroup_size: packet.workgroup_size,
+            grid_size: packet.grid_size,
+            private_segment_size: packet.private_segment_size,
+            group_segment_size: packet.group_segment_size,
+            kernel_object: packet.kernel_object,
+            kernarg_address: packet.kernarg_address,
+        },
+        packet_address: packet as *const Packet as u64,
+        queue_address: 0,
+        dispatch_id: 7,
+    };
+    // Two host threads, so that work-groups really run side by side.
+    let opt = dispatch::Options { threads: 2, ..Default::default() };
+    dispatch::run(&d, mem, &code, &opt).map(|o| o.total)
 }
 
 fn both(f: impl Fn(&str)) {

@@ -1,0 +1,1 @@
+//! Unit tests of the float operations on hand-worked values.

@@ -17,8 +17,8 @@
 mod compare;
 mod convert;
 mod div;
-mod f16;
-mod f32;
+pub(crate) mod f16;
+pub(crate) mod f32;
 mod f64;
 #[cfg(test)]
 mod tests;

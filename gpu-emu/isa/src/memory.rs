@@ -3,12 +3,14 @@
 //! so a wild address faults the dispatch instead of the host process. LDS is the work-group's
 //! own byte array; scratch is memory of the dispatch's.
 //!
-//! Scratch layout (the emulator's own, the same for MUBUF through the private segment buffer and
-//! for FLAT and SCRATCH instructions through FLAT_SCRATCH): a wave's scratch starts at its wave
-//! offset from the dispatch's scratch base, and lane L's private byte `o` is at
-//! `wave base + L * lane_stride + o`. The private segment buffer descriptor the dispatch gives the
-//! kernel (s[0:3]) says the same: base = scratch base, stride = lane_stride, ADD_TID_ENABLE, no
-//! swizzle; the kernel adds the wave offset itself (soffset, or FLAT_SCRATCH from flat_scratch_init).
+//! Scratch layout (the hardware's, the same for MUBUF through the private segment buffer and for
+//! FLAT and SCRATCH instructions through FLAT_SCRATCH): a wave's scratch starts at its wave offset
+//! from the dispatch's scratch base and is swizzled in dwords: lane L's private byte `o` is at
+//! `wave base + (o / 4) * 256 + L * 4 + o % 4`. The private segment buffer descriptor the dispatch
+//! gives the kernel (s[0:3]) says the same (SWIZZLE_ENABLE, 4-byte elements, index stride 64,
+//! ADD_TID_ENABLE); the kernel adds the wave offset itself (soffset, or FLAT_SCRATCH from
+//! flat_scratch_init), and a callee's stack pointer counts wave-sized bytes (64 per lane byte), as
+//! clang's code for gfx9 expects. A wave's scratch is `64 * lane_stride` bytes.
 
 use std::sync::atomic::{AtomicU32, AtomicU64};
 

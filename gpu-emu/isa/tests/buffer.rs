@@ -68,32 +68,42 @@ fn ok(r: &Run) {
 
 #[test]
 fn scratch_through_the_private_segment_buffer_matches_flat_scratch() {
-    let m = Mem::new((32 + 64 * 16) / 4);
+    // Two dwords per lane, swizzled as the hardware lays scratch out: lane L's private byte o at
+    // wave base + (o / 4) * 256 + 4 L + o % 4, the wave base 32 bytes in (s7, FLAT_SCRATCH).
+    let m = Mem::new((32 + 2 * 256) / 4);
     let a = m.addr();
     let r = run_stride(
         "buffer_store_dword v1, off, s[0:3], s7 offset:4\n\
          buffer_load_dword v2, off, s[0:3], s7 offset:4\n\
-         scratch_load_dword v3, off, s8 offset:4",
+         scratch_load_dword v3, off, s8 offset:4\n\
+         scratch_store_dwordx2 v4, v[5:6], off\n\
+         buffer_load_dwordx2 v[7:8], off, s[0:3], s7",
         &m.ranges(),
-        16,
+        8,
         |w| {
-            vsharp(w, 0, a, 16, u32::MAX, ADD_TID);
+            // ELEMENT_SIZE 4 (1 << 19), INDEX_STRIDE 64 (3 << 21), as ROCr's scratch descriptor.
+            vsharp(w, 0, a, 8, u32::MAX, ADD_TID | 1 << 19 | 3 << 21);
+            w.set_sgpr(1, w.sgpr(1) | SWIZZLE_EN);
             w.set_sgpr(7, 32);
             w.set_sgpr(8, 0);
             w.set_sgpr64(reg::FLAT_SCRATCH_LO, a + 32);
             for l in 0..64 {
                 w.set_vgpr(1, l, 1000 + l as u32);
+                w.set_vgpr(4, l, 0);
+                w.set_vgpr(5, l, 7000 + l as u32);
+                w.set_vgpr(6, l, 9000 + l as u32);
             }
         },
     );
     ok(&r);
     for l in 0..64usize {
-        // Lane L's private byte 4 at base + wave offset (s7) + 16 L + 4.
-        assert_eq!(m.get((32 + 16 * l + 4) / 4), 1000 + l as u32, "lane {l}");
+        assert_eq!(m.get((32 + 4 * l) / 4), 7000 + l as u32, "lane {l} dword 0");
+        assert_eq!(m.get((32 + 256 + 4 * l) / 4), 9000 + l as u32, "lane {l} dword 1");
         assert_eq!(r.wave.vgpr(2, l), 1000 + l as u32);
         assert_eq!(r.wave.vgpr(3, l), 1000 + l as u32);
+        assert_eq!((r.wave.vgpr(7, l), r.wave.vgpr(8, l)), (7000 + l as u32, 9000 + l as u32));
     }
-    assert_eq!(m.get(32 / 4), 0);
+    assert_eq!(m.get(0), 0, "nothing below the wave's base");
 }
 
 #[test]
@@ -270,11 +280,9 @@ fn tbuffer_takes_its_format_from_the_instruction() {
 fn what_the_emulator_does_not_convert_faults() {
     let m = Mem::new(8);
     let a = m.addr();
-    let cases: [(&str, u32); 3] = [
+    let cases: [(&str, u32); 2] = [
         // An 8-bit data format.
         ("buffer_load_format_x v1, off, s[4:7], 0", fmt(1, 4) | SEL_XYZW),
-        // A swizzled buffer.
-        ("buffer_load_dword v1, off, s[4:7], 0", SWIZZLE_EN),
         // Loads into LDS.
         ("buffer_load_dword off, s[4:7], 0 lds", 0),
     ];
@@ -282,10 +290,6 @@ fn what_the_emulator_does_not_convert_faults() {
         let r = common::run_with(src, &m.ranges(), 0, |w| {
             vsharp(w, 4, a, 0, 32, 0);
             w.set_sgpr(7, d3);
-            if d3 == SWIZZLE_EN {
-                w.set_sgpr(5, w.sgpr(5) | SWIZZLE_EN);
-                w.set_sgpr(7, 0);
-            }
         });
         assert!(matches!(r.result, Err(Fault::Unimplemented { .. })), "{src}: {:?}", r.result);
     }

@@ -1,6 +1,6 @@
 //! MUBUF and MTBUF: buffer loads, stores and atomics through a buffer resource (V#, four SGPRs).
 //!
-//! A lane's address (linear addressing; swizzled buffers fault as unimplemented):
+//! A lane's address, linear (swizzled buffers: see [`swizzled`]):
 //! `base + soffset + offset + stride * index`, where offset = inst_offset (+ the offset VGPR with
 //! offen) and index = the index VGPR with idxen (+ the lane's id with ADD_TID_ENABLE). With both
 //! idxen and offen the VGPR pair holds the index, then the offset.
@@ -10,10 +10,10 @@
 //! and each dword (or the byte or short) of an access is checked on its own. Out of range, loads
 //! read 0, stores are dropped and atomics do nothing (and return 0).
 //!
-//! The emulator's scratch goes through here too: the private segment buffer in s[0:3] has the
-//! lane stride, ADD_TID_ENABLE and no swizzle (see [`crate::memory`]), so
+//! The emulator's scratch goes through here too: the private segment buffer in s[0:3] is swizzled
+//! with 4-byte elements over 64 lanes and ADD_TID_ENABLE (see [`crate::memory`]), so
 //! `buffer_store_dword v1, off, s[0:3], s7 offset:4` writes lane L's private bytes 4..8 at
-//! `base + s7 + L * stride + 4`.
+//! `base + s7 + 1 * 256 + L * 4`.
 
 pub mod format;
 
@@ -38,6 +38,9 @@ pub struct Rsrc {
     pub nfmt: u32,
     pub dfmt: u32,
     pub add_tid: bool,
+    /// Swizzling: bytes per element (2, 4, 8 or 16) and elements per index group (8 to 64).
+    pub element_size: u64,
+    pub index_stride: u64,
 }
 
 impl Rsrc {
@@ -59,6 +62,8 @@ impl Rsrc {
             nfmt: d[3] >> 12 & 7,
             dfmt,
             add_tid,
+            element_size: 2 << (d[3] >> 19 & 3),
+            index_stride: 8 << (d[3] >> 21 & 3),
         }
     }
 }
@@ -98,6 +103,22 @@ pub fn in_range(r: &Rsrc, a: &LaneAddr, bytes: usize, unit: usize) -> usize {
     units as usize * unit
 }
 
+/// A lane's place in a swizzled buffer (the ISA's swizzled addressing): the index splits into
+/// its group (times the stride) and its place in the group, the offset into elements; an
+/// element's bytes are contiguous and the group's lanes' elements interleave. Scratch is such a
+/// buffer (ROCr's and the emulator's private segment descriptor: 4-byte elements, 64 lanes).
+/// Swizzled accesses are not range-checked (the scratch descriptor's num_records is the whole
+/// 32-bit range).
+fn swizzled(r: &Rsrc, soffset: u32, la: &LaneAddr) -> Place {
+    let (msb, lsb) = (la.index / r.index_stride, la.index % r.index_stride);
+    let base = r
+        .base
+        .wrapping_add(u64::from(soffset))
+        .wrapping_add(msb.wrapping_mul(r.stride).wrapping_mul(r.index_stride))
+        .wrapping_add(lsb * r.element_size);
+    Place::Swizzled { base, offset: la.offset, elem: r.element_size, pitch: r.element_size * r.index_stride }
+}
+
 pub fn exec(w: &mut Wave, i: &Inst, ctx: &mut Ctx) -> Result<Flow, Fault> {
     if i.format == Format::Mtbuf {
         return format::mtbuf(w, i, ctx);
@@ -113,9 +134,6 @@ pub fn exec(w: &mut Wave, i: &Inst, ctx: &mut Ctx) -> Result<Flow, Fault> {
         _ => return Err(Fault::unimplemented(w.pc, i)),
     };
     let r = Rsrc::read(w, i.buf_srsrc());
-    if r.swizzle {
-        return Err(Fault::unimplemented(w.pc, i));
-    }
     let soffset = w.scalar32(i.buf_soffset(), Ty::B32, None);
     let site = Site { pc: w.pc, name: i.name() };
     let exec = w.exec();
@@ -133,8 +151,16 @@ pub fn exec(w: &mut Wave, i: &Inst, ctx: &mut Ctx) -> Result<Flow, Fault> {
             continue;
         }
         let la = lane_addr(w, i, &r, soffset, lane);
-        let valid = in_range(&r, &la, bytes, unit);
-        let place = if valid == 0 { Place::Nowhere } else { Place::Host { addr: la.addr, valid } };
+        let place = if r.swizzle {
+            swizzled(&r, soffset, &la)
+        } else {
+            let valid = in_range(&r, &la, bytes, unit);
+            if valid == 0 {
+                Place::Nowhere
+            } else {
+                Place::Host { addr: la.addr, valid }
+            }
+        };
         access::lane(w, ctx, site, lane, place, a, i.buf_vdata(), i.buf_vdata(), i.buf_glc())?;
     }
     Ok(Flow::Next)

@@ -16,9 +16,11 @@ pub const STRIDE_LIMIT: u32 = 0x3fff;
 /// gfx9 loads at most 16 user SGPRs.
 const USER_SGPRS: usize = 16;
 /// Word 3 of the private segment buffer descriptor: ROCr's gfx9 scratch descriptor's (DST_SEL
-/// XYZW, 32-bit UINT, INDEX_STRIDE 64, ADD_TID_ENABLE) with swizzling off, as the emulator's
-/// scratch layout has it (see [`crate::memory`]).
+/// XYZW, 32-bit UINT, ELEMENT_SIZE 4, INDEX_STRIDE 64, ADD_TID_ENABLE); word 1 sets
+/// SWIZZLE_ENABLE, as the hardware lays scratch out (see [`crate::memory`]).
 pub const SCRATCH_RSRC_WORD3: u32 = 0x00EA_4FAC;
+/// SWIZZLE_ENABLE in word 1 of a buffer descriptor.
+pub const SWIZZLE_ENABLE: u32 = 1 << 31;
 
 /// A dispatch made ready to run: the descriptor's fields, the grid's shape and the dispatch's
 /// scratch and LDS sizes.
@@ -191,7 +193,7 @@ impl Plan {
         let on = |bit: u32| kd.properties & bit != 0;
         if on(props::PRIVATE_SEGMENT_BUFFER) {
             let b = self.scratch_base;
-            s.extend([lo(b), hi(b) & 0xffff | self.lane_stride << 16, u32::MAX, SCRATCH_RSRC_WORD3]);
+            s.extend([lo(b), hi(b) & 0xffff | self.lane_stride << 16 | SWIZZLE_ENABLE, u32::MAX, SCRATCH_RSRC_WORD3]);
         }
         if on(props::DISPATCH_PTR) {
             s.extend([lo(self.packet_address), hi(self.packet_address)]);

@@ -166,6 +166,47 @@ pub enum Place {
     Lds(u32),
     /// Out of range of a buffer: loads read 0, stores and atomics do nothing.
     Nowhere,
+    /// A swizzled buffer, scratch among them: the lane's byte `offset + i` lies at
+    /// `base + (offset + i) / elem * pitch + (offset + i) % elem` (its `elem`-byte elements are
+    /// `pitch` bytes apart, the other lanes' elements between them).
+    Swizzled { base: u64, offset: u64, elem: u64, pitch: u64 },
+}
+
+impl Place {
+    /// The host address of a swizzled access's byte `at` (from the access's start).
+    fn swizzled(base: u64, offset: u64, elem: u64, pitch: u64, at: u64) -> u64 {
+        let o = offset + at;
+        base.wrapping_add(o / elem * pitch + o % elem)
+    }
+
+    /// The pieces of an `n`-byte swizzled access that are contiguous in memory: (host address,
+    /// start within the access, length).
+    fn pieces(base: u64, offset: u64, elem: u64, pitch: u64, n: usize) -> impl Iterator<Item = (u64, usize, usize)> {
+        let mut at = 0usize;
+        std::iter::from_fn(move || {
+            if at >= n {
+                return None;
+            }
+            let left_in_elem = (elem - (offset + at as u64) % elem) as usize;
+            let len = left_in_elem.min(n - at);
+            let piece = (Place::swizzled(base, offset, elem, pitch, at as u64), at, len);
+            at += len;
+            Some(piece)
+        })
+    }
+
+    /// An atomic's place: a swizzled one is plain memory when the word lies within one element.
+    fn for_atomic(self, bytes: u64, site: Site) -> Result<Place, Fault> {
+        match self {
+            Place::Swizzled { base, offset, elem, pitch } => {
+                if offset % elem + bytes > elem {
+                    return Err(Fault::Illegal { pc: site.pc, name: site.name, why: "atomic across swizzled elements" });
+                }
+                Ok(Place::Host { addr: Place::swizzled(base, offset, elem, pitch, 0), valid: bytes as usize })
+            }
+            other => Ok(other),
+        }
+    }
 }
 
 /// Runs `a` for one lane at `place`: `vdata` holds the data to store (for atomics the source, then
@@ -195,6 +236,11 @@ pub fn lane(
                 Place::Lds(addr) => {
                     crate::ds::lds::read(ctx.lds, addr, &mut data[..n]);
                 }
+                Place::Swizzled { base, offset, elem, pitch } => {
+                    for (addr, at, len) in Place::pieces(base, offset, elem, pitch, n) {
+                        memory::read(ctx.mem, addr, &mut data[at..at + len], site)?;
+                    }
+                }
                 Place::Nowhere => {}
             }
             put(w, vdst, lane, load, &data);
@@ -210,15 +256,21 @@ pub fn lane(
                     }
                 }
                 Place::Lds(addr) => crate::ds::lds::write(ctx.lds, addr, &data[..n]),
+                Place::Swizzled { base, offset, elem, pitch } => {
+                    for (addr, at, len) in Place::pieces(base, offset, elem, pitch, n) {
+                        memory::write(ctx.mem, addr, &data[at..at + len], site)?;
+                    }
+                }
                 Place::Nowhere => {}
             }
         }
         Access::Atomic { op, wide: false } => {
             let (src, cmp) = (w.vgpr(vdata, lane), w.vgpr(vdata + 1, lane));
-            let old = match place {
+            let old = match place.for_atomic(4, site)? {
                 Place::Host { addr, .. } => atomic::host32(ctx.mem, addr, site, op, src, cmp)?,
                 Place::Lds(addr) => atomic::lds32(ctx.lds, addr, op, src, cmp),
-                Place::Nowhere => 0,
+                // for_atomic made a swizzled place plain.
+                Place::Nowhere | Place::Swizzled { .. } => 0,
             };
             if glc {
                 w.set_vgpr(vdst, lane, old);
@@ -226,10 +278,11 @@ pub fn lane(
         }
         Access::Atomic { op, wide: true } => {
             let (src, cmp) = (w.vgpr64(vdata, lane), w.vgpr64(vdata + 2, lane));
-            let old = match place {
+            let old = match place.for_atomic(8, site)? {
                 Place::Host { addr, .. } => atomic::host64(ctx.mem, addr, site, op, src, cmp)?,
                 Place::Lds(addr) => atomic::lds64(ctx.lds, addr, op, src, cmp),
-                Place::Nowhere => 0,
+                // for_atomic made a swizzled place plain.
+                Place::Nowhere | Place::Swizzled { .. } => 0,
             };
             if glc {
                 w.set_vgpr64(vdst, lane, old);

@@ -20,6 +20,9 @@ use crate::fault::Fault;
 use crate::memory::Site;
 use crate::wave::{aperture, reg, Wave, LANES};
 
+/// Scratch is swizzled in dwords: a lane's consecutive dwords are a wave's width of dwords apart.
+pub const SCRATCH_ELEMENT: u64 = 4;
+
 /// Segment numbers of [`Inst::flat_seg`].
 const SEG_FLAT: u32 = 0;
 const SEG_SCRATCH: u32 = 1;
@@ -39,22 +42,25 @@ pub fn exec(w: &mut Wave, i: &Inst, ctx: &mut Ctx) -> Result<Flow, Fault> {
     let offset = i.flat_offset();
     let (vaddr, saddr) = (i.flat_addr(), i.flat_saddr());
     let scratch = w.sgpr64(reg::FLAT_SCRATCH_LO);
-    let stride = u64::from(ctx.scratch_lane_stride);
     // The whole access is in range: only buffers clip.
     let whole = 16;
     for lane in 0..LANES {
         if exec >> lane & 1 == 0 {
             continue;
         }
-        let lane_scratch = scratch.wrapping_add(lane as u64 * stride);
+        // The lane's private bytes, swizzled as the hardware lays scratch out (crate::memory).
+        let private = |offset: u64| Place::Swizzled {
+            base: scratch.wrapping_add(lane as u64 * SCRATCH_ELEMENT),
+            offset,
+            elem: SCRATCH_ELEMENT,
+            pitch: SCRATCH_ELEMENT * LANES as u64,
+        };
         let place = match seg {
             SEG_FLAT => {
                 let addr = w.vgpr64(vaddr, lane).wrapping_add(offset as u64);
                 match addr >> 32 {
                     hi if hi == aperture::SHARED_BASE >> 32 => Place::Lds(addr as u32),
-                    hi if hi == aperture::PRIVATE_BASE >> 32 => {
-                        Place::Host { addr: lane_scratch.wrapping_add(addr - aperture::PRIVATE_BASE), valid: whole }
-                    }
+                    hi if hi == aperture::PRIVATE_BASE >> 32 => private(addr - aperture::PRIVATE_BASE),
                     _ => Place::Host { addr, valid: whole },
                 }
             }
@@ -68,8 +74,7 @@ pub fn exec(w: &mut Wave, i: &Inst, ctx: &mut Ctx) -> Result<Flow, Fault> {
             }
             _ => {
                 let o = if saddr == SADDR_OFF { w.vgpr(vaddr, lane) } else { w.sgpr(saddr) };
-                let o = o.wrapping_add(offset as u32);
-                Place::Host { addr: lane_scratch.wrapping_add(u64::from(o)), valid: whole }
+                private(u64::from(o.wrapping_add(offset as u32)))
             }
         };
         access::lane(w, ctx, site, lane, place, a, i.flat_data(), i.flat_vdst(), i.flat_glc())?;

@@ -241,7 +241,7 @@ fn c_args(p: &P) -> Args {
 /// The integer dot products: 2 × 16-bit, 4 × 8-bit or 8 × 4-bit elements, signed or unsigned,
 /// plus S2; under clamp the sum saturates to 32 bits.
 fn dot_int(op: u16, p: &P) -> u32 {
-    let signed = op % 2 == 0;
+    let signed = op & 1 == 0;
     let (a, b) = if op <= 0x27 {
         (pack(p.half(0, false), p.half(0, true)), pack(p.half(1, false), p.half(1, true)))
     } else {

@@ -18,22 +18,25 @@ fn val<const T: u8>(a: &Args, i: usize) -> f64 {
 /// The sixteen conditions in opcode order: f, lt, eq, le, gt, lg, ge, o, u, nge, nlg, ngt, nle,
 /// neq, nlt, tru. The "n" forms are the negations, so they hold for unordered operands.
 fn cond(c: u8, x: f64, y: f64) -> bool {
+    use std::cmp::Ordering::{Equal, Greater, Less};
+    // None when either is NaN.
+    let o = x.partial_cmp(&y);
     match c {
         0 => false,
-        1 => x < y,
-        2 => x == y,
-        3 => x <= y,
-        4 => x > y,
-        5 => x < y || x > y,
-        6 => x >= y,
-        7 => !x.is_nan() && !y.is_nan(),
-        8 => x.is_nan() || y.is_nan(),
-        9 => !(x >= y),
-        10 => !(x < y || x > y),
-        11 => !(x > y),
-        12 => !(x <= y),
-        13 => x != y,
-        14 => !(x < y),
+        1 => o == Some(Less),
+        2 => o == Some(Equal),
+        3 => matches!(o, Some(Less | Equal)),
+        4 => o == Some(Greater),
+        5 => matches!(o, Some(Less | Greater)),
+        6 => matches!(o, Some(Greater | Equal)),
+        7 => o.is_some(),
+        8 => o.is_none(),
+        9 => !matches!(o, Some(Greater | Equal)),
+        10 => !matches!(o, Some(Less | Greater)),
+        11 => o != Some(Greater),
+        12 => !matches!(o, Some(Less | Equal)),
+        13 => o != Some(Equal),
+        14 => o != Some(Less),
         _ => true,
     }
 }

@@ -158,7 +158,7 @@ pub(crate) fn rndne(a: &Args) -> Res {
 pub(crate) fn fract(a: &Args) -> Res {
     let x = arg(a, 0);
     if !x.is_finite() {
-        return out(a, x - x);
+        return out(a, if x.is_nan() { x } else { f32::NAN });
     }
     // The largest f16 below 1.0 bounds the result, as for f32.
     out(a, (x - x.floor()).min(H::from_bits(0x3BFF).to_f32()))

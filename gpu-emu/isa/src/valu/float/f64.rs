@@ -111,7 +111,7 @@ pub(crate) fn rndne(a: &Args) -> Res {
 pub(crate) fn fract(a: &Args) -> Res {
     let x = arg(a, 0);
     if !x.is_finite() {
-        return out(a, quiet(x - x));
+        return out(a, if x.is_nan() { quiet(x) } else { f64::NAN });
     }
     out(a, (x - x.floor()).min(f64::from_bits(0x3FEF_FFFF_FFFF_FFFF)))
 }

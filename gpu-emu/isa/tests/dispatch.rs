@@ -143,7 +143,8 @@ fn every_user_and_system_sgpr_in_order() {
     let waves = plan.waves(5, 6);
     assert_eq!(waves.len(), 2);
     let w = &waves[1];
-    let stride_word = 0x7654 | 48 << 16;
+    // The base's high bits, the lane stride and SWIZZLE_ENABLE.
+    let stride_word = 0x7654 | 48 << 16 | 1 << 31;
     let want = [
         0x3210_0000,
         stride_word,
@@ -330,8 +331,8 @@ fn an_empty_grid_runs_nothing() {
 
 #[test]
 fn a_fault_stops_the_dispatch_naming_the_instruction() {
-    // s_mov_b32 is still a stub on this branch: unimplemented, at entry + 4.
-    let k = Kernel::new(kernel_v3(0, 0, 0, 0, 0, "s_nop 0\ns_mov_b32 s0, 1\ns_endpgm"));
+    // v_cubeid_f32 is not implemented (no compiler emits it for compute): at entry + 4.
+    let k = Kernel::new(kernel_v3(0, 0, 0, 0, 0, "s_nop 0\nv_cubeid_f32 v0, v1, v2, v3\ns_endpgm"));
     let d = k.dispatch([64 * 40, 1, 1], [64, 1, 1], 1);
     match nops(&k, &d, 4) {
         Err(Fault::Unimplemented { pc, .. }) => assert_eq!(pc, k.object() + 64 + 4),

@@ -324,13 +324,14 @@ fn flat_reaches_lds_through_the_shared_aperture() {
 
 #[test]
 fn flat_reaches_the_lanes_scratch_through_the_private_aperture() {
-    let m = Mem::new(64);
-    let (a, stride) = (m.addr(), 16u32);
+    // Scratch is swizzled in dwords: lane L's private byte o at FLAT_SCRATCH + (o/4)*256 + 4L + o%4.
+    let m = Mem::new(8 + 4 * 64);
+    let a = m.addr();
     let r = run_stride(
         "flat_store_dword v[2:3], v4 offset:4\nflat_load_dword v5, v[2:3] offset:4",
         &m.ranges(),
         0,
-        stride,
+        16,
         |w| {
             w.set_sgpr64(reg::FLAT_SCRATCH_LO, a + 32);
             w.set_exec(0b110);
@@ -341,17 +342,17 @@ fn flat_reaches_the_lanes_scratch_through_the_private_aperture() {
         },
     );
     ok(&r);
-    // Lane L's private byte 12 is at FLAT_SCRATCH + 16 L + 12.
-    assert_eq!(m.get((32 + 16 + 12) / 4), 0x101);
-    assert_eq!(m.get((32 + 32 + 12) / 4), 0x102);
-    assert_eq!(m.get((32 + 12) / 4), 0, "lane 0 is off");
+    // Private byte 12: dword 3 of each lane, 3 * 256 bytes in.
+    assert_eq!(m.get((32 + 3 * 256 + 4) / 4), 0x101);
+    assert_eq!(m.get((32 + 3 * 256 + 8) / 4), 0x102);
+    assert_eq!(m.get((32 + 3 * 256) / 4), 0, "lane 0 is off");
     assert_eq!((r.wave.vgpr(5, 1), r.wave.vgpr(5, 2)), (0x101, 0x102));
 }
 
 #[test]
 fn scratch_lanes_keep_distinct_private_values() {
-    let m = Mem::new(64);
-    let (a, stride) = (m.addr(), 32u32);
+    let m = Mem::new(4 + 4 * 64);
+    let a = m.addr();
     let r = run_stride(
         "scratch_store_dword v0, v1, off offset:4\n\
          scratch_store_dword off, v2, s3 offset:-4\n\
@@ -360,7 +361,7 @@ fn scratch_lanes_keep_distinct_private_values() {
          scratch_load_dword v7, v8, off offset:-8",
         &m.ranges(),
         0,
-        stride,
+        32,
         |w| {
             w.set_sgpr64(reg::FLAT_SCRATCH_LO, a + 16);
             w.set_sgpr(3, 12);
@@ -374,8 +375,9 @@ fn scratch_lanes_keep_distinct_private_values() {
         },
     );
     ok(&r);
-    assert_eq!((m.get((16 + 4) / 4), m.get((16 + 32 + 4) / 4)), (111, 222));
-    assert_eq!((m.get((16 + 8) / 4), m.get((16 + 32 + 8) / 4)), (7, 8));
+    // Private bytes 4 (dword 1) and 8 (dword 2) of lanes 0 and 1.
+    assert_eq!((m.get((16 + 256) / 4), m.get((16 + 256 + 4) / 4)), (111, 222));
+    assert_eq!((m.get((16 + 512) / 4), m.get((16 + 512 + 4) / 4)), (7, 8));
     assert_eq!((r.wave.vgpr(5, 0), r.wave.vgpr(5, 1)), (111, 222));
     assert_eq!((r.wave.vgpr(6, 0), r.wave.vgpr(6, 1)), (7, 8));
     assert_eq!((r.wave.vgpr(7, 0), r.wave.vgpr(7, 1)), (111, 222));
@@ -383,8 +385,9 @@ fn scratch_lanes_keep_distinct_private_values() {
 
 #[test]
 fn scratch_loads_of_several_dwords() {
-    let mut m = Mem::new(64);
-    for k in 0..64 {
+    // Lane 1's private dwords 3, 4 and 5 (byte 12 on) lie a wave's width of dwords apart.
+    let mut m = Mem::new(6 * 64);
+    for k in 0..6 * 64 {
         m.set(k, k as u32);
     }
     let r = run_stride("scratch_load_dwordx3 v[1:3], v0, off offset:8", &m.ranges(), 0, 64, |w| {
@@ -393,7 +396,7 @@ fn scratch_loads_of_several_dwords() {
         w.set_vgpr(0, 1, 4);
     });
     ok(&r);
-    assert_eq!([r.wave.vgpr(1, 1), r.wave.vgpr(2, 1), r.wave.vgpr(3, 1)], [19, 20, 21]);
+    assert_eq!([r.wave.vgpr(1, 1), r.wave.vgpr(2, 1), r.wave.vgpr(3, 1)], [3 * 64 + 1, 4 * 64 + 1, 5 * 64 + 1]);
 }
 
 #[test]

@@ -27,15 +27,12 @@ fn add_co_chains_a_64_bit_add() {
     // lane 0: 0x1_FFFFFFFF + 1; lane 1: 0xFFFFFFFF_FFFFFFFF + 1 (carries out); lane 2: 5 + 7.
     let a: [u64; 3] = [0x1_FFFF_FFFF, u64::MAX, 5];
     let b: [u64; 3] = [1, 1, 7];
-    let w = common::run(
-        "v_add_co_u32_e32 v4, vcc, v0, v2\nv_addc_co_u32_e32 v5, vcc, v1, v3, vcc",
-        |w| {
-            for l in 0..3 {
-                w.set_vgpr64(0, l, a[l]);
-                w.set_vgpr64(2, l, b[l]);
-            }
-        },
-    );
+    let w = common::run("v_add_co_u32_e32 v4, vcc, v0, v2\nv_addc_co_u32_e32 v5, vcc, v1, v3, vcc", |w| {
+        for l in 0..3 {
+            w.set_vgpr64(0, l, a[l]);
+            w.set_vgpr64(2, l, b[l]);
+        }
+    });
     assert_eq!(w.vgpr64(4, 0), 0x2_0000_0000);
     assert_eq!(w.vgpr64(4, 1), 0);
     assert_eq!(w.vgpr64(4, 2), 12);
@@ -45,16 +42,13 @@ fn add_co_chains_a_64_bit_add() {
 
 #[test]
 fn carries_in_vop3_go_through_sgpr_pairs() {
-    let w = common::run(
-        "v_sub_co_u32_e64 v4, s[8:9], v0, v2\nv_subb_co_u32_e64 v5, s[10:11], v1, v3, s[8:9]",
-        |w| {
-            // lane 0: 0x1_00000000 - 1 = 0xFFFFFFFF; lane 1: 0 - 1 = all ones, borrows out.
-            w.set_vgpr64(0, 0, 0x1_0000_0000);
-            w.set_vgpr64(2, 0, 1);
-            w.set_vgpr64(0, 1, 0);
-            w.set_vgpr64(2, 1, 1);
-        },
-    );
+    let w = common::run("v_sub_co_u32_e64 v4, s[8:9], v0, v2\nv_subb_co_u32_e64 v5, s[10:11], v1, v3, s[8:9]", |w| {
+        // lane 0: 0x1_00000000 - 1 = 0xFFFFFFFF; lane 1: 0 - 1 = all ones, borrows out.
+        w.set_vgpr64(0, 0, 0x1_0000_0000);
+        w.set_vgpr64(2, 0, 1);
+        w.set_vgpr64(0, 1, 0);
+        w.set_vgpr64(2, 1, 1);
+    });
     assert_eq!(w.vgpr64(4, 0), 0xFFFF_FFFF);
     assert_eq!(w.vgpr64(4, 1), u64::MAX);
     assert_eq!(w.sgpr64(8), 0b11);

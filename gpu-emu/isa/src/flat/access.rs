@@ -200,7 +200,11 @@ impl Place {
         match self {
             Place::Swizzled { base, offset, elem, pitch } => {
                 if offset % elem + bytes > elem {
-                    return Err(Fault::Illegal { pc: site.pc, name: site.name, why: "atomic across swizzled elements" });
+                    return Err(Fault::Illegal {
+                        pc: site.pc,
+                        name: site.name,
+                        why: "atomic across swizzled elements",
+                    });
                 }
                 Ok(Place::Host { addr: Place::swizzled(base, offset, elem, pitch, 0), valid: bytes as usize })
             }

@@ -66,7 +66,7 @@ fn an_hsa_program_runs_on_debians_rocr_with_dispatches_barriers_copies_and_waits
     // copies and the fill, both barrier kinds and ROCr's PM4 packets.
     for what in [
         "dispatch vadd_f32 grid=[1024, 1, 1]",
-        "dispatch not_registered grid=[1024, 1, 1]",
+        "dispatch minus_one grid=[1024, 1, 1]",
         "dispatch ROCr blit CopyAligned",
         "dispatch ROCr blit CopyMisaligned",
         "dispatch ROCr blit Fill",

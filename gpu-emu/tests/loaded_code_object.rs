@@ -65,8 +65,8 @@ fn kernels_of_a_loaded_code_object_are_named_with_their_arguments() {
             slot(24, 4, "by_value")
         ]
     );
-    let other = identify(kd("not_registered.kd") as u64);
-    assert_eq!(other.kernel.name(), Some("not_registered"));
+    let other = identify(kd("minus_one.kd") as u64);
+    assert_eq!(other.kernel.name(), Some("minus_one"));
     assert_eq!(args(&other.kernel), [slot(0, 8, "global_buffer")]);
     // Not a kernel descriptor of the code object, nor a ROCr blit header.
     assert_eq!(identify((base + 8) as u64).kernel, Kernel::Unnamed);

@@ -3,8 +3,8 @@
  *
  *   emu_client KERNELS.co [all|fault|fault-handled|burst]
  *
- * all (default): kernel dispatches with results and profiling times, an unregistered kernel that
- *   must change nothing, barrier-AND and barrier-OR (on another queue's signal), async copies
+ * all (default): kernel dispatches with results and profiling times, a second kernel whose
+ *   arguments differ (its first argument is the first of vadd_f32's), barrier-AND and barrier-OR (on another queue's signal), async copies
  *   host<->device and device<->device through ROCr's blit kernels (aligned and misaligned),
  *   memory fill, copy times, copy dependencies, and one signal waited from four threads.
  *   Ends with "emu_client: all checks passed" and exit 0, or "emu_client: FAIL ..." and exit 1.
@@ -88,7 +88,7 @@ struct vadd_args {
   uint32_t n;
 };
 
-static uint64_t vadd_object, unreg_object;
+static uint64_t vadd_object, minus_one_object;
 static struct vadd_args* kernargs;
 static unsigned next_kernarg;
 
@@ -147,7 +147,7 @@ static void load_kernels(const char* path) {
   CHECK_OK(hsa_executable_load_agent_code_object(exe, gpu, reader, NULL, NULL));
   CHECK_OK(hsa_executable_freeze(exe, NULL));
   vadd_object = symbol(exe, "vadd_f32.kd");
-  unreg_object = symbol(exe, "not_registered.kd");
+  minus_one_object = symbol(exe, "minus_one.kd");
 }
 
 static hsa_status_t queue_error_status;
@@ -308,11 +308,16 @@ int main(int argc, char** argv) {
   printf("emu_client: %u dispatches, times within [%llu, %llu]\n", D, (unsigned long long)before,
          (unsigned long long)after);
 
-  /* A kernel without a CPU implementation completes and changes nothing. */
-  hsa_signal_t unreg_done = signal_of(1);
-  dispatch(q, unreg_object, a, b, c, unreg_done);
-  CHECK(wait_zero(unreg_done) == 0, "unregistered kernel completes");
-  check_vadd(c, 2.0f, "after the unregistered kernel");
+  /* Another kernel, reading only its first argument (a): each work-group writes -1 to a[0..63];
+     c is left as it was. */
+  hsa_signal_t minus_done = signal_of(1);
+  dispatch(q, minus_one_object, a, b, c, minus_done);
+  CHECK(wait_zero(minus_done) == 0, "minus_one completes");
+  unsigned marked = 0;
+  for (unsigned i = 0; i < N; i++) marked += a[i] == (i < 64 ? -1.0f : (float)i);
+  CHECK(marked == N, "minus_one: %u of %u of a as expected (a[0]=%f a[64]=%f)", marked, N, a[0], a[64]);
+  check_vadd(c, 2.0f, "c after minus_one");
+  for (unsigned i = 0; i < 64; i++) a[i] = (float)i;
 
   /* Barrier-AND on q2 waits for a dispatch on q, which waits behind a host gate. */
   hsa_signal_t gate = signal_of(1), first = signal_of(1), joined = signal_of(1), second = signal_of(1);

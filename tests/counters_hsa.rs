@@ -3,9 +3,10 @@
 //! many shapes; cltap (HSA_TOOLS_LIB, CLTAP_COUNTERS) counts each dispatch
 //! through ROCr's `hsa_ven_amd_aqlprofile` extension, served by gpu-emu's
 //! emulated AQLprofile, and the `.csv`, `.results.csv` and `.occupancy` must
-//! hold, for every dispatch, every requested counter and metric at the value
-//! computed here by hand from gpu-emu's counter model
-//! (docs/gpu-emu.md#aqlprofile). Also: a request of two
+//! hold, for every dispatch, every requested counter and metric at its value:
+//! the instruction counters exactly what the kernel's disassembly (LLVM's)
+//! says each wave runs, times the waves of the grid; the others from
+//! gpu-emu's documented model (docs/counters.md#exact-and-modelled-counters). Also: a request of two
 //! passes (the application runs twice and the passes are joined), a program
 //! that dispatches differently in its second run (a clear message, no
 //! wrong join), and a runtime without AQLprofile (NA, one line).
@@ -17,21 +18,27 @@ use common::*;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+/// What one wave of `add_one` runs, from its disassembly.
+fn add_one() -> PerWave {
+    PerWave::of(&hsa_kernels(), "add_one")
+}
+
 // `SHAPES`, `CLK` and `Model` (the counter model) are in tests/common.
 impl Model {
     /// The value of each name of [`NAMES`].
     fn expected(&self) -> Vec<f64> {
         let gui = self.grbm_count.saturating_sub(100);
+        let k = add_one();
         vec![
             self.w as f64,                               // SQ_WAVES
-            (12 * self.w) as f64,                        // SQ_INSTS_VALU
+            (k.valu * self.w) as f64,                    // SQ_INSTS_VALU
             self.grbm_count as f64,                      // GRBM_COUNT
             gui as f64,                                  // GRBM_GUI_ACTIVE
             100.0 * gui as f64 / self.grbm_count as f64, // GPUBusy
             (self.wi / 4) as f64,                        // TCC_HIT (all 16 instances)
             Self::share(self.wi / 4, 3, 16) as f64,      // TCC_HIT[3]
             Self::share(2 * self.w, 0, 16) as f64,       // TA_FLAT_READ_WAVEFRONTS[0]
-            12.0,                                        // VALUInsts = SQ_INSTS_VALU / SQ_WAVES
+            k.valu as f64,                               // VALUInsts = SQ_INSTS_VALU / SQ_WAVES
         ]
     }
 }
@@ -215,10 +222,21 @@ fn a_request_of_two_passes_runs_the_application_twice_and_joins_them() {
     assert_eq!(o.stdout.matches("sizes: dispatch 0 ").count(), 2, "the application ran twice:\n{}", o.stdout);
     let r = results(&out);
     assert_eq!(r.counters, NINE_SQ);
-    for (x, (grid, wg, lds)) in r.rows.iter().zip(SHAPES) {
-        let m = Model::of(grid, wg);
-        let want =
-            [m.w, 12 * m.w, m.w, 2 * m.w, 5 * m.w, 3 * m.w, if lds > 0 { 4 * m.w } else { 0 }, 48 * m.w, 12 * m.wi];
+    for (x, (grid, wg, _)) in r.rows.iter().zip(SHAPES) {
+        let (m, k) = (Model::of(grid, wg), add_one());
+        // SQ_ACTIVE_INST_VALU and SQ_THREAD_CYCLES_VALU keep a model: 4 cycles per VALU
+        // instruction, every lane busy (docs/counters.md).
+        let want = [
+            m.w,
+            k.valu * m.w,
+            k.vmem_wr * m.w,
+            k.vmem_rd * m.w,
+            k.salu * m.w,
+            k.smem * m.w,
+            k.lds * m.w,
+            4 * k.valu * m.w,
+            4 * 64 * k.valu * m.w,
+        ];
         let got: Vec<u64> = x.values.iter().map(|v| v.expect("every pass's value is there") as u64).collect();
         assert_eq!(got, want, "{grid:?}/{wg:?}");
     }

@@ -2,7 +2,7 @@
 //! emulator for tests, never a driver), through `scripts/gpu-emu.sh`. The programs under
 //! `tests/gpu_emu/` are ordinary HSA and HIP applications: they link Debian's libraries, and only
 //! the thunk under ROCr (`libhsakmt.so.1`) is the emulator's. Their kernels are real gfx906 code
-//! objects (clang-15, hipcc); the emulator runs registered CPU implementations of them by name.
+//! objects (clang-15, hipcc), and the emulated GPU runs their machine code (`gpu-emu/isa`).
 
 mod common;
 use common::emu::{built, on_emu};

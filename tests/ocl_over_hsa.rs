@@ -46,7 +46,7 @@ queue B ndrange 1 (second thread): enqueue=CL_SUCCESS event=CL_COMPLETE profilin
 queue B ndrange 2 (second thread): enqueue=CL_SUCCESS event=CL_COMPLETE profiling=CL_PROFILING_INFO_NOT_AVAILABLE
 queue B ndrange 3 (second thread): enqueue=CL_SUCCESS event=CL_COMPLETE profiling=CL_PROFILING_INFO_NOT_AVAILABLE
 queue B: buffer read back unchanged=1
-x read back unchanged (no code runs for these kernels)=1
+x read back changed by the kernels (the emulated GPU runs their code)=1
 program from binary: status=CL_SUCCESS ndrange event=CL_COMPLETE
 dispatches: ndranges=17 submitted_by_icd=17
 done

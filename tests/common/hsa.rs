@@ -214,3 +214,50 @@ pub fn counted_sizes(out: &Path, extra: &[(&str, &str)]) -> super::Outcome {
     }
     super::run(c)
 }
+
+/// What one wave of a straight-line kernel issues, counted from LLVM's disassembly of the code
+/// object (`llvm-objdump-15`), from the kernel's symbol to its `s_endpgm`, by the classes the SQ
+/// block counts (docs/counters.md#exact-counters): an independent count of what the emulated
+/// shader core must have run.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct PerWave {
+    pub valu: u64,
+    pub salu: u64,
+    pub smem: u64,
+    pub vmem_rd: u64,
+    pub vmem_wr: u64,
+    pub flat: u64,
+    pub lds: u64,
+}
+
+impl PerWave {
+    pub fn of(code_object: &Path, kernel: &str) -> PerWave {
+        let o = Command::new("llvm-objdump-15").args(["-d", "--mcpu=gfx906"]).arg(code_object).output().unwrap();
+        assert!(o.status.success(), "llvm-objdump-15: {}", String::from_utf8_lossy(&o.stderr));
+        let text = String::from_utf8(o.stdout).unwrap();
+        let body = text.split(&format!("<{kernel}>:\n")).nth(1).unwrap_or_else(|| panic!("no {kernel} in the disassembly"));
+        let mut n = PerWave::default();
+        for line in body.lines() {
+            let m = line.split_whitespace().next().unwrap_or("");
+            let branchy = m.starts_with("s_cbranch") || m == "s_branch" || m.ends_with("pc_b64");
+            assert!(!branchy && !m.is_empty(), "{kernel} is not straight-line code: {line}");
+            let (load, store) = (m.contains("load"), m.contains("store") || m.contains("atomic"));
+            match m {
+                "s_endpgm" => return n,
+                _ if m.starts_with("v_") => n.valu += 1,
+                _ if m.starts_with("s_load") || m.starts_with("s_buffer") || m.starts_with("s_store") => n.smem += 1,
+                // The program-control instructions (SOPP) are neither SALU nor memory.
+                "s_waitcnt" | "s_nop" | "s_barrier" | "s_sendmsg" => {}
+                _ if m.starts_with("s_") => n.salu += 1,
+                _ if m.starts_with("ds_") => n.lds += 1,
+                _ if m.starts_with("global_") || m.starts_with("flat_") || m.starts_with("scratch_") => {
+                    n.flat += 1;
+                    n.vmem_rd += u64::from(load || m.contains("atomic"));
+                    n.vmem_wr += u64::from(store);
+                }
+                _ => panic!("{kernel}: no class for {line}"),
+            }
+        }
+        panic!("{kernel} has no s_endpgm")
+    }
+}

@@ -1,6 +1,6 @@
 // A HIP program for cltap's emulated gfx906 (gpu-emu), built with Debian's hipcc
-// (--offload-arch=gfx906). It checks the bytes of: a vector add (whose CPU implementation the
-// emulator registers by the name vadd_f32), hipMemset, device-to-device copies (aligned and not),
+// (--offload-arch=gfx906). The emulated GPU runs its machine code. It checks the bytes of: a
+// vector add, hipMemset (ROCclr's fill kernel), device-to-device copies (aligned and not),
 // two streams ordered by an event, and one kernel (inc_u32) launched 10,000 times. Ends with "hip_client: all checks passed" and exit 0.
 #include <hip/hip_runtime.h>
 #include <stdio.h>

@@ -70,7 +70,9 @@ fn same_everywhere(name: &str, program: impl Fn() -> Command) {
 
 #[test]
 fn an_hsa_program_computes_the_same_with_cltap_in_every_setting() {
-    same_everywhere("emu_client", || on_emu(&built().join("emu_client"), &[built().join("kernels.co").to_str().unwrap()]));
+    same_everywhere("emu_client", || {
+        on_emu(&built().join("emu_client"), &[built().join("kernels.co").to_str().unwrap()])
+    });
 }
 
 #[test]

@@ -235,7 +235,8 @@ impl PerWave {
         let o = Command::new("llvm-objdump-15").args(["-d", "--mcpu=gfx906"]).arg(code_object).output().unwrap();
         assert!(o.status.success(), "llvm-objdump-15: {}", String::from_utf8_lossy(&o.stderr));
         let text = String::from_utf8(o.stdout).unwrap();
-        let body = text.split(&format!("<{kernel}>:\n")).nth(1).unwrap_or_else(|| panic!("no {kernel} in the disassembly"));
+        let body =
+            text.split(&format!("<{kernel}>:\n")).nth(1).unwrap_or_else(|| panic!("no {kernel} in the disassembly"));
         let mut n = PerWave::default();
         for line in body.lines() {
             let m = line.split_whitespace().next().unwrap_or("");

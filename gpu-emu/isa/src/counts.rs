@@ -27,6 +27,9 @@ pub struct Counts {
     pub sendmsg: u64,
     /// s_waitcnt.
     pub waitcnt: u64,
+    /// Lane-instructions: each instruction issued times the lanes EXEC had on at its issue (the
+    /// emulator's throughput is measured in these).
+    pub lanes: u64,
 }
 
 impl Counts {
@@ -44,6 +47,7 @@ impl Counts {
         self.branch += o.branch;
         self.sendmsg += o.sendmsg;
         self.waitcnt += o.waitcnt;
+        self.lanes += o.lanes;
     }
 
     /// Counts one issued instruction.

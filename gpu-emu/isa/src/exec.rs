@@ -37,6 +37,7 @@ pub fn step(w: &mut Wave, ctx: &mut Ctx) -> Result<Flow, Fault> {
     let pc = w.pc;
     let i = ctx.code.fetch(pc)?;
     ctx.counts.count(&i);
+    ctx.counts.lanes += u64::from(w.exec().count_ones());
     w.pc = pc + i.bytes();
     let r = match i.format {
         Format::Sop1 => crate::sop::sop1(w, &i, ctx),

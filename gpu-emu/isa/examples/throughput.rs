@@ -11,7 +11,10 @@ use std::time::Instant;
 use gfx906::{dispatch, Code, Ranges};
 use loader::{Kernargs, Loaded, Packet};
 
-fn run(p: &Loaded, name: &str, grid: u32, wg: u16, args: Kernargs, lds: u32, bufs: &[(u64, usize)], threads: usize) {
+/// A grid: items, work-group size, dynamic LDS bytes.
+type Shape = (u32, u16, u32);
+
+fn run(p: &Loaded, name: &str, (grid, wg, lds): Shape, args: Kernargs, bufs: &[(u64, usize)], threads: usize) {
     let kernargs = args.finish();
     let packet = Packet::new(p.kernel_object(name), &[grid], &[wg], kernargs.as_ptr() as u64, lds);
     let mut r = vec![p.range(), (&packet as *const Packet as u64, &packet as *const Packet as u64 + 64)];
@@ -66,12 +69,12 @@ fn main() {
             buf(b.as_ptr().cast(), 4 * n as usize),
             buf(c.as_ptr().cast(), 4 * n as usize),
         ];
-        run(&p, "vecadd", n, 256, args, 0, &bufs, threads);
+        run(&p, "vecadd", (n, 256, 0), args, &bufs, threads);
         let args = Kernargs::default().ptr(ints.as_ptr()).ptr(sums.as_mut_ptr()).local(0);
         let bufs = [buf(ints.as_ptr().cast(), 4 * n as usize), buf(sums.as_ptr().cast(), sums.len() * 4)];
-        run(&p, "reduce", n, 256, args, 1024, &bufs, threads);
+        run(&p, "reduce", (n, 256, 1024), args, &bufs, threads);
         let args = Kernargs::default().ptr(x.as_ptr()).ptr(out.as_mut_ptr());
         let bufs = [buf(x.as_ptr().cast(), 4 * n as usize), buf(out.as_ptr().cast(), out.len() * 4)];
-        run(&p, "f32math", n / 4, 256, args, 0, &bufs, threads);
+        run(&p, "f32math", (n / 4, 256, 0), args, &bufs, threads);
     }
 }

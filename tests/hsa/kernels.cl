@@ -1,7 +1,6 @@
 // Kernels for cltap's HSA tests, built for gfx906 with Debian's clang-15 (tests/common/hsa.rs):
 //   clang-15 -target amdgcn-amd-amdhsa -mcpu=gfx906 -nogpulib -cl-std=CL2.0 -O2
-// The emulated GPU (gpu-emu) runs no GPU code: add_one has a CPU implementation registered by
-// name in gpu-emu/src/kernels/registry.rs; scale has none, so its dispatches change nothing.
+// The emulated GPU (gpu-emu) runs their machine code.
 
 // A program-scope variable: an executable symbol of kind VARIABLE.
 __attribute__((visibility("default"))) global int dbl_counter = 7;

@@ -155,6 +155,40 @@ fn check_fails_then_passes_after_update() {
     assert!(err.contains("--update"));
 }
 
+/// A snapshot records how it was normalized: the accept command repeats the check's options, and a
+/// check with other options says so plainly instead of showing every line as changed.
+#[test]
+fn check_keeps_its_normalization_with_the_snapshot() {
+    let d = workdir("check-norm");
+    let snaps = d.join("snaps");
+    let exe = calls();
+    let (e, s) = (exe.to_str().unwrap(), snaps.to_str().unwrap());
+    let opts = ["--portable", "--collapse-repeats"];
+    let check = |extra: &[&str], update: bool| {
+        let mut args = vec!["check", "--snapshot", s];
+        args.extend_from_slice(extra);
+        if update {
+            args.push("--update");
+        }
+        args.extend_from_slice(&["--", e, "golden"]);
+        out(cmd(&d, &args))
+    };
+    let (code, _, err) = check(&opts, false);
+    assert_eq!(code, 1);
+    let accept = format!("cltap check --snapshot {s} --collapse-repeats --portable --update -- {e} golden");
+    assert!(err.contains(&accept), "the accept command repeats the options: {err}");
+    assert_eq!(check(&opts, true).0, 0);
+    let snap =
+        std::fs::read_to_string(snaps.join(format!("{}.snap", exe.file_name().unwrap().to_str().unwrap()))).unwrap();
+    assert_eq!(snap.lines().next(), Some("# cltap snapshot, normalized with: --collapse-repeats --portable"));
+    let (code, _, err) = check(&opts, false);
+    assert_eq!(code, 0, "{err}");
+    let (code, _, err) = check(&[], false);
+    assert_eq!(code, 1);
+    assert!(!err.contains("differs from this run"), "no line-by-line diff of differently normalized logs: {err}");
+    assert!(err.contains("was normalized with --collapse-repeats --portable, this check with (defaults)"), "{err}");
+}
+
 #[test]
 fn report_tallies_a_log() {
     let d = workdir("report");

@@ -36,7 +36,35 @@ pub struct NormOpts {
     pub portable: bool,
 }
 
+/// The first line of a snapshot: how it was normalized, so that a check with other options says so
+/// instead of showing every line as changed.
+const SNAPSHOT_HEADER: &str = "# cltap snapshot, normalized with:";
+
 impl NormOpts {
+    /// These options as `cltap check` takes them (empty for the defaults).
+    fn args(&self) -> String {
+        let mut v = Vec::new();
+        if let Some(k) = self.keep_durations {
+            v.push(format!(
+                "--keep-durations {}",
+                k.to_possible_value().map_or("bucket".into(), |p| p.get_name().to_string())
+            ));
+        }
+        if self.collapse_repeats {
+            v.push("--collapse-repeats".into());
+        }
+        if self.portable {
+            v.push("--portable".into());
+        }
+        v.join(" ")
+    }
+
+    /// The snapshot's first line for these options.
+    fn header(&self) -> String {
+        let a = self.args();
+        format!("{SNAPSHOT_HEADER} {}", if a.is_empty() { "(defaults)" } else { &a })
+    }
+
     fn options(&self) -> normalize::Options {
         normalize::Options {
             durations: if self.keep_durations.is_some() { Durations::Bucket } else { Durations::Drop },
@@ -307,8 +335,26 @@ fn counter_file(path: &Path) -> Option<CounterFile> {
 }
 
 /// Parses a stored snapshot (the normalized text) back for the diff.
-fn parse_snapshot(text: &str) -> Vec<String> {
-    text.lines().map(str::to_string).collect()
+/// A snapshot's normalization line (None for a snapshot written before snapshots recorded it) and
+/// its calls.
+fn parse_snapshot(text: &str) -> (Option<&str>, Vec<&str>) {
+    let mut lines = text.lines().peekable();
+    let header = lines.next_if(|l| l.starts_with(SNAPSHOT_HEADER));
+    (header, lines.collect())
+}
+
+/// The command that accepts this run as the snapshot: the same options, `--update`.
+fn accept_command(a: &CheckArgs) -> String {
+    let mut c = format!("cltap check --snapshot {}", a.snapshot.display());
+    if let Some(n) = &a.name {
+        c.push_str(&format!(" --name {n}"));
+    }
+    let norm = a.norm.args();
+    if !norm.is_empty() {
+        c.push(' ');
+        c.push_str(&norm);
+    }
+    format!("{c} --update -- {}", a.app.join(" "))
 }
 
 pub fn check_cmd(a: CheckArgs) -> i32 {
@@ -318,12 +364,7 @@ pub fn check_cmd(a: CheckArgs) -> i32 {
         .unwrap_or_else(|| Path::new(&a.app[0]).file_name().map_or("app".into(), |n| n.to_string_lossy().into_owned()));
     let snap = a.snapshot.join(format!("{name}.snap"));
     if !a.update && !snap.is_file() {
-        eprintln!(
-            "cltap: no snapshot {}; to create it, run:\n  cltap check --snapshot {} --update -- {}",
-            snap.display(),
-            a.snapshot.display(),
-            a.app.join(" ")
-        );
+        eprintln!("cltap: no snapshot {}; to create it, run:\n  {}", snap.display(), accept_command(&a));
         return 1;
     }
     let mut env = match prepare(&a.activation, &a.app) {
@@ -364,7 +405,7 @@ pub fn check_cmd(a: CheckArgs) -> i32 {
         let log = log.ok_or_else(|| {
             format!("the application wrote no API log (exit code {}); is it an OpenCL program?", o.code)
         })?;
-        let text = normalize::render(&normalized(&log, &a.norm)?);
+        let text = format!("{}\n{}", a.norm.header(), normalize::render(&normalized(&log, &a.norm)?));
         if a.update {
             std::fs::create_dir_all(&a.snapshot).map_err(|e| e.to_string())?;
             std::fs::write(&snap, &text).map_err(|e| format!("{}: {e}", snap.display()))?;
@@ -375,21 +416,29 @@ pub fn check_cmd(a: CheckArgs) -> i32 {
         std::fs::File::open(&snap)
             .and_then(|mut f| f.read_to_string(&mut old))
             .map_err(|e| format!("{}: {e}", snap.display()))?;
-        if parse_snapshot(&old) == parse_snapshot(&text) {
+        let ((old_how, old_lines), (how, lines)) = (parse_snapshot(&old), parse_snapshot(&text));
+        if let Some(made) = old_how.filter(|&h| Some(h) != how) {
+            let with = |h: &str| h.trim_start_matches(SNAPSHOT_HEADER).trim().to_string();
+            eprintln!(
+                "cltap: {} was normalized with {}, this check with {}: run the check with the snapshot's options, or accept this run's with:\n  {}",
+                snap.display(),
+                with(made),
+                with(how.unwrap_or_default()),
+                accept_command(&a)
+            );
+            return Ok(1);
+        }
+        if old_lines == lines {
             eprintln!("cltap: {} matches", snap.display());
             return Ok(if o.code == 0 { 0 } else { o.code });
         }
         // Re-read both as logs of normalized calls for a semantic diff.
-        let old_calls = reparse(&old);
-        let new_calls = reparse(&text);
+        let old_calls = reparse(&old_lines.join("\n"));
+        let new_calls = reparse(&lines.join("\n"));
         let changes = diff::diff(&old_calls, &new_calls);
         eprintln!("cltap: {} differs from this run ({} change(s)):", snap.display(), changes.len().max(1));
         print!("{}", diff::render_text(&changes));
-        eprintln!(
-            "cltap: if the change is intended, accept it with:\n  cltap check --snapshot {} --update -- {}",
-            a.snapshot.display(),
-            a.app.join(" ")
-        );
+        eprintln!("cltap: if the change is intended, accept it with:\n  {}", accept_command(&a));
         Ok(1)
     })();
     let _ = std::fs::remove_dir_all(&dir);

@@ -23,7 +23,7 @@ rocclr_sha=9cef7777def6993bfce5ee56ae0e7e54ae43fa81c4ea307918b018f3bd99962f
 # is taken for this one.
 recipe=1
 
-archives="${AMDOCL_ARCHIVES:-$root/../shared/amd-opencl}"
+archives="${AMDOCL_ARCHIVES:-$(cd "$root/.." && pwd)/shared/amd-opencl}"
 key=$(printf '%s %s %s\n' "$ocl_sha" "$rocclr_sha" "$recipe" | sha256sum | cut -c1-16)
 cache="${XDG_CACHE_HOME:-$HOME/.cache}/cltap/amdocl"
 dir="$cache/$key"
@@ -46,12 +46,12 @@ esac
 
 if built; then echo "$lib"; exit 0; fi
 
-for a in "$ocl" "$rocclr"; do
-  if [ ! -f "$archives/$a.tar.xz" ]; then
-    echo "amdocl: $archives/$a.tar.xz is missing and no build is cached in $dir: AMD's OpenCL runtime cannot be built (see docs/amd-opencl.md)" >&2
-    exit 1
-  fi
-done
+missing=()
+for a in "$ocl" "$rocclr"; do [ -f "$archives/$a.tar.xz" ] || missing+=("$a.tar.xz"); done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "amdocl: AMD's OpenCL runtime cannot be built: no ${missing[*]} in $archives, and no build cached in $dir (docs/amd-opencl.md)" >&2
+  exit 1
+fi
 got_ocl=$(sha256sum "$archives/$ocl.tar.xz" | cut -d' ' -f1)
 got_rocclr=$(sha256sum "$archives/$rocclr.tar.xz" | cut -d' ' -f1)
 if [ "$got_ocl" != "$ocl_sha" ] || [ "$got_rocclr" != "$rocclr_sha" ]; then

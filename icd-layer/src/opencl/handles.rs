@@ -103,48 +103,57 @@ const WORD: usize = std::mem::size_of::<*mut c_void>();
 /// What the driver reads in place of a `clSetKernelArg` value that starts
 /// with one of cltap's handles: the driver's handle, then the application's
 /// other bytes.
+#[derive(Default)]
 pub struct ArgValue {
     words: [usize; 4],
     spill: Vec<usize>,
 }
 
-impl ArgValue {
-    #[inline(always)]
-    #[allow(clippy::new_without_default)]
-    pub fn new() -> Self {
-        ArgValue { words: [0; 4], spill: Vec::new() }
-    }
-}
-
 /// `clSetKernelArg` values that are handles (buffers, images, samplers,
-/// queues) are swapped for the driver's.
+/// queues) are swapped for the driver's, whatever size the application
+/// gives. A driver may read a handle's word before it checks the size (AMD's
+/// runtime checks the memory object first), so its answer to a wrong size is
+/// its own only if that word is its own handle.
 #[inline(always)]
 pub unsafe fn kernel_arg(hs: &HandleSpace, value: *mut c_void, size: usize, copy: &mut ArgValue) -> *mut c_void {
     if value.is_null() {
         return value;
     }
-    if size == WORD {
-        let v = std::ptr::read_unaligned(value as *const *mut c_void);
-        if hs.is_ours(v) {
-            copy.words[0] = hs.unwrap(v) as usize;
-            return copy.words.as_mut_ptr() as *mut c_void;
-        }
-        return value;
+    if !word_readable(value, size) {
+        return kernel_arg_probed(hs, value, size, copy);
     }
-    kernel_arg_sized(hs, value, size, copy)
-}
-
-/// A value of any other size. A driver may read a handle's word before it
-/// checks the size (AMD's runtime checks the memory object first), so its
-/// answer to a wrong size is its own only if that word is its own handle;
-/// the bytes after the word stay the application's, and a short value gets
-/// the first bytes of the driver's handle, as it had the first of cltap's.
-#[inline(never)]
-unsafe fn kernel_arg_sized(hs: &HandleSpace, value: *mut c_void, size: usize, copy: &mut ArgValue) -> *mut c_void {
-    let Some(v) = first_word(value, size) else { return value };
+    let v = std::ptr::read_unaligned(value as *const *mut c_void);
     if !hs.is_ours(v) {
         return value;
     }
+    if size == WORD {
+        copy.words[0] = hs.unwrap(v) as usize;
+        return copy.words.as_mut_ptr() as *mut c_void;
+    }
+    translated(hs, v, value, size, copy)
+}
+
+/// Whether the word at `value` can be read without the risk of a fault: the
+/// application vouches for `size` bytes; a word that reaches past them is
+/// read only inside the 4 KiB block of its first byte (a page of any size
+/// holds that block whole).
+#[inline(always)]
+fn word_readable(value: *mut c_void, size: usize) -> bool {
+    const BLOCK: usize = 4096;
+    size >= WORD || (size > 0 && value as usize % BLOCK <= BLOCK - WORD)
+}
+
+/// The driver's handle `v` in place of cltap's, then the application's
+/// other bytes; a short value gets the first bytes of the driver's handle,
+/// as it had the first of cltap's.
+#[inline(never)]
+unsafe fn translated(
+    hs: &HandleSpace,
+    v: *mut c_void,
+    value: *mut c_void,
+    size: usize,
+    copy: &mut ArgValue,
+) -> *mut c_void {
     let words = size.div_ceil(WORD).max(1);
     let dst = if words <= copy.words.len() {
         copy.words.as_mut_ptr()
@@ -159,21 +168,20 @@ unsafe fn kernel_arg_sized(hs: &HandleSpace, value: *mut c_void, size: usize, co
     dst as *mut c_void
 }
 
-/// The word at `value`, read without the risk of a fault: the application
-/// vouches for `size` bytes; a word that reaches past them is read directly
-/// only inside the 4 KiB block of its first byte (a page of any size holds
-/// that block whole), otherwise through the kernel, which refuses an
-/// unmapped address instead of faulting.
-unsafe fn first_word(value: *mut c_void, size: usize) -> Option<*mut c_void> {
-    const BLOCK: usize = 4096;
-    if size >= WORD || (size > 0 && value as usize % BLOCK <= BLOCK - WORD) {
-        return Some(std::ptr::read_unaligned(value as *const *mut c_void));
-    }
+/// A size of 0, or a short value whose word crosses into the next 4 KiB:
+/// the word is read through the kernel, which refuses an unmapped address
+/// instead of faulting; one that cannot be read passes as it is.
+#[cold]
+#[inline(never)]
+unsafe fn kernel_arg_probed(hs: &HandleSpace, value: *mut c_void, size: usize, copy: &mut ArgValue) -> *mut c_void {
     let mut w: usize = 0;
     let local = libc::iovec { iov_base: &mut w as *mut usize as *mut c_void, iov_len: WORD };
     let remote = libc::iovec { iov_base: value, iov_len: WORD };
     let n = libc::process_vm_readv(libc::getpid(), &local, 1, &remote, 1, 0);
-    (n == WORD as isize).then_some(w as *mut c_void)
+    if n != WORD as isize || !hs.is_ours(w as *mut c_void) {
+        return value;
+    }
+    translated(hs, w as *mut c_void, value, size, copy)
 }
 
 pub unsafe fn wrap_array(hs: &HandleSpace, a: *mut *mut c_void, n: usize) {
@@ -213,7 +221,7 @@ mod tests {
         let ours = hs.wrap(real) as usize;
         let app = [ours, 7, ours, 9, 11, 13];
         for size in [0usize, 1, 4, 7, 8, 9, 12, 16, 24, 32, 33, 40, 48] {
-            let mut copy = ArgValue::new();
+            let mut copy = ArgValue::default();
             let p = unsafe { kernel_arg(&hs, app.as_ptr() as *mut c_void, size, &mut copy) };
             assert_ne!(p as usize, app.as_ptr() as usize, "size {size}: translated");
             let mut want = bytes(&app);
@@ -230,7 +238,7 @@ mod tests {
         let hs = HandleSpace::reserve(64).unwrap();
         let app = [0x1234usize, 5, 6, 7, 8, 9];
         for size in [0usize, 4, 8, 16, 48] {
-            let mut copy = ArgValue::new();
+            let mut copy = ArgValue::default();
             let p = unsafe { kernel_arg(&hs, app.as_ptr() as *mut c_void, size, &mut copy) };
             assert_eq!(p as usize, app.as_ptr() as usize, "size {size}");
             let p = unsafe { kernel_arg(&hs, std::ptr::null_mut(), size, &mut copy) };
@@ -252,7 +260,7 @@ mod tests {
             assert_ne!(two, libc::MAP_FAILED);
             let at = (two as *mut u8).add(page - 4);
             std::ptr::write_unaligned(at as *mut usize, ours);
-            let mut copy = ArgValue::new();
+            let mut copy = ArgValue::default();
             let p = kernel_arg(&hs, at as *mut c_void, 4, &mut copy);
             assert_eq!(std::ptr::read_unaligned(p as *const usize), real as usize);
             // The next page gone: the word cannot be read, the value passes as it is.

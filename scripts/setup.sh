@@ -8,11 +8,14 @@ sudo_=""; [ "$(id -u)" = 0 ] || sudo_="sudo"
 # The second line is for the AMD side: Debian's ROCr (libhsa-runtime64) and
 # its headers, a real HSA client, and Debian's clang for real gfx906 code
 # objects. The third is for the emulated gfx906 (gpu-emu/) they run on: the
-# ROCT thunk's headers, and Debian's HIP (hipcc, libamdhip64).
+# ROCT thunk's headers, and Debian's HIP (hipcc, libamdhip64). The fourth builds
+# AMD's OpenCL runtime (scripts/amdocl.sh) over the comgr and device libraries
+# that HIP brings.
 apt_pkgs=(pocl-opencl-icd ocl-icd-libopencl1 ocl-icd-opencl-dev ocl-icd-dev
           opencl-c-headers clinfo oclgrind gcc
           libhsa-runtime-dev rocminfo clang-15 lld-15 g++ make binutils
-          libhsakmt-dev hipcc libamdhip64-dev llvm-15)
+          libhsakmt-dev hipcc libamdhip64-dev llvm-15
+          cmake mesa-common-dev libnuma-dev libelf-dev libgl-dev libamd-comgr-dev rocm-device-libs)
 missing=()
 for p in "${apt_pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -69,4 +72,8 @@ if [ ! -e "$py/.done" ]; then
       || { echo "setup: perfetto_trace_pb2 does not import from $py" >&2; exit 1; }
   touch "$py/.done"
 fi
+# AMD's OpenCL runtime, built once per machine into a cache outside the clone;
+# without its archives or a cached build, setup fails with the line saying so.
+amdocl=$("$root/scripts/amdocl.sh")
+echo "setup: AMD's OpenCL runtime: $amdocl"
 echo "setup: done"

@@ -81,7 +81,7 @@ pub(crate) fn icd_wrapper(s: &mut String, f: &Function, id: usize, ext: Option<u
                 }
             }
             Role::InBytes { len } if n == "arg_value" => {
-                writeln!(s, "    let mut __argv_{n}: *mut ::core::ffi::c_void = ::core::ptr::null_mut();").unwrap();
+                writeln!(s, "    let mut __argv_{n} = crate::opencl::handles::ArgValue::default();").unwrap();
                 writeln!(
                     s,
                     "    let {n} = crate::opencl::handles::kernel_arg(hs, {n}, {}, &mut __argv_{n});",

@@ -3,6 +3,7 @@
 //! cltap in between.
 #![allow(dead_code)]
 
+pub mod amdocl;
 pub mod bounded;
 pub mod checks;
 pub mod rocp;

@@ -98,17 +98,90 @@ pub unsafe fn props_in(hs: &HandleSpace, list: *mut c_void, shape: Shape) -> Opt
     props::translate(list as *const u64, shape, |v| hs.unwrap(v as *mut c_void) as u64)
 }
 
+const WORD: usize = std::mem::size_of::<*mut c_void>();
+
+/// What the driver reads in place of a `clSetKernelArg` value that starts
+/// with one of cltap's handles: the driver's handle, then the application's
+/// other bytes.
+#[derive(Default)]
+pub struct ArgValue {
+    words: [usize; 4],
+    spill: Vec<usize>,
+}
+
 /// `clSetKernelArg` values that are handles (buffers, images, samplers,
-/// queues) are swapped for the driver's.
-pub unsafe fn kernel_arg(hs: &HandleSpace, value: *mut c_void, size: usize, slot: &mut *mut c_void) -> *mut c_void {
-    if size == std::mem::size_of::<*mut c_void>() && !value.is_null() {
-        let v = *(value as *const *mut c_void);
-        if hs.is_ours(v) {
-            *slot = hs.unwrap(v);
-            return slot as *mut *mut c_void as *mut c_void;
-        }
+/// queues) are swapped for the driver's, whatever size the application
+/// gives. A driver may read a handle's word before it checks the size (AMD's
+/// runtime checks the memory object first), so its answer to a wrong size is
+/// its own only if that word is its own handle.
+#[inline(always)]
+pub unsafe fn kernel_arg(hs: &HandleSpace, value: *mut c_void, size: usize, copy: &mut ArgValue) -> *mut c_void {
+    if value.is_null() {
+        return value;
     }
-    value
+    if !word_readable(value, size) {
+        return kernel_arg_probed(hs, value, size, copy);
+    }
+    let v = std::ptr::read_unaligned(value as *const *mut c_void);
+    if !hs.is_ours(v) {
+        return value;
+    }
+    if size == WORD {
+        copy.words[0] = hs.unwrap(v) as usize;
+        return copy.words.as_mut_ptr() as *mut c_void;
+    }
+    translated(hs, v, value, size, copy)
+}
+
+/// Whether the word at `value` can be read without the risk of a fault: the
+/// application vouches for `size` bytes; a word that reaches past them is
+/// read only inside the 4 KiB block of its first byte (a page of any size
+/// holds that block whole).
+#[inline(always)]
+fn word_readable(value: *mut c_void, size: usize) -> bool {
+    const BLOCK: usize = 4096;
+    size >= WORD || (size > 0 && value as usize % BLOCK <= BLOCK - WORD)
+}
+
+/// The driver's handle `v` in place of cltap's, then the application's
+/// other bytes; a short value gets the first bytes of the driver's handle,
+/// as it had the first of cltap's.
+#[inline(never)]
+unsafe fn translated(
+    hs: &HandleSpace,
+    v: *mut c_void,
+    value: *mut c_void,
+    size: usize,
+    copy: &mut ArgValue,
+) -> *mut c_void {
+    let words = size.div_ceil(WORD).max(1);
+    let dst = if words <= copy.words.len() {
+        copy.words.as_mut_ptr()
+    } else {
+        copy.spill = vec![0; words];
+        copy.spill.as_mut_ptr()
+    };
+    if size > WORD {
+        std::ptr::copy_nonoverlapping(value as *const u8, dst as *mut u8, size);
+    }
+    *dst = hs.unwrap(v) as usize;
+    dst as *mut c_void
+}
+
+/// A size of 0, or a short value whose word crosses into the next 4 KiB:
+/// the word is read through the kernel, which refuses an unmapped address
+/// instead of faulting; one that cannot be read passes as it is.
+#[cold]
+#[inline(never)]
+unsafe fn kernel_arg_probed(hs: &HandleSpace, value: *mut c_void, size: usize, copy: &mut ArgValue) -> *mut c_void {
+    let mut w: usize = 0;
+    let local = libc::iovec { iov_base: &mut w as *mut usize as *mut c_void, iov_len: WORD };
+    let remote = libc::iovec { iov_base: value, iov_len: WORD };
+    let n = libc::process_vm_readv(libc::getpid(), &local, 1, &remote, 1, 0);
+    if n != WORD as isize || !hs.is_ours(w as *mut c_void) {
+        return value;
+    }
+    translated(hs, w as *mut c_void, value, size, copy)
 }
 
 pub unsafe fn wrap_array(hs: &HandleSpace, a: *mut *mut c_void, n: usize) {
@@ -123,5 +196,80 @@ pub unsafe fn wrap_array(hs: &HandleSpace, a: *mut *mut c_void, n: usize) {
 pub unsafe fn info_out(hs: &HandleSpace, func: &str, param_name: u32, buf: *mut c_void, size: usize, written: usize) {
     if let Some(a) = cltap::icd::info::answer(func, param_name) {
         cltap::icd::info::translate(buf, size.min(written), a, |v| hs.wrap(v as *mut c_void) as u64);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// What the driver reads through `kernel_arg`'s answer: `n` bytes.
+    unsafe fn seen(p: *mut c_void, n: usize) -> Vec<u8> {
+        std::slice::from_raw_parts(p as *const u8, n).to_vec()
+    }
+
+    fn bytes(words: &[usize]) -> Vec<u8> {
+        words.iter().flat_map(|w| w.to_ne_bytes()).collect()
+    }
+
+    /// At every size the driver finds its own handle where the application
+    /// put cltap's, and every other byte as the application wrote it.
+    #[test]
+    fn a_handle_becomes_the_drivers_at_every_size() {
+        let hs = HandleSpace::reserve(64).unwrap();
+        let real = 0x5eed_0000usize as *mut c_void;
+        let ours = hs.wrap(real) as usize;
+        let app = [ours, 7, ours, 9, 11, 13];
+        for size in [0usize, 1, 4, 7, 8, 9, 12, 16, 24, 32, 33, 40, 48] {
+            let mut copy = ArgValue::default();
+            let p = unsafe { kernel_arg(&hs, app.as_ptr() as *mut c_void, size, &mut copy) };
+            assert_ne!(p as usize, app.as_ptr() as usize, "size {size}: translated");
+            let mut want = bytes(&app);
+            want[..WORD].copy_from_slice(&(real as usize).to_ne_bytes());
+            let n = size.max(WORD);
+            assert_eq!(unsafe { seen(p, n) }, want[..n], "size {size}");
+        }
+    }
+
+    /// A value that does not start with a handle of cltap's, or NULL, is the
+    /// application's own pointer.
+    #[test]
+    fn other_values_pass_unchanged() {
+        let hs = HandleSpace::reserve(64).unwrap();
+        let app = [0x1234usize, 5, 6, 7, 8, 9];
+        for size in [0usize, 4, 8, 16, 48] {
+            let mut copy = ArgValue::default();
+            let p = unsafe { kernel_arg(&hs, app.as_ptr() as *mut c_void, size, &mut copy) };
+            assert_eq!(p as usize, app.as_ptr() as usize, "size {size}");
+            let p = unsafe { kernel_arg(&hs, std::ptr::null_mut(), size, &mut copy) };
+            assert!(p.is_null());
+        }
+    }
+
+    /// A short value whose word crosses into the next page, mapped or not:
+    /// read through the kernel, never faulting.
+    #[test]
+    fn a_short_value_at_a_pages_end() {
+        let hs = HandleSpace::reserve(64).unwrap();
+        let real = 0xfeed_0000usize as *mut c_void;
+        let ours = hs.wrap(real) as usize;
+        unsafe {
+            let page = libc::sysconf(libc::_SC_PAGESIZE) as usize;
+            let flags = libc::MAP_PRIVATE | libc::MAP_ANONYMOUS;
+            let two = libc::mmap(std::ptr::null_mut(), 2 * page, libc::PROT_READ | libc::PROT_WRITE, flags, -1, 0);
+            assert_ne!(two, libc::MAP_FAILED);
+            let at = (two as *mut u8).add(page - 4);
+            std::ptr::write_unaligned(at as *mut usize, ours);
+            let mut copy = ArgValue::default();
+            let p = kernel_arg(&hs, at as *mut c_void, 4, &mut copy);
+            assert_eq!(std::ptr::read_unaligned(p as *const usize), real as usize);
+            // The next page gone: the word cannot be read, the value passes as it is.
+            assert_eq!(libc::mprotect((two as *mut u8).add(page) as *mut c_void, page, libc::PROT_NONE), 0);
+            let p = kernel_arg(&hs, at as *mut c_void, 4, &mut copy);
+            assert_eq!(p as usize, at as usize);
+            let p = kernel_arg(&hs, at as *mut c_void, 0, &mut copy);
+            assert_eq!(p as usize, at as usize);
+            libc::munmap(two, 2 * page);
+        }
     }
 }

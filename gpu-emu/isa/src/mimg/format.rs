@@ -94,7 +94,7 @@ impl Fmt {
                 16 => u32::from(u16::from_le_bytes([bytes[2 * k], bytes[2 * k + 1]])),
                 _ => u32::from_le_bytes([bytes[4 * k], bytes[4 * k + 1], bytes[4 * k + 2], bytes[4 * k + 3]]),
             };
-            *c = self.to_reg(raw);
+            *c = self.load_channel(raw);
         }
         ch
     }
@@ -103,7 +103,7 @@ impl Fmt {
     pub fn pack(&self, ch: [u32; 4]) -> [u8; 16] {
         let mut out = [0u8; 16];
         for (k, &c) in ch.iter().enumerate().take(self.n) {
-            let raw = self.from_reg(c);
+            let raw = self.store_channel(c);
             match self.bits {
                 8 => out[k] = raw as u8,
                 16 => out[2 * k..2 * k + 2].copy_from_slice(&(raw as u16).to_le_bytes()),
@@ -113,7 +113,7 @@ impl Fmt {
         out
     }
 
-    fn to_reg(&self, raw: u32) -> u32 {
+    fn load_channel(&self, raw: u32) -> u32 {
         match self.nfmt {
             UNORM => (raw as f32 / self.max() as f32).to_bits(),
             SNORM => {
@@ -128,7 +128,7 @@ impl Fmt {
         }
     }
 
-    fn from_reg(&self, v: u32) -> u32 {
+    fn store_channel(&self, v: u32) -> u32 {
         let f = f32::from_bits(v);
         let scaled = |lo: f32, hi: f32, scale: f32| -> u32 {
             let f = if f.is_nan() { 0.0 } else { f.clamp(lo, hi) };

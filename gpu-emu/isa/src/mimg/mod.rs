@@ -15,9 +15,11 @@
 //! (z is the slice of an array, counted from BASE_ARRAY, or the depth of a 3D image). On this
 //! emulated GPU nothing but the shader core touches image memory in its own layout: ROCclr and
 //! ROCr copy images to and from buffers with kernels (`__amd_rocclr_copyImageToBuffer`, ROCr's
-//! image import/export blits), so one self-consistent layout suffices; it is also what ROCr's
-//! addrlib gives a LINEAR image (row pitch `pitch * bytes`, slice pitch `row pitch * height`),
-//! so a linear image the host reads through a mapping sees the same bytes. Only mip level 0 is
+//! image import/export blits; maps of images go through those copies), so one self-consistent
+//! layout suffices. It matches ROCr's LINEAR images in the row pitch (the T#'s pitch is
+//! addrlib's); the slice pitch `pitch * height` is this emulator's (addrlib may pad it, which
+//! only a host reading a linear 3D or array image's memory directly would see). Only mip level
+//! 0 is
 //! addressed: a nonzero level within the view faults as unimplemented, one past it is out of
 //! range.
 //!

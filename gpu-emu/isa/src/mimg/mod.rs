@@ -19,9 +19,8 @@
 //! layout suffices. It matches ROCr's LINEAR images in the row pitch (the T#'s pitch is
 //! addrlib's); the slice pitch `pitch * height` is this emulator's (addrlib may pad it, which
 //! only a host reading a linear 3D or array image's memory directly would see). Only mip level
-//! 0 is
-//! addressed: a nonzero level within the view faults as unimplemented, one past it is out of
-//! range.
+//! 0 is addressed: a nonzero level within the view faults as unimplemented, one past it is out
+//! of range.
 //!
 //! Out of range (x >= width, y >= height, z >= depth or slices, coordinates taken unsigned):
 //! loads return 0 in every channel, stores are dropped. Loads convert each channel to its

@@ -51,7 +51,8 @@ pub fn step(w: &mut Wave, ctx: &mut Ctx) -> Result<Flow, Fault> {
         Format::Ds => crate::ds::exec(w, &i, ctx),
         Format::Flat => crate::flat::exec(w, &i, ctx),
         Format::Mubuf | Format::Mtbuf => crate::buffer::exec(w, &i, ctx),
-        Format::Vintrp | Format::Mimg | Format::Exp => Err(Fault::unimplemented(pc, &i)),
+        Format::Mimg => crate::mimg::exec(w, &i, ctx),
+        Format::Vintrp | Format::Exp => Err(Fault::unimplemented(pc, &i)),
     };
     // A fault names the instruction's own address, not the next one's.
     r.map_err(|f| match f {

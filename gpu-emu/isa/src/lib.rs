@@ -24,6 +24,7 @@ pub mod exec;
 pub mod fault;
 pub mod flat;
 pub mod memory;
+pub mod mimg;
 pub mod names;
 pub mod smem;
 pub mod sop;

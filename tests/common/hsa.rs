@@ -217,7 +217,7 @@ pub fn counted_sizes(out: &Path, extra: &[(&str, &str)]) -> super::Outcome {
 
 /// What one wave of a straight-line kernel issues, counted from LLVM's disassembly of the code
 /// object (`llvm-objdump-15`), from the kernel's symbol to its `s_endpgm`, by the classes the SQ
-/// block counts (docs/counters.md#exact-counters): an independent count of what the emulated
+/// block counts (docs/counters.md#exact-and-modelled-counters): an independent count of what the emulated
 /// shader core must have run.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
 pub struct PerWave {

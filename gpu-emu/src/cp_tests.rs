@@ -71,9 +71,10 @@ fn value(s: &amd_signal_t) -> i64 {
     Signal::from_handle(handle(s)).unwrap().load()
 }
 
-/// `s_endpgm`, and `s_mov_b32 s0, 1` (a scalar ALU instruction).
+/// `s_endpgm`, and `v_cubeid_f32 v0, v1, v2, v3` (which the shader core does not implement: no
+/// compiler emits it for compute).
 const S_ENDPGM: u32 = 0xbf81_0000;
-const S_MOV_B32_S0_1: u32 = 0xbe80_0081;
+const V_CUBEID_F32: [u32; 2] = [0xd1c4_0000, 0x040e_0501];
 
 /// A kernel object in the emulator's memory: a header as ROCr writes before its blit kernels
 /// (entry offset 256, nothing enabled), then `code`.
@@ -197,8 +198,8 @@ fn a_kernel_that_faults_halts_its_queue_with_an_illegal_instruction_error() {
     ring.amd.queue_inactive_signal.handle = handle(&inactive);
     let q = ring.queue();
     let (s, after) = (new_signal(1), new_signal(1));
-    // On this branch's shader core the scalar ALU is still a stub: an illegal instruction.
-    ring.push(PacketType::KernelDispatch, dispatch_of(kernel(&[S_MOV_B32_S0_1, S_ENDPGM]), &s));
+    // An instruction the shader core does not implement: an illegal instruction.
+    ring.push(PacketType::KernelDispatch, dispatch_of(kernel(&[V_CUBEID_F32[0], V_CUBEID_F32[1], S_ENDPGM]), &s));
     ring.push(PacketType::KernelDispatch, dispatch(&after));
     assert!(step(&q));
     assert_eq!(value(&inactive), 0x4000_0000, "QUEUE_ERROR_ILLEGAL_INSTRUCTION");

@@ -386,7 +386,7 @@ pub fn check_cmd(a: CheckArgs) -> i32 {
     env.push(("CLTAP_SUMMARY".into(), "0".into()));
     // The log is found by its name, whatever the user's own template says.
     env.push(("CLTAP_OUTPUT_NAME".into(), "%app%.%pid%".into()));
-    if super::validate::refuse(&env) {
+    if super::validate::refuse(&env, &super::run::option_of) {
         let _ = std::fs::remove_dir_all(&dir);
         return super::validate::REFUSED;
     }

@@ -137,6 +137,18 @@ pub struct RunArgs {
     pub app: Vec<String>,
 }
 
+/// The option of `cltap run` that sets each variable, read from the options' help, where each
+/// option names its variable: one description, used by `--help` and here.
+pub fn option_of(var: &str) -> Option<String> {
+    let cmd = RunArgs::augment_args(clap::Command::new("run"));
+    let found = cmd.get_arguments().find_map(|a| {
+        let help = a.get_help().map(|h| h.to_string()).unwrap_or_default();
+        let long = a.get_long()?;
+        help.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).any(|w| w == var).then(|| format!("--{long}"))
+    });
+    found
+}
+
 /// `HSA_TOOLS_LIB` with the layer added: ROCr reads it as a list of
 /// libraries separated by spaces (quotes honoured).
 /// A value that already names the layer (the same file, by any path) is
@@ -487,7 +499,7 @@ pub fn run(a: RunArgs) -> i32 {
             set("ROCP_HSA_INTERCEPT", m.clone());
         }
     }
-    if super::validate::refuse(&env) {
+    if super::validate::refuse(&env, &option_of) {
         return super::validate::REFUSED;
     }
     let o = match spawn(&a.app, &env) {
@@ -519,6 +531,15 @@ pub fn run(a: RunArgs) -> i32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_variable_an_option_sets_is_found_in_the_help() {
+        assert_eq!(option_of("CLTAP_WINDOW").as_deref(), Some("--window"));
+        assert_eq!(option_of("CLTAP_BUFFER_SIZE").as_deref(), Some("--buffer-size"));
+        assert_eq!(option_of("CLTAP_KERNEL_INCLUDE").as_deref(), Some("--kernel-include"));
+        assert_eq!(option_of("CLTAP_WINDOW_CALLS").as_deref(), Some("--window-calls"));
+        assert_eq!(option_of("CLTAP_NOT_AN_OPTION"), None);
+    }
 
     #[test]
     fn hsa_tools_lib_appends_to_an_existing_value() {

@@ -7,27 +7,18 @@
 use std::collections::BTreeMap;
 use std::ffi::OsString;
 
-use clap::{Args, Command};
 use cltap::config::Config;
 
 /// Exit status of a refused start (as for a usage error).
 pub const REFUSED: i32 = 2;
 
-/// The option of `cltap run` that sets each variable, read from the options' help, where each
-/// option names its variable: one description, used by `--help` and here.
-fn option_of(var: &str) -> Option<String> {
-    let cmd = super::run::RunArgs::augment_args(Command::new("run"));
-    let found = cmd.get_arguments().find_map(|a| {
-        let help = a.get_help().map(|h| h.to_string()).unwrap_or_default();
-        let long = a.get_long()?;
-        help.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).any(|w| w == var).then(|| format!("--{long}"))
-    });
-    found
-}
+/// The option that sets a variable, if one does (`--window` for CLTAP_WINDOW).
+pub type Namer<'a> = &'a dyn Fn(&str) -> Option<String>;
 
 /// The problems of the configuration that `overrides` (what cltap sets) over this process's
-/// environment gives, one line each; empty when it is valid.
-pub fn problems(overrides: &[(String, String)]) -> Vec<String> {
+/// environment gives, one line each, naming the option that set a variable by `option_of`;
+/// empty when it is valid.
+pub fn problems(overrides: &[(String, String)], option_of: Namer) -> Vec<String> {
     let mut env: BTreeMap<OsString, OsString> = std::env::vars_os().collect();
     for (k, v) in overrides {
         env.insert(k.into(), v.into());
@@ -53,8 +44,8 @@ pub fn problems(overrides: &[(String, String)]) -> Vec<String> {
 
 /// Prints the problems, if any, and says that the application was not started; true when the
 /// start must be refused.
-pub fn refuse(overrides: &[(String, String)]) -> bool {
-    let p = problems(overrides);
+pub fn refuse(overrides: &[(String, String)], option_of: Namer) -> bool {
+    let p = problems(overrides, option_of);
     for line in &p {
         eprintln!("cltap: {line}");
     }
@@ -72,17 +63,9 @@ mod tests {
     use super::*;
 
     #[test]
-    fn every_variable_an_option_sets_is_found_in_the_help() {
-        assert_eq!(option_of("CLTAP_WINDOW").as_deref(), Some("--window"));
-        assert_eq!(option_of("CLTAP_BUFFER_SIZE").as_deref(), Some("--buffer-size"));
-        assert_eq!(option_of("CLTAP_KERNEL_INCLUDE").as_deref(), Some("--kernel-include"));
-        assert_eq!(option_of("CLTAP_WINDOW_CALLS").as_deref(), Some("--window-calls"));
-        assert_eq!(option_of("CLTAP_NOT_AN_OPTION"), None);
-    }
-
-    #[test]
     fn a_bad_option_value_is_named_by_its_option() {
-        let p = problems(&[("CLTAP_BUFFER_SIZE".into(), "1K".into())]);
+        let named = |v: &str| (v == "CLTAP_BUFFER_SIZE").then(|| "--buffer-size".to_string());
+        let p = problems(&[("CLTAP_BUFFER_SIZE".into(), "1K".into())], &named);
         assert_eq!(p.len(), 1, "{p:?}");
         assert!(p[0].starts_with("--buffer-size 1K: CLTAP_BUFFER_SIZE=\"1K\" is not valid (accepted: "), "{}", p[0]);
         assert!(!p[0].contains("pass-through"), "{}", p[0]);

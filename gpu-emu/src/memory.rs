@@ -53,7 +53,23 @@ pub fn allocation(addr: usize) -> Option<(usize, usize, u64)> {
 /// shader core may touch during a dispatch (taken at its start).
 pub fn ranges() -> Vec<(u64, u64)> {
     let blocks = BLOCKS.lock().unwrap_or_else(|e| e.into_inner());
-    blocks.iter().map(|(&base, b)| (base as u64, base as u64 + b.size)).collect()
+    union(blocks.iter().map(|(&base, b)| (base as u64, base as u64 + b.size)))
+}
+
+/// Ranges (start, end) sorted by start, merged where they overlap or touch: a registration of
+/// host memory may lie inside another or straddle its end, and an access valid in their union is
+/// valid.
+fn union(ranges: impl Iterator<Item = (u64, u64)>) -> Vec<(u64, u64)> {
+    let mut v: Vec<(u64, u64)> = ranges.collect();
+    v.sort_unstable();
+    let mut out: Vec<(u64, u64)> = Vec::with_capacity(v.len());
+    for (s, e) in v {
+        match out.last_mut() {
+            Some(last) if s <= last.1 => last.1 = last.1.max(e),
+            _ => out.push((s, e)),
+        }
+    }
+    out
 }
 
 fn with_block<R>(addr: usize, f: impl FnOnce(usize, &mut Block) -> R) -> Option<R> {
@@ -141,7 +157,8 @@ pub extern "C" fn hsaKmtFreeMemory(addr: *mut libc::c_void, _size: u64) -> HSAKM
 }
 
 /// Host memory ROCr locks ("pins") for the GPU: recorded so pointer information knows it; memory
-/// already known (an allocation of ours) stays as it is.
+/// already known (an allocation of ours) stays as it is; a registration again at the same address
+/// covers the larger of the two sizes.
 #[no_mangle]
 pub extern "C" fn hsaKmtRegisterMemoryWithFlags(
     addr: *mut libc::c_void,
@@ -153,6 +170,9 @@ pub extern "C" fn hsaKmtRegisterMemoryWithFlags(
             return HSAKMT_STATUS_INVALID_PARAMETER;
         }
         let mut blocks = BLOCKS.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(b) = blocks.get_mut(&(addr as usize)).filter(|b| !b.owned) {
+            b.size = b.size.max(size);
+        }
         blocks.entry(addr as usize).or_insert(Block {
             size,
             node: CPU_NODE,
@@ -296,5 +316,24 @@ mod tests {
         assert_eq!(hsaKmtQueryPointerInfo(p as *const _, &mut info), HSAKMT_STATUS_ERROR);
         let kind = info.Type;
         assert_eq!(kind, HSA_POINTER_UNKNOWN);
+    }
+
+    #[test]
+    fn what_the_gpu_may_touch_is_the_union_of_every_range() {
+        // Nested, straddling and touching ranges merge; a gap stays a gap.
+        let u = union([(100, 200), (120, 150), (190, 260), (260, 300), (400, 500)].into_iter());
+        assert_eq!(u, [(100, 300), (400, 500)]);
+    }
+
+    #[test]
+    fn a_registration_again_at_one_address_covers_the_larger_size() {
+        let mut host = vec![0u8; 8192];
+        let p = host.as_mut_ptr() as *mut libc::c_void;
+        let flags = HsaMemFlags::default();
+        assert_eq!(hsaKmtRegisterMemoryWithFlags(p, 100, flags), HSAKMT_STATUS_SUCCESS);
+        assert_eq!(hsaKmtRegisterMemoryWithFlags(p, 6000, flags), HSAKMT_STATUS_SUCCESS);
+        assert_eq!(containing(p as usize + 5999), Some((p as usize, 6000)));
+        assert_eq!(hsaKmtDeregisterMemory(p), HSAKMT_STATUS_SUCCESS);
+        assert_eq!(containing(p as usize), None);
     }
 }

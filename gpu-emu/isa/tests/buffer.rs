@@ -3,32 +3,10 @@
 
 mod common;
 
-use common::Run;
-use gfx906::exec::{self, Ctx, Flow};
+use common::{run_stride, Mem, Run};
+use gfx906::exec::Flow;
 use gfx906::wave::reg;
-use gfx906::{Code, Counts, Fault, Ranges, Wave};
-
-/// GPU memory for a test: 8-byte aligned, read back as dwords.
-struct Mem(Vec<u64>);
-
-impl Mem {
-    fn new(dwords: usize) -> Mem {
-        Mem(vec![0; dwords.div_ceil(2)])
-    }
-    fn addr(&self) -> u64 {
-        self.0.as_ptr() as u64
-    }
-    fn ranges(&self) -> Ranges {
-        Ranges::new(vec![(self.addr(), self.addr() + self.0.len() as u64 * 8)])
-    }
-    fn get(&self, i: usize) -> u32 {
-        (self.0[i / 2] >> (32 * (i % 2))) as u32
-    }
-    fn set(&mut self, i: usize, v: u32) {
-        let sh = 32 * (i % 2);
-        self.0[i / 2] = (self.0[i / 2] & !(0xFFFF_FFFFu64 << sh)) | u64::from(v) << sh;
-    }
-}
+use gfx906::{Fault, Wave};
 
 /// V# dword 3 fields.
 const ADD_TID: u32 = 1 << 23;
@@ -45,21 +23,6 @@ fn vsharp(w: &mut Wave, first: u32, base: u64, stride: u32, num_records: u32, dw
     w.set_sgpr(first + 1, (base >> 32) as u32 & 0xFFFF | (stride & 0x3FFF) << 16);
     w.set_sgpr(first + 2, num_records);
     w.set_sgpr(first + 3, dword3);
-}
-
-fn run_stride(source: &str, mem: &Ranges, stride: u32, setup: impl FnOnce(&mut Wave)) -> Run {
-    let code = Code::from_words(common::assemble(&format!("{source}\ns_endpgm\n")));
-    let mut wave = Wave::new(256);
-    wave.set_exec(u64::MAX);
-    wave.pc = code.start();
-    setup(&mut wave);
-    let mut counts = Counts::default();
-    let mut lds = Vec::new();
-    let result = {
-        let mut ctx = Ctx { mem, code: &code, lds: &mut lds, scratch_lane_stride: stride, counts: &mut counts };
-        exec::run(&mut wave, &mut ctx, 1_000_000)
-    };
-    Run { wave, counts, result, lds }
 }
 
 fn ok(r: &Run) {
@@ -79,6 +42,7 @@ fn scratch_through_the_private_segment_buffer_matches_flat_scratch() {
          scratch_store_dwordx2 v4, v[5:6], off\n\
          buffer_load_dwordx2 v[7:8], off, s[0:3], s7",
         &m.ranges(),
+        0,
         8,
         |w| {
             // ELEMENT_SIZE 4 (1 << 19), INDEX_STRIDE 64 (3 << 21), as ROCr's scratch descriptor.
@@ -111,7 +75,7 @@ fn a_scratch_stride_past_14_bits_takes_its_high_bits_from_data_format() {
     let stride = 0x4010u32;
     let m = Mem::new((2 * stride as usize + 16) / 4);
     let a = m.addr();
-    let r = run_stride("buffer_store_dword v1, off, s[0:3], 0 offset:4", &m.ranges(), stride, |w| {
+    let r = run_stride("buffer_store_dword v1, off, s[0:3], 0 offset:4", &m.ranges(), 0, stride, |w| {
         vsharp(w, 0, a, stride, u32::MAX, ADD_TID | fmt(stride >> 14, 0));
         w.set_exec(0b10);
         w.set_vgpr(1, 1, 0xFEED);

@@ -3,48 +3,10 @@
 
 mod common;
 
-use common::Run;
-use gfx906::exec::{self, Ctx, Flow};
+use common::{run_stride, Mem, Run};
+use gfx906::exec::Flow;
 use gfx906::wave::{aperture, reg};
-use gfx906::{Code, Counts, Fault, Ranges, Wave};
-
-/// GPU memory for a test: 8-byte aligned (atomics need it), read back as dwords.
-struct Mem(Vec<u64>);
-
-impl Mem {
-    fn new(dwords: usize) -> Mem {
-        Mem(vec![0; dwords.div_ceil(2)])
-    }
-    fn addr(&self) -> u64 {
-        self.0.as_ptr() as u64
-    }
-    fn ranges(&self) -> Ranges {
-        Ranges::new(vec![(self.addr(), self.addr() + self.0.len() as u64 * 8)])
-    }
-    fn get(&self, i: usize) -> u32 {
-        (self.0[i / 2] >> (32 * (i % 2))) as u32
-    }
-    fn set(&mut self, i: usize, v: u32) {
-        let sh = 32 * (i % 2);
-        self.0[i / 2] = (self.0[i / 2] & !(0xFFFF_FFFFu64 << sh)) | u64::from(v) << sh;
-    }
-}
-
-/// As `common::run_with`, with a scratch lane stride.
-fn run_stride(source: &str, mem: &Ranges, lds_bytes: usize, stride: u32, setup: impl FnOnce(&mut Wave)) -> Run {
-    let code = Code::from_words(common::assemble(&format!("{source}\ns_endpgm\n")));
-    let mut wave = Wave::new(256);
-    wave.set_exec(u64::MAX);
-    wave.pc = code.start();
-    setup(&mut wave);
-    let mut counts = Counts::default();
-    let mut lds = vec![0u8; lds_bytes];
-    let result = {
-        let mut ctx = Ctx { mem, code: &code, lds: &mut lds, scratch_lane_stride: stride, counts: &mut counts };
-        exec::run(&mut wave, &mut ctx, 1_000_000)
-    };
-    Run { wave, counts, result, lds }
-}
+use gfx906::Fault;
 
 fn ok(r: &Run) {
     assert_eq!(r.result, Ok(Flow::End));

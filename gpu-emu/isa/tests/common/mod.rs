@@ -48,6 +48,11 @@ pub struct Run {
 /// Runs `source` (an `s_endpgm` is appended) on a wave with all 64 lanes on, after `setup` has
 /// set its registers; `mem` is what memory instructions may touch, `lds_bytes` the LDS.
 pub fn run_with(source: &str, mem: &Ranges, lds_bytes: usize, setup: impl FnOnce(&mut Wave)) -> Run {
+    run_stride(source, mem, lds_bytes, 0, setup)
+}
+
+/// As [`run_with`], with a scratch lane stride.
+pub fn run_stride(source: &str, mem: &Ranges, lds_bytes: usize, stride: u32, setup: impl FnOnce(&mut Wave)) -> Run {
     let code = Code::from_words(assemble(&format!("{source}\ns_endpgm\n")));
     let mut wave = Wave::new(256);
     wave.set_exec(u64::MAX);
@@ -56,10 +61,32 @@ pub fn run_with(source: &str, mem: &Ranges, lds_bytes: usize, setup: impl FnOnce
     let mut counts = Counts::default();
     let mut lds = vec![0u8; lds_bytes];
     let result = {
-        let mut ctx = Ctx { mem, code: &code, lds: &mut lds, scratch_lane_stride: 0, counts: &mut counts };
+        let mut ctx = Ctx { mem, code: &code, lds: &mut lds, scratch_lane_stride: stride, counts: &mut counts };
         exec::run(&mut wave, &mut ctx, 1_000_000)
     };
     Run { wave, counts, result, lds }
+}
+
+/// GPU memory for a test: 8-byte aligned (atomics need it), read and written as dwords.
+pub struct Mem(Vec<u64>);
+
+impl Mem {
+    pub fn new(dwords: usize) -> Mem {
+        Mem(vec![0; dwords.div_ceil(2)])
+    }
+    pub fn addr(&self) -> u64 {
+        self.0.as_ptr() as u64
+    }
+    pub fn ranges(&self) -> Ranges {
+        Ranges::new(vec![(self.addr(), self.addr() + self.0.len() as u64 * 8)])
+    }
+    pub fn get(&self, i: usize) -> u32 {
+        (self.0[i / 2] >> (32 * (i % 2))) as u32
+    }
+    pub fn set(&mut self, i: usize, v: u32) {
+        let sh = 32 * (i % 2);
+        self.0[i / 2] = (self.0[i / 2] & !(0xFFFF_FFFFu64 << sh)) | u64::from(v) << sh;
+    }
 }
 
 /// Runs `source` with no memory and no LDS; panics unless the wave reaches `s_endpgm`.

@@ -42,121 +42,67 @@ pub enum Op {
     FCmpSwap,
 }
 
-impl Op {
-    /// The new 32-bit value.
-    pub fn apply32(self, old: u32, src: u32, cmp: u32) -> u32 {
-        let f = f32::from_bits;
-        match self {
-            Op::Swap => src,
-            Op::CmpSwap => {
-                if old == cmp {
-                    src
-                } else {
-                    old
+/// One body for both widths: `$u` the word, `$i` its signed view, `$f` its float view.
+macro_rules! apply {
+    ($(#[$doc:meta])* $name:ident, $u:ty, $i:ty, $f:ty) => {
+        $(#[$doc])*
+        pub fn $name(self, old: $u, src: $u, cmp: $u) -> $u {
+            let f = <$f>::from_bits;
+            let pick = |take: bool| if take { src } else { old };
+            match self {
+                Op::Swap => src,
+                Op::CmpSwap => pick(old == cmp),
+                Op::Add => old.wrapping_add(src),
+                Op::Sub => old.wrapping_sub(src),
+                Op::Rsub => src.wrapping_sub(old),
+                Op::Smin => (old as $i).min(src as $i) as $u,
+                Op::Umin => old.min(src),
+                Op::Smax => (old as $i).max(src as $i) as $u,
+                Op::Umax => old.max(src),
+                Op::And => old & src,
+                Op::Or => old | src,
+                Op::Xor => old ^ src,
+                Op::Inc => {
+                    if old >= src {
+                        0
+                    } else {
+                        old + 1
+                    }
                 }
-            }
-            Op::Add => old.wrapping_add(src),
-            Op::Sub => old.wrapping_sub(src),
-            Op::Rsub => src.wrapping_sub(old),
-            Op::Smin => (old as i32).min(src as i32) as u32,
-            Op::Umin => old.min(src),
-            Op::Smax => (old as i32).max(src as i32) as u32,
-            Op::Umax => old.max(src),
-            Op::And => old & src,
-            Op::Or => old | src,
-            Op::Xor => old ^ src,
-            Op::Inc => {
-                if old >= src {
-                    0
-                } else {
-                    old + 1
+                Op::Dec => {
+                    if old == 0 || old > src {
+                        src
+                    } else {
+                        old - 1
+                    }
                 }
-            }
-            Op::Dec => {
-                if old == 0 || old > src {
-                    src
-                } else {
-                    old - 1
+                Op::Mskor => (old & !src) | cmp,
+                Op::Wrap => {
+                    if old >= src {
+                        old - src
+                    } else {
+                        old.wrapping_add(cmp)
+                    }
                 }
-            }
-            Op::Mskor => (old & !src) | cmp,
-            Op::Wrap => {
-                if old >= src {
-                    old - src
-                } else {
-                    old.wrapping_add(cmp)
-                }
-            }
-            Op::FAdd => (f(old) + f(src)).to_bits(),
-            // A NaN operand loses to a number, as v_min_f32/v_max_f32 in IEEE mode.
-            Op::FMin => f(old).min(f(src)).to_bits(),
-            Op::FMax => f(old).max(f(src)).to_bits(),
-            Op::FCmpSwap => {
-                if f(old) == f(cmp) {
-                    src
-                } else {
-                    old
-                }
+                Op::FAdd => (f(old) + f(src)).to_bits(),
+                // A NaN operand loses to a number, as v_min/v_max in IEEE mode.
+                Op::FMin => f(old).min(f(src)).to_bits(),
+                Op::FMax => f(old).max(f(src)).to_bits(),
+                Op::FCmpSwap => pick(f(old) == f(cmp)),
             }
         }
-    }
+    };
+}
 
-    /// The new 64-bit value (Wrap has no 64-bit form and behaves as on 64-bit integers).
-    pub fn apply64(self, old: u64, src: u64, cmp: u64) -> u64 {
-        let f = f64::from_bits;
-        match self {
-            Op::Swap => src,
-            Op::CmpSwap => {
-                if old == cmp {
-                    src
-                } else {
-                    old
-                }
-            }
-            Op::Add => old.wrapping_add(src),
-            Op::Sub => old.wrapping_sub(src),
-            Op::Rsub => src.wrapping_sub(old),
-            Op::Smin => (old as i64).min(src as i64) as u64,
-            Op::Umin => old.min(src),
-            Op::Smax => (old as i64).max(src as i64) as u64,
-            Op::Umax => old.max(src),
-            Op::And => old & src,
-            Op::Or => old | src,
-            Op::Xor => old ^ src,
-            Op::Inc => {
-                if old >= src {
-                    0
-                } else {
-                    old + 1
-                }
-            }
-            Op::Dec => {
-                if old == 0 || old > src {
-                    src
-                } else {
-                    old - 1
-                }
-            }
-            Op::Mskor => (old & !src) | cmp,
-            Op::Wrap => {
-                if old >= src {
-                    old - src
-                } else {
-                    old.wrapping_add(cmp)
-                }
-            }
-            Op::FAdd => (f(old) + f(src)).to_bits(),
-            Op::FMin => f(old).min(f(src)).to_bits(),
-            Op::FMax => f(old).max(f(src)).to_bits(),
-            Op::FCmpSwap => {
-                if f(old) == f(cmp) {
-                    src
-                } else {
-                    old
-                }
-            }
-        }
-    }
+impl Op {
+    apply!(
+        /// The new 32-bit value.
+        apply32, u32, i32, f32
+    );
+    apply!(
+        /// The new 64-bit value (Wrap has no 64-bit form and behaves as on 64-bit integers).
+        apply64, u64, i64, f64
+    );
 }
 
 /// Applies `op` to the 32-bit word of GPU memory at `addr` as one host atomic; returns the old

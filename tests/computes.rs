@@ -9,6 +9,7 @@
 //! argument, a lost barrier or a rewritten packet that went wrong would show as a failed check.
 
 mod common;
+use common::amdocl;
 use common::emu::{built, on_emu};
 use common::*;
 use std::path::{Path, PathBuf};
@@ -52,14 +53,15 @@ fn own_lines(stdout: &str) -> String {
     stdout.lines().filter(|l| !l.contains(" times within ") && !l.contains(": loaded ")).collect::<Vec<_>>().join("\n")
 }
 
-fn same_everywhere(name: &str, program: impl Fn() -> Command) {
+fn same_everywhere(name: &str, passed: &str, program: impl Fn(&Path, bool) -> Command) {
     let mut first: Option<String> = None;
-    for (what, vars) in settings(&scratch(&format!("computes-{name}"))) {
-        let mut c = program();
+    let dir = scratch(&format!("computes-{name}"));
+    for (what, vars) in settings(&dir) {
+        let mut c = program(&dir, !vars.is_empty());
         c.envs(vars.iter().map(|(k, v)| (*k, v.as_str())));
         let o = run(c);
         assert_eq!(o.code, Some(0), "{name}, {what}:\n{}\n{}", o.stdout, o.stderr);
-        assert!(o.stdout.contains(&format!("{name}: all checks passed")), "{name}, {what}:\n{}", o.stdout);
+        assert!(o.stdout.contains(passed), "{name}, {what}:\n{}", o.stdout);
         let own = own_lines(&o.stdout);
         match &first {
             None => first = Some(own),
@@ -70,12 +72,23 @@ fn same_everywhere(name: &str, program: impl Fn() -> Command) {
 
 #[test]
 fn an_hsa_program_computes_the_same_with_cltap_in_every_setting() {
-    same_everywhere("emu_client", || {
+    same_everywhere("emu_client", "emu_client: all checks passed", |_, _| {
         on_emu(&built().join("emu_client"), &[built().join("kernels.co").to_str().unwrap()])
     });
 }
 
 #[test]
 fn a_hip_program_computes_the_same_with_cltap_in_every_setting() {
-    same_everywhere("hip_client", || on_emu(&built().join("hip_client"), &[]));
+    same_everywhere("hip_client", "hip_client: all checks passed", |_, _| on_emu(&built().join("hip_client"), &[]));
+}
+
+/// The sample on AMD's OpenCL runtime, cltap in front of it as an OpenCL layer and, in the same
+/// process, behind it as the HSA tool: every NDRange joined to its dispatch, counted, traced.
+#[test]
+fn the_sample_computes_the_same_on_amds_opencl_runtime_with_cltap_in_front_and_behind() {
+    for mode in [Mode::Layer, Mode::Icd] {
+        same_everywhere(&format!("vecadd-{mode:?}"), "vecadd: 65536 elements OK", |dir, cltap| {
+            amdocl::on_amd(&programs().join("vecadd"), &["65536"], if cltap { mode } else { Mode::Plain }, dir)
+        });
+    }
 }

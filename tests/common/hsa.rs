@@ -1,6 +1,6 @@
 //! The HSA side of the harness: HSA programs on Debian's real ROCr 5.2.3 over the emulated gfx906
-//! (`gpu-emu/`, through `scripts/gpu-emu.sh`), their code objects, and the OpenCL-over-HSA test
-//! double.
+//! (`gpu-emu/`, through `scripts/gpu-emu.sh`), their code objects, and the OpenCL program that
+//! runs on AMD's OpenCL runtime over them.
 
 use super::{emu, root};
 use std::path::{Path, PathBuf};
@@ -160,41 +160,23 @@ pub fn rcp_csv(dir: &Path) -> cltap_formats::perf::PerfCsv {
     cltap_formats::perf::read_csv(&std::fs::read_to_string(&p[0]).unwrap()).unwrap()
 }
 
-/// `tests/hsa/ocl_over_hsa.c`, linked against the OpenCL loader only (the
-/// OpenCL-over-HSA test double, [`ocl_over_hsa_icd`], is picked by OCL_ICD_VENDORS).
-pub fn ocl_over_hsa_program() -> &'static Path {
+/// `tests/hsa/ndranges.c`, linked against the OpenCL loader only (AMD's OpenCL runtime is picked by
+/// OCL_ICD_VENDORS; see [`super::amdocl`]).
+pub fn ndranges_program() -> &'static Path {
     static EXE: OnceLock<PathBuf> = OnceLock::new();
     EXE.get_or_init(|| {
-        let exe = root().join("target/ctests/ocl_over_hsa");
+        let exe = root().join("target/ctests/ndranges");
         std::fs::create_dir_all(exe.parent().unwrap()).unwrap();
         let st = Command::new("gcc")
             .args(["-std=c11", "-O1", "-Wall", "-Werror", "-pthread"])
-            .arg(root().join("tests/hsa/ocl_over_hsa.c"))
+            .arg(root().join("tests/hsa/ndranges.c"))
             .arg("-o")
             .arg(&exe)
             .arg("-lOpenCL")
             .status()
             .expect("run gcc");
-        assert!(st.success(), "building tests/hsa/ocl_over_hsa.c failed");
+        assert!(st.success(), "building tests/hsa/ndranges.c failed");
         exe
-    })
-}
-
-/// The OpenCL-over-HSA test double (`ocl-over-hsa/`, an OpenCL ICD over Debian's ROCr shaped like
-/// AMD's runtime, not AMD's runtime), built once per test binary into `target/ocl-over-hsa`.
-pub fn ocl_over_hsa_icd() -> &'static Path {
-    static ICD: OnceLock<PathBuf> = OnceLock::new();
-    ICD.get_or_init(|| {
-        let out = root().join("target/ocl-over-hsa");
-        let st = Command::new("make")
-            .arg("-s")
-            .arg("-C")
-            .arg(root().join("ocl-over-hsa"))
-            .arg(format!("OUT={}", out.display()))
-            .status()
-            .expect("run make");
-        assert!(st.success(), "building ocl-over-hsa failed");
-        out.join("libcltap-ocl-over-hsa.so")
     })
 }
 

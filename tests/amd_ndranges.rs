@@ -1,0 +1,399 @@
+//! OpenCL and HSA in one process on AMD's own OpenCL runtime (ROCm 5.2.3's `libamdocl64.so`,
+//! docs/amd-opencl.md) over Debian's ROCr on the emulated gfx906: cltap in front of the OpenCL
+//! runtime (layer mode and ICD mode) and loaded by ROCr as the HSA tool. The program
+//! (`tests/hsa/ndranges.c`) runs 17 NDRanges on two queues and two threads, between buffer fills
+//! and copies that ROCclr runs as its own blit kernels on the application's queue.
+//!
+//! What the GPU ran is witnessed by the emulator's packet log (`GPU_EMU_LOG=1`), not by cltap's
+//! files: each NDRange's row must carry the dispatch the emulator ran for it, matched by identity
+//! (kernel, grid, queue and the packet's place on its queue), never by time.
+
+mod common;
+use cltap_formats::apilog::{self, Entry};
+use cltap_formats::perf::{self, PerfCsv, ResultsCsv};
+use common::amdocl::{amdocl, on_amd};
+use common::*;
+use std::collections::{BTreeMap, HashMap};
+use std::path::Path;
+
+/// The NDRanges the program enqueues successfully, per thread, in order: (kernel, global size).
+/// Queue A's 12 and the one of the program made from a binary on the main thread; queue B's 4 on
+/// the second thread.
+const MAIN: [(&str, [u64; 3]); 13] = [
+    ("scale", [1024, 1, 1]),
+    ("scale", [4096, 1, 1]),
+    ("tile_sum", [64, 64, 1]),
+    ("scale", [1000, 1, 1]),
+    ("tile_sum", [128, 32, 1]),
+    ("scale", [256, 1, 1]),
+    ("tile_sum", [32, 32, 1]),
+    ("scale", [64, 16, 1]),
+    ("scale", [16, 8, 4]),
+    ("tile_sum", [256, 4, 1]),
+    ("scale", [2048, 1, 1]),
+    ("scale", [8, 8, 8]),
+    ("scale", [128, 1, 1]),
+];
+const SECOND: [(&str, [u64; 3]); 4] =
+    [("scale", [512, 1, 1]), ("scale", [512, 1, 1]), ("scale", [32, 16, 1]), ("scale", [256, 1, 1])];
+const NDRANGES: usize = MAIN.len() + SECOND.len();
+
+fn is_app_kernel(k: &str) -> bool {
+    k == "scale" || k == "tile_sum"
+}
+
+/// ROCclr's own kernels (its blits), as it names them.
+fn is_rocclr(k: &str) -> bool {
+    k.starts_with("__amd_rocclr_")
+}
+
+/// A dispatch the emulated GPU ran on a queue the application's kernels or ROCclr's blits went
+/// through (ROCr's own blits run on its internal queues and are left out).
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+struct Ran {
+    kernel: String,
+    grid: [u64; 3],
+}
+
+/// The emulator's log (`gpu-emu: queue Q packet I: dispatch KERNEL grid=[X, Y, Z]`): per queue,
+/// the dispatches in the order the GPU ran them.
+fn emu_queues(stderr: &str) -> BTreeMap<u64, Vec<Ran>> {
+    let mut q: BTreeMap<u64, Vec<Ran>> = BTreeMap::new();
+    for l in stderr.lines().filter_map(|l| l.strip_prefix("gpu-emu: queue ")) {
+        let Some((queue, rest)) = l.split_once(" packet ") else { continue };
+        let Some((kernel, grid)) = rest.split_once(": dispatch ").and_then(|(_, d)| d.rsplit_once(" grid=")) else {
+            continue;
+        };
+        if !is_app_kernel(kernel) && !is_rocclr(kernel) {
+            continue;
+        }
+        let dims: Vec<u64> = grid.trim_matches(['[', ']']).split(", ").map(|d| d.parse().unwrap()).collect();
+        q.entry(queue.parse().unwrap())
+            .or_default()
+            .push(Ran { kernel: kernel.to_string(), grid: [dims[0], dims[1], dims[2]] });
+    }
+    q
+}
+
+/// The program's stdout: the same with and without cltap, in every mode.
+const EXPECTED: &str = include_str!("hsa/ndranges.out");
+
+/// The program through ocl-icd on AMD's runtime with cltap in `mode`, the emulator's log on.
+fn program(mode: Mode, dir: &Path) -> std::process::Command {
+    let mut c = on_amd(ndranges_program(), &[], mode, dir);
+    c.env("GPU_EMU_LOG", "1");
+    c
+}
+
+/// Without cltap, in layer mode, in ICD mode, and in layer mode with cltap also ROCr's tool
+/// (`HSA_TOOLS_LIB`, intercept queues): the same output and exit status, and the same dispatches
+/// on the GPU, one per NDRange, ROCclr's blits beside them on queue A.
+#[test]
+fn the_program_runs_the_same_with_cltap_in_each_place() {
+    let dir = scratch("amd-ndr-plain");
+    let plain = run(program(Mode::Plain, &dir));
+    assert_eq!(plain.code, Some(0), "{}\n{}", plain.stdout, plain.stderr);
+    assert_eq!(plain.stdout, EXPECTED);
+    let gpu = emu_queues(&plain.stderr);
+    check_dispatches(&gpu);
+    for (name, mode, tool) in [("layer", Mode::Layer, false), ("icd", Mode::Icd, false), ("tool", Mode::Layer, true)] {
+        let dir = scratch(&format!("amd-ndr-{name}"));
+        let mut c = program(mode, &dir);
+        if tool {
+            c.env("HSA_TOOLS_LIB", layer()).env("ROCP_HSA_INTERCEPT", "1");
+        }
+        let o = run(c);
+        assert_eq!((o.code, o.stdout.as_str()), (plain.code, EXPECTED), "{name}:\n{}", o.stderr);
+        assert_eq!(emu_queues(&o.stderr), gpu, "{name}: the GPU ran the same dispatches on the same queues");
+        if tool {
+            let log = std::fs::read_to_string(only_file(&dir, ".apilog")).unwrap();
+            let dispatches = log.lines().filter(|l| l.starts_with("# dispatch ")).count();
+            let blits: usize = gpu.values().flatten().filter(|r| is_rocclr(&r.kernel)).count();
+            assert_eq!(dispatches, NDRANGES + blits, "one dispatch record per dispatch on the queues");
+        }
+    }
+}
+
+/// The emulator's witness of a run: one dispatch per NDRange, on the queue of its command queue in
+/// the program's order; the fills and copies as ROCclr's kernels on queue A.
+fn check_dispatches(gpu: &BTreeMap<u64, Vec<Ran>>) {
+    let app =
+        |q: &Vec<Ran>| q.iter().filter(|r| is_app_kernel(&r.kernel)).map(|r| (r.kernel.clone(), r.grid)).collect();
+    let want = |l: &[(&str, [u64; 3])]| l.iter().map(|(k, g)| (k.to_string(), *g)).collect::<Vec<_>>();
+    let mut seqs: Vec<Vec<(String, [u64; 3])>> = gpu.values().map(app).filter(|s: &Vec<_>| !s.is_empty()).collect();
+    seqs.sort();
+    let mut expect = vec![want(&MAIN), want(&SECOND)];
+    expect.sort();
+    assert_eq!(seqs, expect, "each command queue's NDRanges, in order, on a queue of its own:\n{gpu:#?}");
+    let a = gpu.values().find(|q| q.iter().any(|r| r.grid == [16, 8, 4])).unwrap();
+    let names: Vec<&str> = a.iter().filter(|r| is_rocclr(&r.kernel)).map(|r| r.kernel.as_str()).collect();
+    assert!(names.iter().filter(|k| k.contains("fill")).count() >= 2, "the two fills: {names:?}");
+    assert!(names.iter().filter(|k| k.contains("copy")).count() >= 2, "the two copies: {names:?}");
+}
+
+/// `cltap run --hsa --mode MODE --driver libamdocl64.so OPTIONS… -- ndranges` from `dir`, the
+/// emulator's log on.
+fn cltap(dir: &Path, mode: &str, options: &[&str]) -> Outcome {
+    let driver = amdocl().display().to_string();
+    let mut all = vec!["--mode", mode, "--driver", &driver];
+    all.extend_from_slice(options);
+    let mut c = cltap_run_hsa(dir, &all, [ndranges_program()]);
+    c.env("GPU_EMU_LOG", "1");
+    let o = run(c);
+    assert_eq!(o.code, Some(0), "{}\n{}", o.stdout, o.stderr);
+    assert!(o.stdout.starts_with(EXPECTED), "the program's output under cltap:\n{}", o.stdout);
+    o
+}
+
+/// The waves of a launch: whole work-groups of 64-wide waves.
+fn waves(global: [u64; 3], local: [u64; 3]) -> u64 {
+    let groups: u64 = (0..3).map(|i| global[i].div_ceil(local[i])).product();
+    groups * local.iter().product::<u64>().div_ceil(64)
+}
+
+fn column(c: &PerfCsv, name: &str) -> usize {
+    c.counters.iter().position(|n| n == name).unwrap_or_else(|| panic!("no {name} column: {:?}", c.counters))
+}
+
+/// A row's kernel as its method names it, and whether it is an NDRange's (`name__kN_device`).
+fn kernel_of(method: &str) -> (&str, bool) {
+    match perf::split_method(method, perf::Api::OpenCl) {
+        Some(m) => {
+            assert_eq!(m.device, "gfx906:sramecc-:xnack-0", "{method}");
+            (m.kernel, true)
+        }
+        None => (method.strip_suffix("_gfx906").unwrap_or_else(|| panic!("{method}")), false),
+    }
+}
+
+/// The rows of one run's counter files checked against the program and against what the emulated
+/// GPU ran (`gpu`: each queue's dispatches in order): one row per NDRange, joined with its own
+/// dispatch, and one row per ROCclr blit, named as its code object names it, never an NDRange's.
+fn check_rows(dir: &Path, gpu: &BTreeMap<u64, Vec<Ran>>) -> PerfCsv {
+    let p = rcp_csv(dir);
+    let r: ResultsCsv = perf::read_results(&std::fs::read_to_string(only_file(dir, ".results.csv")).unwrap()).unwrap();
+    let blits = gpu.values().flatten().filter(|d| is_rocclr(&d.kernel)).count();
+    assert_eq!(p.rows.len(), NDRANGES + blits, "a row per dispatch, none twice:\n{:#?}", p.rows);
+    assert_eq!(r.rows.len(), p.rows.len());
+
+    // NDRange rows first, in CMD ID order (the API log's), each thread's in its program order.
+    let log = std::fs::read_to_string(only_file(dir, ".apilog")).unwrap();
+    let mut calls: HashMap<u64, u64> = HashMap::new();
+    let mut cmd_of: HashMap<(u64, u64), u64> = HashMap::new();
+    for e in apilog::read(&log).unwrap() {
+        if let Entry::Call(c) = e {
+            let n = calls.entry(c.tid).or_insert(0);
+            *n += 1;
+            if c.name == "clEnqueueNDRangeKernel" && c.result.as_deref() == Some("CL_SUCCESS") {
+                cmd_of.insert((c.tid, *n), c.cmd_id.expect("an NDRange has a CMD ID"));
+            }
+        }
+    }
+    assert_eq!(cmd_of.len(), NDRANGES);
+    let (nd, rest) = p.rows.split_at(NDRANGES);
+    let mut last = 0;
+    let mut per_thread: BTreeMap<u64, Vec<(String, [u64; 3])>> = BTreeMap::new();
+    for row in nd {
+        let (k, is_nd) = kernel_of(&row.method);
+        assert!(is_nd && is_app_kernel(k), "{row:?}");
+        let cmd = cmd_of[&(row.thread_id, row.call_index.expect("an NDRange's row has its CallIndex"))];
+        assert!(cmd > last, "NDRange rows in CMD ID order: {row:?}");
+        last = cmd;
+        per_thread.entry(row.thread_id).or_default().push((k.to_string(), row.global));
+    }
+    let want = |l: &[(&str, [u64; 3])]| l.iter().map(|(k, g)| (k.to_string(), *g)).collect::<Vec<_>>();
+    let mut got: Vec<_> = per_thread.into_values().collect();
+    got.sort();
+    let mut expect = vec![want(&MAIN), want(&SECOND)];
+    expect.sort();
+    assert_eq!(got, expect, "each thread's NDRanges, in order");
+    for row in rest {
+        let (k, is_nd) = kernel_of(&row.method);
+        assert!(!is_nd && row.call_index.is_none(), "a dispatch no NDRange claimed: {row:?}");
+        let k = k.strip_suffix(".kd").unwrap_or(k);
+        assert!(is_rocclr(k), "only ROCclr's blits are left unclaimed: {row:?}");
+    }
+
+    // Every row's dispatch, by its queue and place there, is the one the GPU ran at that place.
+    let mut by_queue: BTreeMap<u64, Vec<(u64, Ran)>> = BTreeMap::new();
+    for (row, res) in p.rows.iter().zip(&r.rows) {
+        let kernel = kernel_of(&row.method).0;
+        assert_eq!(res.kernel_name, kernel, "the same row in results.csv");
+        assert_eq!(res.grd, row.global.iter().product::<u64>());
+        let ran = Ran { kernel: kernel.strip_suffix(".kd").unwrap_or(kernel).to_string(), grid: row.global };
+        by_queue.entry(res.queue_id).or_default().push((res.queue_index, ran));
+    }
+    let mut ours: Vec<Vec<Ran>> = by_queue
+        .into_values()
+        .map(|mut q| {
+            q.sort_by_key(|(i, _)| *i);
+            let n = q.len();
+            q.dedup_by_key(|(i, _)| *i);
+            assert_eq!(q.len(), n, "two rows of one packet");
+            q.into_iter().map(|(_, d)| d).collect()
+        })
+        .collect();
+    ours.sort();
+    let mut theirs: Vec<Vec<Ran>> = gpu.values().cloned().collect();
+    theirs.sort();
+    assert_eq!(ours, theirs, "each queue's rows, by packet index, against the emulator's log");
+
+    let occ = perf::read_occupancy(&std::fs::read_to_string(only_file(dir, ".occupancy")).unwrap()).unwrap();
+    let names: Vec<&str> = occ.rows.iter().map(|o| o.kernel.as_str()).collect();
+    let from_csv: Vec<&str> = p.rows.iter().map(|row| kernel_of(&row.method).0).collect();
+    assert_eq!(names, from_csv, "an occupancy row per counter row, named alike");
+    p
+}
+
+/// One pass of counters, with cltap as the OpenCL layer and then as the ICD, and as ROCr's tool:
+/// each NDRange's row carries its own dispatch's counters.
+#[test]
+fn each_ndrange_is_joined_to_its_own_dispatch_in_both_modes() {
+    for mode in ["layer", "icd"] {
+        let out = scratch(&format!("amd-ndr-join-{mode}"));
+        let o = cltap(&out, mode, &["--counters", "SQ_WAVES,GRBM_COUNT"]);
+        let gpu = emu_queues(&o.stderr);
+        check_dispatches(&gpu);
+        let p = check_rows(&out, &gpu);
+        let (sq, clk) = (column(&p, "SQ_WAVES"), column(&p, "GRBM_COUNT"));
+        for row in &p.rows {
+            let local = row.local.expect("the dispatch's work-group");
+            assert_eq!(row.values[sq], Some(waves(row.global, local) as f64), "{mode}: {row:?}");
+            assert!(row.values[clk].is_some_and(|v| v > 0.0), "{mode}: {row:?}");
+            assert!(row.vgprs.is_some(), "{mode}: registers from the dispatch's kernel descriptor: {row:?}");
+        }
+    }
+}
+
+/// Nine SQ events: the emulated SQ has 8 counter slots, so two passes (the program runs twice).
+const NINE_SQ: &str = "SQ_WAVES,SQ_INSTS_VALU,SQ_INSTS_VMEM_WR,SQ_INSTS_VMEM_RD,SQ_INSTS_SALU,SQ_INSTS_SMEM,\
+SQ_INSTS_LDS,SQ_ACTIVE_INST_VALU,SQ_THREAD_CYCLES_VALU";
+
+/// A request of two passes: the passes are joined row by row, and each `scale` NDRange (straight-line
+/// code) has exactly the instructions LLVM's disassembly of AMD's own build of it counts, per wave.
+#[test]
+fn two_passes_count_each_ndranges_instructions_exactly() {
+    let out = scratch("amd-ndr-passes");
+    let o = cltap(&out, "layer", &["--counters", NINE_SQ, "--dump-binaries"]);
+    assert!(o.stderr.contains("the request needs 2 passes") && o.stderr.contains("2 passes joined"), "{}", o.stderr);
+    assert_eq!(o.stdout.matches("done\n").count(), 2, "the program ran twice");
+    let p = rcp_csv(&out);
+    assert_eq!(p.rows.iter().filter(|r| r.call_index.is_some()).count(), NDRANGES);
+    // AMD's runtime's build of the program, as cltap dumped it (CL_PROGRAM_BINARIES).
+    let bin = std::fs::read_dir(out.join("programs"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|b| {
+            b.to_string_lossy().ends_with(".b1.d0.bin") && std::fs::read(b).unwrap().windows(6).any(|w| w == b"\0scale")
+        })
+        .expect("the dumped code object of scale's program");
+    let k = PerWave::of(&bin, "scale");
+    assert!(k.valu > 0 && k.smem > 0 && k.vmem_rd == 1 && k.vmem_wr == 1, "{k:?}");
+    let col = |n: &str| column(&p, n);
+    let mut scales = 0;
+    for row in p.rows.iter().filter(|r| r.method.starts_with("scale__k")) {
+        let w = waves(row.global, row.local.unwrap());
+        let got: Vec<u64> =
+            NINE_SQ.split(',').map(|n| row.values[col(n)].expect("every pass's value") as u64).collect();
+        let want = [
+            w,
+            k.valu * w,
+            k.vmem_wr * w,
+            k.vmem_rd * w,
+            k.salu * w,
+            k.smem * w,
+            k.lds * w,
+            4 * k.valu * w,
+            256 * k.valu * w,
+        ];
+        assert_eq!(got, want, "{row:?}");
+        scales += 1;
+    }
+    assert_eq!(scales, 13);
+}
+
+/// The `.atp` (its ocl and hsa sections), the timeline and Perfetto's trace of one run with
+/// device timing, which reads AMD's own `cl_event` profiling, and the dispatches' own times
+/// (`--hsa-intercept 2`).
+#[test]
+fn the_atp_timeline_and_pftrace_hold_both_apis_and_amds_event_times() {
+    use cltap_formats::atp::{self, Detail};
+    let out = scratch("amd-ndr-atp");
+    let o = cltap(
+        &out,
+        "layer",
+        &["--hsa-intercept", "2", "--atp", "--timeline", "--pftrace", "--device-timing", "--summary"],
+    );
+    let gpu = emu_queues(&o.stderr);
+    let dispatched = gpu.values().map(Vec::len).sum::<usize>();
+    let a = atp::read(&std::fs::read_to_string(only_file(&out, ".atp")).unwrap()).unwrap();
+    let api = |blocks: &[atp::Block<atp::ApiCall>], name: &str| {
+        blocks.iter().flat_map(|b| &b.items).filter(|c| c.name == name).count()
+    };
+    assert_eq!(api(&a.api, "clEnqueueNDRangeKernel"), NDRANGES + 2, "the ocl section: every NDRange, failed ones too");
+    let log = std::fs::read_to_string(only_file(&out, ".apilog")).unwrap();
+    let queues = log.lines().filter(|l| l.contains(" hsa_queue_create(")).count();
+    assert!(queues >= gpu.len(), "ROCclr made a queue for each command queue: {queues}");
+    assert_eq!(api(&a.hsa_api, "hsa_queue_create"), queues, "the hsa section: every queue ROCclr made");
+
+    // Each NDRange's device times, from AMD's runtime's cl_event, in the program's order per thread.
+    let mut kernels = Vec::new();
+    for t in a.timestamps.iter().flat_map(|b| &b.items) {
+        let Some(e) = &t.enqueue else { continue };
+        if let Detail::Kernel { name, global, .. } = &e.detail {
+            assert!(e.queued <= e.submit && e.submit <= e.start && e.start < e.end, "{t:?}");
+            kernels.push((name.clone(), global.clone()));
+        }
+    }
+    assert_eq!(kernels.len(), NDRANGES, "{kernels:?}");
+    let hsa: Vec<&str> = a.kernel_dispatches.iter().map(|d| d.kernel_name.as_str()).collect();
+    assert_eq!(hsa.len(), dispatched, "the hsa kernel section: every dispatch of the queues: {hsa:?}");
+    assert_eq!(
+        hsa.iter().filter(|k| is_rocclr(k)).count(),
+        gpu.values().flatten().filter(|d| is_rocclr(&d.kernel)).count()
+    );
+    assert!(a.kernel_dispatches.iter().all(|d| d.start > 0 && d.start <= d.end), "every dispatch timed");
+
+    // The timeline: each NDRange's enqueue starts a flow that ends at its command on the device;
+    // each dispatch is joined to the doorbell store that submitted it.
+    let timeline = std::fs::read_dir(&*out)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.to_string_lossy().ends_with(".json") && !p.to_string_lossy().ends_with(".summary.json"))
+        .expect("the timeline");
+    let json: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(timeline).unwrap()).unwrap();
+    let events = json["traceEvents"].as_array().or(json.as_array()).unwrap();
+    let flows = |name: &str, ph: &str| {
+        events.iter().filter(|e| e["cat"] == "flow" && e["name"] == name && e["ph"] == ph).count()
+    };
+    let kernel_slices: Vec<&serde_json::Value> =
+        events.iter().filter(|e| e["cat"] == "device" && e["args"]["api"] == "clEnqueueNDRangeKernel").collect();
+    assert_eq!(kernel_slices.len(), NDRANGES);
+    assert!(kernel_slices.iter().all(|e| is_app_kernel(e["name"].as_str().unwrap())), "{kernel_slices:?}");
+    assert!(flows("enqueue", "f") >= NDRANGES && flows("enqueue", "s") == flows("enqueue", "f"));
+    assert_eq!((flows("dispatch", "s"), flows("dispatch", "f")), (dispatched, dispatched));
+
+    let c = &common::checks::perfetto_check(&[only_file(&out, ".pftrace")])[0];
+    let s = summary_json(&out);
+    let timed = s["commands"].as_array().unwrap().iter().filter(|x| x["start"].as_u64().unwrap_or(0) > 0).count();
+    assert_eq!(c["by_category"]["hsa_dispatch"].as_u64(), Some(dispatched as u64), "{c}");
+    assert_eq!(c["flows_joined"].as_u64(), Some((timed + dispatched) as u64), "{c}");
+}
+
+/// The Khronos loader (`OCL_ICD_FILENAMES`) loads AMD's runtime too, with cltap as its layer, and
+/// the program prints the same.
+#[test]
+fn through_the_khronos_loader_too() {
+    let dir = scratch("amd-ndr-khronos");
+    let vendors = scratch("amd-ndr-no-vendors");
+    let ld = [root().join(".deps/intel/khronos"), intel_lib(), std::path::PathBuf::from(SYSTEM_LIBS)];
+    assert!(ld[0].join("libOpenCL.so.1").is_file(), "the Khronos loader is missing (run scripts/setup.sh)");
+    let mut c = program(Mode::Layer, &dir);
+    c.env("LD_LIBRARY_PATH", std::env::join_paths(ld).unwrap());
+    c.env("OCL_ICD_VENDORS", &*vendors).env("OCL_ICD_FILENAMES", amdocl());
+    let o = run(c);
+    assert_eq!((o.code, o.stdout.as_str()), (Some(0), EXPECTED), "{}", o.stderr);
+    let log = std::fs::read_to_string(only_file(&dir, ".apilog")).unwrap();
+    assert_eq!(log.lines().filter(|l| l.contains(" clEnqueueNDRangeKernel(")).count(), NDRANGES + 2, "{log}");
+    check_dispatches(&emu_queues(&o.stderr));
+}

@@ -45,9 +45,13 @@ fn vecadd_commands_are_timed_in_order_on_each_driver_and_mode() {
             let kernels: Vec<&str> =
                 s["kernels"].as_array().unwrap().iter().map(|k| k["kernel"].as_str().unwrap()).collect();
             assert!(kernels.contains(&"vecadd") && kernels.contains(&"partial_sums"), "{kernels:?}");
+            // samples/vecadd.c reads back c (4096 floats) and one partial
+            // sum per 64-item work-group (64 floats), and transfers nothing else.
+            assert_eq!(s["transfers"].as_array().unwrap().len(), 1, "{}", s["transfers"]);
             let t = &s["transfers"][0];
             assert_eq!(t["direction"], "device to host");
-            assert!(t["bytes"].as_u64().unwrap() >= 4096 * 4);
+            assert_eq!(t["count"], 2);
+            assert_eq!(t["bytes"], 4096 * 4 + 4096 / 64 * 4);
             assert_eq!(s["pending_at_exit"], 0);
             assert!(o.stderr.contains("device time per kernel"), "{}", o.stderr);
         }
@@ -57,12 +61,20 @@ fn vecadd_commands_are_timed_in_order_on_each_driver_and_mode() {
 #[test]
 fn edge_cases_neither_crash_nor_hang() {
     // Failed commands and user events (events), markers and barriers
-    // (enqueue), profiling refused on a plain queue (events, queues).
-    for prog in ["events", "enqueue", "queues", "refcounts"] {
+    // (enqueue), profiling refused on a plain queue (events, queues). Each
+    // program prints and exits as it does without cltap, every command it
+    // enqueued on a queue that allows profiling is timed, and none is left
+    // pending. Each program enqueues a fixed sequence, so the count of timed
+    // commands is fixed too (the same in both modes; PoCL completes each).
+    for (prog, commands) in [("events", 18usize), ("enqueue", 92), ("queues", 16), ("refcounts", 1)] {
+        let plain = run(command(&programs().join(prog), &[], &[Driver::Pocl], Loader::OclIcd, Mode::Plain));
+        assert_eq!(plain.code, Some(0), "{prog}: {}", plain.stderr);
         for mode in [Mode::Layer, Mode::Icd] {
             let (o, s) = timed(prog, &[], Driver::Pocl, mode, &format!("{prog}-{mode:?}"));
             assert_eq!(o.code, Some(0), "{prog} {mode:?}: {}", o.stderr);
-            check_ordered(&s);
+            assert_eq!(o.stdout, plain.stdout, "{prog} {mode:?}");
+            assert_eq!(check_ordered(&s), commands, "{prog} {mode:?}: commands timed");
+            assert_eq!(s["pending_at_exit"], 0, "{prog} {mode:?}");
         }
     }
 }

@@ -108,17 +108,30 @@ fn an_argument_with_a_line_break_leaves_a_log_cltap_reads() {
 }
 
 /// Runs `script` (bash) in a private mount namespace, where it may mount a
-/// tmpfs; None where this machine cannot (not root, no `unshare`).
-fn in_mount_namespace(script: &str, env: &[(String, String)]) -> Option<std::process::Output> {
-    let probe = Command::new("unshare").args(["-m", "--propagation", "private", "true"]).status();
-    if !probe.is_ok_and(|s| s.success()) {
-        eprintln!("skipped: a private mount namespace needs root and unshare(1)");
-        return None;
+/// tmpfs. As root that is `unshare -m`; otherwise a user namespace maps the
+/// user to root in it (`unshare -r -m`), which unprivileged users may enter
+/// where the kernel allows it. A machine that allows neither cannot run the
+/// test, and the test fails saying so rather than pass without running.
+fn in_mount_namespace(script: &str, env: &[(String, String)]) -> std::process::Output {
+    let flags: &[&str] = if unsafe { libc::geteuid() } == 0 {
+        &["-m", "--propagation", "private"]
+    } else {
+        &["-r", "-m", "--propagation", "private"]
+    };
+    let probe = Command::new("unshare").args(flags).arg("true").output();
+    match &probe {
+        Ok(o) if o.status.success() => {}
+        Ok(o) => panic!(
+            "this test mounts a 2 MiB tmpfs in a private mount namespace, and `unshare {}` failed: {} (run it as root, or allow unprivileged user namespaces: sysctl kernel.unprivileged_userns_clone=1)",
+            flags.join(" "),
+            String::from_utf8_lossy(&o.stderr).trim()
+        ),
+        Err(e) => panic!("this test needs unshare(1) (util-linux) to mount a tmpfs in a private mount namespace: {e}"),
     }
     let mut c = Command::new("unshare");
-    c.args(["-m", "--propagation", "private", "bash", "-euc", script]);
+    c.args(flags).args(["bash", "-euc", script]);
     c.envs(env.iter().map(|(k, v)| (k.as_str(), v.as_str())));
-    Some(c.output().unwrap())
+    c.output().unwrap()
 }
 
 /// The environment `command` gives a layer-mode run, as pairs.
@@ -159,7 +172,7 @@ fn a_full_disk_leaves_the_application_running_and_the_trace_readable() {
             args = args.join(" "),
             cltap = root().join("target/release/cltap").display(),
         );
-        let Some(r) = in_mount_namespace(&script, &layer_env(&args)) else { return };
+        let r = in_mount_namespace(&script, &layer_env(&args));
         assert!(r.status.success(), "{name}: {}", String::from_utf8_lossy(&r.stderr));
         let read = |f: &str| std::fs::read_to_string(out.join(f)).unwrap();
         let stderr = read("stderr");

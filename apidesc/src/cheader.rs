@@ -125,7 +125,7 @@ const HSA_TRACE_TYPES: &[(&str, &str)] = &[
 ];
 
 /// The C function types behind api/FORMAT.md's callback names.
-fn cl_callback(k: CallbackKind) -> Option<(&'static str, &'static str)> {
+pub(crate) fn cl_callback(k: CallbackKind) -> Option<(&'static str, &'static str)> {
     Some(match k {
         CallbackKind::ContextNotify => {
             ("void", "const char* errinfo, const void* private_info, size_t cb, void* user_data")

@@ -6,6 +6,7 @@
 //! inside the layer.
 
 pub mod cheader;
+pub mod cproto;
 pub mod hsa_header;
 mod infer;
 mod parse;
@@ -199,3 +200,5 @@ impl Api {
         v
     }
 }
+#[cfg(test)]
+mod cproto_tests;

@@ -168,7 +168,6 @@ mod tests {
             "{t}"
         );
         // A kernel's preferred multiple is averaged, never summed.
-        let mut csv = csv;
         csv.counters[1] = crate::counters::files::PREFERRED_MULTIPLE.into();
         csv.rows[2].values[1] = Some(50.0);
         let a = render(&csv);

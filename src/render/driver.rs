@@ -143,9 +143,13 @@ impl Renderer {
                     ));
                 }
                 // Damage: the records from it to the chunk's end are lost.
-                (_, Err(e)) => {
+                (got, Err(e)) => {
                     self.lost = self.lost.saturating_add(end.saturating_sub(e.offset));
-                    self.errors.push(e.to_string());
+                    // One line for the chunk, whatever is wrong with it.
+                    self.errors.push(match got {
+                        Ok(()) => e.to_string(),
+                        Err(g) => format!("{g}, and damaged before the cut: {e}"),
+                    });
                 }
             }
         }

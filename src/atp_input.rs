@@ -30,7 +30,7 @@ pub fn host_tally(atps: &[Atp]) -> Vec<Row> {
             let ns = t.end.saturating_sub(t.start);
             r.calls += 1;
             r.errors += failed(&c.name, &c.ret, &c.args) as u64;
-            r.total_us += ns;
+            r.total_us = r.total_us.saturating_add(ns);
             r.min_us = r.min_us.min(ns);
             r.max_us = r.max_us.max(ns);
         }
@@ -38,6 +38,45 @@ pub fn host_tally(atps: &[Atp]) -> Vec<Row> {
     let mut v: Vec<Row> = m.into_values().collect();
     v.sort_by(|a, b| b.total_us.cmp(&a.total_us).then(b.calls.cmp(&a.calls)).then(a.name.cmp(&b.name)));
     v
+}
+
+/// The perf markers of the traces' marker sections: the marker calls made
+/// (begins, ends), and per marker name its ranges (a begin and the end that
+/// closes it on its thread) as rows, times in ns. The section keeps when
+/// each call was made, not how long it took: the calls have counts only.
+pub fn markers(atps: &[Atp]) -> ((u64, u64), Vec<Row>) {
+    use cltap_formats::atp::Marker;
+    let (mut begins, mut ends) = (0u64, 0u64);
+    let mut m: HashMap<&str, Row> = HashMap::new();
+    for block in atps.iter().flat_map(|a| &a.markers) {
+        // Markers nest: an end closes the latest begin still open.
+        let mut open: Vec<(&str, u64)> = Vec::new();
+        for mk in &block.items {
+            match mk {
+                Marker::Begin { name, time, .. } => {
+                    begins += 1;
+                    open.push((name, *time));
+                }
+                Marker::End { time } => {
+                    ends += 1;
+                    let Some((name, start)) = open.pop() else { continue };
+                    let ns = time.saturating_sub(start);
+                    let r = m.entry(name).or_insert_with(|| Row {
+                        name: name.to_string(),
+                        min_us: u64::MAX,
+                        ..Row::default()
+                    });
+                    r.calls += 1;
+                    r.total_us = r.total_us.saturating_add(ns);
+                    r.min_us = r.min_us.min(ns);
+                    r.max_us = r.max_us.max(ns);
+                }
+            }
+        }
+    }
+    let mut v: Vec<Row> = m.into_values().collect();
+    v.sort_by(|a, b| b.total_us.cmp(&a.total_us).then(a.name.cmp(&b.name)));
+    ((begins, ends), v)
 }
 
 /// The device commands of the traces' timestamp sections, for the kernel

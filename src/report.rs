@@ -52,13 +52,23 @@ struct Units {
 }
 
 fn render_in(rows: &[Row], u: Units) -> String {
+    render_titled(rows, u, "API")
+}
+
+/// [`render_report_ns`] of rows that are not API calls, `title` naming
+/// what they are.
+pub fn render_titled_ns(rows: &[Row], title: &str) -> String {
+    render_titled(rows, Units { per_us: 1000.0, total_prec: 3, point_prec: 3 }, title)
+}
+
+fn render_titled(rows: &[Row], u: Units, title: &str) -> String {
     let total = rows.iter().fold(0u64, |t, r| t.saturating_add(r.total_us));
     let w = rows.iter().map(|r| r.name.len()).max().unwrap_or(3).clamp(3, MAX_NAME_WIDTH);
     let us = |t: u64| t as f64 / u.per_us;
     let (tp, pp) = (u.total_prec, u.point_prec);
     let mut s = format!(
         "{:<w$}  {:>9}  {:>7}  {:>12}  {:>6}  {:>10}  {:>10}  {:>10}\n",
-        "API", "calls", "errors", "total µs", "%", "avg µs", "min µs", "max µs"
+        title, "calls", "errors", "total µs", "%", "avg µs", "min µs", "max µs"
     );
     for r in rows {
         let pct = if total == 0 { 0.0 } else { 100.0 * r.total_us as f64 / total as f64 };
@@ -78,9 +88,16 @@ fn render_in(rows: &[Row], u: Units) -> String {
     s
 }
 
-/// The table of a log's tally (times in whole microseconds, as the log has them).
+/// The table of a log's tally, times in microseconds (an API log keeps
+/// whole ones), shown with three decimals as every report shows them, so
+/// that reports of one run's files read alike.
 pub fn render(rows: &[Row]) -> String {
-    render_in(rows, Units { per_us: 1.0, total_prec: 0, point_prec: 0 })
+    render_in(rows, Units { per_us: 1.0, total_prec: 3, point_prec: 3 })
+}
+
+/// [`render`] of times given in nanoseconds (an `.atp`, a binary trace).
+pub fn render_report_ns(rows: &[Row]) -> String {
+    render_in(rows, Units { per_us: 1000.0, total_prec: 3, point_prec: 3 })
 }
 
 /// The same table with times given in nanoseconds (the layer's own tally),
@@ -106,5 +123,8 @@ TID         1    START TIME 0x0000000000000003    DURATION 0x0000000000000001   
         assert_eq!(rows[1].errors, 1);
         let t = render(&rows);
         assert!(t.lines().nth(1).unwrap().starts_with("clFinish"), "{t}");
+        // Three decimals, as the reports of an .atp or a trace have them.
+        let cells: Vec<&str> = t.lines().nth(1).unwrap().split_whitespace().collect();
+        assert_eq!(cells[1..], ["2", "1", "48.000", "97.96", "24.000", "16.000", "32.000"], "{t}");
     }
 }

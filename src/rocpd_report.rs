@@ -6,7 +6,7 @@
 // Names as the file holds them, but for control characters, escaped: a
 // database's line break or terminal escape must not make lines of its own.
 use cltap_formats::escape_controls as shown;
-use cltap_formats::rocpd::{Totals, UnreadLog};
+use cltap_formats::rocpd::{Span, Totals, UnreadLog};
 use std::fmt::Write;
 
 fn us(ns: u64) -> f64 {
@@ -17,13 +17,42 @@ fn add(to: &mut (u64, u64), by: (u64, u64)) {
     *to = (to.0.saturating_add(by.0), to.1.saturating_add(by.1));
 }
 
-fn section(out: &mut String, t: &Totals) {
-    let _ = writeln!(out, "  {:<16} {:<44} {:>10} {:>14}", "category", "API", "calls", "total µs");
-    let mut rows: Vec<_> = t.regions.iter().collect();
-    rows.sort_by(|a, b| b.1 .1.cmp(&a.1 .1).then(a.0.cmp(b.0)));
-    for ((cat, name), (n, ns)) in rows {
+/// rocprofiler-sdk's category of ROCTx ranges, where cltap puts its perf
+/// markers: ranges the application named, not API calls.
+const MARKERS: &str = "MARKER_CORE_API";
+
+/// One table of regions: per (category, name), calls, total, % of the
+/// table's total, average, minimum and maximum, in µs to the nanosecond
+/// (what the database keeps), busiest first.
+fn regions(out: &mut String, what: &str, rows: &[(&(String, String), &Span)]) {
+    let total = rows.iter().fold(0u64, |t, (_, s)| t.saturating_add(s.total_ns));
+    let _ = writeln!(
+        out,
+        "  {:<16} {:<44} {:>10} {:>14} {:>7} {:>12} {:>12} {:>12}",
+        "category", what, "calls", "total µs", "%", "avg µs", "min µs", "max µs"
+    );
+    let mut rows = rows.to_vec();
+    rows.sort_by(|a, b| b.1.total_ns.cmp(&a.1.total_ns).then(a.0.cmp(b.0)));
+    for ((cat, name), s) in rows {
         let (cat, name) = (shown(cat), shown(name));
-        let _ = writeln!(out, "  {cat:<16} {name:<44} {n:>10} {:>14.1}", us(*ns));
+        let pct = if total == 0 { 0.0 } else { 100.0 * s.total_ns as f64 / total as f64 };
+        let _ = writeln!(
+            out,
+            "  {cat:<16} {name:<44} {:>10} {:>14.3} {pct:>7.2} {:>12.3} {:>12.3} {:>12.3}",
+            s.count,
+            us(s.total_ns),
+            us(s.total_ns) / s.count.max(1) as f64,
+            us(s.min_ns),
+            us(s.max_ns)
+        );
+    }
+}
+
+fn section(out: &mut String, t: &Totals) {
+    let (markers, api): (Vec<_>, Vec<_>) = t.regions.iter().partition(|((cat, _), _)| cat == MARKERS);
+    regions(out, "API", &api);
+    if !markers.is_empty() {
+        regions(out, "perf marker", &markers);
     }
     if !t.kernels.is_empty() {
         let _ = writeln!(out, "  {:<61} {:>10} {:>14}", "kernel", "launches", "total µs");
@@ -70,7 +99,7 @@ pub fn render(dbs: &[(String, Totals)]) -> String {
         .unwrap_or(());
         section(&mut out, t);
         for (k, v) in &t.regions {
-            add(all.regions.entry(k.clone()).or_default(), *v);
+            all.regions.entry(k.clone()).or_default().add(*v);
         }
         for (k, v) in &t.kernels {
             add(all.kernels.entry(k.clone()).or_default(), *v);
@@ -91,7 +120,13 @@ mod tests {
     #[test]
     fn the_total_adds_every_process() {
         let one = |pid, calls| Totals {
-            regions: BTreeMap::from([(("OPENCL_API".to_string(), "clFinish".to_string()), (calls, 1000 * calls))]),
+            regions: BTreeMap::from([
+                (
+                    ("OPENCL_API".to_string(), "clFinish".to_string()),
+                    Span { count: calls, total_ns: 1000 * calls, min_ns: 1000, max_ns: 1000 },
+                ),
+                (("MARKER_CORE_API".to_string(), "setup".to_string()), Span::of(7000 * calls)),
+            ]),
             kernels: BTreeMap::from([("k".to_string(), (1, 500))]),
             copies: (1, 8),
             pid,
@@ -99,7 +134,15 @@ mod tests {
         };
         let text = render(&[("a.db".into(), one(1, 2)), ("b.db".into(), one(2, 3))]);
         let total = text.split("total (2 processes)").nth(1).unwrap();
-        assert!(total.contains("clFinish") && total.contains("         5            5.0"), "{text}");
+        let finish = total.lines().find(|l| l.contains("clFinish")).unwrap();
+        let cells: Vec<&str> = finish.split_whitespace().collect();
+        // calls, total, %, avg, min, max: markers are not in the API's 100 %.
+        assert_eq!(cells[2..], ["5", "5.000", "100.00", "1.000", "1.000", "1.000"], "{text}");
+        let setup = total.lines().find(|l| l.contains("setup")).unwrap();
+        let cells: Vec<&str> = setup.split_whitespace().collect();
+        assert_eq!(cells[2..], ["2", "35.000", "100.00", "17.500", "14.000", "21.000"], "{text}");
+        let heads: Vec<&str> = total.lines().filter(|l| l.contains("category")).collect();
+        assert!(heads[0].contains(" API ") && heads[1].contains(" perf marker "), "{text}");
         assert!(total.contains("memory copies: 2 (16 bytes)"), "{text}");
         assert!(text.contains("process 1 (a.db)") && text.contains("process 2 (b.db)"));
     }

@@ -90,6 +90,9 @@ impl Summary<'_> {
         for c in &self.results.in_flight {
             msg += &format!("cltap: {} did not return (thread {}{})\n", c.api, c.tid, cmd_text(c.cmd_id));
         }
+        if self.results.lost > 0 {
+            msg += &format!("cltap: {} bytes of records lost: the trace is damaged or truncated\n", self.results.lost);
+        }
         for n in &self.notes {
             msg += &format!("cltap: {n}\n");
         }
@@ -166,6 +169,7 @@ impl Summary<'_> {
             "pending_at_exit": self.pending_at_exit,
             "untimed": crate::devtime::untimed_commands().len(),
             "hsa_dispatches": self.results.hsa_dispatches,
+            "lost_bytes": self.results.lost,
         });
         if let (false, Some(o)) = (self.results.windows.is_empty(), head.as_object_mut()) {
             o.insert("windows".into(), json!(self.results.windows));

@@ -55,6 +55,21 @@ fn pocl_intel_and_oclgrind_give_kernel_statistics_and_na_for_hardware_counters()
         assert_eq!(names, ["vecadd", "partial_sums"], "{d:?}");
         // partial_sums takes a __local buffer: the driver's local memory size.
         assert!(p.rows[1].lds.unwrap() > 0, "{d:?}: {:?}", p.rows[1]);
+        // results.csv says what the .csv says: what the driver gave, and
+        // `None` (rocprof's absent value) where the .csv has NA; no agent,
+        // queue, signal or kernel object exists without an HSA dispatch.
+        let text = std::fs::read_to_string(only_file(&out, ".results.csv")).unwrap();
+        let res = perf::read_results(&text).unwrap();
+        assert_eq!(res.rows.len(), p.rows.len(), "{d:?}");
+        for (x, r) in res.rows.iter().zip(&p.rows) {
+            assert_eq!((x.lds, x.scr, x.vgpr, x.sgpr), (r.lds, r.scratch, r.vgprs, r.sgprs.map(|s| s + 8)), "{d:?}");
+            assert_eq!(
+                (x.gpu_id, x.queue_id, x.queue_index, x.fbar, x.sig, x.obj),
+                (None, None, None, None, None, None),
+                "{d:?}: never made up: {text}"
+            );
+            assert_eq!(x.values, [None, None], "{d:?}");
+        }
         let occ = perf::read_occupancy(&std::fs::read_to_string(only_file(&out, ".occupancy")).unwrap()).unwrap();
         assert_eq!(occ.rows.len(), 2);
         assert!(

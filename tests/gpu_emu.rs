@@ -217,7 +217,8 @@ fn cltap_counts_a_hip_program_through_rocrs_aqlprofile_extension() {
     assert!(names.contains(&"__amd_rocclr_copyBuffer.kd"), "{names:?}");
     for x in &r.rows {
         // One-dimensional dispatches: waves of 64 per work-group, T = min(2000 + WI / 16, 1e6) ns.
-        let waves = x.grd.div_ceil(x.wgr) * x.wgr.div_ceil(64);
+        let wgr = x.wgr.expect("an HSA dispatch's work-group size");
+        let waves = x.grd.div_ceil(wgr) * wgr.div_ceil(64);
         let grbm = (2000 + x.grd / 16).min(1_000_000) * 1725 / 1000;
         assert_eq!(x.values, [Some(waves as f64), Some(grbm as f64)], "{}", x.kernel_name);
         let t = x.times.expect("ROCP_HSA_INTERCEPT=2 gives the times");
@@ -257,7 +258,8 @@ fn cltap_counts_a_burst_bigger_than_rocrs_hidden_queue() {
     let burst: Vec<_> = r.rows.iter().filter(|x| x.kernel_name == "vadd_f32.kd").collect();
     assert_eq!(burst.len(), 40, "{:?}", r.rows.iter().map(|x| &x.kernel_name).collect::<Vec<_>>());
     for x in burst {
-        let waves = x.grd.div_ceil(x.wgr) * x.wgr.div_ceil(64);
+        let wgr = x.wgr.expect("an HSA dispatch's work-group size");
+        let waves = x.grd.div_ceil(wgr) * wgr.div_ceil(64);
         assert_eq!(x.values, [Some(waves as f64)], "{}", x.kernel_name);
     }
 }

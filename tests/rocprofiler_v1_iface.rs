@@ -140,12 +140,12 @@ fn the_rest_of_the_5_2_3_interface_pools_hsa_callbacks_and_both_requests() {
         assert_eq!(row.values, [Some(Model::of(grid, wg).grbm_count as f64)], "counted with the tool's request");
         let rsrc1: u64 = cb["rsrc1"].parse().unwrap();
         assert_eq!(cb["code_null"], "0");
-        assert_eq!(row.vgpr, ((rsrc1 & 0x3f) + 1) * 4, "rocprof's vgpr");
-        assert_eq!(row.sgpr, (((rsrc1 >> 6) & 0xf) + 2) * 8, "rocprof's sgpr (gfx9)");
-        assert_eq!(format!("{:#x}", row.sig), cb["signal"], "the dispatch's own completion signal");
-        assert_eq!(row.queue_id.to_string(), cb["queue_id"]);
+        assert_eq!(row.vgpr, Some(((rsrc1 & 0x3f) + 1) * 4), "rocprof's vgpr");
+        assert_eq!(row.sgpr, Some((((rsrc1 >> 6) & 0xf) + 2) * 8), "rocprof's sgpr (gfx9)");
+        assert_eq!(format!("{:#x}", row.sig.unwrap()), cb["signal"], "the dispatch's own completion signal");
+        assert_eq!(row.queue_id.unwrap().to_string(), cb["queue_id"]);
         assert_eq!(row.tid.to_string(), cb["tid"]);
-        assert_eq!(format!("{:#x}", row.obj), cb["object"]);
+        assert_eq!(format!("{:#x}", row.obj.unwrap()), cb["object"]);
     }
 }
 

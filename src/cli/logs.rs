@@ -168,6 +168,35 @@ pub fn load(path: &Path) -> Result<Vec<Entry>, String> {
     Ok(out)
 }
 
+/// Whether `path` is a binary trace: its magic, whatever its name.
+fn is_trace(path: &Path) -> bool {
+    let mut magic = [0u8; 8];
+    std::fs::File::open(path).and_then(|mut f| f.read_exact(&mut magic)).is_ok()
+        && magic == cltap_formats::cltrace::MAGIC
+}
+
+/// The host-API tally of a binary trace (times in ns), rendered in memory:
+/// no file is written.
+fn trace_tally(path: &Path) -> Result<Vec<cltap::report::Row>, String> {
+    use cltap::render::{Outputs, Renderer};
+    let reader = cltap_formats::cltrace::Reader::open(path).map_err(|e| e.to_string())?;
+    let outputs = Outputs {
+        dir: PathBuf::new(),
+        stem: String::new(),
+        api_log: None,
+        options: Default::default(),
+        timeline: false,
+        pftrace: false,
+        rocpd: false,
+        atp: false,
+        memory: Default::default(),
+        counters: None,
+    };
+    let mut r = Renderer::new(reader, outputs);
+    r.finish(1);
+    Ok(r.host_table())
+}
+
 fn is_atp(path: &Path) -> bool {
     path.extension().is_some_and(|x| x == "atp")
 }
@@ -236,6 +265,7 @@ pub fn report_cmd(a: ReportArgs) -> i32 {
     let mut atps = Vec::new();
     let mut counters = Vec::new();
     let mut dbs = Vec::new();
+    let mut traces = Vec::new();
     for f in &a.files {
         if f.extension().is_some_and(|e| e == "db") {
             match cltap_formats::rocpd::Totals::read(f) {
@@ -259,6 +289,10 @@ pub fn report_cmd(a: ReportArgs) -> i32 {
         }
         let r = if is_atp(f) {
             load_atp(f).map(|x| atps.push(x))
+        } else if is_trace(f) {
+            // The primary record: its calls tallied straight from its
+            // records, as the summary of `cltap render` has them.
+            trace_tally(f).map(|rows| traces.push(rows))
         } else {
             load(f).map(|e| logs.push((f.display().to_string(), cltap::report_ranks::rank_of_log(f, &e), e)))
         };
@@ -280,15 +314,31 @@ pub fn report_cmd(a: ReportArgs) -> i32 {
     for c in &counters {
         print!("{c}");
     }
+    for rows in &traces {
+        print!("{}", cltap::report::render_report_ns(rows));
+    }
     if atps.is_empty() {
         return 0;
     }
     let rows = cltap::atp_input::host_tally(&atps);
     let cmds = cltap::atp_input::commands(&atps);
-    if printed_logs {
+    if printed_logs || !traces.is_empty() {
         println!();
     }
-    print!("{}", cltap::report::render_ns(&rows));
+    print!("{}", cltap::report::render_report_ns(&rows));
+    let ((begins, ends), ranges) = cltap::atp_input::markers(&atps);
+    if begins + ends > 0 {
+        // The marker section keeps when each marker call was made, not how
+        // long it took: counts only, never a made-up time.
+        println!("\nperf marker calls (the .atp keeps their count, not their duration)");
+        println!("{:<44}  {:>9}", "API", "calls");
+        println!("{:<44}  {begins:>9}", "clBeginPerfMarkerCLTAP");
+        println!("{:<44}  {ends:>9}", "clEndPerfMarkerCLTAP");
+    }
+    if !ranges.is_empty() {
+        println!("\nperf markers (from each begin to its end)");
+        print!("{}", cltap::report::render_titled_ns(&ranges, "marker"));
+    }
     println!("\ndevice time per kernel ({} commands)", cmds.len());
     print!("{}", cltap::devtime::render_kernels(&cltap::devtime::kernel_table(&cmds)));
     let t = cltap::devtime::transfer_table(&cmds);

@@ -164,25 +164,30 @@ pub fn write(dir: &Path, stem: &str, pass: &Pass, process: &Process) -> std::io:
             &Launch { wg_size: r.wg_size().unwrap_or(0), global_size: r.global_size() },
         );
         perf::write_occupancy_row(&mut occ, sep, &o.to_row(r.tid as u64, &r.kernel, &r.device));
-        let h = r.hsa.clone().unwrap_or_default();
+        // Without an HSA dispatch (an OpenCL driver other than AMD's) there
+        // is no agent, queue, signal or kernel object: those cells are
+        // absent, never 0.
+        let h = r.hsa.as_ref();
         let rr = ResultsRow {
             index: i as u64,
             kernel_name: r.kernel.clone(),
-            gpu_id: h.gpu_index,
+            gpu_id: h.map(|h| h.gpu_index),
             // rocprofiler v1 numbers its intercept queues from 0.
-            queue_id: h.queue_number,
-            queue_index: h.queue_index,
+            queue_id: h.map(|h| h.queue_number),
+            queue_index: h.map(|h| h.queue_index),
             pid: pass.pid as u64,
             tid: r.tid as u64,
             grd: r.global_size(),
-            wgr: r.wg_size().unwrap_or(0),
-            lds: r.lds.unwrap_or(0),
-            scr: r.scratch.unwrap_or(0),
-            vgpr: r.vgprs.unwrap_or(0),
-            sgpr: r.sgprs.map_or(0, |s| rocprof_sgprs(s, r.limits.gfx_ip.as_deref())),
-            fbar: 0,
-            sig: h.signal,
-            obj: h.kernel_object,
+            wgr: r.wg_size(),
+            lds: r.lds,
+            scr: r.scratch,
+            vgpr: r.vgprs,
+            sgpr: r.sgprs.map(|s| rocprof_sgprs(s, r.limits.gfx_ip.as_deref())),
+            // 0 on code object v3+ (see docs/counter-files.md); unknown
+            // without a kernel descriptor.
+            fbar: h.map(|_| 0),
+            sig: h.map(|h| h.signal),
+            obj: h.map(|h| h.kernel_object),
             values: vals[..pass.names.len()].to_vec(),
             times: r.hsa.as_ref().filter(|h| h.begin != 0).map(|h| perf::DispatchTimes {
                 dispatch: h.dispatch,

@@ -47,9 +47,21 @@ fn tally<'a>(columns: usize, rows: impl Iterator<Item = (String, &'a [Option<f64
     by.into_values().collect()
 }
 
-/// The table `cltap report` prints for an RCP counter file.
+/// The column of each launch's device time (RCP's `Time`, ms) in the
+/// report of an RCP counter file, before its counters.
+pub const TIME: &str = "Time (ms)";
+
+/// The table `cltap report` prints for an RCP counter file: the device
+/// time, then every counter column.
 pub fn render(csv: &PerfCsv) -> String {
-    table(&csv.counters, csv.rows.len(), per_kernel(csv))
+    let api = Api::from_header(&csv.header).unwrap_or(Api::OpenCl);
+    let columns: Vec<String> = std::iter::once(TIME.to_string()).chain(csv.counters.iter().cloned()).collect();
+    let values: Vec<Vec<Option<f64>>> =
+        csv.rows.iter().map(|r| std::iter::once(r.time_ms).chain(r.values.iter().copied()).collect()).collect();
+    let rows = csv.rows.iter().zip(&values).map(|(r, v)| {
+        (split_method(&r.method, api).map_or_else(|| r.method.clone(), |m| m.kernel.to_string()), &v[..])
+    });
+    table(&columns, csv.rows.len(), tally(columns.len(), rows))
 }
 
 /// The same table for cltap's rocprof-style `.results.csv`.
@@ -91,9 +103,13 @@ fn table(counters: &[String], launches: usize, rows: Vec<KernelCounters>) -> Str
     let num = |v: f64| if v.fract() == 0.0 && v.abs() < 1e15 { format!("{v:.0}") } else { format!("{v:.2}") };
     for r in rows {
         let _ = write!(out, "  {:<32} {:>9}", r.kernel, r.launches);
-        for (total, n) in &r.sums {
+        for ((total, n), c) in r.sums.iter().zip(counters) {
             if *n == 0 {
                 let _ = write!(out, " {:>16} {:>14}", "NA", "NA");
+            } else if c == crate::counters::files::PREFERRED_MULTIPLE {
+                // A property of the kernel on its device, the same at every
+                // launch: a sum of it means nothing.
+                let _ = write!(out, " {:>16} {:>14}", "-", num(total / *n as f64));
             } else {
                 let _ = write!(out, " {:>16} {:>14}", num(*total), num(total / *n as f64));
             }
@@ -139,12 +155,23 @@ mod tests {
         let k = per_kernel(&csv);
         assert_eq!(k[0], KernelCounters { kernel: "a".into(), launches: 2, sums: vec![(10.0, 2), (50.0, 1)] });
         assert_eq!(k[1].sums, vec![(0.0, 0), (0.0, 0)]);
+        let mut csv = csv;
+        csv.rows[0].time_ms = Some(1.5);
+        csv.rows[2].time_ms = Some(0.25);
         let t = render(&csv);
+        assert!(t.contains("Time (ms) total"), "{t}");
         let a = t.lines().find(|l| l.trim_start().starts_with("a ")).unwrap();
-        assert_eq!(a.split_whitespace().collect::<Vec<_>>(), ["a", "2", "10", "5", "50", "50"]);
+        assert_eq!(a.split_whitespace().collect::<Vec<_>>(), ["a", "2", "1.75", "0.88", "10", "5", "50", "50"]);
         assert!(
-            t.lines().any(|l| l.split_whitespace().collect::<Vec<_>>() == ["b", "1", "NA", "NA", "NA", "NA"]),
+            t.lines()
+                .any(|l| l.split_whitespace().collect::<Vec<_>>() == ["b", "1", "NA", "NA", "NA", "NA", "NA", "NA"]),
             "{t}"
         );
+        // A kernel's preferred multiple is averaged, never summed.
+        csv.counters[1] = crate::counters::files::PREFERRED_MULTIPLE.into();
+        csv.rows[2].values[1] = Some(50.0);
+        let a = render(&csv);
+        let a = a.lines().find(|l| l.trim_start().starts_with("a ")).unwrap();
+        assert_eq!(a.split_whitespace().collect::<Vec<_>>()[6..], ["-", "50"]);
     }
 }

@@ -40,9 +40,8 @@ pub fn trace(data: &[u8]) {
         let tb = Timebase { ticks_per_us: r.header.ticks_per_us().filter(|t| *t > 0.0).unwrap_or(1000.0) };
         let (mut buf, mut wide) = (Vec::new(), Vec::new());
         for c in r.chunks().unwrap_or_default() {
-            if r.chunk_bytes(&c, &mut buf).is_err() {
-                continue;
-            }
+            // A chunk cut short is walked too: its whole records are kept.
+            let _ = r.chunk_bytes(&c, &mut buf);
             // The tools' buffers take the chunk widened.
             r.widen(&c, &buf, &mut wide);
             let mut text = String::new();

@@ -196,7 +196,10 @@ impl Sink for ApiLog {
         for w in &results.windows {
             self.emit(&apilog::Entry::Comment(w.text()));
         }
-        let trailer = format!("end: {} records, {} dropped", end.records, end.drops);
+        let mut trailer = format!("end: {} records, {} dropped", end.records, end.drops);
+        if end.lost > 0 {
+            trailer += &format!(", {} bytes of records lost (the trace is damaged or cut short)", end.lost);
+        }
         self.emit(&apilog::Entry::Comment(trailer));
         self.flush();
         if self.written_to_file {

@@ -32,6 +32,9 @@ pub struct Renderer {
     /// The chunk's records widened, for the sinks that keep records.
     wide: Vec<u8>,
     errors: Vec<String>,
+    /// Bytes of records that could not be rendered: chunks damaged or cut
+    /// short (a copied or truncated file).
+    lost: u64,
 }
 
 impl Renderer {
@@ -50,6 +53,7 @@ impl Renderer {
             buf: Vec::new(),
             wide: Vec::new(),
             errors: Vec::new(),
+            lost: 0,
         }
     }
 
@@ -118,18 +122,35 @@ impl Renderer {
         let mut records = 0;
         let read = wants.iter().any(|k| *k != Kinds::NONE);
         if read {
-            let r = reader.chunk_bytes(c, &mut buf).and_then(|_| {
-                reader.walk(c, &buf, |v| {
-                    records += 1;
-                    for (s, k) in sinks.iter_mut().zip(wants) {
-                        if k.has(v.header.kind) {
-                            s.record(v);
-                        }
+            // A chunk cut short is still walked: its whole records are kept.
+            let got = reader.chunk_bytes(c, &mut buf);
+            let walked = reader.walk(c, &buf, |v| {
+                records += 1;
+                for (s, k) in sinks.iter_mut().zip(wants) {
+                    if k.has(v.header.kind) {
+                        s.record(v);
                     }
-                })
+                }
             });
-            if let Err(e) = r {
-                self.errors.push(e.to_string());
+            let end = c.offset + (cltrace::CHUNK_HEADER as u64).saturating_add(c.header.used);
+            match (got, walked) {
+                (Ok(()), Ok(_)) => {}
+                (Err(e), Ok(w)) => {
+                    self.lost = self.lost.saturating_add(w.lost);
+                    self.errors.push(format!(
+                        "{e}; its {records} whole records are kept, the last {} bytes of records lost",
+                        w.lost
+                    ));
+                }
+                // Damage: the records from it to the chunk's end are lost.
+                (got, Err(e)) => {
+                    self.lost = self.lost.saturating_add(end.saturating_sub(e.offset));
+                    // One line for the chunk, whatever is wrong with it.
+                    self.errors.push(match got {
+                        Ok(()) => e.to_string(),
+                        Err(g) => format!("{g}, and damaged before the cut: {e}"),
+                    });
+                }
             }
         }
         let whole = ChunkRecords::new(&reader, c, read.then_some(&buf[..]), std::mem::take(&mut self.wide));
@@ -268,8 +289,9 @@ impl Renderer {
         }
         let drops = drops_in_chunks.saturating_add(self.header.drops);
         let clock = self.clock(self.timebase.unwrap_or(Timebase { ticks_per_us: 1000.0 }));
-        let end = End::new(&self.reader, &self.outputs, clock, self.records, drops);
-        let mut results = Results { records: self.records, drops, ..Results::default() };
+        let mut end = End::new(&self.reader, &self.outputs, clock, self.records, drops);
+        end.lost = self.lost;
+        let mut results = Results { records: self.records, drops, lost: self.lost, ..Results::default() };
         // Every sink's text is out before any sink ends (the tools, which
         // end before the API log's trailer, may read it).
         for s in self.sinks.iter_mut() {

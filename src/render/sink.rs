@@ -95,6 +95,9 @@ pub struct End<'a> {
     /// Records rendered, and records dropped during the run.
     pub records: u64,
     pub drops: u64,
+    /// Bytes of records that could not be rendered (a trace damaged or cut
+    /// short).
+    pub lost: u64,
     offsets: OnceLock<QueueOffsets>,
 }
 
@@ -106,7 +109,7 @@ impl<'a> End<'a> {
         records: u64,
         drops: u64,
     ) -> Self {
-        End { reader, outputs, clock, records, drops, offsets: OnceLock::new() }
+        End { reader, outputs, clock, records, drops, lost: 0, offsets: OnceLock::new() }
     }
 
     /// Each device queue's offset onto the host clock, measured once for
@@ -134,6 +137,9 @@ pub struct Results {
     /// Records rendered, and dropped during the run.
     pub records: u64,
     pub drops: u64,
+    /// Bytes of records that could not be rendered (a trace damaged or cut
+    /// short).
+    pub lost: u64,
     /// The host-API tally, times in nanoseconds, most time first.
     pub host: Vec<Row>,
     /// Calls that had not returned, in render order.

@@ -179,7 +179,7 @@ fn wide_chunks_read_as_the_reference_reads_them() {
         let mut old = Vec::new();
         let old_r = old_walk(1, &b, &mut old);
         let mut new = Vec::new();
-        let new_r = super::walk_wide(1, &b, |v| new.push(old_form(v)));
+        let new_r = super::walk_wide(1, &b, false, |v| new.push(old_form(v))).map(|_| ());
         assert_eq!(new, old, "the records of {b:02x?}");
         assert_eq!(new_r, old_r, "the damage of {b:02x?}");
     }

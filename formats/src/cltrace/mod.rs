@@ -333,8 +333,14 @@ impl Reader {
         while got < n {
             let want = (n - got).min(STEP);
             buf.resize(got + want, 0);
-            let k = read_full(&self.file, &mut buf[got..], start + got as u64)
-                .map_err(|e| self.error(start + got as u64, e.to_string()))?;
+            let k = match read_full(&self.file, &mut buf[got..], start + got as u64) {
+                Ok(k) => k,
+                Err(e) => {
+                    // What was read, not the zeros past it.
+                    buf.truncate(got);
+                    return Err(self.error(start + got as u64, e.to_string()));
+                }
+            };
             got += k;
             if k < want {
                 buf.truncate(got);
@@ -354,45 +360,83 @@ impl Reader {
     /// A damaged record ends the walk with an error naming its offset in the
     /// file, after the records before it.
     ///
+    /// Bytes shorter than the chunk's `used` (a file cut short, which
+    /// [`Self::chunk_bytes`] reported) are walked up to the first record
+    /// that runs past them; [`Walked::lost`] counts the bytes from there.
+    ///
     /// Each record is read into the same view, lent to `f`.
-    pub fn walk<'a>(&self, c: &ChunkInfo, buf: &'a [u8], mut f: impl FnMut(&record::View<'a>)) -> Result<(), Error> {
-        if self.header.version == VERSION_WIDE {
-            return self.walk_wide(c, buf, f);
-        }
-        let mut d = compact::Decoder::new(buf, c.header.tid);
-        let mut v = record::View::default();
-        while let Some(r) = d.next(&mut v) {
-            if let Err(d) = r {
-                let at = c.offset + (CHUNK_HEADER + d.at) as u64;
-                return Err(self.error(at, format!("chunk {}: {}", c.index, d.reason)));
+    pub fn walk<'a>(
+        &self,
+        c: &ChunkInfo,
+        buf: &'a [u8],
+        mut f: impl FnMut(&record::View<'a>),
+    ) -> Result<Walked, Error> {
+        let cut = (buf.len() as u64) < c.header.used;
+        let kept = if self.header.version == VERSION_WIDE {
+            self.walk_wide(c, buf, cut, f)?
+        } else {
+            let mut d =
+                if cut { compact::Decoder::cut(buf, c.header.tid) } else { compact::Decoder::new(buf, c.header.tid) };
+            let mut v = record::View::default();
+            while let Some(r) = d.next(&mut v) {
+                if let Err(d) = r {
+                    let at = c.offset + (CHUNK_HEADER + d.at) as u64;
+                    return Err(self.error(at, format!("chunk {}: {}", c.index, d.reason)));
+                }
+                if v.header.flags & record::FLAG_MOVED == 0 {
+                    f(&v);
+                }
             }
-            if v.header.flags & record::FLAG_MOVED == 0 {
-                f(&v);
-            }
-        }
-        Ok(())
+            d.at()
+        };
+        Ok(Walked { lost: if cut { c.header.used.saturating_sub(kept as u64) } else { 0 } })
     }
 
-    /// [`Self::walk`] of version 1 records.
-    fn walk_wide<'a>(&self, c: &ChunkInfo, buf: &'a [u8], f: impl FnMut(&record::View<'a>)) -> Result<(), Error> {
-        walk_wide(c.header.tid, buf, f)
+    /// [`Self::walk`] of version 1 records: where the records kept end.
+    fn walk_wide<'a>(
+        &self,
+        c: &ChunkInfo,
+        buf: &'a [u8],
+        cut: bool,
+        f: impl FnMut(&record::View<'a>),
+    ) -> Result<usize, Error> {
+        walk_wide(c.header.tid, buf, cut, f)
             .map_err(|(off, r)| self.error(c.offset + (CHUNK_HEADER + off) as u64, format!("chunk {}: {r}", c.index)))
     }
 }
 
-/// [`Reader::walk`] of version 1 records, thread `tid`'s; damage as its
-/// offset in `buf` and the reason.
-fn walk_wide<'a>(tid: u32, buf: &'a [u8], mut f: impl FnMut(&record::View<'a>)) -> Result<(), (usize, String)> {
+/// What [`Reader::walk`] could not give of a chunk.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Walked {
+    /// Bytes of records lost: 0 for a chunk read whole; for one cut short,
+    /// its `used` less the bytes of the whole records before the cut.
+    pub lost: u64,
+}
+
+/// [`Reader::walk`] of version 1 records, thread `tid`'s: where the
+/// records kept end, or damage as its offset in `buf` and the reason. With
+/// `cut` (bytes cut short), a record that runs past them is lost, as
+/// [`compact::Decoder::cut`] has it.
+fn walk_wide<'a>(
+    tid: u32,
+    buf: &'a [u8],
+    cut: bool,
+    mut f: impl FnMut(&record::View<'a>),
+) -> Result<usize, (usize, String)> {
     let mut off = 0usize;
     let mut v = record::View::default();
     while off < buf.len() {
-        match next_wide(tid, &buf[off..], &mut v) {
+        let rest = &buf[off..];
+        if cut && runs_past(rest) {
+            return Ok(off);
+        }
+        match next_wide(tid, rest, &mut v) {
             Ok(Some(len)) => off += len,
             Ok(None) => {
                 // Completed while the process died: only the opened part
                 // counts, and it is the last.
                 f(&v);
-                return Ok(());
+                return Ok(buf.len());
             }
             Err(r) => return Err((off, r)),
         }
@@ -400,7 +444,19 @@ fn walk_wide<'a>(tid: u32, buf: &'a [u8], mut f: impl FnMut(&record::View<'a>)) 
             f(&v);
         }
     }
-    Ok(())
+    Ok(off)
+}
+
+/// Whether the version 1 record at the start of `rest` runs past it: its
+/// header, its opened part, or (complete) its length.
+fn runs_past(rest: &[u8]) -> bool {
+    if rest.len() < record::HEADER {
+        return true;
+    }
+    // SAFETY: a plain integer struct, read from at least its size.
+    let h: record::Header = unsafe { std::ptr::read_unaligned(rest.as_ptr() as *const record::Header) };
+    let opened = record::HEADER + 8 * h.nargs as usize;
+    opened > rest.len() || (h.flags & record::FLAG_DONE != 0 && h.len as usize > rest.len())
 }
 
 /// Reads the version 1 record at the start of `rest`, thread `tid`'s, into

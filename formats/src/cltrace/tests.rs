@@ -368,3 +368,64 @@ fn wide(v: &View<'_>) -> Vec<u8> {
     encode_into(&mut out, &v.header, &v.args, &v.captures);
     out
 }
+
+/// A trace cut short at any byte of its chunk (`head -c`, a full disk when
+/// copying) keeps every record that lies whole before the cut, each as it
+/// was (none turned into a call that did not return), and counts the rest
+/// of the chunk's bytes as lost.
+#[test]
+fn a_chunk_cut_short_keeps_its_whole_records_and_counts_the_rest() {
+    for version in [VERSION_WIDE, VERSION] {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.cltrace");
+        let mut w = TraceWriter::create(&path, FileHeader { version, ..header(1 << 16) }, &[]).unwrap();
+        let mut rng = Rng(21);
+        let mut t = w.thread(1);
+        for n in 0..40 {
+            w.push(&mut t, &call(&mut rng, 1, n)).unwrap();
+        }
+        drop(w);
+        let whole = std::fs::read(&path).unwrap();
+        let r = Reader::open(&path).unwrap();
+        let c = r.chunks().unwrap()[0];
+        let mut buf = Vec::new();
+        r.chunk_bytes(&c, &mut buf).unwrap();
+        // Where each record ends, from the chunk's first record.
+        let ends: Vec<usize> = if version == VERSION_WIDE {
+            let mut at = 0;
+            let mut v = Vec::new();
+            r.walk(&c, &buf, |x| {
+                at += x.header.len as usize;
+                v.push(at);
+            })
+            .unwrap();
+            v
+        } else {
+            let (mut d, mut v, mut out) = (compact::Decoder::new(&buf, 1), View::default(), Vec::new());
+            while let Some(x) = d.next(&mut v) {
+                x.unwrap();
+                out.push(d.at());
+            }
+            out
+        };
+        assert_eq!((ends.len(), *ends.last().unwrap() as u64), (40, c.header.used));
+        let first = HEADER_SIZE + CHUNK_HEADER;
+        for cut in (first..first + c.header.used as usize).step_by(3) {
+            std::fs::write(&path, &whole[..cut]).unwrap();
+            let r = Reader::open(&path).unwrap();
+            let e = r.chunk_bytes(&c, &mut buf).unwrap_err().to_string();
+            assert!(e.contains(&format!("chunk 0 is cut short: {} of {}", cut - first, c.header.used)), "{e}");
+            let mut ids = Vec::new();
+            let walked = r
+                .walk(&c, &buf, |v| {
+                    assert!(v.returned(), "cut at {cut}: a returned call read as not returned");
+                    ids.push(v.header.cmd_id);
+                })
+                .unwrap();
+            let kept = ends.iter().take_while(|&&e| e <= cut - first).count();
+            assert_eq!(ids, (0..kept as u64).collect::<Vec<_>>(), "version {version}, cut at {cut}");
+            let kept_bytes = if kept == 0 { 0 } else { ends[kept - 1] };
+            assert_eq!(walked.lost, c.header.used - kept_bytes as u64, "version {version}, cut at {cut}");
+        }
+    }
+}

@@ -11,7 +11,8 @@
 //! - text cells in double quotes: the kernel name, and `sig` and `obj`, which
 //!   the tool prints as `0x…` hex that SQLite keeps as text;
 //! - numbers as SQLite hands them to Python: a whole number as an integer,
-//!   any other as Python's `repr`; a missing value is Python's `None`.
+//!   any other as Python's `repr`; a missing value is Python's `None`, in
+//!   every column that can lack one (never a 0 or `"0x0"` made up for it).
 
 use std::fmt::Write as _;
 
@@ -55,31 +56,33 @@ pub struct ResultsCsv {
 
 /// One dispatch, with the tool's own units: `lds` rounded up to 512 bytes,
 /// `vgpr`/`sgpr` from the kernel descriptor's granules (see
-/// `docs/counter-files.md`).
+/// `docs/counter-files.md`). `None` is a value the run did not give (off
+/// AMD, no HSA dispatch: no agent, queue, signal or kernel descriptor),
+/// written `None` as rocprof writes an SQL NULL.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ResultsRow {
     /// 0-based dispatch number.
     pub index: u64,
     pub kernel_name: String,
-    pub gpu_id: u64,
-    pub queue_id: u64,
-    pub queue_index: u64,
+    pub gpu_id: Option<u64>,
+    pub queue_id: Option<u64>,
+    pub queue_index: Option<u64>,
     pub pid: u64,
     pub tid: u64,
     /// Grid size (work-items, all dimensions multiplied).
     pub grd: u64,
     /// Work-group size (work-items, all dimensions multiplied).
-    pub wgr: u64,
-    pub lds: u64,
+    pub wgr: Option<u64>,
+    pub lds: Option<u64>,
     /// Private-segment bytes per work-item.
-    pub scr: u64,
-    pub vgpr: u64,
-    pub sgpr: u64,
-    pub fbar: u64,
+    pub scr: Option<u64>,
+    pub vgpr: Option<u64>,
+    pub sgpr: Option<u64>,
+    pub fbar: Option<u64>,
     /// The completion signal's handle.
-    pub sig: u64,
+    pub sig: Option<u64>,
     /// The packet's `kernel_object`.
-    pub obj: u64,
+    pub obj: Option<u64>,
     /// One per [`ResultsCsv::counters`] entry; `None` is written `None`.
     pub values: Vec<Option<f64>>,
     /// `None` is written as `None` cells when the file has timestamps.
@@ -123,23 +126,23 @@ pub fn write_results_head(out: &mut String, counters: &[String], timestamps: boo
 pub fn write_results_row(out: &mut String, counters: usize, timestamps: bool, row: &ResultsRow) {
     let _ = write!(out, "{},", row.index);
     push_quoted(out, &row.kernel_name);
-    for v in [
-        row.gpu_id,
-        row.queue_id,
-        row.queue_index,
-        row.pid,
-        row.tid,
-        row.grd,
-        row.wgr,
-        row.lds,
-        row.scr,
-        row.vgpr,
-        row.sgpr,
-        row.fbar,
-    ] {
-        let _ = write!(out, ",{v}");
+    let _ = write!(out, ",{}", Opt(row.gpu_id));
+    let _ = write!(out, ",{},{}", Opt(row.queue_id), Opt(row.queue_index));
+    let _ = write!(out, ",{},{},{}", row.pid, row.tid, row.grd);
+    for v in [row.wgr, row.lds, row.scr, row.vgpr, row.sgpr, row.fbar] {
+        let _ = write!(out, ",{}", Opt(v));
     }
-    let _ = write!(out, ",\"0x{:x}\",\"0x{:x}\"", row.sig, row.obj);
+    for h in [row.sig, row.obj] {
+        match h {
+            Some(h) => {
+                let _ = write!(out, ",\"0x{h:x}\"");
+            }
+            None => {
+                out.push(',');
+                out.push_str(NONE);
+            }
+        }
+    }
     for i in 0..counters {
         out.push(',');
         match row.values.get(i).copied().flatten().filter(|v| v.is_finite()) {
@@ -163,6 +166,18 @@ pub fn write_results_row(out: &mut String, counters: usize, timestamps: bool, ro
         }
     }
     out.push('\n');
+}
+
+/// A number, or [`NONE`] when absent.
+struct Opt(Option<u64>);
+
+impl std::fmt::Display for Opt {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.0 {
+            Some(v) => write!(f, "{v}"),
+            None => f.write_str(NONE),
+        }
+    }
 }
 
 /// Parses a whole file. The sixteen fixed columns must all be there;
@@ -226,7 +241,16 @@ impl Layout {
 
     fn row(&self, cells: &[Cell]) -> Result<ResultsRow, String> {
         let num = |k: usize| parse_u64(&cells[self.fixed[k]], RESULTS_COLUMNS[k]);
-        let hex = |k: usize| parse_handle(&cells[self.fixed[k]], RESULTS_COLUMNS[k]);
+        // A bare `None` is rocprof's SQL NULL: the value is absent.
+        let absent = |k: usize| !cells[self.fixed[k]].quoted && cells[self.fixed[k]].text == NONE;
+        let opt = |k: usize| if absent(k) { Ok(None) } else { num(k).map(Some) };
+        let hex = |k: usize| {
+            if absent(k) {
+                Ok(None)
+            } else {
+                parse_handle(&cells[self.fixed[k]], RESULTS_COLUMNS[k]).map(Some)
+            }
+        };
         let values =
             self.counters.iter().map(|&i| parse_opt_f64(&cells[i], "counter", NONE)).collect::<Result<_, _>>()?;
         let times = match self.times {
@@ -248,18 +272,18 @@ impl Layout {
         Ok(ResultsRow {
             index: num(0)?,
             kernel_name: cells[self.fixed[1]].text.clone(),
-            gpu_id: num(2)?,
-            queue_id: num(3)?,
-            queue_index: num(4)?,
+            gpu_id: opt(2)?,
+            queue_id: opt(3)?,
+            queue_index: opt(4)?,
             pid: num(5)?,
             tid: num(6)?,
             grd: num(7)?,
-            wgr: num(8)?,
-            lds: num(9)?,
-            scr: num(10)?,
-            vgpr: num(11)?,
-            sgpr: num(12)?,
-            fbar: num(13)?,
+            wgr: opt(8)?,
+            lds: opt(9)?,
+            scr: opt(10)?,
+            vgpr: opt(11)?,
+            sgpr: opt(12)?,
+            fbar: opt(13)?,
             sig: hex(14)?,
             obj: hex(15)?,
             values,

@@ -6,7 +6,7 @@
 mod read;
 pub mod schema;
 
-pub use read::{ReadError, Totals, UnreadLog};
+pub use read::{ReadError, Span, Totals, UnreadLog};
 
 use rusqlite::Connection;
 pub use rusqlite::{params, ToSql};
@@ -333,7 +333,8 @@ mod tests {
         w.finish().unwrap();
         let t = Totals::read(&p).unwrap();
         assert_eq!(t.pid, 77);
-        assert_eq!(t.regions[&("OPENCL_API".to_string(), "clFinish".to_string())], (2, 15));
+        let finish = t.regions[&("OPENCL_API".to_string(), "clFinish".to_string())];
+        assert_eq!((finish.count, finish.total_ns, finish.min_ns, finish.max_ns), (2, 15, 5, 10));
         assert_eq!(t.kernels["vecadd"], (1, 40));
         assert_eq!(t.copies, (1, 4096));
     }

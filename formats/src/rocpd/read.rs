@@ -25,11 +25,40 @@ use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
+/// Regions of one name: how many, their total, shortest and longest (ns).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Span {
+    pub count: u64,
+    pub total_ns: u64,
+    /// Meaningless while `count` is 0.
+    pub min_ns: u64,
+    pub max_ns: u64,
+}
+
+impl Span {
+    /// One region of `ns`.
+    pub fn of(ns: u64) -> Span {
+        Span { count: 1, total_ns: ns, min_ns: ns, max_ns: ns }
+    }
+
+    /// Adds `o`'s regions. Counts and totals come from a file: they saturate.
+    pub fn add(&mut self, o: Span) {
+        if o.count == 0 {
+            return;
+        }
+        let first = self.count == 0;
+        self.count = self.count.saturating_add(o.count);
+        self.total_ns = self.total_ns.saturating_add(o.total_ns);
+        self.min_ns = if first { o.min_ns } else { self.min_ns.min(o.min_ns) };
+        self.max_ns = self.max_ns.max(o.max_ns);
+    }
+}
+
 /// A database's totals, as the rocpd views give them.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Totals {
-    /// Per (category, name): regions and their total ns.
-    pub regions: BTreeMap<(String, String), (u64, u64)>,
+    /// Per (category, name): regions and their times.
+    pub regions: BTreeMap<(String, String), Span>,
     /// Per kernel name: dispatches and their total ns.
     pub kernels: BTreeMap<String, (u64, u64)>,
     /// Memory copies: count and bytes.
@@ -304,20 +333,20 @@ impl Db {
             e = e.sql,
             ts = ts.sql
         );
-        let mut by_id: HashMap<(i64, i64), (u64, u64)> = HashMap::new();
+        let mut by_id: HashMap<(i64, i64), Span> = HashMap::new();
         self.each(&sql, |v| {
             let ids = (id(r, v[0], "its event's category_id", v[1])?, id(r, v[0], "name_id", v[2])?);
             match (ids, duration(r, v[0], v[3], v[4])?) {
-                ((Some(c), Some(n)), Some(ns)) => add(by_id.entry((c, n)).or_default(), 1, ns),
+                ((Some(c), Some(n)), Some(ns)) => by_id.entry((c, n)).or_default().add(Span::of(ns)),
                 _ => t.left_out = t.left_out.saturating_add(1),
             }
             Ok(())
         })?;
         let mut names = Strings::new(self, s, STRING.1[0])?;
-        for ((c, n), (count, ns)) in by_id {
+        for ((c, n), span) in by_id {
             match (names.get(c)?, names.get(n)?) {
-                (Some(c), Some(n)) => add(t.regions.entry((c, n)).or_default(), count, ns),
-                _ => t.left_out = t.left_out.saturating_add(count),
+                (Some(c), Some(n)) => t.regions.entry((c, n)).or_default().add(span),
+                _ => t.left_out = t.left_out.saturating_add(span.count),
             }
         }
         Ok(())

@@ -105,6 +105,8 @@ pub enum Read<'a> {
     Decoded,
     /// A complete wide record: these bytes, which widening keeps as they are.
     Wide(&'a [u8]),
+    /// Never handed out: a record that runs past bytes cut short.
+    Lost,
 }
 
 /// Reads a chunk's version 2 records (its `used` bytes, thread `tid`'s) in
@@ -113,11 +115,17 @@ pub enum Read<'a> {
 /// later). A call that did not return comes as its opened part, without
 /// `DONE`; a record completed as the process died (its tail runs past the
 /// end) too, and nothing after it counts.
+///
+/// Bytes cut short ([`Self::cut`]: a chunk whose file ends before its
+/// `used`) are read the same way up to the first record that runs past
+/// them: that record and the rest are lost, neither open nor damaged, since
+/// whether the call returned lies in the bytes that are gone.
 pub struct Decoder<'a> {
     c: Cursor<'a>,
     tid: u32,
     prev: Prev,
     ended: bool,
+    cut: bool,
 }
 
 impl<'a> Decoder<'a> {
@@ -127,7 +135,18 @@ impl<'a> Decoder<'a> {
 
     /// For records that follow the one `prev` describes.
     pub fn after(src: &'a [u8], tid: u32, prev: Prev) -> Self {
-        Decoder { c: Cursor { b: src, at: 0 }, tid, prev, ended: false }
+        Decoder { c: Cursor { b: src, at: 0 }, tid, prev, ended: false, cut: false }
+    }
+
+    /// For the first bytes of a chunk whose rest was cut off.
+    pub fn cut(src: &'a [u8], tid: u32) -> Self {
+        Decoder { cut: true, ..Self::new(src, tid) }
+    }
+
+    /// Where the records read so far end: after the last whole record once
+    /// a cut decoder has stopped.
+    pub fn at(&self) -> usize {
+        self.c.at
     }
 
     /// The next record, read into `v`; `None` after the last, or after
@@ -139,17 +158,32 @@ impl<'a> Decoder<'a> {
         }
         let at = self.c.at;
         let r = if self.c.b[at] & STATE_WIDE != 0 { self.wide(at, v) } else { self.compact(at, v) };
-        if r.is_err() {
-            self.ended = true;
+        match r {
+            Err(_) | Ok(Read::Lost) => {
+                self.ended = true;
+                // The lost record's start: where the records kept end.
+                self.c.at = at;
+                (!matches!(r, Ok(Read::Lost))).then_some(r)
+            }
+            Ok(_) => Some(r),
         }
-        Some(r)
+    }
+
+    /// What a record that runs past the bytes is: lost where they were cut
+    /// short, else `r`.
+    fn past_end(&self, r: Result<Read<'a>, Damage>) -> Result<Read<'a>, Damage> {
+        if self.cut {
+            Ok(Read::Lost)
+        } else {
+            r
+        }
     }
 
     fn wide(&mut self, at: usize, v: &mut View<'a>) -> Result<Read<'a>, Damage> {
         let damaged = |reason: String| Damage { at, reason };
         let rest = &self.c.b[at + 1..];
         if rest.len() < HEADER {
-            return Err(damaged(format!("{} bytes left, a record header needs {HEADER}", rest.len())));
+            return self.past_end(Err(damaged(format!("{} bytes left, a record header needs {HEADER}", rest.len()))));
         }
         // SAFETY: a plain integer struct, read from at least its size.
         let h: Header = unsafe { std::ptr::read_unaligned(rest.as_ptr() as *const Header) };
@@ -158,9 +192,12 @@ impl<'a> Decoder<'a> {
         }
         let opened = HEADER + 8 * h.nargs as usize;
         if opened > rest.len() {
-            return Err(damaged(format!("an open record of {} arguments runs past the end", h.nargs)));
+            return self.past_end(Err(damaged(format!("an open record of {} arguments runs past the end", h.nargs))));
         }
         let done = h.flags & FLAG_DONE != 0;
+        if done && h.len as usize > rest.len() && self.cut {
+            return Ok(Read::Lost);
+        }
         if done && (h.len as usize) <= rest.len() {
             let h = record::check(rest).map_err(damaged)?;
             let rec = &rest[..h.len as usize];
@@ -183,7 +220,10 @@ impl<'a> Decoder<'a> {
         // A copy of the cursor, so that its position lives in a register.
         let mut c = Cursor { b: self.c.b, at };
         let Some(state) = opened(&mut c, &mut self.prev, self.tid, v) else {
-            return Err(Damage { at, reason: "an opened record runs past the end or is malformed".into() });
+            let damage = Err(Damage { at, reason: "an opened record runs past the end or is malformed".into() });
+            // Malformed bytes stop the cursor before the end; bytes that
+            // are gone stop it at the end.
+            return if c.at >= c.b.len() { self.past_end(damage) } else { damage };
         };
         if state & FLAG_DONE == 0 {
             self.c.at = c.at;
@@ -197,7 +237,7 @@ impl<'a> Decoder<'a> {
             }
             // Completed as the process died: the tail runs past `used`.
             self.ended = true;
-            return Ok(Read::Decoded);
+            return self.past_end(Ok(Read::Decoded));
         }
         self.c.at = c.at;
         Ok(Read::Decoded)
@@ -309,6 +349,7 @@ pub(super) fn widen_after(src: &[u8], tid: u32, prev: Prev, out: &mut Vec<u8>) -
         match r? {
             Read::Wide(rec) => out.extend_from_slice(rec),
             Read::Decoded => record::encode_into(out, &v.header, &v.args, &v.captures),
+            Read::Lost => {}
         }
     }
     Ok(())

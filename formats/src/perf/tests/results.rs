@@ -4,20 +4,20 @@ fn row(index: u64, name: &str) -> ResultsRow {
     ResultsRow {
         index,
         kernel_name: name.into(),
-        gpu_id: 0,
-        queue_id: 0,
-        queue_index: 1 + index,
+        gpu_id: Some(0),
+        queue_id: Some(0),
+        queue_index: Some(1 + index),
         pid: 12345,
         tid: 12346,
         grd: 1024,
-        wgr: 256,
-        lds: 0,
-        scr: 0,
-        vgpr: 8,
-        sgpr: 16,
-        fbar: 0,
-        sig: 0x7f3a_2c00_1040,
-        obj: 0x7f3a_2c00_0700,
+        wgr: Some(256),
+        lds: Some(0),
+        scr: Some(0),
+        vgpr: Some(8),
+        sgpr: Some(16),
+        fbar: Some(0),
+        sig: Some(0x7f3a_2c00_1040),
+        obj: Some(0x7f3a_2c00_0700),
         values: vec![Some(16.0), Some(37.5)],
         times: Some(DispatchTimes { dispatch: 1000, begin: 2000, end: 5000, complete: 6000 }),
     }
@@ -92,29 +92,27 @@ fn unquoted_names_and_decimal_handles_read_too() {
                 3,k,1,2,3,4,5,6,7,8,9,10,11,12,4096,0x10\n";
     let f = read_results(text).unwrap();
     assert!(!f.timestamps);
-    assert_eq!((f.rows[0].kernel_name.as_str(), f.rows[0].sig, f.rows[0].obj), ("k", 4096, 16));
+    assert_eq!((f.rows[0].kernel_name.as_str(), f.rows[0].sig, f.rows[0].obj), ("k", Some(4096), Some(16)));
 }
 
 fn random_row(r: &mut Rng, index: u64, counters: usize) -> ResultsRow {
-    let mut n = || r.next() >> r.below(64);
-    let mut row = ResultsRow {
-        index,
-        gpu_id: n(),
-        queue_id: n(),
-        queue_index: n(),
-        pid: n(),
-        tid: n(),
-        grd: n(),
-        wgr: n(),
-        lds: n(),
-        scr: n(),
-        vgpr: n(),
-        sgpr: n(),
-        fbar: n(),
-        sig: n(),
-        obj: n(),
-        ..ResultsRow::default()
-    };
+    let mut row =
+        ResultsRow { index, pid: r.next() >> r.below(64), tid: r.next(), grd: r.next(), ..ResultsRow::default() };
+    for v in [
+        &mut row.gpu_id,
+        &mut row.queue_id,
+        &mut row.queue_index,
+        &mut row.wgr,
+        &mut row.lds,
+        &mut row.scr,
+        &mut row.vgpr,
+        &mut row.sgpr,
+        &mut row.fbar,
+        &mut row.sig,
+        &mut row.obj,
+    ] {
+        *v = opt(r, |r| r.next() >> r.below(64));
+    }
     row.kernel_name = pick_name(r);
     row.values = (0..counters)
         .map(|_| {
@@ -165,4 +163,35 @@ fn damaged_files_name_the_line() {
     fails_at(read_results(&format!("{cols}\n{ok_row}\n{ok_row},7\n")), 3, "17 cells, but 16 columns");
     fails_at(read_results(&format!("{cols}\n{}\n", ok_row.replace("\"0x1\"", "\"0xzz\""))), 2, "sig");
     fails_at(read_results(&format!("{cols},\"X\"\n{ok_row},many\n")), 2, "counter");
+}
+
+/// A dispatch with no HSA side (an OpenCL driver other than AMD's): what the
+/// run did not give is `None`, as rocprof writes an SQL NULL, never a 0 or
+/// a `"0x0"` handle; and it reads back absent.
+#[test]
+fn absent_values_are_none_and_read_back_absent() {
+    let f = ResultsCsv {
+        counters: vec!["Wavefronts".into()],
+        timestamps: false,
+        rows: vec![ResultsRow {
+            index: 0,
+            kernel_name: "vecadd".into(),
+            pid: 7,
+            tid: 8,
+            grd: 1024,
+            wgr: Some(64),
+            lds: Some(0),
+            values: vec![None],
+            ..ResultsRow::default()
+        }],
+    };
+    let text = write_results(&f);
+    assert_eq!(
+        text.lines().nth(1),
+        Some("0,\"vecadd\",None,None,None,7,8,1024,64,0,None,None,None,None,None,None,None")
+    );
+    assert_eq!(read_results(&text).unwrap(), f);
+    // A quoted "None" is a text, not an absent value: not a number.
+    let quoted = text.replace("1024,64,0,None", "1024,64,0,\"None\"");
+    assert!(read_results(&quoted).is_err(), "{quoted}");
 }

@@ -32,6 +32,8 @@ pub struct Renderer {
     /// The chunk's records widened, for the sinks that keep records.
     wide: Vec<u8>,
     errors: Vec<String>,
+    /// Learnt from the header before each chunk until known.
+    hsa: super::hsa_time::HsaClock,
 }
 
 impl Renderer {
@@ -50,6 +52,7 @@ impl Renderer {
             buf: Vec::new(),
             wide: Vec::new(),
             errors: Vec::new(),
+            hsa: Default::default(),
         }
     }
 
@@ -83,7 +86,13 @@ impl Renderer {
         self.opened = true;
         let tb = self.timebase();
         self.timebase = Some(tb);
-        let cx = Open { reader: &self.reader, outputs: &self.outputs, timebase: tb, clock: self.clock(tb) };
+        let cx = Open {
+            reader: &self.reader,
+            outputs: &self.outputs,
+            timebase: tb,
+            clock: self.clock(tb),
+            hsa: self.hsa.clone(),
+        };
         self.sinks = super::select::select(&self.outputs, &cx);
     }
 
@@ -118,6 +127,7 @@ impl Renderer {
         let mut records = 0;
         let read = wants.iter().any(|k| *k != Kinds::NONE);
         if read {
+            self.hsa.learn(&reader);
             let r = reader.chunk_bytes(c, &mut buf).and_then(|_| {
                 reader.walk(c, &buf, |v| {
                     records += 1;

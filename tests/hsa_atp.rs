@@ -21,6 +21,15 @@ fn only(dir: &Path, ext: &str) -> PathBuf {
     only_file(dir, ext)
 }
 
+/// The trace's HSA clock offset (`HSA_SYSTEM_INFO_TIMESTAMP` − `CLOCK_MONOTONIC`, ns), as the
+/// renderers apply it (wrapping: on a machine that never slept the measured offset can be a few
+/// ns below 0).
+fn hsa_offset(dir: &Path) -> u64 {
+    let r = cltap_formats::cltrace::Reader::open(&only_file(dir, ".cltrace")).unwrap();
+    let v = r.info(cltap_formats::cltrace::INFO_HSA_CLOCK_OFFSET).expect("the trace records the HSA clock's offset");
+    v.parse::<i64>().expect("a signed number of ns") as u64
+}
+
 fn after(line: &str, key: &str) -> String {
     let at = line.find(key).unwrap_or_else(|| panic!("{key} not in {line}")) + key.len();
     line[at..].split([' ', ',', ':']).next().unwrap().to_string()
@@ -113,8 +122,10 @@ fn hsa_atp_has_every_call_and_every_dispatch() {
         assert_eq!(d.agent_handle, hex(&after(l, " on agent ")), "{l}\n{d:?}");
         assert_eq!(d.queue_index, after(l, ", queue ").parse::<u64>().unwrap(), "{l}\n{d:?}");
         assert_eq!(d.packet_id, after(l, " index ").parse::<u64>().unwrap(), "{l}\n{d:?}");
-        assert_eq!(d.start, after(l, " begin ").parse::<u64>().unwrap(), "{l}\n{d:?}");
-        assert_eq!(d.end, after(l, " end ").parse::<u64>().unwrap(), "{l}\n{d:?}");
+        // The API log keeps the runtime's times; the .atp puts them on the
+        // host's clock, beside its API lines, by the offset the trace recorded.
+        assert_eq!(d.start, after(l, " begin ").parse::<u64>().unwrap().wrapping_sub(hsa_offset(&out)), "{l}\n{d:?}");
+        assert_eq!(d.end, after(l, " end ").parse::<u64>().unwrap().wrapping_sub(hsa_offset(&out)), "{l}\n{d:?}");
         assert!(d.start != 0 && d.start <= d.end, "begin ≤ end: {d:?}");
         assert_eq!(d.packet_type, "HSA_PACKET_TYPE_KERNEL_DISPATCH");
         // The agent's name and its index among the GPUs, from the agent
@@ -206,7 +217,12 @@ fn hsa_atp_rect_copies_carry_their_times_too() {
         .map(|n| n.parse().unwrap())
         .collect();
     let c = copies("hsa_amd_memory_async_copy_rect")[0].copy.unwrap();
-    assert_eq!([c.start, c.end], read[..], "the .atp's rect copy times are the ones ROCr gave the application");
+    let off = hsa_offset(&out);
+    assert_eq!(
+        [c.start, c.end],
+        [read[0].wrapping_sub(off), read[1].wrapping_sub(off)],
+        "the .atp's rect copy times are the ones ROCr gave the application, on the host's clock"
+    );
     let log = std::fs::read_to_string(only(&out, ".apilog")).unwrap();
     assert_eq!(log.lines().filter(|l| l.starts_with("# async copy_rect 0 of thread ")).count(), 1, "{log}");
 }

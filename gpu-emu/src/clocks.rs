@@ -2,6 +2,11 @@
 //! ns for the CPU counter and `CLOCK_BOOTTIME` ns (1 GHz) for the system counter, which ROCr hands
 //! out as `HSA_SYSTEM_INFO_TIMESTAMP`. The emulated GPU counter runs at 100 MHz on the same
 //! `CLOCK_BOOTTIME` base and never repeats a value: ROCr divides by the difference of two samples.
+//!
+//! `GPU_EMU_SUSPENDED_NS=N` (for tests) adds N ns to the system counter, as if the machine had
+//! slept N ns since boot: `CLOCK_BOOTTIME` then runs ahead of `CLOCK_MONOTONIC` by that much, as
+//! it does on a laptop after a suspend. Every time derived from it (the GPU counter, so dispatch
+//! and SDMA timestamps) moves with it, so ROCr's translations stay consistent.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -19,9 +24,30 @@ fn now_ns(clock: libc::clockid_t) -> u64 {
     ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
 }
 
-/// `CLOCK_BOOTTIME` in ns: the domain of `HSA_SYSTEM_INFO_TIMESTAMP`.
+/// `GPU_EMU_SUSPENDED_NS`: the time the emulated machine pretends to have slept.
+pub const SUSPENDED_VARIABLE: &str = "GPU_EMU_SUSPENDED_NS";
+/// The longest pretended sleep accepted: a year, far from any overflow of the counters.
+const SUSPENDED_MAX_NS: u64 = 365 * 24 * 3600 * 1_000_000_000;
+
+fn suspended_ns() -> u64 {
+    static SUSPENDED: std::sync::OnceLock<u64> = std::sync::OnceLock::new();
+    *SUSPENDED.get_or_init(|| {
+        let Ok(v) = std::env::var(SUSPENDED_VARIABLE) else { return 0 };
+        match v.parse::<u64>() {
+            Ok(ns) if ns <= SUSPENDED_MAX_NS => ns,
+            _ => {
+                crate::note(format_args!(
+                    "{SUSPENDED_VARIABLE}={v}: not a number of nanoseconds from 0 to {SUSPENDED_MAX_NS}; the system counter is CLOCK_BOOTTIME as it is"
+                ));
+                0
+            }
+        }
+    })
+}
+
+/// `CLOCK_BOOTTIME` in ns (plus `GPU_EMU_SUSPENDED_NS`): the domain of `HSA_SYSTEM_INFO_TIMESTAMP`.
 pub fn system_ns() -> u64 {
-    now_ns(libc::CLOCK_BOOTTIME)
+    now_ns(libc::CLOCK_BOOTTIME) + suspended_ns()
 }
 
 static LAST_GPU_TICK: AtomicU64 = AtomicU64::new(0);

@@ -59,6 +59,8 @@ pub struct AtpWriter {
     path: PathBuf,
     parts: PathBuf,
     clock: HostClock,
+    /// HSA times (kernels, copies) onto `clock`'s ns, beside the calls'.
+    hsa: crate::render::hsa_time::HsaClock,
     threads: Vec<Spill>,
     by_tid: HashMap<u32, usize>,
     kernels: Option<Kernels>,
@@ -88,6 +90,7 @@ impl AtpWriter {
             path,
             parts,
             clock,
+            hsa: Default::default(),
             threads: Vec::new(),
             by_tid: HashMap::new(),
             kernels: None,
@@ -103,7 +106,7 @@ impl AtpWriter {
     pub fn sink(cx: &Open<'_>) -> Option<Box<dyn Sink>> {
         let p = cx.outputs.path("atp");
         match AtpWriter::create(p.clone(), cx.clock) {
-            Ok(a) => Some(Box::new(a)),
+            Ok(a) => Some(Box::new(AtpWriter { hsa: cx.hsa.clone(), ..a })),
             Err(e) => {
                 crate::warn!("cannot create {}: {e}; no .atp", p.display());
                 None
@@ -169,7 +172,8 @@ impl AtpWriter {
             }
             KIND_HSA_COPY => {
                 let c = crate::decode::Copy::of(v);
-                self.copies.insert((c.tid, c.which, c.ordinal), (v.header.t0, v.header.t1));
+                let (t0, t1) = (self.hsa.ns(v.header.t0), self.hsa.ns(v.header.t1));
+                self.copies.insert((c.tid, c.which, c.ordinal), (t0, t1));
                 Ok(())
             }
             _ => Ok(()),
@@ -224,7 +228,8 @@ impl AtpWriter {
 
     /// A kernel dispatch seen by the HSA queue interceptor: one line of the
     /// kernel-timestamp section. Its times are the record's begin and end,
-    /// on the runtime's clock (`HSA_SYSTEM_INFO_TIMESTAMP`), unconverted.
+    /// put from the runtime's clock on the host's, as the API lines are
+    /// (0, no times, stays 0).
     fn dispatch(&mut self, v: &View<'_>) -> std::io::Result<()> {
         let h = &v.header;
         let d = crate::decode::Dispatch::of(v);
@@ -249,7 +254,11 @@ impl AtpWriter {
         let _ = writeln!(
             line,
             "{}\t{kernel}\t{}\t{}\t{agent}\t{}\t{}\t{packet}\t{name}",
-            h.cmd_id, h.t0, h.t1, d.queue_id, d.queue_index
+            h.cmd_id,
+            if h.t0 == 0 { 0 } else { self.hsa.ns(h.t0) },
+            if h.t1 == 0 { 0 } else { self.hsa.ns(h.t1) },
+            d.queue_id,
+            d.queue_index
         );
         if self.kernels.is_none() {
             let out = BufWriter::with_capacity(1 << 16, File::create(self.parts.join("kernels"))?);

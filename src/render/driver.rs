@@ -35,6 +35,8 @@ pub struct Renderer {
     /// Bytes of records that could not be rendered: chunks damaged or cut
     /// short (a copied or truncated file).
     lost: u64,
+    /// Learnt from the header before each chunk until known.
+    hsa: super::hsa_time::HsaClock,
 }
 
 impl Renderer {
@@ -54,6 +56,7 @@ impl Renderer {
             wide: Vec::new(),
             errors: Vec::new(),
             lost: 0,
+            hsa: Default::default(),
         }
     }
 
@@ -87,7 +90,13 @@ impl Renderer {
         self.opened = true;
         let tb = self.timebase();
         self.timebase = Some(tb);
-        let cx = Open { reader: &self.reader, outputs: &self.outputs, timebase: tb, clock: self.clock(tb) };
+        let cx = Open {
+            reader: &self.reader,
+            outputs: &self.outputs,
+            timebase: tb,
+            clock: self.clock(tb),
+            hsa: self.hsa.clone(),
+        };
         self.sinks = super::select::select(&self.outputs, &cx);
     }
 
@@ -122,6 +131,7 @@ impl Renderer {
         let mut records = 0;
         let read = wants.iter().any(|k| *k != Kinds::NONE);
         if read {
+            self.hsa.learn(&reader);
             // A chunk cut short is still walked: its whole records are kept.
             let got = reader.chunk_bytes(c, &mut buf);
             let walked = reader.walk(c, &buf, |v| {

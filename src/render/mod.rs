@@ -18,6 +18,7 @@ pub mod counters;
 mod cursor;
 mod decoded;
 pub mod driver;
+pub mod hsa_time;
 mod line;
 pub mod memory;
 pub mod outputs;

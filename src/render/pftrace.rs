@@ -58,6 +58,8 @@ pub struct Pftrace {
     path: PathBuf,
     pid: u32,
     clock: HostClock,
+    /// HSA dispatch times onto `clock`'s nanoseconds.
+    hsa: crate::render::hsa_time::HsaClock,
     described: HashSet<u64>,
     counters: BTreeMap<u64, Vec<(u64, u64)>>,
     failed: bool,
@@ -87,6 +89,7 @@ impl Pftrace {
             path,
             pid,
             clock: cx.clock,
+            hsa: cx.hsa.clone(),
             described: HashSet::new(),
             counters: BTreeMap::new(),
             failed: false,
@@ -199,6 +202,8 @@ impl Pftrace {
         }
         let d = Dispatch::of(v);
         let pid = self.pid;
+        // The runtime's system clock (CLOCK_BOOTTIME), put on the calls'.
+        let (begin, end) = (self.hsa.ns(h.t0), self.hsa.ns(h.t1));
         let track = id(pid, Id::HsaQueue, mix(d.agent, d.queue_id));
         self.describe(track, || TrackDescriptor {
             parent_uuid: Some(id(pid, Id::Device, 0)),
@@ -208,7 +213,7 @@ impl Pftrace {
         let name = v.kernel_name().unwrap_or_else(|| format!("kernel {:#x}", d.kernel_object));
         let mut s = Slice {
             track,
-            ts: h.t0,
+            ts: begin,
             name: &name,
             category: "hsa_dispatch",
             args: vec![("dispatch", Arg::Uint(h.cmd_id)), ("kernel_object", Arg::Uint(d.kernel_object))],
@@ -217,7 +222,7 @@ impl Pftrace {
         if d.call != 0 {
             s.flows.push(id(pid, Id::DoorbellFlow, mix(d.tid as u64, d.call)));
         }
-        let r = self.w.begin(s).and_then(|_| self.w.end(track, h.t1));
+        let r = self.w.begin(s).and_then(|_| self.w.end(track, end));
         self.check(r);
         for (event, value) in values.unwrap_or_default() {
             let label = crate::metrics::event_label(&crate::hsa::aqlprofile::unpack(event));
@@ -228,7 +233,7 @@ impl Pftrace {
                 counter: Some(CounterDescriptor::default()),
                 ..Default::default()
             });
-            let r = self.w.counter(ct, h.t0, value.min(i64::MAX as u64) as i64);
+            let r = self.w.counter(ct, begin, value.min(i64::MAX as u64) as i64);
             self.check(r);
         }
     }

@@ -30,6 +30,8 @@ pub struct Rocpd {
     path: PathBuf,
     pid: u32,
     clock: HostClock,
+    /// HSA dispatch times onto `clock`'s nanoseconds.
+    hsa: crate::render::hsa_time::HsaClock,
     host_agent: i64,
     threads: HashMap<u32, i64>,
     /// Agents by HSA handle, or by OpenCL device name.
@@ -112,6 +114,7 @@ impl Rocpd {
             path,
             pid,
             clock: cx.clock,
+            hsa: cx.hsa.clone(),
             host_agent,
             threads: HashMap::new(),
             hsa_agents: HashMap::new(),
@@ -274,12 +277,14 @@ impl Rocpd {
         let track = self.queue_track(agent, d.queue_id, format!("HSA queue {}", d.queue_id))?;
         let name = v.kernel_name().unwrap_or_else(|| format!("kernel {:#x}", d.kernel_object));
         let kernel = self.kernel_symbol(agent, &name, d.kernel_object)?;
+        // The runtime's system clock (CLOCK_BOOTTIME), put on the calls'.
+        let (start, end) = (self.hsa.ns(h.t0), self.hsa.ns(h.t1));
         let event = self.w().dispatch(&rocpd::Dispatch {
             track,
             kernel,
             dispatch_id: h.cmd_id,
-            start: h.t0,
-            end: h.t1,
+            start,
+            end,
             grid: d.grid,
             workgroup: d.workgroup,
             private_segment: d.private_segment,

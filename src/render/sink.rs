@@ -85,6 +85,8 @@ pub struct Open<'a> {
     pub outputs: &'a super::outputs::Outputs,
     pub timebase: super::printer::Timebase,
     pub clock: HostClock,
+    /// HSA system timestamps onto `clock`'s nanoseconds.
+    pub hsa: super::hsa_time::HsaClock,
 }
 
 /// What every sink may use at the end.

@@ -22,6 +22,8 @@ pub struct Timeline {
     first: bool,
     pid: u32,
     clock: HostClock,
+    /// HSA dispatch times onto `clock`'s axis.
+    hsa: super::hsa_time::HsaClock,
     named: HashSet<u32>,
     /// Host start (µs) of each enqueue, by command id, for the flow arrows.
     enqueues: BTreeMap<u64, (u32, f64)>,
@@ -67,6 +69,7 @@ impl Timeline {
             first: true,
             pid,
             clock,
+            hsa: Default::default(),
             named: HashSet::new(),
             enqueues: BTreeMap::new(),
             hsa_queues: BTreeMap::new(),
@@ -153,11 +156,11 @@ impl Timeline {
     /// (`=1`, or a dispatch that could not be timed) draw nothing.
     ///
     /// Clocks: the begin, end and dispatch times are the runtime's system
-    /// timestamp (`HSA_SYSTEM_INFO_TIMESTAMP`): CLOCK_MONOTONIC in ns on the
-    /// test double, as ROCr's is on Linux. Host calls are put on
-    /// CLOCK_MONOTONIC ns by the [`HostClock`], so both are drawn on one
-    /// axis unconverted. A runtime whose timestamp is another clock would
-    /// draw its dispatches shifted.
+    /// timestamp (`HSA_SYSTEM_INFO_TIMESTAMP`, the KFD system counter:
+    /// CLOCK_BOOTTIME ns on Linux), which runs ahead of the calls'
+    /// CLOCK_MONOTONIC by the time the machine slept. The slice is placed
+    /// by the offset measured at the HSA tool's start (`self.hsa`); its
+    /// `*_ns` arguments keep the runtime's own values.
     fn hsa_dispatch(&mut self, v: &View<'_>) {
         let h = &v.header;
         let counters = self.counters.remove(&h.cmd_id).map(|c| format!(",\"counters\":{c}")).unwrap_or_default();
@@ -175,7 +178,7 @@ impl Timeline {
                 json_str(&format!("HSA queue {queue} (agent {agent:#x})"))
             ));
         }
-        let ts = self.ns_us(h.t0);
+        let ts = self.ns_us(self.hsa.ns(h.t0));
         let dur = (h.t1 - h.t0) as f64 / 1000.0;
         // The name the application's symbol look-ups gave, else the object.
         let name = v.kernel_name().unwrap_or_else(|| format!("kernel {kernel:#x}"));
@@ -302,7 +305,7 @@ impl Timeline {
     pub fn sink(cx: &Open<'_>) -> Option<Box<dyn Sink>> {
         let p = cx.outputs.path("json");
         match Timeline::create(&p, cx.reader.header.pid, cx.clock) {
-            Ok(t) => Some(Box::new(t)),
+            Ok(t) => Some(Box::new(Timeline { hsa: cx.hsa.clone(), ..t })),
             Err(e) => {
                 crate::warn!("cannot create {}: {e}; no timeline", p.display());
                 None

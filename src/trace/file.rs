@@ -362,6 +362,24 @@ impl TraceFile {
         });
     }
 
+    /// Appends one key to the header's information, for what is learnt
+    /// after the trace began (the HSA clock's offset, at the HSA tool's
+    /// start); false when the header page has no room for it. The bytes go
+    /// in before the length that makes them part of the information, so a
+    /// reader of the page never sees a length past what is written.
+    pub fn add_info(&self, key: &str, value: &str) -> bool {
+        let mut m = self.header.lock();
+        // SAFETY: the page holds the header.
+        let mut h: FileHeader = unsafe { std::ptr::read_unaligned(m.as_ptr() as *const FileHeader) };
+        let Some(end) = cltrace::append_info(&mut m[FILE_HEADER..], h.info_len as usize, key, value) else {
+            return false;
+        };
+        h.info_len = end as u32;
+        // SAFETY: as above.
+        unsafe { std::ptr::write_unaligned(m.as_mut_ptr() as *mut FileHeader, h) };
+        true
+    }
+
     pub fn add_drops(&self, n: u64) {
         self.update(|h| h.drops += n);
     }

@@ -7,6 +7,7 @@ pub mod buffers;
 pub mod capture;
 pub mod enums;
 pub mod file;
+pub mod hsa_clock;
 pub mod hsa_enums;
 pub mod local;
 pub mod names;

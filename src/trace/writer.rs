@@ -229,6 +229,7 @@ impl Trace {
         let clock = if source == tsc::Source::InvariantTsc { Clock::InvariantTsc } else { Clock::Monotonic };
         let mut info = process_info(pid);
         info.extend(s.info());
+        info.extend(super::hsa_clock::info());
         let pairs: Vec<(&str, &str)> = info.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
         let buffers = s.buffers.normalized();
         let path = s.dir.join(format!("{}.cltrace", stem(pid)));

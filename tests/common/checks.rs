@@ -24,6 +24,20 @@ pub fn perfetto_check(files: &[PathBuf]) -> Vec<Value> {
     out.lines().map(|l| serde_json::from_str(l).unwrap()).collect()
 }
 
+/// Every slice of `file` in the order they begin (`tests/pftrace/slices.py`): track, name,
+/// category, `ts`, `end` (ns) and flow ids.
+pub fn perfetto_slices(file: &Path) -> Vec<Value> {
+    let o = Command::new("python3")
+        .arg(root().join("tests/pftrace/slices.py"))
+        .arg(file)
+        .env("PYTHONPATH", pydeps())
+        .output()
+        .expect("run python3");
+    let (out, err) = (String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr));
+    assert!(o.status.success(), "the .pftrace's slices could not be read:\n{err}{out}");
+    out.lines().map(|l| serde_json::from_str(l).unwrap()).collect()
+}
+
 /// What rocpd's views answer for `db`.
 pub fn views(db: &Path) -> Value {
     let o = Command::new("python3")

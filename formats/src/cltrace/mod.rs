@@ -135,6 +135,26 @@ pub fn encode_info(pairs: &[(&str, &str)]) -> Vec<u8> {
     v
 }
 
+/// The information key of the HSA clock: `HSA_SYSTEM_INFO_TIMESTAMP` minus
+/// `CLOCK_MONOTONIC`, signed ns, measured when the HSA runtime loaded cltap
+/// (its `OnLoad`), so added after the keys written when the trace began.
+/// Absent in a trace of no HSA runtime, or one older than the key.
+pub const INFO_HSA_CLOCK_OFFSET: &str = "hsa_clock_offset";
+
+/// `info_len` once `key`/`value` are appended to the `info_len` bytes of
+/// information already in `info` (the header page's bytes after the fixed
+/// fields), or None when the page has no room for them. The key's bytes
+/// are written first; the caller then publishes the new length.
+pub fn append_info(info: &mut [u8], info_len: usize, key: &str, value: &str) -> Option<usize> {
+    let add = encode_info(&[(key, value)]);
+    let end = info_len.checked_add(add.len())?;
+    if end > info.len().min(HEADER_SIZE - FILE_HEADER) || add.len() != key.len() + value.len() + 2 {
+        return None;
+    }
+    info[info_len..end].copy_from_slice(&add);
+    Some(end)
+}
+
 fn decode_info(b: &[u8]) -> Vec<(String, String)> {
     let parts: Vec<&[u8]> = b.split(|&c| c == 0).collect();
     parts
@@ -222,6 +242,17 @@ impl Reader {
         let mut b = vec![0u8; FILE_HEADER];
         read_full(&self.file, &mut b, 0).map_err(|e| self.error(0, e.to_string()))?;
         Ok(read_struct(&b))
+    }
+
+    /// The information as it is now: the keys added during the run (such as
+    /// [`INFO_HSA_CLOCK_OFFSET`]) included, which [`Reader::info`] lacks when
+    /// the trace was opened before they were written.
+    pub fn current_info(&self) -> Result<Vec<(String, String)>, Error> {
+        let mut page = vec![0u8; HEADER_SIZE];
+        let n = read_full(&self.file, &mut page, 0).map_err(|e| self.error(0, e.to_string()))?;
+        let h: FileHeader = read_struct(&page);
+        let end = (FILE_HEADER + h.info_len as usize).min(n);
+        Ok(decode_info(&page[FILE_HEADER..end.max(FILE_HEADER)]))
     }
 
     /// Where chunk `index` starts, when that is a place a file can have.

@@ -429,3 +429,30 @@ fn a_chunk_cut_short_keeps_its_whole_records_and_counts_the_rest() {
         }
     }
 }
+
+#[test]
+fn a_key_added_during_the_run_reads_back_beside_the_first_ones() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("t.cltrace");
+    let mut w = TraceWriter::create(&path, header(4096), &[("stem", "app.1"), ("atp", "1")]).unwrap();
+    // A reader opened before the key, as the in-process renderer is.
+    let early = Reader::open(&path).unwrap();
+    w.add_info(INFO_HSA_CLOCK_OFFSET, "-12345").unwrap();
+    assert_eq!(early.info(INFO_HSA_CLOCK_OFFSET), None);
+    let now = early.current_info().unwrap();
+    assert!(now.contains(&(INFO_HSA_CLOCK_OFFSET.to_string(), "-12345".to_string())), "{now:?}");
+    let late = Reader::open(&path).unwrap();
+    assert_eq!(late.info("stem"), Some("app.1"));
+    assert_eq!(late.info("atp"), Some("1"));
+    assert_eq!(late.info(INFO_HSA_CLOCK_OFFSET), Some("-12345"));
+}
+
+#[test]
+fn appending_a_key_past_the_header_page_is_refused_and_leaves_it_alone() {
+    let mut info = vec![0u8; HEADER_SIZE - FILE_HEADER];
+    let end = append_info(&mut info, 0, "k", "v").unwrap();
+    assert_eq!(&info[..end], b"k\0v\0");
+    let full = HEADER_SIZE - FILE_HEADER - 3;
+    assert_eq!(append_info(&mut info, full, "k", "v"), None);
+    assert!(info[full..].iter().all(|b| *b == 0));
+}

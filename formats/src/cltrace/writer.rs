@@ -42,6 +42,19 @@ impl TraceWriter {
         Ok(TraceWriter { file, header, next_index: 0, next_seal: 0 })
     }
 
+    /// Appends one information key, as the layer does for the keys it
+    /// learns during the run ([`INFO_HSA_CLOCK_OFFSET`]).
+    pub fn add_info(&mut self, key: &str, value: &str) -> io::Result<()> {
+        let mut page = vec![0u8; HEADER_SIZE];
+        self.file.read_exact_at(&mut page, 0)?;
+        let len = self.header.info_len as usize;
+        let end = append_info(&mut page[FILE_HEADER..], len, key, value)
+            .ok_or_else(|| io::Error::other("no room in the header page for the key"))?;
+        self.header.info_len = end as u32;
+        page[..FILE_HEADER].copy_from_slice(bytes(&self.header));
+        self.file.write_all_at(&page, 0)
+    }
+
     pub fn thread(&self, tid: u32) -> ThreadWriter {
         ThreadWriter { tid, seq: 0, chunk: None, prev: compact::Prev::default() }
     }

@@ -112,6 +112,9 @@ unsafe fn load(root: *mut ApiTableVersion) -> bool {
         // a proxy completion signal.
         super::copytimes::set_on(life::config().atp);
         install(root);
+        // HSA times are the KFD system counter (CLOCK_BOOTTIME on Linux),
+        // not the calls' clock: measured once here, for the renderers.
+        crate::guard::guard((), record_clock);
         let agents = crate::guard::guard(Vec::new(), super::agents::record_all);
         if life::config().counting() {
             crate::guard::guard((), || super::counters::on_load(&agents));
@@ -125,6 +128,19 @@ unsafe fn load(root: *mut ApiTableVersion) -> bool {
         }
     }
     true
+}
+
+/// Measures `HSA_SYSTEM_INFO_TIMESTAMP` against the calls' clock and
+/// records the offset in the trace ([`cltap::trace::hsa_clock`]).
+fn record_clock() {
+    let read = || Some(super::proxy::timestamp()).filter(|t| *t != 0);
+    if let Some((offset, _)) = cltap::trace::hsa_clock::measure(read) {
+        if !cltap::trace::hsa_clock::record(offset) {
+            cltap::warn!(
+                "HSA: no room in the trace's header for the HSA clock's offset: HSA times are drawn unconverted"
+            );
+        }
+    }
 }
 
 /// Whether the root table and its core table are of the versions cltap was

@@ -221,7 +221,9 @@ fn check_rows(dir: &Path, gpu: &BTreeMap<u64, Vec<Ran>>) -> PerfCsv {
         assert_eq!(res.kernel_name, kernel, "the same row in results.csv");
         assert_eq!(res.grd, row.global.iter().product::<u64>());
         let ran = Ran { kernel: kernel.strip_suffix(".kd").unwrap_or(kernel).to_string(), grid: row.global };
-        by_queue.entry(res.queue_id).or_default().push((res.queue_index, ran));
+        let (queue, index) =
+            (res.queue_id.expect("an HSA queue on AMD"), res.queue_index.expect("a packet index on AMD"));
+        by_queue.entry(queue).or_default().push((index, ran));
     }
     let mut ours: Vec<Vec<Ran>> = by_queue
         .into_values()

@@ -140,10 +140,12 @@ fn fifty_runs(name: &str, program: Program) {
     // The three tests take turns: two runs at a time in all, whatever the harness's threads.
     static TURN: std::sync::Mutex<()> = std::sync::Mutex::new(());
     let _turn = TURN.lock().unwrap_or_else(|e| e.into_inner());
+    let setup = std::time::Instant::now();
     let dir = scratch(&format!("tool-exit-{name}"));
     let plain = run(program(&dir));
     assert_eq!(plain.code, Some(OWN_CODE), "{name} without cltap:\n{}{}", plain.stdout, plain.stderr);
     tool();
+    let setup = setup.elapsed().as_secs_f64();
     let started = std::time::Instant::now();
     let failures = std::sync::Mutex::new(Vec::new());
     std::thread::scope(|s| {
@@ -172,7 +174,10 @@ fn fifty_runs(name: &str, program: Program) {
         }
     });
     let failures = failures.into_inner().unwrap();
-    eprintln!("{name}: {RUNS} runs in {:.1} s", started.elapsed().as_secs_f64());
+    eprintln!(
+        "{name}: built and run once without cltap in {setup:.1} s, {RUNS} runs in {:.1} s",
+        started.elapsed().as_secs_f64()
+    );
     assert!(
         failures.is_empty(),
         "{} of {RUNS} runs of {name} failed; the first:\n{}",

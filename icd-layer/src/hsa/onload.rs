@@ -19,9 +19,14 @@ use super::wrappers::{ORIG, WRAPPERS};
 use crate::{bracket, life};
 use std::sync::atomic::Ordering;
 
-/// HSA's part in the end of the process: the intercept handler's counts
-/// for the summary.
-static HSA: life::Front = life::Front { drain: || {}, notes: Vec::new, hsa: Some(summary_counts) };
+/// HSA's part in the end of the process: the counted dispatches still
+/// running are waited for (bounded) before the tools end, and the intercept
+/// handler's counts go to the summary.
+static HSA: life::Front = life::Front { drain: drain_at_exit, notes: Vec::new, hsa: Some(summary_counts) };
+
+fn drain_at_exit() {
+    super::unload::wait_for_counted("exit");
+}
 
 fn summary_counts() -> cltap::summary::HsaExtra {
     cltap::summary::HsaExtra { packets: super::intercept::packet_counts(), kernels: super::intercept::kernel_counts() }

@@ -45,16 +45,37 @@ impl ShutDown {
 
 /// `OnUnload`: the runtime lets go of its tools.
 pub fn on_unload() {
-    // Counters of the last dispatches are read on the runtime's signal
-    // thread, which still runs here.
-    let missing = crate::guard::guard(0, || super::counters::drain(std::time::Duration::from_secs(5)));
-    if missing > 0 {
-        cltap::warn!("counters: {missing} dispatch(es) still running at HSA shut-down: their values are missing");
-    }
+    wait_for_counted("HSA shut-down");
     let inside = SHUTTING_DOWN.try_with(|d| d.get() > 0).unwrap_or(false);
     if inside {
         PENDING.store(true, Ordering::Release);
     } else {
         life::finish();
+    }
+}
+
+/// Waits (at most 5 s) until every counted dispatch's values were read and
+/// handed on, before the tools end: at `OnUnload`, and at exit when the
+/// application never shut HSA down (the HSA front's part in the end of the
+/// process, `life::prepare_exit`). The values are read on the runtime's
+/// signal thread, which still runs then. A rocprofiler v1 tool's completion
+/// handlers have thus all run before its `OnUnloadTool`, as they would had
+/// the application waited for its dispatches; a program that returns from
+/// `main` right after its last dispatch (issue #41) is the usual case.
+/// Bounded: a dispatch that never completes must not hang the exit. Those
+/// still missing then are said in one line, and a tool's `get_data` on
+/// them fails (`LostAtExit`) instead of waiting.
+pub fn wait_for_counted(when: &str) {
+    // Once given up (at OnUnload), not again at exit: the same dispatches
+    // would be waited for and reported twice.
+    static GAVE_UP: AtomicBool = AtomicBool::new(false);
+    if GAVE_UP.load(Ordering::Acquire) {
+        return;
+    }
+    let missing = crate::guard::guard(0, || super::counters::drain(std::time::Duration::from_secs(5)));
+    if missing > 0 {
+        GAVE_UP.store(true, Ordering::Release);
+        cltap::warn!("counters: {missing} dispatch(es) still running at {when}: their values are missing");
+        crate::guard::guard((), cltap::tools::rocprofiler::registry::stop_waiting);
     }
 }

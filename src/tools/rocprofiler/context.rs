@@ -72,6 +72,9 @@ pub struct Context {
     slots: Mutex<Vec<Slot>>,
     changed: Condvar,
     closed: AtomicBool,
+    /// The process is ending and its counted dispatches did not all come
+    /// back in time: `get_data` stops waiting (see [`Context::stop_waiting`]).
+    given_up: AtomicBool,
 }
 
 impl std::fmt::Debug for Context {
@@ -169,6 +172,7 @@ impl Context {
             slots: Mutex::new((0..n).map(|_| Slot::default()).collect()),
             changed: Condvar::new(),
             closed: AtomicBool::new(false),
+            given_up: AtomicBool::new(false),
         })
     }
 
@@ -217,6 +221,18 @@ impl Context {
 
     pub fn is_closed(&self) -> bool {
         self.closed.load(Ordering::Acquire)
+    }
+
+    /// At the end of the process, once cltap stopped waiting for the
+    /// dispatches still counting: a `get_data` waiting for one (a tool's
+    /// `OnUnloadTool`) returns an error instead of blocking the exit for
+    /// ever. The flag is set under the slots' lock, so a `get_data` about
+    /// to wait either sees it or is woken.
+    pub fn stop_waiting(&self) {
+        let slots = self.slots.lock();
+        self.given_up.store(true, Ordering::Release);
+        drop(slots);
+        self.changed.notify_all();
     }
 
     /// A dispatch will count group `index`.
@@ -276,6 +292,9 @@ impl Context {
                     break;
                 }
                 return Err(RocpError::WouldBlock(index));
+            }
+            if self.given_up.load(Ordering::Acquire) {
+                return Err(RocpError::LostAtExit(index));
             }
             self.changed.wait(&mut slots);
         }

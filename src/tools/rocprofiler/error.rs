@@ -47,6 +47,8 @@ pub enum RocpError {
     NotCollected(u32),
     #[error("group {0}'s dispatch is still running, and waiting for it here (inside a dispatch callback) would block its own queue")]
     WouldBlock(u32),
+    #[error("group {0}'s dispatch was still running when the process ended, and cltap stopped waiting for it (5 s): its values are missing")]
+    LostAtExit(u32),
     #[error("metric '{name}' needs group(s) {groups:?}, not collected yet")]
     Incomplete { name: String, groups: Vec<usize> },
     #[error("unknown info kind ({0})")]

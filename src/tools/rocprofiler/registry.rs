@@ -5,7 +5,9 @@
 //! A dispatch still counting a group holds its context (an `Arc`), so
 //! `rocprofiler_close` from the tool's handler, or before the values come
 //! back, frees the context only once nothing uses it. [`free_all`] drops
-//! the contexts a tool never closed (at exit).
+//! the contexts a tool never closed, once the tools have ended
+//! (`toollib_end`): never before, since a tool's `OnUnloadTool` reads the
+//! contexts whose completion handler has not run (rocprof's tool does).
 
 use super::context::Context;
 use super::error::RocpError;
@@ -46,6 +48,15 @@ pub fn close(handle: usize) -> Result<(), RocpError> {
 /// How many contexts are open.
 pub fn open_count() -> usize {
     OPEN.lock().as_ref().map_or(0, |m| m.len())
+}
+
+/// Every open context stops waiting for dispatches (see
+/// [`Context::stop_waiting`]): the process is ending without them.
+pub fn stop_waiting() {
+    let all: Vec<Arc<Context>> = OPEN.lock().as_ref().map(|m| m.values().cloned().collect()).unwrap_or_default();
+    for c in all {
+        c.stop_waiting();
+    }
 }
 
 /// Closes every open context; returns how many there were.

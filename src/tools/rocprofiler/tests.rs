@@ -238,6 +238,28 @@ fn a_collection_calls_the_handler_whose_get_data_fills_the_features_or_unpends_w
     assert!(Collection::start(ctx, 5).is_err());
 }
 
+/// At the end of the process, a tool's `OnUnloadTool` waiting in
+/// `get_data` for a dispatch that never came back gets an error once cltap
+/// stops waiting (its 5 s are up), instead of holding the exit for ever.
+#[test]
+fn a_wait_for_a_dispatch_still_running_at_the_end_stops_with_an_error() {
+    let cat = catalog(&gfx9_defaults());
+    let mut fs = features(&["SQ_WAVES"]);
+    let ctx = Arc::new(open(&cat, &mut fs, 0, None).unwrap());
+    let (c, _) = Collection::start(ctx.clone(), 0).unwrap();
+    let waiter = {
+        let ctx = ctx.clone();
+        std::thread::spawn(move || ctx.get_data(0, true))
+    };
+    // Whether the waiter is already waiting or not yet: it must come back.
+    ctx.stop_waiting();
+    assert!(matches!(waiter.join().unwrap(), Err(RocpError::LostAtExit(0))));
+    // A dispatch that does come back later is still read.
+    c.finish(&BTreeMap::from([(ev(Block::SQ, 0, 4), 3u64)]));
+    ctx.get_data(0, true).unwrap();
+    assert_eq!(int(&fs.f[0].data), 3);
+}
+
 #[test]
 fn contexts_are_looked_up_closed_once_and_freed_at_the_end() {
     let cat = catalog(&gfx9_defaults());

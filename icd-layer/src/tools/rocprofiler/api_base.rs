@@ -6,25 +6,11 @@
 use cltap::tools::rocprofiler::abi::{self, status};
 use cltap::tools::rocprofiler::error::{self, RocpError};
 use std::ffi::c_char;
-use std::sync::Once;
 
 /// Runs `body` as the v1 function `name`.
 pub fn call(name: &str, body: impl FnOnce() -> Result<(), RocpError>) -> u32 {
     let r = crate::guard::guard(Err(RocpError::Internal), body);
     error::answer(name, r)
-}
-
-/// Contexts a tool never closed are closed, and freed, when the process
-/// exits (at the first open, an `atexit` handler is registered).
-pub fn free_at_exit() {
-    static ONCE: Once = Once::new();
-    extern "C" fn free_all() {
-        crate::guard::guard(0, cltap::tools::rocprofiler::registry::free_all);
-    }
-    // SAFETY: registering a plain function; cltap's library stays mapped (life::pin).
-    ONCE.call_once(|| unsafe {
-        libc::atexit(free_all);
-    });
 }
 
 /// `uint32_t rocprofiler_version_major()`: the header's major (8 in ROCm 5.x).

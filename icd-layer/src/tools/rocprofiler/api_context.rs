@@ -3,7 +3,7 @@
 //! before anything is done with it.
 
 use super::agent;
-use super::api_base::{call, free_at_exit};
+use super::api_base::call;
 use cltap::tools::rocprofiler::abi::{Agent, Feature, Group, Properties, MODE_STANDALONE};
 use cltap::tools::rocprofiler::context::Context;
 use cltap::tools::rocprofiler::error::RocpError;
@@ -34,7 +34,6 @@ pub unsafe extern "C" fn rocprofiler_open(
             Context::open(&gpu.catalog, gpu.consts, agent.handle, features, feature_count, mode, properties.as_ref())?;
         within_limits(&ctx)?;
         let (handle, _) = registry::insert(ctx);
-        free_at_exit();
         *context = handle as *mut c_void;
         Ok(())
     })

@@ -8,7 +8,7 @@
 //! agent can only be checked then.
 
 use super::agent;
-use super::api_base::{call, free_at_exit};
+use super::api_base::call;
 use cltap::tools::rocprofiler::abi::{Agent, Feature, Group, Properties};
 use cltap::tools::rocprofiler::abi_ext::{PoolEntry, PoolProperties};
 use cltap::tools::rocprofiler::context::Context;
@@ -77,7 +77,6 @@ pub unsafe extern "C" fn rocprofiler_pool_open(
         let p = Pool::new(props.num_entries, props.payload_bytes, props.handler, props.handler_arg, opener)?;
         let handle = Arc::as_ptr(&p) as usize;
         POOLS.lock().get_or_insert_with(HashMap::new).insert(handle, p);
-        free_at_exit();
         *pool = handle as *mut c_void;
         Ok(())
     })

@@ -44,14 +44,12 @@ pub fn measure(mut read_hsa: impl FnMut() -> Option<u64>) -> Option<(i64, u64)> 
     best
 }
 
-/// Records `offset` (HSA timestamp minus `CLOCK_MONOTONIC`, ns) in the
-/// current trace's information; false when the header page had no room.
-pub fn record(offset: i64) -> bool {
+/// Keeps `offset` (HSA timestamp minus `CLOCK_MONOTONIC`, ns) for the traces
+/// of this process ([`super::writer::record_hsa_clock_offset`] writes it into
+/// the current one) and returns its key and value.
+pub fn remember(offset: i64) -> (&'static str, String) {
     *OFFSET.lock() = Some(offset);
-    match super::writer::current() {
-        Some(t) => t.file.add_info(INFO_HSA_CLOCK_OFFSET, &offset.to_string()),
-        None => true,
-    }
+    (INFO_HSA_CLOCK_OFFSET, offset.to_string())
 }
 
 /// The key for a trace begun after the offset was measured.

@@ -156,6 +156,17 @@ pub(crate) fn recording_ptr() -> *const Trace {
     RECORDING.load(Ordering::Relaxed)
 }
 
+/// Records the measured HSA clock offset (ns, HSA timestamp minus
+/// `CLOCK_MONOTONIC`) in the current trace's information, and keeps it for
+/// traces begun later; false when the header page had no room.
+pub fn record_hsa_clock_offset(offset: i64) -> bool {
+    let (key, value) = super::hsa_clock::remember(offset);
+    match current() {
+        Some(t) => t.file.add_info(key, &value),
+        None => true,
+    }
+}
+
 /// The trace of this process, made on first use (and again after `fork`).
 pub fn current() -> Option<&'static Trace> {
     let p = CURRENT.load(Ordering::Acquire);

@@ -140,7 +140,7 @@ unsafe fn load(root: *mut ApiTableVersion) -> bool {
 fn record_clock() {
     let read = || Some(super::proxy::timestamp()).filter(|t| *t != 0);
     if let Some((offset, _)) = cltap::trace::hsa_clock::measure(read) {
-        if !cltap::trace::hsa_clock::record(offset) {
+        if !cltap::trace::writer::record_hsa_clock_offset(offset) {
             cltap::warn!(
                 "HSA: no room in the trace's header for the HSA clock's offset: HSA times are drawn unconverted"
             );

@@ -38,6 +38,13 @@ pub fn get() -> Option<&'static Backend> {
         .as_ref()
 }
 
+/// The backend if it was already found, without looking for it: at the end
+/// of the process, where asking a runtime that was never asked (the
+/// application counted nothing) is neither needed nor safe.
+pub fn existing() -> Option<&'static Backend> {
+    BACKEND.get().and_then(Option::as_ref)
+}
+
 type AgentInfo = unsafe extern "C" fn(u64, u32, *mut c_void) -> u32;
 type IterateAgents = unsafe extern "C" fn(unsafe extern "C" fn(u64, *mut c_void) -> u32, *mut c_void) -> u32;
 type IteratePools = unsafe extern "C" fn(u64, unsafe extern "C" fn(u64, *mut c_void) -> u32, *mut c_void) -> u32;

@@ -301,7 +301,8 @@ pub fn drain(limit: std::time::Duration) -> u64 {
     let missing = *n;
     drop(n);
     if missing == 0 {
-        if let Some(b) = backend::get() {
+        // Sessions kept for reuse exist only where the backend was found.
+        if let Some(b) = backend::existing() {
             let pool = std::mem::take(&mut *FREE.lock());
             for s in pool {
                 b.free(s.profile.command_buffer.ptr);

@@ -226,40 +226,65 @@ fn cltap_counts_a_hip_program_through_rocrs_aqlprofile_extension() {
     }
 }
 
-/// 40 kernel dispatches written into a 64-packet queue and rung in with one doorbell store, counted
-/// by cltap: ROCr 5.2.3's intercept queue hands them to cltap one after another in that one store,
-/// and cltap's `[start, dispatch, stop]` would need 120 slots of ROCr's hidden 64-packet queue. The
-/// command processor is slowed (`GPU_EMU_PACKET_DELAY_US`) so that it drains next to nothing while
-/// they are handed over: the second rewrite that found no room aborted the program in ROCr
-/// (`overflow buffer not empty`) before cltap waited for room (docs/counters.md#a-full-queue). The
-/// assertions hold at any speed: every dispatch ran and every one was counted.
-#[test]
-fn cltap_counts_a_burst_bigger_than_rocrs_hidden_queue() {
+/// `emu_client … burst` under cltap with the command processor slowed (`GPU_EMU_PACKET_DELAY_US`)
+/// so that it drains next to nothing while packets are handed over: three bursts of 40 dispatches,
+/// each written into a 64-packet queue and rung in with one doorbell store. ROCr 5.2.3's intercept
+/// queue hands them to cltap one after another in that one store and copies what cltap writes into
+/// a hidden queue of 64; a second packet of one store that finds no room there aborts the program
+/// (`overflow buffer not empty`), unless cltap waits for room (docs/counters.md#a-full-queue).
+/// Returns the output folder, after checking that the program passed.
+fn burst(name: &str, options: &[&str]) -> Scratch {
     let _ = layer();
-    let out = scratch("gpu-emu-cltap-burst");
+    let out = scratch(name);
     let co = built().join("kernels.co");
     let mut c = on_emu(Path::new(env!("CARGO_BIN_EXE_cltap")), &[]);
     c.env("GPU_EMU_PACKET_DELAY_US", "20000");
-    c.args(["run", "--no-summary", "--hsa", "--hsa-intercept", "2", "--counters", "SQ_WAVES", "--output"])
-        .arg(&*out)
-        .arg("--")
-        .arg(built().join("emu_client"))
-        .arg(&co)
-        .arg("burst");
+    c.args(["run", "--no-summary", "--hsa"]).args(options).arg("--output").arg(&*out).arg("--");
+    c.arg(built().join("emu_client")).arg(&co).arg("burst");
     let o = run(c);
     passed(&o, "emu_client");
     assert!(!o.stderr.contains("Use of non-host signal"), "{}", o.stderr);
-    let file = std::fs::read_dir(&*out)
+    out
+}
+
+/// The text of the one file in `dir` whose name ends with `suffix`.
+fn file_ending(dir: &Path, suffix: &str) -> String {
+    let file = std::fs::read_dir(dir)
         .unwrap()
         .map(|e| e.unwrap().path())
-        .find(|p| p.to_string_lossy().ends_with(".results.csv"))
-        .unwrap_or_else(|| panic!("no .results.csv\nstdout:\n{}\nstderr:\n{}", o.stdout, o.stderr));
-    let r = cltap_formats::perf::read_results(&std::fs::read_to_string(file).unwrap()).unwrap();
-    let burst: Vec<_> = r.rows.iter().filter(|x| x.kernel_name == "vadd_f32.kd").collect();
-    assert_eq!(burst.len(), 40, "{:?}", r.rows.iter().map(|x| &x.kernel_name).collect::<Vec<_>>());
-    for x in burst {
+        .find(|p| p.to_string_lossy().ends_with(suffix))
+        .unwrap_or_else(|| panic!("no {suffix} in {}", dir.display()));
+    std::fs::read_to_string(file).unwrap()
+}
+
+/// Counted, each dispatch becomes `[start, dispatch, stop]`: 360 packets for a hidden queue of 64.
+/// Every dispatch ran and every one was counted.
+#[test]
+fn cltap_counts_a_burst_bigger_than_rocrs_hidden_queue() {
+    let out = burst("gpu-emu-cltap-burst", &["--hsa-intercept", "2", "--counters", "SQ_WAVES"]);
+    let r = cltap_formats::perf::read_results(&file_ending(&out, ".results.csv")).unwrap();
+    let rows: Vec<_> = r.rows.into_iter().filter(|x| x.kernel_name == "vadd_f32.kd").collect();
+    assert_eq!(rows.len(), 120, "{:?}", rows.iter().map(|x| &x.kernel_name).collect::<Vec<_>>());
+    for x in rows {
         let wgr = x.wgr.expect("an HSA dispatch's work-group size");
         let waves = x.grd.div_ceil(wgr) * wgr.div_ceil(64);
         assert_eq!(x.values, [Some(waves as f64)], "{}", x.kernel_name);
     }
+}
+
+/// Intercepted without timing or counters, the application's packets go unchanged, so none of them
+/// tells cltap how far the device has read: cltap adds a marker of its own (a barrier-AND with no
+/// dependencies and no barrier bit) whenever a quarter of the queue has gone by unwatched. Before,
+/// the second burst aborted the program in ROCr every time with this delay.
+#[test]
+fn cltap_intercepts_bursts_bigger_than_rocrs_hidden_queue_without_timing() {
+    let out = burst("gpu-emu-cltap-burst-1", &["--hsa-intercept", "1"]);
+    // The API log's dispatch lines: every one of the application's packets, at its own index.
+    let log = file_ending(&out, ".apilog");
+    let indices: Vec<u64> = log
+        .lines()
+        .filter(|l| l.starts_with("# dispatch ") && l.contains(" kernel vadd_f32.kd "))
+        .map(|l| l.split(" index ").nth(1).and_then(|t| t.split(':').next()).unwrap().parse().unwrap())
+        .collect();
+    assert_eq!(indices, (0..120).collect::<Vec<u64>>(), "every dispatch recorded at its place");
 }

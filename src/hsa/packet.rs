@@ -107,6 +107,13 @@ pub struct Barrier {
 const _: () = assert!(std::mem::size_of::<KernelDispatch>() == PACKET_SIZE);
 const _: () = assert!(std::mem::size_of::<Barrier>() == PACKET_SIZE);
 
+impl Barrier {
+    pub fn bytes(&self) -> [u8; PACKET_SIZE] {
+        // SAFETY: a plain repr(C) struct of integers, of the packet's size.
+        unsafe { std::mem::transmute_copy(self) }
+    }
+}
+
 impl KernelDispatch {
     /// Reads a packet from 64 bytes.
     pub fn read(b: &[u8; PACKET_SIZE]) -> KernelDispatch {

@@ -306,6 +306,18 @@ unsafe extern "C" fn on_packets(
     // `QueueInfo` is never freed.
     let q: &'static QueueInfo = &*(data as *const QueueInfo);
     let (changed, watch) = crate::guard::guard((None, None), || handle(pkts as *const u8, count, index, q));
+    let (mut changed, mut watch) = (changed, watch);
+    let n = changed.as_ref().map_or(count, |v| (v.len() / PACKET_SIZE) as u64);
+    if watch.is_none() && q.room.needs_watch(n) {
+        if let Some(m) = crate::guard::guard(None, || super::mark::marker(&q.room, q.room.next() + n)) {
+            let v = changed.get_or_insert_with(|| {
+                // SAFETY: the runtime passes `count` packets of 64 bytes.
+                unsafe { std::slice::from_raw_parts(pkts as *const u8, count as usize * PACKET_SIZE) }.to_vec()
+            });
+            v.extend_from_slice(&m);
+            watch = Some(q.room.next() + n);
+        }
+    }
     let (out, n) = match &changed {
         Some(v) => (v.as_ptr() as *const c_void, (v.len() / PACKET_SIZE) as u64),
         None => (pkts, count),

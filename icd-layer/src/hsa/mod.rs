@@ -35,6 +35,7 @@ pub mod counters;
 pub mod in_front;
 pub mod intercept;
 pub mod kernels;
+pub mod mark;
 pub mod names;
 pub mod once;
 pub mod onload;

@@ -17,7 +17,16 @@
 //! cltap handed over (it starts at 0, and only the handler fills it while
 //! nothing overflows); its read index is at least the index of the last
 //! packet of cltap's own seen to complete (a counted dispatch's `stop`, a
-//! timed dispatch's proxy signal).
+//! timed dispatch's proxy signal, or a marker of cltap's own).
+//!
+//! The bound needs a packet of cltap's that completes somewhere in every
+//! stretch of the queue. Counted and timed dispatches give one each; the
+//! application's own packets (`ROCP_HSA_INTERCEPT=1`, barriers, copies) give
+//! none, so without more a full hidden queue could not be seen and the
+//! runtime aborted (a HIP program under `=1`, 1 run in 30 on 2 busy cores).
+//! So when a quarter of the queue has gone by unwatched, the handler adds a
+//! marker ([`super::mark`]): a barrier-AND packet with no dependencies and no
+//! barrier bit, so it holds nothing back, whose completion signal is cltap's.
 
 use std::cell::Cell;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -71,6 +80,14 @@ impl Room {
         self.passed.fetch_max(at + 1, Ordering::AcqRel);
     }
 
+    /// Whether handing over `n` more packets would leave a quarter of the queue or more written
+    /// since the last watched packet: then a marker goes with them, so that a full queue always
+    /// has a watched packet ahead to wait for.
+    pub fn needs_watch(&self, n: u64) -> bool {
+        let unwatched = (self.written.load(Ordering::Relaxed) + n).saturating_sub(self.watched.load(Ordering::Acquire));
+        unwatched >= (self.size / 4).max(1)
+    }
+
     /// Whether `n` more packets surely fit: ROCr copies them only with more free slots than packets.
     fn fits(&self, n: u64) -> bool {
         let read = self.passed.load(Ordering::Acquire).saturating_sub(1);
@@ -110,6 +127,38 @@ mod tests {
         r.passed(3);
         assert!(r.fits(6));
         assert!(!r.fits(7), "the completed packet's slot may still be taken");
+    }
+
+    #[test]
+    fn a_quarter_of_the_queue_unwatched_asks_for_a_marker() {
+        let r = Room::new(16);
+        assert!(!r.needs_watch(3));
+        assert!(r.needs_watch(4), "4 of 16 written, none watched");
+        r.wrote(4);
+        r.watch(4);
+        r.wrote(1);
+        assert!(!r.needs_watch(3), "the marker at 4 watches all before it");
+        assert!(r.needs_watch(4));
+    }
+
+    #[test]
+    fn with_markers_a_full_queue_always_has_a_watched_packet_ahead() {
+        // The handler's rule, packet by packet: add a marker when asked, then hand over.
+        let r = Room::new(64);
+        for _ in 0..1000 {
+            let n = if r.needs_watch(1) { 2 } else { 1 };
+            if !r.fits(n) {
+                let ahead = r.passed.load(Ordering::Acquire) < r.watched.load(Ordering::Acquire);
+                assert!(ahead, "no room and nothing of cltap's ahead to wait for");
+                // The device catches up to the last watched packet.
+                r.passed(r.watched.load(Ordering::Acquire) - 1);
+            }
+            let at = r.next();
+            r.wrote(n);
+            if n == 2 {
+                r.watch(at + 1);
+            }
+        }
     }
 
     #[test]

@@ -181,7 +181,7 @@ pub fn command_libs(program: &Path, args: &[&str], libs: &[String], loader: Load
             if libs.len() == 1 {
                 c.env("OCL_ICD_VENDORS", &libs[0]);
             } else {
-                c.env("OCL_ICD_VENDORS", vendor_dir(&libs));
+                c.env("OCL_ICD_VENDORS", vendor_dir(libs));
             }
         }
         (Loader::Khronos, Mode::Plain | Mode::Layer) => {

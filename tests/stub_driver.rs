@@ -36,6 +36,8 @@
 //! its own user data) for the callbacks that receive handles, so there the
 //! driver's callback and user-data words are masked, and the application's
 //! output shows its own function called with its own user data and handles.
+//! Callbacks that receive no handle (`pfn_notify` of a context, a native
+//! kernel) reach the driver unchanged in every mode, and are compared.
 
 mod common;
 #[path = "stubdriver/gen.rs"]

@@ -108,6 +108,11 @@ fn set_elsewhere(f: &Function) -> HashSet<String> {
     s
 }
 
+/// A callback whose arguments hold no handle.
+fn plain_callback(r: &Role) -> bool {
+    matches!(r, Role::Callback(CallbackKind::ContextNotify | CallbackKind::NativeKernel))
+}
+
 fn stub_entry(s: &mut String, f: &Function) {
     let n = &f.name;
     writeln!(s, "static {} {{", proto(f, &format!("stub_{n}"))).unwrap();
@@ -117,6 +122,12 @@ fn stub_entry(s: &mut String, f: &Function) {
         let line = match &p.role {
             Role::Scalar | Role::HostPtr => format!("tok_word(&r, {});", word(&p.c_type, &a)),
             Role::Handle => format!("tok_handle(&r, {a});"),
+            // A callback that receives no handle needs no trampoline in ICD
+            // mode: it must reach the driver as the application passed it.
+            Role::UserData if i > 0 && plain_callback(&f.params[i - 1].role) => {
+                format!("tok_kept(&r, 'u', (uintptr_t){a});")
+            }
+            Role::Callback(_) if plain_callback(&p.role) => format!("tok_kept(&r, 'c', (uintptr_t){a});"),
             Role::UserData => format!("tok_loose(&r, 'u', (uintptr_t){a});"),
             Role::Callback(_) => format!("tok_loose(&r, 'c', (uintptr_t){a});"),
             Role::InArray { len: l } => {

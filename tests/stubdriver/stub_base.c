@@ -136,6 +136,8 @@ static void rec_end(rec* r) {
 
 static void tok_word(rec* r, uint64_t w) { put(r, 1, " %llx", (unsigned long long)w); }
 static void tok_loose(rec* r, char tag, uint64_t w) { put(r, 0, " ~%c%llx", tag, (unsigned long long)w); }
+/* Compared in every mode, but no input to the answers (an address). */
+static void tok_kept(rec* r, char tag, uint64_t w) { put(r, 0, " %c%llx", tag, (unsigned long long)w); }
 
 static void tok_handle(rec* r, const void* p) {
     stub_obj* o = find(p);

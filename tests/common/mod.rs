@@ -151,6 +151,12 @@ fn empty_dir() -> &'static Path {
 /// cltap in `mode`. The environment is cleaned of anything that would select
 /// other drivers or configure cltap.
 pub fn command(program: &Path, args: &[&str], drivers: &[Driver], loader: Loader, mode: Mode) -> Command {
+    let libs: Vec<String> = drivers.iter().map(|d| d.library().display().to_string()).collect();
+    command_libs(program, args, &libs, loader, mode)
+}
+
+/// [`command`] for driver libraries by path (a test's own driver).
+pub fn command_libs(program: &Path, args: &[&str], libs: &[String], loader: Loader, mode: Mode) -> Command {
     let mut c = Command::new("timeout");
     c.arg("600").arg(program).args(args);
     for (k, _) in std::env::vars() {
@@ -162,7 +168,6 @@ pub fn command(program: &Path, args: &[&str], drivers: &[Driver], loader: Loader
             c.env_remove(k);
         }
     }
-    let libs: Vec<String> = drivers.iter().map(|d| d.library().display().to_string()).collect();
     let mut ld = vec![intel_lib().display().to_string()];
     if loader == Loader::Khronos {
         ld.insert(0, root().join(".deps/intel/khronos").display().to_string());
@@ -176,7 +181,7 @@ pub fn command(program: &Path, args: &[&str], drivers: &[Driver], loader: Loader
             if libs.len() == 1 {
                 c.env("OCL_ICD_VENDORS", &libs[0]);
             } else {
-                c.env("OCL_ICD_VENDORS", vendor_dir(&libs));
+                c.env("OCL_ICD_VENDORS", vendor_dir(libs));
             }
         }
         (Loader::Khronos, Mode::Plain | Mode::Layer) => {

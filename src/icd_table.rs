@@ -40,6 +40,21 @@ impl Next {
         }
     }
 
+    /// Takes `f` as slot `slot`'s entry when the table the loader handed had none (a loader's table
+    /// shorter than the driver's: the driver's pointer, found by name, then serves calls through
+    /// cltap's wrapper as the loader's own lookup would have served them without cltap). An entry
+    /// already there is kept.
+    pub fn adopt(&self, slot: usize, f: *const c_void) {
+        if slot < SLOTS && !f.is_null() {
+            let _ = self.slots[slot].compare_exchange(
+                std::ptr::null_mut(),
+                f as *mut c_void,
+                Ordering::AcqRel,
+                Ordering::Relaxed,
+            );
+        }
+    }
+
     #[inline(always)]
     pub fn get(&self, slot: usize) -> *const c_void {
         self.slots[slot].load(Ordering::Relaxed)

@@ -26,9 +26,10 @@
 //! - coverage: every function of `api/opencl.api` is called and reaches
 //!   the driver in every mode, except the ones a loader or cltap answer by
 //!   design, each named: `dispatch=none` (the loaders' own), `local`
-//!   (cltap's, found only with cltap), `windows` (hidden in ICD mode), and
-//!   through ocl-icd in layer mode the slots beyond the 149 entries ocl-icd
-//!   hands a layer (cltap answers `CL_INVALID_OPERATION`). A new
+//!   (cltap's, found only with cltap) and `windows` (hidden in ICD mode).
+//!   Through ocl-icd in layer mode, a function beyond the 149 slots ocl-icd
+//!   hands a layer reaches the driver too: cltap takes the driver's pointer
+//!   that the lookup found. A new
 //!   description gets its entry and its call from the generator; if it does
 //!   not get through, this test fails.
 //!
@@ -174,15 +175,6 @@ fn own_calls(r: &Run) -> BTreeMap<String, usize> {
     m
 }
 
-/// ocl-icd 2.3.1 hands a layer a table of 149 entries: slots beyond it
-/// reach no driver in layer mode, and cltap's wrapper answers
-/// CL_INVALID_OPERATION (docs/architecture.md, "Loader-layer mode").
-const OCL_ICD_LAYER_SLOTS: usize = 149;
-
-fn beyond_layer_table(f: &Function, loader: Loader, mode: Mode) -> bool {
-    loader == Loader::OclIcd && mode == Mode::Layer && f.slot.is_some_and(|s| s >= OCL_ICD_LAYER_SLOTS)
-}
-
 /// The user data the test program passes beside the callback at `i`.
 fn user_data(seq: u32, i: usize) -> String {
     format!("ud={:#x}", 0x7e22_0000_0000u64 + u64::from(seq) * 0x10 + i as u64 + 1)
@@ -249,7 +241,7 @@ fn telling_arg(f: &Function, seq: u32) -> Option<(String, String)> {
 
 /// Each of the application's calls that cltap saw is in the API log, in
 /// order, with a telling argument decoded. Returns how many had one.
-fn check_api_log(a: &App, r: &Run, loader: Loader, mode: Mode, what: &str) -> usize {
+fn check_api_log(a: &App, r: &Run, what: &str) -> usize {
     let text = std::fs::read_to_string(r.api_log.as_ref().unwrap()).unwrap();
     let calls: Vec<Call> = apilog::read(&text)
         .unwrap()
@@ -259,10 +251,9 @@ fn check_api_log(a: &App, r: &Run, loader: Loader, mode: Mode, what: &str) -> us
     let (mut at, mut decoded) = (0, 0);
     for seq in &a.order {
         let f = &api().functions[a.calls[seq].0];
-        // The loader may answer these before any layer; nothing reaches
-        // the layer where ocl-icd's table is too short; Windows' slots are
+        // The loader may answer these before any layer; Windows' slots are
         // passed through untouched, unrecorded (api/FORMAT.md).
-        if f.dispatch == Dispatch::None && !f.local || beyond_layer_table(f, loader, mode) || f.windows_only {
+        if f.dispatch == Dispatch::None && !f.local || f.windows_only {
             continue;
         }
         let want = telling_arg(f, *seq);
@@ -314,7 +305,7 @@ fn coverage(a: &App, r: &Run, loader: Loader, mode: Mode, what: &str) -> Coverag
             continue;
         }
         c.called += 1;
-        let may_skip = f.dispatch == Dispatch::None || f.local || beyond_layer_table(f, loader, mode);
+        let may_skip = f.dispatch == Dispatch::None || f.local;
         assert!(reached || may_skip, "{what}: {} never reached the driver", f.name);
         if reached {
             c.reached += 1;
@@ -400,9 +391,6 @@ fn compare(loader: Loader, mode: Mode, plain: &Run, base: &App) -> Coverage {
         let f = &api().functions[*fi];
         match a.calls.get(seq) {
             None => assert!(f.windows_only && mode == Mode::Icd, "{what}: call {seq} ({}) missing", f.name),
-            Some((_, got)) if beyond_layer_table(f, loader, mode) && got != line => {
-                assert!(got.contains(" ret=-59"), "{what}: {} beyond ocl-icd's table: {got}", f.name)
-            }
             Some((_, got)) => assert!(
                 handles.same(line, got),
                 "{what}: call {seq} ({}) saw something else:\nwithout cltap: {line}\nwith cltap:    {got}",
@@ -421,9 +409,7 @@ fn compare(loader: Loader, mode: Mode, plain: &Run, base: &App) -> Coverage {
         match got.get(seq) {
             Some(g) => assert_eq!(g, line, "{what}: call {seq} ({}) reached the driver changed", f.name),
             None => assert!(
-                f.dispatch == Dispatch::None
-                    || (f.windows_only && mode == Mode::Icd)
-                    || beyond_layer_table(f, loader, mode),
+                f.dispatch == Dispatch::None || (f.windows_only && mode == Mode::Icd),
                 "{what}: call {seq} ({}) did not reach the driver",
                 f.name
             ),
@@ -433,7 +419,7 @@ fn compare(loader: Loader, mode: Mode, plain: &Run, base: &App) -> Coverage {
         assert!(want.contains_key(seq), "{what}: call {seq} ({}) reached the driver only with cltap", f_of(seq).name);
     }
     let callbacks = check_callbacks(&a, &what);
-    let decoded = check_api_log(&a, &r, loader, mode, &what);
+    let decoded = check_api_log(&a, &r, &what);
     let c = coverage(&a, &r, loader, mode, &what);
     eprintln!(
         "{what}: {} of {} functions called, {} reached the driver, answered without it: {:?}, found by no way: {:?}; {} calls, {} callbacks, {decoded} calls' arguments decoded in the API log; the driver's own calls: {:?}",

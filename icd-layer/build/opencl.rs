@@ -84,8 +84,13 @@ pub(crate) fn generate_mode(api: &Api, ext_idx: &HashMap<String, usize>, mode: M
         } else {
             format!("{} as *const ::core::ffi::c_void", wrapper(f))
         };
-        writeln!(s, "    crate::opencl::exts::Entry {{ name: {:?}, ext: {ext}, local: {}, f: {p} }},", f.name, f.local)
-            .unwrap();
+        let slot = f.slot.map_or("None".to_string(), |x| format!("Some({x})"));
+        writeln!(
+            s,
+            "    crate::opencl::exts::Entry {{ name: {:?}, ext: {ext}, slot: {slot}, local: {}, f: {p} }},",
+            f.name, f.local
+        )
+        .unwrap();
     }
     writeln!(s, "];").unwrap();
 

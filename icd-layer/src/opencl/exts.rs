@@ -10,6 +10,8 @@ pub struct Entry {
     pub name: &'static str,
     /// Its index in the per-driver table of extension functions.
     pub ext: Option<usize>,
+    /// Its slot in the ICD dispatch table, if it has one.
+    pub slot: Option<usize>,
     /// Implemented by cltap itself.
     pub local: bool,
     /// The mode's wrapper; NULL for a Windows-only slot.

@@ -83,6 +83,11 @@ unsafe fn substitute(name: *const c_char, real: *mut c_void, key: *const c_void)
             if let Some(x) = e.ext {
                 ext_record(key, x, real);
             }
+            // ocl-icd 2.3.1 hands a layer 149 slots; a later core function is found by name only,
+            // and without cltap the application would get (and call) the driver's own pointer.
+            if let Some(slot) = e.slot {
+                NEXT.adopt(slot, real);
+            }
             e.f as *mut c_void
         }
         _ => {

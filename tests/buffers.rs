@@ -2,8 +2,8 @@
 //! API of `include/cltap_buffer.h`: the watermark example of ROCprofiler-SDK's buffered services, lossless
 //! with a slow callback losing nothing, discard counting its drops, a flush
 //! in the middle of a run, the records identical to the binary trace's and
-//! matching the API log, dispatch records on the HSA runtime test double
-//! (against the HSA runtime test double, not real ROCm), and the example
+//! matching the API log, dispatch records on Debian's ROCr over the
+//! emulated gfx906, and the example
 //! tool of docs/tools.md built and run.
 
 mod common;

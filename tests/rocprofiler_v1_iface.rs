@@ -34,9 +34,9 @@ fn with_iface_tool(dir: &Path, what: &str, env: &[(&str, &str)]) -> (Outcome, Ve
     (o, lines)
 }
 
-/// The rest of rocprofiler 5.2.3's interface, against the HSA runtime
-/// test double: the settings offered are 5.2.3's; a context pool's entries
-/// come back in fetch order with their values (the model's SQ_WAVES) and
+/// The rest of rocprofiler 5.2.3's interface, on Debian's ROCr over the
+/// emulated gfx906: the settings offered are 5.2.3's; a context pool's entries
+/// come back in fetch order with their values (SQ_WAVES, the waves the shader core ran) and
 /// 64-byte aligned payloads; the HSA callbacks (code object, kernel
 /// symbols at freeze and destroy, submit, allocate, device) and the queue
 /// create and destroy callbacks are called as 5.2.3 calls them; `kernel_code` points at the kernel descriptor (its

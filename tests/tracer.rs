@@ -1,7 +1,7 @@
 //! cltap's tracer API (`include/cltap.h`, docs/tracer.md): the committed
 //! header is the generated one and compiles on its own; the C tests of
 //! `tests/tools/` pass on PoCL (cltap as a layer and as the ICD) and on the
-//! HSA runtime test double (not real ROCm); the docs' example builds and runs.
+//! Debian's ROCr over the emulated gfx906; the docs' example builds and runs.
 
 mod common;
 use common::*;

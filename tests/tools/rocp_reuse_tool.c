@@ -3,8 +3,8 @@
  * reads the group's data. The handler runs on the runtime's signal thread
  * while later dispatches of the same group are still counting: get_data
  * must give what was collected, never wait for them (their values come
- * through that same thread). tests/rocprofiler_v1.rs runs it on the HSA
- * runtime test double (not real ROCm) with `programs shared`. */
+ * through that same thread). tests/rocprofiler_v1.rs runs it on Debian's
+ * ROCr over the emulated gfx906 with `programs shared`. */
 #include <stdio.h>
 #include <string.h>
 

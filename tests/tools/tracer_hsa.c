@@ -1,5 +1,5 @@
-/* cltap's tracer API on HSA calls (tests/tracer.rs runs it on the HSA
- * runtime test double, not real ROCm, with cltap as HSA_TOOLS_LIB):
+/* cltap's tracer API on HSA calls (tests/tracer.rs runs it on Debian's
+ * ROCr over the emulated gfx906, with cltap as HSA_TOOLS_LIB):
  *
  *   tracer_hsa basic    hsa_queue_create's parameters read and changed, its
  *                       result and out parameter; hsa_agent_get_info calls

@@ -57,7 +57,16 @@ pub(crate) fn push_hex(s: &mut String, v: u64) {
 }
 
 pub(crate) fn is_pointer_type(c_type: &str) -> bool {
-    c_type.ends_with('*') || c_type.ends_with("_fn") || c_type.starts_with("cl_cb_") || is_handle(c_type)
+    c_type.ends_with('*')
+        || c_type.ends_with("_fn")
+        || c_type.starts_with("cl_cb_")
+        || is_handle(c_type)
+        || is_opaque_pointer(c_type)
+}
+
+/// Typedefs of `void*` from the GL and EGL sharing headers: addresses, printed as pointers.
+fn is_opaque_pointer(t: &str) -> bool {
+    matches!(t, "cl_GLsync" | "CLeglImageKHR" | "CLeglDisplayKHR" | "CLeglSyncKHR")
 }
 
 fn is_handle(t: &str) -> bool {

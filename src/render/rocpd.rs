@@ -5,7 +5,8 @@
 //! thread, the HSA agents and the OpenCL devices, every OpenCL and HSA call
 //! as a region with its arguments (the OpenCL calls in their own category,
 //! `OPENCL_API`, which rocprofv3 does not have), every timed HSA dispatch
-//! and OpenCL kernel command as a kernel dispatch, the OpenCL transfers as
+//! and OpenCL kernel command as a kernel dispatch (an NDRange and the HSA
+//! dispatch it became as one), the OpenCL transfers as
 //! memory copies, the hardware counters of each dispatch, and the memory
 //! trace's allocations and releases (`CLTAP_MEMORY`). A call and
 //! what it caused share a correlation id: the command id for OpenCL, the

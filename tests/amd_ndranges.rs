@@ -267,6 +267,155 @@ fn each_ndrange_is_joined_to_its_own_dispatch_in_both_modes() {
     }
 }
 
+/// Each successful NDRange's command id → the (kernel, global size) the program enqueued: the
+/// API log gives each thread's successful enqueues in order, the program says what they were
+/// (the thread of 13 is the main thread's queue A, the other queue B's).
+fn ndrange_of_cmd(dir: &Path) -> HashMap<u64, (String, [u64; 3])> {
+    let log = std::fs::read_to_string(only_file(dir, ".apilog")).unwrap();
+    let mut per_thread: BTreeMap<u64, Vec<u64>> = BTreeMap::new();
+    for e in apilog::read(&log).unwrap() {
+        if let Entry::Call(c) = e {
+            if c.name == "clEnqueueNDRangeKernel" && c.result.as_deref() == Some("CL_SUCCESS") {
+                per_thread.entry(c.tid).or_default().push(c.cmd_id.expect("an NDRange has a CMD ID"));
+            }
+        }
+    }
+    let mut out = HashMap::new();
+    for cmds in per_thread.values() {
+        let program: &[(&str, [u64; 3])] = if cmds.len() == MAIN.len() { &MAIN } else { &SECOND };
+        assert_eq!(cmds.len(), program.len(), "{per_thread:?}");
+        for (c, (k, g)) in cmds.iter().zip(program) {
+            out.insert(*c, (k.to_string(), *g));
+        }
+    }
+    assert_eq!(out.len(), NDRANGES);
+    out
+}
+
+/// Which emulator queue each of ours is: the one whose dispatches, in order, have the kernels
+/// ours has at its packet indices, in order. `ours`: queue → (packet index, kernel) pairs.
+fn same_queues(ours: &BTreeMap<u64, Vec<(u64, String)>>, gpu: &BTreeMap<u64, Vec<Ran>>) -> HashMap<u64, u64> {
+    let mut map = HashMap::new();
+    for (q, list) in ours {
+        let mut list = list.clone();
+        list.sort();
+        let names: Vec<&str> = list.iter().map(|(_, k)| k.strip_suffix(".kd").unwrap_or(k)).collect();
+        let found: Vec<u64> = gpu
+            .iter()
+            .filter(|(_, ran)| ran.iter().map(|r| r.kernel.as_str()).collect::<Vec<_>>() == names)
+            .map(|(e, _)| *e)
+            .collect();
+        assert_eq!(found.len(), 1, "queue {q} ({names:?}) is one emulator queue: {gpu:#?}");
+        map.insert(*q, found[0]);
+    }
+    map
+}
+
+/// The emulator's dispatch at `index` (in packet order) of queue `q`'s dispatches in `ours`.
+fn ran_at<'a>(
+    ours: &BTreeMap<u64, Vec<(u64, String)>>,
+    gpu: &'a BTreeMap<u64, Vec<Ran>>,
+    q: u64,
+    e: u64,
+    index: u64,
+) -> &'a Ran {
+    let mut indices: Vec<u64> = ours[&q].iter().map(|(i, _)| *i).collect();
+    indices.sort();
+    let pos = indices.iter().position(|i| *i == index).expect("its packet index");
+    &gpu[&e][pos]
+}
+
+/// rocpd's kernel dispatches with counters, device timing and the dispatches' own times: one row
+/// per dispatch the GPU ran on the application's queues. An NDRange that became a dispatch is one
+/// row carrying both identities (the enqueue's command id as its correlation id and in
+/// `extdata`, the HSA dispatch's number, queue and packet index), checked by identity against the
+/// program and the emulator's packet log; counters carry their metric names.
+#[test]
+fn rocpd_has_one_row_per_dispatch_with_both_identities() {
+    let out = scratch("amd-ndr-rocpd");
+    let o = cltap(
+        &out,
+        "layer",
+        &["--rocpd", "--hsa-intercept", "2", "--device-timing", "--counters", "SQ_WAVES,GRBM_COUNT"],
+    );
+    let gpu = emu_queues(&o.stderr);
+    let expected = ndrange_of_cmd(&out);
+    let db = rusqlite::Connection::open(only_file(&out, ".db")).unwrap();
+    type DbRow = (i64, String, [u64; 3], [u64; 3], u64, String);
+    let rows: Vec<DbRow> = db
+        .prepare(
+            "SELECT K.event_id, S.kernel_name, K.grid_size_x, K.grid_size_y, K.grid_size_z, K.workgroup_size_x, \
+             K.workgroup_size_y, K.workgroup_size_z, E.correlation_id, K.extdata FROM rocpd_kernel_dispatch K \
+             JOIN rocpd_info_kernel_symbol S ON S.id = K.kernel_id JOIN rocpd_event E ON E.id = K.event_id",
+        )
+        .unwrap()
+        .query_map([], |r| {
+            let n = |i: usize| r.get::<_, i64>(i).map(|v| v as u64);
+            Ok((r.get(0)?, r.get(1)?, [n(2)?, n(3)?, n(4)?], [n(5)?, n(6)?, n(7)?], n(8)?, r.get(9)?))
+        })
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    let blits = gpu.values().flatten().filter(|d| is_rocclr(&d.kernel)).count();
+    assert_eq!(rows.len(), NDRANGES + blits, "one row per dispatch, none twice: {rows:#?}");
+
+    let enqueues: std::collections::HashSet<u64> = db
+        .prepare(
+            "SELECT E.correlation_id FROM rocpd_region R JOIN rocpd_event E ON E.id = R.event_id \
+             JOIN rocpd_string N ON N.id = R.name_id WHERE N.string = 'clEnqueueNDRangeKernel'",
+        )
+        .unwrap()
+        .query_map([], |r| r.get::<_, i64>(0).map(|v| v as u64))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    let mut ours: BTreeMap<u64, Vec<(u64, String)>> = BTreeMap::new();
+    let mut cmds = Vec::new();
+    for (_, kernel, grid, _, correlation, extdata) in &rows {
+        let x: serde_json::Value = serde_json::from_str(extdata).unwrap();
+        let h = &x["hsa"];
+        let (q, i) =
+            (h["queue_id"].as_u64().expect("every row is an HSA dispatch"), h["queue_index"].as_u64().unwrap());
+        ours.entry(q).or_default().push((i, kernel.clone()));
+        let k = kernel.strip_suffix(".kd").unwrap_or(kernel);
+        match x["opencl"]["cmd_id"].as_u64() {
+            Some(cmd) => {
+                assert_eq!(&(k.to_string(), *grid), &expected[&cmd], "the row of CMD ID {cmd} is its NDRange's");
+                assert_eq!(*correlation, cmd, "correlated with its enqueue");
+                assert!(enqueues.contains(&cmd), "an enqueue region with correlation id {cmd}");
+                cmds.push(cmd);
+            }
+            None => assert!(is_rocclr(k), "only ROCclr's blits are no NDRange's: {kernel}"),
+        }
+    }
+    cmds.sort();
+    let mut want: Vec<u64> = expected.keys().copied().collect();
+    want.sort();
+    assert_eq!(cmds, want, "every NDRange once");
+    let queues = same_queues(&ours, &gpu);
+    for (_, kernel, grid, _, _, extdata) in &rows {
+        let x: serde_json::Value = serde_json::from_str(extdata).unwrap();
+        let (q, i) = (x["hsa"]["queue_id"].as_u64().unwrap(), x["hsa"]["queue_index"].as_u64().unwrap());
+        let ran = ran_at(&ours, &gpu, q, queues[&q], i);
+        assert_eq!((ran.kernel.as_str(), ran.grid), (kernel.strip_suffix(".kd").unwrap_or(kernel), *grid));
+    }
+
+    // Counters by metric name, as rocprofv3 writes them: exact waves, and a clock count.
+    let pmc: Vec<(i64, String, f64)> = db
+        .prepare("SELECT P.event_id, I.name, P.value FROM rocpd_pmc_event P JOIN rocpd_info_pmc I ON I.id = P.pmc_id")
+        .unwrap()
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    assert_eq!(pmc.len(), 2 * rows.len(), "two metrics per dispatch: {pmc:?}");
+    for (event, _, grid, wg, _, _) in &rows {
+        let of = |n: &str| pmc.iter().find(|(e, m, _)| e == event && m == n).map(|p| p.2);
+        assert_eq!(of("SQ_WAVES"), Some(waves(*grid, *wg) as f64), "{grid:?} {wg:?}");
+        assert!(of("GRBM_COUNT").is_some_and(|v| v > 0.0));
+    }
+}
+
 /// Nine SQ events: the emulated SQ has 8 counter slots, so two passes (the program runs twice).
 const NINE_SQ: &str = "SQ_WAVES,SQ_INSTS_VALU,SQ_INSTS_VMEM_WR,SQ_INSTS_VMEM_RD,SQ_INSTS_SALU,SQ_INSTS_SMEM,\
 SQ_INSTS_LDS,SQ_ACTIVE_INST_VALU,SQ_THREAD_CYCLES_VALU";
@@ -374,12 +523,80 @@ fn the_atp_timeline_and_pftrace_hold_both_apis_and_amds_event_times() {
     assert!(kernel_slices.iter().all(|e| is_app_kernel(e["name"].as_str().unwrap())), "{kernel_slices:?}");
     assert!(flows("enqueue", "f") >= NDRANGES && flows("enqueue", "s") == flows("enqueue", "f"));
     assert_eq!((flows("dispatch", "s"), flows("dispatch", "f")), (dispatched, dispatched));
+    // Each NDRange's enqueue starts an arrow to the HSA dispatch it became, by identity: the
+    // dispatch at that place of its queue is the one the GPU ran for the NDRange.
+    let expected = ndrange_of_cmd(&out);
+    let slices: Vec<&serde_json::Value> = events.iter().filter(|e| e["cat"] == "hsa_dispatch").collect();
+    let mut ours: BTreeMap<u64, Vec<(u64, String)>> = BTreeMap::new();
+    for d in &slices {
+        let (q, i) = (d["tid"].as_u64().unwrap(), d["args"]["queue_index"].as_u64().unwrap());
+        ours.entry(q).or_default().push((i, d["name"].as_str().unwrap().to_string()));
+    }
+    let queues = same_queues(&ours, &gpu);
+    let arrows: Vec<&serde_json::Value> =
+        events.iter().filter(|e| e["cat"] == "flow" && e["name"] == "ndrange").collect();
+    assert_eq!(arrows.len(), 2 * NDRANGES, "an arrow per NDRange: {arrows:?}");
+    let mut cmds = Vec::new();
+    for s in arrows.iter().filter(|e| e["ph"] == "s") {
+        let (cmd, seq) = (s["args"]["cmd"].as_u64().unwrap(), s["args"]["dispatch"].as_u64().unwrap());
+        let call = events
+            .iter()
+            .find(|e| e["cat"] == "api" && e["args"]["cmd"].as_u64() == Some(cmd))
+            .expect("the enqueue's slice");
+        assert_eq!(
+            (call["name"].as_str(), &call["tid"], &call["ts"]),
+            (Some("clEnqueueNDRangeKernel"), &s["tid"], &s["ts"])
+        );
+        let f = arrows.iter().find(|e| e["ph"] == "f" && e["id"] == s["id"]).expect("its end");
+        let d = slices.iter().find(|d| d["args"]["dispatch"].as_u64() == Some(seq)).expect("its dispatch");
+        assert_eq!((&f["tid"], &f["pid"]), (&d["tid"], &d["pid"]), "the arrow ends on its dispatch's queue");
+        assert!(f["ts"].as_f64() >= d["ts"].as_f64());
+        let q = d["tid"].as_u64().unwrap();
+        let ran = ran_at(&ours, &gpu, q, queues[&q], d["args"]["queue_index"].as_u64().unwrap());
+        assert_eq!(
+            (ran.kernel.clone(), ran.grid),
+            expected[&cmd],
+            "CMD ID {cmd}'s arrow ends at what the GPU ran for it"
+        );
+        cmds.push(cmd);
+    }
+    cmds.sort();
+    cmds.dedup();
+    assert_eq!(cmds.len(), NDRANGES);
 
     let c = &common::checks::perfetto_check(&[only_file(&out, ".pftrace")])[0];
     let s = summary_json(&out);
     let timed = s["commands"].as_array().unwrap().iter().filter(|x| x["start"].as_u64().unwrap_or(0) > 0).count();
     assert_eq!(c["by_category"]["hsa_dispatch"].as_u64(), Some(dispatched as u64), "{c}");
-    assert_eq!(c["flows_joined"].as_u64(), Some((timed + dispatched) as u64), "{c}");
+    assert_eq!(c["flows_joined"].as_u64(), Some((timed + dispatched + NDRANGES) as u64), "{c}");
+    // In Perfetto's trace the arrow runs between two zero-length "NDRange" slices: one at the
+    // start of the enqueue's call, one at the start of the dispatch (both written before the join
+    // was known).
+    let p = common::checks::perfetto_slices(&only_file(&out, ".pftrace"));
+    let marks: Vec<&serde_json::Value> = p.iter().filter(|s| s["cat"] == "ndrange").collect();
+    assert_eq!(marks.len(), 2 * NDRANGES);
+    let at = |m: &serde_json::Value, cat: &str| {
+        p.iter().find(|s| s["cat"] == cat && s["track"] == m["track"] && s["ts"] == m["ts"]).cloned()
+    };
+    let mut cmds = Vec::new();
+    for m in &marks {
+        let cmd = m["args"]["cmd"].as_u64().unwrap();
+        if let Some(call) = at(m, "opencl") {
+            assert_eq!(
+                (call["name"].as_str(), call["args"]["cmd"].as_u64()),
+                (Some("clEnqueueNDRangeKernel"), Some(cmd))
+            );
+            cmds.push(cmd);
+        } else {
+            let d = at(m, "hsa_dispatch").expect("at the start of a dispatch");
+            assert_eq!(d["args"]["dispatch"], m["args"]["dispatch"]);
+            let k = d["name"].as_str().unwrap();
+            assert_eq!(k.strip_suffix(".kd").unwrap_or(k), expected[&cmd].0);
+        }
+    }
+    cmds.sort();
+    cmds.dedup();
+    assert_eq!(cmds.len(), NDRANGES);
 }
 
 /// The Khronos loader (`OCL_ICD_FILENAMES`) loads AMD's runtime too, with cltap as its layer, and

@@ -9,6 +9,9 @@ use crate::trace::record::*;
 use std::collections::{BTreeMap, HashMap};
 use std::path::PathBuf;
 
+/// The record kinds [`Collector::pairs`] needs.
+pub const PAIR_KINDS: &[u16] = &[KIND_OPENCL_CALL, KIND_HSA_CALL, KIND_HSA_KERNEL, KIND_HSA_DISPATCH, KIND_KERNEL_INFO];
+
 /// The run's counter request, from the trace's information.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Request {
@@ -165,6 +168,13 @@ impl Collector {
         }
     }
 
+    /// Which NDRange became which HSA dispatch: command id → dispatch
+    /// number, by the same join as the counter files' rows (so every output
+    /// pairs them alike).
+    pub fn pairs(self, commands: Vec<crate::devtime::Command>) -> BTreeMap<u64, u64> {
+        pairs_of(&self.finish(commands).rows)
+    }
+
     fn ndrange_row(&self, cmd: u64, n: &NdRange, timed: Option<&crate::devtime::Command>) -> Row {
         let k = self.kinfo.get(&cmd);
         let kw = |f: fn(&crate::decode::KernelInfo) -> Option<u64>| k.and_then(|k| f(&k.0));
@@ -250,6 +260,11 @@ impl Collector {
             ..Row::default()
         }
     }
+}
+
+/// The joined rows' (command id, dispatch number).
+pub fn pairs_of(rows: &[Row]) -> BTreeMap<u64, u64> {
+    rows.iter().filter_map(|r| Some((r.cmd_id?, r.hsa.as_ref()?.seq))).collect()
 }
 
 fn gpu_of(a: &Agent, blocks: &[u64]) -> Gpu {

@@ -23,16 +23,29 @@ pub struct Process {
     pub os: String,
 }
 
+/// The metrics catalog of the GPU the pass counted on.
+fn catalog(pass: &Pass) -> Option<Catalog> {
+    let g = pass.gpu.as_ref()?;
+    let blocks = StaticBlocks::new(
+        &g.blocks
+            .iter()
+            .filter_map(|(id, inst, slots)| Some((Block::from_aql_id(*id)?, *inst, *slots)))
+            .collect::<Vec<_>>(),
+    );
+    Catalog::load(pass.metrics_file.as_deref(), &g.name, &blocks).ok()
+}
+
+/// Whether each requested name is a derived metric (an expression of
+/// counters) rather than a hardware counter; `false` where unknown.
+pub fn derived(pass: &Pass) -> Vec<bool> {
+    let cat = catalog(pass);
+    pass.names.iter().map(|n| cat.as_ref().and_then(|c| c.metric(n)).is_some_and(|m| m.derived().is_some())).collect()
+}
+
 /// The values of the requested names for each row; `None` where unknown.
 pub fn values(pass: &Pass) -> Vec<Vec<Option<f64>>> {
     let evaluator = pass.gpu.as_ref().and_then(|g| {
-        let blocks = StaticBlocks::new(
-            &g.blocks
-                .iter()
-                .filter_map(|(id, inst, slots)| Some((Block::from_aql_id(*id)?, *inst, *slots)))
-                .collect::<Vec<_>>(),
-        );
-        let cat = Catalog::load(pass.metrics_file.as_deref(), &g.name, &blocks).ok()?;
+        let cat = catalog(pass)?;
         let plan = cat.plan(&pass.names).ok()?;
         let consts = Consts {
             cu_num: g.compute_units,

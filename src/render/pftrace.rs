@@ -12,12 +12,13 @@
 use super::sink::{End, Kinds, Open, Results, Sink};
 use crate::decode::{Counters, Dispatch};
 use crate::trace::record::{
-    View, FLAG_CMD, KIND_HSA_CALL, KIND_HSA_COUNTERS, KIND_HSA_DISPATCH, KIND_OPENCL_CALL, KIND_WINDOW,
+    View, FLAG_CMD, KIND_HSA_CALL, KIND_HSA_COUNTERS, KIND_HSA_DISPATCH, KIND_HSA_KERNEL, KIND_KERNEL_INFO,
+    KIND_OPENCL_CALL, KIND_WINDOW,
 };
 use crate::trace::tsc::HostClock;
 use cltap_formats::pftrace::proto::{CounterDescriptor, ProcessDescriptor, ThreadDescriptor, TrackDescriptor};
 use cltap_formats::pftrace::{Arg, Slice, Writer};
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::io::BufWriter;
 use std::path::PathBuf;
 
@@ -34,6 +35,7 @@ enum Id {
     EnqueueFlow,
     DoorbellFlow,
     Windows,
+    NdrangeFlow,
 }
 
 /// A 64-bit id for (`pid`, `what`, `key`): the same inputs give the same id
@@ -63,7 +65,18 @@ pub struct Pftrace {
     described: HashSet<u64>,
     counters: BTreeMap<u64, Vec<(u64, u64)>>,
     failed: bool,
+    /// Each enqueue's thread and start (ns), by command id, and each HSA
+    /// dispatch drawn, by its number: its queue's track and begin (ns);
+    /// for the arrows from NDRanges to the dispatches they became.
+    enqueues: HashMap<u64, (u32, u64)>,
+    drawn: HashMap<u64, (u64, u64)>,
+    /// The NDRanges and HSA dispatches, joined at the end as the counter
+    /// files join them.
+    pairing: crate::counters::collect::Collector,
 }
+
+/// The record kinds the NDRange-to-dispatch join reads.
+const PAIRING: Kinds = Kinds::of(crate::counters::collect::PAIR_KINDS);
 
 /// Reads `clock` now, in ns.
 fn now(clock: libc::clockid_t) -> u64 {
@@ -93,6 +106,9 @@ impl Pftrace {
             described: HashSet::new(),
             counters: BTreeMap::new(),
             failed: false,
+            enqueues: HashMap::new(),
+            drawn: HashMap::new(),
+            pairing: Default::default(),
         };
         let (mono, boot) = (now(libc::CLOCK_MONOTONIC), now(libc::CLOCK_BOOTTIME));
         let r = s.w.clock_snapshot(mono, boot);
@@ -159,6 +175,7 @@ impl Pftrace {
         if h.kind == KIND_OPENCL_CALL && h.flags & FLAG_CMD != 0 {
             s.flows.push(id(pid, Id::EnqueueFlow, h.cmd_id));
             s.args.push(("cmd", Arg::Uint(h.cmd_id)));
+            self.enqueues.insert(h.cmd_id, (tid, s.ts));
         }
         // An HSA call's cmd_id is its number on its thread, which the
         // dispatch records it submitted name.
@@ -224,6 +241,7 @@ impl Pftrace {
         }
         let r = self.w.begin(s).and_then(|_| self.w.end(track, end));
         self.check(r);
+        self.drawn.insert(h.cmd_id, (track, begin));
         for (event, value) in values.unwrap_or_default() {
             let label = crate::metrics::event_label(&crate::hsa::aqlprofile::unpack(event));
             let ct = id(pid, Id::Counter, mix(d.agent, event));
@@ -234,6 +252,49 @@ impl Pftrace {
                 ..Default::default()
             });
             let r = self.w.counter(ct, begin, value.min(i64::MAX as u64) as i64);
+            self.check(r);
+        }
+    }
+
+    /// The arrows from each `clEnqueueNDRangeKernel` to the HSA dispatch it
+    /// became, by the counter files' join (kernel, sizes and command order,
+    /// never time). Both slices were written as their records came, before
+    /// the join was known, so the arrow runs between two zero-length
+    /// slices made for it, nested at the start of each: one in the
+    /// enqueue's call, one in the dispatch.
+    fn ndrange_flows(&mut self, commands: Vec<crate::devtime::Command>) {
+        let pid = self.pid;
+        for (cmd, seq) in std::mem::take(&mut self.pairing).pairs(commands) {
+            let (Some(&(tid, ts)), Some(&(track, begin))) = (self.enqueues.get(&cmd), self.drawn.get(&seq)) else {
+                continue;
+            };
+            let flow = id(pid, Id::NdrangeFlow, cmd);
+            let args = || vec![("cmd", Arg::Uint(cmd)), ("dispatch", Arg::Uint(seq))];
+            let thread = id(pid, Id::Thread, tid as u64);
+            let from = Slice {
+                track: thread,
+                ts,
+                name: "NDRange",
+                category: "ndrange",
+                flows: vec![flow],
+                args: args(),
+                ..Default::default()
+            };
+            let to = Slice {
+                track,
+                ts: begin,
+                name: "NDRange",
+                category: "ndrange",
+                ends_flows: vec![flow],
+                args: args(),
+                ..Default::default()
+            };
+            let r = self
+                .w
+                .begin(from)
+                .and_then(|_| self.w.end(thread, ts))
+                .and_then(|_| self.w.begin(to))
+                .and_then(|_| self.w.end(track, begin));
             self.check(r);
         }
     }
@@ -288,14 +349,26 @@ impl Pftrace {
 
 impl Sink for Pftrace {
     fn kinds(&self) -> Kinds {
-        Kinds::of(&[KIND_OPENCL_CALL, KIND_HSA_CALL, KIND_HSA_DISPATCH, KIND_HSA_COUNTERS, KIND_WINDOW])
+        Kinds::of(&[
+            KIND_OPENCL_CALL,
+            KIND_HSA_CALL,
+            KIND_HSA_DISPATCH,
+            KIND_HSA_COUNTERS,
+            KIND_WINDOW,
+            KIND_KERNEL_INFO,
+            KIND_HSA_KERNEL,
+        ])
     }
 
     fn record(&mut self, v: &View<'_>) {
         if !v.returned() || self.failed {
             return;
         }
+        if PAIRING.has(v.header.kind) {
+            self.pairing.record(v);
+        }
         match v.header.kind {
+            KIND_KERNEL_INFO | KIND_HSA_KERNEL => {}
             KIND_HSA_DISPATCH => self.dispatch(v),
             KIND_WINDOW => self.window(v),
             KIND_HSA_COUNTERS => {
@@ -316,6 +389,9 @@ impl Sink for Pftrace {
     fn finish(mut self: Box<Self>, end: &End<'_>, results: &mut Results) {
         if !self.failed {
             self.commands(end);
+            let mut commands = Vec::new();
+            crate::devtime::for_each(|c| commands.push(c));
+            self.ndrange_flows(commands);
         }
         if let Some(m) = results.memory.as_ref().filter(|m| m.asked.trace) {
             self.memory(m);

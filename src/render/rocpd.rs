@@ -5,25 +5,61 @@
 //! thread, the HSA agents and the OpenCL devices, every OpenCL and HSA call
 //! as a region with its arguments (the OpenCL calls in their own category,
 //! `OPENCL_API`, which rocprofv3 does not have), every timed HSA dispatch
-//! and OpenCL kernel command as a kernel dispatch, the OpenCL transfers as
+//! and OpenCL kernel command as a kernel dispatch (an NDRange and the HSA
+//! dispatch it became as one), the OpenCL transfers as
 //! memory copies, the hardware counters of each dispatch, and the memory
 //! trace's allocations and releases (`CLTAP_MEMORY`). A call and
 //! what it caused share a correlation id: the command id for OpenCL, the
 //! doorbell store's thread and call number for HSA.
 
 use super::sink::{End, Kinds, Open, Results, Sink};
-use crate::decode::{Agent, Counters, Dispatch};
+use crate::counters::collect::Collector;
+use crate::decode::{Agent, Dispatch};
 use crate::trace::record::{
-    View, FLAG_CMD, KIND_HSA_AGENT, KIND_HSA_CALL, KIND_HSA_COUNTERS, KIND_HSA_DISPATCH, KIND_HSA_KERNEL,
-    KIND_OPENCL_CALL,
+    View, FLAG_CMD, KIND_COUNTER_PLAN, KIND_HSA_AGENT, KIND_HSA_CALL, KIND_HSA_COUNTERS, KIND_HSA_DISPATCH,
+    KIND_HSA_KERNEL, KIND_KERNEL_INFO, KIND_OPENCL_CALL,
 };
 use crate::trace::tsc::HostClock;
 use cltap_formats::rocpd::{self, params, Error, Region, Writer};
 use std::collections::{BTreeMap, HashMap};
 use std::path::PathBuf;
 
-/// Counter records kept waiting for their dispatch's record.
-const COUNTERS_KEPT: usize = 1024;
+/// A timed HSA dispatch, as its record gave it.
+struct HsaRow {
+    track: i64,
+    agent: i64,
+    kernel: i64,
+    name: String,
+    start: u64,
+    end: u64,
+    grid: [u64; 3],
+    workgroup: [u64; 3],
+    private_segment: u64,
+    group_segment: u64,
+    queue_id: u64,
+    queue_index: u64,
+    /// The doorbell store's correlation id (0: submitted outside a recorded call).
+    correlation_id: u64,
+}
+
+/// A kernel dispatch row's `extdata`: the identities it carries, its
+/// OpenCL command's and its HSA dispatch's (number, queue, packet index and
+/// the doorbell store's correlation id), each where it has one.
+fn identities(cmd: Option<u64>, hsa: Option<(u64, u64, u64, u64)>) -> String {
+    let mut o = serde_json::Map::new();
+    if let Some(c) = cmd {
+        o.insert("opencl".into(), serde_json::json!({ "cmd_id": c, "correlation_id": c }));
+    }
+    if let Some((seq, queue, index, correlation)) = hsa {
+        o.insert(
+            "hsa".into(),
+            serde_json::json!({
+                "dispatch_id": seq, "queue_id": queue, "queue_index": index, "correlation_id": correlation,
+            }),
+        );
+    }
+    serde_json::Value::Object(o).to_string()
+}
 
 pub struct Rocpd {
     w: Option<Writer>,
@@ -42,9 +78,14 @@ pub struct Rocpd {
     code_objects: HashMap<i64, i64>,
     /// Kernel symbols by (agent, name).
     kernels: HashMap<(i64, String), i64>,
-    /// Counter descriptions by (agent, packed event).
-    pmcs: HashMap<(i64, u64), i64>,
-    counters: BTreeMap<u64, Vec<(u64, u64)>>,
+    /// Counter descriptions by (agent, metric name).
+    pmcs: HashMap<(i64, String), i64>,
+    /// Timed HSA dispatches by dispatch number, written at the end, when
+    /// the NDRange each became (if any) is known.
+    hsa_rows: BTreeMap<u64, HsaRow>,
+    /// The NDRanges and dispatches, joined at the end as the counter files
+    /// join them; it evaluates the counters into their metrics too.
+    collector: Collector,
     /// Kernel descriptors by kernel object, written into the kernel symbols
     /// at the end.
     descriptors: BTreeMap<u64, crate::hsa::kd::KernelDescriptor>,
@@ -123,7 +164,8 @@ impl Rocpd {
             code_objects: HashMap::new(),
             kernels: HashMap::new(),
             pmcs: HashMap::new(),
-            counters: BTreeMap::new(),
+            hsa_rows: BTreeMap::new(),
+            collector: Collector::new(cx.outputs.counters.clone().unwrap_or_default()),
             markers: HashMap::new(),
             descriptors: BTreeMap::new(),
         })
@@ -266,9 +308,10 @@ impl Rocpd {
         })
     }
 
+    /// A timed HSA dispatch, kept for the end (untimed ones, `=1`, have no
+    /// row: rocpd's dispatches have times).
     fn dispatch(&mut self, v: &View<'_>) -> Result<(), Error> {
         let h = &v.header;
-        let values = self.counters.remove(&h.cmd_id);
         if h.t0 == 0 || h.t1 < h.t0 {
             return Ok(());
         }
@@ -279,41 +322,133 @@ impl Rocpd {
         let kernel = self.kernel_symbol(agent, &name, d.kernel_object)?;
         // The runtime's system clock (CLOCK_BOOTTIME), put on the calls'.
         let (start, end) = (self.hsa.ns(h.t0), self.hsa.ns(h.t1));
-        let event = self.w().dispatch(&rocpd::Dispatch {
+        let row = HsaRow {
             track,
+            agent,
             kernel,
-            dispatch_id: h.cmd_id,
+            name,
             start,
             end,
             grid: d.grid,
             workgroup: d.workgroup,
             private_segment: d.private_segment,
             group_segment: d.group_segment,
-            region: &name,
+            queue_id: d.queue_id,
+            queue_index: d.queue_index,
             correlation_id: if d.call == 0 { 0 } else { hsa_correlation(d.tid, d.call) },
-        })?;
-        for (packed, value) in values.unwrap_or_default() {
-            let pmc = match self.pmcs.get(&(agent, packed)) {
+        };
+        self.hsa_rows.insert(h.cmd_id, row);
+        Ok(())
+    }
+
+    /// The kernel dispatch rows: one per dispatch. An NDRange that became
+    /// an HSA dispatch (the counter files' join, by identity) is one row
+    /// with both identities: the dispatch's times, queue and number, and
+    /// the enqueue's correlation id (as rocprofv3 ties a kernel to the API
+    /// call that launched it); `extdata` names both. Counters are the
+    /// requested metrics, by name, evaluated as the counter files do.
+    fn dispatches(&mut self, commands: &[crate::devtime::Command], end: &End<'_>) -> Result<(), Error> {
+        let pass = std::mem::take(&mut self.collector).finish(commands.to_vec());
+        let values = crate::counters::files::values(&pass);
+        let derived = crate::counters::files::derived(&pass);
+        let by_seq: HashMap<u64, usize> =
+            pass.rows.iter().enumerate().filter_map(|(i, r)| Some((r.hsa.as_ref()?.seq, i))).collect();
+        let by_cmd: HashMap<u64, usize> =
+            pass.rows.iter().enumerate().filter_map(|(i, r)| Some((r.cmd_id?, i))).collect();
+        let mut written = std::collections::HashSet::new();
+        for (seq, d) in std::mem::take(&mut self.hsa_rows) {
+            let i = by_seq.get(&seq).copied();
+            let cmd = i.and_then(|i| pass.rows[i].cmd_id);
+            let extdata = identities(cmd, Some((seq, d.queue_id, d.queue_index, d.correlation_id)));
+            let event = self.w().dispatch(&rocpd::Dispatch {
+                track: d.track,
+                kernel: d.kernel,
+                dispatch_id: seq,
+                start: d.start,
+                end: d.end,
+                grid: d.grid,
+                workgroup: d.workgroup,
+                private_segment: d.private_segment,
+                group_segment: d.group_segment,
+                region: &d.name,
+                correlation_id: cmd.unwrap_or(d.correlation_id),
+                extdata: &extdata,
+            })?;
+            if let Some(c) = cmd {
+                written.insert(c);
+            }
+            if let Some(i) = i {
+                self.pmc_values(d.agent, event, &pass.names, &derived, &values[i])?;
+            }
+        }
+        // The timed NDRanges whose dispatch has no row of its own: their
+        // device times from the runtime's events.
+        let offsets = end.offsets();
+        for c in commands.iter().filter(|c| c.status == 0 && c.kernel.is_some() && !written.contains(&c.cmd_id)) {
+            let off = offsets.get(&c.queue).map_or(0, |o| o.0);
+            let start = crate::devtime::on_host(c.start, off);
+            let agent = self.agent_of(Err(&c.device), "GPU")?;
+            let track = self.queue_track(agent, c.queue, format!("{} queue {:016X}", c.device, c.queue))?;
+            let dim = |v: &[usize], i: usize| v.get(i).map_or(1, |x| *x as u64);
+            let local = c.local.clone().unwrap_or_default();
+            let kernel = self.kernel_symbol(agent, c.kernel.as_deref().unwrap_or_default(), 0)?;
+            let i = by_cmd.get(&c.cmd_id).copied();
+            // Its dispatch was not timed: no doorbell correlation to name.
+            let hsa = i.and_then(|i| pass.rows[i].hsa.as_ref()).map(|h| (h.seq, h.queue_id, h.queue_index, 0));
+            let event = self.w().dispatch(&rocpd::Dispatch {
+                track,
+                kernel,
+                dispatch_id: c.cmd_id,
+                start,
+                end: start + c.duration_ns(),
+                grid: [dim(&c.global, 0), dim(&c.global, 1), dim(&c.global, 2)],
+                workgroup: [dim(&local, 0), dim(&local, 1), dim(&local, 2)],
+                private_segment: 0,
+                group_segment: 0,
+                region: c.api,
+                correlation_id: c.cmd_id,
+                extdata: &identities(Some(c.cmd_id), hsa),
+            })?;
+            if let Some(i) = i.filter(|i| pass.rows[*i].hsa.is_some()) {
+                self.pmc_values(agent, event, &pass.names, &derived, &values[i])?;
+            }
+        }
+        Ok(())
+    }
+
+    /// One dispatch's counter values, a `rocpd_pmc_event` per requested
+    /// metric that has one, named as requested (`SQ_WAVES`, as rocprofv3
+    /// writes them).
+    fn pmc_values(
+        &mut self,
+        agent: i64,
+        event: i64,
+        names: &[String],
+        derived: &[bool],
+        values: &[Option<f64>],
+    ) -> Result<(), Error> {
+        for ((name, derived), value) in names.iter().zip(derived).zip(values) {
+            let Some(value) = value else { continue };
+            let pmc = match self.pmcs.get(&(agent, name.clone())) {
                 Some(&p) => p,
                 None => {
-                    let e = crate::hsa::aqlprofile::unpack(packed);
-                    let label = crate::metrics::event_label(&e);
                     let (nid, pid) = (self.w().nid, self.pid);
                     let p = self.w().insert(
                         "rocpd_info_pmc",
                         &["nid", "pid", "agent_id", "target_arch", "name", "symbol", "value_type", "is_derived"],
-                        params![nid, pid, agent, "GPU", label, label, "ABS", 0],
+                        params![nid, pid, agent, "GPU", name, name, "ABS", *derived as i64],
                     )?;
-                    self.pmcs.insert((agent, packed), p);
+                    self.pmcs.insert((agent, name.clone()), p);
                     p
                 }
             };
-            self.w().insert("rocpd_pmc_event", &["event_id", "pmc_id", "value"], params![event, pmc, value as f64])?;
+            self.w().insert("rocpd_pmc_event", &["event_id", "pmc_id", "value"], params![event, pmc, *value])?;
         }
         Ok(())
     }
 
     fn record_or_err(&mut self, v: &View<'_>) -> Result<(), Error> {
+        self.collector.record(v);
         match v.header.kind {
             KIND_OPENCL_CALL | KIND_HSA_CALL => self.call(v),
             KIND_HSA_DISPATCH => self.dispatch(v),
@@ -334,65 +469,40 @@ impl Rocpd {
                 self.descriptors.insert(v.header.cmd_id, crate::decode::kernel_descriptor(v));
                 Ok(())
             }
-            KIND_HSA_COUNTERS => {
-                self.counters.insert(v.header.cmd_id, Counters::of(v).values);
-                while self.counters.len() > COUNTERS_KEPT {
-                    self.counters.pop_first();
-                }
-                Ok(())
-            }
             _ => Ok(()),
         }
     }
 
-    /// The OpenCL commands, known at the end: kernels as dispatches and
-    /// transfers as memory copies, as the summary's tables count them.
+    /// The OpenCL commands, known at the end: kernels as dispatches (with
+    /// the HSA dispatches, [`Self::dispatches`]) and transfers as memory
+    /// copies, as the summary's tables count them.
     fn commands(&mut self, end: &End<'_>) -> Result<(), Error> {
         let mut all = Vec::new();
         crate::devtime::for_each(|c| all.push(c));
+        self.dispatches(&all, end)?;
         let offsets = end.offsets();
         for c in all.into_iter().filter(|c| c.status == 0) {
+            let (Some(dir), Some(bytes)) = (c.direction(), c.bytes) else { continue };
             let off = offsets.get(&c.queue).map_or(0, |o| o.0);
-            let (start, stop) =
-                (crate::devtime::on_host(c.start, off), crate::devtime::on_host(c.start, off) + c.duration_ns());
+            let start = crate::devtime::on_host(c.start, off);
             let agent = self.agent_of(Err(&c.device), "GPU")?;
             let track = self.queue_track(agent, c.queue, format!("{} queue {:016X}", c.device, c.queue))?;
-            if let Some(k) = &c.kernel {
-                let dim = |v: &[usize], i: usize| v.get(i).map_or(1, |x| *x as u64);
-                let local = c.local.clone().unwrap_or_default();
-                let kernel = self.kernel_symbol(agent, k, 0)?;
-                self.w().dispatch(&rocpd::Dispatch {
-                    track,
-                    kernel,
-                    dispatch_id: c.cmd_id,
-                    start,
-                    end: stop,
-                    grid: [dim(&c.global, 0), dim(&c.global, 1), dim(&c.global, 2)],
-                    workgroup: [dim(&local, 0), dim(&local, 1), dim(&local, 2)],
-                    private_segment: 0,
-                    group_segment: 0,
-                    region: c.api,
-                    correlation_id: c.cmd_id,
-                })?;
-            }
-            if let (Some(dir), Some(bytes)) = (c.direction(), c.bytes) {
-                let (src, dst) = match dir {
-                    "device to host" => (agent, self.host_agent),
-                    "host to device" => (self.host_agent, agent),
-                    _ => (agent, agent),
-                };
-                let name = c.api.trim_start_matches("clEnqueue").to_string();
-                self.w().copy(&rocpd::Copy {
-                    track,
-                    name: &name,
-                    start,
-                    end: stop,
-                    src_agent: src,
-                    dst_agent: dst,
-                    size: bytes,
-                    correlation_id: c.cmd_id,
-                })?;
-            }
+            let (src, dst) = match dir {
+                "device to host" => (agent, self.host_agent),
+                "host to device" => (self.host_agent, agent),
+                _ => (agent, agent),
+            };
+            let name = c.api.trim_start_matches("clEnqueue").to_string();
+            self.w().copy(&rocpd::Copy {
+                track,
+                name: &name,
+                start,
+                end: start + c.duration_ns(),
+                src_agent: src,
+                dst_agent: dst,
+                size: bytes,
+                correlation_id: c.cmd_id,
+            })?;
         }
         Ok(())
     }
@@ -476,6 +586,8 @@ impl Sink for Rocpd {
             KIND_HSA_AGENT,
             KIND_HSA_COUNTERS,
             KIND_HSA_KERNEL,
+            KIND_KERNEL_INFO,
+            KIND_COUNTER_PLAN,
         ])
     }
 

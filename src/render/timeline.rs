@@ -43,7 +43,16 @@ pub struct Timeline {
     /// thread. Without timestamps no dispatch is drawn, so the map is kept
     /// to the last [`COUNTERS_KEPT`].
     counters: BTreeMap<u64, String>,
+    /// Every HSA dispatch drawn: seq → (track tid, slice start µs), for the
+    /// arrows from the NDRanges they were.
+    drawn: HashMap<u64, (usize, f64)>,
+    /// The NDRanges and HSA dispatches, joined at the end as the counter
+    /// files join them.
+    pairing: crate::counters::collect::Collector,
 }
+
+/// The record kinds the NDRange-to-dispatch join reads.
+const PAIRING: Kinds = Kinds::of(crate::counters::collect::PAIR_KINDS);
 
 /// HSA queue tracks take tids from here on, after OpenCL's queues (1, 2, …).
 const HSA_QUEUE_TID0: usize = 1 << 20;
@@ -76,6 +85,8 @@ impl Timeline {
             hsa_stores: HashMap::new(),
             hsa_dispatches: Vec::new(),
             counters: BTreeMap::new(),
+            drawn: HashMap::new(),
+            pairing: Default::default(),
         };
         t.event(&format!(
             "{{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":{pid},\"args\":{{\"name\":\"host (pid {pid})\"}}}}"
@@ -197,6 +208,26 @@ impl Timeline {
         ));
         if call != 0 {
             self.hsa_dispatches.push((by, call, h.cmd_id, tid, ts));
+        }
+        self.drawn.insert(h.cmd_id, (tid, ts));
+    }
+
+    /// The flow arrows from each `clEnqueueNDRangeKernel` to the HSA
+    /// dispatch it became, by the counter files' join (kernel, sizes and
+    /// command order, never time): AMD's runtime writes the packet from a
+    /// thread of its own, so no call of the enqueuing thread submits it.
+    fn ndrange_flows(&mut self, commands: Vec<Command>) {
+        let pairs = std::mem::take(&mut self.pairing).pairs(commands);
+        let dpid = self.pid + DEVICE_PID_OFFSET;
+        for (cmd, seq) in pairs {
+            let (Some(&(htid, hts)), Some(&(tid, ts))) = (self.enqueues.get(&cmd), self.drawn.get(&seq)) else {
+                continue;
+            };
+            // Flow ids apart from OpenCL's command ids and the doorbells'.
+            let id = (1u64 << 61) | cmd;
+            let fts = ts.max(hts);
+            self.event(&format!("{{\"name\":\"ndrange\",\"cat\":\"flow\",\"ph\":\"s\",\"id\":{id},\"ts\":{hts:.3},\"pid\":{},\"tid\":{htid},\"args\":{{\"cmd\":{cmd},\"dispatch\":{seq}}}}}", self.pid));
+            self.event(&format!("{{\"name\":\"ndrange\",\"cat\":\"flow\",\"ph\":\"f\",\"bp\":\"e\",\"id\":{id},\"ts\":{fts:.3},\"pid\":{dpid},\"tid\":{tid},\"args\":{{\"cmd\":{cmd},\"dispatch\":{seq}}}}}"));
         }
     }
 
@@ -340,17 +371,33 @@ fn counter_args(v: &View<'_>) -> String {
 
 impl Sink for Timeline {
     fn kinds(&self) -> Kinds {
-        Kinds::of(&[KIND_OPENCL_CALL, KIND_HSA_CALL, KIND_HSA_DISPATCH, rec::KIND_HSA_COUNTERS, rec::KIND_WINDOW])
+        Kinds::of(&[
+            KIND_OPENCL_CALL,
+            KIND_HSA_CALL,
+            KIND_HSA_DISPATCH,
+            rec::KIND_HSA_COUNTERS,
+            rec::KIND_WINDOW,
+            rec::KIND_KERNEL_INFO,
+            rec::KIND_HSA_KERNEL,
+        ])
     }
 
     fn record(&mut self, v: &View<'_>) {
         if v.returned() {
-            self.add(v);
+            if PAIRING.has(v.header.kind) {
+                self.pairing.record(v);
+            }
+            if v.header.kind != rec::KIND_KERNEL_INFO && v.header.kind != rec::KIND_HSA_KERNEL {
+                self.add(v);
+            }
         }
     }
 
     fn finish(mut self: Box<Self>, end: &End<'_>, results: &mut Results) {
         self.device(end.offsets());
+        let mut commands = Vec::new();
+        devtime::for_each(|c| commands.push(c));
+        self.ndrange_flows(commands);
         if let Some(m) = results.memory.as_ref().filter(|m| m.asked.trace) {
             self.memory(m);
         }

@@ -1,6 +1,7 @@
 """Dumps the slices of a .pftrace, in the order they begin, one JSON object a line:
 track uuid, name and category (interned ids resolved on their sequence),
-begin and end (ns), the flow ids it starts or joins. For tests that
+begin and end (ns), the flow ids it starts or joins, and its arguments
+(debug annotations, by name). For tests that
 compare where slices lie (tests/hsa_clock.rs).
 
 Usage: slices.py FILE
@@ -12,7 +13,7 @@ from perfetto.protos.perfetto.trace import perfetto_trace_pb2 as pb
 
 trace = pb.Trace()
 trace.ParseFromString(open(sys.argv[1], "rb").read())
-names, cats = {}, {}
+names, cats, anns = {}, {}, {}
 open_by_track = {}
 begun = []
 for p in trace.packet:
@@ -22,6 +23,8 @@ for p in trace.packet:
             names[(seq, e.iid)] = e.name
         for c in p.interned_data.event_categories:
             cats[(seq, c.iid)] = c.name
+        for a in p.interned_data.debug_annotation_names:
+            anns[(seq, a.iid)] = a.name
     if not p.HasField("track_event"):
         continue
     e = p.track_event
@@ -29,7 +32,9 @@ for p in trace.packet:
         name = e.name if e.HasField("name") else names[(seq, e.name_iid)]
         cat = cats[(seq, e.category_iids[0])] if e.category_iids else ""
         s = {"track": e.track_uuid, "name": name, "cat": cat, "ts": p.timestamp,
-             "flows": list(e.flow_ids) + list(e.terminating_flow_ids)}
+             "flows": list(e.flow_ids) + list(e.terminating_flow_ids),
+             "args": {anns[(seq, a.name_iid)]: (a.uint_value if a.HasField("uint_value") else a.string_value)
+                      for a in e.debug_annotations}}
         open_by_track.setdefault(e.track_uuid, []).append(s)
         begun.append(s)
     elif e.type == pb.TrackEvent.TYPE_SLICE_END:

@@ -33,6 +33,7 @@ for path in sys.argv[2:]:
             "(SELECT 1 FROM regions R WHERE R.correlation_id = K.correlation_id)"
         ).fetchone()[0]
         out["pmc_events"] = db.execute("SELECT COUNT(*) FROM pmc_events").fetchone()[0]
+        out["pmc_names"] = [r[0] for r in db.execute("SELECT DISTINCT name FROM pmc_events ORDER BY name")]
         out["top"] = db.execute("SELECT COUNT(*), SUM(total_calls) FROM top").fetchone()
         # The memory trace's rows, in the order written.
         out["memory_allocations"] = [

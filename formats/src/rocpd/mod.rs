@@ -66,6 +66,8 @@ pub struct Dispatch<'a> {
     pub group_segment: u64,
     pub region: &'a str,
     pub correlation_id: u64,
+    /// A JSON object of what the table has no column for.
+    pub extdata: &'a str,
 }
 
 pub struct Copy<'a> {
@@ -215,6 +217,7 @@ impl Writer {
                 "grid_size_z",
                 "region_name_id",
                 "event_id",
+                "extdata",
             ],
             params![
                 d.track,
@@ -231,7 +234,8 @@ impl Writer {
                 gy,
                 gz,
                 region,
-                event
+                event,
+                d.extdata
             ],
         )?;
         Ok(event)
@@ -316,6 +320,7 @@ mod tests {
             group_segment: 0,
             region: "vecadd",
             correlation_id: 3,
+            extdata: "{}",
         };
         w.dispatch(&d).unwrap();
         let agent = w.insert("rocpd_info_agent", &["nid", "pid", "type"], params![node, 77, "GPU"]).unwrap();

@@ -35,7 +35,8 @@ fn an_answer_without_a_size_pointer_is_what_the_driver_wrote() {
         let units = printed("units ");
         let (_, dev_name) = printed("name ").split_once(' ').unwrap();
         let entries = apilog::read(&o.stderr).unwrap();
-        let calls: Vec<&Call> = entries.iter().filter_map(|e| if let Entry::Call(c) = e { Some(c) } else { None }).collect();
+        let calls: Vec<&Call> =
+            entries.iter().filter_map(|e| if let Entry::Call(c) = e { Some(c) } else { None }).collect();
         // A 4-byte answer in a 64-byte buffer: four bytes captured, which
         // the log shows as the number (the whole buffer would be 64 bytes
         // of hex, the fill's among them).

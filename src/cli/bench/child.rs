@@ -278,8 +278,7 @@ pub fn child(what: &str, iterations: u64) -> Result<(), String> {
             Some(path) => Some(own_objects(path)?),
             None => None,
         };
-        let (dp, dd, dk, de) =
-            own.as_ref().map_or((p, dev, k, ev), |o| (o.platform, o.device, o.kernel, o.event));
+        let (dp, dd, dk, de) = own.as_ref().map_or((p, dev, k, ev), |o| (o.platform, o.device, o.kernel, o.event));
         // Each cheap call, and the driver's own entry beside it (`direct`:
         // its dispatch slot), and this process's clock read.
         let gpi: unsafe extern "C" fn(Fp, u32, usize, *mut u8, *mut usize) -> i32 =
@@ -380,21 +379,33 @@ unsafe fn info_shapes(cl: &Cl, (p, dev): (Fp, Fp), direct: (Fp, Fp), reps: usize
     const MAX_COMPUTE_UNITS: u32 = 0x1002;
     let mut buf = [0u8; 256];
     let mut size = 0usize;
-    let (b, sz, none) = (buf.as_mut_ptr(), &mut size as *mut usize, std::ptr::null_mut::<usize>());
-    let rows: [(&str, Info, Info, (Fp, Fp), u32, usize, *mut u8, *mut usize); 7] = [
-        ("clGetPlatformInfo.name", cl.get_platform_info, gpi, (p, direct.0), PLATFORM_NAME, 256, b, sz),
-        ("clGetPlatformInfo.name.NULL", cl.get_platform_info, gpi, (p, direct.0), PLATFORM_NAME, 256, b, none),
-        ("clGetPlatformInfo.size", cl.get_platform_info, gpi, (p, direct.0), PLATFORM_NAME, 0, std::ptr::null_mut(), sz),
-        ("clGetDeviceInfo.name", cl.get_device_info, gdi, (dev, direct.1), DEVICE_NAME, 256, b, sz),
-        ("clGetDeviceInfo.name.NULL", cl.get_device_info, gdi, (dev, direct.1), DEVICE_NAME, 256, b, none),
-        ("clGetDeviceInfo.uint", cl.get_device_info, gdi, (dev, direct.1), MAX_COMPUTE_UNITS, 4, b, sz),
-        ("clGetDeviceInfo.uint.NULL", cl.get_device_info, gdi, (dev, direct.1), MAX_COMPUTE_UNITS, 4, b, none),
+    // (row, on the platform (else the device), what, buffer's size, a size pointer)
+    const SHAPES: [(&str, bool, u32, usize, bool); 7] = [
+        ("clGetPlatformInfo.name", true, PLATFORM_NAME, 256, true),
+        ("clGetPlatformInfo.name.NULL", true, PLATFORM_NAME, 256, false),
+        ("clGetPlatformInfo.size", true, PLATFORM_NAME, 0, true),
+        ("clGetDeviceInfo.name", false, DEVICE_NAME, 256, true),
+        ("clGetDeviceInfo.name.NULL", false, DEVICE_NAME, 256, false),
+        ("clGetDeviceInfo.uint", false, MAX_COMPUTE_UNITS, 4, true),
+        ("clGetDeviceInfo.uint.NULL", false, MAX_COMPUTE_UNITS, 4, false),
     ];
-    for (name, through, own, (obj, own_obj), param, cap, value, size_ret) in rows {
+    for (name, on_platform, param, cap, sized) in SHAPES {
+        let (through, own, obj, own_obj) = if on_platform {
+            (cl.get_platform_info, gpi, p, direct.0)
+        } else {
+            (cl.get_device_info, gdi, dev, direct.1)
+        };
+        let value = if cap == 0 { std::ptr::null_mut() } else { buf.as_mut_ptr() };
+        let size_ret = if sized { &mut size as *mut usize } else { std::ptr::null_mut() };
         if through(obj, param, cap, value, size_ret) != 0 {
             return Err(format!("{name}: the query failed"));
         }
-        let (r, d) = time_pair(reps, n, || through(obj, param, cap, value, size_ret), || own(own_obj, param, cap, value, size_ret));
+        let (r, d) = time_pair(
+            reps,
+            n,
+            || through(obj, param, cap, value, size_ret),
+            || own(own_obj, param, cap, value, size_ret),
+        );
         println!("{name} {r}\n{name}.direct {d}");
     }
     Ok(())

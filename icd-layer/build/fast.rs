@@ -92,7 +92,7 @@ pub(crate) fn record_path(s: &mut String, f: &Function) {
     writeln!(s, "#[inline(never)] #[allow(non_snake_case, unused_variables, clippy::all)]").unwrap();
     writeln!(s, "unsafe extern \"C\" fn record_{}({params}) -> {ret} {{", layer_fn(f)).unwrap();
     writeln!(s, "    let f: {fty} = ::core::mem::transmute(crate::opencl::next::NEXT.get({slot}));").unwrap();
-    writeln!(s, "    let __app = {};", arg_words(f)).unwrap();
+    s.push_str(&app_decl(f));
     writeln!(
         s,
         "    crate::bracket::recorded::<{}, _, _>(::cltap::meta::described::{}, &__app, || f({args}), |r| {})",

@@ -52,7 +52,7 @@ pub(crate) fn icd_wrapper(s: &mut String, f: &Function, id: usize, ext: Option<u
     writeln!(s, "unsafe extern \"C\" fn body_icd_{}({params}) -> {ret} {{", f.name).unwrap();
     writeln!(s, "    let hs = crate::opencl::icd::handles();").unwrap();
     // The log shows the application's view: its handles, its pointers.
-    writeln!(s, "    let __app = {};", arg_words(f)).unwrap();
+    s.push_str(&app_decl(f));
     // Before the call: the driver must see its own handles.
     for p in &f.params {
         let n = &p.name;
@@ -111,13 +111,9 @@ pub(crate) fn icd_wrapper(s: &mut String, f: &Function, id: usize, ext: Option<u
                 // the application's NULLs where it validates them.
                 writeln!(s, "    let {c} = if {c}.is_null() && !{n}.is_null() {{ &mut __count_{c} as *mut _ as *mut ::core::ffi::c_void }} else {{ {c} }};").unwrap();
             }
-            Role::InfoResult { .. } => {
-                // The answer's length is needed to translate it; the driver
-                // writes it to a local when the application passed NULL.
-                let sr = size_ret_param(f);
-                writeln!(s, "    let mut __size_ret: usize = 0;").unwrap();
-                writeln!(s, "    let {sr} = if {sr}.is_null() && !{n}.is_null() {{ &mut __size_ret as *mut usize as *mut ::core::ffi::c_void }} else {{ {sr} }};").unwrap();
-            }
+            // An info answer's length, needed to translate it, the driver
+            // writes to cltap's slot where the application passed NULL
+            // (`app_decl`).
             _ => {}
         }
     }

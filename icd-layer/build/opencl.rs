@@ -199,6 +199,27 @@ pub(crate) fn arg_words(f: &Function) -> String {
     format!("[{}]", w.join(", "))
 }
 
+/// The statements that declare `__app`, the application's argument words.
+/// An info query's also get, one word past its arguments, the address of a
+/// size slot of cltap's, which the driver writes where the application
+/// passed no `*_size_ret`: the capture then copies the bytes the driver
+/// wrote, not the whole buffer the application lent (a name queried into
+/// 256 bytes is a few dozen), with no second call to learn the size. The
+/// record's words stay the application's (`cltap::trace::capture`).
+pub(crate) fn app_decl(f: &Function) -> String {
+    let info = f.params.iter().find_map(|p| match &p.role {
+        Role::InfoResult { size } => Some((p.name.as_str(), size.as_str())),
+        _ => None,
+    });
+    let Some((value, size)) = info else { return format!("    let __app = {};\n", arg_words(f)) };
+    let sr = size_ret_param(f);
+    let w: Vec<String> = f.params.iter().map(|p| format!("{} as u64", p.name)).collect();
+    format!(
+        "    let mut __size_ret: usize = {size} as usize;\n    let __sr_slot: *mut usize = &mut __size_ret;\n    let __app = [{}, __sr_slot as u64];\n    let {sr} = if {sr}.is_null() && !{value}.is_null() {{ __sr_slot as *mut ::core::ffi::c_void }} else {{ {sr} }};\n",
+        w.join(", ")
+    )
+}
+
 pub(crate) fn ret_word(f: &Function) -> &'static str {
     match f.ret {
         RetKind::Void => "0u64",
@@ -271,7 +292,7 @@ pub(crate) fn layer_wrapper(s: &mut String, f: &Function, id: usize, ext: Option
     writeln!(s, "    if f.is_null() {{ crate::bracket::missing({id}); {} }}", fail_with(f, "-59")).unwrap();
     writeln!(s, "    let f: {fty} = ::core::mem::transmute(f);").unwrap();
     // The log shows the application's arguments, not cltap's substitutes.
-    writeln!(s, "    let __app = {};", arg_words(f)).unwrap();
+    s.push_str(&app_decl(f));
     forward(s, f, id, &args);
     bracket_exit(s, f, id);
     programs_notes(s, f);

@@ -278,6 +278,9 @@ pub fn open_record(
 /// # Safety
 /// `args` must be the call's arguments as the application passed them, and
 /// every pointer among them must be valid as the call's contract requires.
+/// An info query's may be followed by the address of the `size_t` its
+/// driver wrote the answer's size to, where the application passed no
+/// `*_size_ret` (0 if none).
 pub unsafe fn complete_record<const KIND: u16>(
     buf: &mut [u8],
     f: &'static FnMeta,
@@ -442,8 +445,13 @@ unsafe fn capture_one<S: Sink>(o: &mut S, f: &FnMeta, i: usize, p: &ParamMeta, o
         }
         Kind::Info { size, size_ret, .. } => {
             let cap = args[size] as usize;
-            let written =
-                size_ret.map(|k| args[k] as *const usize).filter(|p| !p.is_null()).map_or(cap, |p| (*p).min(cap));
+            // What the driver wrote: its answer's size, in the application's
+            // `*_size_ret` or, where it passed NULL, in the layer's slot
+            // whose address follows the arguments (`app_decl` in the layer's
+            // build); without either, the whole buffer.
+            let told = size_ret.map_or(0, |k| args[k]);
+            let told = if told == 0 { args.get(f.params.len()).copied().unwrap_or(0) } else { told };
+            let written = if told == 0 { cap } else { (*(told as *const usize)).min(cap) };
             o.bytes(i, Tag::Bytes, ptr, written.min(MAX_INFO), written as u64);
         }
         _ => {}

@@ -13,6 +13,7 @@ struct Cl {
     get_platform_ids: unsafe extern "C" fn(u32, *mut Fp, *mut u32) -> i32,
     get_platform_info: unsafe extern "C" fn(Fp, u32, usize, *mut u8, *mut usize) -> i32,
     get_device_ids: unsafe extern "C" fn(Fp, u64, u32, *mut Fp, *mut u32) -> i32,
+    get_device_info: unsafe extern "C" fn(Fp, u32, usize, *mut u8, *mut usize) -> i32,
     create_context: unsafe extern "C" fn(Fp, u32, *const Fp, Fp, Fp, *mut i32) -> Fp,
     create_queue: unsafe extern "C" fn(Fp, Fp, u64, *mut i32) -> Fp,
     create_program: unsafe extern "C" fn(Fp, u32, *const *const u8, *const usize, *mut i32) -> Fp,
@@ -32,10 +33,11 @@ struct Cl {
 
 /// Each entry point's name and its slot in an ICD dispatch table, in the
 /// order of `Cl`'s fields (the Khronos ICD table's order, a stable ABI).
-const ENTRIES: [(&str, usize); 17] = [
+const ENTRIES: [(&str, usize); 18] = [
     ("clGetPlatformIDs", 0),
     ("clGetPlatformInfo", 1),
     ("clGetDeviceIDs", 2),
+    ("clGetDeviceInfo", 3),
     ("clCreateContext", 4),
     ("clCreateCommandQueue", 9),
     ("clCreateProgramWithSource", 26),
@@ -77,6 +79,7 @@ impl Cl {
                 get_platform_ids: as_fn(next()?),
                 get_platform_info: as_fn(next()?),
                 get_device_ids: as_fn(next()?),
+                get_device_info: as_fn(next()?),
                 create_context: as_fn(next()?),
                 create_queue: as_fn(next()?),
                 create_program: as_fn(next()?),
@@ -275,7 +278,7 @@ pub fn child(what: &str, iterations: u64) -> Result<(), String> {
             Some(path) => Some(own_objects(path)?),
             None => None,
         };
-        let (dp, dk, de) = own.as_ref().map_or((p, k, ev), |o| (o.platform, o.kernel, o.event));
+        let (dp, dd, dk, de) = own.as_ref().map_or((p, dev, k, ev), |o| (o.platform, o.device, o.kernel, o.event));
         // Each cheap call, and the driver's own entry beside it (`direct`:
         // its dispatch slot), and this process's clock read.
         let gpi: unsafe extern "C" fn(Fp, u32, usize, *mut u8, *mut usize) -> i32 =
@@ -303,6 +306,7 @@ pub fn child(what: &str, iterations: u64) -> Result<(), String> {
             || gei(de, CL_EVENT_COMMAND_EXECUTION_STATUS, 4, stp, std::ptr::null_mut()),
         );
         println!("clGetEventInfo {r}\nclGetEventInfo.direct {d}");
+        info_shapes(&cl, (p, dev), (dp, dd), reps, iterations)?;
         if let Some(t) = super::host::rdtsc_ns() {
             println!("rdtsc {t}");
         }
@@ -360,6 +364,53 @@ pub fn child(what: &str, iterations: u64) -> Result<(), String> {
     Ok(())
 }
 
+/// The shapes in which applications ask for information, each timed
+/// through the loader and at the driver's own entry (on `direct`'s
+/// platform and device): a string into a 256-byte buffer with and without
+/// a size pointer, the string's size alone, and a fixed-size value with and
+/// without one. `NULL` in a row's name: no `param_value_size_ret`, the
+/// common way to ask for a name.
+unsafe fn info_shapes(cl: &Cl, (p, dev): (Fp, Fp), direct: (Fp, Fp), reps: usize, n: u64) -> Result<(), String> {
+    type Info = unsafe extern "C" fn(Fp, u32, usize, *mut u8, *mut usize) -> i32;
+    let gpi: Info = driver_entry(direct.0, slot("clGetPlatformInfo"))?;
+    let gdi: Info = driver_entry(direct.1, slot("clGetDeviceInfo"))?;
+    const PLATFORM_NAME: u32 = 0x0902;
+    const DEVICE_NAME: u32 = 0x102B;
+    const MAX_COMPUTE_UNITS: u32 = 0x1002;
+    let mut buf = [0u8; 256];
+    let mut size = 0usize;
+    // (row, on the platform (else the device), what, buffer's size, a size pointer)
+    const SHAPES: [(&str, bool, u32, usize, bool); 7] = [
+        ("clGetPlatformInfo.name", true, PLATFORM_NAME, 256, true),
+        ("clGetPlatformInfo.name.NULL", true, PLATFORM_NAME, 256, false),
+        ("clGetPlatformInfo.size", true, PLATFORM_NAME, 0, true),
+        ("clGetDeviceInfo.name", false, DEVICE_NAME, 256, true),
+        ("clGetDeviceInfo.name.NULL", false, DEVICE_NAME, 256, false),
+        ("clGetDeviceInfo.uint", false, MAX_COMPUTE_UNITS, 4, true),
+        ("clGetDeviceInfo.uint.NULL", false, MAX_COMPUTE_UNITS, 4, false),
+    ];
+    for (name, on_platform, param, cap, sized) in SHAPES {
+        let (through, own, obj, own_obj) = if on_platform {
+            (cl.get_platform_info, gpi, p, direct.0)
+        } else {
+            (cl.get_device_info, gdi, dev, direct.1)
+        };
+        let value = if cap == 0 { std::ptr::null_mut() } else { buf.as_mut_ptr() };
+        let size_ret = if sized { &mut size as *mut usize } else { std::ptr::null_mut() };
+        if through(obj, param, cap, value, size_ret) != 0 {
+            return Err(format!("{name}: the query failed"));
+        }
+        let (r, d) = time_pair(
+            reps,
+            n,
+            || through(obj, param, cap, value, size_ret),
+            || own(own_obj, param, cap, value, size_ret),
+        );
+        println!("{name} {r}\n{name}.direct {d}");
+    }
+    Ok(())
+}
+
 /// Runs `t` threads, thread `i` running `body(i)`, and prints how long
 /// they took together: the calling phase the throughput is timed over.
 fn calling<F: FnOnce() + Send + 'static>(t: u32, body: impl Fn(u32) -> F) -> Result<(), String> {
@@ -377,6 +428,7 @@ fn calling<F: FnOnce() + Send + 'static>(t: u32, body: impl Fn(u32) -> F) -> Res
 struct OwnObjects {
     _cl: Cl,
     platform: Fp,
+    device: Fp,
     kernel: Fp,
     event: Fp,
 }
@@ -389,7 +441,7 @@ unsafe fn own_objects(path: &str) -> Result<OwnObjects, String> {
     if err != 0 || event.is_null() {
         return Err(format!("{path}: clCreateUserEvent failed ({err})"));
     }
-    Ok(OwnObjects { _cl: cl, platform, kernel: s.k, event })
+    Ok(OwnObjects { _cl: cl, platform, device: s.dev, kernel: s.k, event })
 }
 
 /// A context, an in-order queue without profiling, and the kernel

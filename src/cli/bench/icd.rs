@@ -41,12 +41,12 @@ pub(super) fn icd_table(
     for (call, &v) in &ns {
         let Some(&(b, loader)) = base.get(call) else { continue };
         let within = ns.get(&format!("{call}.direct")).map_or("-".to_string(), |d| format!("{:+.1}", v - d - loader));
-        println!("{call:<26}{:>20}{within:>12}", format!("{v:.1} (+{:.1})", v - b));
+        println!("{call:<30}{:>20}{within:>12}", format!("{v:.1} (+{:.1})", v - b));
     }
     let floor = ns.get("rdtsc").map_or("-".to_string(), |t| format!("{:.1}", 2.0 * t + 15.0));
-    println!("{:<26}{:>20}{floor:>12}", "2 x rdtsc + 15, this run", "");
+    println!("{:<30}{:>20}{floor:>12}", "2 x rdtsc + 15, this run", "");
     let pace = ns.get("clSetKernelArg.direct").map_or("-".to_string(), |t| format!("{t:.1}"));
-    println!("{:<26}{:>20}{pace:>12}", "driver's clSetKernelArg", "");
-    println!("{:<26}{:>20}", "bytes per record (trace)", format!("{size:.1}"));
+    println!("{:<30}{:>20}{pace:>12}", "driver's clSetKernelArg", "");
+    println!("{:<30}{:>20}", "bytes per record (trace)", format!("{size:.1}"));
     Ok(())
 }

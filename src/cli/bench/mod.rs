@@ -265,13 +265,13 @@ fn calls_table(spawn: &Spawn, layer: &Path, driver: &Path, iterations: u64, out:
     }
     let calls: Vec<String> = ns.keys().filter(|(m, _)| *m == "no layer").map(|(_, c)| c.clone()).collect();
     println!("ns per call on {} (min over repetitions; added = over no layer)", driver.display());
-    print!("{:<26}", "call");
+    print!("{:<30}", "call");
     for (m, _) in MODES {
         print!("{:>20}", m);
     }
     println!();
     for c in &calls {
-        print!("{c:<26}");
+        print!("{c:<30}");
         let base = ns[&("no layer", c.clone())];
         for (m, _) in MODES {
             let v = ns[&(*m, c.clone())];
@@ -283,7 +283,7 @@ fn calls_table(spawn: &Spawn, layer: &Path, driver: &Path, iterations: u64, out:
         }
         println!();
     }
-    print!("{:<26}", "bytes per record (trace)");
+    print!("{:<30}", "bytes per record (trace)");
     for (m, _) in MODES {
         print!("{:>20}", sizes.get(m).copied().flatten().map_or("-".to_string(), |b| format!("{b:.1}")));
     }
@@ -311,7 +311,7 @@ fn in_process(ns: &BTreeMap<(&str, String), f64>, direct: &BTreeMap<(&str, Strin
     println!();
     println!("the same within each run: the call over the driver's own entry (its dispatch slot, called alternately in the same process), less the same in the no-layer run (the loader's own)");
     let layered: Vec<&str> = MODES.iter().map(|(m, _)| *m).filter(|m| *m != "no layer").collect();
-    print!("{:<26}", "call");
+    print!("{:<30}", "call");
     for m in &layered {
         print!("{:>20}", m);
     }
@@ -321,14 +321,14 @@ fn in_process(ns: &BTreeMap<(&str, String), f64>, direct: &BTreeMap<(&str, Strin
         ns.get(&key).zip(direct.get(&key)).map(|(a, b)| a - b)
     };
     for c in calls {
-        print!("{c:<26}");
+        print!("{c:<30}");
         let loader = over("no layer", c).unwrap_or(f64::NAN);
         for m in &layered {
             print!("{:>20}", over(m, c).map_or("-".to_string(), |v| format!("{:+.1}", v - loader)));
         }
         println!();
     }
-    print!("{:<26}", "2 x rdtsc + 15, this run");
+    print!("{:<30}", "2 x rdtsc + 15, this run");
     for m in &layered {
         print!("{:>20}", clock.get(m).map_or("-".to_string(), |t| format!("{:.1}", 2.0 * t + 15.0)));
     }
@@ -337,7 +337,7 @@ fn in_process(ns: &BTreeMap<(&str, String), f64>, direct: &BTreeMap<(&str, Strin
     // a whole process now and then runs about a third slower, its clock
     // reads and the driver's calls alike, and a recorded call by more.
     let pace = "clSetKernelArg".to_string();
-    print!("{:<26}", "driver's clSetKernelArg");
+    print!("{:<30}", "driver's clSetKernelArg");
     for m in &layered {
         print!("{:>20}", direct.get(&(*m, pace.clone())).map_or("-".to_string(), |t| format!("{t:.1}")));
     }
@@ -385,7 +385,7 @@ fn stream_table(spawn: &Spawn, n: u64, out: &Path) -> Result<(), String> {
         "stream of {n} small kernels ({} work-items each) back to back, then one clFinish: host µs per enqueue, clFinish included (min of 7 after a warm-up)",
         child::STREAM_ITEMS
     );
-    println!("{:<26}{:>20}{:>20}", "mode", "no app event", "app event");
+    println!("{:<30}{:>20}{:>20}", "mode", "no app event", "app event");
     let us_of = |events: &str, env: &[(&str, &str)], layered: bool| -> Result<f64, String> {
         let text = spawn(&format!("stream:{n}:{events}"), env, layered, 0)?;
         let _ = clean(out);
@@ -398,7 +398,7 @@ fn stream_table(spawn: &Spawn, n: u64, out: &Path) -> Result<(), String> {
     let mut base = [f64::NAN; 2];
     let mut timing = [f64::NAN; 2];
     for (mode, env) in STREAM_MODES {
-        print!("{mode:<26}");
+        print!("{mode:<30}");
         for (i, ev) in ["none", "event"].iter().enumerate() {
             let us = us_of(ev, env, *mode != "no layer").map_err(|e| format!("{mode}: {e}"))?;
             if *mode == "no layer" {
@@ -422,10 +422,10 @@ fn stream_table(spawn: &Spawn, n: u64, out: &Path) -> Result<(), String> {
     let mut floor = f64::NAN;
     for (label, ev) in [("  unread", "profiled"), ("  read", "read")] {
         floor = us_of(ev, &[], false).map_err(|e| format!("profiled events: {e}"))?;
-        println!("{label:<26}{:>20}", format!("{floor:.2} ({:+.2})", floor - base[0]));
+        println!("{label:<30}{:>20}", format!("{floor:.2} ({:+.2})", floor - base[0]));
     }
     println!(
-        "{:<26}{:>20}{:>20}",
+        "{:<30}{:>20}{:>20}",
         "device timing over read",
         format!("{:+.2}", timing[0] - floor),
         format!("{:+.2}", timing[1] - floor)

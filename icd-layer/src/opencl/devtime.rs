@@ -20,7 +20,6 @@ use super::handles;
 use cltap::devtime::cl::{CL_EVENT_COMMAND_EXECUTION_STATUS, CL_EVENT_COMMAND_TYPE, CL_PROFILING_COMMAND_QUEUED};
 use cltap::devtime::clock::{self, HostSample};
 use cltap::devtime::enqueue::{self, Counters, QueueInfo};
-use cltap::devtime::kernels;
 use cltap::devtime::memo::Memo;
 use cltap::devtime::pending::{self, Held, QueueList, OUTSTANDING};
 use cltap::devtime::queues::{self, AppQueue, CL_QUEUE_PROPERTIES, CL_QUEUE_PROPERTIES_ARRAY};
@@ -35,7 +34,12 @@ const OUT_OF_ORDER: u64 = 1;
 const CL_DEVICE_TYPE_CPU: u64 = 2;
 const CL_COMPLETE: i32 = 0;
 const CL_EVENT_REFERENCE_COUNT: u32 = 0x11D2;
-const CL_KERNEL_REFERENCE_COUNT: u32 = 0x1192;
+
+mod fork;
+mod kernels;
+use fork::fork_handlers;
+use kernels::kernel_name;
+pub use kernels::{kernel_refs, kernel_released, kernels_made};
 
 static READER: Reader = Reader::new();
 static QUEUE_INFO: Memo<Arc<QueueInfo>> = Memo::new();
@@ -47,52 +51,6 @@ static REFUSES: Memo<bool> = Memo::new();
 /// Per driver: whether it returns the terminator for a queue made with the
 /// empty list `{0}` (PoCL and Intel do, NVIDIA answers with no entries).
 static EMPTY_LIST_TERMINATOR: Memo<bool> = Memo::new();
-
-/// The memos above, and `cltap::devtime`'s state, across `fork`: taken
-/// before it in a fixed order, released in the parent and in the child
-/// (see `cltap::devtime::fork`). Registered on device timing's first use.
-fn fork_handlers() {
-    static ONCE: std::sync::Once = std::sync::Once::new();
-    extern "C" fn prepare() {
-        cltap::devtime::fork::prepare();
-        // No code takes a lock while it holds one of these memos: they
-        // come after cltap's, in any order.
-        QUEUE_INFO.hold();
-        CLOCKS.hold();
-        REFUSES.hold();
-        EMPTY_LIST_TERMINATOR.hold();
-    }
-    /// # Safety
-    /// `prepare` ran on this thread, and nothing was released since.
-    unsafe fn release_memos() {
-        EMPTY_LIST_TERMINATOR.release();
-        REFUSES.release();
-        CLOCKS.release();
-        QUEUE_INFO.release();
-    }
-    extern "C" fn parent() {
-        // SAFETY: `prepare` ran on this thread.
-        unsafe {
-            release_memos();
-            cltap::devtime::fork::parent();
-        }
-    }
-    extern "C" fn child() {
-        // The parent's reader thread is not in the child: the child's
-        // first timed enqueue starts its own.
-        READER.forget();
-        // SAFETY: `prepare` ran on this thread, the child's only one.
-        unsafe {
-            release_memos();
-            cltap::devtime::fork::child();
-        }
-    }
-    // SAFETY: plain functions, registered once; they take and release
-    // cltap's own locks only.
-    ONCE.call_once(|| unsafe {
-        libc::pthread_atfork(Some(prepare), Some(parent), Some(child));
-    });
-}
 
 pub unsafe fn remember_bits(queue: *mut c_void, app: u64) {
     if on() && !queue.is_null() {
@@ -394,49 +352,6 @@ unsafe fn read_list(list: &QueueList) {
         release(ev);
     }
     drop(reading);
-}
-
-unsafe fn kernel_name(kernel: *mut c_void) -> Option<String> {
-    if kernel.is_null() {
-        return None;
-    }
-    kernels::name(kernel as usize, || {
-        let f = info_fn(kernel, slot::clGetKernelInfo)?;
-        let mut buf = [0u8; 256];
-        let mut n = 0usize;
-        if f(kernel, 0x1190, buf.len(), buf.as_mut_ptr() as *mut c_void, &mut n) != 0 {
-            return None;
-        }
-        Some(enqueue::info_string(&buf, n))
-    })
-}
-
-/// Kernels were made (the driver's handles `ks`): a name kept for a
-/// released kernel at one of their addresses is not theirs.
-pub unsafe fn kernels_made(ks: *const *mut c_void, n: usize) {
-    if !on() || ks.is_null() {
-        return;
-    }
-    fork_handlers();
-    let ks = std::slice::from_raw_parts(ks as *const usize, n);
-    kernels::made(ks);
-}
-
-/// Before the application's `clReleaseKernel` (the driver's handle): the
-/// kernel's reference count, where a name is kept for it. Asked of the
-/// driver, which the application's count is: nothing changes it.
-pub unsafe fn kernel_refs(kernel: *mut c_void) -> Option<Option<u32>> {
-    if !on() || kernel.is_null() || !kernels::known(kernel as usize) {
-        return None;
-    }
-    Some(info_fn(kernel, slot::clGetKernelInfo).and_then(|f| read::<u32>(f, kernel, CL_KERNEL_REFERENCE_COUNT)))
-}
-
-/// After it: the name is forgotten with the kernel's last reference.
-pub fn kernel_released(kernel: *mut c_void, before: Option<Option<u32>>, status: i32) {
-    if let Some(before) = before {
-        kernels::released(kernel as usize, before, status);
-    }
 }
 
 type InfoFn = unsafe extern "C" fn(*mut c_void, u32, usize, *mut c_void, *mut usize) -> i32;

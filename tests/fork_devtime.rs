@@ -107,8 +107,10 @@ fn fork_while_timing(driver: Driver, mode: Mode, forks: usize, n: usize) {
 
 #[test]
 fn forks_while_the_reader_reads_and_a_thread_records_give_each_process_its_own_device_times() {
+    // PoCL only: Intel's CPU runtime is not fork-safe itself here. Without
+    // cltap, a child forked while the second thread's commands run hangs in
+    // it now and then (SIGALRM after 60 s; seen in 1 of 2 runs of 4 forks).
     for mode in [Mode::Layer, Mode::Icd] {
         fork_while_timing(Driver::Pocl, mode, 12, 40);
     }
-    fork_while_timing(Driver::Intel, Mode::Layer, 4, 40);
 }

@@ -206,6 +206,33 @@ fn fork_gives_each_process_its_own_log() {
 }
 
 #[test]
+fn threads_racing_to_make_a_forked_childs_trace_are_all_recorded() {
+    // In each child, 8 threads released at once make their first calls:
+    // one makes the child's trace, and the others' calls wait for it.
+    let dir = fresh_dir("fork-threads");
+    let (children, threads, each) = (6, 8, 200u64);
+    let o = run(cmd(
+        &["fork-threads", &children.to_string(), &threads.to_string(), &each.to_string()],
+        Loader::OclIcd,
+        Mode::Layer,
+        &dir,
+    ));
+    assert_eq!(o.code, Some(0), "{}", o.stderr);
+    let pids: Vec<&str> = o.stdout.lines().filter_map(|l| l.strip_prefix("child ")).collect();
+    assert_eq!(pids.len(), children);
+    for pid in pids {
+        let log = logs_in(&dir).into_iter().find(|p| p.to_string_lossy().contains(&format!(".{pid}.apilog"))).unwrap();
+        let (per, lines, (records, dropped)) = sizes_per_thread(&log);
+        assert_eq!((records, dropped), (lines, 0), "child {pid}: every call recorded, none dropped");
+        assert_eq!(lines, threads * each, "child {pid}: every call of every thread");
+        assert_eq!(per.keys().copied().collect::<Vec<u64>>(), (1..=threads).collect::<Vec<u64>>());
+        for (t, v) in per {
+            assert_eq!(v, (1..=each).collect::<Vec<u64>>(), "child {pid}, thread {t}");
+        }
+    }
+}
+
+#[test]
 fn log_switches_filter_and_destinations() {
     let dir = fresh_dir("switches");
     let mut c = cmd(&["golden"], Loader::OclIcd, Mode::Layer, &dir);

@@ -248,3 +248,40 @@ fn held_events_are_read_on_the_enqueue_path_when_the_application_never_waits() {
         runs[0].1
     );
 }
+
+#[test]
+fn a_kernel_made_at_a_released_kernels_address_is_timed_under_its_own_name() {
+    // tests/c/special/kernel_reuse.c: alpha, beta, gamma_k in turn, each
+    // made, launched once with a global size of its own (64, 128, 192) and
+    // released; most land at the address of the one released before.
+    let exe = special("kernel_reuse.c", "kernel_reuse");
+    let n = 60u64;
+    for mode in [Mode::Layer, Mode::Icd] {
+        let dir = scratch(&format!("kernel-reuse-{mode:?}"));
+        let mut c = command(&exe, &[&n.to_string()], &[Driver::Pocl], Loader::OclIcd, mode);
+        c.env("CLTAP_DEVICE_TIMING", "1").env("CLTAP_SUMMARY", "1").env("CLTAP_OUTPUT_DIR", &dir);
+        let o = run(c);
+        assert_eq!(o.code, Some(0), "{mode:?}: {}", o.stderr);
+        let reused: u64 = o.stdout.trim().strip_prefix("reused ").unwrap().parse().unwrap();
+        if mode == Mode::Layer {
+            // The application sees the driver's handles: the reuse happened.
+            assert!(reused > 0, "no kernel was made at a released one's address: the test shows nothing");
+        }
+        let s = summary(&dir);
+        let cmds = s["commands"].as_array().unwrap();
+        assert_eq!(cmds.len() as u64, n, "{mode:?}: every launch timed");
+        let mut ids: Vec<u64> = cmds.iter().map(|c| c["cmd_id"].as_u64().unwrap()).collect();
+        ids.sort();
+        ids.dedup();
+        assert_eq!(ids.len() as u64, n);
+        for c in cmds {
+            let want = match c["global"][0].as_u64().unwrap() {
+                64 => "alpha",
+                128 => "beta",
+                192 => "gamma_k",
+                g => panic!("global size {g}"),
+            };
+            assert_eq!(c["kernel"], want, "{mode:?}: command {}", c["cmd_id"]);
+        }
+    }
+}

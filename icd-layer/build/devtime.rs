@@ -12,6 +12,9 @@ pub(crate) fn devtime_kind(f: &Function) -> Option<&'static str> {
         "clGetEventInfo" => "event_info",
         "clFinish" | "clWaitForEvents" => "sync_after",
         "clReleaseCommandQueue" | "clReleaseContext" => "sync_before",
+        "clCreateKernel" | "clCloneKernel" => "kernel_made",
+        "clCreateKernelsInProgram" => "kernels_made",
+        "clReleaseKernel" => "kernel_release",
         n if n.starts_with("clEnqueue")
             && f.has_event_out()
             && f.params.first().is_some_and(|p| p.c_type == "cl_command_queue") =>
@@ -44,6 +47,10 @@ pub(crate) fn devtime_pre(s: &mut String, f: &Function) {
         }
         Some("sync_before") => {
             writeln!(s, "    crate::opencl::devtime::before_release();").unwrap();
+        }
+        Some("kernel_release") => {
+            writeln!(s, "    let __krefs = crate::opencl::devtime::kernel_refs(kernel as *mut ::core::ffi::c_void);")
+                .unwrap();
         }
         _ => {}
     }
@@ -95,6 +102,19 @@ pub(crate) fn devtime_post(s: &mut String, f: &Function) {
         }
         Some("sync_after") => {
             writeln!(s, "    crate::opencl::devtime::sync_point();").unwrap();
+        }
+        Some("kernel_made") => {
+            writeln!(s, "    if !r.is_null() {{ crate::opencl::devtime::kernels_made(&r as *const _ as *const *mut ::core::ffi::c_void, 1); }}").unwrap();
+        }
+        Some("kernels_made") => {
+            // Every entry the application's array has room for: those past
+            // the kernels made are the application's own words, and
+            // forgetting a name at such an address costs nothing.
+            writeln!(s, "    if r == 0 {{ crate::opencl::devtime::kernels_made(kernels as *const *mut ::core::ffi::c_void, num_kernels as usize); }}").unwrap();
+        }
+        Some("kernel_release") => {
+            writeln!(s, "    crate::opencl::devtime::kernel_released(kernel as *mut ::core::ffi::c_void, __krefs, r);")
+                .unwrap();
         }
         Some("event_info") => {
             writeln!(

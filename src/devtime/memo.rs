@@ -2,7 +2,7 @@
 //! a queue's context and device, a device's clock, a driver's answer to a
 //! probe. Keyed by the handle's address.
 
-use parking_lot::Mutex;
+use super::lock::{self, Mutex};
 use std::collections::HashMap;
 
 pub struct Memo<V>(Mutex<Option<HashMap<usize, V>>>);
@@ -23,6 +23,24 @@ impl<V: Clone> Memo<V> {
 
     pub fn insert(&self, key: usize, v: V) {
         self.0.lock().get_or_insert_with(HashMap::new).insert(key, v);
+    }
+
+    /// Locks the memo across a `fork` (see [`super::fork`]).
+    pub fn hold(&self) {
+        lock::hold(&self.0);
+    }
+
+    /// Unlocks what [`Memo::hold`] locked.
+    ///
+    /// # Safety
+    /// As [`lock::release`].
+    pub unsafe fn release(&self) {
+        lock::release(&self.0);
+    }
+
+    /// Whether a value is kept for `key`.
+    pub fn contains(&self, key: usize) -> bool {
+        self.with(key, |_| ()).is_some()
     }
 
     /// Forgets every key in `keys` (a new handle may sit at a released

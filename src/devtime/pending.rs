@@ -9,8 +9,8 @@
 //! ([`super::reader`]), woken at the application's synchronisation points
 //! and when a list grows past [`BOUND`], and at the end of the process.
 
+use super::lock::{self, Mutex};
 use super::Command;
-use parking_lot::Mutex;
 use std::cell::Cell;
 use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
@@ -81,6 +81,11 @@ impl Outstanding {
     pub fn get(&self) -> i64 {
         self.0.load(Ordering::Acquire)
     }
+
+    /// A forked child: the parent's commands are the parent's to count.
+    fn reset(&self) {
+        self.0.store(0, Ordering::Release);
+    }
 }
 
 impl Default for Outstanding {
@@ -97,6 +102,10 @@ pub struct Held {
     /// The driver's event handle.
     pub ev: usize,
     pub cmd: Command,
+    /// Held since before this process was forked: the parent's command,
+    /// which the parent times. The child only gives back cltap's reference
+    /// on its copy of the event once it has completed, and records nothing.
+    pub inherited: bool,
 }
 
 /// One queue's held events, in enqueue order.
@@ -117,11 +126,35 @@ pub struct QueueList {
 /// count one the driver has already dropped.
 static READING: AtomicU64 = AtomicU64::new(0);
 
+/// Reads under way, and whether a `fork` waits for them to end (no read
+/// begins meanwhile): a read's events are out of their lists, in the
+/// reading thread's hands, and a child forked then would never see them.
+static ACTIVE: AtomicUsize = AtomicUsize::new(0);
+static FORKING: AtomicBool = AtomicBool::new(false);
+
+/// How long a `fork` waits for reads to end: reads ask the driver about
+/// completed events and take microseconds, but one stuck in a driver must
+/// not hold the application's `fork` for ever (the child then misses that
+/// read's events, and only those).
+const FORK_WAITS: std::time::Duration = std::time::Duration::from_secs(1);
+
 /// Marks a read: its events are out of their lists until it is dropped.
 pub struct Reading(());
 
 impl Reading {
     pub fn begin() -> Reading {
+        loop {
+            // Dekker with `pause_reads`: either this read is seen there, or
+            // the fork is seen here and the read waits for its end.
+            ACTIVE.fetch_add(1, Ordering::SeqCst);
+            if !FORKING.load(Ordering::SeqCst) {
+                break;
+            }
+            ACTIVE.fetch_sub(1, Ordering::SeqCst);
+            while FORKING.load(Ordering::SeqCst) {
+                std::thread::yield_now();
+            }
+        }
         READING.fetch_add(1, Ordering::SeqCst);
         Reading(())
     }
@@ -130,7 +163,22 @@ impl Reading {
 impl Drop for Reading {
     fn drop(&mut self) {
         READING.fetch_add(1, Ordering::SeqCst);
+        ACTIVE.fetch_sub(1, Ordering::SeqCst);
     }
+}
+
+/// Before a `fork`: waits for the reads under way to end (up to
+/// [`FORK_WAITS`]) and lets none begin until [`resume_reads`].
+pub(super) fn pause_reads() {
+    FORKING.store(true, Ordering::SeqCst);
+    let t = std::time::Instant::now();
+    while ACTIVE.load(Ordering::SeqCst) != 0 && t.elapsed() < FORK_WAITS {
+        std::thread::yield_now();
+    }
+}
+
+pub(super) fn resume_reads() {
+    FORKING.store(false, Ordering::SeqCst);
 }
 
 /// `f`'s answer taken while no read was under way, so that an answer that
@@ -252,6 +300,51 @@ impl QueueList {
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
+
+    /// The list's lock, held as an enqueue or a read holds it.
+    #[cfg(test)]
+    pub(super) fn locked(&self) -> impl Drop + '_ {
+        self.held.lock()
+    }
+}
+
+/// Locks every list, and the set of lists, across a `fork`: the set first,
+/// as [`lists`] does.
+pub(super) fn hold() {
+    lock::hold(&LISTS);
+    // SAFETY: LISTS is held by this thread.
+    for l in unsafe { &*LISTS.data_ptr() } {
+        lock::hold(&l.held);
+    }
+}
+
+/// Unlocks what [`hold`] locked.
+///
+/// # Safety
+/// [`hold`] ran on this thread, and nothing was released since.
+pub(super) unsafe fn release() {
+    for l in &*LISTS.data_ptr() {
+        lock::release(&l.held);
+    }
+    lock::release(&LISTS);
+}
+
+/// In the child of a `fork`, with [`hold`]'s locks held (and released
+/// after): what the lists hold is the parent's, no read is under way (the
+/// child has one thread), and no command is outstanding yet.
+///
+/// # Safety
+/// As [`release`], in the child.
+pub(super) unsafe fn forked() {
+    for l in &*LISTS.data_ptr() {
+        for h in (*l.held.data_ptr()).iter_mut() {
+            h.inherited = true;
+        }
+    }
+    OUTSTANDING.reset();
+    READING.store(0, Ordering::SeqCst);
+    ACTIVE.store(0, Ordering::SeqCst);
+    FORKING.store(false, Ordering::SeqCst);
 }
 
 /// The lists to read, dropping those that are empty and no queue holds.
@@ -293,7 +386,7 @@ mod tests {
     fn held(ev: usize) -> Held {
         let qi = QueueInfo { context: 3, device: Arc::from("dev"), to_host: None, list: Default::default() };
         let l = Launch { kernel: None, global: vec![], local: None, bytes: Some(4) };
-        Held { ev, cmd: Command::enqueued(ev as u64, "clEnqueueReadBuffer", 2, &qi, None, l) }
+        Held { ev, cmd: Command::enqueued(ev as u64, "clEnqueueReadBuffer", 2, &qi, None, l), inherited: false }
     }
 
     #[test]

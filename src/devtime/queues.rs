@@ -46,6 +46,17 @@ pub fn remember(queue: usize, q: AppQueue) {
     QUEUES.insert(queue, q);
 }
 
+/// Locks the queues' memo across a `fork`; unlocked by [`release`].
+pub(super) fn hold() {
+    QUEUES.hold();
+}
+
+/// # Safety
+/// [`hold`] ran on this thread, and nothing was released since.
+pub(super) unsafe fn release() {
+    QUEUES.release();
+}
+
 pub fn lookup(queue: usize) -> Option<AppQueue> {
     QUEUES.get(queue)
 }

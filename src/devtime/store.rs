@@ -4,8 +4,8 @@
 //! outputs read them back in one pass, or one by one by command id.
 
 use super::codec::{decode, encode};
+use super::lock::{self, Mutex};
 use super::{Command, Tables};
-use parking_lot::Mutex;
 use std::collections::{BTreeSet, HashMap};
 use std::fs::File;
 use std::io::{BufWriter, Read, Seek, SeekFrom, Write};
@@ -26,7 +26,6 @@ struct Store {
     /// it cannot be written.
     mem: Vec<Command>,
     scratch: Vec<u8>,
-    pid: u32,
 }
 
 static STORE: Mutex<Option<Store>> = Mutex::new(None);
@@ -35,12 +34,46 @@ static UNTIMED: Mutex<Vec<(u64, &'static str, String)>> = Mutex::new(Vec::new())
 
 fn with<T>(f: impl FnOnce(&mut Store) -> T) -> T {
     let mut g = STORE.lock();
-    let s = g.get_or_insert_with(|| Store { pid: std::process::id(), ..Store::default() });
-    if s.pid != std::process::id() {
-        // A forked child: the parent's commands and file are not its own.
-        *s = Store { pid: std::process::id(), ..Store::default() };
-    }
+    let s = g.get_or_insert_with(Store::default);
     f(s)
+}
+
+/// Locks the store across a `fork`.
+pub(super) fn hold() {
+    lock::hold(&STORE);
+    lock::hold(&UNTIMED);
+}
+
+/// Unlocks what [`hold`] locked.
+///
+/// # Safety
+/// [`hold`] ran on this thread, and nothing was released since.
+pub(super) unsafe fn release() {
+    lock::release(&UNTIMED);
+    lock::release(&STORE);
+}
+
+/// In the child of a `fork`, with [`hold`]'s locks held: the parent's
+/// commands and spill file are not the child's. Bytes the parent had not
+/// yet written to its file are the parent's to write: the child closes its
+/// copy of the file without writing them (a flush from here would put them
+/// in the parent's file a second time, at the file offset both share).
+///
+/// # Safety
+/// As [`release`], in the child.
+pub(super) unsafe fn forked() {
+    if let Some(mut s) = (*STORE.data_ptr()).take() {
+        if let Some(w) = s.spill.take() {
+            drop(w.into_parts());
+        }
+    }
+    (*UNTIMED.data_ptr()).clear();
+}
+
+/// The store's lock, held as a record holds it.
+#[cfg(test)]
+pub(super) fn locked() -> impl Drop {
+    STORE.lock()
 }
 
 /// Spill commands to `dir/name` from now on.
@@ -197,11 +230,11 @@ pub fn remove_spill() {
     })
 }
 
-/// Forgets everything (a forked child starts afresh by itself).
+/// Forgets everything.
 #[cfg(test)]
 fn clear() {
     remove_spill();
-    with(|s| *s = Store { pid: std::process::id(), ..Store::default() });
+    with(|s| *s = Store::default());
     UNTIMED.lock().clear();
 }
 

@@ -124,13 +124,19 @@ static CURRENT: AtomicPtr<Trace> = AtomicPtr::new(std::ptr::null_mut());
 static RECORDING: AtomicPtr<Trace> = AtomicPtr::new(std::ptr::null_mut());
 /// Bumped in a forked child: thread state made before the fork is stale.
 pub(crate) static GENERATION: AtomicU64 = AtomicU64::new(1);
-static SETTINGS: Mutex<Option<TraceSettings>> = Mutex::new(None);
+/// Set once, at start-up: read without a lock (a lock held by a thread of
+/// the parent at a `fork` would stay held in the child).
+static SETTINGS: std::sync::OnceLock<TraceSettings> = std::sync::OnceLock::new();
+/// The generation whose trace a thread is making (see [`current`]).
+static MAKING: AtomicU64 = AtomicU64::new(0);
 /// A trace that could not be made is not retried on every call.
 static FAILED: AtomicU64 = AtomicU64::new(0);
 
 /// Turns tracing on with `s`. Called once by the layer at start-up.
 pub fn start(s: TraceSettings) {
-    *SETTINGS.lock() = Some(s);
+    if SETTINGS.set(s).is_err() {
+        return;
+    }
     // SAFETY: a plain function pointer.
     unsafe {
         libc::pthread_atfork(None, None, Some(after_fork_in_child));
@@ -168,20 +174,45 @@ pub fn record_hsa_clock_offset(offset: i64) -> bool {
 }
 
 /// The trace of this process, made on first use (and again after `fork`).
+/// One thread makes it; a thread that asks meanwhile (the child of a fork
+/// whose threads all make their first call at once) waits for it, and its
+/// call is recorded.
 pub fn current() -> Option<&'static Trace> {
-    let p = CURRENT.load(Ordering::Acquire);
-    if !p.is_null() {
-        return Some(unsafe { &*p });
+    thread_local! {
+        /// This thread is making the trace: a signal handler's call on it
+        /// meanwhile cannot wait for it (as any call made while the thread
+        /// writes a record, it is not recorded).
+        static MAKER: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
     }
-    let gen = GENERATION.load(Ordering::Acquire);
-    if FAILED.load(Ordering::Relaxed) == gen {
-        return None;
-    }
-    let s = SETTINGS.try_lock()?.clone()?;
-    let t = match Trace::new(&s) {
+    let s = SETTINGS.get()?;
+    let gen = loop {
+        let p = CURRENT.load(Ordering::Acquire);
+        if !p.is_null() {
+            return Some(unsafe { &*p });
+        }
+        let gen = GENERATION.load(Ordering::Acquire);
+        if FAILED.load(Ordering::Acquire) == gen {
+            return None;
+        }
+        // Whoever moves MAKING to this generation makes the trace; a value
+        // left from before a fork is another generation's.
+        let m = MAKING.load(Ordering::Acquire);
+        if m != gen && MAKING.compare_exchange(m, gen, Ordering::AcqRel, Ordering::Acquire).is_ok() {
+            break gen;
+        }
+        if MAKER.try_with(|b| b.get()).unwrap_or(true) {
+            return None;
+        }
+        // Making a trace takes milliseconds, once per process.
+        std::thread::yield_now();
+    };
+    let _ = MAKER.try_with(|b| b.set(true));
+    let made = Trace::new(s);
+    let _ = MAKER.try_with(|b| b.set(false));
+    let t = match made {
         Ok(t) => Box::into_raw(Box::new(t)),
         Err(e) => {
-            FAILED.store(gen, Ordering::Relaxed);
+            FAILED.store(gen, Ordering::Release);
             crate::warn!("cannot create the trace in {}: {e}; calls are passed through unrecorded", s.dir.display());
             return None;
         }

@@ -35,8 +35,13 @@ const CL_DEVICE_TYPE_CPU: u64 = 2;
 const CL_COMPLETE: i32 = 0;
 const CL_EVENT_REFERENCE_COUNT: u32 = 0x11D2;
 
+mod fork;
+mod kernels;
+use fork::fork_handlers;
+use kernels::kernel_name;
+pub use kernels::{kernel_refs, kernel_released, kernels_made};
+
 static READER: Reader = Reader::new();
-static KERNEL_NAMES: Memo<String> = Memo::new();
 static QUEUE_INFO: Memo<Arc<QueueInfo>> = Memo::new();
 /// Per driver device: its clock's offset to the host's, sampled once.
 static CLOCKS: Memo<Option<i64>> = Memo::new();
@@ -49,6 +54,7 @@ static EMPTY_LIST_TERMINATOR: Memo<bool> = Memo::new();
 
 pub unsafe fn remember_bits(queue: *mut c_void, app: u64) {
     if on() && !queue.is_null() {
+        fork_handlers();
         forget_queue(queue);
         queues::remember(queue as usize, AppQueue::from_bits(app));
     }
@@ -58,6 +64,7 @@ pub unsafe fn remember_list(queue: *mut c_void, app: *mut c_void) {
     if !on() || queue.is_null() {
         return;
     }
+    fork_handlers();
     forget_queue(queue);
     let pairs = queues::read_list(app as *const u64);
     queues::remember(queue as usize, AppQueue::from_list(pairs, app.is_null()));
@@ -122,6 +129,7 @@ pub unsafe fn answer_queue_info(
     if !on() {
         return None;
     }
+    fork_handlers();
     let bytes: Vec<u8> = match param as u64 {
         CL_QUEUE_PROPERTIES => {
             queues::profiling(queue as usize)?;
@@ -192,6 +200,7 @@ pub unsafe fn refuse_profiling(event: *mut c_void) -> Option<i32> {
     if !on() || event.is_null() {
         return None;
     }
+    fork_handlers();
     let f = info_fn(event, slot::clGetEventInfo)?;
     let q = handle_info(f, event, CL_EVENT_COMMAND_QUEUE);
     if q.is_null() {
@@ -206,6 +215,7 @@ pub unsafe fn refuse_profiling(event: *mut c_void) -> Option<i32> {
 /// application goes on without waiting for it.
 pub fn sync_point() {
     if on() {
+        fork_handlers();
         READER.wake();
         // A CPU device's lists are cltap's own work on the application's
         // thread, as before the reader (see `QueueList::set_read_by_enqueue`).
@@ -223,6 +233,7 @@ pub fn before_release() {
     if !on() {
         return;
     }
+    fork_handlers();
     if pending::on_app_thread() {
         read_all();
     } else {
@@ -255,6 +266,7 @@ pub unsafe fn event_info_answered(r: i32, event: *mut c_void, param: u32, size: 
     if r != 0 || !on() || value.is_null() || size < 4 {
         return;
     }
+    fork_handlers();
     match param {
         CL_EVENT_COMMAND_EXECUTION_STATUS if *(value as *const i32) <= CL_COMPLETE => sync_point(),
         CL_EVENT_REFERENCE_COUNT => {
@@ -303,9 +315,11 @@ unsafe fn read_list(list: &QueueList) {
     let mut rest = Vec::new();
     let mut done = Vec::with_capacity(batch.len());
     let in_order = list.in_order();
+    // A command of this process is still running.
+    let mut running = false;
     for h in batch {
         // In order, what follows a running command is still to run.
-        if in_order && !rest.is_empty() {
+        if in_order && running {
             rest.push(h);
             continue;
         }
@@ -313,7 +327,15 @@ unsafe fn read_list(list: &QueueList) {
         let status =
             info_fn(ev, slot::clGetEventInfo).and_then(|f| read::<i32>(f, ev, CL_EVENT_COMMAND_EXECUTION_STATUS));
         match status {
-            Some(st) if st > CL_COMPLETE => rest.push(h),
+            Some(st) if st > CL_COMPLETE => {
+                // The parent's commands, held since before a fork, may never
+                // run in the child: they hold up none of the child's.
+                running |= !h.inherited;
+                rest.push(h)
+            }
+            // The parent's command (the parent times it): only cltap's
+            // reference on the child's copy of its event is given back.
+            _ if h.inherited => done.push(ev),
             Some(st) => {
                 complete(ev, st, h.cmd);
                 done.push(ev);
@@ -330,24 +352,6 @@ unsafe fn read_list(list: &QueueList) {
         release(ev);
     }
     drop(reading);
-}
-
-unsafe fn kernel_name(kernel: *mut c_void) -> Option<String> {
-    if kernel.is_null() {
-        return None;
-    }
-    if let Some(n) = KERNEL_NAMES.get(kernel as usize) {
-        return Some(n);
-    }
-    let f = info_fn(kernel, slot::clGetKernelInfo)?;
-    let mut buf = [0u8; 256];
-    let mut n = 0usize;
-    if f(kernel, 0x1190, buf.len(), buf.as_mut_ptr() as *mut c_void, &mut n) != 0 {
-        return None;
-    }
-    let name = enqueue::info_string(&buf, n);
-    KERNEL_NAMES.insert(kernel as usize, name.clone());
-    Some(name)
 }
 
 type InfoFn = unsafe extern "C" fn(*mut c_void, u32, usize, *mut c_void, *mut usize) -> i32;
@@ -485,6 +489,7 @@ pub unsafe fn wants(app: &[u64], launch: bool, inside: bool) -> bool {
     if !inside || !on() {
         return false;
     }
+    fork_handlers();
     match cltap::kfilter::get() {
         Some(f) if launch => {
             let k = app[1] as *mut c_void;
@@ -499,10 +504,6 @@ pub unsafe fn wants(app: &[u64], launch: bool, inside: bool) -> bool {
 /// gets one more reference, given back once read.
 pub unsafe fn track(id: usize, cmd_id: u64, t0: u64, ok: bool, event: *mut c_void, own: bool, app: &[u64]) {
     pending::mark_app_thread();
-    FORK_HOOK.call_once(|| {
-        // SAFETY: registers a plain function; the child handler only stores atomics.
-        libc::pthread_atfork(None, None, Some(forget_reader_in_child));
-    });
     READER.ensure(read_for_reader);
     if !ok || event.is_null() {
         return;
@@ -536,7 +537,7 @@ pub unsafe fn track(id: usize, cmd_id: u64, t0: u64, ok: bool, event: *mut c_voi
         ..Command::enqueued(cmd_id, f.name, app[0], &qi, kernel, launch)
     };
     OUTSTANDING.add();
-    match qi.list.push(Held { ev: ev as usize, cmd }) {
+    match qi.list.push(Held { ev: ev as usize, cmd, inherited: false }) {
         pending::Due::Nothing => {}
         // A CPU device's commands run on the cores a reader thread would
         // take from them: its lists are read by the enqueue.
@@ -545,12 +546,6 @@ pub unsafe fn track(id: usize, cmd_id: u64, t0: u64, ok: bool, event: *mut c_voi
         // The reader is behind: this thread reads, so memory stays bounded.
         pending::Due::ReadNow => read_list(&qi.list),
     }
-}
-
-/// A child after `fork` has no reader (it starts its own).
-static FORK_HOOK: std::sync::Once = std::sync::Once::new();
-extern "C" fn forget_reader_in_child() {
-    READER.forget();
 }
 
 /// Reads a completed command's counters and records it.

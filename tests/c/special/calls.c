@@ -10,6 +10,11 @@
  *                           argument numbers each thread's calls 1..N
  *   calls forever           calls until killed; prints "ready" after 1000
  *   calls fork              calls in the parent, forks, calls in both
+ *   calls fork-threads K T N  calls in the parent, then K children one after
+ *                           the other: in each, T threads released at once
+ *                           make N clGetPlatformInfo calls each (numbered as
+ *                           in stress), so that the child's first calls race
+ *                           to make its trace; prints "child PID" per child
  *   calls die HOW N         N clGetPlatformInfo calls, then dies: segv (a
  *                           NULL write), kill (SIGKILL), _exit, quick_exit,
  *                           abort
@@ -30,6 +35,7 @@
 #include <CL/cl.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -50,6 +56,17 @@ static void *spin(void *arg) {
         clGetPlatformInfo(plat, CL_PLATFORM_NAME, (size_t)(tag * 100000000L + i), NULL, &sz);
     }
     return NULL;
+}
+
+static atomic_int started;
+static int racers;
+
+/* Waits until every thread of the child is here, then calls as spin. */
+static void *race(void *arg) {
+    atomic_fetch_add(&started, 1);
+    while (atomic_load(&started) < racers) {
+    }
+    return spin(arg);
 }
 
 /* `alt` changes one argument: the first buffer's size. */
@@ -226,6 +243,30 @@ int main(int argc, char **argv) {
         fflush(stdout);
         clGetPlatformInfo(plat, CL_PLATFORM_NAME, 256, (void *)(uintptr_t)16, NULL);
         return 2;
+    }
+    if (!strcmp(argv[1], "fork-threads") && argc == 5) {
+        int k = atoi(argv[2]);
+        racers = atoi(argv[3]);
+        per_thread = atol(argv[4]);
+        size_t sz;
+        for (int i = 0; i < 10; i++) clGetPlatformInfo(plat, CL_PLATFORM_NAME, 1000 + i, NULL, &sz);
+        int failed = 0;
+        for (int c = 0; c < k; c++) {
+            fflush(NULL);
+            pid_t pid = fork();
+            if (pid == 0) {
+                pthread_t th[64];
+                if (racers > 64) _exit(2);
+                for (long i = 0; i < racers; i++) pthread_create(&th[i], NULL, race, (void *)(i + 1));
+                for (int i = 0; i < racers; i++) pthread_join(th[i], NULL);
+                exit(0);
+            }
+            int st;
+            waitpid(pid, &st, 0);
+            failed |= !WIFEXITED(st) || WEXITSTATUS(st) != 0;
+            printf("child %d\n", (int)pid);
+        }
+        return failed;
     }
     if (!strcmp(argv[1], "fork")) {
         size_t sz;

@@ -100,6 +100,32 @@ pub fn raise_memory_fault(address: u64) -> usize {
     raised
 }
 
+/// One line per event, by id, for the watchdog's report: what a thread blocked in a wait is
+/// waiting for, and whether a set reached it.
+pub fn describe() -> Vec<String> {
+    with_table(|t| {
+        let mut ids: Vec<&u32> = t.events.keys().collect();
+        ids.sort_unstable();
+        ids.into_iter()
+            .map(|id| {
+                let e = &t.events[id];
+                let kind = match e.kind {
+                    HSA_EVENTTYPE_SIGNAL => "signal".to_string(),
+                    HSA_EVENTTYPE_MEMORY => "memory".to_string(),
+                    other => format!("type {other}"),
+                };
+                format!(
+                    "event {id}: {kind}, {} reset, {}, {} waiters, set {} times",
+                    if e.manual_reset { "manual" } else { "automatic" },
+                    if e.signalled { "signalled" } else { "unsignalled" },
+                    e.waiters,
+                    e.sets
+                )
+            })
+            .collect()
+    })
+}
+
 fn event_id(ev: *const HsaEvent) -> u32 {
     // SAFETY: the caller passes an HsaEvent this module created.
     unsafe { std::ptr::addr_of!((*ev).EventId).read_unaligned() }

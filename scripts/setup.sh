@@ -10,12 +10,14 @@ sudo_=""; [ "$(id -u)" = 0 ] || sudo_="sudo"
 # objects. The third is for the emulated gfx906 (gpu-emu/) they run on: the
 # ROCT thunk's headers, and Debian's HIP (hipcc, libamdhip64). The fourth builds
 # AMD's OpenCL runtime (scripts/amdocl.sh) over the comgr and device libraries
-# that HIP brings.
+# that HIP brings. gdb writes the stacks of an emulated-GPU program that the
+# tests' watchdog finds still running (docs/gpu-emu.md#the-watchdog).
 apt_pkgs=(pocl-opencl-icd ocl-icd-libopencl1 ocl-icd-opencl-dev ocl-icd-dev
           opencl-c-headers clinfo oclgrind gcc
           libhsa-runtime-dev rocminfo clang-15 lld-15 g++ make binutils
           libhsakmt-dev hipcc libamdhip64-dev llvm-15
-          cmake mesa-common-dev libnuma-dev libelf-dev libgl-dev libamd-comgr-dev rocm-device-libs)
+          cmake mesa-common-dev libnuma-dev libelf-dev libgl-dev libamd-comgr-dev rocm-device-libs
+          gdb)
 missing=()
 for p in "${apt_pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

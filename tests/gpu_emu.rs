@@ -180,6 +180,60 @@ fn rocr_serves_the_emulated_aqlprofile_and_the_command_processor_counts() {
     assert!(o.stderr.contains(": VendorSpecific"), "{}", o.stderr);
 }
 
+/// The AQLprofile client ten times with the command processor slowed (GPU_EMU_PACKET_DELAY_US): every
+/// wait of the client, and ROCr's queue and runtime teardown after it, then sleeps in the emulated
+/// KFD and is woken by an event set, where the one hang seen under load was (docs/gpu-emu.md#the-watchdog).
+/// Each run must end, within the launcher's timeout, and pass.
+#[test]
+fn the_aqlprofile_client_ends_every_time_when_the_command_processor_is_slow() {
+    let co = built().join("kernels.co");
+    for delay in ["300", "1000", "3000", "10000", "30000"].iter().cycle().take(10) {
+        let mut c = on_emu(&built().join("aql_client"), &[co.to_str().unwrap()]);
+        c.env("GPU_EMU_PACKET_DELAY_US", delay);
+        let o = run(c);
+        assert_eq!(o.code, Some(0), "delay {delay} us\nstdout:\n{}\nstderr:\n{}", o.stdout, o.stderr);
+        passed(&o, "aql_client");
+    }
+}
+
+/// The watchdog (GPU_EMU_WATCHDOG_S) reports a program still running at its time, here held up by a
+/// command processor that waits a second before each packet: the emulator's events and queues, and
+/// every thread's stack from gdb, the client's main thread among them. The program goes on and passes.
+#[test]
+fn the_watchdog_reports_a_program_still_running_and_lets_it_finish() {
+    let co = built().join("kernels.co");
+    let mut c = on_emu(&built().join("aql_client"), &[co.to_str().unwrap()]);
+    c.env("GPU_EMU_WATCHDOG_S", "1");
+    // ROCr's two packets at load and the client's four, a second each: running long past 1 s.
+    c.env("GPU_EMU_PACKET_DELAY_US", "1000000");
+    let o = run(c);
+    passed(&o, "aql_client");
+    let report: Vec<&str> = o.stderr.lines().filter(|l| l.starts_with("gpu-emu: watchdog:")).collect();
+    assert_eq!(
+        report.first(),
+        Some(&"gpu-emu: watchdog: still running 1 s after opening KFD (GPU_EMU_WATCHDOG_S); the emulator's state and every thread's stack follow"),
+        "{}",
+        o.stderr
+    );
+    assert!(!o.stderr.contains("watchdog: no gdb"), "scripts/setup.sh installs gdb\n{}", o.stderr);
+    // gdb's stacks: the client's own main thread, wherever it was.
+    let main = o.stderr.lines().filter(|l| l.starts_with('#') && l.contains(" in main (")).count();
+    assert_eq!(main, 1, "{}", o.stderr);
+}
+
+/// A bad GPU_EMU_WATCHDOG_S is one stderr line naming the variable, the value and what is accepted;
+/// the program runs as without it.
+#[test]
+fn a_bad_watchdog_setting_is_one_line_and_nothing_else() {
+    let co = built().join("kernels.co");
+    let mut c = on_emu(&built().join("aql_client"), &[co.to_str().unwrap()]);
+    c.env("GPU_EMU_WATCHDOG_S", "0");
+    let o = run(c);
+    passed(&o, "aql_client");
+    let lines: Vec<&str> = o.stderr.lines().filter(|l| l.contains("GPU_EMU_WATCHDOG_S")).collect();
+    assert_eq!(lines, ["gpu-emu: GPU_EMU_WATCHDOG_S=0: not a number of seconds from 1 to 3600; no watchdog report"]);
+}
+
 #[test]
 fn without_the_emulated_aqlprofile_rocr_has_no_extension() {
     let co = built().join("kernels.co");

@@ -6,7 +6,18 @@
 //! them); with no waiter it stays signalled for the next wait, which consumes it. A memory fault is
 //! delivered by writing the fault into every memory event's data and raising them
 //! ([`raise_memory_fault`]), as KFD does.
+//!
+//! One thing KFD's semantics alone get wrong for ROCr 5.2.3, which shares one automatic-reset event
+//! between every queue's inactive signal: a set meant for a thread that checked its signal but is
+//! not yet waiting here latches the event, and another thread's wait on the same event (ROCr's
+//! async-events thread) consumes it; the first then sleeps until the next set, which in queue
+//! teardown never comes (docs/gpu-emu.md#the-lost-wake-up-in-queue-teardown). Later KFDs and ROCrs
+//! fix this with an event age the caller passes; ROCr 5.2.3 passes none, so each thread's age is
+//! kept here: a wait also returns at once for a set of one of its events that this thread has not
+//! seen, i.e. one since its last wait on that event returned. ROCr re-checks its signals after every
+//! return, so such a return costs one look, and no set is lost.
 
+use std::cell::RefCell;
 use std::collections::HashMap;
 use std::sync::atomic::AtomicU64;
 use std::sync::{Condvar, Mutex, MutexGuard, OnceLock};
@@ -40,6 +51,12 @@ struct Table {
 }
 
 static TABLE: Mutex<Option<Table>> = Mutex::new(None);
+
+thread_local! {
+    /// This thread's event ages: each event's set count when its last wait on it returned (absent:
+    /// it never waited on it, so every set is one it has not seen).
+    static SEEN: RefCell<HashMap<u32, u64>> = RefCell::new(HashMap::new());
+}
 static WAKE: Condvar = Condvar::new();
 
 const MAILBOX_SLOTS: usize = 4096;
@@ -98,6 +115,32 @@ pub fn raise_memory_fault(address: u64) -> usize {
     });
     WAKE.notify_all();
     raised
+}
+
+/// One line per event, by id, for the watchdog's report: what a thread blocked in a wait is
+/// waiting for, and whether a set reached it.
+pub fn describe() -> Vec<String> {
+    with_table(|t| {
+        let mut ids: Vec<&u32> = t.events.keys().collect();
+        ids.sort_unstable();
+        ids.into_iter()
+            .map(|id| {
+                let e = &t.events[id];
+                let kind = match e.kind {
+                    HSA_EVENTTYPE_SIGNAL => "signal".to_string(),
+                    HSA_EVENTTYPE_MEMORY => "memory".to_string(),
+                    other => format!("type {other}"),
+                };
+                format!(
+                    "event {id}: {kind}, {} reset, {}, {} waiters, set {} times",
+                    if e.manual_reset { "manual" } else { "automatic" },
+                    if e.signalled { "signalled" } else { "unsignalled" },
+                    e.waiters,
+                    e.sets
+                )
+            })
+            .collect()
+    })
 }
 
 fn event_id(ev: *const HsaEvent) -> u32 {
@@ -201,19 +244,23 @@ pub extern "C" fn hsaKmtWaitOnMultipleEvents(
         let ids: Vec<u32> =
             unsafe { std::slice::from_raw_parts(events, count as usize) }.iter().map(|&e| event_id(e)).collect();
         let deadline = (ms != HSA_EVENTTIMEOUT_INFINITE).then(|| Instant::now() + Duration::from_millis(ms.into()));
+        // The set counts this thread has seen: an event set since then fired for it, whether the set
+        // came before this call (and another thread's wait consumed it) or during it.
+        // (A thread past its thread-locals has seen nothing: at worst one return too early.)
+        let seen: Vec<u64> = SEEN
+            .try_with(|s| {
+                let s = s.borrow();
+                ids.iter().map(|id| s.get(id).copied().unwrap_or(0)).collect()
+            })
+            .unwrap_or_else(|_| vec![0; ids.len()]);
         let mut guard = table();
-        // The set counts at the start: an event set since then fired for this waiter.
-        let start: Vec<Option<u64>> = {
-            let t = guard.as_mut().expect("initialised by table()");
-            ids.iter().map(|id| t.events.get(id).map(|e| e.sets)).collect()
-        };
         let mut waiting = false;
         let status = loop {
             let t = guard.as_mut().expect("initialised by table()");
             let fired: Vec<bool> = ids
                 .iter()
-                .zip(&start)
-                .map(|(id, s0)| t.events.get(id).is_some_and(|e| e.signalled || Some(e.sets) != *s0))
+                .zip(&seen)
+                .map(|(id, &s0)| t.events.get(id).is_some_and(|e| e.signalled || e.sets > s0))
                 .collect();
             let n = fired.iter().filter(|&&f| f).count();
             if (all && n == ids.len()) || (!all && n > 0) {
@@ -238,9 +285,19 @@ pub extern "C" fn hsaKmtWaitOnMultipleEvents(
             }
             guard = WAKE.wait_timeout(guard, wait).unwrap_or_else(|e| e.into_inner()).0;
         };
+        let t = guard.as_mut().expect("initialised by table()");
         if waiting {
-            set_waiting(guard.as_mut().expect("initialised by table()"), &ids, false);
+            set_waiting(t, &ids, false);
         }
+        // The caller looks at its signals after this return: every set so far is seen.
+        let _ = SEEN.try_with(|s| {
+            let mut s = s.borrow_mut();
+            for id in &ids {
+                if let Some(e) = t.events.get(id) {
+                    s.insert(*id, e.sets);
+                }
+            }
+        });
         status
     })
 }
@@ -297,8 +354,14 @@ mod tests {
         let ev = create(false);
         let id = event_id(ev);
         let handle = ev as usize;
+        // Each waiter then waits again without blocking: the set is consumed, and each has seen it.
         let waiters: Vec<_> = (0..4)
-            .map(|_| std::thread::spawn(move || hsaKmtWaitOnEvent(handle as *mut HsaEvent, HSA_EVENTTIMEOUT_INFINITE)))
+            .map(|_| {
+                std::thread::spawn(move || {
+                    let ev = handle as *mut HsaEvent;
+                    (hsaKmtWaitOnEvent(ev, HSA_EVENTTIMEOUT_INFINITE), hsaKmtWaitOnEvent(ev, 0))
+                })
+            })
             .collect();
         // Set once every thread is waiting (no sleep: the table says so).
         while with_table(|t| t.events[&id].waiters) < 4 {
@@ -306,11 +369,42 @@ mod tests {
         }
         raise(id);
         for w in waiters {
-            assert_eq!(w.join().unwrap(), HSAKMT_STATUS_SUCCESS);
+            assert_eq!(w.join().unwrap(), (HSAKMT_STATUS_SUCCESS, HSAKMT_STATUS_WAIT_TIMEOUT));
         }
-        // Consumed by waking them: the next wait does not return at once.
-        assert_eq!(hsaKmtWaitOnEvent(ev, 0), HSAKMT_STATUS_WAIT_TIMEOUT);
+        assert!(!with_table(|t| t.events[&id].signalled), "consumed by waking them");
         assert_eq!(hsaKmtDestroyEvent(ev), HSAKMT_STATUS_SUCCESS);
+    }
+
+    /// ROCr 5.2.3's queue teardown, step by step (docs/gpu-emu.md#the-lost-wake-up-in-queue-teardown):
+    /// the destroying thread has checked its signal and is on its way into the wait; the async-events
+    /// thread's handler stores the new value and sets the shared event (nobody waits here yet, so it
+    /// latches); the async-events thread's own next wait, on that event among others, consumes it.
+    /// With KFD's semantics alone the destroying thread then sleeps for good (the hang under load);
+    /// it has not seen that set, so its wait returns.
+    #[test]
+    fn a_set_another_threads_wait_consumed_still_wakes_a_thread_that_had_not_seen_it() {
+        let (shared, wake) = (create(false), create(false));
+        let id = event_id(shared);
+        // The destroying thread once waited on the shared event and saw every set so far.
+        assert_eq!(hsaKmtWaitOnEvent(shared, 0), HSAKMT_STATUS_WAIT_TIMEOUT);
+        // The handler's set, on the async-events thread.
+        raise(id);
+        // That thread's next wait on [wake, shared] returns at once and consumes the set.
+        let list = [wake as usize, shared as usize];
+        let consumer = std::thread::spawn(move || {
+            let mut l = list.map(|e| e as *mut HsaEvent);
+            let first = hsaKmtWaitOnMultipleEvents(l.as_mut_ptr(), 2, false, HSA_EVENTTIMEOUT_INFINITE - 1);
+            (first, hsaKmtWaitOnMultipleEvents(l.as_mut_ptr(), 2, false, 0))
+        });
+        assert_eq!(consumer.join().unwrap(), (HSAKMT_STATUS_SUCCESS, HSAKMT_STATUS_WAIT_TIMEOUT));
+        assert!(!with_table(|t| t.events[&id].signalled), "consumed by the other thread's wait");
+        // The destroying thread's wait: a set it has not seen, so it returns (0 ms: no blocking).
+        assert_eq!(hsaKmtWaitOnEvent(shared, 0), HSAKMT_STATUS_SUCCESS);
+        // And once seen, it waits again.
+        assert_eq!(hsaKmtWaitOnEvent(shared, 0), HSAKMT_STATUS_WAIT_TIMEOUT);
+        for e in [shared, wake] {
+            assert_eq!(hsaKmtDestroyEvent(e), HSAKMT_STATUS_SUCCESS);
+        }
     }
 
     #[test]

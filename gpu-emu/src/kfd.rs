@@ -5,7 +5,10 @@ use crate::sys::*;
 
 #[no_mangle]
 pub extern "C" fn hsaKmtOpenKFD() -> HSAKMT_STATUS {
-    HSAKMT_STATUS_SUCCESS
+    crate::guard(|| {
+        crate::watchdog::start();
+        HSAKMT_STATUS_SUCCESS
+    })
 }
 
 #[no_mangle]

@@ -6,7 +6,8 @@
 //! One concern per module: [`topology`] (nodes, banks, caches, links), [`memory`] (allocations and
 //! pointer information), [`events`] (KFD events and waits), [`clocks`], [`queues`] (queue creation),
 //! [`cp`] (the command processor), [`sdma`] (the SDMA engine, on request), [`signal`] (ROCr's `amd_signal_t`), [`kernels`] (what a dispatch
-//! runs), [`faults`] (faults on demand) and [`kfd`] (opening, closing and the calls that only answer).
+//! runs), [`faults`] (faults on demand), [`kfd`] (opening, closing and the calls that only answer)
+//! and [`watchdog`] (a report of a process that runs too long, for tests).
 //! The same crate also builds the emulated AQLprofile library ([`aqlprofile`], with its PM4 format
 //! [`pm4`] and counter model [`pmc`]).
 
@@ -31,6 +32,7 @@ pub mod signal;
 #[allow(clippy::all)]
 pub mod sys;
 pub mod topology;
+pub mod watchdog;
 
 use sys::{HSAKMT_STATUS, HSAKMT_STATUS_ERROR};
 

@@ -62,6 +62,31 @@ pub fn stop(id: u64) -> bool {
     }
 }
 
+/// One line per running queue, by id, for the watchdog's report: how far its command processor got.
+pub fn describe() -> Vec<String> {
+    // Under the lock: ROCr frees the amd_queue_t read here only after hsaKmtDestroyQueue, which
+    // takes the queue out of the table under this lock first.
+    let table = QUEUES.lock().unwrap_or_else(|e| e.into_inner());
+    let mut lines: Vec<(u64, String)> = table
+        .iter()
+        .flat_map(|m| m.values())
+        .map(|r| {
+            let q = &r.queue;
+            let state = if q.halted.load(Ordering::Acquire) {
+                "halted"
+            } else if q.active.load(Ordering::Acquire) {
+                "active"
+            } else {
+                "suspended"
+            };
+            let (read, write) = (q.read_index().load(Ordering::Acquire), q.write_index().load(Ordering::Acquire));
+            (q.id, format!("queue {}: {state}, read index {read}, write index {write}", q.id))
+        })
+        .collect();
+    lines.sort_unstable();
+    lines.into_iter().map(|(_, l)| l).collect()
+}
+
 fn find(id: u64) -> Option<Arc<Queue>> {
     QUEUES.lock().unwrap_or_else(|e| e.into_inner()).as_ref()?.get(&id).map(|r| r.queue.clone())
 }

@@ -82,8 +82,8 @@ pub fn emulator() {
     });
 }
 
-/// `program args…` on the emulated GPU (under a 60 s timeout), with `GPU_EMU_LOG=1` and an
-/// environment cleaned of HSA, HIP and cltap settings.
+/// `program args…` on the emulated GPU (under a 60 s timeout), with `GPU_EMU_LOG=1`, the
+/// watchdog's report at 50 s and an environment cleaned of HSA, HIP and cltap settings.
 pub fn on_emu(program: &Path, args: &[&str]) -> Command {
     let mut c = Command::new(root().join("scripts/gpu-emu.sh"));
     c.arg("--").arg("timeout").arg("60").arg(program).args(args);
@@ -94,6 +94,9 @@ pub fn on_emu(program: &Path, args: &[&str]) -> Command {
     }
     c.env_remove("LD_PRELOAD");
     c.env("GPU_EMU_LOG", "1");
+    // A program still running 10 s before the timeout writes the emulator's state and every
+    // thread's stack to stderr (docs/gpu-emu.md#the-watchdog): a hang seen once names its place.
+    c.env("GPU_EMU_WATCHDOG_S", "50");
     c
 }
 

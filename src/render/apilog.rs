@@ -62,7 +62,11 @@ impl ApiLog {
             path,
             written_to_file,
             tb: cx.timebase,
-            options: cx.outputs.options,
+            options: {
+                let mut o = cx.outputs.options.clone();
+                o.kernels = o.decode.then(Default::default);
+                o
+            },
             line: String::new(),
         };
         let r = cx.reader;
@@ -141,7 +145,10 @@ impl Sink for ApiLog {
         if self.out.is_none() {
             return;
         }
-        printer::print(&mut self.line, v, &self.tb, self.options);
+        if let Some(k) = &self.options.kernels {
+            k.learn(v);
+        }
+        printer::print(&mut self.line, v, &self.tb, &self.options);
         if self.line.len() > BATCH {
             self.write_line();
         }
@@ -154,7 +161,7 @@ impl Sink for ApiLog {
     }
 
     fn formats_text(&self) -> Option<Options> {
-        self.out.is_some().then_some(self.options)
+        self.out.is_some().then(|| self.options.clone())
     }
 
     fn text(&mut self, text: String, _records: u64) -> String {

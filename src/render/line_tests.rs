@@ -181,7 +181,7 @@ fn print_takes_the_line_writer_for_calls_only() {
     let v = record(&mut r, KIND_OPENCL_CALL, id, &FUNCTIONS[id], &data);
     for decode in [false, true] {
         let mut text = String::new();
-        print(&mut text, &v, &tb, Options { decode });
+        print(&mut text, &v, &tb, &Options { decode, kernels: None });
         assert_eq!(text, reference(&v, &tb, decode));
     }
     // A function id past its API's table is no function, even where the
@@ -194,7 +194,7 @@ fn print_takes_the_line_writer_for_calls_only() {
         assert!(text.is_empty());
         assert!(reference::lines(&unknown, &tb, false).is_none());
         for decode in [false, true] {
-            print(&mut text, &unknown, &tb, Options { decode });
+            print(&mut text, &unknown, &tb, &Options { decode, kernels: None });
             assert_eq!(text, format!("# unknown function id {fn_id}\n"));
             text.clear();
         }

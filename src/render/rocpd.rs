@@ -14,7 +14,7 @@
 use super::sink::{End, Kinds, Open, Results, Sink};
 use crate::decode::{Agent, Counters, Dispatch};
 use crate::trace::record::{
-    View, FLAG_CMD, KIND_HSA_AGENT, KIND_HSA_CALL, KIND_HSA_COUNTERS, KIND_HSA_DISPATCH, KIND_HSA_KERNEL,
+    View, FLAG_CMD, KIND_HSA_AGENT, KIND_HSA_CALL, KIND_HSA_COUNTERS, KIND_HSA_DISPATCH, KIND_HSA_KERNEL, KIND_NOTE,
     KIND_OPENCL_CALL,
 };
 use crate::trace::tsc::HostClock;
@@ -37,6 +37,8 @@ pub struct Rocpd {
     /// Agents by HSA handle, or by OpenCL device name.
     hsa_agents: HashMap<u64, i64>,
     cl_agents: HashMap<String, i64>,
+    /// OpenCL devices the trace notes run on the host's cores.
+    cpu_devices: std::collections::HashSet<String>,
     /// Queue tracks by (agent, queue).
     queues: HashMap<(i64, u64), i64>,
     code_objects: HashMap<i64, i64>,
@@ -119,6 +121,7 @@ impl Rocpd {
             threads: HashMap::new(),
             hsa_agents: HashMap::new(),
             cl_agents: HashMap::new(),
+            cpu_devices: Default::default(),
             queues: HashMap::new(),
             code_objects: HashMap::new(),
             kernels: HashMap::new(),
@@ -330,6 +333,12 @@ impl Rocpd {
                 self.hsa_agents.insert(a.handle, id);
                 Ok(())
             }
+            KIND_NOTE => {
+                if let Some(d) = v.kernel_name().as_deref().and_then(crate::devtime::devices::cpu_of_note) {
+                    self.cpu_devices.insert(d.to_string());
+                }
+                Ok(())
+            }
             KIND_HSA_KERNEL => {
                 self.descriptors.insert(v.header.cmd_id, crate::decode::kernel_descriptor(v));
                 Ok(())
@@ -355,7 +364,8 @@ impl Rocpd {
             let off = offsets.get(&c.queue).map_or(0, |o| o.0);
             let (start, stop) =
                 (crate::devtime::on_host(c.start, off), crate::devtime::on_host(c.start, off) + c.duration_ns());
-            let agent = self.agent_of(Err(&c.device), "GPU")?;
+            let kind = if self.cpu_devices.contains(&*c.device) { "CPU" } else { "GPU" };
+            let agent = self.agent_of(Err(&c.device), kind)?;
             let track = self.queue_track(agent, c.queue, format!("{} queue {:016X}", c.device, c.queue))?;
             if let Some(k) = &c.kernel {
                 let dim = |v: &[usize], i: usize| v.get(i).map_or(1, |x| *x as u64);
@@ -470,6 +480,7 @@ impl Rocpd {
 impl Sink for Rocpd {
     fn kinds(&self) -> Kinds {
         Kinds::of(&[
+            KIND_NOTE,
             KIND_OPENCL_CALL,
             KIND_HSA_CALL,
             KIND_HSA_DISPATCH,

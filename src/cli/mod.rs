@@ -31,11 +31,11 @@ enum Cmd {
     Diff(logs::DiffArgs),
     /// Run an application under cltap and compare its normalized log with a snapshot.
     Check(logs::CheckArgs),
-    /// Print the host-API tally of captured logs; for .atp files also the kernel and transfer tables; for counter .csv files the per-kernel counter totals and averages.
+    /// Print the host-API tally of API logs (.apilog), binary traces (.cltrace), application traces (.atp, with their kernel and transfer tables) and rocpd databases (.db); the per-kernel counter totals of counter files (.csv, .results.csv, .occupancy).
     Report(logs::ReportArgs),
     /// Merge the Perfetto traces (.pftrace) of a job's processes into one timeline.
     Merge(merge::MergeArgs),
-    /// Render a binary trace (.cltrace) into the API log, .atp, timeline and summary it asked for.
+    /// Render a binary trace (.cltrace) into the files its run asked for: the API log (.apilog), .atp, timeline (.json), Perfetto trace (.pftrace), rocpd database (.db), memory trace (.memory.csv), counter files (.csv, .occupancy, .results.csv) and summary (.summary.json).
     Render(render::RenderArgs),
     /// Measure what cltap adds per call, records per second into the trace, memory, and the rendering rate.
     Bench(bench::BenchArgs),
@@ -44,7 +44,18 @@ enum Cmd {
 }
 
 pub fn main() -> i32 {
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(c) => c,
+        Err(e) => {
+            let hint = app_without_dashes(&e, &std::env::args().collect::<Vec<_>>());
+            let code = e.exit_code();
+            let _ = e.print();
+            if let Some(h) = hint {
+                eprintln!("{h}");
+            }
+            return code;
+        }
+    };
     match cli.cmd {
         Cmd::Run(a) => run::run(*a),
         Cmd::Normalize(a) => logs::normalize_cmd(a),
@@ -56,4 +67,23 @@ pub fn main() -> i32 {
         Cmd::Bench(a) => bench::run(a),
         Cmd::Metrics(a) => metrics::run(a),
     }
+}
+
+/// For `cltap run app args` (the application without `--`): where it
+/// goes, as the command to type.
+fn app_without_dashes(e: &clap::Error, args: &[String]) -> Option<String> {
+    if e.kind() != clap::error::ErrorKind::UnknownArgument {
+        return None;
+    }
+    let sub = args.get(1).filter(|s| *s == "run" || *s == "check")?;
+    let culprit = e.get(clap::error::ContextKind::InvalidArg)?.to_string();
+    if culprit.starts_with('-') || args.iter().any(|a| a == "--") {
+        return None;
+    }
+    let at = args.iter().position(|a| *a == culprit)?;
+    Some(format!(
+        "cltap: the application goes after `--`, behind cltap's options: cltap {sub} {}-- {}",
+        args[2..at].iter().map(|a| format!("{a} ")).collect::<String>(),
+        args[at..].join(" ")
+    ))
 }

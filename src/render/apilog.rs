@@ -80,6 +80,12 @@ impl ApiLog {
         if let Some(rank) = r.info("rank") {
             header.push(format!("rank: {rank}"));
         }
+        // What was active, as CLIntercept's log opens with its settings.
+        for (key, text) in [("activation", "activation"), ("drivers", "drivers"), ("settings", "settings")] {
+            if let Some(v) = r.info(key) {
+                header.push(format!("{text}: {}", if v.is_empty() { "(none)" } else { v }));
+            }
+        }
         for h in header {
             s.emit(&apilog::Entry::Comment(h));
         }

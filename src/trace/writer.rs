@@ -229,6 +229,11 @@ fn process_info(pid: u32) -> Vec<(String, String)> {
     if let Some(r) = crate::naming::Process::current().rank {
         v.push(("rank".into(), r.to_string()));
     }
+    // What is active, for the API log's header.
+    let get = |k: &str| std::env::var(k).ok();
+    v.push(("activation".into(), crate::icd::active::activation(&get)));
+    v.push(("drivers".into(), crate::icd::active::drivers(&get).join(" ")));
+    v.push(("settings".into(), crate::icd::active::settings(std::env::vars()).join(" ")));
     v
 }
 

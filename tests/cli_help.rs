@@ -81,7 +81,7 @@ fn an_application_without_dashes_is_told_where_it_goes() {
 fn a_misspelt_subcommand_is_suggested() {
     let (code, _, err) = cltap(&["rnu"]);
     assert_eq!(code, 2);
-    assert!(err.contains("'run'"), "{err}");
+    assert!(err.contains("did you mean `cltap run`?"), "{err}");
     let (_, _, err) = cltap(&["rendr"]);
     assert!(err.contains("'render'"), "{err}");
 }

@@ -47,7 +47,8 @@ pub fn main() -> i32 {
     let cli = match Cli::try_parse() {
         Ok(c) => c,
         Err(e) => {
-            let hint = app_without_dashes(&e, &std::env::args().collect::<Vec<_>>());
+            let args: Vec<String> = std::env::args().collect();
+            let hint = app_without_dashes(&e, &args).or_else(|| nearest_subcommand(&e));
             let code = e.exit_code();
             let _ = e.print();
             if let Some(h) = hint {
@@ -86,4 +87,50 @@ fn app_without_dashes(e: &clap::Error, args: &[String]) -> Option<String> {
         args[2..at].iter().map(|a| format!("{a} ")).collect::<String>(),
         args[at..].join(" ")
     ))
+}
+
+/// For a misspelt subcommand clap finds nothing near (`rnu`): the nearest
+/// by edits, a swap of two letters counting as one.
+fn nearest_subcommand(e: &clap::Error) -> Option<String> {
+    use clap::error::{ContextKind, ContextValue, ErrorKind};
+    if e.kind() != ErrorKind::InvalidSubcommand || e.get(ContextKind::SuggestedSubcommand).is_some() {
+        return None;
+    }
+    let Some(ContextValue::String(typed)) = e.get(ContextKind::InvalidSubcommand) else { return None };
+    let cmd = <Cli as clap::CommandFactory>::command();
+    let (d, name) = cmd.get_subcommands().map(|c| (edits(typed, c.get_name()), c.get_name().to_string())).min()?;
+    (d <= 2).then(|| format!("cltap: did you mean `cltap {name}`?"))
+}
+
+/// Edits from `a` to `b`: insertions, deletions, changes and swaps of
+/// neighbours.
+fn edits(a: &str, b: &str) -> usize {
+    let (a, b): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
+    let mut d = vec![vec![0usize; b.len() + 1]; a.len() + 1];
+    for (i, row) in d.iter_mut().enumerate() {
+        row[0] = i;
+    }
+    for j in 0..=b.len() {
+        d[0][j] = j;
+    }
+    for i in 1..=a.len() {
+        for j in 1..=b.len() {
+            let cost = usize::from(a[i - 1] != b[j - 1]);
+            d[i][j] = (d[i - 1][j] + 1).min(d[i][j - 1] + 1).min(d[i - 1][j - 1] + cost);
+            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                d[i][j] = d[i][j].min(d[i - 2][j - 2] + 1);
+            }
+        }
+    }
+    d[a.len()][b.len()]
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn edits_count_a_swap_as_one() {
+        assert_eq!(super::edits("rnu", "run"), 1);
+        assert_eq!(super::edits("rendr", "render"), 1);
+        assert_eq!(super::edits("", "run"), 3);
+    }
 }

@@ -146,7 +146,8 @@ fn run_schedule(s: Schedule, start: std::time::Instant) {
     // The kernel's default timer slack (50 µs) would add to every edge.
     // SAFETY: prctl with PR_SET_TIMERSLACK takes one integer and touches
     // only this thread's setting.
-    unsafe { libc::prctl(libc::PR_SET_TIMERSLACK, 1 as libc::c_ulong, 0, 0, 0) };
+    let slack_ns: libc::c_ulong = 1;
+    unsafe { libc::prctl(libc::PR_SET_TIMERSLACK, slack_ns, 0, 0, 0) };
     loop {
         let elapsed = start.elapsed().as_nanos() as u64;
         let at = s.at(elapsed);
@@ -158,7 +159,16 @@ fn run_schedule(s: Schedule, start: std::time::Instant) {
         } else {
             change(CLOSED_TIME, 0, Reason::Time);
         }
-        let Some(next) = at.next else { return };
+        let Some(next) = at.next else {
+            // Stays, holding its chunk of the trace: the chunk is then
+            // rendered after the calls' threads' chunks, which are sealed
+            // first at the end, so that the API log's line of the last
+            // closing follows the calls made before it (a thread that
+            // ended would have its chunk sealed, and rendered, at once).
+            loop {
+                std::thread::park();
+            }
+        };
         std::thread::sleep(std::time::Duration::from_nanos(next.saturating_sub(elapsed)));
     }
 }

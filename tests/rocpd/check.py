@@ -80,5 +80,5 @@ for path in sys.argv[2:]:
         raise SystemExit(f"{path}: cltap's views answer {own}\nrocpd's answer {answers(theirs, path)}")
     own["busy"] = [list(r) for r in db.execute("SELECT agent_id, type, GpuTime, WallTime, Busy FROM busy ORDER BY agent_id")]
     own["kernel_pmc_events"] = db.execute("SELECT COUNT(*), COUNT(DISTINCT id) FROM kernel_pmc_events").fetchone()
-    own["agents"] = [list(r) for r in db.execute("SELECT name, type FROM rocpd_info_agent ORDER BY id")]
+    own["agents"] = [list(r) for r in db.execute("SELECT id, name, type FROM rocpd_info_agent ORDER BY id")]
     print(json.dumps(own))

@@ -66,6 +66,44 @@ fn run_finds_the_layer_through_cltap_layer_and_still_records() {
     assert_eq!(logs(&d).len(), 1, "{err}");
 }
 
+/// One line says what is active before the application starts (`--quiet`
+/// silences it); the API log's header keeps the activation, the drivers
+/// and every setting given.
+#[test]
+fn run_says_what_is_active_and_the_log_header_keeps_it() {
+    let d = workdir("run-active");
+    let exe = calls();
+    let pocl = Driver::Pocl.library();
+    let args = ["run", "--no-summary", "--decode", "--", exe.to_str().unwrap(), "exit", "0"];
+    let (code, _, err) = out(cmd(&d, &args));
+    assert_eq!(code, 0, "{err}");
+    let active: Vec<&str> = err.lines().filter(|l| l.contains(" mode (")).collect();
+    assert_eq!(active.len(), 1, "{err}");
+    assert!(active[0].starts_with("cltap: layer (OPENCL_LAYERS) mode (auto: "), "{err}");
+    assert!(active[0].ends_with(&format!("OpenCL drivers: {}", pocl.display())), "{err}");
+    let log = std::fs::read_to_string(&logs(&d)[0]).unwrap();
+    let header: Vec<&str> = log.lines().take_while(|l| l.starts_with('#')).collect();
+    assert!(header.contains(&"# activation: layer (OPENCL_LAYERS)"), "{header:?}");
+    assert!(header.contains(&format!("# drivers: {}", pocl.display()).as_str()), "{header:?}");
+    let settings = header.iter().find_map(|l| l.strip_prefix("# settings: ")).expect("settings");
+    assert!(settings.split(' ').any(|s| s == "CLTAP_LOG_DECODE=1"), "{settings}");
+    assert!(settings.split(' ').all(|s| s.starts_with("CLTAP_") || s.starts_with("ROCP_")), "{settings}");
+
+    let d = workdir("run-quiet");
+    let (code, _, err) = out(cmd(&d, &["run", "-q", "--no-summary", "--", exe.to_str().unwrap(), "exit", "0"]));
+    assert_eq!(code, 0, "{err}");
+    assert!(!err.contains(" mode ("), "{err}");
+    // ICD mode says so.
+    let d = workdir("run-active-icd");
+    let mut c = cmd(&d, &["run", "--no-summary", "--mode", "icd", "--driver"]);
+    c.arg(&pocl).args(["--", exe.to_str().unwrap(), "exit", "0"]);
+    let (code, _, err) = out(c);
+    assert_eq!(code, 0, "{err}");
+    let want =
+        format!("cltap: ICD (OCL_ICD_VENDORS, OCL_ICD_FILENAMES) mode (--mode); OpenCL drivers: {}", pocl.display());
+    assert!(err.lines().any(|l| l == want), "{err}");
+}
+
 #[test]
 fn run_returns_the_exit_code_and_lists_files() {
     let d = workdir("run");

@@ -85,6 +85,39 @@ fn only_the_failed_calls_through_both_loaders_and_in_icd_mode() {
     }
 }
 
+/// With `--decode`, a call that takes a kernel shows its name beside its
+/// handle (learnt from the `clCreateKernel` that made it), and a failed
+/// `clCreateKernel` the name it refused, in the whole log and in the log of
+/// errors only.
+#[test]
+fn the_decoded_log_names_kernels_and_the_name_a_creation_refused() {
+    let dir = scratch("decode-names");
+    let mut c = command(&program(), &["2"], &[Driver::Pocl], Loader::OclIcd, Mode::Layer);
+    c.env("CLTAP_OUTPUT_DIR", &*dir).env("CLTAP_LOG_DECODE", "1");
+    assert_eq!(run(c).code, Some(0));
+    let calls = calls_in(&dir);
+    let made = calls.iter().find(|c| c.name == "clCreateKernel" && c.result.as_deref() != Some("0000000000000000"));
+    let handle = made.expect("clCreateKernel(k)").result.clone().unwrap();
+    let named = format!("{handle} \"k\"");
+    let ndranges: Vec<&Call> = calls.iter().filter(|c| c.name == "clEnqueueNDRangeKernel").collect();
+    assert_eq!(ndranges.len(), 2);
+    assert!(ndranges.iter().all(|c| arg(c, "kernel") == named), "{ndranges:#?}");
+    let set = calls.iter().filter(|c| c.name == "clSetKernelArg");
+    assert!(set.clone().count() > 0 && set.clone().all(|c| arg(c, "kernel") == named));
+    let refused = |calls: &[Call]| {
+        let c = calls.iter().find(|c| c.name == "clCreateKernel" && c.result.as_deref() == Some("0000000000000000"));
+        arg(c.expect("the failed clCreateKernel"), "kernel_name").to_string()
+    };
+    assert!(refused(&calls).ends_with(" \"no_such_kernel\""), "{}", refused(&calls));
+
+    let dir = scratch("decode-errors-only");
+    let mut c = command(&program(), &["2"], &[Driver::Pocl], Loader::OclIcd, Mode::Layer);
+    c.env("CLTAP_OUTPUT_DIR", &*dir).env("CLTAP_LOG_DECODE", "1").env("CLTAP_ERRORS_ONLY", "1");
+    assert_eq!(run(c).code, Some(0));
+    let calls = calls_in(&dir);
+    assert!(refused(&calls).ends_with(" \"no_such_kernel\""), "{}", refused(&calls));
+}
+
 /// The summary counts every call of the program, the failed ones as errors.
 fn check_counts(dir: &Path, what: &str) {
     let s = summary_json(dir);

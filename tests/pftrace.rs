@@ -24,11 +24,12 @@ fn category(c: &Value, name: &str) -> u64 {
     c["by_category"][name].as_u64().unwrap_or(0)
 }
 
-/// `cltap run --pftrace --device-timing` of the bundled sample on PoCL.
+/// `cltap run --pftrace --timeline` of the bundled sample on PoCL: a
+/// timeline turns device timing on by itself.
 fn vecadd(dir: &Path) -> std::process::Output {
     let pocl = Driver::Pocl.library();
     let mut c = Command::new(cltap_exe());
-    c.current_dir(dir).args(["run", "--pftrace", "--device-timing", "--driver"]).arg(&pocl).arg("--");
+    c.current_dir(dir).args(["run", "--pftrace", "--timeline", "--driver"]).arg(&pocl).arg("--");
     c.arg(programs().join("vecadd")).arg("65536");
     for (k, _) in std::env::vars() {
         if k.starts_with("OCL_ICD") || k.starts_with("OPENCL_LAYER") || k.starts_with("CLTAP_") {
@@ -58,6 +59,17 @@ fn an_opencl_run_is_a_valid_perfetto_trace_with_the_summarys_counts() {
     assert_eq!(c["flows_joined"].as_u64(), Some(timed), "{c}");
     assert_eq!(c["processes"], serde_json::json!([s["pid"]]));
     assert_eq!(c["clock_snapshots"], 1);
+    // vecadd's four perf markers are ranges, as in the JSON timeline.
+    assert_eq!(category(c, "marker"), 4, "{c}");
+    let timeline = std::fs::read_dir(&*d)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.to_string_lossy().ends_with(".json") && !p.to_string_lossy().ends_with(".summary.json"))
+        .expect("the timeline");
+    let json = std::fs::read_to_string(timeline).unwrap();
+    let count = |cat: &str| json.matches(&format!("\"cat\":\"{cat}\"")).count() as u64;
+    assert_eq!(count("device"), timed, "the JSON timeline shows the device too");
+    assert_eq!(count("marker"), 8, "a begin and an end per marker");
 }
 
 #[test]

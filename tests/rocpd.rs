@@ -131,6 +131,18 @@ fn an_opencl_run_answers_rocpds_views_as_the_summary_does() {
         .fold((0, 0), |a, t| (a.0 + t["count"].as_u64().unwrap(), a.1 + t["bytes"].as_u64().unwrap()));
     assert_eq!(v["memory_copies"], serde_json::json!([count, bytes]));
     assert_eq!(v["processes"], serde_json::json!([s["pid"]]));
+    // PoCL's device runs on the host's cores: a CPU agent, as the host is.
+    let agents = v["agents"].as_array().unwrap();
+    assert!(agents.len() >= 2 && agents.iter().all(|a| a[2] == "CPU"), "{agents:?}");
+    // The two views rocpd's file leaves out run here: the device was busy
+    // for the kernels' and copies' time, within the run's wall time.
+    let busy = v["busy"].as_array().unwrap();
+    let device_ns: u64 = kernels.values().map(|k| k.1).sum();
+    let device = agents.iter().find(|a| a[1] != "host").unwrap_or_else(|| panic!("{agents:?}"));
+    let pocl = busy.iter().find(|b| b[0] == device[0]).unwrap_or_else(|| panic!("{busy:?}"));
+    assert!(pocl[2].as_u64().unwrap() >= device_ns, "{busy:?}");
+    assert!(pocl[4].as_f64().unwrap() > 0.0 && pocl[4].as_f64().unwrap() <= 1.0, "{busy:?}");
+    assert_eq!(v["kernel_pmc_events"], serde_json::json!([0, 0]), "no counters were asked");
 }
 
 #[test]
@@ -169,6 +181,8 @@ fn hardware_counters_are_pmc_events_of_their_dispatch() {
     assert!(counted > 0);
     assert_eq!(v["pmc_events"].as_u64(), Some(2 * counted as u64));
     assert_eq!(v["pmc_names"], serde_json::json!(["GRBM_COUNT", "SQ_WAVES"]));
+    // Each counter value beside its dispatch (rocpd's own text of this view lacks a comma).
+    assert_eq!(v["kernel_pmc_events"][0].as_u64(), Some(2 * counted as u64), "{v}");
     // Each kernel symbol has the registers and segments the API log's
     // line for its descriptor gives: "kernel object 0x…: NAME, VGPRs V,
     // SGPRs S, LDS L, scratch P".

@@ -259,6 +259,19 @@ fn a_time_window_records_only_inside_the_windows_it_lists() {
         for ts in &calls {
             assert!(spans.iter().any(|(a, b)| a <= ts && ts <= b), "{schedule}: call at {ts} µs outside {spans:?}");
         }
+        if first_at_start {
+            // The API log in order: the one window opens before the first
+            // call and closes after the last, whichever thread closed it.
+            let log = log_text(&dir);
+            let at = |what: &str| log.lines().position(|l| l.starts_with(what));
+            let lines: Vec<&str> = log.lines().collect();
+            let (first, last) = (at("TID"), lines.iter().rposition(|l| l.starts_with("TID")));
+            let (opened, closed) = (at("# window 1 opened"), at("# window 1 closed"));
+            assert!(opened.is_some() && closed.is_some(), "{schedule}: {log}");
+            if let (Some(first), Some(last)) = (first, last) {
+                assert!(opened < Some(first) && closed > Some(last), "{schedule}: {log}");
+            }
+        }
         // The summary lists the same windows, opened and closed by the schedule.
         let listed = windows(&dir);
         assert_eq!(listed.len(), opens.len(), "{schedule}");

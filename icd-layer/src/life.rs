@@ -127,7 +127,7 @@ fn start_trace(cfg: &Config) {
             LogDest::Stderr => Dest::Stderr,
             LogDest::Stdout => Dest::Stdout,
         }),
-        options: cltap::render::printer::Options { decode: cfg.decode },
+        options: cltap::render::printer::Options { decode: cfg.decode, kernels: None },
         timeline: cfg.timeline,
         pftrace: cfg.pftrace,
         rocpd: cfg.rocpd,

@@ -93,8 +93,11 @@ pub enum Format {
 
 #[derive(Args, Debug)]
 pub struct DiffArgs {
+    /// The first run: an API log (.apilog) or an application trace (.atp).
     pub a: PathBuf,
+    /// The second run, of the same kind, compared with the first.
     pub b: PathBuf,
+    /// How the differences are printed: text, or json for a program to read.
     #[arg(long, value_enum, default_value = "text")]
     pub format: Format,
     #[command(flatten)]
@@ -103,7 +106,8 @@ pub struct DiffArgs {
 
 #[derive(Args, Debug)]
 pub struct ReportArgs {
-    /// API logs (.apilog), application traces (.atp), counter files and rocpd databases (.db) to tally.
+    /// Files to tally, each by its kind: API logs (.apilog), binary traces (.cltrace), application
+    /// traces (.atp), counter files (.csv, .results.csv, .occupancy) and rocpd databases (.db).
     #[arg(required = true)]
     pub files: Vec<PathBuf>,
 }
@@ -418,7 +422,7 @@ pub fn check_cmd(a: CheckArgs) -> i32 {
         return 1;
     }
     let mut env = match prepare(&a.activation, &a.app) {
-        Ok(e) => e,
+        Ok((e, _)) => e,
         Err(e) => {
             eprintln!("cltap: {e}");
             return 127;

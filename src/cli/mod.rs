@@ -31,11 +31,11 @@ enum Cmd {
     Diff(logs::DiffArgs),
     /// Run an application under cltap and compare its normalized log with a snapshot.
     Check(logs::CheckArgs),
-    /// Print the host-API tally of captured logs; for .atp files also the kernel and transfer tables; for counter .csv files the per-kernel counter totals and averages.
+    /// Print the host-API tally of API logs (.apilog), binary traces (.cltrace), application traces (.atp, with their kernel and transfer tables) and rocpd databases (.db); the per-kernel counter totals of counter files (.csv, .results.csv, .occupancy).
     Report(logs::ReportArgs),
     /// Merge the Perfetto traces (.pftrace) of a job's processes into one timeline.
     Merge(merge::MergeArgs),
-    /// Render a binary trace (.cltrace) into the API log, .atp, timeline and summary it asked for.
+    /// Render a binary trace (.cltrace) into the files its run asked for: the API log (.apilog), .atp, timeline (.json), Perfetto trace (.pftrace), rocpd database (.db), memory trace (.memory.csv), counter files (.csv, .occupancy, .results.csv) and summary (.summary.json).
     Render(render::RenderArgs),
     /// Measure what cltap adds per call, records per second into the trace, memory, and the rendering rate.
     Bench(bench::BenchArgs),
@@ -44,7 +44,19 @@ enum Cmd {
 }
 
 pub fn main() -> i32 {
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(c) => c,
+        Err(e) => {
+            let args: Vec<String> = std::env::args().collect();
+            let hint = app_without_dashes(&e, &args).or_else(|| nearest_subcommand(&e));
+            let code = e.exit_code();
+            let _ = e.print();
+            if let Some(h) = hint {
+                eprintln!("{h}");
+            }
+            return code;
+        }
+    };
     match cli.cmd {
         Cmd::Run(a) => run::run(*a),
         Cmd::Normalize(a) => logs::normalize_cmd(a),
@@ -55,5 +67,70 @@ pub fn main() -> i32 {
         Cmd::Render(a) => render::run(a),
         Cmd::Bench(a) => bench::run(a),
         Cmd::Metrics(a) => metrics::run(a),
+    }
+}
+
+/// For `cltap run app args` (the application without `--`): where it
+/// goes, as the command to type.
+fn app_without_dashes(e: &clap::Error, args: &[String]) -> Option<String> {
+    if e.kind() != clap::error::ErrorKind::UnknownArgument {
+        return None;
+    }
+    let sub = args.get(1).filter(|s| *s == "run" || *s == "check")?;
+    let culprit = e.get(clap::error::ContextKind::InvalidArg)?.to_string();
+    if culprit.starts_with('-') || args.iter().any(|a| a == "--") {
+        return None;
+    }
+    let at = args.iter().position(|a| *a == culprit)?;
+    Some(format!(
+        "cltap: the application goes after `--`, behind cltap's options: cltap {sub} {}-- {}",
+        args[2..at].iter().map(|a| format!("{a} ")).collect::<String>(),
+        args[at..].join(" ")
+    ))
+}
+
+/// For a misspelt subcommand clap finds nothing near (`rnu`): the nearest
+/// by edits, a swap of two letters counting as one.
+fn nearest_subcommand(e: &clap::Error) -> Option<String> {
+    use clap::error::{ContextKind, ContextValue, ErrorKind};
+    if e.kind() != ErrorKind::InvalidSubcommand || e.get(ContextKind::SuggestedSubcommand).is_some() {
+        return None;
+    }
+    let Some(ContextValue::String(typed)) = e.get(ContextKind::InvalidSubcommand) else { return None };
+    let cmd = <Cli as clap::CommandFactory>::command();
+    let (d, name) = cmd.get_subcommands().map(|c| (edits(typed, c.get_name()), c.get_name().to_string())).min()?;
+    (d <= 2).then(|| format!("cltap: did you mean `cltap {name}`?"))
+}
+
+/// Edits from `a` to `b`: insertions, deletions, changes and swaps of
+/// neighbours.
+fn edits(a: &str, b: &str) -> usize {
+    let (a, b): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
+    let mut d = vec![vec![0usize; b.len() + 1]; a.len() + 1];
+    for (i, row) in d.iter_mut().enumerate() {
+        row[0] = i;
+    }
+    for j in 0..=b.len() {
+        d[0][j] = j;
+    }
+    for i in 1..=a.len() {
+        for j in 1..=b.len() {
+            let cost = usize::from(a[i - 1] != b[j - 1]);
+            d[i][j] = (d[i - 1][j] + 1).min(d[i][j - 1] + 1).min(d[i - 1][j - 1] + cost);
+            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                d[i][j] = d[i][j].min(d[i - 2][j - 2] + 1);
+            }
+        }
+    }
+    d[a.len()][b.len()]
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn edits_count_a_swap_as_one() {
+        assert_eq!(super::edits("rnu", "run"), 1);
+        assert_eq!(super::edits("rendr", "render"), 1);
+        assert_eq!(super::edits("", "run"), 3);
     }
 }

@@ -11,7 +11,9 @@ use std::path::{Path, PathBuf};
 
 #[derive(Args, Debug)]
 pub struct RenderArgs {
-    /// A binary trace (`<app>.<pid>.cltrace`).
+    /// A binary trace (`<app>.<pid>.cltrace`); it is rendered into the outputs its run asked for
+    /// (.apilog, .atp, .json, .pftrace, .db, .memory.csv, .csv, .occupancy, .results.csv,
+    /// .summary.json).
     pub trace: PathBuf,
     /// Where the rendered files go (default: beside the trace).
     #[arg(short, long, value_name = "DIR")]

@@ -30,19 +30,19 @@ pub enum Policy {
 #[derive(Args, Debug, Clone)]
 pub struct Activation {
     /// How cltap is put between the application and the driver.
-    #[arg(long, value_enum, default_value = "auto")]
+    #[arg(long, value_enum, default_value = "auto", help_heading = "Activation")]
     pub mode: Mode,
     /// The ICD loader (libOpenCL.so.1) the application should use instead of
     /// the one the dynamic linker finds.
-    #[arg(long, value_name = "PATH")]
+    #[arg(long, value_name = "PATH", help_heading = "Activation")]
     pub loader: Option<PathBuf>,
     /// A real OpenCL driver library (repeatable). In ICD mode cltap loads
     /// these; in layer mode the loader is pointed at them. Default: the
     /// drivers the loaders' vendor files name.
-    #[arg(long = "driver", value_name = "PATH")]
+    #[arg(long = "driver", value_name = "PATH", help_heading = "Activation")]
     pub drivers: Vec<PathBuf>,
     /// The cltap layer library. Default: $CLTAP_LAYER, or next to this executable.
-    #[arg(long, value_name = "PATH")]
+    #[arg(long, value_name = "PATH", help_heading = "Activation")]
     pub layer: Option<PathBuf>,
 }
 
@@ -51,87 +51,90 @@ pub struct RunArgs {
     #[command(flatten)]
     pub activation: Activation,
     /// Write the API log (default). CLTAP_API_LOG.
-    #[arg(long, overrides_with = "no_api_log")]
+    #[arg(long, overrides_with = "no_api_log", help_heading = "Outputs")]
     pub api_log: bool,
     /// Do not write the API log.
-    #[arg(long)]
+    #[arg(long, help_heading = "Outputs")]
     pub no_api_log: bool,
     /// Add decoded values to the API log. CLTAP_LOG_DECODE.
-    #[arg(long)]
+    #[arg(long, short = 'd', help_heading = "Outputs")]
     pub decode: bool,
     /// Record each command's device times. CLTAP_DEVICE_TIMING.
-    #[arg(long)]
+    #[arg(long, short = 'D', help_heading = "Device")]
     pub device_timing: bool,
     /// Write a Perfetto/Chrome trace of calls and commands. CLTAP_TIMELINE.
-    #[arg(long)]
+    #[arg(long, short = 't', help_heading = "Outputs")]
     pub timeline: bool,
     /// Write Perfetto's protobuf trace (.pftrace) of calls, commands and counters. CLTAP_PFTRACE.
-    #[arg(long)]
+    #[arg(long, short = 'p', help_heading = "Outputs")]
     pub pftrace: bool,
     /// Write rocpd's SQLite database (.db) of calls, dispatches, copies and counters. CLTAP_ROCPD.
-    #[arg(long)]
+    #[arg(long, short = 'r', help_heading = "Outputs")]
     pub rocpd: bool,
     /// Write the Radeon Compute Profiler application trace (.atp); turns on device timing. CLTAP_ATP.
-    #[arg(long)]
+    #[arg(long, short = 'a', help_heading = "Outputs")]
     pub atp: bool,
     /// Trace every allocation and release (.memory.csv), memory in use per device and its peak. CLTAP_MEMORY.
-    #[arg(long)]
+    #[arg(long, short = 'm', help_heading = "Outputs")]
     pub memory: bool,
     /// List in the summary what the application still holds at exit. CLTAP_LEAKS.
-    #[arg(long)]
+    #[arg(long, help_heading = "Outputs")]
     pub leaks: bool,
     /// Log only matching APIs: comma-separated globs, '-' to exclude. CLTAP_LOG_FILTER.
-    #[arg(long, value_name = "GLOB")]
+    #[arg(long, value_name = "GLOB", short = 'f', help_heading = "Outputs")]
     pub filter: Option<String>,
     /// Directory for output files (default: the working directory); may hold template fields
     /// (%hostname%, %pid%, %ppid%, %rank%, %app%, %env{NAME}%, %q{NAME}%). CLTAP_OUTPUT_DIR.
-    #[arg(long, value_name = "DIR")]
+    #[arg(long, value_name = "DIR", short = 'o', help_heading = "Outputs")]
     pub output: Option<PathBuf>,
     /// Name of the application's files before their extension, a template as for --output
     /// (default %app%.%pid%, with .r%rank% under a launcher). CLTAP_OUTPUT_NAME.
-    #[arg(long, value_name = "TEMPLATE")]
+    #[arg(long, value_name = "TEMPLATE", short = 'n', help_heading = "Outputs")]
     pub name: Option<String>,
     /// Trace only these ranks of a job (0,3-5); the others run at pass-through cost and write
     /// nothing. CLTAP_RANKS.
-    #[arg(long, value_name = "LIST")]
+    #[arg(long, value_name = "LIST", help_heading = "Jobs")]
     pub ranks: Option<String>,
     #[command(flatten)]
     pub window: super::window_args::WindowArgs,
     /// Print the call summary at exit (default). CLTAP_SUMMARY.
-    #[arg(long, overrides_with = "no_summary")]
+    #[arg(long, overrides_with = "no_summary", help_heading = "Outputs")]
     pub summary: bool,
     /// Do not print the summary at exit.
-    #[arg(long)]
+    #[arg(long, help_heading = "Outputs")]
     pub no_summary: bool,
     /// Bytes per thread buffer (K, M, G suffixes). CLTAP_BUFFER_SIZE.
-    #[arg(long, value_name = "BYTES")]
+    #[arg(long, value_name = "BYTES", help_heading = "Buffers")]
     pub buffer_size: Option<String>,
     /// Bytes or percentage at which a buffer goes to the writer. CLTAP_BUFFER_WATERMARK.
-    #[arg(long, value_name = "BYTES|N%")]
+    #[arg(long, value_name = "BYTES|N%", help_heading = "Buffers")]
     pub buffer_watermark: Option<String>,
     /// lossless (default) or discard. CLTAP_BUFFER_POLICY.
-    #[arg(long, value_enum)]
+    #[arg(long, value_enum, help_heading = "Buffers")]
     pub buffer_policy: Option<Policy>,
     /// Load cltap as an HSA tool too: HSA_TOOLS_LIB (appended to an existing value).
-    #[arg(long)]
+    #[arg(long, help_heading = "HSA")]
     pub hsa: bool,
     /// HSA dispatch interception (with --hsa): 0 off, 1 intercept, 2 with timestamps. ROCP_HSA_INTERCEPT.
-    #[arg(long, value_name = "0|1|2", requires = "hsa", value_parser = ["0", "1", "2"])]
+    #[arg(long, value_name = "0|1|2", requires = "hsa", value_parser = ["0", "1", "2"], help_heading = "HSA")]
     pub hsa_intercept: Option<String>,
     /// Collect these hardware counters and metrics around each kernel launch
     /// (comma-separated; `cltap metrics list` names them) and write the .csv,
     /// .occupancy and .results.csv files. A request that needs several
     /// passes runs the application once per pass. CLTAP_COUNTERS.
-    #[arg(long, value_name = "NAMES")]
+    #[arg(long, value_name = "NAMES", short = 'c', help_heading = "Counters")]
     pub counters: Option<String>,
     /// The metrics file (rocprofiler v1 syntax) instead of cltap's built-in one. ROCP_METRICS.
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_name = "FILE", help_heading = "Counters")]
     pub metrics: Option<PathBuf>,
     /// rocprofiler v1's input file: its metrics are collected too. ROCP_INPUT.
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_name = "FILE", help_heading = "Counters")]
     pub input: Option<PathBuf>,
     #[command(flatten)]
     pub debug: super::run_debug::DebugArgs,
+    /// Do not say which mode and drivers are active before the application starts.
+    #[arg(long, short = 'q', help_heading = "Outputs")]
+    pub quiet: bool,
     /// The application and its arguments.
     #[arg(last = true, required = true, value_name = "APP")]
     pub app: Vec<String>,
@@ -363,8 +366,9 @@ fn summary_in_flight(trace: &Path) -> Vec<cltap::render::InFlight> {
         .unwrap_or_default()
 }
 
-/// Checks the app and resolves the environment for an activation.
-pub fn prepare(a: &Activation, app: &[String]) -> Result<Vec<(String, String)>, String> {
+/// Checks the app and resolves the environment for an activation; with it,
+/// why the mode was chosen (`auto`'s choice).
+pub fn prepare(a: &Activation, app: &[String]) -> Result<(Vec<(String, String)>, String), String> {
     let layer = find_layer(a.layer.as_deref())?;
     let exe = which(&app[0]).ok_or_else(|| format!("{}: no such program", app[0]))?;
     let loader = find_loader(&exe, a.loader.as_deref());
@@ -378,23 +382,34 @@ pub fn prepare(a: &Activation, app: &[String]) -> Result<Vec<(String, String)>, 
             return Err(format!("--driver {}: no such file", d.display()));
         }
     }
-    let mode = match a.mode {
-        Mode::Auto => match &loader {
-            Some(l) if !loader_supports_layers(l) => {
-                eprintln!("cltap: {} does not load layers; using ICD mode", l.display());
-                Mode::Icd
-            }
-            _ => Mode::Layer,
-        },
-        m => m,
+    let (mode, why) = match (a.mode, &loader) {
+        (Mode::Auto, Some(l)) if !loader_supports_layers(l) => {
+            (Mode::Icd, format!("auto: {} does not load layers", l.display()))
+        }
+        (Mode::Auto, Some(l)) => (Mode::Layer, format!("auto: {} loads layers", l.display())),
+        (Mode::Auto, None) => (
+            Mode::Layer,
+            format!(
+                "auto: {} does not link libOpenCL (looked with ldd), a loader that loads layers assumed",
+                exe.display()
+            ),
+        ),
+        (m, _) => (m, "--mode".to_string()),
     };
-    if loader.is_none() && a.mode == Mode::Auto {
-        eprintln!(
-            "cltap: {} does not link libOpenCL (looked with ldd); assuming a loader that loads layers",
-            exe.display()
-        );
-    }
-    Ok(activation(mode, &layer, &a.drivers, a.loader.as_deref()))
+    Ok((activation(mode, &layer, &a.drivers, a.loader.as_deref()), why))
+}
+
+/// The line that says what is active: the mode, why, and the drivers the
+/// application's loader (or cltap, in ICD mode) is pointed at.
+pub fn active_line(env: &[(String, String)], why: &str) -> String {
+    let get =
+        |k: &str| env.iter().rev().find(|(n, _)| n == k).map(|(_, v)| v.clone()).or_else(|| std::env::var(k).ok());
+    let drivers = cltap::icd::active::drivers(&get);
+    format!(
+        "cltap: {} mode ({why}); OpenCL drivers: {}",
+        cltap::icd::active::activation(&get),
+        if drivers.is_empty() { "none found".to_string() } else { drivers.join(", ") }
+    )
 }
 
 /// The program as the shell would find it.
@@ -406,7 +421,7 @@ pub fn which(p: &str) -> Option<PathBuf> {
 }
 
 pub fn run(a: RunArgs) -> i32 {
-    let mut env = match prepare(&a.activation, &a.app) {
+    let (mut env, why) = match prepare(&a.activation, &a.app) {
         Ok(e) => e,
         Err(e) => {
             eprintln!("cltap: {e}");
@@ -501,6 +516,9 @@ pub fn run(a: RunArgs) -> i32 {
     }
     if super::validate::refuse(&env, &option_of) {
         return super::validate::REFUSED;
+    }
+    if !a.quiet {
+        eprintln!("{}", active_line(&env, &why));
     }
     let o = match spawn(&a.app, &env) {
         Ok(o) => o,

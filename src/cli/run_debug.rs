@@ -8,20 +8,20 @@ use clap::Args;
 pub struct DebugArgs {
     /// Record and log only the calls that returned an error; successful calls cost what they
     /// cost without cltap. CLTAP_ERRORS_ONLY.
-    #[arg(long)]
+    #[arg(long, short = 'e', help_heading = "Programs and errors")]
     pub errors_only: bool,
     /// Write each program's sources, build options and build logs to <output>/programs/.
     /// CLTAP_DUMP_PROGRAMS.
-    #[arg(long)]
+    #[arg(long, help_heading = "Programs and errors")]
     pub dump_programs: bool,
     /// With --dump-programs, each program's binaries per device too. CLTAP_DUMP_BINARIES.
-    #[arg(long)]
+    #[arg(long, help_heading = "Programs and errors")]
     pub dump_binaries: bool,
     /// Build every program with these options instead of the application's. CLTAP_BUILD_OPTIONS.
-    #[arg(long, value_name = "OPTIONS", allow_hyphen_values = true)]
+    #[arg(long, value_name = "OPTIONS", allow_hyphen_values = true, help_heading = "Programs and errors")]
     pub build_options: Option<String>,
     /// Append these options to every program's build options. CLTAP_BUILD_OPTIONS_APPEND.
-    #[arg(long, value_name = "OPTIONS", allow_hyphen_values = true)]
+    #[arg(long, value_name = "OPTIONS", allow_hyphen_values = true, help_heading = "Programs and errors")]
     pub build_options_append: Option<String>,
 }
 

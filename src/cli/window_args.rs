@@ -7,26 +7,26 @@ use clap::Args;
 pub struct WindowArgs {
     /// Record only inside time windows: DELAY:DURATION[:REPEAT] (units ns, us, ms, s, m; REPEAT
     /// 0 for ever), e.g. 2s:500ms:3. CLTAP_WINDOW.
-    #[arg(long, value_name = "DELAY:DURATION[:REPEAT]")]
+    #[arg(long, value_name = "DELAY:DURATION[:REPEAT]", short = 'w', help_heading = "Windows and kernel filters")]
     pub window: Option<String>,
     /// Record only the first N calls. CLTAP_WINDOW_CALLS.
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", help_heading = "Windows and kernel filters")]
     pub window_calls: Option<String>,
     /// Record from the call with command id FIRST to the one with LAST. CLTAP_WINDOW_ENQUEUES.
-    #[arg(long, value_name = "FIRST-LAST")]
+    #[arg(long, value_name = "FIRST-LAST", help_heading = "Windows and kernel filters")]
     pub window_enqueues: Option<String>,
     /// Record nothing until the application calls cltap_resume(). CLTAP_START_PAUSED.
-    #[arg(long)]
+    #[arg(long, help_heading = "Windows and kernel filters")]
     pub start_paused: bool,
     /// Counters and device times only for kernels whose names match. CLTAP_KERNEL_INCLUDE.
-    #[arg(long, value_name = "REGEX")]
+    #[arg(long, value_name = "REGEX", help_heading = "Windows and kernel filters")]
     pub kernel_include: Option<String>,
     /// No counters and device times for kernels whose names match. CLTAP_KERNEL_EXCLUDE.
-    #[arg(long, value_name = "REGEX")]
+    #[arg(long, value_name = "REGEX", help_heading = "Windows and kernel filters")]
     pub kernel_exclude: Option<String>,
     /// Counters and device times only for these launches of each kernel (from 1: 1-3,10,20-).
     /// CLTAP_KERNEL_ITERATIONS.
-    #[arg(long, value_name = "RANGES")]
+    #[arg(long, value_name = "RANGES", help_heading = "Windows and kernel filters")]
     pub kernel_iterations: Option<String>,
 }
 

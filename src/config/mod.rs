@@ -217,9 +217,10 @@ impl Config {
         }
     }
 
-    /// The `.atp` needs each enqueue's device times.
+    /// The `.atp` needs each enqueue's device times, and a timeline shows
+    /// the device (its queues' tracks) beside the calls.
     pub fn times_devices(&self) -> bool {
-        self.device_timing || self.atp || self.counting()
+        self.device_timing || self.atp || self.timeline || self.pftrace || self.counting()
     }
 
     /// Whether calls are recorded at all: some output needs their records.

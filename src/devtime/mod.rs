@@ -121,6 +121,7 @@ impl Command {
 pub mod cl;
 pub mod clock;
 mod codec;
+pub mod devices;
 pub mod enqueue;
 pub mod fork;
 pub mod kernels;

@@ -51,7 +51,7 @@ pub fn trace(data: &[u8]) {
                 // format's own writer, whatever the record holds.
                 for decode in [false, true] {
                     let at = text.len();
-                    printer::print(&mut text, v, &tb, Options { decode });
+                    printer::print(&mut text, v, &tb, &Options { decode, kernels: None });
                     match reference::lines(v, &tb, decode) {
                         Some(want) => {
                             assert_eq!(text[at..], want, "the line writer and the reference differ (decode: {decode})")

@@ -62,7 +62,11 @@ impl ApiLog {
             path,
             written_to_file,
             tb: cx.timebase,
-            options: cx.outputs.options,
+            options: {
+                let mut o = cx.outputs.options.clone();
+                o.kernels = o.decode.then(Default::default);
+                o
+            },
             line: String::new(),
         };
         let r = cx.reader;
@@ -75,6 +79,12 @@ impl ApiLog {
         ];
         if let Some(rank) = r.info("rank") {
             header.push(format!("rank: {rank}"));
+        }
+        // What was active, as CLIntercept's log opens with its settings.
+        for (key, text) in [("activation", "activation"), ("drivers", "drivers"), ("settings", "settings")] {
+            if let Some(v) = r.info(key) {
+                header.push(format!("{text}: {}", if v.is_empty() { "(none)" } else { v }));
+            }
         }
         for h in header {
             s.emit(&apilog::Entry::Comment(h));
@@ -141,7 +151,10 @@ impl Sink for ApiLog {
         if self.out.is_none() {
             return;
         }
-        printer::print(&mut self.line, v, &self.tb, self.options);
+        if let Some(k) = &self.options.kernels {
+            k.learn(v);
+        }
+        printer::print(&mut self.line, v, &self.tb, &self.options);
         if self.line.len() > BATCH {
             self.write_line();
         }
@@ -154,7 +167,7 @@ impl Sink for ApiLog {
     }
 
     fn formats_text(&self) -> Option<Options> {
-        self.out.is_some().then_some(self.options)
+        self.out.is_some().then(|| self.options.clone())
     }
 
     fn text(&mut self, text: String, _records: u64) -> String {

@@ -69,8 +69,21 @@ pub(crate) fn text_prefix(data: &[u8]) -> Option<&[u8]> {
 
 /// Appends what a decoded log shows after argument `i`'s value `raw`:
 /// ` (NAME)` for a scalar with a symbolic name, then ` ` and the contents
-/// captured for it.
-pub(crate) fn push_arg(s: &mut String, p: &ParamMeta, i: usize, raw: u64, v: &View<'_>) {
+/// captured for it; a kernel's handle, its name in quotes.
+pub(crate) fn push_arg(
+    s: &mut String,
+    p: &ParamMeta,
+    i: usize,
+    raw: u64,
+    v: &View<'_>,
+    kernels: Option<&super::kernel_names::KernelNames>,
+) {
+    if p.c_type == "cl_kernel" {
+        if let Some(n) = kernels.and_then(|k| k.name(raw, v.header.t0)) {
+            s.push(' ');
+            s.push_str(&quoted(n.as_bytes()));
+        }
+    }
     if p.kind == Kind::Scalar {
         if let Some(n) = symbolic(p.c_type, raw) {
             s.push_str(" (");

@@ -233,9 +233,14 @@ impl Renderer {
     fn render_many(&mut self, chunks: &[cltrace::ChunkInfo], threads: usize) {
         self.open();
         let options = self.sinks.iter().find_map(|s| s.formats_text());
+        if let Some(k) = options.as_ref().and_then(|o| o.kernels.as_ref()) {
+            // Workers format chunks in any order: the kernels' names are
+            // learnt from every chunk first.
+            self.learn_kernels(chunks, k);
+        }
         let plan = parallel::Plan {
+            file: options.is_some().then(|| self.sinks.iter().find_map(|s| s.text_file())).flatten(),
             options,
-            file: options.and(self.sinks.iter().find_map(|s| s.text_file())),
             parts: self
                 .sinks
                 .iter()
@@ -267,6 +272,17 @@ impl Renderer {
             let text_end = text_sink.and_then(|i| self.sinks[i].text_file()).map(|f| f.at);
             parallel::Taken { text_end, spare }
         });
+    }
+
+    /// Reads `chunks` for the calls that made kernels (their names for a
+    /// decoded API log). A chunk that cannot be read is left: its records'
+    /// kernels stay unnamed, and the render reports the damage.
+    fn learn_kernels(&self, chunks: &[cltrace::ChunkInfo], k: &super::kernel_names::KernelNames) {
+        let mut buf = Vec::new();
+        for c in chunks {
+            let _ = self.reader.chunk_bytes(c, &mut buf);
+            let _ = self.reader.walk(c, &buf, |v| k.learn(v));
+        }
     }
 
     /// Writes out what the sinks hold so far.

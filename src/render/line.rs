@@ -8,6 +8,7 @@
 //! contents after its value.
 
 use super::cursor::{Arena, Cursor, Piece};
+use super::kernel_names::KernelNames;
 use super::timebase::Timebase;
 use super::values::Scalar;
 use crate::meta::{FnMeta, Kind, Ret};
@@ -235,19 +236,18 @@ fn status_name(code: i32) -> Option<&'static str> {
 
 /// Appends a call record's line (and the local work size line before it,
 /// when the driver chose one), with each argument's decoded contents when
-/// `decode`. False, with nothing written, for a record that is not a call
+/// `decode` (and kernels' names where it has them). False, with nothing written, for a record that is not a call
 /// of a known function.
 #[inline]
-pub fn write(text: &mut String, v: &View<'_>, tb: &Timebase, decode: bool) -> bool {
-    if decode {
-        write_as::<true>(text, v, tb)
-    } else {
-        write_as::<false>(text, v, tb)
+pub fn write(text: &mut String, v: &View<'_>, tb: &Timebase, decode: Option<Option<&KernelNames>>) -> bool {
+    match decode {
+        Some(names) => write_as::<true>(text, v, tb, names),
+        None => write_as::<false>(text, v, tb, None),
     }
 }
 
 #[inline(always)]
-fn write_as<const DECODE: bool>(text: &mut String, v: &View<'_>, tb: &Timebase) -> bool {
+fn write_as<const DECODE: bool>(text: &mut String, v: &View<'_>, tb: &Timebase, names: Option<&KernelNames>) -> bool {
     let h = &v.header;
     let t = templates();
     let Some(tp) = t.of(h.kind, h.fn_id) else {
@@ -277,7 +277,7 @@ fn write_as<const DECODE: bool>(text: &mut String, v: &View<'_>, tb: &Timebase) 
             Value::Elided => c.put_piece(arena, t.elided),
         }
         if DECODE {
-            c.with_string(|text| super::decoded::push_arg(text, &tp.f.params[i], i, arg(i), v));
+            c.with_string(|text| super::decoded::push_arg(text, &tp.f.params[i], i, arg(i), v, names));
         }
     }
     if !returned {

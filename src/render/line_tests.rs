@@ -132,7 +132,7 @@ fn every_function_writes_the_line_the_format_writes() {
                 for decode in [false, k % 10 == 0] {
                     let want = reference(&v, &tb, decode);
                     let mut got = String::from("before\n");
-                    assert!(write(&mut got, &v, &tb, decode), "{} not written", f.name);
+                    assert!(write(&mut got, &v, &tb, decode.then_some(None)), "{} not written", f.name);
                     assert_eq!(got.strip_prefix("before\n").unwrap(), want, "{} (decode: {decode}) {v:?}", f.name);
                 }
                 lines += 1;
@@ -161,7 +161,7 @@ fn the_reference_shows_results_and_outputs_by_their_forms() {
         let want = reference(&v, &tb, decode);
         assert!(want.ends_with(" = 0000000000000000, *errcode_ret = NULL (CL_INVALID_VALUE)\n"), "{want}");
         let mut got = String::new();
-        assert!(write(&mut got, &v, &tb, decode));
+        assert!(write(&mut got, &v, &tb, decode.then_some(None)));
         assert_eq!(got, want);
     }
     assert!(reference(&v, &tb, true).contains("cl_mem_flags flags = 2 (CL_MEM_WRITE_ONLY), "));
@@ -181,7 +181,7 @@ fn print_takes_the_line_writer_for_calls_only() {
     let v = record(&mut r, KIND_OPENCL_CALL, id, &FUNCTIONS[id], &data);
     for decode in [false, true] {
         let mut text = String::new();
-        print(&mut text, &v, &tb, Options { decode });
+        print(&mut text, &v, &tb, &Options { decode, kernels: None });
         assert_eq!(text, reference(&v, &tb, decode));
     }
     // A function id past its API's table is no function, even where the
@@ -190,11 +190,11 @@ fn print_takes_the_line_writer_for_calls_only() {
         let mut unknown = v.clone();
         unknown.header.fn_id = fn_id;
         let mut text = String::new();
-        assert!(!write(&mut text, &unknown, &tb, false));
+        assert!(!write(&mut text, &unknown, &tb, None));
         assert!(text.is_empty());
         assert!(reference::lines(&unknown, &tb, false).is_none());
         for decode in [false, true] {
-            print(&mut text, &unknown, &tb, Options { decode });
+            print(&mut text, &unknown, &tb, &Options { decode, kernels: None });
             assert_eq!(text, format!("# unknown function id {fn_id}\n"));
             text.clear();
         }

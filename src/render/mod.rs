@@ -19,6 +19,7 @@ mod cursor;
 mod decoded;
 pub mod driver;
 pub mod hsa_time;
+pub mod kernel_names;
 mod line;
 pub mod memory;
 pub mod outputs;

@@ -97,7 +97,7 @@ pub fn run(
                         text = spare.lock().pop().unwrap_or_default();
                     }
                     let done = work(reader, &chunks[k], tb, plan, &mut buf, &mut text).map(|(records, parts)| {
-                        let text = match (plan.options, &plan.file, ledger) {
+                        let text = match (&plan.options, &plan.file, ledger) {
                             (None, ..) => Text::None,
                             (Some(_), Some(f), Some(l)) => place(l, k, &f.file, &mut text),
                             (Some(_), ..) => Text::Given(std::mem::take(&mut text), records),
@@ -172,7 +172,7 @@ fn work(
     reader
         .walk(c, buf, |v| {
             n += 1;
-            if let Some(o) = plan.options {
+            if let Some(o) = &plan.options {
                 printer::print(text, v, &tb, o);
             }
             for (_, k, p) in parts.iter_mut() {

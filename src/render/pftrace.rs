@@ -12,8 +12,8 @@
 use super::sink::{End, Kinds, Open, Results, Sink};
 use crate::decode::{Counters, Dispatch};
 use crate::trace::record::{
-    View, FLAG_CMD, KIND_HSA_CALL, KIND_HSA_COUNTERS, KIND_HSA_DISPATCH, KIND_HSA_KERNEL, KIND_KERNEL_INFO,
-    KIND_OPENCL_CALL, KIND_WINDOW,
+    View, FLAG_CMD, KIND_HSA_AGENT, KIND_HSA_CALL, KIND_HSA_COUNTERS, KIND_HSA_DISPATCH, KIND_HSA_KERNEL,
+    KIND_KERNEL_INFO, KIND_OPENCL_CALL, KIND_WINDOW,
 };
 use crate::trace::tsc::HostClock;
 use cltap_formats::pftrace::proto::{CounterDescriptor, ProcessDescriptor, ThreadDescriptor, TrackDescriptor};
@@ -36,6 +36,7 @@ enum Id {
     DoorbellFlow,
     Windows,
     NdrangeFlow,
+    Markers,
 }
 
 /// A 64-bit id for (`pid`, `what`, `key`): the same inputs give the same id
@@ -64,6 +65,10 @@ pub struct Pftrace {
     hsa: crate::render::hsa_time::HsaClock,
     described: HashSet<u64>,
     counters: BTreeMap<u64, Vec<(u64, u64)>>,
+    /// HSA agents' names by handle, for their queues' tracks.
+    agents: std::collections::HashMap<u64, String>,
+    /// Perf markers open per thread: an end without a begin is left out.
+    open_markers: std::collections::HashMap<u32, usize>,
     failed: bool,
     /// Each enqueue's thread and start (ns), by command id, and each HSA
     /// dispatch drawn, by its number: its queue's track and begin (ns);
@@ -105,6 +110,8 @@ impl Pftrace {
             hsa: cx.hsa.clone(),
             described: HashSet::new(),
             counters: BTreeMap::new(),
+            agents: Default::default(),
+            open_markers: Default::default(),
             failed: false,
             enqueues: HashMap::new(),
             drawn: HashMap::new(),
@@ -185,6 +192,37 @@ impl Pftrace {
         let end = self.clock.ns(h.t1).max(s.ts);
         let r = self.w.begin(s).and_then(|_| self.w.end(track, end));
         self.check(r);
+        if f.is_marker() && h.ret == 0 {
+            self.marker(v, f.name == "clBeginPerfMarkerCLTAP");
+        }
+    }
+
+    /// A perf marker's begin or end: a range on its thread's "perf
+    /// markers" track, from the begin call to the end call that closes it,
+    /// named by its text, with its group, as in the timeline and rocpd.
+    fn marker(&mut self, v: &View<'_>, begin: bool) {
+        let h = &v.header;
+        let (pid, tid) = (self.pid, h.tid);
+        let track = id(pid, Id::Markers, tid as u64);
+        self.describe(track, || TrackDescriptor {
+            parent_uuid: Some(id(pid, Id::Thread, tid as u64)),
+            name: Some(format!("perf markers of thread {tid}")),
+            ..Default::default()
+        });
+        let ts = self.clock.ns(h.t0);
+        let open = self.open_markers.entry(tid).or_default();
+        let r = if begin {
+            *open += 1;
+            let name = v.string_arg(0).unwrap_or_default();
+            let args = vec![("group", Arg::Str(v.string_arg(1).unwrap_or_default()))];
+            self.w.begin(Slice { track, ts, name: &name, category: "marker", args, ..Default::default() })
+        } else if *open > 0 {
+            *open -= 1;
+            self.w.end(track, ts)
+        } else {
+            Ok(())
+        };
+        self.check(r);
     }
 
     /// A collection window's opening or closing: a slice per window on
@@ -222,9 +260,13 @@ impl Pftrace {
         // The runtime's system clock (CLOCK_BOOTTIME), put on the calls'.
         let (begin, end) = (self.hsa.ns(h.t0), self.hsa.ns(h.t1));
         let track = id(pid, Id::HsaQueue, mix(d.agent, d.queue_id));
+        let queue_name = match self.agents.get(&d.agent) {
+            Some(n) => format!("HSA queue {} ({n})", d.queue_id),
+            None => format!("HSA queue {} (agent {:#x})", d.queue_id, d.agent),
+        };
         self.describe(track, || TrackDescriptor {
             parent_uuid: Some(id(pid, Id::Device, 0)),
-            name: Some(format!("HSA queue {} (agent {:#x})", d.queue_id, d.agent)),
+            name: Some(queue_name),
             ..Default::default()
         });
         let name = v.kernel_name().unwrap_or_else(|| format!("kernel {:#x}", d.kernel_object));
@@ -357,6 +399,7 @@ impl Sink for Pftrace {
             KIND_WINDOW,
             KIND_KERNEL_INFO,
             KIND_HSA_KERNEL,
+            KIND_HSA_AGENT,
         ])
     }
 
@@ -371,6 +414,12 @@ impl Sink for Pftrace {
             KIND_KERNEL_INFO | KIND_HSA_KERNEL => {}
             KIND_HSA_DISPATCH => self.dispatch(v),
             KIND_WINDOW => self.window(v),
+            KIND_HSA_AGENT => {
+                let a = crate::decode::Agent::of(v);
+                if let Some(n) = v.kernel_name().filter(|n| !n.is_empty()) {
+                    self.agents.insert(a.handle, n);
+                }
+            }
             KIND_HSA_COUNTERS => {
                 self.counters.insert(v.header.cmd_id, Counters::of(v).values);
                 while self.counters.len() > COUNTERS_KEPT {

@@ -6,15 +6,18 @@ use cltap_formats::apilog::Entry;
 
 pub use super::timebase::Timebase;
 
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Default)]
 pub struct Options {
     /// Add decoded contents after each raw value.
     pub decode: bool,
+    /// With `decode`: the kernels' names, for the calls that take one.
+    pub kernels: Option<std::sync::Arc<super::kernel_names::KernelNames>>,
 }
 
 /// Appends one record's lines to `text` (the writer thread's hot loop).
-pub fn print(text: &mut String, v: &crate::trace::record::View<'_>, tb: &Timebase, opt: Options) {
-    if super::line::write(text, v, tb, opt.decode) {
+pub fn print(text: &mut String, v: &crate::trace::record::View<'_>, tb: &Timebase, opt: &Options) {
+    let names = if opt.decode { Some(opt.kernels.as_deref()) } else { None };
+    if super::line::write(text, v, tb, names) {
         return;
     }
     // Not a call of a known function: a record of another kind, or one no
@@ -33,7 +36,7 @@ mod tests {
     /// The lines `print` writes for `v`, without the last line break.
     fn printed(v: &View<'_>, decode: bool) -> String {
         let mut s = String::new();
-        print(&mut s, v, &Timebase { ticks_per_us: 1.0 }, Options { decode });
+        print(&mut s, v, &Timebase { ticks_per_us: 1.0 }, &Options { decode, kernels: None });
         assert!(s.ends_with('\n'), "{s}");
         s.pop();
         s

@@ -87,7 +87,7 @@ fn fill(call: &mut Call, v: &View<'_>, tb: &Timebase, decode: bool) -> Option<Op
         }
         let mut caps = v.captures.iter().filter(|(c, _)| c.param as usize == i);
         if decode {
-            push_arg(&mut a.value, p, i, raw, v);
+            push_arg(&mut a.value, p, i, raw, v, None);
         }
         let is_out = matches!(p.kind, Kind::Errcode | Kind::OutHandle | Kind::OutValue { .. });
         if !is_out {

@@ -17,7 +17,7 @@ use crate::counters::collect::Collector;
 use crate::decode::{Agent, Dispatch};
 use crate::trace::record::{
     View, FLAG_CMD, KIND_COUNTER_PLAN, KIND_HSA_AGENT, KIND_HSA_CALL, KIND_HSA_COUNTERS, KIND_HSA_DISPATCH,
-    KIND_HSA_KERNEL, KIND_KERNEL_INFO, KIND_OPENCL_CALL,
+    KIND_HSA_KERNEL, KIND_KERNEL_INFO, KIND_NOTE, KIND_OPENCL_CALL,
 };
 use crate::trace::tsc::HostClock;
 use cltap_formats::rocpd::{self, params, Error, Region, Writer};
@@ -73,6 +73,8 @@ pub struct Rocpd {
     /// Agents by HSA handle, or by OpenCL device name.
     hsa_agents: HashMap<u64, i64>,
     cl_agents: HashMap<String, i64>,
+    /// OpenCL devices the trace notes run on the host's cores.
+    cpu_devices: std::collections::HashSet<String>,
     /// Queue tracks by (agent, queue).
     queues: HashMap<(i64, u64), i64>,
     code_objects: HashMap<i64, i64>,
@@ -160,6 +162,7 @@ impl Rocpd {
             threads: HashMap::new(),
             hsa_agents: HashMap::new(),
             cl_agents: HashMap::new(),
+            cpu_devices: Default::default(),
             queues: HashMap::new(),
             code_objects: HashMap::new(),
             kernels: HashMap::new(),
@@ -465,6 +468,12 @@ impl Rocpd {
                 self.hsa_agents.insert(a.handle, id);
                 Ok(())
             }
+            KIND_NOTE => {
+                if let Some(d) = v.kernel_name().as_deref().and_then(crate::devtime::devices::cpu_of_note) {
+                    self.cpu_devices.insert(d.to_string());
+                }
+                Ok(())
+            }
             KIND_HSA_KERNEL => {
                 self.descriptors.insert(v.header.cmd_id, crate::decode::kernel_descriptor(v));
                 Ok(())
@@ -485,7 +494,8 @@ impl Rocpd {
             let (Some(dir), Some(bytes)) = (c.direction(), c.bytes) else { continue };
             let off = offsets.get(&c.queue).map_or(0, |o| o.0);
             let start = crate::devtime::on_host(c.start, off);
-            let agent = self.agent_of(Err(&c.device), "GPU")?;
+            let kind = if self.cpu_devices.contains(&*c.device) { "CPU" } else { "GPU" };
+            let agent = self.agent_of(Err(&c.device), kind)?;
             let track = self.queue_track(agent, c.queue, format!("{} queue {:016X}", c.device, c.queue))?;
             let (src, dst) = match dir {
                 "device to host" => (agent, self.host_agent),
@@ -580,6 +590,7 @@ impl Rocpd {
 impl Sink for Rocpd {
     fn kinds(&self) -> Kinds {
         Kinds::of(&[
+            KIND_NOTE,
             KIND_OPENCL_CALL,
             KIND_HSA_CALL,
             KIND_HSA_DISPATCH,

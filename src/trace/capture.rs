@@ -390,6 +390,9 @@ unsafe fn capture_one<S: Sink>(o: &mut S, f: &FnMeta, i: usize, p: &ParamMeta, o
             std::ptr::copy_nonoverlapping(ptr, &mut w as *mut u64 as *mut u8, elem);
             o.word(i, Tag::Out, w);
         }
+        // A failed call's name or option string shows what was refused; the
+        // call may have refused its pointer unread, so it is read checked.
+        Kind::InString if !ok && !ptr.is_null() => failed_string(o, i, ptr),
         _ if !ok || ptr.is_null() => {}
         Kind::InArray { len, elem } => {
             let n = count(len, args);
@@ -456,6 +459,68 @@ unsafe fn capture_one<S: Sink>(o: &mut S, f: &FnMeta, i: usize, p: &ParamMeta, o
         }
         _ => {}
     }
+}
+
+/// The string at `ptr` of a call that failed, copied through
+/// `process_vm_readv` on this process: a pointer the call refused unread
+/// may point nowhere, and a read that faults is then a short count, never a
+/// signal. Rare (a failed call), so its system calls do not weigh on the
+/// calls that succeed. Nothing is captured where the system refuses the
+/// call or the first byte cannot be read.
+///
+/// # Safety
+/// None beyond [`Sink::bytes`]'s on the local copy.
+#[cold]
+#[inline(never)]
+unsafe fn failed_string<S: Sink>(o: &mut S, i: usize, ptr: *const u8) {
+    let mut head = [0u8; MAX_STR];
+    let got = read_checked(ptr, &mut head);
+    if got == 0 {
+        return;
+    }
+    if let Some(n) = head[..got].iter().position(|&b| b == 0) {
+        o.bytes(i, Tag::Str, head.as_ptr(), n, n as u64);
+        return;
+    }
+    // Longer than kept: its length, as far as it can be read (bounded).
+    let mut total = got;
+    let mut page = [0u8; 4096];
+    while got == MAX_STR && total < FAILED_SCAN {
+        let n = read_checked(ptr.add(total), &mut page);
+        match page[..n].iter().position(|&b| b == 0) {
+            Some(k) => {
+                total += k;
+                break;
+            }
+            None if n == 0 => break,
+            None => total += n,
+        }
+    }
+    o.bytes(i, Tag::Str, head.as_ptr(), got, total as u64);
+}
+
+/// How far the length of a failed call's string is looked for.
+const FAILED_SCAN: usize = 1 << 20;
+
+/// Copies from `src` into `dst` what can be read of `dst.len()` bytes,
+/// stopping at the first page that cannot; returns the bytes copied.
+fn read_checked(src: *const u8, dst: &mut [u8]) -> usize {
+    const PAGE: usize = 4096;
+    // One piece per page, so that an unreadable page ends the copy there.
+    let mut remote = [libc::iovec { iov_base: std::ptr::null_mut(), iov_len: 0 }; 3];
+    let (mut at, mut n) = (0usize, 0usize);
+    while at < dst.len() && n < remote.len() {
+        let addr = src as usize + at;
+        let len = (PAGE - addr % PAGE).min(dst.len() - at);
+        remote[n] = libc::iovec { iov_base: addr as *mut libc::c_void, iov_len: len };
+        at += len;
+        n += 1;
+    }
+    let local = libc::iovec { iov_base: dst.as_mut_ptr() as *mut libc::c_void, iov_len: at };
+    // SAFETY: `local` is `dst`, writable for `at` ≤ its length; the remote
+    // pieces are only read by the kernel, which reports a fault as a count.
+    let r = unsafe { libc::process_vm_readv(libc::getpid(), &local, 1, remote.as_ptr(), n as libc::c_ulong, 0) };
+    r.max(0) as usize
 }
 
 /// The state byte a compact record of kind `KIND` opens with (the wide

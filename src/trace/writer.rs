@@ -91,7 +91,7 @@ pub fn outputs_of(r: &Reader, dir: &std::path::Path, stem: String) -> Outputs {
         dir: dir.to_path_buf(),
         stem,
         api_log,
-        options: Options { decode: on("decode") },
+        options: Options { decode: on("decode"), kernels: None },
         timeline: on("timeline"),
         pftrace: on("pftrace"),
         rocpd: on("rocpd"),
@@ -260,6 +260,11 @@ fn process_info(pid: u32) -> Vec<(String, String)> {
     if let Some(r) = crate::naming::Process::current().rank {
         v.push(("rank".into(), r.to_string()));
     }
+    // What is active, for the API log's header.
+    let get = |k: &str| std::env::var(k).ok();
+    v.push(("activation".into(), crate::icd::active::activation(&get)));
+    v.push(("drivers".into(), crate::icd::active::drivers(&get).join(" ")));
+    v.push(("settings".into(), crate::icd::active::settings(std::env::vars()).join(" ")));
     v
 }
 
@@ -280,7 +285,7 @@ impl Trace {
             dir: s.dir.clone(),
             stem: stem(pid),
             api_log: s.api_log.clone(),
-            options: s.options,
+            options: s.options.clone(),
             timeline: s.timeline,
             pftrace: s.pftrace,
             rocpd: s.rocpd,

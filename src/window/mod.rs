@@ -116,6 +116,9 @@ pub fn open() -> bool {
 /// recorded): the initial state, its first window, the time schedule's
 /// thread.
 pub fn arm(s: &Settings) {
+    // The schedule counts from here, where its first window opens, not
+    // from when its thread first runs (on a busy machine, milliseconds later).
+    let armed = std::time::Instant::now();
     START_TSC.store(crate::trace::tsc::now(), Ordering::Relaxed);
     if !s.configured() {
         return;
@@ -133,14 +136,18 @@ pub fn arm(s: &Settings) {
         edge(true, Reason::Start);
     }
     if let Some(t) = s.time {
-        let _ = std::thread::Builder::new().name("cltap-window".into()).spawn(move || run_schedule(t));
+        let _ = std::thread::Builder::new().name("cltap-window".into()).spawn(move || run_schedule(t, armed));
     }
 }
 
 /// The time schedule: this thread flips the window at each change, so that
 /// no call reads a clock to know.
-fn run_schedule(s: Schedule) {
-    let start = std::time::Instant::now();
+fn run_schedule(s: Schedule, start: std::time::Instant) {
+    // The kernel's default timer slack (50 µs) would add to every edge.
+    // SAFETY: prctl with PR_SET_TIMERSLACK takes one integer and touches
+    // only this thread's setting.
+    let slack_ns: libc::c_ulong = 1;
+    unsafe { libc::prctl(libc::PR_SET_TIMERSLACK, slack_ns, 0, 0, 0) };
     loop {
         let elapsed = start.elapsed().as_nanos() as u64;
         let at = s.at(elapsed);
@@ -152,7 +159,16 @@ fn run_schedule(s: Schedule) {
         } else {
             change(CLOSED_TIME, 0, Reason::Time);
         }
-        let Some(next) = at.next else { return };
+        let Some(next) = at.next else {
+            // Stays, holding its chunk of the trace: the chunk is then
+            // rendered after the calls' threads' chunks, which are sealed
+            // first at the end, so that the API log's line of the last
+            // closing follows the calls made before it (a thread that
+            // ended would have its chunk sealed, and rendered, at once).
+            loop {
+                std::thread::park();
+            }
+        };
         std::thread::sleep(std::time::Duration::from_nanos(next.saturating_sub(elapsed)));
     }
 }

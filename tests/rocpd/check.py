@@ -1,8 +1,13 @@
-"""Runs rocpd's own views (tests/rocpd/views.sql) over each database given,
-and prints per database one JSON object of what they answer, by plain SQL
-that names the views' columns: regions per (category, name), kernels per
-name (top_kernels), memory copies, counter values. A view that does not run
-fails the check, naming the database and the error.
+"""Reads each database given through its own views (the ones cltap writes
+into it, formats/src/rocpd/views.rs), and again through rocpd's own view
+definitions (tests/rocpd/views.sql) loaded in their place, and prints per
+database one JSON object of what they answer, by plain SQL that names the
+views' columns: regions per (category, name), kernels per name
+(top_kernels), memory copies, counter values. Both sets must answer the
+same. Every view in the database must run (`SELECT *` over each), the two
+rocpd's file leaves out (`kernel_pmc_events`, `busy`) included; a view that
+does not run, or answers otherwise than rocpd's, fails the check, naming
+the database and the view.
 
 Usage: check.py VIEWS.sql DB...
 """
@@ -10,12 +15,13 @@ import json
 import sqlite3
 import sys
 
-views = open(sys.argv[1]).read()
-for path in sys.argv[2:]:
-    # The views go into a copy in memory: the database stays as cltap wrote it.
-    db = sqlite3.connect(":memory:")
-    sqlite3.connect(path).backup(db)
-    db.executescript(views)
+# The views cltap writes (formats/src/rocpd/views.rs, NAMES).
+OWN = ["tracks", "events", "regions", "kernels", "pmc_events", "kernel_pmc_events", "memory_copies",
+       "memory_allocations", "scratch_memory", "top_kernels", "busy", "top"]
+rocpd_views = open(sys.argv[1]).read()
+
+
+def answers(db, path):
     out = {"file": path}
     try:
         out["regions"] = [
@@ -51,4 +57,29 @@ for path in sys.argv[2:]:
         ]
     except sqlite3.Error as e:
         raise SystemExit(f"{path}: {e}")
-    print(json.dumps(out))
+    return out
+
+
+for path in sys.argv[2:]:
+    # Both read copies in memory: the database stays as cltap wrote it.
+    db = sqlite3.connect(":memory:")
+    sqlite3.connect(path).backup(db)
+    have = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'view'")}
+    missing = [v for v in OWN if v not in have]
+    if missing:
+        raise SystemExit(f"{path}: no view {missing}")
+    for v in OWN:
+        try:
+            rows = db.execute(f"SELECT * FROM `{v}`").fetchall()
+        except sqlite3.Error as e:
+            raise SystemExit(f"{path}: view {v}: {e}")
+    own = answers(db, path)
+    theirs = sqlite3.connect(":memory:")
+    sqlite3.connect(path).backup(theirs)
+    theirs.executescript("".join(f"DROP VIEW `{v}`;" for v in OWN) + rocpd_views)
+    if answers(theirs, path) != own:
+        raise SystemExit(f"{path}: cltap's views answer {own}\nrocpd's answer {answers(theirs, path)}")
+    own["busy"] = [list(r) for r in db.execute("SELECT agent_id, type, GpuTime, WallTime, Busy FROM busy ORDER BY agent_id")]
+    own["kernel_pmc_events"] = db.execute("SELECT COUNT(*), COUNT(DISTINCT id) FROM kernel_pmc_events").fetchone()
+    own["agents"] = [list(r) for r in db.execute("SELECT id, name, type FROM rocpd_info_agent ORDER BY id")]
+    print(json.dumps(own))

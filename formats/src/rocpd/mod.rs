@@ -5,6 +5,7 @@
 
 mod read;
 pub mod schema;
+pub mod views;
 
 pub use read::{ReadError, Span, Totals, UnreadLog};
 
@@ -112,6 +113,7 @@ impl Writer {
         conn.execute_batch("PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF;")?;
         let suffix = format!("_{}", guid.replace('-', "_"));
         conn.execute_batch(&schema::ddl(&suffix, guid))?;
+        conn.execute_batch(views::VIEWS)?;
         let mut w = Writer { conn, suffix, strings: HashMap::new(), rows: 0, nid: 0 };
         w.conn.execute_batch("BEGIN")?;
         for (tag, value) in [("schema_version", schema::SCHEMA_VERSION), ("uuid", &w.suffix.clone()), ("guid", guid)] {

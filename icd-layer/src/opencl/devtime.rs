@@ -411,6 +411,9 @@ unsafe fn queue_info(app_queue: u64) -> Arc<QueueInfo> {
     let q = Arc::new(QueueInfo { context, device: name.into(), to_host, list: QueueList::new() });
     q.list.set_in_order(in_order);
     q.list.set_read_by_enqueue(cpu);
+    if cpu {
+        cltap::devtime::devices::note_cpu(&q.device);
+    }
     QUEUE_INFO.insert(app_queue as usize, q.clone());
     q
 }

@@ -104,6 +104,49 @@ fn long_strings_keep_a_prefix_and_their_length() {
     assert_eq!(s.0.total, 1000);
 }
 
+#[test]
+fn a_failed_calls_string_is_kept_and_a_bad_pointer_is_not_read() {
+    let id = by_name("clCreateKernel").unwrap();
+    let mut err = -46i32;
+    let errcode = &mut err as *mut i32 as u64;
+    let capture = |name: u64| {
+        let args = [1u64, name, errcode];
+        let mut scratch = vec![0u8; MAX_RECORD];
+        // A NULL handle: the call failed.
+        let n = unsafe { write_record(&mut scratch, id, &FUNCTIONS[id], 1, None, 0, 0, 0, &args, None) };
+        let v = records(&scratch[..n]).next().unwrap();
+        assert_eq!(v.header.flags & FLAG_OK, 0);
+        v.captures.iter().find(|(c, _)| c.tag == Tag::Str as u8).map(|(c, d)| (d.to_vec(), c.total))
+    };
+    let name = b"no_such_kernel\0";
+    assert_eq!(capture(name.as_ptr() as u64), Some((b"no_such_kernel".to_vec(), 14)));
+    // A long name: its prefix and its whole length, as for a call that succeeded.
+    let long = format!("{}\0", "k".repeat(5000));
+    assert_eq!(capture(long.as_ptr() as u64).map(|(d, t)| (d.len(), t)), Some((MAX_STR, 5000)));
+    // A string that ends where its mapping does is read up to there.
+    // SAFETY: a fresh private mapping of two pages; the second is made unreadable.
+    unsafe {
+        let page = 4096usize;
+        let p = libc::mmap(
+            std::ptr::null_mut(),
+            2 * page,
+            libc::PROT_READ | libc::PROT_WRITE,
+            libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
+            -1,
+            0,
+        ) as *mut u8;
+        assert_ne!(p as *mut libc::c_void, libc::MAP_FAILED);
+        assert_eq!(libc::mprotect(p.add(page) as *mut libc::c_void, page, libc::PROT_NONE), 0);
+        std::ptr::write_bytes(p, b'x', page);
+        let (d, total) = capture(p.add(page - 10) as u64).unwrap();
+        assert_eq!((d, total), (vec![b'x'; 10], 10));
+        // A pointer to nothing readable: nothing captured, and no fault.
+        assert_eq!(capture(p.add(page) as u64), None);
+        libc::munmap(p as *mut libc::c_void, 2 * page);
+    }
+    assert_eq!(capture(8), None);
+}
+
 /// Arguments that make every capture of `f` as long as its kind allows:
 /// each pointer at a long run of non-zero bytes (strings, property lists
 /// and counts run to their limits), each count huge.

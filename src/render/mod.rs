@@ -17,6 +17,7 @@ mod comments;
 pub mod counters;
 mod cursor;
 mod decoded;
+pub mod device;
 pub mod driver;
 pub mod hsa_time;
 mod line;

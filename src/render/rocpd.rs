@@ -349,7 +349,7 @@ impl Rocpd {
     /// transfers as memory copies, as the summary's tables count them.
     fn commands(&mut self, end: &End<'_>) -> Result<(), Error> {
         let mut all = Vec::new();
-        crate::devtime::for_each(|c| all.push(c));
+        end.commands().for_each(|c| all.push(c));
         let offsets = end.offsets();
         for c in all.into_iter().filter(|c| c.status == 0) {
             let off = offsets.get(&c.queue).map_or(0, |o| o.0);

@@ -50,10 +50,7 @@ fn rendered_again(run: &Path, want: &[&str]) -> String {
     let err = render(&trace, &again);
     let mine = outputs(run);
     for ext in want {
-        assert!(
-            mine.iter().any(|p| p.to_string_lossy().ends_with(ext)),
-            "the run wrote no {ext}: {mine:?}"
-        );
+        assert!(mine.iter().any(|p| p.to_string_lossy().ends_with(ext)), "the run wrote no {ext}: {mine:?}");
     }
     let names = |v: &[PathBuf]| v.iter().map(|p| p.file_name().unwrap().to_owned()).collect::<Vec<_>>();
     assert_eq!(names(&mine), names(&outputs(&again)), "the same files");

@@ -369,7 +369,8 @@ mod tests {
                 total: name.len() as u64,
             };
             let b = encode(&h, &w, &[(cap, name.as_bytes())]);
-            command(&records(&b).next().unwrap()).unwrap()
+            let v = records(&b).next().unwrap();
+            command(&v).unwrap()
         };
         assert_eq!(read(&c), c);
         (c.api, c.kernel, c.local, c.bytes, c.to_host, c.global) =

@@ -17,7 +17,7 @@ fn outputs(dir: &Path) -> Vec<PathBuf> {
     let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
         .unwrap()
         .map(|e| e.unwrap().path())
-        .filter(|p| p.is_file() && !p.extension().is_some_and(|x| x == "cltrace"))
+        .filter(|p| p.is_file() && p.extension().is_none_or(|x| x != "cltrace"))
         .collect();
     v.sort();
     v

@@ -184,7 +184,7 @@ mod tests {
             context: 3,
             device: Arc::from("dev"),
             cmd_type: 0x11F3,
-            kernel: (id % 2 == 0).then(|| format!("k{id}")),
+            kernel: id.is_multiple_of(2).then(|| format!("k{id}")),
             global: vec![id as usize],
             local: None,
             bytes: Some(id * 10),

@@ -125,7 +125,10 @@ impl<'a> End<'a> {
     /// finish, `render::device`; none before).
     pub fn commands(&self) -> &Commands {
         static NONE: OnceLock<Commands> = OnceLock::new();
-        self.commands.get().map_or_else(|| NONE.get_or_init(Commands::default), |c| c)
+        match self.commands.get() {
+            Some(c) => c,
+            None => NONE.get_or_init(Commands::default),
+        }
     }
 
     /// Hands the trace's timed commands to the sinks that finish after.

@@ -273,7 +273,8 @@ pub fn finish() {
         let notes = fronts().iter().flat_map(|f| (f.notes)()).collect();
         let results = cltap::trace::writer::results().unwrap_or_default();
         let pending_at_exit = cltap::devtime::pending::OUTSTANDING.get();
-        let device = cltap::devtime::Commands::from_store();
+        let spill = format!(".{}.summary.commands", cltap::trace::writer::stem(std::process::id()));
+        let device = cltap::devtime::Commands::from_store(Some(cfg.output_dir.join(spill)));
         let s = Summary {
             pid: std::process::id(),
             host,

@@ -12,9 +12,10 @@ use std::fs::File;
 use std::io::Write;
 use std::os::unix::fs::FileExt;
 use std::path::PathBuf;
+use std::sync::OnceLock;
 
 /// Encoded commands kept in memory before they move to the file.
-const SPILL_AT: usize = 8 << 20;
+const SPILL_AT: usize = 4 << 20;
 
 #[derive(Debug, Default)]
 pub struct Commands {
@@ -23,8 +24,9 @@ pub struct Commands {
     file: Option<File>,
     /// Bytes in the file: a command at position `p < spilled` is there.
     spilled: u64,
-    /// Command id → position in the file and `mem` taken as one stream.
-    index: HashMap<u64, u64>,
+    /// Command id → position in the file and `mem` taken as one stream,
+    /// made by the first [`Commands::get`] (only the `.atp` asks).
+    index: OnceLock<HashMap<u64, u64>>,
     tables: Tables,
     count: u64,
     /// (device name, whether its clock came from its host timer).
@@ -41,9 +43,10 @@ impl Commands {
         Commands { spill, ..Commands::default() }
     }
 
-    /// The commands the process's store kept (a process that writes no trace).
-    pub fn from_store() -> Commands {
-        let mut c = Commands::default();
+    /// The commands the process's store kept (a process that writes no
+    /// trace); `spill` as for [`Commands::new`].
+    pub fn from_store(spill: Option<PathBuf>) -> Commands {
+        let mut c = Commands::new(spill);
         super::for_each(|x| c.add(&x));
         for (id, api, why) in super::untimed_commands() {
             c.add_untimed(id, api, why);
@@ -57,7 +60,7 @@ impl Commands {
         if !self.clocks.iter().any(|(d, t)| **d == *c.device && *t == c.to_host.is_some()) {
             self.clocks.insert((c.device.to_string(), c.to_host.is_some()));
         }
-        self.index.insert(c.cmd_id, self.spilled + self.mem.len() as u64);
+        self.index = OnceLock::new();
         encode(c, &mut self.mem);
         if self.mem.len() >= SPILL_AT {
             self.spill_now();
@@ -127,9 +130,33 @@ impl Commands {
         }
     }
 
+    /// Each command's id and position, read from the encoded stream (a
+    /// record is its length, then its command id).
+    fn index(&self) -> &HashMap<u64, u64> {
+        self.index.get_or_init(|| {
+            let mut m = HashMap::new();
+            let mut head = [0u8; 12];
+            let mut at = 0u64;
+            while at + 12 <= self.spilled {
+                match self.file.as_ref().map(|f| f.read_exact_at(&mut head, at)) {
+                    Some(Ok(())) => {}
+                    _ => break,
+                }
+                m.insert(u64::from_le_bytes(head[4..].try_into().unwrap_or_default()), at);
+                at += 4 + u32::from_le_bytes(head[..4].try_into().unwrap_or_default()) as u64;
+            }
+            let mut i = 0usize;
+            while let Some(h) = self.mem.get(i..i + 12) {
+                m.insert(u64::from_le_bytes(h[4..].try_into().unwrap_or_default()), self.spilled + i as u64);
+                i += 4 + u32::from_le_bytes(h[..4].try_into().unwrap_or_default()) as usize;
+            }
+            m
+        })
+    }
+
     /// The command with id `cmd_id`.
     pub fn get(&self, cmd_id: u64) -> Option<Command> {
-        let at = *self.index.get(&cmd_id)?;
+        let at = *self.index().get(&cmd_id)?;
         if at >= self.spilled {
             return decode(self.mem.get((at - self.spilled) as usize..)?).map(|(c, _)| c);
         }

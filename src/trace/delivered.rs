@@ -13,13 +13,19 @@ use super::record::{
 use crate::devtime::Command;
 pub use crate::render::device::EndFacts;
 
+/// An OpenCL function's index from its name, which device timing takes
+/// from the metadata: the same pointer, found without comparing text.
+fn fn_id(api: &'static str) -> Option<usize> {
+    crate::meta::FUNCTIONS.iter().position(|f| std::ptr::eq(f.name, api)).or_else(|| crate::meta::by_name(api))
+}
+
 /// Writes `c` into the trace; false when no trace is running (then device
 /// timing keeps it). A record the trace cannot take is counted as dropped.
 pub fn command(c: &Command) -> bool {
     if !super::writer::running() {
         return false;
     }
-    let Some(fn_id) = crate::meta::by_name(c.api) else { return false };
+    let Some(fn_id) = fn_id(c.api) else { return false };
     let (words, name) = crate::decode::command_words(c);
     let w = Wide {
         kind: KIND_CL_COMMAND,
@@ -39,7 +45,7 @@ pub fn untimed(cmd_id: u64, api: &'static str, why: &str) -> bool {
     if !super::writer::running() {
         return false;
     }
-    let fn_id = crate::meta::by_name(api).unwrap_or(u16::MAX as usize) as u16;
+    let fn_id = fn_id(api).unwrap_or(u16::MAX as usize) as u16;
     let w = Wide { kind: KIND_CL_UNTIMED, fn_id, flags: 0, cmd_id, t0: 0, t1: 0, ret: 0 };
     record_wide(&w, &[], Some(why.as_bytes()));
     true

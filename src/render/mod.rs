@@ -19,6 +19,7 @@ mod cursor;
 mod decoded;
 pub mod device;
 pub mod driver;
+pub mod end_facts;
 pub mod hsa_time;
 mod line;
 pub mod memory;

@@ -175,7 +175,7 @@ pub struct Results {
     pub device: Option<Arc<Commands>>,
     /// What the process wrote of its end (`None`: it did not end normally,
     /// or wrote no summary).
-    pub end: Option<super::device::EndFacts>,
+    pub end: Option<super::end_facts::EndFacts>,
 }
 
 /// A share of a sink's per-record work that other threads do a chunk at a

@@ -201,6 +201,81 @@ impl KernelInfo {
     }
 }
 
+/// An OpenCL command's device times (`KIND_CL_COMMAND`), as device timing
+/// delivered it; `None` for a record of another function table.
+pub fn command(v: &View<'_>) -> Option<crate::devtime::Command> {
+    use rec::*;
+    let h = &v.header;
+    let api = crate::meta::FUNCTIONS.get(h.fn_id as usize)?.name;
+    let has = word(v, COMMAND_HAS);
+    let sizes = |at: usize, n: u64| (0..n.min(3) as usize).map(|i| word(v, at + i) as usize).collect::<Vec<_>>();
+    let name = v.kernel_name().unwrap_or_default();
+    let (device, kernel) = match name.split_once('\t') {
+        Some((d, k)) => (d, Some(k.to_string())),
+        None => (name.as_str(), None),
+    };
+    Some(crate::devtime::Command {
+        cmd_id: h.cmd_id,
+        api,
+        tid: word(v, COMMAND_TID) as u32,
+        queue: word(v, COMMAND_QUEUE),
+        context: word(v, COMMAND_CONTEXT),
+        device: device.into(),
+        cmd_type: word(v, COMMAND_TYPE) as u32,
+        kernel: kernel.filter(|_| has & COMMAND_HAS_KERNEL != 0),
+        global: sizes(COMMAND_GLOBAL, word(v, COMMAND_GLOBAL_DIMS)),
+        local: (has & COMMAND_HAS_LOCAL != 0).then(|| sizes(COMMAND_LOCAL, word(v, COMMAND_LOCAL_DIMS))),
+        bytes: (has & COMMAND_HAS_BYTES != 0).then(|| word(v, COMMAND_BYTES)),
+        queued: word(v, COMMAND_QUEUED),
+        submit: word(v, COMMAND_SUBMIT),
+        start: word(v, COMMAND_START),
+        end: word(v, COMMAND_END),
+        status: h.ret as i32,
+        enqueue_tsc: h.t0,
+        enqueue_end_tsc: h.t1,
+        to_host: (has & COMMAND_HAS_TO_HOST != 0).then(|| word(v, COMMAND_TO_HOST) as i64),
+    })
+}
+
+/// A command's record: its words and its name capture (the device's
+/// name, a tab and the kernel's name for a kernel), as [`command`] reads
+/// them.
+pub fn command_words(c: &crate::devtime::Command) -> ([u64; rec::COMMAND_WORDS], String) {
+    use rec::*;
+    let mut w = [0u64; COMMAND_WORDS];
+    w[COMMAND_QUEUE] = c.queue;
+    w[COMMAND_CONTEXT] = c.context;
+    w[COMMAND_QUEUED] = c.queued;
+    w[COMMAND_SUBMIT] = c.submit;
+    w[COMMAND_START] = c.start;
+    w[COMMAND_END] = c.end;
+    w[COMMAND_TID] = c.tid as u64;
+    w[COMMAND_TYPE] = c.cmd_type as u64;
+    let bit = |on: bool, b: u64| if on { b } else { 0 };
+    w[COMMAND_HAS] = bit(c.to_host.is_some(), COMMAND_HAS_TO_HOST)
+        | bit(c.bytes.is_some(), COMMAND_HAS_BYTES)
+        | bit(c.kernel.is_some(), COMMAND_HAS_KERNEL)
+        | bit(c.local.is_some(), COMMAND_HAS_LOCAL);
+    w[COMMAND_TO_HOST] = c.to_host.unwrap_or(0) as u64;
+    w[COMMAND_BYTES] = c.bytes.unwrap_or(0);
+    let global = &c.global[..c.global.len().min(3)];
+    let local = c.local.as_deref().unwrap_or(&[]);
+    let local = &local[..local.len().min(3)];
+    w[COMMAND_GLOBAL_DIMS] = global.len() as u64;
+    w[COMMAND_LOCAL_DIMS] = local.len() as u64;
+    for (i, g) in global.iter().enumerate() {
+        w[COMMAND_GLOBAL + i] = *g as u64;
+    }
+    for (i, l) in local.iter().enumerate() {
+        w[COMMAND_LOCAL + i] = *l as u64;
+    }
+    let name = match &c.kernel {
+        Some(k) => format!("{}\t{k}", c.device),
+        None => c.device.to_string(),
+    };
+    (w, name)
+}
+
 /// A captured array's elements of `elem` bytes (1 to 8), as words.
 pub fn words(b: &[u8], elem: usize) -> Vec<u64> {
     b.chunks_exact(elem.clamp(1, 8))
@@ -248,6 +323,59 @@ mod tests {
         let b = encode(&Header { kind: KIND_HSA_DISPATCH, flags: FLAG_DONE, ..Default::default() }, &d.words(), &[]);
         let v = records(&b).next().unwrap();
         assert_eq!(Dispatch::of(&v), d);
+    }
+
+    #[test]
+    fn a_command_goes_through_its_record_and_back() {
+        use cltap_formats::cltrace::record::{Capture, Tag, FLAG_OK, KIND_CL_COMMAND, NAME_PARAM};
+        let mut c = crate::devtime::Command {
+            cmd_id: 9,
+            api: "clEnqueueNDRangeKernel",
+            tid: 4,
+            queue: 0x10,
+            context: 0x20,
+            device: "cpu".into(),
+            cmd_type: 0x11F0,
+            kernel: Some("add".into()),
+            global: vec![1024, 2],
+            local: Some(vec![64, 1]),
+            bytes: None,
+            queued: 1,
+            submit: 2,
+            start: 3,
+            end: 4,
+            status: -5,
+            enqueue_tsc: 100,
+            enqueue_end_tsc: 200,
+            to_host: Some(-7),
+        };
+        let read = |c: &crate::devtime::Command| {
+            let (w, name) = command_words(c);
+            let h = Header {
+                kind: KIND_CL_COMMAND,
+                fn_id: crate::meta::by_name(c.api).unwrap() as u16,
+                flags: FLAG_DONE | FLAG_OK,
+                cmd_id: c.cmd_id,
+                t0: c.enqueue_tsc,
+                t1: c.enqueue_end_tsc,
+                ret: c.status as i64 as u64,
+                ..Default::default()
+            };
+            let cap = Capture {
+                param: NAME_PARAM,
+                tag: Tag::Str as u8,
+                _pad: 0,
+                bytes: name.len() as u32,
+                total: name.len() as u64,
+            };
+            let b = encode(&h, &w, &[(cap, name.as_bytes())]);
+            let v = records(&b).next().unwrap();
+            command(&v).unwrap()
+        };
+        assert_eq!(read(&c), c);
+        (c.api, c.kernel, c.local, c.bytes, c.to_host, c.global) =
+            ("clEnqueueReadBuffer", None, None, Some(4096), None, vec![]);
+        assert_eq!(read(&c), c);
     }
 
     #[test]

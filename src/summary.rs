@@ -50,24 +50,47 @@ pub struct Summary<'a> {
     pub results: &'a Results,
     /// Extra lines for the table (unknown extension functions…).
     pub notes: Vec<String>,
+    /// The timed commands.
+    pub device: &'a crate::devtime::Commands,
 }
 
-/// What the layer knows of an HSA run beyond the trace: packets by AQL
-/// type and dispatches per kernel (`ROCP_HSA_INTERCEPT`).
-#[derive(Debug, Clone, Default)]
-pub struct HsaExtra {
-    /// `(type, packets)`: kernel_dispatch, barrier_and, barrier_or, ….
-    pub packets: Vec<(&'static str, u64)>,
-    /// `(kernel_object, name if known, dispatches)`.
-    pub kernels: Vec<(u64, Option<String>, u64)>,
-}
+pub use crate::render::device::HsaExtra;
 
 pub enum Host {
     Timed(Vec<Row>),
     Counted(Vec<(String, u64, u64)>),
 }
 
-impl Summary<'_> {
+impl<'a> Summary<'a> {
+    /// The summary of a rendered trace, wholly from its records (the
+    /// process's own and `cltap render`'s are the same): the calls' times,
+    /// or their counts where the trace does not hold every call, and what
+    /// the process wrote of its end. `device_timing`: the trace's setting.
+    pub fn of_trace(pid: u32, device_timing: bool, results: &'a Results) -> Summary<'a> {
+        static NONE: std::sync::OnceLock<crate::devtime::Commands> = std::sync::OnceLock::new();
+        let end = results.end.as_ref();
+        let counted = end.is_some_and(|e| e.counted) || (results.host.is_empty() && end.is_some());
+        let host = match end.filter(|_| counted) {
+            Some(e) => Host::Counted(e.tally.clone()),
+            None => Host::Timed(results.host.clone()),
+        };
+        Summary {
+            pid,
+            host,
+            device_timing,
+            pending_at_exit: end.map_or(0, |e| e.pending),
+            results,
+            notes: end.map(|e| e.notes.clone()).unwrap_or_default(),
+            device: results.device.as_deref().unwrap_or_else(|| NONE.get_or_init(Default::default)),
+        }
+    }
+
+    /// The HSA facts the process wrote of its end (`None`: it was no HSA
+    /// tool, or did not end normally).
+    pub fn hsa(&self) -> Option<&'a HsaExtra> {
+        self.results.end.as_ref().and_then(|e| e.hsa.as_ref())
+    }
+
     /// The table for stderr, each line prefixed with `cltap: `.
     pub fn table(&self) -> String {
         self.table_with(None)
@@ -85,7 +108,7 @@ impl Summary<'_> {
         let mut msg = String::from("cltap: calls passed through\n");
         msg += &indent(&table);
         if self.device_timing {
-            msg += &device_tables(self.pending_at_exit);
+            msg += &device_tables(self.device, self.pending_at_exit);
         }
         for c in &self.results.in_flight {
             msg += &format!("cltap: {} did not return (thread {}{})\n", c.api, c.tid, cmd_text(c.cmd_id));
@@ -144,7 +167,7 @@ impl Summary<'_> {
                 .collect(),
             Host::Counted(rows) => rows.iter().map(|(n, c, e)| json!({"api": n, "calls": c, "errors": e})).collect(),
         };
-        let t = crate::devtime::tables();
+        let t = self.device.tables();
         let kernels: Vec<_> = t
             .kernels()
             .into_iter()
@@ -167,7 +190,7 @@ impl Summary<'_> {
             "kernels": kernels,
             "transfers": transfers,
             "pending_at_exit": self.pending_at_exit,
-            "untimed": crate::devtime::untimed_commands().len(),
+            "untimed": self.device.untimed().len(),
             "hsa_dispatches": self.results.hsa_dispatches,
             "lost_bytes": self.results.lost,
         });
@@ -207,7 +230,7 @@ impl Summary<'_> {
         out.write_all(b",\n  \"commands\": [")?;
         let mut first = true;
         let mut result = Ok(());
-        crate::devtime::for_each(|c| {
+        self.device.for_each(|c| {
             let v = json!({"cmd_id": c.cmd_id, "api": c.api, "tid": c.tid, "queue": format!("{:016X}", c.queue), "kernel": c.kernel,
                 "global": c.global, "local": c.local, "bytes": c.bytes, "queued": c.queued, "submit": c.submit, "start": c.start, "end": c.end, "status": c.status});
             let sep: &[u8] = if first { b"\n    " } else { b",\n    " };
@@ -247,17 +270,17 @@ fn indent(t: &str) -> String {
 }
 
 /// The device-side tables.
-fn device_tables(pending: i64) -> String {
-    let t = crate::devtime::tables();
+fn device_tables(device: &crate::devtime::Commands, pending: i64) -> String {
+    let t = device.tables();
     let mut s = String::new();
-    s += &format!("cltap: device time per kernel ({} commands timed)\n", crate::devtime::count());
+    s += &format!("cltap: device time per kernel ({} commands timed)\n", device.count());
     s += &indent(&crate::devtime::render_kernels(&t.kernels()));
     let tr = t.transfers();
     if !tr.is_empty() {
         s += "cltap: transfers\n";
         s += &indent(&crate::devtime::render_transfers(&tr));
     }
-    for (dev, timer) in crate::devtime::device_clocks() {
+    for (dev, timer) in device.device_clocks() {
         let how =
             if timer { "clGetDeviceAndHostTimer" } else { "an offset measured from the enqueue calls (no host timer)" };
         s += &format!("cltap: {dev}: device times put on the host clock with {how}\n");
@@ -265,7 +288,7 @@ fn device_tables(pending: i64) -> String {
     if pending > 0 {
         s += &format!("cltap: {pending} command(s) had not completed when the process ended; they are not timed\n");
     }
-    let untimed = crate::devtime::untimed_commands();
+    let untimed = device.untimed();
     if !untimed.is_empty() {
         s += &format!(
             "cltap: {} command(s) could not be timed (first: {} {}: {})\n",

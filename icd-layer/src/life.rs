@@ -143,6 +143,12 @@ fn start_trace(cfg: &Config) {
         }),
     };
     cltap::trace::process::start(settings);
+    // Device timing's results go into the trace, so that every rendering
+    // of it has them (the process's own included).
+    cltap::devtime::deliver::to_trace(cltap::devtime::deliver::Deliver {
+        timed: cltap::trace::delivered::command,
+        untimed: cltap::trace::delivered::untimed,
+    });
     // Before any call is recorded: the window's first state and record.
     cltap::window::arm(&cfg.window);
     bracket::record_calls(|n| cfg.logs(n), cfg.errors_only);
@@ -232,34 +238,43 @@ pub fn finish() {
     prepare_exit();
     // An open window closes with the trace.
     cltap::window::end();
+    // What the summary shows of the end goes into the trace, and the
+    // summary is made from the trace as `cltap render` makes it.
+    let traced = cfg.summarizes() && cltap::trace::writer::running();
+    if traced {
+        cltap::trace::delivered::end(&end_facts(cfg));
+    }
     cltap::trace::process::finish();
     // The trace's finish ended the tools before closing its files; without
     // a trace they end here.
     cltap::tools::toollib_end::end_of_records();
-    if cfg.summarizes() {
+    let results = cltap::trace::writer::results().filter(|_| traced);
+    if traced && !cfg.render {
+        // Nothing was rendered: a summary would count nothing. The trace
+        // holds what it would show.
+        let trace = cfg.output_dir.join(format!("{}.cltrace", cltap::trace::writer::stem(std::process::id())));
+        cltap::warn!(
+            "{} is not rendered (CLTAP_RENDER=0); `cltap render {}` makes its files and summary",
+            trace.display(),
+            trace.display()
+        );
+    } else if let Some(results) = results {
+        let s = cltap::summary::Summary::of_trace(std::process::id(), cfg.times_devices(), &results);
+        write_summary(cfg, &s, s.hsa());
+    } else if cfg.summarizes() {
         use cltap::summary::{Host, Summary};
         // With the trace, every call's time is known; without it only the
         // counts are kept. Under CLTAP_ERRORS_ONLY the trace holds only the
         // failed calls: the counts cover them all.
         let host = match cltap::trace::writer::host_table().filter(|r| !r.is_empty() && !cfg.errors_only) {
             Some(rows) => Host::Timed(rows),
-            None => Host::Counted(
-                TALLY
-                    .snapshot()
-                    .into_iter()
-                    .map(|(i, c, e)| (cltap::meta::FUNCTIONS[i].name.to_string(), c, e))
-                    .chain(
-                        HSA_TALLY
-                            .snapshot()
-                            .into_iter()
-                            .map(|(i, c, e)| (cltap::meta::HSA_FUNCTIONS[i].name.to_string(), c, e)),
-                    )
-                    .collect(),
-            ),
+            None => Host::Counted(tally()),
         };
         let notes = fronts().iter().flat_map(|f| (f.notes)()).collect();
         let results = cltap::trace::writer::results().unwrap_or_default();
         let pending_at_exit = cltap::devtime::pending::OUTSTANDING.get();
+        let spill = format!(".{}.summary.commands", cltap::trace::writer::stem(std::process::id()));
+        let device = cltap::devtime::Commands::from_store(Some(cfg.output_dir.join(spill)));
         let s = Summary {
             pid: std::process::id(),
             host,
@@ -267,16 +282,45 @@ pub fn finish() {
             pending_at_exit,
             results: &results,
             notes,
+            device: &device,
         };
-        let path = cfg.output_dir.join(format!("{}.summary.json", cltap::trace::writer::stem(std::process::id())));
         // HSA: the intercept handler's counts, when cltap was loaded as an
         // HSA tool (zero without ROCP_HSA_INTERCEPT).
         let hsa = fronts().iter().find_map(|f| f.hsa).map(|f| f());
-        if let Err(e) = s.write_json_with(&path, hsa.as_ref()) {
-            cltap::warn!("cannot write {}: {e}", path.display());
-        }
-        use std::io::Write;
-        let _ = std::io::stderr().lock().write_all(s.table_with(hsa.as_ref()).as_bytes());
+        write_summary(cfg, &s, hsa.as_ref());
     }
     cltap::devtime::remove_spill();
+}
+
+/// The call counts of the whole run, OpenCL's then HSA's.
+fn tally() -> Vec<(String, u64, u64)> {
+    TALLY
+        .snapshot()
+        .into_iter()
+        .map(|(i, c, e)| (cltap::meta::FUNCTIONS[i].name.to_string(), c, e))
+        .chain(HSA_TALLY.snapshot().into_iter().map(|(i, c, e)| (cltap::meta::HSA_FUNCTIONS[i].name.to_string(), c, e)))
+        .collect()
+}
+
+/// What the summary shows of the end beyond the trace's calls.
+fn end_facts(cfg: &Config) -> cltap::trace::delivered::EndFacts {
+    cltap::trace::delivered::EndFacts {
+        pending: cltap::devtime::pending::OUTSTANDING.get(),
+        notes: fronts().iter().flat_map(|f| (f.notes)()).collect(),
+        hsa: fronts().iter().find_map(|f| f.hsa).map(|f| f()),
+        // Under CLTAP_ERRORS_ONLY the trace holds only the failed calls:
+        // the counts cover them all.
+        counted: cfg.errors_only,
+        tally: tally(),
+    }
+}
+
+/// The summary's file and its table on stderr.
+fn write_summary(cfg: &Config, s: &cltap::summary::Summary<'_>, hsa: Option<&cltap::summary::HsaExtra>) {
+    let path = cfg.output_dir.join(format!("{}.summary.json", cltap::trace::writer::stem(std::process::id())));
+    if let Err(e) = s.write_json_with(&path, hsa) {
+        cltap::warn!("cannot write {}: {e}", path.display());
+    }
+    use std::io::Write;
+    let _ = std::io::stderr().lock().write_all(s.table_with(hsa).as_bytes());
 }

@@ -4,7 +4,7 @@
 
 use clap::Args;
 use cltap::render::{self, InFlight, Renderer};
-use cltap::summary::{Host, Summary};
+use cltap::summary::Summary;
 use cltap::trace::writer::outputs_of;
 use cltap_formats::cltrace::{Reader, FLAG_FINISHED};
 use std::path::{Path, PathBuf};
@@ -15,7 +15,9 @@ pub struct RenderArgs {
     /// (.apilog, .atp, .json, .pftrace, .db, .memory.csv, .csv, .occupancy, .results.csv,
     /// .summary.json).
     pub trace: PathBuf,
-    /// Where the rendered files go (default: beside the trace).
+    /// Where the rendered files go (default: beside the trace, for a trace
+    /// its process did not render: one run with `CLTAP_RENDER=0`, or that
+    /// died).
     #[arg(short, long, value_name = "DIR")]
     pub output: Option<PathBuf>,
     /// Threads that format the API log (default: every core).
@@ -37,6 +39,15 @@ pub fn finished(trace: &Path) -> bool {
 /// the trace's folder); prints the summary table when it was asked for.
 pub fn render_trace(trace: &Path, out: Option<&Path>, threads: Option<usize>) -> Result<Rendered, String> {
     let reader = Reader::open(trace).map_err(|e| e.to_string())?;
+    // The process's own files are never overwritten: a trace of an older
+    // cltap lacks what they show (device times), and a rendering elsewhere
+    // can be compared with them.
+    if out.is_none() && reader.header.flags & FLAG_FINISHED != 0 && reader.info("render") != Some("0") {
+        return Err(format!(
+            "{}: its process rendered it already, and its files are beside it; give --output DIR to render it again",
+            trace.display()
+        ));
+    }
     let dir = out.map(Path::to_path_buf).unwrap_or_else(|| trace.parent().map(Path::to_path_buf).unwrap_or_default());
     if let Some(o) = out {
         std::fs::create_dir_all(o).map_err(|e| format!("{}: {e}", o.display()))?;
@@ -65,18 +76,11 @@ pub fn render_trace(trace: &Path, out: Option<&Path>, threads: Option<usize>) ->
     let mut files: Vec<PathBuf> = r.results().files.iter().filter(|p| p.is_file()).cloned().collect();
     files.sort();
     if summary {
-        let s = Summary {
-            pid,
-            host: Host::Timed(r.host_table()),
-            device_timing,
-            pending_at_exit: 0,
-            results: r.results(),
-            notes: Vec::new(),
-        };
+        let s = Summary::of_trace(pid, device_timing, r.results());
         let p = dir.join(format!("{stem}.summary.json"));
-        s.write_json(&p).map_err(|e| format!("{}: {e}", p.display()))?;
+        s.write_json_with(&p, s.hsa()).map_err(|e| format!("{}: {e}", p.display()))?;
         files.push(p);
-        eprint!("{}", s.table());
+        eprint!("{}", s.table_with(s.hsa()));
     }
     Ok(Rendered { in_flight: r.in_flight().to_vec(), files })
 }

@@ -121,6 +121,8 @@ impl Command {
 pub mod cl;
 pub mod clock;
 mod codec;
+pub mod collected;
+pub mod deliver;
 pub mod devices;
 pub mod enqueue;
 pub mod fork;
@@ -131,6 +133,7 @@ pub mod pending;
 pub mod queues;
 pub mod reader;
 mod store;
+pub use collected::Commands;
 pub use pending::{enable, on};
 pub use store::{
     configure_spill, count, device_clocks, for_each, lookup, record, remove_spill, tables, untimed, untimed_commands,

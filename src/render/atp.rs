@@ -335,7 +335,7 @@ impl AtpWriter {
         mut self,
         header: Vec<(String, String)>,
         offsets: &QueueOffsets,
-        cmds: devtime::Lookup,
+        cmds: &devtime::Commands,
     ) -> std::io::Result<PathBuf> {
         for s in &mut self.threads {
             s.api.flush()?;
@@ -358,7 +358,7 @@ impl AtpWriter {
         &self,
         header: Vec<(String, String)>,
         offsets: &QueueOffsets,
-        mut cmds: devtime::Lookup,
+        cmds: &devtime::Commands,
     ) -> std::io::Result<()> {
         let mut out = BufWriter::with_capacity(1 << 20, File::create(&self.path)?);
         let mut text = String::new();
@@ -366,7 +366,7 @@ impl AtpWriter {
         out.write_all(text.as_bytes())?;
         // Empty sections are left out, as the formats crate writes them.
         if self.threads.iter().any(|s| s.api_n > 0) {
-            self.opencl_sections(&mut out, offsets, &mut cmds)?;
+            self.opencl_sections(&mut out, offsets, cmds)?;
         }
         self.hsa_sections(&mut out)?;
         self.markers(&mut out)
@@ -469,7 +469,7 @@ impl AtpWriter {
         &self,
         out: &mut BufWriter<File>,
         offsets: &QueueOffsets,
-        cmds: &mut devtime::Lookup,
+        cmds: &devtime::Commands,
     ) -> std::io::Result<()> {
         section(out, atp::API_SECTION)?;
         for s in self.threads.iter().filter(|s| s.api_n > 0) {
@@ -543,7 +543,7 @@ fn number(m: &mut HashMap<u64, u32>, h: u64) -> u32 {
 /// An enqueue's spilled line joined with its device record, when there is
 /// one (a command that never completed, or whose times the driver refused,
 /// keeps only its host times).
-fn joined(l: &str, cmds: &mut devtime::Lookup, offsets: &QueueOffsets, ids: &mut Ids) -> Timestamp {
+fn joined(l: &str, cmds: &devtime::Commands, offsets: &QueueOffsets, ids: &mut Ids) -> Timestamp {
     let f: Vec<&str> = l[1..].trim_end().split('\t').collect();
     let num = |i: usize| f.get(i).and_then(|x| x.parse::<u64>().ok()).unwrap_or(0);
     let (cmd_id, api_type, name, start, end, kernel) =
@@ -592,7 +592,7 @@ impl Sink for AtpWriter {
 
     fn finish(self: Box<Self>, end: &End<'_>, results: &mut Results) {
         let path = self.path.clone();
-        match (*self).finish(super::outputs::atp_header(end.reader), end.offsets(), devtime::lookup()) {
+        match (*self).finish(super::outputs::atp_header(end.reader), end.offsets(), end.commands()) {
             Ok(p) => results.files.push(p),
             Err(e) => crate::warn!("cannot write {}: {e}", path.display()),
         }

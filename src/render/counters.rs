@@ -31,7 +31,7 @@ impl Sink for CounterFiles {
 
     fn finish(self: Box<Self>, end: &End<'_>, results: &mut Results) {
         let mut commands = Vec::new();
-        crate::devtime::for_each(|c| commands.push(c));
+        end.commands().for_each(|c| commands.push(c));
         let mut pass = self.collector.finish(commands);
         pass.pid = end.reader.header.pid;
         let (dir, stem) = (&end.outputs.dir, &end.outputs.stem);
@@ -45,8 +45,9 @@ impl Sink for CounterFiles {
         }
         let process = super::outputs::process_of(end.reader);
         files::unavailable(&pass);
-        if let Err(e) = files::write(dir, stem, &pass, &process) {
-            crate::warn!("cannot write the counter files in {}: {e}", dir.display());
+        match files::write(dir, stem, &pass, &process) {
+            Ok(paths) => results.files.extend(paths),
+            Err(e) => crate::warn!("cannot write the counter files in {}: {e}", dir.display()),
         }
     }
 }

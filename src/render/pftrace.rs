@@ -117,7 +117,13 @@ impl Pftrace {
             drawn: HashMap::new(),
             pairing: Default::default(),
         };
-        let (mono, boot) = (now(libc::CLOCK_MONOTONIC), now(libc::CLOCK_BOOTTIME));
+        // The clocks' relation when the trace began, as the trace says (so
+        // that every rendering writes the same snapshot); read now for a
+        // trace that does not say.
+        let (mono, boot) = match cx.reader.info("boot0").and_then(|b| b.parse().ok()) {
+            Some(boot) => (cx.reader.header.mono0, boot),
+            None => (now(libc::CLOCK_MONOTONIC), now(libc::CLOCK_BOOTTIME)),
+        };
         let r = s.w.clock_snapshot(mono, boot);
         s.check(r);
         let process = TrackDescriptor {
@@ -364,7 +370,7 @@ impl Pftrace {
     fn commands(&mut self, end: &End<'_>) {
         let offsets = end.offsets();
         let pid = self.pid;
-        crate::devtime::for_each(|c| {
+        end.commands().for_each(|c| {
             let Some(&(off, _)) = offsets.get(&c.queue) else { return };
             let track = id(pid, Id::ClQueue, c.queue);
             self.describe(track, || TrackDescriptor {
@@ -439,7 +445,7 @@ impl Sink for Pftrace {
         if !self.failed {
             self.commands(end);
             let mut commands = Vec::new();
-            crate::devtime::for_each(|c| commands.push(c));
+            end.commands().for_each(|c| commands.push(c));
             self.ndrange_flows(commands);
         }
         if let Some(m) = results.memory.as_ref().filter(|m| m.asked.trace) {

@@ -20,6 +20,12 @@ pub fn print(text: &mut String, v: &crate::trace::record::View<'_>, tb: &Timebas
     if super::line::write(text, v, tb, names) {
         return;
     }
+    // Device timing's results and the end's facts show in the files drawn
+    // from them, not in the log (as before they were in the trace).
+    use cltap_formats::cltrace::record::{KIND_CL_COMMAND, KIND_CL_UNTIMED, KIND_END};
+    if matches!(v.header.kind, KIND_CL_COMMAND | KIND_CL_UNTIMED | KIND_END) {
+        return;
+    }
     // Not a call of a known function: a record of another kind, or one no
     // table describes.
     let c = super::comments::comment(v).unwrap_or_else(|| super::comments::unknown(v));

@@ -487,7 +487,7 @@ impl Rocpd {
     /// copies, as the summary's tables count them.
     fn commands(&mut self, end: &End<'_>) -> Result<(), Error> {
         let mut all = Vec::new();
-        crate::devtime::for_each(|c| all.push(c));
+        end.commands().for_each(|c| all.push(c));
         self.dispatches(&all, end)?;
         let offsets = end.offsets();
         for c in all.into_iter().filter(|c| c.status == 0) {

@@ -4,13 +4,13 @@
 //! files and adds what it learnt to the run's [`Results`], which the summary
 //! reads. A sink never reaches another sink nor a global of the renderer.
 
-use crate::devtime::QueueOffsets;
+use crate::devtime::{Commands, QueueOffsets};
 use crate::report::Row;
 use crate::trace::tsc::HostClock;
 use cltap_formats::cltrace::record::View;
 use cltap_formats::cltrace::{ChunkInfo, Reader};
 use std::collections::BTreeMap;
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 /// A chunk's records in the wide layout, made when a sink first asks: the
 /// renderer reads records straight from the chunk's bytes, and only the
@@ -101,6 +101,7 @@ pub struct End<'a> {
     /// short).
     pub lost: u64,
     offsets: OnceLock<QueueOffsets>,
+    commands: OnceLock<Arc<Commands>>,
 }
 
 impl<'a> End<'a> {
@@ -111,17 +112,28 @@ impl<'a> End<'a> {
         records: u64,
         drops: u64,
     ) -> Self {
-        End { reader, outputs, clock, records, drops, lost: 0, offsets: OnceLock::new() }
+        End { reader, outputs, clock, records, drops, lost: 0, offsets: OnceLock::new(), commands: OnceLock::new() }
     }
 
     /// Each device queue's offset onto the host clock, measured once for
     /// every sink that draws device commands.
     pub fn offsets(&self) -> &QueueOffsets {
-        self.offsets.get_or_init(|| {
-            let mut off = crate::devtime::Offsets::default();
-            crate::devtime::for_each(|c| off.add(&c, |t| self.clock.ns(t)));
-            off.finish()
-        })
+        self.offsets.get_or_init(|| self.commands().offsets(|t| self.clock.ns(t)))
+    }
+
+    /// The timed commands the trace holds (set by the first sink to
+    /// finish, `render::device`; none before).
+    pub fn commands(&self) -> &Commands {
+        static NONE: OnceLock<Commands> = OnceLock::new();
+        match self.commands.get() {
+            Some(c) => c,
+            None => NONE.get_or_init(Commands::default),
+        }
+    }
+
+    /// Hands the trace's timed commands to the sinks that finish after.
+    pub fn set_commands(&self, c: Arc<Commands>) {
+        let _ = self.commands.set(c);
     }
 }
 
@@ -159,6 +171,11 @@ pub struct Results {
     pub windows: Vec<crate::window::spans::Span>,
     /// Files written, by the sinks that wrote them.
     pub files: Vec<std::path::PathBuf>,
+    /// The timed commands the trace holds.
+    pub device: Option<Arc<Commands>>,
+    /// What the process wrote of its end (`None`: it did not end normally,
+    /// or wrote no summary).
+    pub end: Option<super::end_facts::EndFacts>,
 }
 
 /// A share of a sink's per-record work that other threads do a chunk at a

@@ -278,10 +278,10 @@ impl Timeline {
     /// Device commands, placed on the host's time axis: through the
     /// driver's `clGetDeviceAndHostTimer` where it has one, else by the
     /// smallest shift that draws no command before its enqueue.
-    pub fn device(&mut self, offsets: &devtime::QueueOffsets) {
+    pub fn device(&mut self, commands: &devtime::Commands, offsets: &devtime::QueueOffsets) {
         let dpid = self.pid + DEVICE_PID_OFFSET;
         let mut track: BTreeMap<u64, usize> = BTreeMap::new();
-        devtime::for_each(|c| {
+        commands.for_each(|c| {
             let n = track.len() + 1;
             let tid = *track.entry(c.queue).or_insert(n);
             if tid == n {
@@ -394,9 +394,9 @@ impl Sink for Timeline {
     }
 
     fn finish(mut self: Box<Self>, end: &End<'_>, results: &mut Results) {
-        self.device(end.offsets());
+        self.device(end.commands(), end.offsets());
         let mut commands = Vec::new();
-        devtime::for_each(|c| commands.push(c));
+        end.commands().for_each(|c| commands.push(c));
         self.ndrange_flows(commands);
         if let Some(m) = results.memory.as_ref().filter(|m| m.asked.trace) {
             self.memory(m);

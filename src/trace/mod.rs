@@ -5,6 +5,7 @@
 
 pub mod buffers;
 pub mod capture;
+pub mod delivered;
 pub mod enums;
 pub mod file;
 pub mod hsa_clock;

@@ -273,8 +273,12 @@ impl Trace {
         let pid = std::process::id();
         let source = tsc::init();
         let start = (tsc::now(), tsc::monotonic_ns());
+        // With `mono0`, the two clocks' relation at the start, for the
+        // renderings that name both (the `.pftrace`'s clock snapshot).
+        let boot0 = tsc::boottime_ns();
         let clock = if source == tsc::Source::InvariantTsc { Clock::InvariantTsc } else { Clock::Monotonic };
         let mut info = process_info(pid);
+        info.push(("boot0".to_string(), boot0.to_string()));
         info.extend(s.info());
         info.extend(super::hsa_clock::info());
         let pairs: Vec<(&str, &str)> = info.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();

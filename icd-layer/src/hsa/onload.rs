@@ -29,7 +29,10 @@ fn drain_at_exit() {
 }
 
 fn summary_counts() -> cltap::summary::HsaExtra {
-    cltap::summary::HsaExtra { packets: super::intercept::packet_counts(), kernels: super::intercept::kernel_counts() }
+    cltap::summary::HsaExtra {
+        packets: super::intercept::packet_counts().into_iter().map(|(k, n)| (k.to_string(), n)).collect(),
+        kernels: super::intercept::kernel_counts(),
+    }
 }
 
 /// `ApiTableVersion`, the head of `HsaApiTable` and of each table.

@@ -24,7 +24,7 @@ mod late;
 mod wide;
 use late::late_record;
 pub use late::take_late_records;
-pub use wide::{record_kind, record_kind_flagged};
+pub use wide::{record_kind, record_kind_flagged, record_wide, Wide, NAME_MAX};
 
 pub(crate) struct Local {
     /// The trace this state was made for; null in [`Local::EMPTY`].

@@ -24,12 +24,35 @@ pub fn record_kind_flagged<const KIND: u16>(
     args: &[u64],
     name: Option<&str>,
 ) -> bool {
+    let w = Wide { kind: KIND, fn_id: 0, flags, cmd_id, t0, t1, ret: 0 };
+    record_wide(&w, args, name.map(|n| &n.as_bytes()[..n.len().min(256)]))
+}
+
+/// A record's header fields, for [`record_wide`].
+pub struct Wide {
+    pub kind: u16,
+    pub fn_id: u16,
+    /// Flags beyond `CMD`, `OK` and `DONE`, which every such record has.
+    pub flags: u8,
+    pub cmd_id: u64,
+    pub t0: u64,
+    pub t1: u64,
+    pub ret: u64,
+}
+
+/// The longest name [`record_wide`] keeps.
+pub const NAME_MAX: usize = 1024;
+
+/// Appends one complete record with the header `w`, at most 255 argument
+/// words and a name of at most [`NAME_MAX`] bytes (longer ones are cut), on
+/// this thread's chunk; false when it was not written (as [`record_kind`]).
+pub fn record_wide(w: &Wide, args: &[u64], name: Option<&[u8]>) -> bool {
     use crate::trace::record::{Capture, Header, Tag, CAPTURE, FLAG_CMD, FLAG_DONE, FLAG_OK, NAME_PARAM};
     let nargs = args.len().min(255).min((MAX_RECORD - HEADER) / 8);
-    let name = name.map(|n| &n.as_bytes()[..n.len().min(256)]);
+    let name = name.map(|n| &n[..n.len().min(NAME_MAX)]);
     let len = HEADER + 8 * nargs + name.map_or(0, |n| CAPTURE + crate::trace::record::pad8(n.len()));
     // SAFETY: the record is written inside the room `room()` guarantees
-    // (MAX_RECORD, more than a header, 255 words and a 256-byte name).
+    // (MAX_RECORD, more than a header, 255 words and a name of NAME_MAX bytes).
     unsafe {
         with_local(|l, _| {
             if !l.room() {
@@ -57,16 +80,16 @@ pub fn record_kind_flagged<const KIND: u16>(
             }
             let h = Header {
                 len: len as u32,
-                fn_id: 0,
+                fn_id: w.fn_id,
                 nargs: nargs as u8,
-                flags: FLAG_CMD | FLAG_OK | FLAG_DONE | flags,
+                flags: FLAG_CMD | FLAG_OK | FLAG_DONE | w.flags,
                 tid: l.tid,
-                kind: KIND,
+                kind: w.kind,
                 _pad: 0,
-                cmd_id,
-                t0,
-                t1,
-                ret: 0,
+                cmd_id: w.cmd_id,
+                t0: w.t0,
+                t1: w.t1,
+                ret: w.ret,
             };
             std::ptr::write_unaligned(rec as *mut Header, h);
             l.pos = l.pos.add(1 + len);

@@ -157,6 +157,75 @@ pub const WINDOW_CLOSE: u64 = 0;
 /// `t0`/`t1` when it was written, the [`NAME_PARAM`] capture its text.
 pub const KIND_NOTE: u16 = 10;
 
+/// One OpenCL command as the device ran it (device timing): not a call,
+/// written when its profiling counters were read, on the thread that read
+/// them. `fn_id` is the enqueue function (its index in `api/opencl.api`),
+/// `cmd_id` the command id of the enqueue's call record, `t0`/`t1` the record
+/// clock when that enqueue call began and ended, `ret` the status the command
+/// ended with (`CL_COMPLETE`, 0, or a negative error, as an `i32`). The words
+/// are indexed by the `COMMAND_*` constants; the [`NAME_PARAM`] capture is
+/// the device's name, then a tab and the kernel's name for a kernel.
+pub const KIND_CL_COMMAND: u16 = 11;
+/// The application's queue and context handles.
+pub const COMMAND_QUEUE: usize = 0;
+pub const COMMAND_CONTEXT: usize = 1;
+/// `CL_PROFILING_COMMAND_QUEUED`, `_SUBMIT`, `_START`, `_END`: the device's ns.
+pub const COMMAND_QUEUED: usize = 2;
+pub const COMMAND_SUBMIT: usize = 3;
+pub const COMMAND_START: usize = 4;
+pub const COMMAND_END: usize = 5;
+/// The thread that enqueued it.
+pub const COMMAND_TID: usize = 6;
+/// `CL_EVENT_COMMAND_TYPE` (0 where the driver would not say).
+pub const COMMAND_TYPE: usize = 7;
+/// Bits saying which optional fields hold a value: [`COMMAND_HAS_TO_HOST`],
+/// [`COMMAND_HAS_BYTES`], [`COMMAND_HAS_KERNEL`], [`COMMAND_HAS_LOCAL`].
+pub const COMMAND_HAS: usize = 8;
+/// Nanoseconds to add to the device's times to put them on `CLOCK_MONOTONIC`
+/// (`clGetDeviceAndHostTimer`), as an `i64`.
+pub const COMMAND_TO_HOST: usize = 9;
+/// Bytes a transfer moved.
+pub const COMMAND_BYTES: usize = 10;
+/// How many global and local sizes follow (at most 3 each).
+pub const COMMAND_GLOBAL_DIMS: usize = 11;
+pub const COMMAND_LOCAL_DIMS: usize = 12;
+/// The global sizes (words 13, 14, 15), then the local sizes (16, 17, 18).
+pub const COMMAND_GLOBAL: usize = 13;
+pub const COMMAND_LOCAL: usize = 16;
+pub const COMMAND_WORDS: usize = 19;
+pub const COMMAND_HAS_TO_HOST: u64 = 1;
+pub const COMMAND_HAS_BYTES: u64 = 2;
+pub const COMMAND_HAS_KERNEL: u64 = 4;
+pub const COMMAND_HAS_LOCAL: u64 = 8;
+/// An OpenCL command whose profiling counters could not be read: not a call.
+/// `fn_id` is the enqueue function, `cmd_id` its command id, no words; the
+/// [`NAME_PARAM`] capture says why.
+pub const KIND_CL_UNTIMED: u16 = 12;
+/// A fact of the process's end for the summary, written just before the
+/// trace closes: not a call. `cmd_id` says which (the `END_*` constants);
+/// the words and the [`NAME_PARAM`] capture are that fact's.
+pub const KIND_END: u16 = 13;
+/// Word 0: the commands that had not completed when the process ended.
+pub const END_PENDING: u64 = 0;
+/// A line of the summary's notes (an extension function the driver gave
+/// that cltap does not know), as the capture.
+pub const END_NOTE: u64 = 1;
+/// Word 0: the HSA packets of the type the capture names.
+pub const END_HSA_PACKETS: u64 = 2;
+/// Word 0 a kernel object, word 1 its dispatches, word 2 1 when the
+/// capture is its name.
+pub const END_HSA_KERNEL: u64 = 3;
+/// Word 0 a function's calls, word 1 its failed calls, the capture its
+/// name: the summary's counts where it counts calls instead of timing them
+/// ([`END_COUNTED`], or a trace that holds no call).
+pub const END_TALLY: u64 = 4;
+/// cltap was the process's HSA tool: the summary has the HSA packets and
+/// kernels that follow (none when the runtime saw none).
+pub const END_HSA: u64 = 5;
+/// The trace does not hold every call (`CLTAP_ERRORS_ONLY`): the summary
+/// counts them from the [`END_TALLY`] facts that follow.
+pub const END_COUNTED: u64 = 6;
+
 /// Argument words of a [`KIND_HSA_DISPATCH`] record.
 pub const DISPATCH_AGENT: usize = 0;
 /// `hsa_queue_t.id` of the queue the application submitted to.

@@ -37,8 +37,11 @@ pub fn record_all() -> Vec<Agent> {
         return out;
     }
     unsafe extern "C" fn each(agent: u64, data: *mut c_void) -> u32 {
-        (*(data as *mut Vec<u64>)).push(agent);
-        HSA_STATUS_SUCCESS
+        // HSA_STATUS_ERROR ends the iteration; no panic leaves a callback.
+        crate::guard::guard_at("an HSA iteration callback", 0x1000, || {
+            (*(data as *mut Vec<u64>)).push(agent);
+            HSA_STATUS_SUCCESS
+        })
     }
     let mut agents: Vec<u64> = Vec::new();
     // SAFETY: the runtime's entries; `agents` outlives the iteration.

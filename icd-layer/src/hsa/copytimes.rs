@@ -102,7 +102,10 @@ unsafe fn async_copy_recorded(
     signal: u64,
 ) -> u32 {
     let app = [dst as u64, dst_agent, src as u64, src_agent, size as u64, num_deps as u64, deps as u64, signal];
-    let t = bracket::enter_hsa(::cltap::meta::hsa_described::hsa_amd_memory_async_copy, &app);
+    let t = crate::guard::part("hsa_amd_memory_async_copy", || {
+        bracket::enter_hsa(::cltap::meta::hsa_described::hsa_amd_memory_async_copy, &app)
+    })
+    .unwrap_or(bracket::Enter::OFF);
     let link = link(t.on, COPY_PLAIN);
     let r = crate::guard::guard(HSA_STATUS_ERROR, || {
         let f = orig(id::hsa_amd_memory_async_copy);
@@ -113,11 +116,13 @@ unsafe fn async_copy_recorded(
         let f: AsyncCopy = unsafe { std::mem::transmute(f) };
         with_proxy(signal, link, |s| unsafe { f(dst, dst_agent, src, src_agent, size, num_deps, deps, s) })
     });
-    if t.on {
-        bracket::exit_hsa(::cltap::meta::hsa_described::hsa_amd_memory_async_copy, t, r as u64, &app);
-    } else {
-        bracket::done_hsa(id::hsa_amd_memory_async_copy, !cltap::trace::capture::hsa_status_ok(r as u64));
-    }
+    crate::guard::part("hsa_amd_memory_async_copy", || {
+        if t.on {
+            bracket::exit_hsa(::cltap::meta::hsa_described::hsa_amd_memory_async_copy, t, r as u64, &app);
+        } else {
+            bracket::done_hsa(id::hsa_amd_memory_async_copy, !cltap::trace::capture::hsa_status_ok(r as u64));
+        }
+    });
     r
 }
 
@@ -180,7 +185,10 @@ unsafe fn async_copy_rect_recorded(
         deps as u64,
         signal,
     ];
-    let t = bracket::enter_hsa(::cltap::meta::hsa_described::hsa_amd_memory_async_copy_rect, &app);
+    let t = crate::guard::part("hsa_amd_memory_async_copy_rect", || {
+        bracket::enter_hsa(::cltap::meta::hsa_described::hsa_amd_memory_async_copy_rect, &app)
+    })
+    .unwrap_or(bracket::Enter::OFF);
     let link = link(t.on, COPY_RECT);
     let r = crate::guard::guard(HSA_STATUS_ERROR, || {
         let f = orig(id::hsa_amd_memory_async_copy_rect);
@@ -193,11 +201,13 @@ unsafe fn async_copy_rect_recorded(
             f(dst, dst_offset, src, src_offset, range, agent, dir, num_deps, deps, s)
         })
     });
-    if t.on {
-        bracket::exit_hsa(::cltap::meta::hsa_described::hsa_amd_memory_async_copy_rect, t, r as u64, &app);
-    } else {
-        bracket::done_hsa(id::hsa_amd_memory_async_copy_rect, !cltap::trace::capture::hsa_status_ok(r as u64));
-    }
+    crate::guard::part("hsa_amd_memory_async_copy_rect", || {
+        if t.on {
+            bracket::exit_hsa(::cltap::meta::hsa_described::hsa_amd_memory_async_copy_rect, t, r as u64, &app);
+        } else {
+            bracket::done_hsa(id::hsa_amd_memory_async_copy_rect, !cltap::trace::capture::hsa_status_ok(r as u64));
+        }
+    });
     r
 }
 

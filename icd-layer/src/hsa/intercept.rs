@@ -215,15 +215,20 @@ unsafe fn queue_create_recorded(
         group_segment_size as u64,
         queue as u64,
     ];
-    let t = bracket::enter_hsa(::cltap::meta::hsa_described::hsa_queue_create, &app);
+    let t = crate::guard::part("hsa_queue_create", || {
+        bracket::enter_hsa(::cltap::meta::hsa_described::hsa_queue_create, &app)
+    })
+    .unwrap_or(bracket::Enter::OFF);
     let r = crate::guard::guard(HSA_STATUS_ERROR, || {
         create(agent, size, qtype, callback, data, private_segment_size, group_segment_size, queue as *mut *mut u8, 0)
     });
-    if t.on {
-        bracket::exit_hsa(::cltap::meta::hsa_described::hsa_queue_create, t, r as u64, &app);
-    } else {
-        bracket::done_hsa(id::hsa_queue_create, !cltap::trace::capture::hsa_status_ok(r as u64));
-    }
+    crate::guard::part("hsa_queue_create", || {
+        if t.on {
+            bracket::exit_hsa(::cltap::meta::hsa_described::hsa_queue_create, t, r as u64, &app);
+        } else {
+            bracket::done_hsa(id::hsa_queue_create, !cltap::trace::capture::hsa_status_ok(r as u64));
+        }
+    });
     r
 }
 

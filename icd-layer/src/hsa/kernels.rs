@@ -258,7 +258,10 @@ unsafe extern "C" fn executable_destroy(mut executable: u64) -> u32 {
 
 unsafe fn executable_destroy_recorded(executable: u64) -> u32 {
     let app = [executable];
-    let t = crate::bracket::enter_hsa(::cltap::meta::hsa_described::hsa_executable_destroy, &app);
+    let t = crate::guard::part("hsa_executable_destroy", || {
+        crate::bracket::enter_hsa(::cltap::meta::hsa_described::hsa_executable_destroy, &app)
+    })
+    .unwrap_or(crate::bracket::Enter::OFF);
     crate::guard::guard((), || forget_executable(executable));
     let f = orig(id::hsa_executable_destroy);
     let r = if f == 0 {
@@ -267,10 +270,12 @@ unsafe fn executable_destroy_recorded(executable: u64) -> u32 {
         let f: unsafe extern "C" fn(u64) -> u32 = std::mem::transmute(f);
         f(executable)
     };
-    if t.on {
-        crate::bracket::exit_hsa(::cltap::meta::hsa_described::hsa_executable_destroy, t, r as u64, &app);
-    } else {
-        crate::bracket::done_hsa(id::hsa_executable_destroy, !cltap::trace::capture::hsa_status_ok(r as u64));
-    }
+    crate::guard::part("hsa_executable_destroy", || {
+        if t.on {
+            crate::bracket::exit_hsa(::cltap::meta::hsa_described::hsa_executable_destroy, t, r as u64, &app);
+        } else {
+            crate::bracket::done_hsa(id::hsa_executable_destroy, !cltap::trace::capture::hsa_status_ok(r as u64));
+        }
+    });
     r
 }

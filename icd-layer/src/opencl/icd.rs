@@ -6,7 +6,7 @@ use super::api::{id, slot};
 use super::drivers::{state, Gefafp};
 use super::exts;
 use crate::bracket;
-use crate::guard::guard;
+use crate::guard::{guard, guard_at};
 use cltap::icd::handles::HandleSpace;
 use std::ffi::{c_char, c_void, CStr};
 
@@ -90,20 +90,24 @@ pub unsafe extern "C" fn clGetExtensionFunctionAddressForPlatform(
     platform: *mut c_void,
     name: *mut c_void,
 ) -> *mut c_void {
-    let real_p = handles().unwrap(platform);
+    const NAME: &str = "clGetExtensionFunctionAddressForPlatform";
+    let real_p = guard_at(NAME, std::ptr::null_mut(), || handles().unwrap(platform));
     if real_p.is_null() || name.is_null() {
         return std::ptr::null_mut();
     }
     let fp = cltap::icd_table::object_slot(real_p, slot::clGetExtensionFunctionAddressForPlatform);
     let id = id::clGetExtensionFunctionAddressForPlatform;
-    let t = bracket::enter(&cltap::meta::FUNCTIONS[id], &[platform as u64, name as u64]);
+    let t = crate::guard::part(NAME, || bracket::enter(&cltap::meta::FUNCTIONS[id], &[platform as u64, name as u64]))
+        .unwrap_or(bracket::Enter::OFF);
     let real = if fp.is_null() {
         std::ptr::null_mut()
     } else {
         std::mem::transmute::<*const c_void, Gefafp>(fp)(real_p, name as *const c_char)
     };
     let out = guard(std::ptr::null_mut(), || answer_for(name as *const c_char, real));
-    bracket::finish_call(id, t, out as u64, &[platform as u64, name as u64], out.is_null());
+    crate::guard::part(NAME, || {
+        bracket::finish_call(id, t, out as u64, &[platform as u64, name as u64], out.is_null())
+    });
     out
 }
 

@@ -38,7 +38,9 @@ macro_rules! trampoline {
             let p = unpack(ud);
             let f: unsafe extern "C" fn($($t,)* *mut c_void) = std::mem::transmute(p.cb);
             let $h = p.hs;
-            let ($($arg,)*) = $wrap;
+            // A panic in cltap's part: the application's callback still
+            // runs, with the driver's values (docs/architecture.md#panics).
+            let ($($arg,)*) = crate::guard::guard_at(stringify!($tramp), ($($arg,)*), || $wrap);
             f($($arg,)* p.ud)
         }
     };

@@ -263,11 +263,14 @@ fn read(b: &Backend, s: &Session) -> BTreeMap<Event, u64> {
     let mut sums: BTreeMap<Event, u64> = BTreeMap::new();
     let Some(iterate) = b.table.iterate_data else { return sums };
     unsafe extern "C" fn each(kind: u32, data: *mut aql::PmcData, sums: *mut c_void) -> u32 {
-        if kind == aql::INFO_PMC_DATA && !data.is_null() {
-            let d = &*data;
-            *(*(sums as *mut BTreeMap<Event, u64>)).entry(d.event).or_insert(0) += d.result;
-        }
-        HSA_STATUS_SUCCESS
+        // HSA_STATUS_ERROR ends the iteration; no panic leaves a callback.
+        crate::guard::guard_at("an HSA iteration callback", 0x1000, || {
+            if kind == aql::INFO_PMC_DATA && !data.is_null() {
+                let d = &*data;
+                *(*(sums as *mut BTreeMap<Event, u64>)).entry(d.event).or_insert(0) += d.result;
+            }
+            HSA_STATUS_SUCCESS
+        })
     }
     // SAFETY: AQLprofile's entry; `sums` outlives the iteration.
     unsafe {

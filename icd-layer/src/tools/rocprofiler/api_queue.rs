@@ -225,7 +225,7 @@ fn on_queue_created(queue: *mut c_void) {
 /// intercept queue, the callback first, as 5.2.3 calls it; then cltap's
 /// own entry, whatever the callback returned.
 unsafe extern "C" fn queue_destroy(queue: *mut c_void) -> u32 {
-    if crate::hsa::intercept::intercepted(queue as usize, true) {
+    if crate::guard::guard_at("hsa_queue_destroy", false, || crate::hsa::intercept::intercepted(queue as usize, true)) {
         if let Some((f, data)) = registered().and_then(|r| r.callbacks.destroy.map(|f| (f, r.data))) {
             crate::guard::guard(0, || f(queue, data as *mut c_void));
         }

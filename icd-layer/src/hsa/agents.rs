@@ -36,6 +36,10 @@ pub fn record_all() -> Vec<Agent> {
     if iterate == 0 || info == 0 {
         return out;
     }
+    /// # Safety
+    /// Called through the C ABI: every argument is as this entry's C
+    /// declaration defines it (each pointer valid for what the entry reads and
+    /// writes through it, or NULL where the API allows NULL).
     unsafe extern "C" fn each(agent: u64, data: *mut c_void) -> u32 {
         // HSA_STATUS_ERROR ends the iteration; no panic leaves a callback.
         crate::guard::guard_at("an HSA iteration callback", 0x1000, || {

@@ -72,6 +72,11 @@ fn tid() -> u32 {
 type AsyncCopy = unsafe extern "C" fn(*mut c_void, u64, *mut c_void, u64, usize, u32, *mut c_void, u64) -> u32;
 
 /// `hsa_amd_memory_async_copy`, as the application calls it.
+///
+/// # Safety
+/// Called through the C ABI: every argument is as this entry's C
+/// declaration defines it (each pointer valid for what the entry reads and
+/// writes through it, or NULL where the API allows NULL).
 #[allow(clippy::too_many_arguments)]
 unsafe extern "C" fn async_copy(
     mut dst: *mut c_void,
@@ -90,6 +95,10 @@ unsafe extern "C" fn async_copy(
     )
 }
 
+/// # Safety
+/// Each pointer argument must be valid for the reads and writes this
+/// function makes through it (or NULL where it checks for NULL), and each
+/// handle or function pointer must be of the kind its type names.
 #[allow(clippy::too_many_arguments)]
 unsafe fn async_copy_recorded(
     dst: *mut c_void,
@@ -140,6 +149,11 @@ type AsyncCopyRect = unsafe extern "C" fn(
 ) -> u32;
 
 /// `hsa_amd_memory_async_copy_rect`, as the application calls it.
+///
+/// # Safety
+/// Called through the C ABI: every argument is as this entry's C
+/// declaration defines it (each pointer valid for what the entry reads and
+/// writes through it, or NULL where the API allows NULL).
 #[allow(clippy::too_many_arguments)]
 unsafe extern "C" fn async_copy_rect(
     mut dst: *const c_void,
@@ -160,6 +174,10 @@ unsafe extern "C" fn async_copy_rect(
     )
 }
 
+/// # Safety
+/// Each pointer argument must be valid for the reads and writes this
+/// function makes through it (or NULL where it checks for NULL), and each
+/// handle or function pointer must be of the kind its type names.
 #[allow(clippy::too_many_arguments)]
 unsafe fn async_copy_rect_recorded(
     dst: *const c_void,
@@ -265,6 +283,11 @@ fn with_proxy(signal: u64, link: Option<(u32, u64, u64)>, call: impl Fn(u64) -> 
 }
 
 /// The proxy signal completed.
+///
+/// # Safety
+/// Called through the C ABI: every argument is as this entry's C
+/// declaration defines it (each pointer valid for what the entry reads and
+/// writes through it, or NULL where the API allows NULL).
 unsafe extern "C" fn on_complete(_value: i64, arg: *mut c_void) -> bool {
     if arg.is_null() {
         return false;

@@ -176,6 +176,11 @@ pub fn create_profiled(
 }
 
 /// `hsa_queue_create`, as the application calls it.
+///
+/// # Safety
+/// Called through the C ABI: every argument is as this entry's C
+/// declaration defines it (each pointer valid for what the entry reads and
+/// writes through it, or NULL where the API allows NULL).
 #[allow(clippy::too_many_arguments)]
 unsafe extern "C" fn queue_create(
     mut agent: u64,
@@ -194,6 +199,10 @@ unsafe extern "C" fn queue_create(
     )
 }
 
+/// # Safety
+/// Each pointer argument must be valid for the reads and writes this
+/// function makes through it (or NULL where it checks for NULL), and each
+/// handle or function pointer must be of the kind its type names.
 #[allow(clippy::too_many_arguments)]
 unsafe fn queue_create_recorded(
     agent: u64,
@@ -296,6 +305,11 @@ fn create(
 
 /// The runtime's handler call: `count` packets from `pkts`, the first at
 /// `index` in the application's queue.
+///
+/// # Safety
+/// Called through the C ABI: every argument is as this entry's C
+/// declaration defines it (each pointer valid for what the entry reads and
+/// writes through it, or NULL where the API allows NULL).
 unsafe extern "C" fn on_packets(
     pkts: *const c_void,
     count: u64,
@@ -548,6 +562,11 @@ fn proxy(
 
 /// The proxy signal completed: the dispatch's times are read and recorded,
 /// then the completion goes on to the application's signal.
+///
+/// # Safety
+/// Called through the C ABI: every argument is as this entry's C
+/// declaration defines it (each pointer valid for what the entry reads and
+/// writes through it, or NULL where the API allows NULL).
 unsafe extern "C" fn on_complete(_value: i64, arg: *mut c_void) -> bool {
     if arg.is_null() {
         return false;

@@ -22,6 +22,10 @@ pub fn handles() -> &'static HandleSpace {
     super::handles::space(&ICD_TABLE as *const _ as *const c_void)
 }
 
+/// # Safety
+/// Called through the C ABI: every argument is as this entry's C
+/// declaration defines it (each pointer valid for what the entry reads and
+/// writes through it, or NULL where the API allows NULL).
 pub unsafe extern "C" fn clIcdGetPlatformIDsKHR(
     num_entries: u32,
     platforms: *mut c_void,
@@ -50,11 +54,20 @@ pub unsafe extern "C" fn clIcdGetPlatformIDsKHR(
     r
 }
 
+/// # Safety
+/// Called through the C ABI: every argument is as this entry's C
+/// declaration defines it (each pointer valid for what the entry reads and
+/// writes through it, or NULL where the API allows NULL).
 pub unsafe extern "C" fn clGetPlatformIDs(num_entries: u32, platforms: *mut c_void, num_platforms: *mut c_void) -> i32 {
     clIcdGetPlatformIDsKHR(num_entries, platforms, num_platforms)
 }
 
 /// The ICD's answer for a name, given what the driver answered.
+///
+/// # Safety
+/// Each pointer argument must be valid for the reads and writes this
+/// function makes through it (or NULL where it checks for NULL), and each
+/// handle or function pointer must be of the kind its type names.
 unsafe fn answer_for(name: *const c_char, real: *mut c_void) -> *mut c_void {
     if let Some(own) = exts::own(&ENTRIES, name) {
         return own;
@@ -71,6 +84,10 @@ unsafe fn answer_for(name: *const c_char, real: *mut c_void) -> *mut c_void {
     }
 }
 
+/// # Safety
+/// Called through the C ABI: every argument is as this entry's C
+/// declaration defines it (each pointer valid for what the entry reads and
+/// writes through it, or NULL where the API allows NULL).
 pub unsafe extern "C" fn clGetExtensionFunctionAddress(name: *mut c_void) -> *mut c_void {
     let name = name as *const c_char;
     if name.is_null() {
@@ -86,6 +103,10 @@ pub unsafe extern "C" fn clGetExtensionFunctionAddress(name: *mut c_void) -> *mu
     })
 }
 
+/// # Safety
+/// Called through the C ABI: every argument is as this entry's C
+/// declaration defines it (each pointer valid for what the entry reads and
+/// writes through it, or NULL where the API allows NULL).
 pub unsafe extern "C" fn clGetExtensionFunctionAddressForPlatform(
     platform: *mut c_void,
     name: *mut c_void,
@@ -111,6 +132,10 @@ pub unsafe extern "C" fn clGetExtensionFunctionAddressForPlatform(
     out
 }
 
+/// # Safety
+/// Called through the C ABI: every argument is as this entry's C
+/// declaration defines it (each pointer valid for what the entry reads and
+/// writes through it, or NULL where the API allows NULL).
 pub unsafe extern "C" fn clUnloadCompiler() -> i32 {
     for p in &state().platforms {
         let f = cltap::icd_table::object_slot(*p, slot::clUnloadPlatformCompiler);

@@ -58,6 +58,10 @@ fn first_gpu() -> Option<u64> {
         info: AgentInfo,
         found: Option<u64>,
     }
+    /// # Safety
+    /// Called through the C ABI: every argument is as this entry's C
+    /// declaration defines it (each pointer valid for what the entry reads and
+    /// writes through it, or NULL where the API allows NULL).
     unsafe extern "C" fn each(a: u64, data: *mut c_void) -> u32 {
         // HSA_STATUS_ERROR ends the iteration; no panic leaves a callback.
         crate::guard::guard_at("an HSA iteration callback", 0x1000, || {
@@ -204,6 +208,10 @@ fn host_pool() -> Option<u64> {
         pinfo: PoolGetInfo,
         found: Option<u64>,
     }
+    /// # Safety
+    /// Called through the C ABI: every argument is as this entry's C
+    /// declaration defines it (each pointer valid for what the entry reads and
+    /// writes through it, or NULL where the API allows NULL).
     unsafe extern "C" fn agent(a: u64, data: *mut c_void) -> u32 {
         // HSA_STATUS_ERROR ends the iteration; no panic leaves a callback.
         crate::guard::guard_at("an HSA iteration callback", 0x1000, || {
@@ -218,6 +226,10 @@ fn host_pool() -> Option<u64> {
             HSA_STATUS_SUCCESS
         })
     }
+    /// # Safety
+    /// Called through the C ABI: every argument is as this entry's C
+    /// declaration defines it (each pointer valid for what the entry reads and
+    /// writes through it, or NULL where the API allows NULL).
     unsafe extern "C" fn pool(p: u64, data: *mut c_void) -> u32 {
         // HSA_STATUS_ERROR ends the iteration; no panic leaves a callback.
         crate::guard::guard_at("an HSA iteration callback", 0x1000, || {

@@ -375,6 +375,11 @@ pub fn child(what: &str, iterations: u64) -> Result<(), String> {
 /// a size pointer, the string's size alone, and a fixed-size value with and
 /// without one. `NULL` in a row's name: no `param_value_size_ret`, the
 /// common way to ask for a name.
+///
+/// # Safety
+/// Each pointer argument must be valid for the reads and writes this
+/// function makes through it (or NULL where it checks for NULL), and each
+/// handle or function pointer must be of the kind its type names.
 unsafe fn info_shapes(cl: &Cl, (p, dev): (Fp, Fp), direct: (Fp, Fp), reps: usize, n: u64) -> Result<(), String> {
     type Info = unsafe extern "C" fn(Fp, u32, usize, *mut u8, *mut usize) -> i32;
     let gpi: Info = driver_entry(direct.0, slot("clGetPlatformInfo"))?;

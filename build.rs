@@ -182,7 +182,7 @@ fn functions(s: &mut String, c: &mut String, api: &Api, static_name: &str, diale
         let body = if visits.is_empty() {
             String::new()
         } else {
-            format!("\n    #[inline(always)]\n    unsafe fn capture<S: Sink>(self, o: &mut S, ok: bool, nargs: usize, args: &[u64]) {{\n        const F: &FnMeta = &crate::meta::{static_name}_{i};{visits}\n    }}\n")
+            format!("\n    #[inline(always)]\n    #[allow(unused_unsafe)]\n    unsafe fn capture<S: Sink>(self, o: &mut S, ok: bool, nargs: usize, args: &[u64]) {{\n        const F: &FnMeta = &crate::meta::{static_name}_{i};\n        // SAFETY: the trait method's contract (`Captured::capture`).\n        unsafe {{{visits}\n        }}\n    }}\n")
         };
         writeln!(c, "impl Captured for crate::meta::{module}::{} {{{body}}}", f.name).unwrap();
     }
@@ -211,7 +211,7 @@ fn functions(s: &mut String, c: &mut String, api: &Api, static_name: &str, diale
         .collect();
     writeln!(
         c,
-        "#[cfg(test)]\npub(crate) unsafe fn {module}_complete(id: usize, buf: &mut [u8], ret: u64, args: &[u64]) -> usize {{\n    match id {{{arms}\n        _ => unreachable!(),\n    }}\n}}"
+        "#[cfg(test)]\n/// # Safety\n/// `args` are the argument words of a call of function `id`, as `complete_compact` takes them.\npub(crate) unsafe fn {module}_complete(id: usize, buf: &mut [u8], ret: u64, args: &[u64]) -> usize {{\n    // SAFETY: this function's contract, which is `complete_compact`'s.\n    unsafe {{\n    match id {{{arms}\n        _ => unreachable!(),\n    }}\n    }}\n}}"
     )
     .unwrap();
 }

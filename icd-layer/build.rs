@@ -125,14 +125,19 @@ fn tracer_shim_after(
 ) {
     let decl: Vec<String> = params.iter().map(|(n, t)| format!("{n}: {t}")).collect();
     let args = params.iter().map(|(n, _)| n.as_str()).collect::<Vec<_>>().join(", ");
-    writeln!(s, "#[allow(non_snake_case, clippy::all)]").unwrap();
+    const SAFETY: &str =
+        "    // SAFETY: the wrapper's contract: the caller's arguments, as the API declares them.\n    unsafe {\n";
+    writeln!(s, "#[allow(non_snake_case, unused_unsafe, clippy::all)]").unwrap();
     writeln!(s, "unsafe extern \"C\" fn {name}({}) -> {ret} {{", decl.join(", ")).unwrap();
+    s.push_str(SAFETY);
     s.push_str(first);
     writeln!(s, "    if ::cltap::tools::tracer::on({slot}) {{ return traced_{name}({args}); }}").unwrap();
-    writeln!(s, "    {body}({args})\n}}").unwrap();
+    writeln!(s, "    {body}({args})\n    }}\n}}").unwrap();
     let mdecl: Vec<String> = params.iter().map(|(n, t)| format!("mut {n}: {t}")).collect();
-    writeln!(s, "#[cold] #[inline(never)] #[allow(non_snake_case, unused_mut, clippy::all)]").unwrap();
+    writeln!(s, "/// # Safety\n/// As for `{name}`: the caller's arguments, as the API declares them.").unwrap();
+    writeln!(s, "#[cold] #[inline(never)] #[allow(non_snake_case, unused_mut, unused_unsafe, clippy::all)]").unwrap();
     writeln!(s, "unsafe fn traced_{name}({}) -> {ret} {{", mdecl.join(", ")).unwrap();
+    s.push_str(SAFETY);
     if params.is_empty() {
         writeln!(s, "    let __params: *mut ::core::ffi::c_void = ::core::ptr::null_mut();").unwrap();
     } else {
@@ -141,8 +146,11 @@ fn tracer_shim_after(
         writeln!(s, "    let mut __p = [{}];", ptrs.join(", ")).unwrap();
         writeln!(s, "    let __params = __p.as_mut_ptr() as *mut ::core::ffi::c_void;").unwrap();
     }
-    writeln!(s, "    let __e = ::cltap::tools::tracer::enter({slot}, __params);").unwrap();
+    // The tracers' part is cltap's own code outside the body's guard: a
+    // panic in it leaves the call forwarded, untraced (docs/architecture.md#panics).
+    writeln!(s, "    let __e = crate::guard::part({name:?}, || ::cltap::tools::tracer::enter({slot}, __params));")
+        .unwrap();
     writeln!(s, "    let r = {body}({args});").unwrap();
-    writeln!(s, "    crate::tools::tracer_call::exit(__e, {slot}, __params, &r);").unwrap();
-    writeln!(s, "    r\n}}").unwrap();
+    writeln!(s, "    if let Some(__e) = __e {{ crate::guard::part({name:?}, || crate::tools::tracer_call::exit(__e, {slot}, __params, &r)); }}").unwrap();
+    writeln!(s, "    r\n    }}\n}}").unwrap();
 }

@@ -25,6 +25,7 @@ pub mod metrics;
 pub mod naming;
 pub mod normalize;
 pub mod occupancy;
+pub mod panics;
 pub mod programs;
 pub mod render;
 pub mod report;

@@ -149,6 +149,11 @@ fn compare(func: u32, got: u32, want: u32) -> bool {
 
 /// A linear sub-window copy: elements of 2^element bytes, a dword-aligned base with an x offset in
 /// elements, pitches and slices in elements minus one, and the rectangle's extent minus one.
+///
+/// # Safety
+/// Each pointer argument must be valid for the reads and writes this
+/// function makes through it (or NULL where it checks for NULL), and each
+/// handle or function pointer must be of the kind its type names.
 unsafe fn rect(p: *const u32) -> Done {
     let dw = |i: usize| p.add(i).read_volatile();
     let e = 1usize << (dw(0) >> 29);

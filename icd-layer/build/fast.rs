@@ -89,8 +89,11 @@ pub(crate) fn record_path(s: &mut String, f: &Function) {
     let slot = f.slot.expect("has_record_path");
     let (params, fty, args) = signature(f);
     let ret = ret_rust(f);
-    writeln!(s, "#[inline(never)] #[allow(non_snake_case, unused_variables, clippy::all)]").unwrap();
+    writeln!(s, "#[inline(never)] #[allow(non_snake_case, unused_variables, unused_unsafe, clippy::all)]").unwrap();
     writeln!(s, "unsafe extern \"C\" fn record_{}({params}) -> {ret} {{", layer_fn(f)).unwrap();
+    writeln!(s, "    // SAFETY: the wrapper's contract: the application's arguments, as the API says they are.")
+        .unwrap();
+    writeln!(s, "    unsafe {{").unwrap();
     writeln!(s, "    let f: {fty} = ::core::mem::transmute(crate::opencl::next::NEXT.get({slot}));").unwrap();
     s.push_str(&app_decl(f));
     writeln!(
@@ -101,5 +104,5 @@ pub(crate) fn record_path(s: &mut String, f: &Function) {
         ret_word(f)
     )
     .unwrap();
-    writeln!(s, "}}").unwrap();
+    writeln!(s, "    }}\n}}").unwrap();
 }

@@ -193,9 +193,11 @@ pub(crate) fn generate_hsa_wrappers(api: &Api) -> String {
             &typed,
             &ret,
         );
-        writeln!(s, "#[allow(non_snake_case, unused_variables, clippy::all)]").unwrap();
+        writeln!(s, "#[allow(non_snake_case, unused_variables, unused_unsafe, clippy::all)]").unwrap();
         writeln!(s, "unsafe extern \"C\" fn body_hsa_{}({}) -> {ret} {{", f.name, params.join(", ")).unwrap();
-        writeln!(s, "    let f: unsafe extern \"C\" fn({}) -> {ret} = ::core::mem::transmute(ORIG[{id}].load(::core::sync::atomic::Ordering::Acquire));", types.join(", ")).unwrap();
+        guard_open(&mut s, f);
+        let lookup = format!("    let f: unsafe extern \"C\" fn({}) -> {ret} = ::core::mem::transmute(ORIG[{id}].load(::core::sync::atomic::Ordering::Acquire));\n", types.join(", "));
+        s.push_str(&lookup);
         writeln!(s, "    let __app = [{}];", words.join(", ")).unwrap();
         if f.shutdown {
             writeln!(s, "    let __sd = crate::hsa::unload::ShutDown::begin();").unwrap();
@@ -207,6 +209,7 @@ pub(crate) fn generate_hsa_wrappers(api: &Api) -> String {
         )
         .unwrap();
         writeln!(s, "    let r = f({});", args.join(", ")).unwrap();
+        writeln!(s, "    *__ans = Some(r);").unwrap();
         // CLTAP_ERRORS_ONLY: a failed call is recorded once it returned.
         let err = if f.ret == RetKind::Status {
             format!(" if {failed} && crate::bracket::logs_hsa_error({id}) {{ crate::bracket::error_hsa({id}, {ret_word}, &__app); }}")
@@ -223,7 +226,10 @@ pub(crate) fn generate_hsa_wrappers(api: &Api) -> String {
             "hsa_code_object_reader_create_from_file" => writeln!(s, "    if r == 0 && !p_code_object_reader.is_null() {{ crate::hsa::codeobjs::from_file(*(p_code_object_reader as *const u64), p_file as i32); }}").unwrap(),
             _ => {}
         }
-        writeln!(s, "    r\n}}").unwrap();
+        writeln!(s, "    r").unwrap();
+        // A panic before the runtime's answer: the call is forwarded as the
+        // application made it (docs/architecture.md#panics).
+        guard_close(&mut s, &format!("{lookup}    f({})\n", args.join(", ")));
     }
     s
 }

@@ -48,8 +48,9 @@ pub(crate) fn translates_props(k: PropKind) -> Option<&'static str> {
 pub(crate) fn icd_wrapper(s: &mut String, f: &Function, id: usize, ext: Option<usize>) {
     let (params, fty, args) = signature(f);
     let ret = ret_rust(f);
-    writeln!(s, "#[allow(non_snake_case, unused_variables, unused_mut, clippy::all)]").unwrap();
+    writeln!(s, "#[allow(non_snake_case, unused_variables, unused_mut, unused_unsafe, clippy::all)]").unwrap();
     writeln!(s, "unsafe extern \"C\" fn body_icd_{}({params}) -> {ret} {{", f.name).unwrap();
+    guard_open(s, f);
     writeln!(s, "    let hs = crate::opencl::icd::handles();").unwrap();
     // The log shows the application's view: its handles, its pointers.
     s.push_str(&app_decl(f));
@@ -143,11 +144,17 @@ pub(crate) fn icd_wrapper(s: &mut String, f: &Function, id: usize, ext: Option<u
     if has_record_path(f) {
         icd_record_path(s, f, id, &args);
     }
-    forward(s, f, id, &args);
+    forward(s, f, id, &args, false);
     s.push_str(&after_call(f, true));
+    // The application's answer once its handles are cltap's.
+    writeln!(s, "    *__ans = Some(r);").unwrap();
     bracket_exit(s, f, id);
     programs_notes(s, f);
-    writeln!(s, "    r\n}}").unwrap();
+    writeln!(s, "    r").unwrap();
+    // A panic before that: the driver's handles cannot reach the
+    // application, so the call fails as out of host memory
+    // (docs/architecture.md#panics).
+    guard_close(s, &format!("    {}\n", fail_with(f, "-6")));
 }
 
 /// The statements after the driver's call that give the application
@@ -219,6 +226,7 @@ fn icd_record_path(s: &mut String, f: &Function, id: usize, args: &str) {
     .unwrap();
     writeln!(s, "            let r = f({args});").unwrap();
     s.push_str(&after_call(f, false));
+    writeln!(s, "            *__ans = Some(r);").unwrap();
     writeln!(s, "            r").unwrap();
     writeln!(s, "        }}, |r| {});", ret_word(f)).unwrap();
     writeln!(s, "    }}").unwrap();

@@ -269,8 +269,47 @@ pub(crate) fn bracket_exit(s: &mut String, f: &Function, id: usize) {
 pub(crate) fn layer_wrapper(s: &mut String, f: &Function, id: usize, ext: Option<usize>) {
     let (params, fty, args) = signature(f);
     let ret = ret_rust(f);
-    writeln!(s, "#[allow(non_snake_case, unused_variables, clippy::all)]").unwrap();
+    writeln!(s, "#[allow(non_snake_case, unused_variables, unused_unsafe, clippy::all)]").unwrap();
     writeln!(s, "unsafe extern \"C\" fn body_layer_{}({params}) -> {ret} {{", f.name).unwrap();
+    guard_open(s, f);
+    s.push_str(&layer_lookup(f, id, ext, &fty));
+    // The log shows the application's arguments, not cltap's substitutes.
+    s.push_str(&app_decl(f));
+    forward(s, f, id, &args, true);
+    bracket_exit(s, f, id);
+    programs_notes(s, f);
+    writeln!(s, "    r").unwrap();
+    // A panic before the driver's answer: the call is forwarded as the
+    // application made it, without cltap (docs/architecture.md#panics).
+    let lookup = layer_lookup(f, id, ext, &fty);
+    guard_close(s, &format!("{lookup}    f({args})\n"));
+}
+
+/// Opens a wrapper body under `crate::guard::wrapper`: the body's
+/// statements follow, and store the driver's answer in `__ans` as soon as
+/// they have it; [`guard_close`] ends it.
+pub(crate) fn guard_open(s: &mut String, f: &Function) {
+    writeln!(s, "    crate::guard::wrapper({:?}, |__ans| {{", f.name).unwrap();
+    writeln!(s, "    // SAFETY: the wrapper's contract: the application's arguments, as the API says they are.")
+        .unwrap();
+    writeln!(s, "    unsafe {{").unwrap();
+}
+
+/// Ends what [`guard_open`] opened: after a panic, the driver's answer if
+/// the body had it, else `fallback` (statements that end in the answer).
+pub(crate) fn guard_close(s: &mut String, fallback: &str) {
+    writeln!(s, "    }}").unwrap();
+    writeln!(s, "    }}, |__ans| match __ans {{ Some(r) => r, None => {{").unwrap();
+    writeln!(s, "    // SAFETY: as above.").unwrap();
+    writeln!(s, "    unsafe {{").unwrap();
+    s.push_str(fallback);
+    writeln!(s, "    }} }} }})\n}}").unwrap();
+}
+
+/// The statements that find the next layer's entry of a function (`f`),
+/// or return as a missing entry does.
+fn layer_lookup(f: &Function, id: usize, ext: Option<usize>, fty: &str) -> String {
+    let mut s = String::new();
     match (f.slot, ext) {
         (Some(slot), _) => {
             writeln!(s, "    let f = crate::opencl::next::NEXT.get({slot});").unwrap();
@@ -291,24 +330,24 @@ pub(crate) fn layer_wrapper(s: &mut String, f: &Function, id: usize, ext: Option
     }
     writeln!(s, "    if f.is_null() {{ crate::bracket::missing({id}); {} }}", fail_with(f, "-59")).unwrap();
     writeln!(s, "    let f: {fty} = ::core::mem::transmute(f);").unwrap();
-    // The log shows the application's arguments, not cltap's substitutes.
-    s.push_str(&app_decl(f));
-    forward(s, f, id, &args);
-    bracket_exit(s, f, id);
-    programs_notes(s, f);
-    writeln!(s, "    r\n}}").unwrap();
+    s
 }
 
 /// The middle of every OpenCL wrapper, in both modes: device timing's and
 /// the program dumps' changes to the arguments, the record opened, the
 /// driver called (`f`), and what follows the call before the record closes.
-pub(crate) fn forward(s: &mut String, f: &Function, id: usize, args: &str) {
+/// `answer_now`: the driver's answer is the application's (layer mode), so
+/// it is kept for [`guard_close`] as soon as the driver gives it.
+pub(crate) fn forward(s: &mut String, f: &Function, id: usize, args: &str, answer_now: bool) {
     devtime_pre(s, f);
     programs_pre(s, f);
     errcode_slot(s, f);
     writeln!(s, "    let __t = crate::bracket::enter(::cltap::meta::described::{}, &__app);", f.name).unwrap();
     devtime_enqueue(s, f);
     writeln!(s, "    let r = f({args});").unwrap();
+    if answer_now {
+        writeln!(s, "    *__ans = Some(r);").unwrap();
+    }
     let mut post = String::new();
     devtime_post(&mut post, f);
     programs_post(&mut post, f);

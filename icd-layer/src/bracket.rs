@@ -121,13 +121,25 @@ pub unsafe fn recorded<const EVENT_OUT: bool, D: Captured, R: Copy>(
     call: impl FnOnce() -> R,
     word: impl FnOnce(R) -> u64,
 ) -> R {
-    let cmd = if EVENT_OUT { Some(NEXT_CMD.fetch_add(1, Ordering::Relaxed)) } else { None };
-    // The record path is taken only where the trace's clock is the TSC
-    // (`refresh_fast`).
-    let rec = local::open(d, cmd, cltap::trace::tsc::now_tsc(), args);
+    // This path is not under the wrapper's `guard::wrapper`: its own parts
+    // are caught here, so that the driver is called once and its answer
+    // returned whatever they do (docs/architecture.md#panics).
+    let name = d.meta().name;
+    let rec = crate::guard::part(name, || {
+        let cmd = if EVENT_OUT { Some(NEXT_CMD.fetch_add(1, Ordering::Relaxed)) } else { None };
+        // The record path is taken only where the trace's clock is the TSC
+        // (`refresh_fast`).
+        // SAFETY: the application's argument words (this function's contract).
+        unsafe { local::open(d, cmd, cltap::trace::tsc::now_tsc(), args) }
+    });
     let r = call();
-    let t1 = cltap::trace::tsc::now_tsc();
-    local::complete(rec, d, t1, word(r), args, None);
+    if let Some(rec) = rec {
+        crate::guard::part(name, || {
+            let t1 = cltap::trace::tsc::now_tsc();
+            // SAFETY: as for `open`, after the call that used them.
+            unsafe { local::complete(rec, d, t1, word(r), args, None) }
+        });
+    }
     r
 }
 
@@ -207,16 +219,25 @@ pub fn error_hsa(id: usize, ret: u64, app: &[u64]) {
     }
 }
 
+const CLOSE: u8 = 1;
+const TEST_AFTER: u8 = 2;
+
 #[derive(Clone, Copy)]
 pub struct Enter {
     pub on: bool,
     /// Inside the collection window (recorded or not by the log filter):
     /// device timing follows it.
     pub inside: bool,
-    /// The enqueue range's last call: the window closes after it.
-    close: bool,
+    /// [`CLOSE`]: the enqueue range's last call, the window closes after
+    /// it; [`TEST_AFTER`]: `CLTAP_TEST_PANIC` panics after it.
+    close: u8,
     pub cmd: u64,
     rec: Opened,
+}
+
+impl Enter {
+    /// A call nothing records (its record could not be opened).
+    pub const OFF: Enter = Enter { on: false, inside: true, close: 0, cmd: 0, rec: Opened::NONE };
 }
 
 /// Before each forwarded call: one relaxed load when the call is not
@@ -235,14 +256,14 @@ pub fn enter(d: impl Captured, args: &[u64]) -> Enter {
         if NUMBERED[id].load(Ordering::Relaxed) {
             NEXT_CMD.fetch_add(1, Ordering::Relaxed);
         }
-        return Enter { on: false, inside: true, close: false, cmd: 0, rec: Opened::NONE };
+        return Enter { on: false, inside: true, close: 0, cmd: 0, rec: Opened::NONE };
     }
     let f = d.meta();
     let cmd = if f.event_out { NEXT_CMD.fetch_add(1, Ordering::Relaxed) } else { 0 };
     let t0 = cltap::trace::tsc::now();
     // SAFETY: the application's argument words.
     let rec = unsafe { local::open(d, f.event_out.then_some(cmd), t0, args) };
-    Enter { on: true, inside: true, close: false, cmd, rec }
+    Enter { on: true, inside: true, close: 0, cmd, rec }
 }
 
 /// [`enter`] under a collection window (`w`: its state): outside it the
@@ -250,26 +271,34 @@ pub fn enter(d: impl Captured, args: &[u64]) -> Enter {
 /// that ids stay the same whatever the window leaves out.
 #[inline(never)]
 fn enter_windowed(id: usize, args: &[u64], w: u32) -> Enter {
+    if w & window::TEST_PANIC != 0 {
+        crate::guard::test_panic_before(id, false);
+    }
     let numbered = NUMBERED[id].load(Ordering::Relaxed);
     let cmd = if numbered { NEXT_CMD.fetch_add(1, Ordering::Relaxed) } else { 0 };
     // A numbered call under an enqueue range: its id decides, whatever
     // the range's bit says (its first and last calls flip it).
-    let mut close = false;
+    let mut close = 0;
+    if w & window::TEST_PANIC != 0 && crate::guard::test_panics_after(id) {
+        close |= TEST_AFTER;
+    }
     let (open, w) = if numbered && w & window::WATCH_ENQUEUES != 0 {
         let r = window::command(cmd);
-        close = r == window::InRange::Last;
+        if r == window::InRange::Last {
+            close |= CLOSE;
+        }
         let w = window::STATE.load(Ordering::Relaxed);
         (r != window::InRange::No && w & window::CLOSED & !window::CLOSED_ENQUEUES == 0, w)
     } else {
         (w & window::CLOSED == 0, w)
     };
     if !open || !LOGGED[id].load(Ordering::Relaxed) {
-        return Enter { on: false, inside: open, close: false, cmd: 0, rec: Opened::NONE };
+        return Enter { on: false, inside: open, close: 0, cmd: 0, rec: Opened::NONE };
     }
     // The window flipped while the start was read: the call is outside.
     let t0 = window::stamp();
     if (window::STATE.load(Ordering::Relaxed) ^ w) & window::GENERATION != 0 {
-        return Enter { on: false, inside: false, close: false, cmd: 0, rec: Opened::NONE };
+        return Enter { on: false, inside: false, close: 0, cmd: 0, rec: Opened::NONE };
     }
     if w & window::WATCH_CALLS != 0 {
         window::count_call();
@@ -287,7 +316,7 @@ pub fn enter_kind<const KIND: u16>(d: impl Captured, cmd: Option<u64>, args: &[u
     let t0 = cltap::trace::tsc::now();
     // SAFETY: the application's argument words.
     let rec = unsafe { local::open_kind::<KIND, _>(d, cmd, t0, args) };
-    Enter { on: true, inside: true, close: false, cmd: cmd.unwrap_or(0), rec }
+    Enter { on: true, inside: true, close: 0, cmd: cmd.unwrap_or(0), rec }
 }
 
 /// Before each forwarded HSA call (`d` is an entry of `HSA_FUNCTIONS`): one
@@ -298,22 +327,25 @@ pub fn enter_hsa(d: impl Captured, args: &[u64]) -> Enter {
     let id = d.id();
     let w = window::STATE.load(Ordering::Relaxed);
     if w & window::CLOSED != 0 || !HSA_LOGGED[id].load(Ordering::Relaxed) {
-        return Enter { on: false, inside: w & window::CLOSED == 0, close: false, cmd: 0, rec: Opened::NONE };
+        return Enter { on: false, inside: w & window::CLOSED == 0, close: 0, cmd: 0, rec: Opened::NONE };
     }
     if w == 0 {
         return enter_kind::<KIND_HSA_CALL>(d, None, args);
     }
+    if w & window::TEST_PANIC != 0 {
+        crate::guard::test_panic_before(id, true);
+    }
     // As in `enter_windowed`.
     let t0 = window::stamp();
     if (window::STATE.load(Ordering::Relaxed) ^ w) & window::GENERATION != 0 {
-        return Enter { on: false, inside: false, close: false, cmd: 0, rec: Opened::NONE };
+        return Enter { on: false, inside: false, close: 0, cmd: 0, rec: Opened::NONE };
     }
     if w & window::WATCH_CALLS != 0 {
         window::count_call();
     }
     // SAFETY: the application's argument words.
     let rec = unsafe { local::open_kind::<KIND_HSA_CALL, _>(d, None, t0, args) };
-    Enter { on: true, inside: true, close: false, cmd: 0, rec }
+    Enter { on: true, inside: true, close: 0, cmd: 0, rec }
 }
 
 /// After a logged HSA call: its record is completed.
@@ -362,8 +394,21 @@ pub fn exit_with_lws(
         let lws = lws();
         local::complete(e.rec, d, t1, ret, args, lws.as_ref().map(|(v, n)| &v[..*n]))
     };
-    if e.close {
+    if e.close != 0 {
+        closing(e.close);
+    }
+}
+
+/// After a call whose [`Enter`] says the window closes or
+/// `CLTAP_TEST_PANIC` panics.
+#[cold]
+#[inline(never)]
+fn closing(close: u8) {
+    if close & CLOSE != 0 {
         window::close_enqueues();
+    }
+    if close & TEST_AFTER != 0 {
+        crate::guard::test_panic_after();
     }
 }
 

@@ -32,7 +32,7 @@
 //! bracket (enter, exit, done, missing, finish_call), config, guard → nothing
 //! ```
 
-#![allow(clippy::missing_safety_doc, non_snake_case)]
+#![allow(non_snake_case)]
 
 mod bracket;
 mod config;
@@ -48,11 +48,19 @@ use std::ffi::{c_char, c_void};
 
 // ---- Loader-layer entry points (cl_loader_layers) ----
 
+/// # Safety
+/// Called through the C ABI: every argument is as this entry's C
+/// declaration defines it (each pointer valid for what the entry reads and
+/// writes through it, or NULL where the API allows NULL).
 #[no_mangle]
 pub unsafe extern "C" fn clGetLayerInfo(param_name: u32, size: usize, value: *mut c_void, size_ret: *mut usize) -> i32 {
     guard(-30, || layer::get_layer_info(param_name, size, value, size_ret))
 }
 
+/// # Safety
+/// Called through the C ABI: every argument is as this entry's C
+/// declaration defines it (each pointer valid for what the entry reads and
+/// writes through it, or NULL where the API allows NULL).
 #[no_mangle]
 pub unsafe extern "C" fn clInitLayer(
     num_entries: u32,
@@ -63,6 +71,10 @@ pub unsafe extern "C" fn clInitLayer(
     guard(-30, || layer::init_layer(num_entries, target, num_entries_ret, layer_dispatch_ret))
 }
 
+/// # Safety
+/// Called through the C ABI: every argument is as this entry's C
+/// declaration defines it (each pointer valid for what the entry reads and
+/// writes through it, or NULL where the API allows NULL).
 #[no_mangle]
 pub unsafe extern "C" fn clInitLayerWithProperties(
     num_entries: u32,
@@ -90,6 +102,10 @@ pub extern "C" fn cltap_resume() {
     guard((), || life::set_paused(false))
 }
 
+/// # Safety
+/// Called through the C ABI: every argument is as this entry's C
+/// declaration defines it (each pointer valid for what the entry reads and
+/// writes through it, or NULL where the API allows NULL).
 #[no_mangle]
 pub unsafe extern "C" fn clDeinitLayer() -> i32 {
     guard(0, || {
@@ -111,6 +127,10 @@ pub unsafe extern "C" fn clDeinitLayer() -> i32 {
 #[used]
 pub static HSA_AMD_TOOL_PRIORITY: u32 = 25;
 
+/// # Safety
+/// Called through the C ABI: every argument is as this entry's C
+/// declaration defines it (each pointer valid for what the entry reads and
+/// writes through it, or NULL where the API allows NULL).
 #[no_mangle]
 pub unsafe extern "C" fn OnLoad(
     table: *mut c_void,
@@ -121,6 +141,10 @@ pub unsafe extern "C" fn OnLoad(
     guard(true, || hsa::onload::on_load(table as *mut hsa::onload::ApiTableVersion))
 }
 
+/// # Safety
+/// Called through the C ABI: every argument is as this entry's C
+/// declaration defines it (each pointer valid for what the entry reads and
+/// writes through it, or NULL where the API allows NULL).
 #[no_mangle]
 pub unsafe extern "C" fn OnUnload() {
     guard((), hsa::onload::on_unload)
@@ -128,6 +152,10 @@ pub unsafe extern "C" fn OnUnload() {
 
 // ---- ICD entry points (cl_khr_icd) ----
 
+/// # Safety
+/// Called through the C ABI: every argument is as this entry's C
+/// declaration defines it (each pointer valid for what the entry reads and
+/// writes through it, or NULL where the API allows NULL).
 #[no_mangle]
 pub unsafe extern "C" fn clIcdGetPlatformIDsKHR(
     num_entries: u32,
@@ -137,11 +165,19 @@ pub unsafe extern "C" fn clIcdGetPlatformIDsKHR(
     icd::clIcdGetPlatformIDsKHR(num_entries, platforms, num_platforms as *mut c_void)
 }
 
+/// # Safety
+/// Called through the C ABI: every argument is as this entry's C
+/// declaration defines it (each pointer valid for what the entry reads and
+/// writes through it, or NULL where the API allows NULL).
 #[no_mangle]
 pub unsafe extern "C" fn clGetExtensionFunctionAddress(name: *const c_char) -> *mut c_void {
     icd::clGetExtensionFunctionAddress(name as *mut c_void)
 }
 
+/// # Safety
+/// Called through the C ABI: every argument is as this entry's C
+/// declaration defines it (each pointer valid for what the entry reads and
+/// writes through it, or NULL where the API allows NULL).
 #[no_mangle]
 pub unsafe extern "C" fn clGetPlatformInfo(
     platform: *mut c_void,

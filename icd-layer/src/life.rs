@@ -56,6 +56,7 @@ fn fronts() -> Vec<&'static Front> {
 /// turns all recording off; calls are still forwarded.
 pub fn config() -> &'static Config {
     let cfg = CONFIG.get_or_init(|| {
+        cltap::panics::install();
         cltap::fastpath::listen(crate::bracket::refresh_fast);
         let (cfg, good) = crate::config::read();
         cltap::naming::set_name_template(cfg.output_name.clone());
@@ -77,6 +78,9 @@ pub fn config() -> &'static Config {
                 start_trace(&cfg);
             } else {
                 cltap::window::arm(&cfg.window);
+            }
+            if let Some(t) = &cfg.test_panic {
+                crate::guard::arm_test_panic(t);
             }
         }
         // Only now may a wrapper take its fast path: everything it sums up
@@ -176,7 +180,7 @@ pub fn pin() {
 fn pin_and_register_exit() {
     pin();
     extern "C" fn at_exit() {
-        let _ = std::panic::catch_unwind(prepare_exit);
+        cltap::panics::catch("cltap's exit handler", "the rest of the end runs in the finaliser", (), prepare_exit);
     }
     // SAFETY: registering a plain function.
     unsafe { libc::atexit(at_exit) };
@@ -191,7 +195,7 @@ fn pin_and_register_exit() {
 /// before this one, and nothing here calls them ([`finish`] after
 /// [`prepare_exit`] does not).
 extern "C" fn at_the_very_end() {
-    let _ = std::panic::catch_unwind(|| {
+    cltap::panics::catch("cltap's finaliser", "the files may be incomplete", (), || {
         if PREPARED.load(Ordering::Acquire) {
             finish();
         }

@@ -97,6 +97,8 @@ pub struct Config {
     pub errors_only: bool,
     /// Program dumps and the build-options override.
     pub programs: programs::Programs,
+    /// `CLTAP_TEST_PANIC`: a wrapper made to panic, for tests.
+    pub test_panic: Option<test_panic::TestPanic>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -138,6 +140,7 @@ impl Default for Config {
             kernels: crate::kfilter::Spec::default(),
             errors_only: false,
             programs: programs::Programs::default(),
+            test_panic: None,
         }
     }
 }
@@ -156,6 +159,7 @@ pub(crate) const GROUPS: &[Group] = &[
     Group { vars: window::VARS, parse: window::parse },
     Group { vars: errors::VARS, parse: errors::parse },
     Group { vars: programs::VARS, parse: programs::parse },
+    Group { vars: test_panic::VARS, parse: test_panic::parse },
 ];
 
 /// Every variable cltap reads: the core list, then each group's.
@@ -386,6 +390,7 @@ mod errors;
 pub mod memory;
 mod parse;
 pub mod programs;
+pub mod test_panic;
 #[cfg(test)]
 mod tests;
 mod window;

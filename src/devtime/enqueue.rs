@@ -31,6 +31,11 @@ pub struct Launch {
 }
 
 /// Up to three sizes of an array the application passed.
+///
+/// # Safety
+/// Each pointer argument must be valid for the reads and writes this
+/// function makes through it (or NULL where it checks for NULL), and each
+/// handle or function pointer must be of the kind its type names.
 unsafe fn words(p: u64, n: usize) -> Vec<usize> {
     if p == 0 {
         return Vec::new();

@@ -40,6 +40,10 @@ unsafe impl parking_lot::lock_api::RawMutex for RawFutexLock {
         self.0.compare_exchange(FREE, LOCKED, Ordering::Acquire, Ordering::Relaxed).is_ok()
     }
 
+    /// # Safety
+    /// Each pointer argument must be valid for the reads and writes this
+    /// function makes through it (or NULL where it checks for NULL), and each
+    /// handle or function pointer must be of the kind its type names.
     #[inline]
     unsafe fn unlock(&self) {
         if self.0.swap(FREE, Ordering::Release) == CONTENDED {

@@ -78,8 +78,22 @@ impl Reader {
                 self.busy.store(false, Ordering::SeqCst);
                 return;
             }
-            read();
+            // A panic stops this thread, not the process; `busy` is
+            // cleared all the same, or `stop` would wait for ever. The
+            // events are then read at exit (docs/architecture.md#panics).
+            let ok = crate::panics::catch(
+                "the cltap-devtime thread",
+                "the thread stopped; events are read at exit",
+                false,
+                || {
+                    read();
+                    true
+                },
+            );
             self.busy.store(false, Ordering::SeqCst);
+            if !ok {
+                return;
+            }
         }
     }
 

@@ -416,7 +416,9 @@ fn register_fork_handlers() {
     extern "C" fn child() {
         // SAFETY: as in `parent`; the child has this one thread.
         let st = unsafe { &mut *GLOBAL.state.data_ptr() };
-        GLOBAL.forked(st);
+        // An atfork handler is `extern "C"`: no panic leaves it.
+        crate::panics::catch("the buffers' fork handler", "the child's buffers may be stale", (), || GLOBAL.forked(st));
+        // SAFETY: as above.
         unsafe { GLOBAL.state.force_unlock() };
     }
     // SAFETY: plain functions, registered once.

@@ -27,6 +27,11 @@ impl Log {
 }
 
 /// Prologue: logs, then leaves `params + api_id` as instance data.
+///
+/// # Safety
+/// Called through the C ABI: every argument is as this entry's C
+/// declaration defines it (each pointer valid for what the entry reads and
+/// writes through it, or NULL where the API allows NULL).
 unsafe extern "C" fn log_pro(api: u32, params: *mut c_void, result: *const c_void, ud: *mut c_void, inst: *mut u64) {
     assert!(result.is_null());
     let log = &*(ud as *const Log);
@@ -34,6 +39,10 @@ unsafe extern "C" fn log_pro(api: u32, params: *mut c_void, result: *const c_voi
     *inst = params as u64 + api as u64;
 }
 
+/// # Safety
+/// Called through the C ABI: every argument is as this entry's C
+/// declaration defines it (each pointer valid for what the entry reads and
+/// writes through it, or NULL where the API allows NULL).
 unsafe extern "C" fn log_epi(api: u32, params: *mut c_void, result: *const c_void, ud: *mut c_void, inst: *mut u64) {
     let log = &*(ud as *const Log);
     let r = if result.is_null() { 0 } else { *(result as *const u64) };
@@ -168,6 +177,11 @@ fn nested_calls_pair_inside_out_and_two_tracers_nest() {
 }
 
 /// A prologue that makes a traced call itself.
+///
+/// # Safety
+/// Called through the C ABI: every argument is as this entry's C
+/// declaration defines it (each pointer valid for what the entry reads and
+/// writes through it, or NULL where the API allows NULL).
 unsafe extern "C" fn calling_pro(
     api: u32,
     params: *mut c_void,
@@ -201,6 +215,10 @@ struct Stress {
     bad: AtomicU64,
 }
 
+/// # Safety
+/// Called through the C ABI: every argument is as this entry's C
+/// declaration defines it (each pointer valid for what the entry reads and
+/// writes through it, or NULL where the API allows NULL).
 unsafe extern "C" fn stress_pro(_api: u32, params: *mut c_void, _r: *const c_void, ud: *mut c_void, inst: *mut u64) {
     let s = &*(ud as *const Stress);
     let w = params as u64;
@@ -211,6 +229,10 @@ unsafe extern "C" fn stress_pro(_api: u32, params: *mut c_void, _r: *const c_voi
     s.pro[(w >> 32) as usize].fetch_add(1, Ordering::Relaxed);
 }
 
+/// # Safety
+/// Called through the C ABI: every argument is as this entry's C
+/// declaration defines it (each pointer valid for what the entry reads and
+/// writes through it, or NULL where the API allows NULL).
 unsafe extern "C" fn stress_epi(_api: u32, params: *mut c_void, _r: *const c_void, ud: *mut c_void, inst: *mut u64) {
     let s = &*(ud as *const Stress);
     let w = params as u64;
@@ -275,6 +297,10 @@ struct Blocker {
     epilogue_at: AtomicU64,
 }
 
+/// # Safety
+/// Called through the C ABI: every argument is as this entry's C
+/// declaration defines it (each pointer valid for what the entry reads and
+/// writes through it, or NULL where the API allows NULL).
 unsafe extern "C" fn blocking_pro(_api: u32, _p: *mut c_void, _r: *const c_void, ud: *mut c_void, _i: *mut u64) {
     let b = &*(ud as *const Blocker);
     if let Some(tx) = b.entered.lock().unwrap().take() {
@@ -284,6 +310,10 @@ unsafe extern "C" fn blocking_pro(_api: u32, _p: *mut c_void, _r: *const c_void,
     }
 }
 
+/// # Safety
+/// Called through the C ABI: every argument is as this entry's C
+/// declaration defines it (each pointer valid for what the entry reads and
+/// writes through it, or NULL where the API allows NULL).
 unsafe extern "C" fn blocking_epi(_api: u32, _p: *mut c_void, _r: *const c_void, ud: *mut c_void, _i: *mut u64) {
     let b = &*(ud as *const Blocker);
     b.epilogue_at.store(b.order.fetch_add(1, Ordering::SeqCst) + 1, Ordering::SeqCst);
@@ -328,11 +358,19 @@ fn destroy_waits_for_a_blocked_callback_and_its_epilogue() {
     assert!(e != 0 && e < d, "the epilogue (at {e}) ran before destroy returned (at {d})");
 }
 
+/// # Safety
+/// Called through the C ABI: every argument is as this entry's C
+/// declaration defines it (each pointer valid for what the entry reads and
+/// writes through it, or NULL where the API allows NULL).
 unsafe extern "C" fn self_destroying_pro(_api: u32, _p: *mut c_void, _r: *const c_void, ud: *mut c_void, _i: *mut u64) {
     let handle = &*(ud as *const AtomicU64);
     destroy(handle.load(Ordering::SeqCst)).unwrap();
 }
 
+/// # Safety
+/// Called through the C ABI: every argument is as this entry's C
+/// declaration defines it (each pointer valid for what the entry reads and
+/// writes through it, or NULL where the API allows NULL).
 unsafe extern "C" fn counting_epi(_api: u32, _p: *mut c_void, _r: *const c_void, ud: *mut c_void, _i: *mut u64) {
     (*(ud as *const AtomicU64)).fetch_add(1 << 32, Ordering::SeqCst);
 }

@@ -38,6 +38,10 @@ struct Out<'a> {
 }
 
 impl Sink for Out<'_> {
+    /// # Safety
+    /// Each pointer argument must be valid for the reads and writes this
+    /// function makes through it (or NULL where it checks for NULL), and each
+    /// handle or function pointer must be of the kind its type names.
     #[inline]
     unsafe fn bytes(&mut self, param: usize, tag: Tag, src: *const u8, bytes: usize, total: u64) {
         let room = self.buf.len() - self.len;
@@ -80,6 +84,10 @@ impl Compact<'_> {
 }
 
 impl Sink for Compact<'_> {
+    /// # Safety
+    /// Each pointer argument must be valid for the reads and writes this
+    /// function makes through it (or NULL where it checks for NULL), and each
+    /// handle or function pointer must be of the kind its type names.
     #[inline(always)]
     unsafe fn bytes(&mut self, param: usize, tag: Tag, src: *const u8, bytes: usize, total: u64) {
         let bytes = if self.checked {
@@ -179,6 +187,11 @@ fn count(c: Count, args: &[u64]) -> u64 {
 
 /// Length of a NUL-terminated string, looking at most `max` bytes, and whether
 /// it ended within them.
+///
+/// # Safety
+/// Each pointer argument must be valid for the reads and writes this
+/// function makes through it (or NULL where it checks for NULL), and each
+/// handle or function pointer must be of the kind its type names.
 unsafe fn strnlen(p: *const u8, max: usize) -> (usize, bool) {
     for i in 0..max {
         if *p.add(i) == 0 {
@@ -188,6 +201,10 @@ unsafe fn strnlen(p: *const u8, max: usize) -> (usize, bool) {
     (max, false)
 }
 
+/// # Safety
+/// Each pointer argument must be valid for the reads and writes this
+/// function makes through it (or NULL where it checks for NULL), and each
+/// handle or function pointer must be of the kind its type names.
 unsafe fn full_strlen(p: *const u8) -> usize {
     libc::strlen(p as *const libc::c_char)
 }

@@ -226,9 +226,16 @@ pub fn current() -> Option<&'static Trace> {
             if tr.finished.load(Ordering::SeqCst) {
                 let _ = RECORDING.compare_exchange(t, std::ptr::null_mut(), Ordering::SeqCst, Ordering::SeqCst);
             }
-            let _ = std::thread::Builder::new().name("cltap-prep".into()).spawn(move || tr.prepare_chunks());
+            // A panic ends the thread only: the application's threads
+            // then map their own chunks, and the end renders what is left
+            // (docs/architecture.md#panics).
+            let _ = std::thread::Builder::new()
+                .name("cltap-prep".into())
+                .spawn(move || crate::panics::thread_body("the cltap-prep thread", || tr.prepare_chunks()));
             if tr.render {
-                let _ = std::thread::Builder::new().name("cltap-writer".into()).spawn(move || tr.background());
+                let _ = std::thread::Builder::new()
+                    .name("cltap-writer".into())
+                    .spawn(move || crate::panics::thread_body("the cltap-writer thread", || tr.background()));
             }
             Some(tr)
         }

@@ -36,6 +36,9 @@ pub const WATCH_ENQUEUES: u32 = 1 << 9;
 pub const GENERATION: u32 = 0xffff << 16;
 /// Some control is set: every call takes the windowed path (never 0).
 pub const ARMED: u32 = 1 << 10;
+/// `CLTAP_TEST_PANIC` is set: every call takes the windowed path, where a
+/// wrapper looks whether it is the one to panic (nothing else reads it).
+pub const TEST_PANIC: u32 = 1 << 11;
 
 /// The trace clock, read strictly between the loads of [`STATE`] around
 /// it (a plain `rdtsc` may be taken early or late): a call's start time
@@ -136,7 +139,9 @@ pub fn arm(s: &Settings) {
         edge(true, Reason::Start);
     }
     if let Some(t) = s.time {
-        let _ = std::thread::Builder::new().name("cltap-window".into()).spawn(move || run_schedule(t, armed));
+        let _ = std::thread::Builder::new()
+            .name("cltap-window".into())
+            .spawn(move || crate::panics::thread_body("the cltap-window thread", || run_schedule(t, armed)));
     }
 }
 

@@ -36,9 +36,16 @@ pub fn record_all() -> Vec<Agent> {
     if iterate == 0 || info == 0 {
         return out;
     }
+    /// # Safety
+    /// Called through the C ABI: every argument is as this entry's C
+    /// declaration defines it (each pointer valid for what the entry reads and
+    /// writes through it, or NULL where the API allows NULL).
     unsafe extern "C" fn each(agent: u64, data: *mut c_void) -> u32 {
-        (*(data as *mut Vec<u64>)).push(agent);
-        HSA_STATUS_SUCCESS
+        // HSA_STATUS_ERROR ends the iteration; no panic leaves a callback.
+        crate::guard::guard_at("an HSA iteration callback", 0x1000, || {
+            (*(data as *mut Vec<u64>)).push(agent);
+            HSA_STATUS_SUCCESS
+        })
     }
     let mut agents: Vec<u64> = Vec::new();
     // SAFETY: the runtime's entries; `agents` outlives the iteration.

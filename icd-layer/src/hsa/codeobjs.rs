@@ -7,6 +7,11 @@ use cltap::programs::{self as dumps, files, registry};
 
 /// After `hsa_code_object_reader_create_from_memory` succeeded: its
 /// `reader` numbered, its bytes written.
+///
+/// # Safety
+/// Each pointer argument must be valid for the reads and writes this
+/// function makes through it (or NULL where it checks for NULL), and each
+/// handle or function pointer must be of the kind its type names.
 pub unsafe fn from_memory(reader: u64, code_object: *const u8, size: usize) {
     if !dumps::dumps() || code_object.is_null() {
         return;
@@ -17,6 +22,11 @@ pub unsafe fn from_memory(reader: u64, code_object: *const u8, size: usize) {
 /// After `hsa_code_object_reader_create_from_file` succeeded: the file
 /// read from its start (as ROCr does) with `pread`, so that the
 /// application's file offset stays where ROCr left it.
+///
+/// # Safety
+/// Each pointer argument must be valid for the reads and writes this
+/// function makes through it (or NULL where it checks for NULL), and each
+/// handle or function pointer must be of the kind its type names.
 pub unsafe fn from_file(reader: u64, fd: i32) {
     if !dumps::dumps() {
         return;

@@ -109,8 +109,19 @@ pub fn keep(signal: u64, times: Option<[u64; 2]>, app_profiled: bool) {
 }
 
 /// `hsa_amd_profiling_get_async_copy_time`, behind the generated wrapper.
+///
+/// # Safety
+/// Called through the C ABI: every argument is as this entry's C
+/// declaration defines it (each pointer valid for what the entry reads and
+/// writes through it, or NULL where the API allows NULL).
 unsafe extern "C" fn get_time(signal: u64, time: *mut [u64; 2]) -> u32 {
-    let kept = if time.is_null() { None } else { answers().lock().ok().and_then(|a| a.get(&signal).copied()) };
+    let kept = if time.is_null() {
+        None
+    } else {
+        crate::guard::guard_at("hsa_amd_profiling_get_async_copy_time", None, || {
+            answers().lock().ok().and_then(|a| a.get(&signal).copied())
+        })
+    };
     if let Some(t) = kept {
         std::ptr::write_unaligned(time, t);
         return HSA_STATUS_SUCCESS;
@@ -124,6 +135,11 @@ unsafe extern "C" fn get_time(signal: u64, time: *mut [u64; 2]) -> u32 {
 }
 
 /// `hsa_amd_profiling_async_copy_enable`, behind the generated wrapper.
+///
+/// # Safety
+/// Called through the C ABI: every argument is as this entry's C
+/// declaration defines it (each pointer valid for what the entry reads and
+/// writes through it, or NULL where the API allows NULL).
 unsafe extern "C" fn enable(on: bool) -> u32 {
     let f = RUNTIME_ENABLE.load(Ordering::Acquire);
     if f == 0 {

@@ -72,6 +72,11 @@ fn tid() -> u32 {
 type AsyncCopy = unsafe extern "C" fn(*mut c_void, u64, *mut c_void, u64, usize, u32, *mut c_void, u64) -> u32;
 
 /// `hsa_amd_memory_async_copy`, as the application calls it.
+///
+/// # Safety
+/// Called through the C ABI: every argument is as this entry's C
+/// declaration defines it (each pointer valid for what the entry reads and
+/// writes through it, or NULL where the API allows NULL).
 #[allow(clippy::too_many_arguments)]
 unsafe extern "C" fn async_copy(
     mut dst: *mut c_void,
@@ -90,6 +95,10 @@ unsafe extern "C" fn async_copy(
     )
 }
 
+/// # Safety
+/// Each pointer argument must be valid for the reads and writes this
+/// function makes through it (or NULL where it checks for NULL), and each
+/// handle or function pointer must be of the kind its type names.
 #[allow(clippy::too_many_arguments)]
 unsafe fn async_copy_recorded(
     dst: *mut c_void,
@@ -102,7 +111,10 @@ unsafe fn async_copy_recorded(
     signal: u64,
 ) -> u32 {
     let app = [dst as u64, dst_agent, src as u64, src_agent, size as u64, num_deps as u64, deps as u64, signal];
-    let t = bracket::enter_hsa(::cltap::meta::hsa_described::hsa_amd_memory_async_copy, &app);
+    let t = crate::guard::part("hsa_amd_memory_async_copy", || {
+        bracket::enter_hsa(::cltap::meta::hsa_described::hsa_amd_memory_async_copy, &app)
+    })
+    .unwrap_or(bracket::Enter::OFF);
     let link = link(t.on, COPY_PLAIN);
     let r = crate::guard::guard(HSA_STATUS_ERROR, || {
         let f = orig(id::hsa_amd_memory_async_copy);
@@ -113,11 +125,13 @@ unsafe fn async_copy_recorded(
         let f: AsyncCopy = unsafe { std::mem::transmute(f) };
         with_proxy(signal, link, |s| unsafe { f(dst, dst_agent, src, src_agent, size, num_deps, deps, s) })
     });
-    if t.on {
-        bracket::exit_hsa(::cltap::meta::hsa_described::hsa_amd_memory_async_copy, t, r as u64, &app);
-    } else {
-        bracket::done_hsa(id::hsa_amd_memory_async_copy, !cltap::trace::capture::hsa_status_ok(r as u64));
-    }
+    crate::guard::part("hsa_amd_memory_async_copy", || {
+        if t.on {
+            bracket::exit_hsa(::cltap::meta::hsa_described::hsa_amd_memory_async_copy, t, r as u64, &app);
+        } else {
+            bracket::done_hsa(id::hsa_amd_memory_async_copy, !cltap::trace::capture::hsa_status_ok(r as u64));
+        }
+    });
     r
 }
 
@@ -135,6 +149,11 @@ type AsyncCopyRect = unsafe extern "C" fn(
 ) -> u32;
 
 /// `hsa_amd_memory_async_copy_rect`, as the application calls it.
+///
+/// # Safety
+/// Called through the C ABI: every argument is as this entry's C
+/// declaration defines it (each pointer valid for what the entry reads and
+/// writes through it, or NULL where the API allows NULL).
 #[allow(clippy::too_many_arguments)]
 unsafe extern "C" fn async_copy_rect(
     mut dst: *const c_void,
@@ -155,6 +174,10 @@ unsafe extern "C" fn async_copy_rect(
     )
 }
 
+/// # Safety
+/// Each pointer argument must be valid for the reads and writes this
+/// function makes through it (or NULL where it checks for NULL), and each
+/// handle or function pointer must be of the kind its type names.
 #[allow(clippy::too_many_arguments)]
 unsafe fn async_copy_rect_recorded(
     dst: *const c_void,
@@ -180,7 +203,10 @@ unsafe fn async_copy_rect_recorded(
         deps as u64,
         signal,
     ];
-    let t = bracket::enter_hsa(::cltap::meta::hsa_described::hsa_amd_memory_async_copy_rect, &app);
+    let t = crate::guard::part("hsa_amd_memory_async_copy_rect", || {
+        bracket::enter_hsa(::cltap::meta::hsa_described::hsa_amd_memory_async_copy_rect, &app)
+    })
+    .unwrap_or(bracket::Enter::OFF);
     let link = link(t.on, COPY_RECT);
     let r = crate::guard::guard(HSA_STATUS_ERROR, || {
         let f = orig(id::hsa_amd_memory_async_copy_rect);
@@ -193,11 +219,13 @@ unsafe fn async_copy_rect_recorded(
             f(dst, dst_offset, src, src_offset, range, agent, dir, num_deps, deps, s)
         })
     });
-    if t.on {
-        bracket::exit_hsa(::cltap::meta::hsa_described::hsa_amd_memory_async_copy_rect, t, r as u64, &app);
-    } else {
-        bracket::done_hsa(id::hsa_amd_memory_async_copy_rect, !cltap::trace::capture::hsa_status_ok(r as u64));
-    }
+    crate::guard::part("hsa_amd_memory_async_copy_rect", || {
+        if t.on {
+            bracket::exit_hsa(::cltap::meta::hsa_described::hsa_amd_memory_async_copy_rect, t, r as u64, &app);
+        } else {
+            bracket::done_hsa(id::hsa_amd_memory_async_copy_rect, !cltap::trace::capture::hsa_status_ok(r as u64));
+        }
+    });
     r
 }
 
@@ -255,6 +283,11 @@ fn with_proxy(signal: u64, link: Option<(u32, u64, u64)>, call: impl Fn(u64) -> 
 }
 
 /// The proxy signal completed.
+///
+/// # Safety
+/// Called through the C ABI: every argument is as this entry's C
+/// declaration defines it (each pointer valid for what the entry reads and
+/// writes through it, or NULL where the API allows NULL).
 unsafe extern "C" fn on_complete(_value: i64, arg: *mut c_void) -> bool {
     if arg.is_null() {
         return false;

@@ -176,6 +176,11 @@ pub fn create_profiled(
 }
 
 /// `hsa_queue_create`, as the application calls it.
+///
+/// # Safety
+/// Called through the C ABI: every argument is as this entry's C
+/// declaration defines it (each pointer valid for what the entry reads and
+/// writes through it, or NULL where the API allows NULL).
 #[allow(clippy::too_many_arguments)]
 unsafe extern "C" fn queue_create(
     mut agent: u64,
@@ -194,6 +199,10 @@ unsafe extern "C" fn queue_create(
     )
 }
 
+/// # Safety
+/// Each pointer argument must be valid for the reads and writes this
+/// function makes through it (or NULL where it checks for NULL), and each
+/// handle or function pointer must be of the kind its type names.
 #[allow(clippy::too_many_arguments)]
 unsafe fn queue_create_recorded(
     agent: u64,
@@ -215,15 +224,20 @@ unsafe fn queue_create_recorded(
         group_segment_size as u64,
         queue as u64,
     ];
-    let t = bracket::enter_hsa(::cltap::meta::hsa_described::hsa_queue_create, &app);
+    let t = crate::guard::part("hsa_queue_create", || {
+        bracket::enter_hsa(::cltap::meta::hsa_described::hsa_queue_create, &app)
+    })
+    .unwrap_or(bracket::Enter::OFF);
     let r = crate::guard::guard(HSA_STATUS_ERROR, || {
         create(agent, size, qtype, callback, data, private_segment_size, group_segment_size, queue as *mut *mut u8, 0)
     });
-    if t.on {
-        bracket::exit_hsa(::cltap::meta::hsa_described::hsa_queue_create, t, r as u64, &app);
-    } else {
-        bracket::done_hsa(id::hsa_queue_create, !cltap::trace::capture::hsa_status_ok(r as u64));
-    }
+    crate::guard::part("hsa_queue_create", || {
+        if t.on {
+            bracket::exit_hsa(::cltap::meta::hsa_described::hsa_queue_create, t, r as u64, &app);
+        } else {
+            bracket::done_hsa(id::hsa_queue_create, !cltap::trace::capture::hsa_status_ok(r as u64));
+        }
+    });
     r
 }
 
@@ -291,6 +305,11 @@ fn create(
 
 /// The runtime's handler call: `count` packets from `pkts`, the first at
 /// `index` in the application's queue.
+///
+/// # Safety
+/// Called through the C ABI: every argument is as this entry's C
+/// declaration defines it (each pointer valid for what the entry reads and
+/// writes through it, or NULL where the API allows NULL).
 unsafe extern "C" fn on_packets(
     pkts: *const c_void,
     count: u64,
@@ -543,6 +562,11 @@ fn proxy(
 
 /// The proxy signal completed: the dispatch's times are read and recorded,
 /// then the completion goes on to the application's signal.
+///
+/// # Safety
+/// Called through the C ABI: every argument is as this entry's C
+/// declaration defines it (each pointer valid for what the entry reads and
+/// writes through it, or NULL where the API allows NULL).
 unsafe extern "C" fn on_complete(_value: i64, arg: *mut c_void) -> bool {
     if arg.is_null() {
         return false;

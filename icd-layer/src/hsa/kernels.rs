@@ -183,6 +183,10 @@ fn kernel_symbols(executable: u64) -> Vec<(u64, String)> {
         info: SymbolGetInfo,
         out: Vec<(u64, String)>,
     }
+    /// # Safety
+    /// Called through the C ABI: every argument is as this entry's C
+    /// declaration defines it (each pointer valid for what the entry reads and
+    /// writes through it, or NULL where the API allows NULL).
     unsafe extern "C" fn each(_exe: u64, symbol: u64, data: *mut c_void) -> u32 {
         let w = &mut *(data as *mut Walk);
         crate::guard::guard((), || {
@@ -252,13 +256,25 @@ pub fn executable_destroy_entry() -> usize {
 }
 
 /// `hsa_executable_destroy`, as the application calls it.
+///
+/// # Safety
+/// Called through the C ABI: every argument is as this entry's C
+/// declaration defines it (each pointer valid for what the entry reads and
+/// writes through it, or NULL where the API allows NULL).
 unsafe extern "C" fn executable_destroy(mut executable: u64) -> u32 {
     super::traced::traced!(id::hsa_executable_destroy, (executable), executable_destroy_recorded(executable))
 }
 
+/// # Safety
+/// Each pointer argument must be valid for the reads and writes this
+/// function makes through it (or NULL where it checks for NULL), and each
+/// handle or function pointer must be of the kind its type names.
 unsafe fn executable_destroy_recorded(executable: u64) -> u32 {
     let app = [executable];
-    let t = crate::bracket::enter_hsa(::cltap::meta::hsa_described::hsa_executable_destroy, &app);
+    let t = crate::guard::part("hsa_executable_destroy", || {
+        crate::bracket::enter_hsa(::cltap::meta::hsa_described::hsa_executable_destroy, &app)
+    })
+    .unwrap_or(crate::bracket::Enter::OFF);
     crate::guard::guard((), || forget_executable(executable));
     let f = orig(id::hsa_executable_destroy);
     let r = if f == 0 {
@@ -267,10 +283,12 @@ unsafe fn executable_destroy_recorded(executable: u64) -> u32 {
         let f: unsafe extern "C" fn(u64) -> u32 = std::mem::transmute(f);
         f(executable)
     };
-    if t.on {
-        crate::bracket::exit_hsa(::cltap::meta::hsa_described::hsa_executable_destroy, t, r as u64, &app);
-    } else {
-        crate::bracket::done_hsa(id::hsa_executable_destroy, !cltap::trace::capture::hsa_status_ok(r as u64));
-    }
+    crate::guard::part("hsa_executable_destroy", || {
+        if t.on {
+            crate::bracket::exit_hsa(::cltap::meta::hsa_described::hsa_executable_destroy, t, r as u64, &app);
+        } else {
+            crate::bracket::done_hsa(id::hsa_executable_destroy, !cltap::trace::capture::hsa_status_ok(r as u64));
+        }
+    });
     r
 }

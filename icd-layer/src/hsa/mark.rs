@@ -33,14 +33,21 @@ pub fn marker(room: &'static Room, at: u64) -> Option<[u8; PACKET_SIZE]> {
 }
 
 /// The marker completed: the device has read past it.
+///
+/// # Safety
+/// The runtime's async handler call: `arg` is the `Pending` that `marker`
+/// handed over with this handler, or NULL.
 unsafe extern "C" fn passed(_value: i64, arg: *mut c_void) -> bool {
     if arg.is_null() {
         return false;
     }
-    super::room::on_signal_thread();
     // SAFETY: `marker` handed this box to the runtime for this one call.
     let p = unsafe { Box::from_raw(arg as *mut Pending) };
-    p.room.passed(p.at);
-    super::proxy::destroy(p.signal);
+    // A handler is `extern "C"`: no panic leaves it (docs/architecture.md#panics).
+    crate::guard::guard_at("a hidden queue's marker handler", (), || {
+        super::room::on_signal_thread();
+        p.room.passed(p.at);
+        super::proxy::destroy(p.signal);
+    });
     false
 }

@@ -85,6 +85,11 @@ pub unsafe fn on_load(root: *mut ApiTableVersion) -> bool {
 }
 
 /// The first `OnLoad` of this image.
+///
+/// # Safety
+/// Each pointer argument must be valid for the reads and writes this
+/// function makes through it (or NULL where it checks for NULL), and each
+/// handle or function pointer must be of the kind its type names.
 unsafe fn load(root: *mut ApiTableVersion) -> bool {
     if let Some(theirs) = super::once::other_copy(core_entry(root)) {
         cltap::warn!(
@@ -203,6 +208,11 @@ unsafe fn core_entry(root: *mut ApiTableVersion) -> usize {
 }
 
 /// Replaces the entries of every table the root holds.
+///
+/// # Safety
+/// Each pointer argument must be valid for the reads and writes this
+/// function makes through it (or NULL where it checks for NULL), and each
+/// handle or function pointer must be of the kind its type names.
 unsafe fn install(root: *mut ApiTableVersion) -> [Installed; 4] {
     let mut done = [Installed::Absent; 4];
     let rv = std::ptr::read_volatile(root);
@@ -226,6 +236,10 @@ unsafe fn install(root: *mut ApiTableVersion) -> [Installed; 4] {
     done
 }
 
+/// # Safety
+/// Each pointer argument must be valid for the reads and writes this
+/// function makes through it (or NULL where it checks for NULL), and each
+/// handle or function pointer must be of the kind its type names.
 unsafe fn install_table(p: *mut ApiTableVersion, t: &TableLayout) -> Installed {
     let v = std::ptr::read_volatile(p);
     if v.major_id == 0 {

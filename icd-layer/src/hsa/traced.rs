@@ -14,9 +14,12 @@ macro_rules! traced {
         if ::cltap::tools::tracer::on(slot) {
             let mut params = [$(::core::ptr::addr_of_mut!($p) as *mut ::core::ffi::c_void),*];
             let params = params.as_mut_ptr() as *mut ::core::ffi::c_void;
-            let e = ::cltap::tools::tracer::enter(slot, params);
+            // cltap's own part, caught apart from the call (docs/architecture.md#panics).
+            let e = crate::guard::part("an HSA tracer", || ::cltap::tools::tracer::enter(slot, params));
             let r = $body;
-            crate::tools::tracer_call::exit(e, slot, params, &r);
+            if let Some(e) = e {
+                crate::guard::part("an HSA tracer", || crate::tools::tracer_call::exit(e, slot, params, &r));
+            }
             r
         } else {
             $body

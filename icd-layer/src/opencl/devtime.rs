@@ -52,6 +52,10 @@ static REFUSES: Memo<bool> = Memo::new();
 /// empty list `{0}` (PoCL and Intel do, NVIDIA answers with no entries).
 static EMPTY_LIST_TERMINATOR: Memo<bool> = Memo::new();
 
+/// # Safety
+/// Each pointer argument must be valid for the reads and writes this
+/// function makes through it (or NULL where it checks for NULL), and each
+/// handle or function pointer must be of the kind its type names.
 pub unsafe fn remember_bits(queue: *mut c_void, app: u64) {
     if on() && !queue.is_null() {
         fork_handlers();
@@ -60,6 +64,10 @@ pub unsafe fn remember_bits(queue: *mut c_void, app: u64) {
     }
 }
 
+/// # Safety
+/// Each pointer argument must be valid for the reads and writes this
+/// function makes through it (or NULL where it checks for NULL), and each
+/// handle or function pointer must be of the kind its type names.
 pub unsafe fn remember_list(queue: *mut c_void, app: *mut c_void) {
     if !on() || queue.is_null() {
         return;
@@ -77,6 +85,11 @@ pub unsafe fn remember_list(queue: *mut c_void, app: *mut c_void) {
 /// scratch queue straight through the driver. The scratch queue and event
 /// are kept: releasing them right after the marker completes races with
 /// PoCL's worker thread.
+///
+/// # Safety
+/// Each pointer argument must be valid for the reads and writes this
+/// function makes through it (or NULL where it checks for NULL), and each
+/// handle or function pointer must be of the kind its type names.
 unsafe fn driver_refuses(queue: *mut c_void) -> bool {
     let slot = |h: *mut c_void, s: usize| object_slot(h, s);
     let Some(qi) = info_fn(queue, slot::clGetCommandQueueInfo) else { return true };
@@ -119,6 +132,11 @@ unsafe fn driver_refuses(queue: *mut c_void) -> bool {
 }
 
 /// Answers a queue query whose true answer would reveal the forced flag.
+///
+/// # Safety
+/// Each pointer argument must be valid for the reads and writes this
+/// function makes through it (or NULL where it checks for NULL), and each
+/// handle or function pointer must be of the kind its type names.
 pub unsafe fn answer_queue_info(
     queue: *mut c_void,
     param: u32,
@@ -155,6 +173,11 @@ pub unsafe fn answer_queue_info(
 /// `CL_QUEUE_PROPERTIES_ARRAY` answer. For a non-empty list the driver's
 /// answer about the list it was given says; for an empty one a scratch
 /// queue made with `{0}` is asked, once per driver.
+///
+/// # Safety
+/// Each pointer argument must be valid for the reads and writes this
+/// function makes through it (or NULL where it checks for NULL), and each
+/// handle or function pointer must be of the kind its type names.
 unsafe fn returns_terminator(queue: *mut c_void, empty: bool) -> bool {
     let Some(qi) = info_fn(queue, slot::clGetCommandQueueInfo) else { return true };
     let words = |q: *mut c_void| {
@@ -196,6 +219,11 @@ unsafe fn returns_terminator(queue: *mut c_void, empty: bool) -> bool {
 
 /// `CL_PROFILING_INFO_NOT_AVAILABLE` for an event of a queue the application
 /// did not create for profiling.
+///
+/// # Safety
+/// Each pointer argument must be valid for the reads and writes this
+/// function makes through it (or NULL where it checks for NULL), and each
+/// handle or function pointer must be of the kind its type names.
 pub unsafe fn refuse_profiling(event: *mut c_void) -> Option<i32> {
     if !on() || event.is_null() {
         return None;
@@ -262,6 +290,11 @@ fn read_lists(which: impl Fn(&QueueList) -> bool) {
 /// After the application's `clGetEventInfo` (driver handle `event`): an
 /// event found complete is a synchronisation point, and the references
 /// cltap holds are taken off the reference count it is told.
+///
+/// # Safety
+/// Each pointer argument must be valid for the reads and writes this
+/// function makes through it (or NULL where it checks for NULL), and each
+/// handle or function pointer must be of the kind its type names.
 pub unsafe fn event_info_answered(r: i32, event: *mut c_void, param: u32, size: usize, value: *mut c_void) {
     if r != 0 || !on() || value.is_null() || size < 4 {
         return;
@@ -305,6 +338,11 @@ pub fn drain() {
 /// Reads the held events of `list` that have completed (or failed), and
 /// lets go of them; the others stay. The driver calls run without the
 /// list's lock, and the releases after the rest is back in the list.
+///
+/// # Safety
+/// Each pointer argument must be valid for the reads and writes this
+/// function makes through it (or NULL where it checks for NULL), and each
+/// handle or function pointer must be of the kind its type names.
 unsafe fn read_list(list: &QueueList) {
     let reading = pending::Reading::begin();
     let batch = list.take();
@@ -356,24 +394,43 @@ unsafe fn read_list(list: &QueueList) {
 
 type InfoFn = unsafe extern "C" fn(*mut c_void, u32, usize, *mut c_void, *mut usize) -> i32;
 
+/// # Safety
+/// Each pointer argument must be valid for the reads and writes this
+/// function makes through it (or NULL where it checks for NULL), and each
+/// handle or function pointer must be of the kind its type names.
 unsafe fn info_fn(h: *mut c_void, slot: usize) -> Option<InfoFn> {
     let f = object_slot(h, slot);
     (!f.is_null()).then(|| std::mem::transmute::<*const c_void, InfoFn>(f))
 }
 
 /// A fixed-size answer of an info function (`T` a number or a handle).
+///
+/// # Safety
+/// Each pointer argument must be valid for the reads and writes this
+/// function makes through it (or NULL where it checks for NULL), and each
+/// handle or function pointer must be of the kind its type names.
 unsafe fn read<T: Copy>(f: InfoFn, h: *mut c_void, param: u32) -> Option<T> {
     let mut v: T = std::mem::zeroed();
     (f(h, param, std::mem::size_of::<T>(), &mut v as *mut T as *mut c_void, std::ptr::null_mut()) == 0).then_some(v)
 }
 
 /// A handle-valued answer, NULL when the driver would not give it.
+///
+/// # Safety
+/// Each pointer argument must be valid for the reads and writes this
+/// function makes through it (or NULL where it checks for NULL), and each
+/// handle or function pointer must be of the kind its type names.
 unsafe fn handle_info(f: InfoFn, h: *mut c_void, param: u32) -> *mut c_void {
     read(f, h, param).unwrap_or(std::ptr::null_mut())
 }
 
 /// The application's queue `app_queue`: its context (as the application
 /// sees it), its device's name and clock offset.
+///
+/// # Safety
+/// Each pointer argument must be valid for the reads and writes this
+/// function makes through it (or NULL where it checks for NULL), and each
+/// handle or function pointer must be of the kind its type names.
 unsafe fn queue_info(app_queue: u64) -> Arc<QueueInfo> {
     if let Some(q) = QUEUE_INFO.get(app_queue as usize) {
         return q;
@@ -429,6 +486,11 @@ pub fn forget_queue(queue: *mut c_void) {
 /// `CLOCK_MONOTONIC`, from `clGetDeviceAndHostTimer`. The driver's host
 /// clock need not be `CLOCK_MONOTONIC`, so it is itself placed by reading
 /// `clGetHostTimer` between two monotonic readings (the tightest of a few).
+///
+/// # Safety
+/// Each pointer argument must be valid for the reads and writes this
+/// function makes through it (or NULL where it checks for NULL), and each
+/// handle or function pointer must be of the kind its type names.
 unsafe fn device_clock(dev: *mut c_void) -> Option<i64> {
     if let Some(c) = CLOCKS.get(dev as usize) {
         return c;
@@ -439,6 +501,11 @@ unsafe fn device_clock(dev: *mut c_void) -> Option<i64> {
 }
 
 /// The device's OpenCL version, from `CL_DEVICE_VERSION` ("OpenCL 3.0 …").
+///
+/// # Safety
+/// Each pointer argument must be valid for the reads and writes this
+/// function makes through it (or NULL where it checks for NULL), and each
+/// handle or function pointer must be of the kind its type names.
 unsafe fn device_version(dev: *mut c_void) -> Option<(u32, u32)> {
     let di = info_fn(dev, slot::clGetDeviceInfo)?;
     let mut buf = [0u8; 128];
@@ -448,6 +515,10 @@ unsafe fn device_version(dev: *mut c_void) -> Option<(u32, u32)> {
     clock::cl_version(&buf)
 }
 
+/// # Safety
+/// Each pointer argument must be valid for the reads and writes this
+/// function makes through it (or NULL where it checks for NULL), and each
+/// handle or function pointer must be of the kind its type names.
 unsafe fn sample_clock(dev: *mut c_void) -> Option<i64> {
     // The timers came with OpenCL 2.1. An older driver's table may hold
     // anything in their slots: Oclgrind's leads back into the loader's own
@@ -487,6 +558,11 @@ unsafe fn sample_clock(dev: *mut c_void) -> Option<i64> {
 /// command is timed. Only inside the collection window (`inside`, as the
 /// call's bracket decided) and, for a kernel launch (`launch`: the kernel
 /// is `app[1]`), the kernel filter.
+///
+/// # Safety
+/// Each pointer argument must be valid for the reads and writes this
+/// function makes through it (or NULL where it checks for NULL), and each
+/// handle or function pointer must be of the kind its type names.
 #[inline]
 pub unsafe fn wants(app: &[u64], launch: bool, inside: bool) -> bool {
     if !inside || !on() {
@@ -505,6 +581,11 @@ pub unsafe fn wants(app: &[u64], launch: bool, inside: bool) -> bool {
 /// After an enqueue: hold its event until its times are read. `own`: the
 /// event is cltap's (the application passed none); the application's
 /// gets one more reference, given back once read.
+///
+/// # Safety
+/// Each pointer argument must be valid for the reads and writes this
+/// function makes through it (or NULL where it checks for NULL), and each
+/// handle or function pointer must be of the kind its type names.
 pub unsafe fn track(id: usize, cmd_id: u64, t0: u64, ok: bool, event: *mut c_void, own: bool, app: &[u64]) {
     pending::mark_app_thread();
     READER.ensure(read_for_reader);
@@ -552,6 +633,11 @@ pub unsafe fn track(id: usize, cmd_id: u64, t0: u64, ok: bool, event: *mut c_voi
 }
 
 /// Reads a completed command's counters and records it.
+///
+/// # Safety
+/// Each pointer argument must be valid for the reads and writes this
+/// function makes through it (or NULL where it checks for NULL), and each
+/// handle or function pointer must be of the kind its type names.
 unsafe fn complete(ev: *mut c_void, status: i32, cmd: Command) {
     OUTSTANDING.sub();
     let cmd_type = info_fn(ev, slot::clGetEventInfo).and_then(|f| read::<u32>(f, ev, CL_EVENT_COMMAND_TYPE));
@@ -580,6 +666,11 @@ unsafe fn complete(ev: *mut c_void, status: i32, cmd: Command) {
 }
 
 /// Gives back cltap's reference on a held event.
+///
+/// # Safety
+/// Each pointer argument must be valid for the reads and writes this
+/// function makes through it (or NULL where it checks for NULL), and each
+/// handle or function pointer must be of the kind its type names.
 unsafe fn release(ev: *mut c_void) {
     let rel = object_slot(ev, slot::clReleaseEvent);
     if !rel.is_null() {

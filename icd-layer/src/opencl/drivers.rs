@@ -68,6 +68,10 @@ fn load_drivers() -> State {
     st
 }
 
+/// # Safety
+/// Each pointer argument must be valid for the reads and writes this
+/// function makes through it (or NULL where it checks for NULL), and each
+/// handle or function pointer must be of the kind its type names.
 unsafe fn load_one(path: &std::path::Path) -> Result<(Gefa, Vec<*mut c_void>), String> {
     let lib = libloading::os::unix::Library::open(Some(path), libc::RTLD_NOW | libc::RTLD_LOCAL)
         .map_err(|e| e.to_string())?;
@@ -101,6 +105,11 @@ unsafe fn load_one(path: &std::path::Path) -> Result<(Gefa, Vec<*mut c_void>), S
 }
 
 /// Resolves every described extension function on one driver platform.
+///
+/// # Safety
+/// Each pointer argument must be valid for the reads and writes this
+/// function makes through it (or NULL where it checks for NULL), and each
+/// handle or function pointer must be of the kind its type names.
 unsafe fn record_extensions(platform: *mut c_void, gefa: Gefa) {
     let fp = cltap::icd_table::object_slot(platform, slot::clGetExtensionFunctionAddressForPlatform);
     for (x, name) in EXT_NAMES.iter().enumerate() {
@@ -118,6 +127,10 @@ pub fn default_platform() -> *mut c_void {
     state().platforms.first().copied().unwrap_or(std::ptr::null_mut())
 }
 
+/// # Safety
+/// Each pointer argument must be valid for the reads and writes this
+/// function makes through it (or NULL where it checks for NULL), and each
+/// handle or function pointer must be of the kind its type names.
 #[inline(always)]
 pub unsafe fn ext_ptr(ext: usize, real: *mut c_void) -> *const c_void {
     EXTS.lookup(key_of(real), ext)

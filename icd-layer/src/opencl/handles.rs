@@ -39,6 +39,10 @@ pub struct Unwrapped {
 }
 
 impl Unwrapped {
+    /// # Safety
+    /// Each pointer argument must be valid for the reads and writes this
+    /// function makes through it (or NULL where it checks for NULL), and each
+    /// handle or function pointer must be of the kind its type names.
     #[inline]
     pub unsafe fn new(hs: &HandleSpace, src: *const *mut c_void, n: usize) -> Self {
         let mut u = Unwrapped { small: [std::ptr::null_mut(); 16], big: Vec::new(), n: 0 };
@@ -74,6 +78,10 @@ impl Unwrapped {
 pub struct ImageDesc(Option<cltap::sys::cl_image_desc>);
 
 impl ImageDesc {
+    /// # Safety
+    /// Each pointer argument must be valid for the reads and writes this
+    /// function makes through it (or NULL where it checks for NULL), and each
+    /// handle or function pointer must be of the kind its type names.
     pub unsafe fn new(hs: &HandleSpace, desc: *mut c_void) -> Self {
         if desc.is_null() {
             return ImageDesc(None);
@@ -94,6 +102,10 @@ impl ImageDesc {
     }
 }
 
+/// # Safety
+/// Each pointer argument must be valid for the reads and writes this
+/// function makes through it (or NULL where it checks for NULL), and each
+/// handle or function pointer must be of the kind its type names.
 pub unsafe fn props_in(hs: &HandleSpace, list: *mut c_void, shape: Shape) -> Option<Vec<u64>> {
     props::translate(list as *const u64, shape, |v| hs.unwrap(v as *mut c_void) as u64)
 }
@@ -114,6 +126,11 @@ pub struct ArgValue {
 /// gives. A driver may read a handle's word before it checks the size (AMD's
 /// runtime checks the memory object first), so its answer to a wrong size is
 /// its own only if that word is its own handle.
+///
+/// # Safety
+/// Each pointer argument must be valid for the reads and writes this
+/// function makes through it (or NULL where it checks for NULL), and each
+/// handle or function pointer must be of the kind its type names.
 #[inline(always)]
 pub unsafe fn kernel_arg(hs: &HandleSpace, value: *mut c_void, size: usize, copy: &mut ArgValue) -> *mut c_void {
     if value.is_null() {
@@ -146,6 +163,11 @@ fn word_readable(value: *mut c_void, size: usize) -> bool {
 /// The driver's handle `v` in place of cltap's, then the application's
 /// other bytes; a short value gets the first bytes of the driver's handle,
 /// as it had the first of cltap's.
+///
+/// # Safety
+/// Each pointer argument must be valid for the reads and writes this
+/// function makes through it (or NULL where it checks for NULL), and each
+/// handle or function pointer must be of the kind its type names.
 #[inline(never)]
 unsafe fn translated(
     hs: &HandleSpace,
@@ -171,6 +193,11 @@ unsafe fn translated(
 /// A size of 0, or a short value whose word crosses into the next 4 KiB:
 /// the word is read through the kernel, which refuses an unmapped address
 /// instead of faulting; one that cannot be read passes as it is.
+///
+/// # Safety
+/// Each pointer argument must be valid for the reads and writes this
+/// function makes through it (or NULL where it checks for NULL), and each
+/// handle or function pointer must be of the kind its type names.
 #[cold]
 #[inline(never)]
 unsafe fn kernel_arg_probed(hs: &HandleSpace, value: *mut c_void, size: usize, copy: &mut ArgValue) -> *mut c_void {
@@ -184,6 +211,10 @@ unsafe fn kernel_arg_probed(hs: &HandleSpace, value: *mut c_void, size: usize, c
     translated(hs, w as *mut c_void, value, size, copy)
 }
 
+/// # Safety
+/// Each pointer argument must be valid for the reads and writes this
+/// function makes through it (or NULL where it checks for NULL), and each
+/// handle or function pointer must be of the kind its type names.
 pub unsafe fn wrap_array(hs: &HandleSpace, a: *mut *mut c_void, n: usize) {
     for i in 0..n {
         *a.add(i) = hs.wrap(*a.add(i));
@@ -192,6 +223,11 @@ pub unsafe fn wrap_array(hs: &HandleSpace, a: *mut *mut c_void, n: usize) {
 
 /// Gives the application cltap's handles in an info answer that holds
 /// the driver's. Inlined into each wrapper, with `func` a constant there.
+///
+/// # Safety
+/// Each pointer argument must be valid for the reads and writes this
+/// function makes through it (or NULL where it checks for NULL), and each
+/// handle or function pointer must be of the kind its type names.
 #[inline(always)]
 pub unsafe fn info_out(hs: &HandleSpace, func: &str, param_name: u32, buf: *mut c_void, size: usize, written: usize) {
     if let Some(a) = cltap::icd::info::answer(func, param_name) {
@@ -204,6 +240,11 @@ mod tests {
     use super::*;
 
     /// What the driver reads through `kernel_arg`'s answer: `n` bytes.
+    ///
+    /// # Safety
+    /// Each pointer argument must be valid for the reads and writes this
+    /// function makes through it (or NULL where it checks for NULL), and each
+    /// handle or function pointer must be of the kind its type names.
     unsafe fn seen(p: *mut c_void, n: usize) -> Vec<u8> {
         std::slice::from_raw_parts(p as *const u8, n).to_vec()
     }

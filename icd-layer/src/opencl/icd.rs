@@ -6,7 +6,7 @@ use super::api::{id, slot};
 use super::drivers::{state, Gefafp};
 use super::exts;
 use crate::bracket;
-use crate::guard::guard;
+use crate::guard::{guard, guard_at};
 use cltap::icd::handles::HandleSpace;
 use std::ffi::{c_char, c_void, CStr};
 
@@ -22,6 +22,10 @@ pub fn handles() -> &'static HandleSpace {
     super::handles::space(&ICD_TABLE as *const _ as *const c_void)
 }
 
+/// # Safety
+/// Called through the C ABI: every argument is as this entry's C
+/// declaration defines it (each pointer valid for what the entry reads and
+/// writes through it, or NULL where the API allows NULL).
 pub unsafe extern "C" fn clIcdGetPlatformIDsKHR(
     num_entries: u32,
     platforms: *mut c_void,
@@ -50,11 +54,20 @@ pub unsafe extern "C" fn clIcdGetPlatformIDsKHR(
     r
 }
 
+/// # Safety
+/// Called through the C ABI: every argument is as this entry's C
+/// declaration defines it (each pointer valid for what the entry reads and
+/// writes through it, or NULL where the API allows NULL).
 pub unsafe extern "C" fn clGetPlatformIDs(num_entries: u32, platforms: *mut c_void, num_platforms: *mut c_void) -> i32 {
     clIcdGetPlatformIDsKHR(num_entries, platforms, num_platforms)
 }
 
 /// The ICD's answer for a name, given what the driver answered.
+///
+/// # Safety
+/// Each pointer argument must be valid for the reads and writes this
+/// function makes through it (or NULL where it checks for NULL), and each
+/// handle or function pointer must be of the kind its type names.
 unsafe fn answer_for(name: *const c_char, real: *mut c_void) -> *mut c_void {
     if let Some(own) = exts::own(&ENTRIES, name) {
         return own;
@@ -71,6 +84,10 @@ unsafe fn answer_for(name: *const c_char, real: *mut c_void) -> *mut c_void {
     }
 }
 
+/// # Safety
+/// Called through the C ABI: every argument is as this entry's C
+/// declaration defines it (each pointer valid for what the entry reads and
+/// writes through it, or NULL where the API allows NULL).
 pub unsafe extern "C" fn clGetExtensionFunctionAddress(name: *mut c_void) -> *mut c_void {
     let name = name as *const c_char;
     if name.is_null() {
@@ -86,27 +103,39 @@ pub unsafe extern "C" fn clGetExtensionFunctionAddress(name: *mut c_void) -> *mu
     })
 }
 
+/// # Safety
+/// Called through the C ABI: every argument is as this entry's C
+/// declaration defines it (each pointer valid for what the entry reads and
+/// writes through it, or NULL where the API allows NULL).
 pub unsafe extern "C" fn clGetExtensionFunctionAddressForPlatform(
     platform: *mut c_void,
     name: *mut c_void,
 ) -> *mut c_void {
-    let real_p = handles().unwrap(platform);
+    const NAME: &str = "clGetExtensionFunctionAddressForPlatform";
+    let real_p = guard_at(NAME, std::ptr::null_mut(), || handles().unwrap(platform));
     if real_p.is_null() || name.is_null() {
         return std::ptr::null_mut();
     }
     let fp = cltap::icd_table::object_slot(real_p, slot::clGetExtensionFunctionAddressForPlatform);
     let id = id::clGetExtensionFunctionAddressForPlatform;
-    let t = bracket::enter(&cltap::meta::FUNCTIONS[id], &[platform as u64, name as u64]);
+    let t = crate::guard::part(NAME, || bracket::enter(&cltap::meta::FUNCTIONS[id], &[platform as u64, name as u64]))
+        .unwrap_or(bracket::Enter::OFF);
     let real = if fp.is_null() {
         std::ptr::null_mut()
     } else {
         std::mem::transmute::<*const c_void, Gefafp>(fp)(real_p, name as *const c_char)
     };
     let out = guard(std::ptr::null_mut(), || answer_for(name as *const c_char, real));
-    bracket::finish_call(id, t, out as u64, &[platform as u64, name as u64], out.is_null());
+    crate::guard::part(NAME, || {
+        bracket::finish_call(id, t, out as u64, &[platform as u64, name as u64], out.is_null())
+    });
     out
 }
 
+/// # Safety
+/// Called through the C ABI: every argument is as this entry's C
+/// declaration defines it (each pointer valid for what the entry reads and
+/// writes through it, or NULL where the API allows NULL).
 pub unsafe extern "C" fn clUnloadCompiler() -> i32 {
     for p in &state().platforms {
         let f = cltap::icd_table::object_slot(*p, slot::clUnloadPlatformCompiler);

@@ -25,6 +25,11 @@ const CL_KERNEL_FUNCTION_NAME: u32 = 0x1190;
 
 /// A string answer, empty when the driver has none (asked for its size
 /// first: kernel names can be long).
+///
+/// # Safety
+/// Each pointer argument must be valid for the reads and writes this
+/// function makes through it (or NULL where it checks for NULL), and each
+/// handle or function pointer must be of the kind its type names.
 unsafe fn text(f: impl Fn(usize, *mut c_void, *mut usize) -> i32) -> String {
     let mut n = 0usize;
     if f(0, std::ptr::null_mut(), &mut n) != 0 || n == 0 || n > 1 << 16 {
@@ -47,6 +52,11 @@ pub fn on() -> bool {
 }
 
 /// A number-valued answer (`size` bytes, little-endian, at most 8).
+///
+/// # Safety
+/// Each pointer argument must be valid for the reads and writes this
+/// function makes through it (or NULL where it checks for NULL), and each
+/// handle or function pointer must be of the kind its type names.
 unsafe fn number(f: impl Fn(usize, *mut c_void) -> i32, size: usize) -> u64 {
     let mut v = 0u64;
     if f(size, &mut v as *mut u64 as *mut c_void) == 0 {

@@ -22,6 +22,10 @@ const CL_LAYER_NAME: u32 = 0x4241;
 const CL_LAYER_API_VERSION_100: u32 = 100;
 const LAYER_NAME: &[u8] = b"cltap\0";
 
+/// # Safety
+/// Each pointer argument must be valid for the reads and writes this
+/// function makes through it (or NULL where it checks for NULL), and each
+/// handle or function pointer must be of the kind its type names.
 pub unsafe fn get_layer_info(param_name: u32, size: usize, value: *mut c_void, size_ret: *mut usize) -> i32 {
     let bytes: &[u8] = match param_name {
         CL_LAYER_API_VERSION => &CL_LAYER_API_VERSION_100.to_ne_bytes(),
@@ -40,6 +44,10 @@ pub unsafe fn get_layer_info(param_name: u32, size: usize, value: *mut c_void, s
     0
 }
 
+/// # Safety
+/// Each pointer argument must be valid for the reads and writes this
+/// function makes through it (or NULL where it checks for NULL), and each
+/// handle or function pointer must be of the kind its type names.
 pub unsafe fn init_layer(
     num_entries: u32,
     target: *const c_void,
@@ -71,6 +79,11 @@ fn table(n: usize) -> *const c_void {
 }
 
 /// Swaps the driver's pointer for cltap's wrapper of the same function.
+///
+/// # Safety
+/// Each pointer argument must be valid for the reads and writes this
+/// function makes through it (or NULL where it checks for NULL), and each
+/// handle or function pointer must be of the kind its type names.
 unsafe fn substitute(name: *const c_char, real: *mut c_void, key: *const c_void) -> *mut c_void {
     if let Some(own) = exts::own(&ENTRIES, name) {
         return own;
@@ -97,6 +110,10 @@ unsafe fn substitute(name: *const c_char, real: *mut c_void, key: *const c_void)
     }
 }
 
+/// # Safety
+/// Called through the C ABI: every argument is as this entry's C
+/// declaration defines it (each pointer valid for what the entry reads and
+/// writes through it, or NULL where the API allows NULL).
 pub unsafe extern "C" fn clGetExtensionFunctionAddress(name: *mut c_void) -> *mut c_void {
     const SLOT: usize = slot::clGetExtensionFunctionAddress;
     let f = NEXT.get(SLOT);
@@ -112,6 +129,10 @@ pub unsafe extern "C" fn clGetExtensionFunctionAddress(name: *mut c_void) -> *mu
     out
 }
 
+/// # Safety
+/// Called through the C ABI: every argument is as this entry's C
+/// declaration defines it (each pointer valid for what the entry reads and
+/// writes through it, or NULL where the API allows NULL).
 pub unsafe extern "C" fn clGetExtensionFunctionAddressForPlatform(
     platform: *mut c_void,
     name: *mut c_void,

@@ -25,6 +25,11 @@ fn ext_index() -> Option<usize> {
 
 /// In layer mode the queue is the driver's: find (once per driver) the
 /// driver's function through the next table.
+///
+/// # Safety
+/// Each pointer argument must be valid for the reads and writes this
+/// function makes through it (or NULL where it checks for NULL), and each
+/// handle or function pointer must be of the kind its type names.
 unsafe fn layer_fn(queue: *mut c_void, x: usize) -> Option<Suggest> {
     let key = key_of(queue);
     let mut f = next::ext_lookup(key, x);

@@ -22,10 +22,19 @@ thread_local! {
 }
 
 /// Begins a marker on this thread. `group` may be NULL (no group).
+///
+/// # Safety
+/// Called through the C ABI: every argument is as this entry's C
+/// declaration defines it (each pointer valid for what the entry reads and
+/// writes through it, or NULL where the API allows NULL).
 pub unsafe extern "C" fn clBeginPerfMarkerCLTAP(name: *const c_char, group: *const c_char) -> i32 {
     guard(CL_INVALID_OPERATION, || begin(name, group))
 }
 
+/// # Safety
+/// Each pointer argument must be valid for the reads and writes this
+/// function makes through it (or NULL where it checks for NULL), and each
+/// handle or function pointer must be of the kind its type names.
 unsafe fn begin(name: *const c_char, group: *const c_char) -> i32 {
     let id = id::clBeginPerfMarkerCLTAP;
     let t = bracket::enter(&cltap::meta::FUNCTIONS[id], &[name as u64, group as u64]);
@@ -41,10 +50,19 @@ unsafe fn begin(name: *const c_char, group: *const c_char) -> i32 {
 
 /// Ends the innermost marker of this thread; `CL_INVALID_OPERATION` when
 /// none is open.
+///
+/// # Safety
+/// Called through the C ABI: every argument is as this entry's C
+/// declaration defines it (each pointer valid for what the entry reads and
+/// writes through it, or NULL where the API allows NULL).
 pub unsafe extern "C" fn clEndPerfMarkerCLTAP() -> i32 {
     guard(CL_INVALID_OPERATION, || end())
 }
 
+/// # Safety
+/// Each pointer argument must be valid for the reads and writes this
+/// function makes through it (or NULL where it checks for NULL), and each
+/// handle or function pointer must be of the kind its type names.
 unsafe fn end() -> i32 {
     let id = id::clEndPerfMarkerCLTAP;
     let t = bracket::enter(&cltap::meta::FUNCTIONS[id], &[]);

@@ -49,6 +49,11 @@ pub fn notes(n: Notes) {
 
 /// Before a build or compile: the options the driver is to see
 /// instead of the application's (`None`: the application's go through).
+///
+/// # Safety
+/// Each pointer argument must be valid for the reads and writes this
+/// function makes through it (or NULL where it checks for NULL), and each
+/// handle or function pointer must be of the kind its type names.
 pub unsafe fn options(app: *const c_void) -> Option<CString> {
     if !dumps::on() {
         return None;
@@ -58,6 +63,11 @@ pub unsafe fn options(app: *const c_void) -> Option<CString> {
 }
 
 /// After `clCreateProgramWithSource`: the program numbered, its source written.
+///
+/// # Safety
+/// Each pointer argument must be valid for the reads and writes this
+/// function makes through it (or NULL where it checks for NULL), and each
+/// handle or function pointer must be of the kind its type names.
 pub unsafe fn from_source(r: Obj, count: u32, strings: *mut c_void, lengths: *mut c_void) -> Notes {
     if r.is_null() || !dumps::on() {
         return Notes::new();
@@ -67,6 +77,11 @@ pub unsafe fn from_source(r: Obj, count: u32, strings: *mut c_void, lengths: *mu
 }
 
 /// After `clCreateProgramWithIL`: the program numbered, its IL written.
+///
+/// # Safety
+/// Each pointer argument must be valid for the reads and writes this
+/// function makes through it (or NULL where it checks for NULL), and each
+/// handle or function pointer must be of the kind its type names.
 pub unsafe fn from_il(r: Obj, il: *mut c_void, length: usize) -> Notes {
     if r.is_null() || !dumps::on() || il.is_null() {
         return Notes::new();
@@ -90,6 +105,11 @@ fn created(r: Obj, bytes: &[u8], ext: &str) -> Notes {
 /// the options the driver saw, and per device its build log (and
 /// binary). `app_opts` is the application's options, `seen` what the
 /// driver got instead, if cltap replaced them.
+///
+/// # Safety
+/// Each pointer argument must be valid for the reads and writes this
+/// function makes through it (or NULL where it checks for NULL), and each
+/// handle or function pointer must be of the kind its type names.
 pub unsafe fn built(what: &str, program: Obj, app_opts: u64, seen: Option<&CString>, callback: bool) -> Notes {
     if program.is_null() || !dumps::on() {
         return Notes::new();
@@ -126,6 +146,11 @@ pub unsafe fn built(what: &str, program: Obj, app_opts: u64, seen: Option<&CStri
 
 /// After `clLinkProgram`: the new program numbered (named by no source),
 /// and its link's options, logs and binaries as for a build.
+///
+/// # Safety
+/// Each pointer argument must be valid for the reads and writes this
+/// function makes through it (or NULL where it checks for NULL), and each
+/// handle or function pointer must be of the kind its type names.
 pub unsafe fn linked(r: Obj, app_opts: u64, seen: Option<&CString>, callback: bool) -> Notes {
     // `seen` is always None: linker options are not replaced.
     if r.is_null() || dumps::settings().is_none() {
@@ -137,6 +162,11 @@ pub unsafe fn linked(r: Obj, app_opts: u64, seen: Option<&CString>, callback: bo
 
 /// Before a call on `program` that may follow the end of a build with a
 /// callback: its logs, if that build was left pending.
+///
+/// # Safety
+/// Each pointer argument must be valid for the reads and writes this
+/// function makes through it (or NULL where it checks for NULL), and each
+/// handle or function pointer must be of the kind its type names.
 pub unsafe fn settle(program: Obj) {
     if PENDING_COUNT.load(Ordering::Acquire) == 0 || program.is_null() {
         return;
@@ -157,11 +187,21 @@ pub unsafe fn settle(program: Obj) {
 }
 
 /// Whether the driver is still building `program` for any device.
+///
+/// # Safety
+/// Each pointer argument must be valid for the reads and writes this
+/// function makes through it (or NULL where it checks for NULL), and each
+/// handle or function pointer must be of the kind its type names.
 unsafe fn in_progress(program: Obj) -> bool {
     devices(program).iter().any(|&d| status(program, d) == Some(CL_BUILD_IN_PROGRESS))
 }
 
 /// Each device's build log (and binary) of build `b`, written.
+///
+/// # Safety
+/// Each pointer argument must be valid for the reads and writes this
+/// function makes through it (or NULL where it checks for NULL), and each
+/// handle or function pointer must be of the kind its type names.
 unsafe fn logs(what: &str, program: Obj, p: &registry::Program, b: u32) -> Notes {
     let Some(s) = dumps::settings() else { return Notes::new() };
     let devs = devices(program);
@@ -215,6 +255,11 @@ type ProgramInfo = unsafe extern "C" fn(Obj, u32, usize, *mut c_void, *mut usize
 type BuildInfo = unsafe extern "C" fn(Obj, Obj, u32, usize, *mut c_void, *mut usize) -> i32;
 
 /// An answer of any size: its size asked first.
+///
+/// # Safety
+/// Each pointer argument must be valid for the reads and writes this
+/// function makes through it (or NULL where it checks for NULL), and each
+/// handle or function pointer must be of the kind its type names.
 unsafe fn ask(q: impl Fn(usize, *mut c_void, *mut usize) -> i32) -> Option<Vec<u8>> {
     let mut n = 0usize;
     if q(0, std::ptr::null_mut(), &mut n) != 0 {
@@ -224,6 +269,10 @@ unsafe fn ask(q: impl Fn(usize, *mut c_void, *mut usize) -> i32) -> Option<Vec<u
     (q(n, v.as_mut_ptr() as *mut c_void, std::ptr::null_mut()) == 0).then_some(v)
 }
 
+/// # Safety
+/// Each pointer argument must be valid for the reads and writes this
+/// function makes through it (or NULL where it checks for NULL), and each
+/// handle or function pointer must be of the kind its type names.
 unsafe fn program_info(program: Obj, param: u32) -> Option<Vec<u8>> {
     let f = cltap::icd_table::object_slot(program, slot::clGetProgramInfo);
     if f.is_null() {
@@ -233,6 +282,10 @@ unsafe fn program_info(program: Obj, param: u32) -> Option<Vec<u8>> {
     ask(|n, v, r| f(program, param, n, v, r))
 }
 
+/// # Safety
+/// Each pointer argument must be valid for the reads and writes this
+/// function makes through it (or NULL where it checks for NULL), and each
+/// handle or function pointer must be of the kind its type names.
 unsafe fn build_info(program: Obj, dev: Obj, param: u32) -> Option<Vec<u8>> {
     let f = cltap::icd_table::object_slot(program, slot::clGetProgramBuildInfo);
     if f.is_null() {
@@ -242,6 +295,10 @@ unsafe fn build_info(program: Obj, dev: Obj, param: u32) -> Option<Vec<u8>> {
     ask(|n, v, r| f(program, dev, param, n, v, r))
 }
 
+/// # Safety
+/// Each pointer argument must be valid for the reads and writes this
+/// function makes through it (or NULL where it checks for NULL), and each
+/// handle or function pointer must be of the kind its type names.
 unsafe fn device_info(dev: Obj, param: u32) -> Option<Vec<u8>> {
     let f = cltap::icd_table::object_slot(dev, slot::clGetDeviceInfo);
     if f.is_null() {
@@ -255,6 +312,10 @@ fn words(b: &[u8]) -> Vec<u64> {
     b.chunks_exact(8).map(|c| u64::from_ne_bytes(c.try_into().unwrap())).collect()
 }
 
+/// # Safety
+/// Each pointer argument must be valid for the reads and writes this
+/// function makes through it (or NULL where it checks for NULL), and each
+/// handle or function pointer must be of the kind its type names.
 unsafe fn devices(program: Obj) -> Vec<Obj> {
     let n = program_info(program, CL_PROGRAM_NUM_DEVICES)
         .filter(|b| b.len() >= 4)
@@ -263,6 +324,10 @@ unsafe fn devices(program: Obj) -> Vec<Obj> {
     list.into_iter().take(n as usize).map(|w| w as Obj).collect()
 }
 
+/// # Safety
+/// Each pointer argument must be valid for the reads and writes this
+/// function makes through it (or NULL where it checks for NULL), and each
+/// handle or function pointer must be of the kind its type names.
 unsafe fn status(program: Obj, dev: Obj) -> Option<i32> {
     build_info(program, dev, CL_PROGRAM_BUILD_STATUS)
         .filter(|b| b.len() >= 4)
@@ -270,6 +335,11 @@ unsafe fn status(program: Obj, dev: Obj) -> Option<i32> {
 }
 
 /// Each device's binary (empty where it has none), as `CL_PROGRAM_BINARIES` gives them.
+///
+/// # Safety
+/// Each pointer argument must be valid for the reads and writes this
+/// function makes through it (or NULL where it checks for NULL), and each
+/// handle or function pointer must be of the kind its type names.
 unsafe fn binaries(program: Obj, n: usize) -> Vec<Vec<u8>> {
     let sizes = program_info(program, CL_PROGRAM_BINARY_SIZES).map(|b| words(&b)).unwrap_or_default();
     if sizes.len() != n {

@@ -13,6 +13,10 @@ struct Pair {
     hs: &'static HandleSpace,
 }
 
+/// # Safety
+/// Each pointer argument must be valid for the reads and writes this
+/// function makes through it (or NULL where it checks for NULL), and each
+/// handle or function pointer must be of the kind its type names.
 unsafe fn pack(
     hs: &'static HandleSpace,
     cb: *mut c_void,
@@ -25,20 +29,34 @@ unsafe fn pack(
     (tramp, Box::into_raw(Box::new(Pair { cb, ud, hs })) as *mut c_void)
 }
 
+/// # Safety
+/// Each pointer argument must be valid for the reads and writes this
+/// function makes through it (or NULL where it checks for NULL), and each
+/// handle or function pointer must be of the kind its type names.
 unsafe fn unpack(ud: *mut c_void) -> Pair {
     *Box::from_raw(ud as *mut Pair)
 }
 
 macro_rules! trampoline {
     ($name:ident, $tramp:ident, ($($arg:ident: $t:ty),*), |$h:ident| $wrap:expr) => {
+        /// # Safety
+        /// Each pointer argument must be valid for the reads and writes this
+        /// function makes through it (or NULL where it checks for NULL), and each
+        /// handle or function pointer must be of the kind its type names.
         pub unsafe fn $name(hs: &'static HandleSpace, cb: *mut c_void, ud: *mut c_void) -> (*mut c_void, *mut c_void) {
             pack(hs, cb, ud, $tramp as *mut c_void)
         }
+        /// # Safety
+        /// Called through the C ABI: every argument is as this entry's C
+        /// declaration defines it (each pointer valid for what the entry reads and
+        /// writes through it, or NULL where the API allows NULL).
         unsafe extern "C" fn $tramp($($arg: $t,)* ud: *mut c_void) {
             let p = unpack(ud);
             let f: unsafe extern "C" fn($($t,)* *mut c_void) = std::mem::transmute(p.cb);
             let $h = p.hs;
-            let ($($arg,)*) = $wrap;
+            // A panic in cltap's part: the application's callback still
+            // runs, with the driver's values (docs/architecture.md#panics).
+            let ($($arg,)*) = crate::guard::guard_at(stringify!($tramp), ($($arg,)*), || $wrap);
             f($($arg,)* p.ud)
         }
     };

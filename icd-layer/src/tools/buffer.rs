@@ -58,6 +58,10 @@ fn warn_if_no_records() {
     }
 }
 
+/// # Safety
+/// Called through the C ABI: every argument is as this entry's C
+/// declaration defines it (each pointer valid for what the entry reads and
+/// writes through it, or NULL where the API allows NULL).
 #[no_mangle]
 pub unsafe extern "C" fn cltap_create_buffer(
     size: usize,
@@ -91,16 +95,28 @@ pub unsafe extern "C" fn cltap_create_buffer(
     })
 }
 
+/// # Safety
+/// Called through the C ABI: every argument is as this entry's C
+/// declaration defines it (each pointer valid for what the entry reads and
+/// writes through it, or NULL where the API allows NULL).
 #[no_mangle]
 pub unsafe extern "C" fn cltap_configure_buffer(buffer: BufferId, records: u32) -> i32 {
     guard(INTERNAL, || status(GLOBAL.configure(buffer.handle, records)))
 }
 
+/// # Safety
+/// Called through the C ABI: every argument is as this entry's C
+/// declaration defines it (each pointer valid for what the entry reads and
+/// writes through it, or NULL where the API allows NULL).
 #[no_mangle]
 pub unsafe extern "C" fn cltap_flush_buffer(buffer: BufferId) -> i32 {
     guard(INTERNAL, || status(GLOBAL.flush(buffer.handle)))
 }
 
+/// # Safety
+/// Called through the C ABI: every argument is as this entry's C
+/// declaration defines it (each pointer valid for what the entry reads and
+/// writes through it, or NULL where the API allows NULL).
 #[no_mangle]
 pub unsafe extern "C" fn cltap_destroy_buffer(buffer: BufferId) -> i32 {
     guard(INTERNAL, || status(GLOBAL.destroy(buffer.handle)))
@@ -127,6 +143,10 @@ fn names() -> &'static [CString] {
     })
 }
 
+/// # Safety
+/// Called through the C ABI: every argument is as this entry's C
+/// declaration defines it (each pointer valid for what the entry reads and
+/// writes through it, or NULL where the API allows NULL).
 #[no_mangle]
 pub unsafe extern "C" fn cltap_record_name(record: *const c_void) -> *const c_char {
     use cltap::trace::record::*;

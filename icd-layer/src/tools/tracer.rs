@@ -41,6 +41,11 @@ fn id_of(tracer: *mut c_void) -> u64 {
 /// `cltap_tracer_create(user_data, &tracer)`. With an invalid cltap
 /// configuration cltap only forwards calls (HSA calls do not even pass
 /// through it), so no tracer is made: `CLTAP_ERROR_PASS_THROUGH`.
+///
+/// # Safety
+/// Called through the C ABI: every argument is as this entry's C
+/// declaration defines it (each pointer valid for what the entry reads and
+/// writes through it, or NULL where the API allows NULL).
 #[no_mangle]
 pub unsafe extern "C" fn cltap_tracer_create(user_data: *mut c_void, tracer: *mut *mut c_void) -> i32 {
     guard(CLTAP_ERROR_INTERNAL, || {
@@ -55,6 +60,10 @@ pub unsafe extern "C" fn cltap_tracer_create(user_data: *mut c_void, tracer: *mu
     })
 }
 
+/// # Safety
+/// Called through the C ABI: every argument is as this entry's C
+/// declaration defines it (each pointer valid for what the entry reads and
+/// writes through it, or NULL where the API allows NULL).
 #[no_mangle]
 pub unsafe extern "C" fn cltap_tracer_set_callback(
     tracer: *mut c_void,
@@ -65,6 +74,10 @@ pub unsafe extern "C" fn cltap_tracer_set_callback(
     guard(CLTAP_ERROR_INTERNAL, || code(core::set_callback(id_of(tracer), api_id, prologue, epilogue)))
 }
 
+/// # Safety
+/// Called through the C ABI: every argument is as this entry's C
+/// declaration defines it (each pointer valid for what the entry reads and
+/// writes through it, or NULL where the API allows NULL).
 #[no_mangle]
 pub unsafe extern "C" fn cltap_tracer_set_domain_callbacks(
     tracer: *mut c_void,
@@ -75,16 +88,28 @@ pub unsafe extern "C" fn cltap_tracer_set_domain_callbacks(
     guard(CLTAP_ERROR_INTERNAL, || code(core::set_domain_callbacks(id_of(tracer), domain, prologue, epilogue)))
 }
 
+/// # Safety
+/// Called through the C ABI: every argument is as this entry's C
+/// declaration defines it (each pointer valid for what the entry reads and
+/// writes through it, or NULL where the API allows NULL).
 #[no_mangle]
 pub unsafe extern "C" fn cltap_tracer_enable(tracer: *mut c_void) -> i32 {
     guard(CLTAP_ERROR_INTERNAL, || code(core::enable(id_of(tracer))))
 }
 
+/// # Safety
+/// Called through the C ABI: every argument is as this entry's C
+/// declaration defines it (each pointer valid for what the entry reads and
+/// writes through it, or NULL where the API allows NULL).
 #[no_mangle]
 pub unsafe extern "C" fn cltap_tracer_disable(tracer: *mut c_void) -> i32 {
     guard(CLTAP_ERROR_INTERNAL, || code(core::disable(id_of(tracer))))
 }
 
+/// # Safety
+/// Called through the C ABI: every argument is as this entry's C
+/// declaration defines it (each pointer valid for what the entry reads and
+/// writes through it, or NULL where the API allows NULL).
 #[no_mangle]
 pub unsafe extern "C" fn cltap_tracer_destroy(tracer: *mut c_void) -> i32 {
     guard(CLTAP_ERROR_INTERNAL, || code(core::destroy(id_of(tracer))))

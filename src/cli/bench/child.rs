@@ -55,6 +55,11 @@ const ENTRIES: [(&str, usize); 18] = [
 ];
 
 /// An entry point's address as the function type its field spells out.
+///
+/// # Safety
+/// Each pointer argument must be valid for the reads and writes this
+/// function makes through it (or NULL where it checks for NULL), and each
+/// handle or function pointer must be of the kind its type names.
 unsafe fn as_fn<F: Copy>(p: Fp) -> F {
     assert_eq!(std::mem::size_of::<F>(), std::mem::size_of::<Fp>());
     std::mem::transmute_copy(&p)
@@ -370,6 +375,11 @@ pub fn child(what: &str, iterations: u64) -> Result<(), String> {
 /// a size pointer, the string's size alone, and a fixed-size value with and
 /// without one. `NULL` in a row's name: no `param_value_size_ret`, the
 /// common way to ask for a name.
+///
+/// # Safety
+/// Each pointer argument must be valid for the reads and writes this
+/// function makes through it (or NULL where it checks for NULL), and each
+/// handle or function pointer must be of the kind its type names.
 unsafe fn info_shapes(cl: &Cl, (p, dev): (Fp, Fp), direct: (Fp, Fp), reps: usize, n: u64) -> Result<(), String> {
     type Info = unsafe extern "C" fn(Fp, u32, usize, *mut u8, *mut usize) -> i32;
     let gpi: Info = driver_entry(direct.0, slot("clGetPlatformInfo"))?;
@@ -433,6 +443,10 @@ struct OwnObjects {
     event: Fp,
 }
 
+/// # Safety
+/// Each pointer argument must be valid for the reads and writes this
+/// function makes through it (or NULL where it checks for NULL), and each
+/// handle or function pointer must be of the kind its type names.
 unsafe fn own_objects(path: &str) -> Result<OwnObjects, String> {
     let (cl, platform) = Cl::driver(path)?;
     let s = setup(&cl, platform)?;
@@ -454,11 +468,20 @@ struct Setup {
     prog: Fp,
 }
 
+/// # Safety
+/// Each pointer argument must be valid for the reads and writes this
+/// function makes through it (or NULL where it checks for NULL), and each
+/// handle or function pointer must be of the kind its type names.
 unsafe fn setup(cl: &Cl, p: Fp) -> Result<Setup, String> {
     setup_queue(cl, p, 0)
 }
 
 /// [`setup`] with the queue's `properties` (`CL_QUEUE_PROFILING_ENABLE`).
+///
+/// # Safety
+/// Each pointer argument must be valid for the reads and writes this
+/// function makes through it (or NULL where it checks for NULL), and each
+/// handle or function pointer must be of the kind its type names.
 unsafe fn setup_queue(cl: &Cl, p: Fp, properties: u64) -> Result<Setup, String> {
     let mut dev: Fp = std::ptr::null();
     (cl.get_device_ids)(p, u64::MAX, 1, &mut dev, std::ptr::null_mut());
@@ -502,6 +525,11 @@ enum StreamEvents {
 /// back to back with the device running, then one clFinish; host ns per
 /// enqueue, clFinish included (what the application waits for), minimum
 /// over repetitions after one untimed warm-up.
+///
+/// # Safety
+/// Each pointer argument must be valid for the reads and writes this
+/// function makes through it (or NULL where it checks for NULL), and each
+/// handle or function pointer must be of the kind its type names.
 unsafe fn stream(cl: &Cl, p: Fp, n: usize, events: StreamEvents) -> Result<(), String> {
     let profiling = matches!(events, StreamEvents::Profiled | StreamEvents::ProfiledRead);
     let Setup { q, k, .. } = setup_queue(cl, p, if profiling { CL_QUEUE_PROFILING_ENABLE } else { 0 })?;
@@ -542,6 +570,11 @@ unsafe fn stream(cl: &Cl, p: Fp, n: usize, events: StreamEvents) -> Result<(), S
 
 /// Reads what device timing reads of a completed command's event: its
 /// status, its command type and its four profiling times.
+///
+/// # Safety
+/// Each pointer argument must be valid for the reads and writes this
+/// function makes through it (or NULL where it checks for NULL), and each
+/// handle or function pointer must be of the kind its type names.
 unsafe fn read_profiled(cl: &Cl, ev: Fp) -> Result<(), String> {
     let (mut status, mut kind) = (0i32, 0u32);
     let mut t = [0u64; 4];

@@ -135,6 +135,11 @@ fn exit_key() -> Option<libc::pthread_key_t> {
 
 /// A thread that recorded ends (never the main thread's `exit`): its
 /// state goes, handing its chunks to the renderer (`Local`'s `Drop`).
+///
+/// # Safety
+/// Called through the C ABI: every argument is as this entry's C
+/// declaration defines it (each pointer valid for what the entry reads and
+/// writes through it, or NULL where the API allows NULL).
 unsafe extern "C" fn thread_exit(_: *mut std::ffi::c_void) {
     let _ = std::panic::catch_unwind(|| {
         let _ = LOCAL.try_with(|cell| {
@@ -309,6 +314,11 @@ impl Drop for Local {
 }
 
 /// This thread's state for the current trace, made on first use.
+///
+/// # Safety
+/// Each pointer argument must be valid for the reads and writes this
+/// function makes through it (or NULL where it checks for NULL), and each
+/// handle or function pointer must be of the kind its type names.
 #[inline(always)]
 unsafe fn with_local<R>(f: impl FnOnce(&mut Local, *const Trace) -> R) -> Option<R> {
     let (l, trace) = begin_local()?;
@@ -324,6 +334,11 @@ unsafe fn with_local<R>(f: impl FnOnce(&mut Local, *const Trace) -> R) -> Option
 /// record's code held in one is kept out of line by the compiler where two
 /// wrappers of the same function open its records, and the walk through
 /// the record with it.
+///
+/// # Safety
+/// Each pointer argument must be valid for the reads and writes this
+/// function makes through it (or NULL where it checks for NULL), and each
+/// handle or function pointer must be of the kind its type names.
 #[inline(always)]
 unsafe fn begin_local() -> Option<(&'static mut Local, *const Trace)> {
     let cell = LOCAL.try_with(|cell| cell.get()).ok()?;
@@ -346,6 +361,11 @@ unsafe fn begin_local() -> Option<(&'static mut Local, *const Trace)> {
 /// recording with no record being written: none yet, one made before a
 /// fork, a record being written (a signal handler's call), or the trace has
 /// ended.
+///
+/// # Safety
+/// Each pointer argument must be valid for the reads and writes this
+/// function makes through it (or NULL where it checks for NULL), and each
+/// handle or function pointer must be of the kind its type names.
 #[cold]
 #[inline(never)]
 unsafe fn local_slow(l: &mut Local) -> Option<&mut Local> {
@@ -417,6 +437,11 @@ pub unsafe fn open_kind<const KIND: u16, D: Captured>(d: D, cmd_id: Option<u64>,
 }
 
 /// [`open_kind`] in this thread's state `l`, marked busy, for `trace`.
+///
+/// # Safety
+/// Each pointer argument must be valid for the reads and writes this
+/// function makes through it (or NULL where it checks for NULL), and each
+/// handle or function pointer must be of the kind its type names.
 #[inline(always)]
 unsafe fn open_in<const KIND: u16, D: Captured>(
     l: &mut Local,
@@ -557,6 +582,11 @@ unsafe fn complete_moved<const KIND: u16>(
 
 /// Marks an opened compact record as completed elsewhere: its state byte,
 /// the record's first.
+///
+/// # Safety
+/// Each pointer argument must be valid for the reads and writes this
+/// function makes through it (or NULL where it checks for NULL), and each
+/// handle or function pointer must be of the kind its type names.
 unsafe fn mark_moved(rec: *mut u8) {
     std::ptr::write_volatile(rec, *rec | FLAG_MOVED);
 }

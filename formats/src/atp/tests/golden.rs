@@ -2,10 +2,25 @@ use super::sample::sample;
 use super::*;
 use crate::atp::timestamps::parse_timestamp;
 
-/// Each expected string is what RCP's writer prints for the same values;
-/// they were produced by replaying RCP's iostream calls (`left`, `setw`,
-/// libstdc++'s pointer output) in a C++ program, and the source of each
-/// is named beside it.
+/// The expected text of case `name` in `golden.txt`, which `golden.cpp`
+/// (in this folder) prints by RCP's iostream operations (`left`, `setw`,
+/// libstdc++'s pointer output); `tests/atp_golden.rs` runs it and checks
+/// the committed file against its output.
+pub(super) fn golden(name: &str) -> String {
+    let mut found = None;
+    for part in include_str!("golden.txt").split("@@ ").skip(1) {
+        let (label, text) = part.split_once('\n').expect("a case's name line");
+        if label == name {
+            assert!(found.is_none(), "case {name} twice in golden.txt");
+            found = Some(text.to_string());
+        }
+    }
+    found.unwrap_or_else(|| panic!("no case {name} in golden.txt"))
+}
+
+/// Each expected string is what RCP's writer prints for the same values
+/// ([`golden`]); the source of each layout is named beside it, and in
+/// `golden.cpp`.
 #[test]
 fn golden_lines_match_rcp() {
     // sprofile/AtpFile.cpp, AtpFileWriter::SaveToAtpFile: header keys and order.
@@ -19,13 +34,9 @@ fn golden_lines_match_rcp() {
         display_name: "session1".into(),
         ..HeaderInfo::default()
     };
-    assert_eq!(
-        one_line(|s| write_header(s, &info.to_header())),
-        "TraceFileVersion=3.2\nProfilerVersion=5.6.7\nApplication=/opt/app\nApplicationArgs=-x\n\
-         WorkingDirectory=/opt\nUserTimer=False\nOS Version=Linux\nDisplayName=session1\n"
-    );
+    assert_eq!(one_line(|s| write_header(s, &info.to_header())), golden("header"));
     // Common/APIInfoManagerBase.cpp, WriteAPITraceDataToStream: thread id, count.
-    assert_eq!(one_line(|s| write_block_start(s, 41877, 3)), "41877\n3\n");
+    assert_eq!(one_line(|s| write_block_start(s, 41877, 3)), golden("block_start"));
     // APIInfoManagerBase.cpp, APIBase::WriteAPIEntry; the text is the example
     // in CLTraceAgent/CLAtpFile.cpp, CLAtpFilePart::Parse.
     assert_eq!(
@@ -33,12 +44,12 @@ fn golden_lines_match_rcp() {
             s,
             &call("CL_SUCCESS", "clGetPlatformInfo", &["0x0B69F8C0", "CL_PLATFORM_ICD_SUFFIX_KHR", "0", "NULL", "[4]"])
         )),
-        "CL_SUCCESS = clGetPlatformInfo ( 0x0B69F8C0;CL_PLATFORM_ICD_SUFFIX_KHR;0;NULL;[4] )\n"
+        golden("api_call")
     );
     // CLTraceAgent/CLAPIDefBase.cpp, CLAPIBase::WriteTimestampEntry.
     assert_eq!(
         one_line(|s| write_timestamp(s, &ts("clSetKernelArg", 1717000000100, 1717000000350, None))),
-        "39   clSetKernelArg                               1717000000100        1717000000350        \n"
+        golden("timestamp_call")
     );
     // CLAPIDefBase.cpp, CLEnqueueAPIBase::WriteTimestampEntry, then
     // CLEnqueueAPIDefs.cpp, CLAPI_clEnqueueNDRangeKernel::WriteTimestampEntry.
@@ -59,10 +70,7 @@ fn golden_lines_match_rcp() {
         }),
         ..ts("clEnqueueNDRangeKernel", t, 1717000004500, None)
     };
-    assert_eq!(
-        one_line(|s| write_timestamp(s, &nd3)),
-        "66   clEnqueueNDRangeKernel                       1717000001000        1717000004500        4592    CL_COMMAND_NDRANGE_KERNEL               1717000003900        1717000005000        1717000012000        1717000095000        1         0x55d0c8a3b2c0           1         0x55d0c8a1f010           NVIDIA_H200                   0x55d0c8b40a80           vadd      {1024,768,4}     {16,16,1}        \n"
-    );
+    assert_eq!(one_line(|s| write_timestamp(s, &nd3)), golden("timestamp_ndrange_3d"));
     let nd2 = Timestamp {
         enqueue: Some(Enqueue {
             queued: 1717000101500,
@@ -73,10 +81,7 @@ fn golden_lines_match_rcp() {
         }),
         ..ts("clEnqueueNDRangeKernel", 1717000100000, 1717000102000, None)
     };
-    assert_eq!(
-        one_line(|s| write_timestamp(s, &nd2)),
-        "66   clEnqueueNDRangeKernel                       1717000100000        1717000102000        4592    CL_COMMAND_NDRANGE_KERNEL               1717000101500        1717000103000        1717000110000        1717000150000        1         0x55d0c8a3b2c0           1         0x55d0c8a1f010           NVIDIA_H200                   0x55d0c8b40a80           vadd      {4096,64}     {NULL}        \n"
-    );
+    assert_eq!(one_line(|s| write_timestamp(s, &nd2)), golden("timestamp_ndrange_2d"));
     // CLAPIDefBase.cpp, CLEnqueueDataTransfer::WriteTimestampEntry.
     let read_buf = Timestamp {
         enqueue: Some(Enqueue {
@@ -88,10 +93,7 @@ fn golden_lines_match_rcp() {
         }),
         ..ts("clEnqueueReadBuffer", 1717000200000, 1717000260000, None)
     };
-    assert_eq!(
-        one_line(|s| write_timestamp(s, &read_buf)),
-        "52   clEnqueueReadBuffer                          1717000200000        1717000260000        4595    CL_COMMAND_READ_BUFFER                  1717000200500        1717000201000        1717000210000        1717000250000        1         0x55d0c8a3b2c0           1         0x55d0c8a1f010           NVIDIA_H200                   4194304             \n"
-    );
+    assert_eq!(one_line(|s| write_timestamp(s, &read_buf)), golden("timestamp_read_buffer"));
     // CLAPIDefBase.cpp, CLEnqueueOther::WriteTimestampEntry (nothing after the device).
     let marker = Timestamp {
         enqueue: Some(Enqueue {
@@ -103,23 +105,14 @@ fn golden_lines_match_rcp() {
         }),
         ..ts("clEnqueueMarkerWithWaitList", 1717000300000, 1717000300900, None)
     };
-    assert_eq!(
-        one_line(|s| write_timestamp(s, &marker)),
-        "104  clEnqueueMarkerWithWaitList                  1717000300000        1717000300900        4606    CL_COMMAND_MARKER                       1717000300500        1717000300600        1717000301000        1717000301000        1         0x55d0c8a3b2c0           1         0x55d0c8a1f010           NVIDIA_H200                   \n"
-    );
+    assert_eq!(one_line(|s| write_timestamp(s, &marker)), golden("timestamp_marker"));
     // AMDTActivityLogger.cpp, amdtBeginMarker / amdtEndMarker.
     assert_eq!(
         one_line(|s| write_marker(s, &begin("outer loop", 1717000000050, "Solver phases"))),
-        "clBeginPerfMarker   outer&nbsp;loop                                   1717000000050          Solver&nbsp;phases\n"
+        golden("marker_begin")
     );
-    assert_eq!(
-        one_line(|s| write_marker(s, &Marker::End { time: 1717000400000 })),
-        "clEndPerfMarker     1717000400000       \n"
-    );
-    assert_eq!(
-        one_line(|s| write_marker(s, &begin(&"x".repeat(60), 1717000000060, ""))),
-        format!("clBeginPerfMarker   {}   1717000000060   Default\n", "x".repeat(60))
-    );
+    assert_eq!(one_line(|s| write_marker(s, &Marker::End { time: 1717000400000 })), golden("marker_end"));
+    assert_eq!(one_line(|s| write_marker(s, &begin(&"x".repeat(60), 1717000000060, ""))), golden("marker_begin_long"));
     // AMDTActivityLogger.cpp, amdtFinalizeActivityLogger; ProfilerOutputFileDefs.h.
     assert_eq!(MARKER_SECTION, "=====Perfmarker Output=====");
     assert_eq!(API_SECTION, "=====ocl API Trace Output=====");

@@ -34,8 +34,8 @@ fn hsa_only_file_and_empty_sections_are_left_out() {
     assert!(!write(&sample()).contains("hsa"));
 }
 
-/// Each expected string is what RCP's writer prints for the same values,
-/// produced by replaying its iostream calls in a C++ program.
+/// Each expected string is what RCP's writer prints for the same values
+/// (`golden.txt`, printed by `golden.cpp` with RCP's iostream operations).
 #[test]
 fn hsa_golden_lines_match_rcp() {
     // HSAFdnTrace/HSAAPIBase.cpp, HSAAPIBase::WriteAPIEntry.
@@ -44,37 +44,22 @@ fn hsa_golden_lines_match_rcp() {
         "hsa_amd_memory_pool_allocate",
         &["memory_pool={94215731020000}", "size=4096", "flags=0", "ptr=[0x7f3a10000000]"],
     );
-    assert_eq!(
-        one_line(|s| write_api_call(s, &c)),
-        "HSA_STATUS_SUCCESS = hsa_amd_memory_pool_allocate ( memory_pool={94215731020000};size=4096;flags=0;ptr=[0x7f3a10000000] )\n"
-    );
+    assert_eq!(one_line(|s| write_api_call(s, &c)), super::golden::golden("hsa_api_call"));
     // HSAAPIBase::WriteTimestampEntry.
     let t = hsa_ts("hsa_init", 1717000000100, 1717000002300, None);
-    assert_eq!(
-        one_line(|s| write_hsa_timestamp(s, &t)),
-        "1    hsa_init                                     1717000000100        1717000002300        \n"
-    );
+    assert_eq!(one_line(|s| write_hsa_timestamp(s, &t)), super::golden::golden("hsa_timestamp"));
     // HSAAtpFile.cpp, HSAAtpFilePart::UpdateAsyncCopyTimestamps.
     let copy = AsyncCopy { start: 1717000006000, end: 1717000090000 };
     let copy = hsa_ts("hsa_amd_memory_async_copy", 1717000005000, 1717000005400, Some(copy));
-    assert_eq!(
-        one_line(|s| write_hsa_timestamp(s, &copy)),
-        "128  hsa_amd_memory_async_copy                    1717000005000        1717000005400        1717000006000        1717000090000        \n"
-    );
+    assert_eq!(one_line(|s| write_hsa_timestamp(s, &copy)), super::golden::golden("hsa_timestamp_copy"));
     // HSAAqlPacketInfo.cpp, HSAAqlKernelDispatchPacket::WritePacketEntry.
     let k = dispatch("vadd", 1717000010900, 0, 3);
-    assert_eq!(
-        one_line(|s| write_kernel_dispatch(s, &k)),
-        "vadd                                              0x7F3A2C001100       1717000010900        1717000064900        gfx90a                                                          {94215731018240}     0                    0         HSA_PACKET_TYPE_KERNEL_DISPATCH    3                    {770,3,256,1,1,0,1048576,1,1,0,0,139887310000192,139887309000000,0,{139887310213120}}\n"
-    );
+    assert_eq!(one_line(|s| write_kernel_dispatch(s, &k)), super::golden::golden("hsa_dispatch"));
     // HSAKernelDemangler.cpp, DemangleKernelName: spaces and commas escaped.
     let name = "void matmul<float, 16>(float const*, float*, unsigned long)";
     let m = dispatch(name, 1717000070000, 1, 17);
     let line = one_line(|s| write_kernel_dispatch(s, &m));
-    assert_eq!(
-        line,
-        "void&nbsp;matmul<float&comma;&nbsp;16>(float&nbsp;const*&comma;&nbsp;float*&comma;&nbsp;unsigned&nbsp;long) 0x7F3A2C001480       1717000070000        1717000124000        gfx90a                                                          {94215731018240}     1                    0         HSA_PACKET_TYPE_KERNEL_DISPATCH    17                   {770,3,256,1,1,0,1048576,1,1,0,0,139887310000192,139887309000000,0,{139887310213120}}\n"
-    );
+    assert_eq!(line, super::golden::golden("hsa_dispatch_demangled"));
     assert_eq!(parse_kernel_dispatch(&line).unwrap(), m);
     // Common/ProfilerOutputFileDefs.h: "hsa" + " Kernel Timestamp Output" etc.
     assert_eq!(HSA_API_SECTION, "=====hsa API Trace Output=====");

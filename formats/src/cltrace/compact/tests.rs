@@ -4,6 +4,11 @@
 use super::*;
 
 /// `put_opened` as it was, a varint at a time, as the oracle.
+///
+/// # Safety
+/// Each pointer argument must be valid for the reads and writes this
+/// function makes through it (or NULL where it checks for NULL), and each
+/// handle or function pointer must be of the kind its type names.
 unsafe fn put_opened_plain(
     p: *mut u8,
     state: u8,

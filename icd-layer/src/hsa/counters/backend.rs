@@ -58,16 +58,23 @@ fn first_gpu() -> Option<u64> {
         info: AgentInfo,
         found: Option<u64>,
     }
+    /// # Safety
+    /// Called through the C ABI: every argument is as this entry's C
+    /// declaration defines it (each pointer valid for what the entry reads and
+    /// writes through it, or NULL where the API allows NULL).
     unsafe extern "C" fn each(a: u64, data: *mut c_void) -> u32 {
-        let w = &mut *(data as *mut Walk);
-        let mut device = u32::MAX;
-        if w.found.is_none()
-            && (w.info)(a, AGENT_INFO_DEVICE, &mut device as *mut u32 as *mut c_void) == HSA_STATUS_SUCCESS
-            && device == 1
-        {
-            w.found = Some(a);
-        }
-        HSA_STATUS_SUCCESS
+        // HSA_STATUS_ERROR ends the iteration; no panic leaves a callback.
+        crate::guard::guard_at("an HSA iteration callback", 0x1000, || {
+            let w = &mut *(data as *mut Walk);
+            let mut device = u32::MAX;
+            if w.found.is_none()
+                && (w.info)(a, AGENT_INFO_DEVICE, &mut device as *mut u32 as *mut c_void) == HSA_STATUS_SUCCESS
+                && device == 1
+            {
+                w.found = Some(a);
+            }
+            HSA_STATUS_SUCCESS
+        })
     }
     // SAFETY: the runtime's entries; `walk` outlives the iteration.
     unsafe {
@@ -201,30 +208,48 @@ fn host_pool() -> Option<u64> {
         pinfo: PoolGetInfo,
         found: Option<u64>,
     }
+    /// # Safety
+    /// Called through the C ABI: every argument is as this entry's C
+    /// declaration defines it (each pointer valid for what the entry reads and
+    /// writes through it, or NULL where the API allows NULL).
     unsafe extern "C" fn agent(a: u64, data: *mut c_void) -> u32 {
-        let w = &mut *(data as *mut Walk);
-        let mut device = u32::MAX;
-        if w.found.is_none()
-            && (w.info)(a, AGENT_INFO_DEVICE, &mut device as *mut u32 as *mut c_void) == HSA_STATUS_SUCCESS
-            && device == 0
-        {
-            (w.pools)(a, pool, data);
-        }
-        HSA_STATUS_SUCCESS
+        // HSA_STATUS_ERROR ends the iteration; no panic leaves a callback.
+        crate::guard::guard_at("an HSA iteration callback", 0x1000, || {
+            let w = &mut *(data as *mut Walk);
+            let mut device = u32::MAX;
+            if w.found.is_none()
+                && (w.info)(a, AGENT_INFO_DEVICE, &mut device as *mut u32 as *mut c_void) == HSA_STATUS_SUCCESS
+                && device == 0
+            {
+                (w.pools)(a, pool, data);
+            }
+            HSA_STATUS_SUCCESS
+        })
     }
+    /// # Safety
+    /// Called through the C ABI: every argument is as this entry's C
+    /// declaration defines it (each pointer valid for what the entry reads and
+    /// writes through it, or NULL where the API allows NULL).
     unsafe extern "C" fn pool(p: u64, data: *mut c_void) -> u32 {
-        let w = &mut *(data as *mut Walk);
-        let get = |attr: u32| {
-            let mut v = 0u64;
-            ((w.pinfo)(p, attr, &mut v as *mut u64 as *mut c_void) == HSA_STATUS_SUCCESS).then_some(v)
-        };
-        let global = get(POOL_INFO_SEGMENT) == Some(0);
-        let flags = get(POOL_INFO_GLOBAL_FLAGS).unwrap_or(0) as u32;
-        let alloc = get(POOL_INFO_RUNTIME_ALLOC_ALLOWED).unwrap_or(0) as u8 != 0;
-        if w.found.is_none() && global && alloc && flags & (GLOBAL_FLAG_KERNARG_INIT | GLOBAL_FLAG_FINE_GRAINED) != 0 {
-            w.found = Some(p);
-        }
-        HSA_STATUS_SUCCESS
+        // HSA_STATUS_ERROR ends the iteration; no panic leaves a callback.
+        crate::guard::guard_at("an HSA iteration callback", 0x1000, || {
+            let w = &mut *(data as *mut Walk);
+            let get = |attr: u32| {
+                let mut v = 0u64;
+                ((w.pinfo)(p, attr, &mut v as *mut u64 as *mut c_void) == HSA_STATUS_SUCCESS).then_some(v)
+            };
+            let global = get(POOL_INFO_SEGMENT) == Some(0);
+            let flags = get(POOL_INFO_GLOBAL_FLAGS).unwrap_or(0) as u32;
+            let alloc = get(POOL_INFO_RUNTIME_ALLOC_ALLOWED).unwrap_or(0) as u8 != 0;
+            if w.found.is_none()
+                && global
+                && alloc
+                && flags & (GLOBAL_FLAG_KERNARG_INIT | GLOBAL_FLAG_FINE_GRAINED) != 0
+            {
+                w.found = Some(p);
+            }
+            HSA_STATUS_SUCCESS
+        })
     }
     // SAFETY: the runtime's entries; `walk` outlives the iterations.
     unsafe {

@@ -207,6 +207,11 @@ fn release(b: &Backend, s: Box<Session>) {
 }
 
 /// The `stop` packet completed: the values are read and handed on.
+///
+/// # Safety
+/// Called through the C ABI: every argument is as this entry's C
+/// declaration defines it (each pointer valid for what the entry reads and
+/// writes through it, or NULL where the API allows NULL).
 unsafe extern "C" fn on_stopped(_value: i64, arg: *mut c_void) -> bool {
     if arg.is_null() {
         return false;
@@ -262,12 +267,19 @@ fn record_values(seq: u64, pass: u32, values: &BTreeMap<Event, u64>) {
 fn read(b: &Backend, s: &Session) -> BTreeMap<Event, u64> {
     let mut sums: BTreeMap<Event, u64> = BTreeMap::new();
     let Some(iterate) = b.table.iterate_data else { return sums };
+    /// # Safety
+    /// Called through the C ABI: every argument is as this entry's C
+    /// declaration defines it (each pointer valid for what the entry reads and
+    /// writes through it, or NULL where the API allows NULL).
     unsafe extern "C" fn each(kind: u32, data: *mut aql::PmcData, sums: *mut c_void) -> u32 {
-        if kind == aql::INFO_PMC_DATA && !data.is_null() {
-            let d = &*data;
-            *(*(sums as *mut BTreeMap<Event, u64>)).entry(d.event).or_insert(0) += d.result;
-        }
-        HSA_STATUS_SUCCESS
+        // HSA_STATUS_ERROR ends the iteration; no panic leaves a callback.
+        crate::guard::guard_at("an HSA iteration callback", 0x1000, || {
+            if kind == aql::INFO_PMC_DATA && !data.is_null() {
+                let d = &*data;
+                *(*(sums as *mut BTreeMap<Event, u64>)).entry(d.event).or_insert(0) += d.result;
+            }
+            HSA_STATUS_SUCCESS
+        })
     }
     // SAFETY: AQLprofile's entry; `sums` outlives the iteration.
     unsafe {

@@ -9,6 +9,10 @@ use std::ffi::c_void;
 
 const CL_KERNEL_REFERENCE_COUNT: u32 = 0x1192;
 
+/// # Safety
+/// Each pointer argument must be valid for the reads and writes this
+/// function makes through it (or NULL where it checks for NULL), and each
+/// handle or function pointer must be of the kind its type names.
 pub(super) unsafe fn kernel_name(kernel: *mut c_void) -> Option<String> {
     if kernel.is_null() {
         return None;
@@ -26,6 +30,11 @@ pub(super) unsafe fn kernel_name(kernel: *mut c_void) -> Option<String> {
 
 /// Kernels were made (the driver's handles `ks`): a name kept for a
 /// released kernel at one of their addresses is not theirs.
+///
+/// # Safety
+/// Each pointer argument must be valid for the reads and writes this
+/// function makes through it (or NULL where it checks for NULL), and each
+/// handle or function pointer must be of the kind its type names.
 pub unsafe fn kernels_made(ks: *const *mut c_void, n: usize) {
     if !on() || ks.is_null() {
         return;
@@ -38,6 +47,11 @@ pub unsafe fn kernels_made(ks: *const *mut c_void, n: usize) {
 /// Before the application's `clReleaseKernel` (the driver's handle): the
 /// kernel's reference count, where a name is kept for it. Asked of the
 /// driver, which the application's count is: nothing changes it.
+///
+/// # Safety
+/// Each pointer argument must be valid for the reads and writes this
+/// function makes through it (or NULL where it checks for NULL), and each
+/// handle or function pointer must be of the kind its type names.
 pub unsafe fn kernel_refs(kernel: *mut c_void) -> Option<Option<u32>> {
     if !on() || kernel.is_null() || !kernels::known(kernel as usize) {
         return None;

@@ -140,15 +140,22 @@ fn gpu_index(info: GetInfo, agent: u64) -> u32 {
         gpus: u32,
         found: Option<u32>,
     }
+    /// # Safety
+    /// Called through the C ABI: every argument is as this entry's C
+    /// declaration defines it (each pointer valid for what the entry reads and
+    /// writes through it, or NULL where the API allows NULL).
     unsafe extern "C" fn each(a: u64, data: *mut c_void) -> u32 {
-        let w = &mut *(data as *mut Walk);
-        if a == w.agent {
-            w.found = Some(w.gpus);
-        }
-        if read_u32(w.info, a, AGENT_INFO_DEVICE) == 1 {
-            w.gpus += 1;
-        }
-        HSA_STATUS_SUCCESS
+        // HSA_STATUS_ERROR ends the iteration; no panic leaves a callback.
+        crate::guard::guard_at("an HSA iteration callback", 0x1000, || {
+            let w = &mut *(data as *mut Walk);
+            if a == w.agent {
+                w.found = Some(w.gpus);
+            }
+            if read_u32(w.info, a, AGENT_INFO_DEVICE) == 1 {
+                w.gpus += 1;
+            }
+            HSA_STATUS_SUCCESS
+        })
     }
     let mut walk = Walk { info, agent, gpus: 0, found: None };
     // SAFETY: the runtime's entry; `walk` outlives the iteration.

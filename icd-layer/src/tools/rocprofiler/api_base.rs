@@ -27,6 +27,11 @@ pub extern "C" fn rocprofiler_version_minor() -> u32 {
 
 /// `hsa_status_t rocprofiler_error_string(const char** str)`: the calling
 /// thread's last failure, "" if none.
+///
+/// # Safety
+/// Called through the C ABI: every argument is as this entry's C
+/// declaration defines it (each pointer valid for what the entry reads and
+/// writes through it, or NULL where the API allows NULL).
 #[no_mangle]
 pub unsafe extern "C" fn rocprofiler_error_string(str: *mut *const c_char) -> u32 {
     call("rocprofiler_error_string", || {

@@ -12,6 +12,11 @@ use std::ffi::c_void;
 
 /// `hsa_status_t rocprofiler_open(hsa_agent_t, rocprofiler_feature_t*, uint32_t,
 /// rocprofiler_t**, uint32_t mode, rocprofiler_properties_t*)`.
+///
+/// # Safety
+/// Called through the C ABI: every argument is as this entry's C
+/// declaration defines it (each pointer valid for what the entry reads and
+/// writes through it, or NULL where the API allows NULL).
 #[no_mangle]
 pub unsafe extern "C" fn rocprofiler_open(
     agent: Agent,
@@ -51,18 +56,33 @@ pub fn within_limits(ctx: &Context) -> Result<(), RocpError> {
 
 /// `hsa_status_t rocprofiler_close(rocprofiler_t*)`: the handle is invalid
 /// at once; the context is freed when no dispatch uses it any more.
+///
+/// # Safety
+/// Called through the C ABI: every argument is as this entry's C
+/// declaration defines it (each pointer valid for what the entry reads and
+/// writes through it, or NULL where the API allows NULL).
 #[no_mangle]
 pub unsafe extern "C" fn rocprofiler_close(context: *mut c_void) -> u32 {
     call("rocprofiler_close", || registry::close(context as usize))
 }
 
 /// `hsa_status_t rocprofiler_reset(rocprofiler_t*, uint32_t group_index)`.
+///
+/// # Safety
+/// Called through the C ABI: every argument is as this entry's C
+/// declaration defines it (each pointer valid for what the entry reads and
+/// writes through it, or NULL where the API allows NULL).
 #[no_mangle]
 pub unsafe extern "C" fn rocprofiler_reset(context: *mut c_void, group_index: u32) -> u32 {
     call("rocprofiler_reset", || registry::get(context as usize)?.reset(group_index))
 }
 
 /// `hsa_status_t rocprofiler_get_agent(rocprofiler_t*, hsa_agent_t*)`.
+///
+/// # Safety
+/// Called through the C ABI: every argument is as this entry's C
+/// declaration defines it (each pointer valid for what the entry reads and
+/// writes through it, or NULL where the API allows NULL).
 #[no_mangle]
 pub unsafe extern "C" fn rocprofiler_get_agent(context: *mut c_void, agent: *mut Agent) -> u32 {
     call("rocprofiler_get_agent", || {
@@ -74,6 +94,11 @@ pub unsafe extern "C" fn rocprofiler_get_agent(context: *mut c_void, agent: *mut
 }
 
 /// `hsa_status_t rocprofiler_group_count(const rocprofiler_t*, uint32_t*)`.
+///
+/// # Safety
+/// Called through the C ABI: every argument is as this entry's C
+/// declaration defines it (each pointer valid for what the entry reads and
+/// writes through it, or NULL where the API allows NULL).
 #[no_mangle]
 pub unsafe extern "C" fn rocprofiler_group_count(context: *const c_void, group_count: *mut u32) -> u32 {
     call("rocprofiler_group_count", || {
@@ -84,6 +109,11 @@ pub unsafe extern "C" fn rocprofiler_group_count(context: *const c_void, group_c
 }
 
 /// `hsa_status_t rocprofiler_get_group(rocprofiler_t*, uint32_t, rocprofiler_group_t*)`.
+///
+/// # Safety
+/// Called through the C ABI: every argument is as this entry's C
+/// declaration defines it (each pointer valid for what the entry reads and
+/// writes through it, or NULL where the API allows NULL).
 #[no_mangle]
 pub unsafe extern "C" fn rocprofiler_get_group(context: *mut c_void, group_index: u32, group: *mut Group) -> u32 {
     call("rocprofiler_get_group", || {
@@ -96,6 +126,11 @@ pub unsafe extern "C" fn rocprofiler_get_group(context: *mut c_void, group_index
 
 /// `hsa_status_t rocprofiler_get_metrics(const rocprofiler_t*)`: every
 /// feature whose groups were collected gets its value.
+///
+/// # Safety
+/// Called through the C ABI: every argument is as this entry's C
+/// declaration defines it (each pointer valid for what the entry reads and
+/// writes through it, or NULL where the API allows NULL).
 #[no_mangle]
 pub unsafe extern "C" fn rocprofiler_get_metrics(context: *const c_void) -> u32 {
     call("rocprofiler_get_metrics", || registry::get(context as usize)?.get_metrics())
@@ -105,6 +140,11 @@ pub unsafe extern "C" fn rocprofiler_get_metrics(context: *const c_void) -> u32 
 /// a context of cltap's has no trace features (open refuses them), so
 /// there is no trace data; the callback is never called (as in v1 for a
 /// context without traces).
+///
+/// # Safety
+/// Called through the C ABI: every argument is as this entry's C
+/// declaration defines it (each pointer valid for what the entry reads and
+/// writes through it, or NULL where the API allows NULL).
 #[no_mangle]
 pub unsafe extern "C" fn rocprofiler_iterate_trace_data(
     context: *mut c_void,

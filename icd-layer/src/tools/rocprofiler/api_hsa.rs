@@ -87,6 +87,11 @@ fn correlate(id: u32) -> Option<(i128, u64)> {
 /// `hsa_status_t rocprofiler_get_time(rocprofiler_time_id_t, uint64_t timestamp,
 /// uint64_t* value_ns, uint64_t* error_ns)`: a profiling timestamp (HSA
 /// system timestamp, ns) on a Linux clock.
+///
+/// # Safety
+/// Called through the C ABI: every argument is as this entry's C
+/// declaration defines it (each pointer valid for what the entry reads and
+/// writes through it, or NULL where the API allows NULL).
 #[no_mangle]
 pub unsafe extern "C" fn rocprofiler_get_time(id: u32, timestamp: u64, value_ns: *mut u64, error_ns: *mut u64) -> u32 {
     call("rocprofiler_get_time", || {
@@ -108,6 +113,11 @@ pub unsafe extern "C" fn rocprofiler_get_time(id: u32, timestamp: u64, value_ns:
 /// hsa_queue_type32_t, callback, void* data, uint32_t private, uint32_t group, hsa_queue_t**)`:
 /// an intercept queue whose dispatches the dispatch callback sees, with
 /// their times.
+///
+/// # Safety
+/// Called through the C ABI: every argument is as this entry's C
+/// declaration defines it (each pointer valid for what the entry reads and
+/// writes through it, or NULL where the API allows NULL).
 #[no_mangle]
 #[allow(clippy::too_many_arguments)]
 pub unsafe extern "C" fn rocprofiler_queue_create_profiled(

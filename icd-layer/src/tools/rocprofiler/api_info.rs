@@ -13,6 +13,11 @@ use cltap::tools::rocprofiler::error::RocpError;
 use std::ffi::c_void;
 
 /// `hsa_status_t rocprofiler_get_info(const hsa_agent_t*, rocprofiler_info_kind_t, void* data)`.
+///
+/// # Safety
+/// Called through the C ABI: every argument is as this entry's C
+/// declaration defines it (each pointer valid for what the entry reads and
+/// writes through it, or NULL where the API allows NULL).
 #[no_mangle]
 pub unsafe extern "C" fn rocprofiler_get_info(agent: *const Agent, kind: u32, data: *mut c_void) -> u32 {
     call("rocprofiler_get_info", || {
@@ -33,6 +38,11 @@ pub unsafe extern "C" fn rocprofiler_get_info(agent: *const Agent, kind: u32, da
 
 /// Walks `kind`'s info for `agent` (NULL: every GPU agent, which for cltap
 /// is the one it counts on).
+///
+/// # Safety
+/// Each pointer argument must be valid for the reads and writes this
+/// function makes through it (or NULL where it checks for NULL), and each
+/// handle or function pointer must be of the kind its type names.
 unsafe fn walk(
     agent: *const Agent,
     kind: u32,
@@ -52,6 +62,11 @@ unsafe fn walk(
 }
 
 /// `hsa_status_t rocprofiler_iterate_info(const hsa_agent_t*, rocprofiler_info_kind_t, callback, void* data)`.
+///
+/// # Safety
+/// Called through the C ABI: every argument is as this entry's C
+/// declaration defines it (each pointer valid for what the entry reads and
+/// writes through it, or NULL where the API allows NULL).
 #[no_mangle]
 pub unsafe extern "C" fn rocprofiler_iterate_info(
     agent: *const Agent,

@@ -34,6 +34,11 @@ fn get(handle: *mut c_void) -> Result<Arc<Pool>, RocpError> {
 }
 
 /// Each entry's context handler: the entry is complete.
+///
+/// # Safety
+/// Called through the C ABI: every argument is as this entry's C
+/// declaration defines it (each pointer valid for what the entry reads and
+/// writes through it, or NULL where the API allows NULL).
 unsafe extern "C" fn entry_done(_group: Group, arg: *mut c_void) -> bool {
     crate::guard::guard((), || Pool::context_done(arg));
     true
@@ -46,6 +51,11 @@ struct Features(usize, u32);
 
 /// `hsa_status_t rocprofiler_pool_open(hsa_agent_t, rocprofiler_feature_t*, uint32_t,
 /// rocprofiler_pool_t**, uint32_t mode, rocprofiler_pool_properties_t*)`.
+///
+/// # Safety
+/// Called through the C ABI: every argument is as this entry's C
+/// declaration defines it (each pointer valid for what the entry reads and
+/// writes through it, or NULL where the API allows NULL).
 #[no_mangle]
 pub unsafe extern "C" fn rocprofiler_pool_open(
     agent: Agent,
@@ -84,6 +94,11 @@ pub unsafe extern "C" fn rocprofiler_pool_open(
 
 /// `hsa_status_t rocprofiler_pool_close(rocprofiler_pool_t*)`: its contexts
 /// are closed (each freed once no dispatch uses it).
+///
+/// # Safety
+/// Called through the C ABI: every argument is as this entry's C
+/// declaration defines it (each pointer valid for what the entry reads and
+/// writes through it, or NULL where the API allows NULL).
 #[no_mangle]
 pub unsafe extern "C" fn rocprofiler_pool_close(pool: *mut c_void) -> u32 {
     call("rocprofiler_pool_close", || {
@@ -98,6 +113,11 @@ pub unsafe extern "C" fn rocprofiler_pool_close(pool: *mut c_void) -> u32 {
 }
 
 /// `hsa_status_t rocprofiler_pool_fetch(rocprofiler_pool_t*, rocprofiler_pool_entry_t*)`.
+///
+/// # Safety
+/// Called through the C ABI: every argument is as this entry's C
+/// declaration defines it (each pointer valid for what the entry reads and
+/// writes through it, or NULL where the API allows NULL).
 #[no_mangle]
 pub unsafe extern "C" fn rocprofiler_pool_fetch(pool: *mut c_void, entry: *mut PoolEntry) -> u32 {
     call("rocprofiler_pool_fetch", || {
@@ -110,6 +130,11 @@ pub unsafe extern "C" fn rocprofiler_pool_fetch(pool: *mut c_void, entry: *mut P
 }
 
 /// `hsa_status_t rocprofiler_pool_flush(rocprofiler_pool_t*)`.
+///
+/// # Safety
+/// Called through the C ABI: every argument is as this entry's C
+/// declaration defines it (each pointer valid for what the entry reads and
+/// writes through it, or NULL where the API allows NULL).
 #[no_mangle]
 pub unsafe extern "C" fn rocprofiler_pool_flush(pool: *mut c_void) -> u32 {
     call("rocprofiler_pool_flush", || {

@@ -185,6 +185,11 @@ fn request(group: &Group, record: Record) -> Option<ToolRequest> {
 }
 
 /// `hsa_status_t rocprofiler_set_queue_callbacks(rocprofiler_queue_callbacks_t, void* data)`.
+///
+/// # Safety
+/// Called through the C ABI: every argument is as this entry's C
+/// declaration defines it (each pointer valid for what the entry reads and
+/// writes through it, or NULL where the API allows NULL).
 #[no_mangle]
 pub unsafe extern "C" fn rocprofiler_set_queue_callbacks(callbacks: QueueCallbacks, data: *mut c_void) -> u32 {
     call("rocprofiler_set_queue_callbacks", || {
@@ -224,8 +229,13 @@ fn on_queue_created(queue: *mut c_void) {
 /// `hsa_queue_destroy` with a `destroy` callback registered: for an
 /// intercept queue, the callback first, as 5.2.3 calls it; then cltap's
 /// own entry, whatever the callback returned.
+///
+/// # Safety
+/// Called through the C ABI: every argument is as this entry's C
+/// declaration defines it (each pointer valid for what the entry reads and
+/// writes through it, or NULL where the API allows NULL).
 unsafe extern "C" fn queue_destroy(queue: *mut c_void) -> u32 {
-    if crate::hsa::intercept::intercepted(queue as usize, true) {
+    if crate::guard::guard_at("hsa_queue_destroy", false, || crate::hsa::intercept::intercepted(queue as usize, true)) {
         if let Some((f, data)) = registered().and_then(|r| r.callbacks.destroy.map(|f| (f, r.data))) {
             crate::guard::guard(0, || f(queue, data as *mut c_void));
         }

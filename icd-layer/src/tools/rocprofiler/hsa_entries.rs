@@ -84,6 +84,10 @@ fn device(agent: u64, id: u32, ptr: *const c_void) {
     issue(cb_id::DEVICE, &HsaCallbackData { device: DeviceData { device_type, id, agent, ptr } });
 }
 
+/// # Safety
+/// Called through the C ABI: every argument is as this entry's C
+/// declaration defines it (each pointer valid for what the entry reads and
+/// writes through it, or NULL where the API allows NULL).
 unsafe extern "C" fn memory_allocate(region: u64, size: usize, ptr: *mut *mut c_void) -> u32 {
     type F = unsafe extern "C" fn(u64, usize, *mut *mut c_void) -> u32;
     let Some(f) = cltaps::<F>(id::hsa_memory_allocate) else { return 0x1000 };
@@ -98,6 +102,10 @@ unsafe extern "C" fn memory_allocate(region: u64, size: usize, ptr: *mut *mut c_
     r
 }
 
+/// # Safety
+/// Called through the C ABI: every argument is as this entry's C
+/// declaration defines it (each pointer valid for what the entry reads and
+/// writes through it, or NULL where the API allows NULL).
 unsafe extern "C" fn memory_assign_agent(ptr: *mut c_void, agent: u64, access: u32) -> u32 {
     type F = unsafe extern "C" fn(*mut c_void, u64, u32) -> u32;
     let Some(f) = cltaps::<F>(id::hsa_memory_assign_agent) else { return 0x1000 };
@@ -112,6 +120,10 @@ unsafe extern "C" fn memory_assign_agent(ptr: *mut c_void, agent: u64, access: u
     r
 }
 
+/// # Safety
+/// Called through the C ABI: every argument is as this entry's C
+/// declaration defines it (each pointer valid for what the entry reads and
+/// writes through it, or NULL where the API allows NULL).
 unsafe extern "C" fn agents_allow_access(n: u32, agents: *const u64, flags: *const u32, ptr: *const c_void) -> u32 {
     type F = unsafe extern "C" fn(u32, *const u64, *const u32, *const c_void) -> u32;
     let Some(f) = cltaps::<F>(id::hsa_amd_agents_allow_access) else { return 0x1000 };
@@ -126,6 +138,10 @@ unsafe extern "C" fn agents_allow_access(n: u32, agents: *const u64, flags: *con
     r
 }
 
+/// # Safety
+/// Called through the C ABI: every argument is as this entry's C
+/// declaration defines it (each pointer valid for what the entry reads and
+/// writes through it, or NULL where the API allows NULL).
 unsafe extern "C" fn pool_allocate(pool: u64, size: usize, flags: u32, ptr: *mut *mut c_void) -> u32 {
     type F = unsafe extern "C" fn(u64, usize, u32, *mut *mut c_void) -> u32;
     let Some(f) = cltaps::<F>(id::hsa_amd_memory_pool_allocate) else { return 0x1000 };
@@ -140,6 +156,10 @@ unsafe extern "C" fn pool_allocate(pool: u64, size: usize, flags: u32, ptr: *mut
     r
 }
 
+/// # Safety
+/// Called through the C ABI: every argument is as this entry's C
+/// declaration defines it (each pointer valid for what the entry reads and
+/// writes through it, or NULL where the API allows NULL).
 unsafe extern "C" fn pool_free(ptr: *mut c_void) -> u32 {
     type F = unsafe extern "C" fn(*mut c_void) -> u32;
     let Some(f) = cltaps::<F>(id::hsa_amd_memory_pool_free) else { return 0x1000 };
@@ -154,6 +174,10 @@ fn memcopy(dst: *const c_void, src: *const c_void, size: usize) {
     issue(cb_id::MEMCOPY, &HsaCallbackData { memcopy: MemcopyData { dst, src, size } });
 }
 
+/// # Safety
+/// Called through the C ABI: every argument is as this entry's C
+/// declaration defines it (each pointer valid for what the entry reads and
+/// writes through it, or NULL where the API allows NULL).
 unsafe extern "C" fn memory_copy(dst: *mut c_void, src: *const c_void, size: usize) -> u32 {
     type F = unsafe extern "C" fn(*mut c_void, *const c_void, usize) -> u32;
     let Some(f) = cltaps::<F>(id::hsa_memory_copy) else { return 0x1000 };
@@ -164,6 +188,10 @@ unsafe extern "C" fn memory_copy(dst: *mut c_void, src: *const c_void, size: usi
     r
 }
 
+/// # Safety
+/// Called through the C ABI: every argument is as this entry's C
+/// declaration defines it (each pointer valid for what the entry reads and
+/// writes through it, or NULL where the API allows NULL).
 #[allow(clippy::too_many_arguments)]
 unsafe extern "C" fn async_copy(
     dst: *mut c_void,
@@ -221,6 +249,11 @@ fn loader() -> Option<Loader> {
 
 /// One loaded code object: `codeobj`, then `allocate` of its code (5.2.3's
 /// `CodeObjectCallback`; `arg` is the unload flag).
+///
+/// # Safety
+/// Called through the C ABI: every argument is as this entry's C
+/// declaration defines it (each pointer valid for what the entry reads and
+/// writes through it, or NULL where the API allows NULL).
 unsafe extern "C" fn each_code_object(_exe: u64, lco: u64, arg: *mut c_void) -> u32 {
     let unload = !arg.is_null();
     crate::guard::guard((), || {
@@ -286,6 +319,11 @@ fn code_objects(exe: u64, unload: bool) {
 
 /// One kernel symbol: `ksymbol` (5.2.3's `KernelSymbolCallback`; `arg` is
 /// the unload flag: then no name, as in 5.2.3).
+///
+/// # Safety
+/// Called through the C ABI: every argument is as this entry's C
+/// declaration defines it (each pointer valid for what the entry reads and
+/// writes through it, or NULL where the API allows NULL).
 unsafe extern "C" fn each_symbol(_exe: u64, symbol: u64, arg: *mut c_void) -> u32 {
     let unload = !arg.is_null();
     crate::guard::guard((), || {
@@ -340,6 +378,10 @@ fn symbols(exe: u64, unload: bool) {
     }
 }
 
+/// # Safety
+/// Called through the C ABI: every argument is as this entry's C
+/// declaration defines it (each pointer valid for what the entry reads and
+/// writes through it, or NULL where the API allows NULL).
 unsafe extern "C" fn executable_freeze(exe: u64, options: *const c_char) -> u32 {
     type F = unsafe extern "C" fn(u64, *const c_char) -> u32;
     let Some(f) = cltaps::<F>(id::hsa_executable_freeze) else { return 0x1000 };
@@ -355,6 +397,10 @@ unsafe extern "C" fn executable_freeze(exe: u64, options: *const c_char) -> u32 
     r
 }
 
+/// # Safety
+/// Called through the C ABI: every argument is as this entry's C
+/// declaration defines it (each pointer valid for what the entry reads and
+/// writes through it, or NULL where the API allows NULL).
 unsafe extern "C" fn executable_destroy(exe: u64) -> u32 {
     type F = unsafe extern "C" fn(u64) -> u32;
     let Some(f) = cltaps::<F>(id::hsa_executable_destroy) else { return 0x1000 };

@@ -41,11 +41,7 @@ fn section<'a>(lines: &[(usize, &'a str)], title: &str) -> Vec<(usize, &'a str)>
         .iter()
         .position(|(_, l)| l.trim() == format!("## {title}"))
         .unwrap_or_else(|| panic!("no section \"## {title}\""));
-    lines[start + 1..]
-        .iter()
-        .take_while(|(_, l)| !(l.starts_with("# ") || l.starts_with("## ")))
-        .copied()
-        .collect()
+    lines[start + 1..].iter().take_while(|(_, l)| !(l.starts_with("# ") || l.starts_with("## "))).copied().collect()
 }
 
 /// The cells of a table row, trimmed; None for a line that is not a body row.
@@ -74,8 +70,14 @@ fn table() -> HashMap<String, String> {
     let rows = figures(&section(&lines, "Current figures"));
     let mut map = HashMap::new();
     for (n, name, value) in rows {
-        assert!(value.chars().any(|c| c.is_ascii_digit()), "docs/measurements/README.md:{n}: {name} has no figure: {value:?}");
-        assert!(map.insert(name.clone(), value).is_none(), "docs/measurements/README.md:{n}: {name} is in the table twice");
+        assert!(
+            value.chars().any(|c| c.is_ascii_digit()),
+            "docs/measurements/README.md:{n}: {name} has no figure: {value:?}"
+        );
+        assert!(
+            map.insert(name.clone(), value).is_none(),
+            "docs/measurements/README.md:{n}: {name} is in the table twice"
+        );
     }
     map
 }
@@ -115,12 +117,18 @@ fn every_figure_of_the_readme_is_a_row_of_the_current_figures_with_the_same_valu
     let text = read("README.md");
     let lines = prose(&text);
     let stated = figures(&section(&lines, "What it costs"));
-    assert!(stated.len() >= 5, "only {} figures in the README's \"What it costs\": the scanner is broken", stated.len());
+    assert!(
+        stated.len() >= 5,
+        "only {} figures in the README's \"What it costs\": the scanner is broken",
+        stated.len()
+    );
     let mut bad = Vec::new();
     for (n, name, value) in stated {
         match table.get(&name) {
             None => bad.push(format!("README.md:{n}: \"{name}\" is not a row of docs/measurements/README.md")),
-            Some(v) if *v != value => bad.push(format!("README.md:{n}: \"{name}\" is {value:?} here, {v:?} in the table")),
+            Some(v) if *v != value => {
+                bad.push(format!("README.md:{n}: \"{name}\" is {value:?} here, {v:?} in the table"))
+            }
             Some(_) => {}
         }
     }

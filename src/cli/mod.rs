@@ -35,7 +35,7 @@ enum Cmd {
     Report(logs::ReportArgs),
     /// Merge the Perfetto traces (.pftrace) of a job's processes into one timeline.
     Merge(merge::MergeArgs),
-    /// Render a binary trace (.cltrace) into the API log, .atp, timeline and summary it asked for.
+    /// Render a binary trace (.cltrace) into the files its run asked for: API log, timeline, .pftrace, .db, .atp, counter and memory files, summary.
     Render(render::RenderArgs),
     /// Measure what cltap adds per call, records per second into the trace, memory, and the rendering rate.
     Bench(bench::BenchArgs),

@@ -1,5 +1,5 @@
 #!/bin/bash
-# The checks the H200 still owes (docs/h200.md): the .atp and perf markers of
+# The checks the H200 still owes (docs/measurements/h200.md): the .atp and perf markers of
 # the sample, the clock method NVIDIA's driver gives, and `queues` with device
 # timing against the run without cltap.
 #   BUNDLE=dir scripts/device-atp.sh OUTDIR

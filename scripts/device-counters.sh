@@ -1,5 +1,5 @@
 #!/bin/bash
-# Counters on a machine's own OpenCL driver (the NVIDIA H200, docs/h200.md):
+# Counters on a machine's own OpenCL driver (the NVIDIA H200, docs/measurements/h200.md):
 # `--counters` must give each NDRange's kernel statistics, NA for hardware
 # counters (none are reachable through OpenCL there) and change nothing the
 # application prints; then the benchmark, three times, for the device-timing

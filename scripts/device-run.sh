@@ -2,7 +2,7 @@
 # Runs the C test programs and clinfo on a machine's own OpenCL driver,
 # without cltap, in loader-layer mode and in ICD mode, and reports whether
 # each run printed and returned exactly the same. Used for the NVIDIA H200
-# verification (docs/h200.md); needs only bash, coreutils and clinfo there.
+# verification (docs/measurements/h200.md); needs only bash, coreutils and clinfo there.
 #   scripts/device-run.sh BUNDLE OUTDIR
 # BUNDLE holds libcltap_layer.so and bin/<programs>, built on the dev machine.
 set -u

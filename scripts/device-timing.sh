@@ -1,5 +1,5 @@
 #!/bin/bash
-# Device-timing run on a GPU machine (docs/h200.md): tests/c/special/big.c
+# Device-timing run on a GPU machine (docs/measurements/h200.md): tests/c/special/big.c
 # (a 4 GiB copy, a 2^28-float vector add) in layer and ICD mode.
 #   scripts/device-timing.sh OUTDIR, with BUNDLE=dir holding libcltap_layer.so and bin/big
 # (build big with: gcc -O2 tests/c/special/big.c -o BUNDLE/bin/big -lOpenCL).

@@ -1,5 +1,5 @@
 #!/bin/bash
-# The binary trace on a machine's own driver (the NVIDIA H200, docs/h200.md):
+# The binary trace on a machine's own driver (the NVIDIA H200, docs/measurements/h200.md):
 # deaths of the application in both modes, a crash inside the driver, and
 # the benchmark.
 #   BUNDLE=dir scripts/device-trace.sh OUTDIR
@@ -8,7 +8,7 @@
 # script can be tried on PoCL first.
 B=$(cd "${BUNDLE:?set BUNDLE}" && pwd); OUT=${1:?output dir}; mkdir -p "$OUT"; OUT=$(cd "$OUT" && pwd)
 NV=${DRIVER:-/usr/lib/libnvidia-opencl.so.1}
-# ocl-icd's loader: CUDA's own libOpenCL ignores OPENCL_LAYERS (docs/h200.md).
+# ocl-icd's loader: CUDA's own libOpenCL ignores OPENCL_LAYERS (docs/measurements/h200.md).
 export LD_LIBRARY_PATH=/usr/lib/x86_64-linux-gnu
 export CLTAP_LAYER=$B/libcltap_layer.so OCL_ICD_VENDORS=$NV
 echo "driver: $NV"

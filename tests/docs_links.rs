@@ -3,6 +3,8 @@
 //! file of the repository, and a heading of it where the link names one
 //! (`page.md#section`, with GitHub's rule for heading anchors). The
 //! `docs/page.md#section` citations in Rust comments resolve the same way.
+//! The measurement notebooks (`docs/measurements/`) are checked too; their
+//! own index is `docs/measurements/README.md`, which docs/README.md links.
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
@@ -13,16 +15,23 @@ fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
-/// README.md and every page under docs/.
-fn pages() -> Vec<PathBuf> {
-    let mut v = vec![root().join("README.md")];
-    let mut docs: Vec<PathBuf> = std::fs::read_dir(root().join("docs"))
+/// The markdown pages of one folder, sorted.
+fn md_in(dir: &Path) -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
         .unwrap()
         .map(|e| e.unwrap().path())
         .filter(|p| p.extension().is_some_and(|x| x == "md"))
         .collect();
-    docs.sort();
-    v.extend(docs);
+    v.sort();
+    v
+}
+
+/// README.md, every page under docs/, and the measurement notebooks under
+/// docs/measurements/.
+fn pages() -> Vec<PathBuf> {
+    let mut v = vec![root().join("README.md")];
+    v.extend(md_in(&root().join("docs")));
+    v.extend(md_in(&root().join("docs/measurements")));
     v
 }
 
@@ -238,9 +247,8 @@ fn every_docs_page_a_rust_comment_cites_exists_with_its_anchor() {
 #[test]
 fn the_docs_index_lists_every_page() {
     let index = std::fs::read_to_string(root().join("docs/README.md")).unwrap();
-    let missing: Vec<String> = pages()
+    let missing: Vec<String> = md_in(&root().join("docs"))
         .into_iter()
-        .skip(1)
         .filter_map(|p| p.file_name().map(|f| f.to_string_lossy().into_owned()))
         .filter(|f| f != "README.md" && !index.contains(&format!("]({f})")))
         .collect();

@@ -1,6 +1,7 @@
-//! `cltap render TRACE`: the API log, `.atp`, timeline and summary of a
-//! binary trace, as the process would have written them. `cltap run` does
-//! the same when the application died before it could.
+//! `cltap render TRACE`: the files a binary trace's run asked for (API log,
+//! timeline, `.pftrace`, `.db`, `.atp`, counter and memory files, summary),
+//! from what the trace holds. `cltap run` does the same when the
+//! application died before it could.
 
 use clap::Args;
 use cltap::render::{self, InFlight, Renderer};

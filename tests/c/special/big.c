@@ -1,4 +1,4 @@
-/* Large device work for the GPU verification run (docs/h200.md): a 4 GiB
+/* Large device work for the GPU verification run (docs/measurements/h200.md): a 4 GiB
  * clEnqueueCopyBuffer and a vector add of 2^28 floats, each checked. cltap's
  * device timing records how long the device took. */
 #define CL_TARGET_OPENCL_VERSION 300

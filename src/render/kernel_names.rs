@@ -18,11 +18,13 @@ use parking_lot::RwLock;
 use std::collections::HashMap;
 use std::sync::OnceLock;
 
-/// Handle → the kernels it named, each with its creator's start time,
-/// in time order.
+/// The kernels one handle named, each with its creator's start time, in time order.
+type Named = Vec<(u64, Box<str>)>;
+
+/// Handle → the kernels it named.
 #[derive(Debug, Default)]
 pub struct KernelNames {
-    by_handle: RwLock<HashMap<u64, Vec<(u64, Box<str>)>>>,
+    by_handle: RwLock<HashMap<u64, Named>>,
 }
 
 /// The function ids of the calls that make kernels.

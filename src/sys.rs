@@ -5,3 +5,14 @@
 
 pub use opencl_sys::cl_egl::*;
 pub use opencl_sys::*;
+
+/// AMD's perf-counter extension (`cl_profile_amd.h` of ROCm-OpenCL-Runtime),
+/// which opencl-sys lacks.
+#[allow(non_camel_case_types)]
+pub type cl_perfcounter_property = cl_ulong;
+#[allow(non_camel_case_types)]
+pub type cl_perfcounter_info = cl_uint;
+/// `struct { cl_DeviceClockMode_AMD clock_mode; }`: one 4-byte enum, passed
+/// by value in one integer register as a `cl_uint` is.
+#[allow(non_camel_case_types)]
+pub type cl_set_device_clock_mode_input_amd = cl_uint;

@@ -230,9 +230,12 @@ fn telling_arg(f: &Function, seq: u32) -> Option<(String, String)> {
     let tag = |i: usize| u64::from(seq) * 0x10 + i as u64;
     for (i, p) in f.params.iter().enumerate() {
         if p.role == Role::Scalar && !counted.contains(&p.name.as_str()) {
-            // Scalars print in decimal, the opaque pointer types among them too.
-            let base = if gen::carrier(&p.c_type) == "void*" { 0x51_0000_0000u64 } else { 0x5100_0000 };
-            return Some((p.name.clone(), (base + tag(i)).to_string()));
+            // Scalars print in decimal; the opaque pointer types among them
+            // (cl_GLsync, CLegl*) as pointers.
+            if gen::carrier(&p.c_type) == "void*" {
+                return Some((p.name.clone(), format!("{:016X}", 0x51_0000_0000u64 + tag(i))));
+            }
+            return Some((p.name.clone(), (0x5100_0000 + tag(i)).to_string()));
         }
     }
     let i = f.params.iter().position(|p| p.role == Role::HostPtr)?;

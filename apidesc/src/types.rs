@@ -17,8 +17,13 @@ pub const DISPATCHABLE: &[&str] = &[
 ];
 
 /// Handles that only reach the driver through extension function pointers.
-pub const OPAQUE_HANDLES: &[&str] =
-    &["cl_semaphore_khr", "cl_command_buffer_khr", "cl_mutable_command_khr", "cl_accelerator_intel"];
+pub const OPAQUE_HANDLES: &[&str] = &[
+    "cl_semaphore_khr",
+    "cl_command_buffer_khr",
+    "cl_mutable_command_khr",
+    "cl_accelerator_intel",
+    "cl_perfcounter_amd",
+];
 
 pub fn is_dispatchable(t: &str) -> bool {
     DISPATCHABLE.contains(&t)

@@ -132,6 +132,7 @@ pub const CL_OBJECTS: &[&str] = &[
     "cl_semaphore_khr",
     "cl_command_buffer_khr",
     "cl_accelerator_intel",
+    "cl_perfcounter_amd",
 ];
 
 /// What one function does, with its parameters resolved to positions.

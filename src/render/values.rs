@@ -85,6 +85,7 @@ fn is_handle(t: &str) -> bool {
             | "cl_command_buffer_khr"
             | "cl_mutable_command_khr"
             | "cl_accelerator_intel"
+            | "cl_perfcounter_amd"
     )
 }
 

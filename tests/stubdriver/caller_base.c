@@ -38,7 +38,7 @@ extern const caller_entry callers[];
 static const char* const htypes[] = {
     "cl_platform_id", "cl_device_id",          "cl_context",          "cl_command_queue",       "cl_mem",
     "cl_program",     "cl_kernel",             "cl_event",            "cl_sampler",             "cl_command_buffer_khr",
-    "cl_semaphore_khr", "cl_mutable_command_khr", "cl_accelerator_intel",
+    "cl_semaphore_khr", "cl_mutable_command_khr", "cl_accelerator_intel", "cl_perfcounter_amd",
 };
 #define NTYPES (sizeof htypes / sizeof htypes[0])
 static void* hvals[NTYPES];
@@ -168,7 +168,7 @@ int main(void) {
         "clGetDeviceIDs",  "clCreateContext",          "clCreateCommandQueue",  "clCreateBuffer",
         "clCreateProgramWithSource", "clCreateKernel",  "clCreateUserEvent",     "clCreateSampler",
         "clCreateCommandBufferKHR", "clCreateSemaphoreWithPropertiesKHR", "clCommandNDRangeKernelKHR",
-        "clCreateAcceleratorINTEL",
+        "clCreateAcceleratorINTEL", "clCreatePerfCounterAMD",
     };
     for (size_t i = 0; i < sizeof makers / sizeof makers[0]; i++) setup(seq++, makers[i]);
     for (size_t i = 0; i < NTYPES; i++)

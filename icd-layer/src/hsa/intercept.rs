@@ -111,6 +111,9 @@ struct QueueInfo {
     mode: u8,
     /// Room in the runtime's hidden queue behind this one.
     room: super::room::Room,
+    /// Whether the application's own counters are armed on this queue
+    /// (`counters::app_vendor_packet`).
+    app_counters: std::sync::atomic::AtomicBool,
 }
 
 static NEXT_QUEUE: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
@@ -288,6 +291,7 @@ fn create(
             number: NEXT_QUEUE.fetch_add(1, Ordering::Relaxed),
             mode: m,
             room: super::room::Room::new(std::ptr::read_volatile(q.add(QUEUE_SIZE_OFFSET) as *const u32)),
+            app_counters: std::sync::atomic::AtomicBool::new(false),
         }));
         let reg: unsafe extern "C" fn(*mut u8, Handler, *mut c_void) -> u32 = std::mem::transmute(register);
         if reg(q, on_packets, info as *mut c_void) != HSA_STATUS_SUCCESS {
@@ -394,6 +398,9 @@ fn handle(pkts: *const u8, count: u64, index: u64, q: &'static QueueInfo) -> (Op
         let kind = p.header().kind;
         count_packet(kind);
         if kind != PacketType::KernelDispatch {
+            if kind == PacketType::VendorSpecific && counting {
+                super::counters::app_vendor_packet(&q.app_counters);
+            }
             submitted(raw, q, None);
             out.keep(i);
             continue;
@@ -436,6 +443,7 @@ fn handle(pkts: *const u8, count: u64, index: u64, q: &'static QueueInfo) -> (Op
             out.keep(i);
             continue;
         }
+        let counting = counting && !super::counters::app_counts(&q.app_counters, q.number);
         if counting || tool.is_some() {
             let mut wt = w;
             wt[DISPATCH_TIME_DISPATCH] = dispatch;

@@ -166,7 +166,7 @@ pub(crate) const RCP_FUNCTIONS: [&str; 146] = [
 pub(crate) const CLTAP_FIRST: u32 = 200;
 
 /// Functions RCP did not number, in the order they were first given numbers.
-pub(crate) const CLTAP_FUNCTIONS: [&str; 86] = [
+pub(crate) const CLTAP_FUNCTIONS: [&str; 93] = [
     "clCreateBufferWithProperties",
     "clCreateImageWithProperties",
     "clSetContextDestructorCallback",
@@ -253,4 +253,11 @@ pub(crate) const CLTAP_FUNCTIONS: [&str; 86] = [
     "clGetICDLoaderInfoOCLICD",
     "clBeginPerfMarkerCLTAP",
     "clEndPerfMarkerCLTAP",
+    "clCreatePerfCounterAMD",
+    "clReleasePerfCounterAMD",
+    "clRetainPerfCounterAMD",
+    "clEnqueueBeginPerfCounterAMD",
+    "clEnqueueEndPerfCounterAMD",
+    "clGetPerfCounterInfoAMD",
+    "clSetDeviceClockModeAMD",
 ];

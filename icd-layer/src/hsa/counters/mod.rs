@@ -39,6 +39,34 @@ pub fn counting(agent: u64) -> bool {
     OWN.get().is_some_and(|(e, _)| !e.is_empty()) && backend::get().is_some_and(|b| b.gpu == agent)
 }
 
+/// The application's own AQL vendor packet (a PM4 packet, as AQLprofile's
+/// start and stop are, e.g. what AMD's OpenCL runtime submits for
+/// `clEnqueueBeginPerfCounterAMD` and `clEnqueueEndPerfCounterAMD`) on a
+/// queue: the application programs the GPU's counters itself. They come in
+/// pairs, start then stop, so each one flips whether its counters are armed
+/// on that queue. Only called while cltap's own request counts there.
+pub fn app_vendor_packet(armed: &AtomicBool) {
+    armed.fetch_xor(true, Ordering::Relaxed);
+}
+
+/// Whether the application's own counters are armed on queue `number`, so a
+/// dispatch there is left to them: the GPU's counters count one profile at
+/// a time, and cltap's start packet would reprogram the application's (it
+/// would read zeros). The application's request wins, as a rocprofiler
+/// tool's does, and one line says so, once.
+pub fn app_counts(armed: &AtomicBool, number: u32) -> bool {
+    static SAID: AtomicBool = AtomicBool::new(false);
+    let on = armed.load(Ordering::Relaxed);
+    if on && !SAID.swap(true, Ordering::Relaxed) {
+        cltap::warn!(
+            "counters: the application collects hardware counters itself (its own AQLprofile packets on HSA queue {number}, \
+             e.g. clEnqueueBeginPerfCounterAMD) and cltap's own request (CLTAP_COUNTERS or ROCP_INPUT) cannot be counted around the same dispatches: \
+             the application's request is served, and cltap's own has no values for the dispatches between its start and stop"
+        );
+    }
+    on
+}
+
 /// What a tool is told of a dispatch before it is submitted.
 pub struct DispatchInfo<'a> {
     pub agent: u64,

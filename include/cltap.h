@@ -51,7 +51,7 @@ extern "C" {
 #define CLTAP_API_ID(domain, index) (((uint32_t)(domain) << 16) | (uint32_t)(index))
 #define CLTAP_API_DOMAIN(api_id) ((uint32_t)(api_id) >> 16)
 #define CLTAP_API_INDEX(api_id) ((uint32_t)(api_id) & 0xffffu)
-#define CLTAP_API_OPENCL_COUNT 217u
+#define CLTAP_API_OPENCL_COUNT 224u
 #define CLTAP_API_HSA_COUNT 192u
 
 typedef enum cltap_api_id {
@@ -272,6 +272,13 @@ typedef enum cltap_api_id {
     CLTAP_API_OPENCL_clGetICDLoaderInfoOCLICD = 0x000d6,
     CLTAP_API_OPENCL_clBeginPerfMarkerCLTAP = 0x000d7,
     CLTAP_API_OPENCL_clEndPerfMarkerCLTAP = 0x000d8,
+    CLTAP_API_OPENCL_clCreatePerfCounterAMD = 0x000d9,
+    CLTAP_API_OPENCL_clReleasePerfCounterAMD = 0x000da,
+    CLTAP_API_OPENCL_clRetainPerfCounterAMD = 0x000db,
+    CLTAP_API_OPENCL_clEnqueueBeginPerfCounterAMD = 0x000dc,
+    CLTAP_API_OPENCL_clEnqueueEndPerfCounterAMD = 0x000dd,
+    CLTAP_API_OPENCL_clGetPerfCounterInfoAMD = 0x000de,
+    CLTAP_API_OPENCL_clSetDeviceClockModeAMD = 0x000df,
     CLTAP_API_HSA_hsa_init = 0x10000,
     CLTAP_API_HSA_hsa_shut_down = 0x10001,
     CLTAP_API_HSA_hsa_system_get_info = 0x10002,
@@ -637,6 +644,10 @@ typedef cl_uint cltap_cl_accelerator_info_intel; /* cl_accelerator_info_intel */
 typedef cl_properties cltap_cl_mem_properties_intel; /* cl_mem_properties_intel */
 typedef cl_uint cltap_cl_mem_info_intel; /* cl_mem_info_intel */
 typedef cl_uint cltap_cl_mem_advice_intel; /* cl_mem_advice_intel */
+typedef cl_ulong cltap_cl_perfcounter_property; /* cl_perfcounter_property */
+typedef void* cltap_cl_perfcounter_amd; /* cl_perfcounter_amd */
+typedef cl_uint cltap_cl_perfcounter_info; /* cl_perfcounter_info */
+typedef cl_uint cltap_cl_set_device_clock_mode_input_amd; /* cl_set_device_clock_mode_input_amd */
 
 /* clGetPlatformIDs: result: cl_int. */
 typedef struct cltap_params_clGetPlatformIDs {
@@ -2429,6 +2440,52 @@ typedef struct cltap_params_clBeginPerfMarkerCLTAP {
     const char** group;
 } cltap_params_clBeginPerfMarkerCLTAP;
 /* clEndPerfMarkerCLTAP: no parameters (params is NULL); result: cl_int. */
+/* clCreatePerfCounterAMD: result: cl_perfcounter_amd. */
+typedef struct cltap_params_clCreatePerfCounterAMD {
+    cl_device_id* device;
+    cltap_cl_perfcounter_property** properties;
+    cl_int** errcode_ret;
+} cltap_params_clCreatePerfCounterAMD;
+/* clReleasePerfCounterAMD: result: cl_int. */
+typedef struct cltap_params_clReleasePerfCounterAMD {
+    cltap_cl_perfcounter_amd* perf_counter;
+} cltap_params_clReleasePerfCounterAMD;
+/* clRetainPerfCounterAMD: result: cl_int. */
+typedef struct cltap_params_clRetainPerfCounterAMD {
+    cltap_cl_perfcounter_amd* perf_counter;
+} cltap_params_clRetainPerfCounterAMD;
+/* clEnqueueBeginPerfCounterAMD: result: cl_int. */
+typedef struct cltap_params_clEnqueueBeginPerfCounterAMD {
+    cl_command_queue* command_queue;
+    cl_uint* num_perf_counters;
+    cltap_cl_perfcounter_amd** perf_counters;
+    cl_uint* num_events_in_wait_list;
+    const cl_event** event_wait_list;
+    cl_event** event;
+} cltap_params_clEnqueueBeginPerfCounterAMD;
+/* clEnqueueEndPerfCounterAMD: result: cl_int. */
+typedef struct cltap_params_clEnqueueEndPerfCounterAMD {
+    cl_command_queue* command_queue;
+    cl_uint* num_perf_counters;
+    cltap_cl_perfcounter_amd** perf_counters;
+    cl_uint* num_events_in_wait_list;
+    const cl_event** event_wait_list;
+    cl_event** event;
+} cltap_params_clEnqueueEndPerfCounterAMD;
+/* clGetPerfCounterInfoAMD: result: cl_int. */
+typedef struct cltap_params_clGetPerfCounterInfoAMD {
+    cltap_cl_perfcounter_amd* perf_counter;
+    cltap_cl_perfcounter_info* param_name;
+    size_t* param_value_size;
+    void** param_value;
+    size_t** param_value_size_ret;
+} cltap_params_clGetPerfCounterInfoAMD;
+/* clSetDeviceClockModeAMD: result: cl_int. */
+typedef struct cltap_params_clSetDeviceClockModeAMD {
+    cl_device_id* device;
+    cltap_cl_set_device_clock_mode_input_amd* clock_mode_input;
+    void** clock_mode_output;
+} cltap_params_clSetDeviceClockModeAMD;
 #endif /* CLTAP_NO_OPENCL */
 
 /* ---- HSA parameter structs (define CLTAP_NO_HSA to leave them out) -------- */

@@ -390,7 +390,7 @@ impl Rocpd {
         for c in commands.iter().filter(|c| c.status == 0 && c.kernel.is_some() && !written.contains(&c.cmd_id)) {
             let off = offsets.get(&c.queue).map_or(0, |o| o.0);
             let start = crate::devtime::on_host(c.start, off);
-            let agent = self.agent_of(Err(&c.device), "GPU")?;
+            let agent = self.agent_of(Err(&c.device), self.device_kind(&c.device))?;
             let track = self.queue_track(agent, c.queue, format!("{} queue {:016X}", c.device, c.queue))?;
             let dim = |v: &[usize], i: usize| v.get(i).map_or(1, |x| *x as u64);
             let local = c.local.clone().unwrap_or_default();
@@ -482,6 +482,16 @@ impl Rocpd {
         }
     }
 
+    /// An OpenCL device's rocpd agent type: `CPU` where the layer noted that it runs on the
+    /// host's cores (PoCL, Intel's CPU runtime), else `GPU`.
+    fn device_kind(&self, device: &str) -> &'static str {
+        if self.cpu_devices.contains(device) {
+            "CPU"
+        } else {
+            "GPU"
+        }
+    }
+
     /// The OpenCL commands, known at the end: kernels as dispatches (with
     /// the HSA dispatches, [`Self::dispatches`]) and transfers as memory
     /// copies, as the summary's tables count them.
@@ -494,8 +504,7 @@ impl Rocpd {
             let (Some(dir), Some(bytes)) = (c.direction(), c.bytes) else { continue };
             let off = offsets.get(&c.queue).map_or(0, |o| o.0);
             let start = crate::devtime::on_host(c.start, off);
-            let kind = if self.cpu_devices.contains(&*c.device) { "CPU" } else { "GPU" };
-            let agent = self.agent_of(Err(&c.device), kind)?;
+            let agent = self.agent_of(Err(&c.device), self.device_kind(&c.device))?;
             let track = self.queue_track(agent, c.queue, format!("{} queue {:016X}", c.device, c.queue))?;
             let (src, dst) = match dir {
                 "device to host" => (agent, self.host_agent),

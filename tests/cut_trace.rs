@@ -6,26 +6,14 @@
 mod common;
 use common::*;
 use std::path::Path;
-use std::process::Command;
 
-/// The sample, built once for this test binary.
 fn sample() -> std::path::PathBuf {
-    let exe = root().join("target/ctests/vecadd-sample-cut");
-    std::fs::create_dir_all(exe.parent().unwrap()).unwrap();
-    let src = root().join("samples/vecadd.c");
-    gcc("samples/vecadd.c", [src.as_os_str(), "-O2".as_ref(), "-o".as_ref(), exe.as_os_str(), "-lOpenCL".as_ref()]);
-    exe
+    sample_built_as("vecadd-sample-cut")
 }
 
 fn cltap(dir: &Path, args: &[&dyn AsRef<std::ffi::OsStr>]) -> Outcome {
-    let mut c = Command::new(cltap_exe());
-    c.current_dir(dir).args(args);
-    for (k, _) in std::env::vars() {
-        if k.starts_with("OCL_ICD") || k.starts_with("OPENCL_LAYER") || k.starts_with("CLTAP_") {
-            c.env_remove(k);
-        }
-    }
-    c.env("OCL_ICD_VENDORS", Driver::Pocl.library());
+    let mut c = cltap_on_pocl(dir);
+    c.args(args);
     run(c)
 }
 

@@ -64,16 +64,11 @@ fn rendered_again(run: &Path, want: &[&str]) -> String {
 
 fn pocl_run(dir: &Path, options: &[&str], env: &[(&str, &str)]) -> std::process::Output {
     let pocl = Driver::Pocl.library();
-    let mut c = Command::new(cltap_exe());
+    let mut c = cltap_on_pocl(dir);
     // `-q`: the launcher's line naming the mode is not the process's, so a render does not repeat it.
-    c.current_dir(dir).arg("run").arg("-q").args(options).arg("--output").arg(dir).arg("--driver").arg(&pocl).arg("--");
+    c.arg("run").arg("-q").args(options).arg("--output").arg(dir).arg("--driver").arg(&pocl).arg("--");
     c.arg(programs().join("vecadd")).arg("65536");
-    for (k, _) in std::env::vars() {
-        if k.starts_with("OCL_ICD") || k.starts_with("OPENCL_LAYER") || k.starts_with("CLTAP_") {
-            c.env_remove(k);
-        }
-    }
-    c.env("OCL_ICD_VENDORS", &pocl).envs(env.iter().copied());
+    c.envs(env.iter().copied());
     let o = c.output().unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     o

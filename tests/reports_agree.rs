@@ -7,25 +7,14 @@ mod common;
 use common::*;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
-fn sample() -> PathBuf {
-    let exe = root().join("target/ctests/vecadd-sample-reports");
-    std::fs::create_dir_all(exe.parent().unwrap()).unwrap();
-    let src = root().join("samples/vecadd.c");
-    gcc("samples/vecadd.c", [src.as_os_str(), "-O2".as_ref(), "-o".as_ref(), exe.as_os_str(), "-lOpenCL".as_ref()]);
-    exe
+fn sample() -> std::path::PathBuf {
+    sample_built_as("vecadd-sample-reports")
 }
 
 fn cltap(dir: &Path, args: &[&dyn AsRef<std::ffi::OsStr>]) -> Outcome {
-    let mut c = Command::new(cltap_exe());
-    c.current_dir(dir).args(args);
-    for (k, _) in std::env::vars() {
-        if k.starts_with("OCL_ICD") || k.starts_with("OPENCL_LAYER") || k.starts_with("CLTAP_") {
-            c.env_remove(k);
-        }
-    }
-    c.env("OCL_ICD_VENDORS", Driver::Pocl.library());
+    let mut c = cltap_on_pocl(dir);
+    c.args(args);
     run(c)
 }
 

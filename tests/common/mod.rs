@@ -443,3 +443,28 @@ pub fn numbered_calls(log: &Path) -> Vec<u64> {
         .filter(|&n| n > 0)
         .collect()
 }
+
+/// The bundled sample (`samples/vecadd.c`), built once per test binary as `target/ctests/NAME`.
+#[allow(dead_code)]
+pub fn sample_built_as(name: &str) -> PathBuf {
+    let exe = root().join("target/ctests").join(name);
+    std::fs::create_dir_all(exe.parent().unwrap()).unwrap();
+    let src = root().join("samples/vecadd.c");
+    gcc("samples/vecadd.c", [src.as_os_str(), "-O2".as_ref(), "-o".as_ref(), exe.as_os_str(), "-lOpenCL".as_ref()]);
+    exe
+}
+
+/// `cltap ARGS…` from `dir` with PoCL as the only driver, no loader, layer or cltap setting of
+/// the test's own environment leaking in.
+#[allow(dead_code)]
+pub fn cltap_on_pocl(dir: &Path) -> Command {
+    let mut c = Command::new(cltap_exe());
+    c.current_dir(dir);
+    for (k, _) in std::env::vars() {
+        if k.starts_with("OCL_ICD") || k.starts_with("OPENCL_LAYER") || k.starts_with("CLTAP_") {
+            c.env_remove(k);
+        }
+    }
+    c.env("OCL_ICD_VENDORS", Driver::Pocl.library());
+    c
+}

@@ -5,7 +5,7 @@
 //! first run's `.csv`, `.occupancy` and `.results.csv`, or not at all when
 //! the runs launched different kernels.
 
-use cltap::counters::{files, join};
+use cltap::counters::{files, passes};
 use std::path::{Path, PathBuf};
 
 /// `(stem, path)` of the pass `pass` kept by the run that started at
@@ -75,7 +75,7 @@ pub fn run_remaining(app: &[String], env: &[(String, String)], dir: &Path, first
             }
         }
     }
-    let joined = match join::passes(runs) {
+    let joined = match passes::passes(runs) {
         Ok(j) => j,
         Err(e) => {
             eprintln!("cltap: counters: {e}");

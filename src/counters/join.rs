@@ -13,12 +13,9 @@
 //! sizes at once can be paired crosswise: the counters then belong to an
 //! identical launch of the other queue (docs/counters.md says so).
 //!
-//! **Passes.** A request too big for the hardware's counters runs the
-//! application once per pass; the rows of each run are joined by their
-//! order, after checking that every run launched the same kernels with the
-//! same sizes in the same order.
+//! The join of a multi-pass request's runs is in [`super::passes`].
 
-use super::row::{Pass, Row};
+use super::row::Row;
 
 fn same_kernel(ndrange: &str, symbol: &str) -> bool {
     let s = symbol.strip_suffix(".kd").unwrap_or(symbol);
@@ -55,41 +52,6 @@ pub fn ndranges_with_dispatches(ndranges: Vec<Row>, dispatches: Vec<Row>) -> Vec
     }
     out.extend(dispatches.into_iter().zip(taken).filter(|(_, t)| !t).map(|(d, _)| d));
     out
-}
-
-#[derive(Debug, thiserror::Error, PartialEq, Eq)]
-pub enum JoinError {
-    #[error("no pass to join")]
-    Empty,
-    #[error("pass {pass} launched {got} kernels where pass 0 launched {want}: the application does not dispatch the same kernels each run, so the passes' counters cannot be joined")]
-    Count { pass: u32, got: usize, want: usize },
-    #[error("pass {pass} differs from pass 0 at launch {index}: {got} there, {want} in pass 0; the application does not dispatch the same kernels in the same order each run, so the passes' counters cannot be joined")]
-    Launch { pass: u32, index: usize, got: String, want: String },
-}
-
-fn describe(r: &Row) -> String {
-    let l = r.local.map_or_else(|| "NULL".to_string(), |l| format!("{{{} {} {}}}", l[0], l[1], l[2]));
-    format!("{} on {} global {{{} {} {}}} local {l}", r.kernel, r.device, r.global[0], r.global[1], r.global[2])
-}
-
-/// Joins the runs of a multi-pass request (given in any order) into one:
-/// pass 0's rows, with every pass's counter values.
-pub fn passes(mut runs: Vec<Pass>) -> Result<Pass, JoinError> {
-    runs.sort_by_key(|p| p.pass);
-    let mut it = runs.into_iter();
-    let mut first = it.next().ok_or(JoinError::Empty)?;
-    for p in it {
-        if p.rows.len() != first.rows.len() {
-            return Err(JoinError::Count { pass: p.pass, got: p.rows.len(), want: first.rows.len() });
-        }
-        for (i, (a, b)) in first.rows.iter_mut().zip(p.rows).enumerate() {
-            if a.launch() != b.launch() {
-                return Err(JoinError::Launch { pass: p.pass, index: i, got: describe(&b), want: describe(a) });
-            }
-            a.events.extend(b.events);
-        }
-    }
-    Ok(first)
 }
 
 #[cfg(test)]
@@ -165,29 +127,5 @@ mod tests {
         let rows = ndranges_with_dispatches(vec![nd("a", 1, 64, Some(64))], vec![disp("a.kd", 1, 128, 64, 1)]);
         assert_eq!(rows.len(), 2);
         assert!(rows[0].hsa.is_none());
-    }
-
-    fn pass(n: u32, rows: Vec<Row>) -> Pass {
-        Pass { pass: n, passes: 2, rows, ..Pass::default() }
-    }
-
-    #[test]
-    fn passes_join_by_order_and_refuse_another_order() {
-        let mut b0 = disp("k", 1, 64, 64, 5);
-        b0.events = [(7u64, 70u64)].into();
-        let joined = passes(vec![
-            pass(1, vec![disp("k", 1, 64, 64, 5), b0.clone()]),
-            pass(0, vec![disp("k", 9, 64, 64, 1), disp("k", 10, 64, 64, 2)]),
-        ])
-        .unwrap();
-        assert_eq!(joined.pass, 0);
-        assert_eq!(joined.rows[1].events.get(&7), Some(&70));
-        assert_eq!(joined.rows[1].events.get(&1), Some(&2));
-        let e =
-            passes(vec![pass(0, vec![disp("k", 1, 64, 64, 1)]), pass(1, vec![disp("j", 1, 64, 64, 1)])]).unwrap_err();
-        assert!(matches!(e, JoinError::Launch { pass: 1, index: 0, .. }), "{e}");
-        assert!(e.to_string().contains("cannot be joined"));
-        let e = passes(vec![pass(0, vec![disp("k", 1, 64, 64, 1)]), pass(1, vec![])]).unwrap_err();
-        assert_eq!(e, JoinError::Count { pass: 1, got: 0, want: 1 });
     }
 }

@@ -1,12 +1,13 @@
 //! Per-dispatch hardware counters and kernel statistics: which events a run
 //! counts ([`pass`]), the rows a run's trace gives ([`collect`], [`row`]),
-//! the joins between an NDRange and its HSA dispatch and between passes
-//! ([`join`]), and the `.csv`, `.occupancy` and `results.csv` files
+//! the join between an NDRange and its HSA dispatch ([`join`]) and between
+//! the runs of a multi-pass request ([`passes`]), and the `.csv`, `.occupancy` and `results.csv` files
 //! ([`files`]). docs/counters.md describes the whole.
 
 pub mod collect;
 pub mod files;
 pub mod join;
 pub mod pass;
+pub mod passes;
 pub mod report;
 pub mod row;

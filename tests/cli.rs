@@ -6,12 +6,6 @@ use common::*;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-fn cltap() -> PathBuf {
-    let p = root().join("target/release/cltap");
-    assert!(p.is_file(), "build with `cargo build --release --workspace` first");
-    p
-}
-
 fn calls() -> PathBuf {
     special("calls.c", "calls-cli")
 }
@@ -22,14 +16,8 @@ fn workdir(name: &str) -> Scratch {
 
 /// `cltap …` on PoCL through ocl-icd, with a clean environment.
 fn cmd(dir: &Path, args: &[&str]) -> Command {
-    let mut c = Command::new(cltap());
-    c.current_dir(dir).args(args);
-    for (k, _) in std::env::vars() {
-        if k.starts_with("OCL_ICD") || k.starts_with("OPENCL_LAYER") || k.starts_with("CLTAP_") {
-            c.env_remove(k);
-        }
-    }
-    c.env("OCL_ICD_VENDORS", Driver::Pocl.library());
+    let mut c = cltap_on_pocl(dir);
+    c.args(args);
     c
 }
 

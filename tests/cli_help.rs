@@ -7,17 +7,10 @@
 
 mod common;
 use common::*;
-use std::process::Command;
 
 fn cltap(args: &[&str]) -> (i32, String, String) {
-    let mut c = Command::new(cltap_exe());
+    let mut c = cltap_on_pocl(&std::env::temp_dir());
     c.args(args);
-    for (k, _) in std::env::vars() {
-        if k.starts_with("OCL_ICD") || k.starts_with("OPENCL_LAYER") || k.starts_with("CLTAP_") {
-            c.env_remove(k);
-        }
-    }
-    c.env("OCL_ICD_VENDORS", Driver::Pocl.library());
     let o = c.output().unwrap();
     (
         o.status.code().unwrap_or(-1),

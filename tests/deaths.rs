@@ -26,19 +26,8 @@ fn only(dir: &Path, ext: &str) -> PathBuf {
 /// `cltap run` with the calls program on PoCL, in `mode`.
 fn run_cltap(dir: &Path, mode: &str, args: &[&str]) -> (Option<i32>, String) {
     let pocl = Driver::Pocl.library();
-    let mut c = Command::new(cltap());
-    c.current_dir(dir)
-        .args(["run", "--no-summary", "--mode", mode, "--driver"])
-        .arg(&pocl)
-        .arg("--")
-        .arg(calls())
-        .args(args);
-    for (k, _) in std::env::vars() {
-        if k.starts_with("OCL_ICD") || k.starts_with("OPENCL_LAYER") || k.starts_with("CLTAP_") {
-            c.env_remove(k);
-        }
-    }
-    c.env("OCL_ICD_VENDORS", &pocl);
+    let mut c = cltap_on_driver(dir, &pocl);
+    c.args(["run", "--no-summary", "--mode", mode, "--driver"]).arg(&pocl).arg("--").arg(calls()).args(args);
     let o = c.output().unwrap();
     (o.status.code(), String::from_utf8_lossy(&o.stderr).into_owned())
 }

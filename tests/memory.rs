@@ -15,20 +15,14 @@ use common::checks::{perfetto_check, views};
 use common::*;
 use serde_json::Value;
 use std::path::Path;
-use std::process::Command;
 
 /// `cltap run OPTIONS --driver LIB -- leaky ARGS` from `dir`.
 fn leaky(dir: &Path, driver: Driver, options: &[&str], args: &[&str]) -> std::process::Output {
     let lib = driver.library();
-    let mut c = Command::new(cltap_exe());
-    c.current_dir(dir).arg("run").args(options).arg("--driver").arg(&lib).arg("--");
+    let mut c = cltap_on_driver(dir, &lib);
+    c.arg("run").args(options).arg("--driver").arg(&lib).arg("--");
     c.arg(special("leaky.c", "leaky")).args(args);
-    for (k, _) in std::env::vars() {
-        if k.starts_with("OCL_ICD") || k.starts_with("OPENCL_LAYER") || k.starts_with("CLTAP_") {
-            c.env_remove(k);
-        }
-    }
-    c.env("OCL_ICD_VENDORS", &lib).env("LD_LIBRARY_PATH", intel_lib());
+    c.env("LD_LIBRARY_PATH", intel_lib());
     c.env("POCL_CACHE_DIR", pocl_cache());
     c.output().unwrap()
 }

@@ -28,15 +28,9 @@ fn category(c: &Value, name: &str) -> u64 {
 /// timeline turns device timing on by itself.
 fn vecadd(dir: &Path) -> std::process::Output {
     let pocl = Driver::Pocl.library();
-    let mut c = Command::new(cltap_exe());
-    c.current_dir(dir).args(["run", "--pftrace", "--timeline", "--driver"]).arg(&pocl).arg("--");
+    let mut c = cltap_on_driver(dir, &pocl);
+    c.args(["run", "--pftrace", "--timeline", "--driver"]).arg(&pocl).arg("--");
     c.arg(programs().join("vecadd")).arg("65536");
-    for (k, _) in std::env::vars() {
-        if k.starts_with("OCL_ICD") || k.starts_with("OPENCL_LAYER") || k.starts_with("CLTAP_") {
-            c.env_remove(k);
-        }
-    }
-    c.env("OCL_ICD_VENDORS", &pocl);
     let o = c.output().unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     o
@@ -97,15 +91,9 @@ fn hsa_calls_and_timed_dispatches_are_slices_joined_to_their_doorbell_stores() {
 fn a_run_killed_by_sigkill_renders_a_valid_trace() {
     let d = scratch("pftrace-kill");
     let pocl = Driver::Pocl.library();
-    let mut c = Command::new(cltap_exe());
-    c.current_dir(&d).args(["run", "--pftrace", "--driver"]).arg(&pocl).arg("--");
+    let mut c = cltap_on_driver(&d, &pocl);
+    c.args(["run", "--pftrace", "--driver"]).arg(&pocl).arg("--");
     c.arg(special("calls.c", "calls-pftrace")).args(["die", "kill", "500"]);
-    for (k, _) in std::env::vars() {
-        if k.starts_with("OCL_ICD") || k.starts_with("OPENCL_LAYER") || k.starts_with("CLTAP_") {
-            c.env_remove(k);
-        }
-    }
-    c.env("OCL_ICD_VENDORS", &pocl);
     let o = c.output().unwrap();
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(err.contains("killed by SIGKILL") && err.contains("its trace was rendered"), "{err}");
@@ -174,15 +162,9 @@ fn hardware_counters_are_counter_tracks_with_one_value_per_dispatch() {
 fn a_job_of_four_forked_workers_merges_and_reports_as_one() {
     let d = scratch("pftrace-workers");
     let pocl = Driver::Pocl.library();
-    let mut c = Command::new(cltap_exe());
-    c.current_dir(&d).args(["run", "--pftrace", "--rocpd", "--device-timing", "--driver"]).arg(&pocl).arg("--");
+    let mut c = cltap_on_driver(&d, &pocl);
+    c.args(["run", "--pftrace", "--rocpd", "--device-timing", "--driver"]).arg(&pocl).arg("--");
     c.arg(special("workers.c", "workers")).arg("4");
-    for (k, _) in std::env::vars() {
-        if k.starts_with("OCL_ICD") || k.starts_with("OPENCL_LAYER") || k.starts_with("CLTAP_") {
-            c.env_remove(k);
-        }
-    }
-    c.env("OCL_ICD_VENDORS", &pocl);
     let o = c.output().unwrap();
     let out = String::from_utf8_lossy(&o.stdout);
     assert!(o.status.success(), "{out}\n{}", String::from_utf8_lossy(&o.stderr));

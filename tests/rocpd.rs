@@ -53,21 +53,11 @@ fn same_calls(v: &Value, s: &Value) {
     }
 }
 
-fn clean(c: &mut Command) {
-    for (k, _) in std::env::vars() {
-        if k.starts_with("OCL_ICD") || k.starts_with("OPENCL_LAYER") || k.starts_with("CLTAP_") {
-            c.env_remove(k);
-        }
-    }
-}
-
 fn vecadd(dir: &Path) {
     let pocl = Driver::Pocl.library();
-    let mut c = Command::new(cltap_exe());
-    c.current_dir(dir).args(["run", "--rocpd", "--device-timing", "--driver"]).arg(&pocl).arg("--");
+    let mut c = cltap_on_driver(dir, &pocl);
+    c.args(["run", "--rocpd", "--device-timing", "--driver"]).arg(&pocl).arg("--");
     c.arg(programs().join("vecadd")).arg("65536");
-    clean(&mut c);
-    c.env("OCL_ICD_VENDORS", &pocl);
     let o = c.output().unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
 }
@@ -215,11 +205,9 @@ fn hardware_counters_are_pmc_events_of_their_dispatch() {
 fn a_run_killed_by_sigkill_leaves_a_database_the_views_read() {
     let d = scratch("rocpd-kill");
     let pocl = Driver::Pocl.library();
-    let mut c = Command::new(cltap_exe());
-    c.current_dir(&d).args(["run", "--rocpd", "--driver"]).arg(&pocl).arg("--");
+    let mut c = cltap_on_driver(&d, &pocl);
+    c.args(["run", "--rocpd", "--driver"]).arg(&pocl).arg("--");
     c.arg(special("calls.c", "calls-rocpd")).args(["die", "kill", "500"]);
-    clean(&mut c);
-    c.env("OCL_ICD_VENDORS", &pocl);
     let o = c.output().unwrap();
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(err.contains("killed by SIGKILL") && err.contains("its trace was rendered"), "{err}");

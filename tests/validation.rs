@@ -7,20 +7,14 @@
 mod common;
 use common::*;
 use std::path::Path;
-use std::process::Command;
 
 /// `cltap ARGS… -- calls exit 5` on PoCL, from `dir`, with cltap's and the loader's variables
 /// cleared and then `env` set.
 fn cltap(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Outcome {
     let exe = special("calls.c", "calls-validation");
-    let mut c = Command::new(cltap_exe());
-    c.current_dir(dir).args(args).arg("--").arg(exe).args(["exit", "5"]);
-    for (k, _) in std::env::vars() {
-        if k.starts_with("OCL_ICD") || k.starts_with("OPENCL_LAYER") || k.starts_with("CLTAP_") {
-            c.env_remove(k);
-        }
-    }
-    c.env("OCL_ICD_VENDORS", Driver::Pocl.library()).envs(env.iter().copied());
+    let mut c = cltap_on_pocl(dir);
+    c.args(args).arg("--").arg(exe).args(["exit", "5"]);
+    c.envs(env.iter().copied());
     run(c)
 }
 

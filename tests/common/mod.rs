@@ -458,6 +458,13 @@ pub fn sample_built_as(name: &str) -> PathBuf {
 /// the test's own environment leaking in.
 #[allow(dead_code)]
 pub fn cltap_on_pocl(dir: &Path) -> Command {
+    cltap_on_driver(dir, &Driver::Pocl.library())
+}
+
+/// `cltap ARGS…` from `dir` with `lib` as ocl-icd's only driver, no loader, layer or cltap
+/// setting of the test's own environment leaking in.
+#[allow(dead_code)]
+pub fn cltap_on_driver(dir: &Path, lib: &Path) -> Command {
     let mut c = Command::new(cltap_exe());
     c.current_dir(dir);
     for (k, _) in std::env::vars() {
@@ -465,6 +472,6 @@ pub fn cltap_on_pocl(dir: &Path) -> Command {
             c.env_remove(k);
         }
     }
-    c.env("OCL_ICD_VENDORS", Driver::Pocl.library());
+    c.env("OCL_ICD_VENDORS", lib);
     c
 }

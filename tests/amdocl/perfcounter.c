@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "cl_check.h"
 
 /* The extension's types and prototypes, as cl_profile_amd.h declares them. */
 typedef struct _cl_perfcounter_amd* cl_perfcounter_amd;
@@ -46,22 +47,6 @@ typedef cl_int(CL_API_CALL* clock_fn)(cl_device_id, cl_set_device_clock_mode_inp
 
 #define GLOBAL 4096
 #define LOCAL 64
-
-#define CHECK(cond)                                  \
-  do {                                               \
-    if (!(cond)) {                                   \
-      printf("FAIL line %d: %s\n", __LINE__, #cond); \
-      exit(1);                                       \
-    }                                                \
-  } while (0)
-#define OK(call)                                                          \
-  do {                                                                    \
-    cl_int e_ = (call);                                                   \
-    if (e_ != CL_SUCCESS) {                                               \
-      printf("FAIL line %d: %s returned %d\n", __LINE__, #call, (int)e_); \
-      exit(1);                                                            \
-    }                                                                     \
-  } while (0)
 
 static const char* SRC =
     "__kernel void scale(__global float* x, float k) { size_t i = get_global_id(0); x[i] = x[i] * k; }\n";

@@ -14,35 +14,7 @@
 #include "hsa.h"
 #include "hsa_ext_amd.h"
 
-#define OK(call)                                                            \
-  do {                                                                      \
-    hsa_status_t st_ = (call);                                              \
-    if (st_ != HSA_STATUS_SUCCESS) {                                        \
-      printf("FAIL line %d: %s returned %#x\n", __LINE__, #call, st_);      \
-      exit(1);                                                              \
-    }                                                                       \
-  } while (0)
-
-static hsa_agent_t gpu;
-static hsa_status_t find_gpu(hsa_agent_t a, void* data) {
-  (void)data;
-  hsa_device_type_t t;
-  OK(hsa_agent_get_info(a, HSA_AGENT_INFO_DEVICE, &t));
-  if (t == HSA_DEVICE_TYPE_GPU) gpu = a;
-  return HSA_STATUS_SUCCESS;
-}
-
-static hsa_region_t kernarg_region;
-static hsa_status_t find_kernarg(hsa_region_t r, void* data) {
-  (void)data;
-  uint32_t flags;
-  OK(hsa_region_get_info(r, HSA_REGION_INFO_GLOBAL_FLAGS, &flags));
-  if (flags & HSA_REGION_GLOBAL_FLAG_KERNARG) {
-    kernarg_region = r;
-    return HSA_STATUS_INFO_BREAK;
-  }
-  return HSA_STATUS_SUCCESS;
-}
+#include "hsa_common.h"
 
 int main(int argc, char** argv) {
   setvbuf(stdout, NULL, _IONBF, 0);
@@ -53,7 +25,7 @@ int main(int argc, char** argv) {
   const char* n_env = getenv("EXIT_EARLY_DISPATCHES");
   const unsigned n = n_env ? (unsigned)atoi(n_env) : 4;
   OK(hsa_init());
-  OK(hsa_iterate_agents(find_gpu, NULL));
+  OK(hsa_iterate_agents(find_agents, NULL));
   if (!gpu.handle || hsa_agent_iterate_regions(gpu, find_kernarg, NULL) != HSA_STATUS_INFO_BREAK) {
     printf("FAIL: no GPU with a kernarg region\n");
     return 1;

@@ -36,45 +36,7 @@
 #include "hsa.h"
 #include "hsa_ext_amd.h"
 
-#define OK(call)                                                                  \
-  do {                                                                            \
-    hsa_status_t st_ = (call);                                                    \
-    if (st_ != HSA_STATUS_SUCCESS) {                                              \
-      const char* s_ = "?";                                                       \
-      hsa_status_string(st_, &s_);                                                \
-      printf("FAIL line %d: %s returned %#x (%s)\n", __LINE__, #call, st_, s_);   \
-      exit(1);                                                                    \
-    }                                                                             \
-  } while (0)
-#define CHECK(cond)                                        \
-  do {                                                     \
-    if (!(cond)) {                                         \
-      printf("FAIL line %d: %s\n", __LINE__, #cond);       \
-      exit(1);                                             \
-    }                                                      \
-  } while (0)
-
-static hsa_agent_t cpu, gpu;
-static hsa_status_t find_agents(hsa_agent_t a, void* data) {
-  (void)data;
-  hsa_device_type_t t;
-  OK(hsa_agent_get_info(a, HSA_AGENT_INFO_DEVICE, &t));
-  if (t == HSA_DEVICE_TYPE_GPU) gpu = a;
-  if (t == HSA_DEVICE_TYPE_CPU) cpu = a;
-  return HSA_STATUS_SUCCESS;
-}
-
-static hsa_region_t kernarg_region;
-static hsa_status_t find_kernarg(hsa_region_t r, void* data) {
-  (void)data;
-  uint32_t flags;
-  OK(hsa_region_get_info(r, HSA_REGION_INFO_GLOBAL_FLAGS, &flags));
-  if (flags & HSA_REGION_GLOBAL_FLAG_KERNARG) {
-    kernarg_region = r;
-    return HSA_STATUS_INFO_BREAK;
-  }
-  return HSA_STATUS_SUCCESS;
-}
+#include "hsa_common.h"
 
 static hsa_amd_memory_pool_t cpu_fine, gpu_coarse;
 static hsa_status_t find_pool(hsa_amd_memory_pool_t p, void* data) {

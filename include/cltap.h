@@ -51,7 +51,7 @@ extern "C" {
 #define CLTAP_API_ID(domain, index) (((uint32_t)(domain) << 16) | (uint32_t)(index))
 #define CLTAP_API_DOMAIN(api_id) ((uint32_t)(api_id) >> 16)
 #define CLTAP_API_INDEX(api_id) ((uint32_t)(api_id) & 0xffffu)
-#define CLTAP_API_OPENCL_COUNT 224u
+#define CLTAP_API_OPENCL_COUNT 246u
 #define CLTAP_API_HSA_COUNT 192u
 
 typedef enum cltap_api_id {
@@ -279,6 +279,28 @@ typedef enum cltap_api_id {
     CLTAP_API_OPENCL_clEnqueueEndPerfCounterAMD = 0x000dd,
     CLTAP_API_OPENCL_clGetPerfCounterInfoAMD = 0x000de,
     CLTAP_API_OPENCL_clSetDeviceClockModeAMD = 0x000df,
+    CLTAP_API_OPENCL_clCreateThreadTraceAMD = 0x000e0,
+    CLTAP_API_OPENCL_clReleaseThreadTraceAMD = 0x000e1,
+    CLTAP_API_OPENCL_clRetainThreadTraceAMD = 0x000e2,
+    CLTAP_API_OPENCL_clSetThreadTraceParamAMD = 0x000e3,
+    CLTAP_API_OPENCL_clEnqueueBindThreadTraceBufferAMD = 0x000e4,
+    CLTAP_API_OPENCL_clGetThreadTraceInfoAMD = 0x000e5,
+    CLTAP_API_OPENCL_clEnqueueThreadTraceCommandAMD = 0x000e6,
+    CLTAP_API_OPENCL_clEnqueueWaitSignalAMD = 0x000e7,
+    CLTAP_API_OPENCL_clEnqueueWriteSignalAMD = 0x000e8,
+    CLTAP_API_OPENCL_clEnqueueMakeBuffersResidentAMD = 0x000e9,
+    CLTAP_API_OPENCL_clCreateSsgFileObjectAMD = 0x000ea,
+    CLTAP_API_OPENCL_clGetSsgFileObjectInfoAMD = 0x000eb,
+    CLTAP_API_OPENCL_clRetainSsgFileObjectAMD = 0x000ec,
+    CLTAP_API_OPENCL_clReleaseSsgFileObjectAMD = 0x000ed,
+    CLTAP_API_OPENCL_clEnqueueReadSsgFileAMD = 0x000ee,
+    CLTAP_API_OPENCL_clEnqueueWriteSsgFileAMD = 0x000ef,
+    CLTAP_API_OPENCL_clEnqueueCopyBufferP2PAMD = 0x000f0,
+    CLTAP_API_OPENCL_clCreateProgramWithAssemblyAMD = 0x000f1,
+    CLTAP_API_OPENCL_clConvertImageAMD = 0x000f2,
+    CLTAP_API_OPENCL_clCreateBufferFromImageAMD = 0x000f3,
+    CLTAP_API_OPENCL_clGetKernelInfoAMD = 0x000f4,
+    CLTAP_API_OPENCL_clUnloadPlatformAMD = 0x000f5,
     CLTAP_API_HSA_hsa_init = 0x10000,
     CLTAP_API_HSA_hsa_shut_down = 0x10001,
     CLTAP_API_HSA_hsa_system_get_info = 0x10002,
@@ -648,6 +670,14 @@ typedef cl_ulong cltap_cl_perfcounter_property; /* cl_perfcounter_property */
 typedef void* cltap_cl_perfcounter_amd; /* cl_perfcounter_amd */
 typedef cl_uint cltap_cl_perfcounter_info; /* cl_perfcounter_info */
 typedef cl_uint cltap_cl_set_device_clock_mode_input_amd; /* cl_set_device_clock_mode_input_amd */
+typedef void* cltap_cl_threadtrace_amd; /* cl_threadtrace_amd */
+typedef cl_uint cltap_cl_thread_trace_param; /* cl_thread_trace_param */
+typedef cl_uint cltap_cl_threadtrace_info; /* cl_threadtrace_info */
+typedef cl_uint cltap_cl_threadtrace_command_name_amd; /* cl_threadtrace_command_name_amd */
+typedef cl_uint cltap_cl_file_flags_amd; /* cl_file_flags_amd */
+typedef void* cltap_cl_file_amd; /* cl_file_amd */
+typedef cl_uint cltap_cl_file_info_amd; /* cl_file_info_amd */
+typedef cl_uint cltap_cl_kernel_info_amd; /* cl_kernel_info_amd */
 
 /* clGetPlatformIDs: result: cl_int. */
 typedef struct cltap_params_clGetPlatformIDs {
@@ -2486,6 +2516,178 @@ typedef struct cltap_params_clSetDeviceClockModeAMD {
     cltap_cl_set_device_clock_mode_input_amd* clock_mode_input;
     void** clock_mode_output;
 } cltap_params_clSetDeviceClockModeAMD;
+/* clCreateThreadTraceAMD: result: cl_threadtrace_amd. */
+typedef struct cltap_params_clCreateThreadTraceAMD {
+    cl_device_id* device;
+    cl_int** errcode_ret;
+} cltap_params_clCreateThreadTraceAMD;
+/* clReleaseThreadTraceAMD: result: cl_int. */
+typedef struct cltap_params_clReleaseThreadTraceAMD {
+    cltap_cl_threadtrace_amd* thread_trace;
+} cltap_params_clReleaseThreadTraceAMD;
+/* clRetainThreadTraceAMD: result: cl_int. */
+typedef struct cltap_params_clRetainThreadTraceAMD {
+    cltap_cl_threadtrace_amd* thread_trace;
+} cltap_params_clRetainThreadTraceAMD;
+/* clSetThreadTraceParamAMD: result: cl_int. */
+typedef struct cltap_params_clSetThreadTraceParamAMD {
+    cltap_cl_threadtrace_amd* thread_trace;
+    cltap_cl_thread_trace_param* config_param;
+    cl_uint* param_value;
+} cltap_params_clSetThreadTraceParamAMD;
+/* clEnqueueBindThreadTraceBufferAMD: result: cl_int. */
+typedef struct cltap_params_clEnqueueBindThreadTraceBufferAMD {
+    cl_command_queue* command_queue;
+    cltap_cl_threadtrace_amd* thread_trace;
+    cl_mem** mem_objects;
+    cl_uint* mem_objects_num;
+    cl_uint* buffer_size;
+    cl_uint* num_events_in_wait_list;
+    const cl_event** event_wait_list;
+    cl_event** event;
+} cltap_params_clEnqueueBindThreadTraceBufferAMD;
+/* clGetThreadTraceInfoAMD: result: cl_int. */
+typedef struct cltap_params_clGetThreadTraceInfoAMD {
+    cltap_cl_threadtrace_amd* thread_trace;
+    cltap_cl_threadtrace_info* param_name;
+    size_t* param_value_size;
+    void** param_value;
+    size_t** param_value_size_ret;
+} cltap_params_clGetThreadTraceInfoAMD;
+/* clEnqueueThreadTraceCommandAMD: result: cl_int. */
+typedef struct cltap_params_clEnqueueThreadTraceCommandAMD {
+    cl_command_queue* command_queue;
+    cltap_cl_threadtrace_amd* thread_trace;
+    cltap_cl_threadtrace_command_name_amd* command_name;
+    cl_uint* num_events_in_wait_list;
+    const cl_event** event_wait_list;
+    cl_event** event;
+} cltap_params_clEnqueueThreadTraceCommandAMD;
+/* clEnqueueWaitSignalAMD: result: cl_int. */
+typedef struct cltap_params_clEnqueueWaitSignalAMD {
+    cl_command_queue* command_queue;
+    cl_mem* mem_object;
+    cl_uint* value;
+    cl_uint* num_events_in_wait_list;
+    const cl_event** event_wait_list;
+    cl_event** event;
+} cltap_params_clEnqueueWaitSignalAMD;
+/* clEnqueueWriteSignalAMD: result: cl_int. */
+typedef struct cltap_params_clEnqueueWriteSignalAMD {
+    cl_command_queue* command_queue;
+    cl_mem* mem_object;
+    cl_uint* value;
+    cl_ulong* offset;
+    cl_uint* num_events_in_wait_list;
+    const cl_event** event_wait_list;
+    cl_event** event;
+} cltap_params_clEnqueueWriteSignalAMD;
+/* clEnqueueMakeBuffersResidentAMD: result: cl_int. */
+typedef struct cltap_params_clEnqueueMakeBuffersResidentAMD {
+    cl_command_queue* command_queue;
+    cl_uint* num_mem_objs;
+    cl_mem** mem_objects;
+    cl_bool* blocking_make_resident;
+    void** bus_addresses;
+    cl_uint* num_events_in_wait_list;
+    const cl_event** event_wait_list;
+    cl_event** event;
+} cltap_params_clEnqueueMakeBuffersResidentAMD;
+/* clCreateSsgFileObjectAMD: result: cl_file_amd. */
+typedef struct cltap_params_clCreateSsgFileObjectAMD {
+    cl_context* context;
+    cltap_cl_file_flags_amd* flags;
+    const wchar_t** file_name;
+    cl_int** errcode_ret;
+} cltap_params_clCreateSsgFileObjectAMD;
+/* clGetSsgFileObjectInfoAMD: result: cl_int. */
+typedef struct cltap_params_clGetSsgFileObjectInfoAMD {
+    cltap_cl_file_amd* file;
+    cltap_cl_file_info_amd* param_name;
+    size_t* param_value_size;
+    void** param_value;
+    size_t** param_value_size_ret;
+} cltap_params_clGetSsgFileObjectInfoAMD;
+/* clRetainSsgFileObjectAMD: result: cl_int. */
+typedef struct cltap_params_clRetainSsgFileObjectAMD {
+    cltap_cl_file_amd* file;
+} cltap_params_clRetainSsgFileObjectAMD;
+/* clReleaseSsgFileObjectAMD: result: cl_int. */
+typedef struct cltap_params_clReleaseSsgFileObjectAMD {
+    cltap_cl_file_amd* file;
+} cltap_params_clReleaseSsgFileObjectAMD;
+/* clEnqueueReadSsgFileAMD: result: cl_int. */
+typedef struct cltap_params_clEnqueueReadSsgFileAMD {
+    cl_command_queue* command_queue;
+    cl_mem* buffer;
+    cl_bool* blocking_write;
+    size_t* buffer_offset;
+    size_t* cb;
+    cltap_cl_file_amd* file;
+    size_t* file_offset;
+    cl_uint* num_events_in_wait_list;
+    const cl_event** event_wait_list;
+    cl_event** event;
+} cltap_params_clEnqueueReadSsgFileAMD;
+/* clEnqueueWriteSsgFileAMD: result: cl_int. */
+typedef struct cltap_params_clEnqueueWriteSsgFileAMD {
+    cl_command_queue* command_queue;
+    cl_mem* buffer;
+    cl_bool* blocking_read;
+    size_t* buffer_offset;
+    size_t* cb;
+    cltap_cl_file_amd* file;
+    size_t* file_offset;
+    cl_uint* num_events_in_wait_list;
+    const cl_event** event_wait_list;
+    cl_event** event;
+} cltap_params_clEnqueueWriteSsgFileAMD;
+/* clEnqueueCopyBufferP2PAMD: result: cl_int. */
+typedef struct cltap_params_clEnqueueCopyBufferP2PAMD {
+    cl_command_queue* command_queue;
+    cl_mem* src_buffer;
+    cl_mem* dst_buffer;
+    size_t* src_offset;
+    size_t* dst_offset;
+    size_t* cb;
+    cl_uint* num_events_in_wait_list;
+    const cl_event** event_wait_list;
+    cl_event** event;
+} cltap_params_clEnqueueCopyBufferP2PAMD;
+/* clCreateProgramWithAssemblyAMD: result: cl_program. */
+typedef struct cltap_params_clCreateProgramWithAssemblyAMD {
+    cl_context* context;
+    cl_uint* count;
+    const char*** strings;
+    const size_t** lengths;
+    cl_int** errcode_ret;
+} cltap_params_clCreateProgramWithAssemblyAMD;
+/* clConvertImageAMD: result: cl_mem. */
+typedef struct cltap_params_clConvertImageAMD {
+    cl_context* context;
+    cl_mem* image;
+    const cl_image_format** image_format;
+    cl_int** errcode_ret;
+} cltap_params_clConvertImageAMD;
+/* clCreateBufferFromImageAMD: result: cl_mem. */
+typedef struct cltap_params_clCreateBufferFromImageAMD {
+    cl_context* context;
+    cl_mem* image;
+    cl_int** errcode_ret;
+} cltap_params_clCreateBufferFromImageAMD;
+/* clGetKernelInfoAMD: result: cl_int. */
+typedef struct cltap_params_clGetKernelInfoAMD {
+    cl_kernel* kernel;
+    cl_device_id* device;
+    cltap_cl_kernel_info_amd* param_name;
+    size_t* param_value_size;
+    void** param_value;
+    size_t** param_value_size_ret;
+} cltap_params_clGetKernelInfoAMD;
+/* clUnloadPlatformAMD: result: cl_int. */
+typedef struct cltap_params_clUnloadPlatformAMD {
+    cl_platform_id* platform;
+} cltap_params_clUnloadPlatformAMD;
 #endif /* CLTAP_NO_OPENCL */
 
 /* ---- HSA parameter structs (define CLTAP_NO_HSA to leave them out) -------- */

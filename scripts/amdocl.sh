@@ -6,6 +6,7 @@
 #   scripts/amdocl.sh           # build it unless it is cached; print the library's path
 #   scripts/amdocl.sh --path    # print the cached library's path, or fail without building
 #   scripts/amdocl.sh --clinfo  # print the path of AMD's clinfo built beside it (same rules as --path)
+#   scripts/amdocl.sh --ocltst  # print the folder of AMD's ocltst and its modules (same rules as --path)
 #
 # The archives are looked for in ../shared/amd-opencl/ next to the clone (AMDOCL_ARCHIVES moves
 # that). The build is cached outside the clone, in ${XDG_CACHE_HOME:-$HOME/.cache}/cltap/amdocl/KEY/,
@@ -21,7 +22,7 @@ ocl_sha=69d95e229ab935c89fd0623c04af137e377df36d341a0cc059791e8444d13e61
 rocclr_sha=9cef7777def6993bfce5ee56ae0e7e54ae43fa81c4ea307918b018f3bd99962f
 # Raised whenever the build below changes what it produces, so that no cache of an older recipe
 # is taken for this one.
-recipe=1
+recipe=2
 
 archives="${AMDOCL_ARCHIVES:-$(cd "$root/.." && pwd)/shared/amd-opencl}"
 key=$(printf '%s %s %s\n' "$ocl_sha" "$rocclr_sha" "$recipe" | sha256sum | cut -c1-16)
@@ -29,19 +30,22 @@ cache="${XDG_CACHE_HOME:-$HOME/.cache}/cltap/amdocl"
 dir="$cache/$key"
 lib="$dir/lib/libamdocl64.so"
 clinfo="$dir/bin/clinfo"
+ocltst="$dir/ocltst"
 
-built() { [ -e "$dir/.done" ] && [ -f "$lib" ] && [ -x "$clinfo" ]; }
+built() {
+  [ -e "$dir/.done" ] && [ -f "$lib" ] && [ -x "$clinfo" ] && [ -x "$ocltst/ocltst" ] && [ -f "$ocltst/libTestLog.so" ]
+}
 
 case "${1:-}" in
-  --path|--clinfo)
+  --path|--clinfo|--ocltst)
     if ! built; then
       echo "amdocl: AMD's OpenCL runtime is not built in $dir: run scripts/setup.sh (it needs $archives/$ocl.tar.xz and $rocclr.tar.xz)" >&2
       exit 1
     fi
-    if [ "$1" = --path ]; then echo "$lib"; else echo "$clinfo"; fi
+    case "$1" in --path) echo "$lib" ;; --clinfo) echo "$clinfo" ;; *) echo "$ocltst" ;; esac
     exit 0 ;;
   "") ;;
-  *) echo "usage: $0 [--path | --clinfo]" >&2; exit 2 ;;
+  *) echo "usage: $0 [--path | --clinfo | --ocltst]" >&2; exit 2 ;;
 esac
 
 if built; then echo "$lib"; exit 0; fi
@@ -74,9 +78,14 @@ tar xJf "$archives/$ocl.tar.xz" -C "$work"
 tar xJf "$archives/$rocclr.tar.xz" -C "$work"
 # Its find modules guess sibling folders named rocclr and opencl; the two paths say where they are.
 # BUILD_ICD=OFF: the system's loader (ocl-icd) loads it, not the Khronos loader bundled in its tree.
+# BUILD_TESTS=ON adds AMD's own test suite, ocltst: a driver program and its test modules
+# (oclruntime, oclperf), linked against the system's loader like any application. ocltst needs its
+# log library (libTestLog.so) beside it: with BUILD_RPATH_USE_ORIGIN its run path is $ORIGIN, not
+# the build tree that is dropped below.
 if ! { cmake -S "$work/$ocl" -B "$work/build" -DCMAKE_BUILD_TYPE=Release -DUSE_COMGR_LIBRARY=ON \
-         -DBUILD_ICD=OFF -DROCCLR_PATH="$work/$rocclr" -DAMD_OPENCL_PATH="$work/$ocl" &&
-       make -C "$work/build" -j"$(nproc)" amdocl clinfo; } >"$work/build.log" 2>&1; then
+         -DBUILD_ICD=OFF -DBUILD_TESTS=ON -DCMAKE_BUILD_RPATH_USE_ORIGIN=ON \
+         -DROCCLR_PATH="$work/$rocclr" -DAMD_OPENCL_PATH="$work/$ocl" &&
+       make -C "$work/build" -j"$(nproc)" amdocl clinfo ocltst oclruntime oclperf; } >"$work/build.log" 2>&1; then
   tail -n 30 "$work/build.log" >&2
   echo "amdocl: the build failed (last lines above)" >&2
   exit 1
@@ -84,6 +93,9 @@ fi
 mkdir -p "$work/out/lib" "$work/out/bin"
 cp "$work/build/amdocl/libamdocl64.so" "$work/out/lib/"
 cp "$work/build/tools/clinfo/clinfo" "$work/out/bin/"
+mkdir -p "$work/out/ocltst"
+cp "$work/build/tests/ocltst/ocltst" "$work/build/tests/ocltst/libTestLog.so" \
+   "$work/build/tests/ocltst/liboclruntime.so" "$work/build/tests/ocltst/liboclperf.so" "$work/out/ocltst/"
 cp "$work/build.log" "$work/out/"
 touch "$work/out/.done"
 rm -rf "$dir"

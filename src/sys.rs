@@ -16,3 +16,19 @@ pub type cl_perfcounter_info = cl_uint;
 /// by value in one integer register as a `cl_uint` is.
 #[allow(non_camel_case_types)]
 pub type cl_set_device_clock_mode_input_amd = cl_uint;
+
+/// AMD's other extensions' scalar types (`cl_thread_trace_amd.h`,
+/// `cl_kernel_info_amd.h` and the `cl_ext.h` of ROCm-OpenCL-Runtime); the
+/// thread-trace command name is a C enum, as wide as a `cl_uint`.
+#[allow(non_camel_case_types)]
+pub type cl_thread_trace_param = cl_uint;
+#[allow(non_camel_case_types)]
+pub type cl_threadtrace_info = cl_uint;
+#[allow(non_camel_case_types)]
+pub type cl_threadtrace_command_name_amd = cl_uint;
+#[allow(non_camel_case_types)]
+pub type cl_file_flags_amd = cl_uint;
+#[allow(non_camel_case_types)]
+pub type cl_file_info_amd = cl_uint;
+#[allow(non_camel_case_types)]
+pub type cl_kernel_info_amd = cl_uint;

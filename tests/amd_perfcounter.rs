@@ -149,3 +149,37 @@ fn the_applications_counters_win_over_cltaps_own_with_one_line() {
     assert_eq!(scale[0].values, [None, None], "cltap's own request has no values for the application's dispatch");
     check_log(&dir, "layer, counting");
 }
+
+/// The decoded API log (`CLTAP_LOG_DECODE=1`) names what AMD's header names: the query of
+/// `clGetPerfCounterInfoAMD` and the property names in `clCreatePerfCounterAMD`'s list, each with
+/// its value (block 14 event 4 is SQ_WAVES), in both modes.
+#[test]
+fn the_decoded_log_names_the_queries_and_the_counter_properties() {
+    let plain = baseline();
+    for (name, mode) in [("layer", Mode::Layer), ("icd", Mode::Icd)] {
+        let dir = scratch(&format!("amd-perf-decoded-{name}"));
+        let mut c = on_amd(program(), &[], mode, &dir);
+        c.env("CLTAP_LOG_DECODE", "1");
+        let o = run(c);
+        assert_eq!((o.code, o.stdout.as_str()), (plain.code, plain.stdout.as_str()), "{name}:\n{}", o.stderr);
+        let log = std::fs::read_to_string(only_file(&dir, ".apilog")).unwrap();
+        let lines = |f: &str| log.lines().filter(|l| l.contains(&format!("{f}("))).collect::<Vec<_>>();
+        let created = lines("clCreatePerfCounterAMD");
+        let waves = "{0x3 (CL_PERFCOUNTER_GPU_BLOCK_INDEX), 0xe, 0x4 (CL_PERFCOUNTER_GPU_COUNTER_INDEX), 0x0, \
+                     0x5 (CL_PERFCOUNTER_GPU_EVENT_INDEX), 0x4, 0}";
+        assert_eq!(created.len(), 2, "{name}: {log}");
+        assert!(created[0].contains(waves), "{name}: {}", created[0]);
+        for (v, query) in [
+            (1, "CL_PERFCOUNTER_REFERENCE_COUNT"),
+            (2, "CL_PERFCOUNTER_DATA"),
+            (3, "CL_PERFCOUNTER_GPU_BLOCK_INDEX"),
+            (4, "CL_PERFCOUNTER_GPU_COUNTER_INDEX"),
+            (5, "CL_PERFCOUNTER_GPU_EVENT_INDEX"),
+        ] {
+            let want = format!("param_name = {v} ({query})");
+            assert!(lines("clGetPerfCounterInfoAMD").iter().any(|l| l.contains(&want)), "{name}: no {want}:\n{log}");
+        }
+        // 119 is no query of AMD's: its number alone.
+        assert!(lines("clGetPerfCounterInfoAMD").iter().any(|l| l.contains("param_name = 119,")), "{name}:\n{log}");
+    }
+}

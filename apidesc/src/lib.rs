@@ -86,6 +86,9 @@ pub enum PropKind {
     CommandBuffer,
     MemIntel,
     Command,
+    /// AMD's perf-counter properties, (name, value) pairs of `cl_ulong`;
+    /// written `[props]`, as AMD's header declares the list non-const.
+    PerfCounterAmd,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

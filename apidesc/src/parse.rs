@@ -350,6 +350,11 @@ fn parse_param(p: &str, line: usize, func: &str, dialect: Dialect) -> Result<Par
             "count" => count = Some(need(v)?),
             "info" => role = Some(Role::InfoResult { size: need(v)? }),
             "ptr" => role = Some(Role::HostPtr),
+            "props" => {
+                let k = types::prop_kind(&pointee)
+                    .ok_or_else(|| bad(format!("`props`: `{pointee}` is no known property type")))?;
+                role = Some(Role::Properties(k));
+            }
             "struct" if dialect == Dialect::Hsa => {
                 let n: u64 = need(v)?.parse().map_err(|_| bad("`struct` takes the size in bytes".into()))?;
                 if n == 0 || !n.is_multiple_of(8) || is_pointer(&c_type) {

@@ -89,6 +89,16 @@ mod tests {
         assert_eq!(f.dispatch, Dispatch::Param(2));
         assert_eq!(f.ret, RetKind::Handle);
     }
+
+    #[test]
+    fn a_non_const_property_list_by_annotation() {
+        // AMD's perf-counter properties: its header declares the list non-const.
+        let f = one("- cl_perfcounter_amd clCreatePerfCounterAMD(cl_device_id device, \
+             cl_perfcounter_property* properties [props], cl_int* errcode_ret)");
+        assert_eq!(f.params[1].role, Role::Properties(crate::PropKind::PerfCounterAmd));
+        let e = parse("- cl_int clX(cl_context c, cl_uint* v [props]);").unwrap_err();
+        assert!(e.msg.contains("no known property type"), "{e}");
+    }
 }
 
 mod hsa_tests {

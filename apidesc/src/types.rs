@@ -23,6 +23,8 @@ pub const OPAQUE_HANDLES: &[&str] = &[
     "cl_mutable_command_khr",
     "cl_accelerator_intel",
     "cl_perfcounter_amd",
+    "cl_threadtrace_amd",
+    "cl_file_amd",
 ];
 
 pub fn is_dispatchable(t: &str) -> bool {
@@ -45,6 +47,7 @@ pub fn prop_kind(t: &str) -> Option<PropKind> {
         "cl_command_buffer_properties_khr" => PropKind::CommandBuffer,
         "cl_mem_properties_intel" => PropKind::MemIntel,
         "cl_command_properties_khr" => PropKind::Command,
+        "cl_perfcounter_property" => PropKind::PerfCounterAmd,
         _ => return None,
     })
 }

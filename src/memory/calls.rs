@@ -133,6 +133,8 @@ pub const CL_OBJECTS: &[&str] = &[
     "cl_command_buffer_khr",
     "cl_accelerator_intel",
     "cl_perfcounter_amd",
+    "cl_threadtrace_amd",
+    "cl_file_amd",
 ];
 
 /// What one function does, with its parameters resolved to positions.

@@ -4,7 +4,7 @@
 //! shares the names and the text test.
 
 use crate::decode::words;
-use crate::meta::{Kind, ParamMeta};
+use crate::meta::{Kind, ParamMeta, Props};
 use crate::trace::record::{Tag, View};
 use std::fmt::Write;
 
@@ -33,7 +33,8 @@ pub(crate) fn symbolic(c_type: &str, v: u64) -> Option<String> {
         return crate::trace::names::hsa_status(v as u32).map(str::to_string);
     }
     let groups = if c_type.starts_with("hsa_") { crate::trace::hsa_enums::GROUPS } else { crate::trace::enums::GROUPS };
-    let g = groups.iter().find(|g| g.c_type == c_type)?;
+    // AMD's extension types are in no Khronos header, so in no generated table.
+    let g = groups.iter().chain(crate::trace::amd_enums::GROUPS).find(|g| g.c_type == c_type)?;
     let bitfield = g.bitfield || c_type.ends_with("_flags") || c_type.ends_with("capabilities");
     if !bitfield {
         return g.values.iter().find(|(x, _)| *x == v).map(|(_, n)| n.to_string());
@@ -156,9 +157,19 @@ fn decoded(p: &ParamMeta, caps: &[(&crate::trace::record::Capture, &[u8])]) -> O
             s.push(']');
             s
         }
-        (Tag::Props, _) => {
-            let w = words(data, 8);
-            let items: Vec<String> = w.iter().map(|v| format!("{:#x}", v)).collect();
+        (Tag::Props, kind) => {
+            let pointee = p.c_type.trim_start_matches("const ").trim_end_matches('*').trim();
+            let pairs = kind == Kind::Properties(Props::Pairs);
+            let items: Vec<String> = words(data, 8)
+                .iter()
+                .enumerate()
+                .map(|(k, &v)| match symbolic(pointee, v).filter(|_| pairs && k.is_multiple_of(2)) {
+                    // A pair's name by name, as a scalar's: AMD's perf-counter
+                    // properties are small numbers nobody reads as such.
+                    Some(n) => format!("{v:#x} ({n})"),
+                    None => format!("{v:#x}"),
+                })
+                .collect();
             format!("{{{}, 0}}", items.join(", "))
         }
         _ => return None,
@@ -181,5 +192,9 @@ mod tests {
         assert_eq!(symbolic("hsa_signal_condition_t", 2).as_deref(), Some("HSA_SIGNAL_CONDITION_LT"));
         assert_eq!(symbolic("hsa_queue_type32_t", 1).as_deref(), Some("HSA_QUEUE_TYPE_SINGLE"));
         assert_eq!(symbolic("hsa_agent_info_t", 0x7777), None);
+        // AMD's extensions' enums, which no Khronos header has.
+        assert_eq!(symbolic("cl_perfcounter_info", 2).as_deref(), Some("CL_PERFCOUNTER_DATA"));
+        assert_eq!(symbolic("cl_perfcounter_property", 3).as_deref(), Some("CL_PERFCOUNTER_GPU_BLOCK_INDEX"));
+        assert_eq!(symbolic("cl_file_flags_amd", 3).as_deref(), Some("CL_FILE_READ_ONLY_AMD | CL_FILE_WRITE_ONLY_AMD"));
     }
 }

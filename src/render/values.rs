@@ -86,6 +86,8 @@ fn is_handle(t: &str) -> bool {
             | "cl_mutable_command_khr"
             | "cl_accelerator_intel"
             | "cl_perfcounter_amd"
+            | "cl_threadtrace_amd"
+            | "cl_file_amd"
     )
 }
 

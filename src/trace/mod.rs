@@ -3,6 +3,7 @@
 //! trace's life (`writer`), which hands sealed chunks to `crate::render`;
 //! `process` holds what needs both a thread's state and the trace.
 
+pub mod amd_enums;
 pub mod buffers;
 pub mod capture;
 pub mod delivered;

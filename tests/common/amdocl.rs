@@ -28,6 +28,13 @@ pub fn amd_clinfo() -> &'static Path {
     P.get_or_init(|| cached("--clinfo"))
 }
 
+/// The folder of AMD's `ocltst` (`tests/ocltst` of the same tree): the program, its log library
+/// and its test modules (`liboclruntime.so`, `liboclperf.so`), built beside the library.
+pub fn ocltst_dir() -> &'static Path {
+    static P: OnceLock<PathBuf> = OnceLock::new();
+    P.get_or_init(|| cached("--ocltst"))
+}
+
 /// `program args…` run from `dir` through Debian's ocl-icd with AMD's runtime as the only driver,
 /// on Debian's ROCr over gpu-emu, with cltap in `mode` (its files in `dir`), in an environment
 /// cleaned of loader, HSA, cltap and emulator settings.

@@ -39,6 +39,7 @@ static const char* const htypes[] = {
     "cl_platform_id", "cl_device_id",          "cl_context",          "cl_command_queue",       "cl_mem",
     "cl_program",     "cl_kernel",             "cl_event",            "cl_sampler",             "cl_command_buffer_khr",
     "cl_semaphore_khr", "cl_mutable_command_khr", "cl_accelerator_intel", "cl_perfcounter_amd",
+    "cl_threadtrace_amd", "cl_file_amd",
 };
 #define NTYPES (sizeof htypes / sizeof htypes[0])
 static void* hvals[NTYPES];
@@ -169,6 +170,7 @@ int main(void) {
         "clCreateProgramWithSource", "clCreateKernel",  "clCreateUserEvent",     "clCreateSampler",
         "clCreateCommandBufferKHR", "clCreateSemaphoreWithPropertiesKHR", "clCommandNDRangeKernelKHR",
         "clCreateAcceleratorINTEL", "clCreatePerfCounterAMD",
+        "clCreateThreadTraceAMD", "clCreateSsgFileObjectAMD",
     };
     for (size_t i = 0; i < sizeof makers / sizeof makers[0]; i++) setup(seq++, makers[i]);
     for (size_t i = 0; i < NTYPES; i++)

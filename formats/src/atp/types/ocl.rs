@@ -166,7 +166,7 @@ pub(crate) const RCP_FUNCTIONS: [&str; 146] = [
 pub(crate) const CLTAP_FIRST: u32 = 200;
 
 /// Functions RCP did not number, in the order they were first given numbers.
-pub(crate) const CLTAP_FUNCTIONS: [&str; 93] = [
+pub(crate) const CLTAP_FUNCTIONS: [&str; 115] = [
     "clCreateBufferWithProperties",
     "clCreateImageWithProperties",
     "clSetContextDestructorCallback",
@@ -260,4 +260,26 @@ pub(crate) const CLTAP_FUNCTIONS: [&str; 93] = [
     "clEnqueueEndPerfCounterAMD",
     "clGetPerfCounterInfoAMD",
     "clSetDeviceClockModeAMD",
+    "clCreateThreadTraceAMD",
+    "clReleaseThreadTraceAMD",
+    "clRetainThreadTraceAMD",
+    "clSetThreadTraceParamAMD",
+    "clEnqueueBindThreadTraceBufferAMD",
+    "clGetThreadTraceInfoAMD",
+    "clEnqueueThreadTraceCommandAMD",
+    "clEnqueueWaitSignalAMD",
+    "clEnqueueWriteSignalAMD",
+    "clEnqueueMakeBuffersResidentAMD",
+    "clCreateSsgFileObjectAMD",
+    "clGetSsgFileObjectInfoAMD",
+    "clRetainSsgFileObjectAMD",
+    "clReleaseSsgFileObjectAMD",
+    "clEnqueueReadSsgFileAMD",
+    "clEnqueueWriteSsgFileAMD",
+    "clEnqueueCopyBufferP2PAMD",
+    "clCreateProgramWithAssemblyAMD",
+    "clConvertImageAMD",
+    "clCreateBufferFromImageAMD",
+    "clGetKernelInfoAMD",
+    "clUnloadPlatformAMD",
 ];

@@ -29,9 +29,8 @@ impl Log {
 /// Prologue: logs, then leaves `params + api_id` as instance data.
 ///
 /// # Safety
-/// Called through the C ABI: every argument is as this entry's C
-/// declaration defines it (each pointer valid for what the entry reads and
-/// writes through it, or NULL where the API allows NULL).
+/// Called by the tracer: `params` the call's parameter block, `ud` the test's state it was
+/// created with (live for the test).
 unsafe extern "C" fn log_pro(api: u32, params: *mut c_void, result: *const c_void, ud: *mut c_void, inst: *mut u64) {
     assert!(result.is_null());
     let log = &*(ud as *const Log);
@@ -40,9 +39,8 @@ unsafe extern "C" fn log_pro(api: u32, params: *mut c_void, result: *const c_voi
 }
 
 /// # Safety
-/// Called through the C ABI: every argument is as this entry's C
-/// declaration defines it (each pointer valid for what the entry reads and
-/// writes through it, or NULL where the API allows NULL).
+/// Called by the tracer: `params` the call's parameter block, `ud` the test's state it was
+/// created with (live for the test).
 unsafe extern "C" fn log_epi(api: u32, params: *mut c_void, result: *const c_void, ud: *mut c_void, inst: *mut u64) {
     let log = &*(ud as *const Log);
     let r = if result.is_null() { 0 } else { *(result as *const u64) };
@@ -179,9 +177,8 @@ fn nested_calls_pair_inside_out_and_two_tracers_nest() {
 /// A prologue that makes a traced call itself.
 ///
 /// # Safety
-/// Called through the C ABI: every argument is as this entry's C
-/// declaration defines it (each pointer valid for what the entry reads and
-/// writes through it, or NULL where the API allows NULL).
+/// Called by the tracer: `params` the call's parameter block, `ud` the test's state it was
+/// created with (live for the test).
 unsafe extern "C" fn calling_pro(
     api: u32,
     params: *mut c_void,
@@ -216,9 +213,8 @@ struct Stress {
 }
 
 /// # Safety
-/// Called through the C ABI: every argument is as this entry's C
-/// declaration defines it (each pointer valid for what the entry reads and
-/// writes through it, or NULL where the API allows NULL).
+/// Called by the tracer: `params` the call's parameter block, `ud` the test's state it was
+/// created with (live for the test).
 unsafe extern "C" fn stress_pro(_api: u32, params: *mut c_void, _r: *const c_void, ud: *mut c_void, inst: *mut u64) {
     let s = &*(ud as *const Stress);
     let w = params as u64;
@@ -230,9 +226,8 @@ unsafe extern "C" fn stress_pro(_api: u32, params: *mut c_void, _r: *const c_voi
 }
 
 /// # Safety
-/// Called through the C ABI: every argument is as this entry's C
-/// declaration defines it (each pointer valid for what the entry reads and
-/// writes through it, or NULL where the API allows NULL).
+/// Called by the tracer: `params` the call's parameter block, `ud` the test's state it was
+/// created with (live for the test).
 unsafe extern "C" fn stress_epi(_api: u32, params: *mut c_void, _r: *const c_void, ud: *mut c_void, inst: *mut u64) {
     let s = &*(ud as *const Stress);
     let w = params as u64;
@@ -298,9 +293,8 @@ struct Blocker {
 }
 
 /// # Safety
-/// Called through the C ABI: every argument is as this entry's C
-/// declaration defines it (each pointer valid for what the entry reads and
-/// writes through it, or NULL where the API allows NULL).
+/// Called by the tracer: `params` the call's parameter block, `ud` the test's state it was
+/// created with (live for the test).
 unsafe extern "C" fn blocking_pro(_api: u32, _p: *mut c_void, _r: *const c_void, ud: *mut c_void, _i: *mut u64) {
     let b = &*(ud as *const Blocker);
     if let Some(tx) = b.entered.lock().unwrap().take() {
@@ -311,9 +305,8 @@ unsafe extern "C" fn blocking_pro(_api: u32, _p: *mut c_void, _r: *const c_void,
 }
 
 /// # Safety
-/// Called through the C ABI: every argument is as this entry's C
-/// declaration defines it (each pointer valid for what the entry reads and
-/// writes through it, or NULL where the API allows NULL).
+/// Called by the tracer: `params` the call's parameter block, `ud` the test's state it was
+/// created with (live for the test).
 unsafe extern "C" fn blocking_epi(_api: u32, _p: *mut c_void, _r: *const c_void, ud: *mut c_void, _i: *mut u64) {
     let b = &*(ud as *const Blocker);
     b.epilogue_at.store(b.order.fetch_add(1, Ordering::SeqCst) + 1, Ordering::SeqCst);
@@ -359,18 +352,16 @@ fn destroy_waits_for_a_blocked_callback_and_its_epilogue() {
 }
 
 /// # Safety
-/// Called through the C ABI: every argument is as this entry's C
-/// declaration defines it (each pointer valid for what the entry reads and
-/// writes through it, or NULL where the API allows NULL).
+/// Called by the tracer: `params` the call's parameter block, `ud` the test's state it was
+/// created with (live for the test).
 unsafe extern "C" fn self_destroying_pro(_api: u32, _p: *mut c_void, _r: *const c_void, ud: *mut c_void, _i: *mut u64) {
     let handle = &*(ud as *const AtomicU64);
     destroy(handle.load(Ordering::SeqCst)).unwrap();
 }
 
 /// # Safety
-/// Called through the C ABI: every argument is as this entry's C
-/// declaration defines it (each pointer valid for what the entry reads and
-/// writes through it, or NULL where the API allows NULL).
+/// Called by the tracer: `params` the call's parameter block, `ud` the test's state it was
+/// created with (live for the test).
 unsafe extern "C" fn counting_epi(_api: u32, _p: *mut c_void, _r: *const c_void, ud: *mut c_void, _i: *mut u64) {
     (*(ud as *const AtomicU64)).fetch_add(1 << 32, Ordering::SeqCst);
 }

@@ -109,7 +109,9 @@ pub unsafe fn key_of(h: *mut c_void) -> *const c_void {
     if h.is_null() {
         std::ptr::null()
     } else {
-        *(h as *const *const c_void)
+        // SAFETY: `(h as *const *const c_void)` is valid for this access: `h` must be NULL or a live object whose
+        // first field is readable (# Safety).
+        unsafe { *(h as *const *const c_void) }
     }
 }
 

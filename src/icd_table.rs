@@ -35,7 +35,9 @@ impl Next {
     /// `target` must point at `n` readable pointer-sized entries.
     pub unsafe fn fill(&self, target: *const *const c_void, n: usize) {
         for i in 0..SLOTS {
-            let p = if i < n { *target.add(i) } else { std::ptr::null() };
+            // SAFETY: `target.add(i)` is valid for this access: `target` must point at `n` readable pointer-sized
+            // entries (# Safety).
+            let p = if i < n { unsafe { *target.add(i) } } else { std::ptr::null() };
             self.slots[i].store(p as *mut c_void, Ordering::Release);
         }
     }
@@ -73,11 +75,14 @@ impl Default for Next {
 /// `obj` must be a live ICD object (its first field a dispatch table pointer).
 #[inline(always)]
 pub unsafe fn object_slot(obj: *mut c_void, slot: usize) -> *const c_void {
-    let table = *(obj as *const *const *const c_void);
+    // SAFETY: `(obj as *const *const *const c_void)` is valid for this access: `obj` must be a live ICD object (its
+    // first field a dispatch table pointer) (# Safety).
+    let table = unsafe { *(obj as *const *const *const c_void) };
     if table.is_null() {
         return std::ptr::null();
     }
-    *table.add(slot)
+    // SAFETY: `table.add(slot)` is valid for this access, as the caller promises (# Safety).
+    unsafe { *table.add(slot) }
 }
 
 #[cfg(test)]

@@ -280,11 +280,10 @@ pub extern "C" fn hsa_ven_amd_aqlprofile_iterate_data(
 /// get_info(PMC_DATA): sample `sample_id` of the event in the query, or their sum for u32::MAX.
 ///
 /// # Safety
-/// Called through the C ABI: every argument is as this entry's C
-/// declaration defines it (each pointer valid for what the entry reads and
-/// writes through it, or NULL where the API allows NULL).
+/// Called by the iteration with a live sample `got` and the `arg` its caller gave it.
 unsafe extern "C" fn pick_sample(kind: u32, got: *mut PmcData, arg: *mut c_void) -> u32 {
-    let (got, wanted) = (&*got, &mut *(arg as *mut PmcData));
+    // SAFETY: `got`, `(arg as *mut PmcData)` are valid for this access (# Safety).
+    let (got, wanted) = unsafe { (&*got, &mut *(arg as *mut PmcData)) };
     if kind != aql::INFO_PMC_DATA || got.event != wanted.event {
         return SUCCESS;
     }

@@ -82,7 +82,8 @@ fn addr(lo: u32, hi: u32) -> usize {
 /// `p` points at a whole packet written by ROCr, and every address in it is live memory of the
 /// process, as the engine's contract with ROCr has it.
 pub unsafe fn execute(p: *const u32, stop: &AtomicBool) -> Result<(usize, Done), Unknown> {
-    let dw = |i: usize| p.add(i).read_volatile();
+    // SAFETY: `i).read_volatile(` is readable (# Safety).
+    let dw = |i: usize| unsafe { p.add(i).read_volatile() };
     let header = dw(0);
     let (op, sub_op) = (header & 0xff, (header >> 8) & 0xff);
     Ok(match (op, sub_op) {
@@ -90,21 +91,26 @@ pub unsafe fn execute(p: *const u32, stop: &AtomicBool) -> Result<(usize, Done),
         (OP_COPY, SUB_COPY_LINEAR) => {
             // count is the byte count minus one (gfx9).
             let bytes = u64::from(dw(1) & 0x3f_ffff) + 1;
-            std::ptr::copy(addr(dw(3), dw(4)) as *const u8, addr(dw(5), dw(6)) as *mut u8, bytes as usize);
+            // SAFETY: the copy's source is readable and its destination writable for the count, as the caller
+            // promises (# Safety).
+            unsafe { std::ptr::copy(addr(dw(3), dw(4)) as *const u8, addr(dw(5), dw(6)) as *mut u8, bytes as usize) };
             (7, Done::Copy { bytes })
         }
-        (OP_COPY, SUB_COPY_RECT) => (13, rect(p)),
+        // SAFETY: `rect`'s # Safety follows from this fn's.
+        (OP_COPY, SUB_COPY_RECT) => (13, unsafe { rect(p) }),
         (OP_CONST_FILL, _) => {
             // A dword fill: count is (dwords - 1) * 4.
             let dwords = u64::from(dw(4) & 0x3f_ffff) / 4 + 1;
             let dst = addr(dw(1), dw(2)) as *mut u32;
             for i in 0..dwords as usize {
-                dst.add(i).write_unaligned(dw(3));
+                // SAFETY: the address written here is writable, as the caller promises (# Safety).
+                unsafe { dst.add(i).write_unaligned(dw(3)) };
             }
             (5, Done::Fill { dwords })
         }
         (OP_FENCE, _) => {
-            (*(addr(dw(1), dw(2)) as *const AtomicU32)).store(dw(3), Ordering::Release);
+            // SAFETY: the pointer dereferenced here is valid for this access, as the caller promises (# Safety).
+            unsafe { (*(addr(dw(1), dw(2)) as *const AtomicU32)).store(dw(3), Ordering::Release) };
             (4, Done::Fence)
         }
         (OP_TRAP, _) => {
@@ -115,18 +121,23 @@ pub unsafe fn execute(p: *const u32, stop: &AtomicBool) -> Result<(usize, Done),
         (OP_POLL_REGMEM, _) if header >> 31 == 0 => (6, Done::RegisterPoll),
         (OP_POLL_REGMEM, _) => {
             let (at, value, mask, func) = (addr(dw(1), dw(2)) as *const AtomicU32, dw(3), dw(4), (header >> 28) & 7);
-            while !stop.load(Ordering::Acquire) && !compare(func, (*at).load(Ordering::Acquire) & mask, value) {
+            // SAFETY: the polled word's address is live memory of the process (# Safety).
+            while !stop.load(Ordering::Acquire)
+                && !compare(func, unsafe { (*at).load(Ordering::Acquire) } & mask, value)
+            {
                 std::thread::sleep(IDLE);
             }
             (6, Done::Poll)
         }
         (OP_ATOMIC, _) if (header >> 25) & 0x7f == ATOMIC_ADD64 => {
             let add = (u64::from(dw(4)) << 32 | u64::from(dw(3))) as i64;
-            (*(addr(dw(1), dw(2)) as *const AtomicI64)).fetch_add(add, Ordering::AcqRel);
+            // SAFETY: the pointer dereferenced here is valid for this access, as the caller promises (# Safety).
+            unsafe { (*(addr(dw(1), dw(2)) as *const AtomicI64)).fetch_add(add, Ordering::AcqRel) };
             (8, Done::Atomic)
         }
         (OP_TIMESTAMP, SUB_TIMESTAMP_GLOBAL) => {
-            (*(addr(dw(1), dw(2)) as *const AtomicU64)).store(crate::clocks::gpu_ticks(), Ordering::Release);
+            // SAFETY: the pointer dereferenced here is valid for this access, as the caller promises (# Safety).
+            unsafe { (*(addr(dw(1), dw(2)) as *const AtomicU64)).store(crate::clocks::gpu_ticks(), Ordering::Release) };
             (3, Done::Timestamp)
         }
         _ => return Err(Unknown { op, sub_op }),
@@ -151,11 +162,10 @@ fn compare(func: u32, got: u32, want: u32) -> bool {
 /// elements, pitches and slices in elements minus one, and the rectangle's extent minus one.
 ///
 /// # Safety
-/// Each pointer argument must be valid for the reads and writes this
-/// function makes through it (or NULL where it checks for NULL), and each
-/// handle or function pointer must be of the kind its type names.
+/// `p` points at a whole rectangle-copy packet, and its addresses are live memory of the process.
 unsafe fn rect(p: *const u32) -> Done {
-    let dw = |i: usize| p.add(i).read_volatile();
+    // SAFETY: `i).read_volatile(` is readable (# Safety).
+    let dw = |i: usize| unsafe { p.add(i).read_volatile() };
     let e = 1usize << (dw(0) >> 29);
     let side = |at: usize| {
         let base = addr(dw(at), dw(at + 1));
@@ -170,7 +180,9 @@ unsafe fn rect(p: *const u32) -> Done {
         (((dw(11) & 0x3fff) as usize + 1) * e, (dw(11) >> 16 & 0x3fff) as usize + 1, (dw(12) & 0x7ff) as usize + 1);
     for plane in 0..d {
         for row in 0..h {
-            std::ptr::copy(src(row, plane) as *const u8, dst(row, plane) as *mut u8, w);
+            // SAFETY: the copy's source is readable and its destination writable for the count, as the caller
+            // promises (# Safety).
+            unsafe { std::ptr::copy(src(row, plane) as *const u8, dst(row, plane) as *mut u8, w) };
         }
     }
     Done::Rect { x_bytes: w as u64, y: h as u64, z: d as u64 }

@@ -49,18 +49,16 @@ use std::ffi::{c_char, c_void};
 // ---- Loader-layer entry points (cl_loader_layers) ----
 
 /// # Safety
-/// Called through the C ABI: every argument is as this entry's C
-/// declaration defines it (each pointer valid for what the entry reads and
-/// writes through it, or NULL where the API allows NULL).
+/// `value` is NULL or writable for `size` bytes; `size_ret` is NULL or writable.
 #[no_mangle]
 pub unsafe extern "C" fn clGetLayerInfo(param_name: u32, size: usize, value: *mut c_void, size_ret: *mut usize) -> i32 {
-    guard(-30, || layer::get_layer_info(param_name, size, value, size_ret))
+    // SAFETY: `get_layer_info`'s # Safety follows from this fn's.
+    guard(-30, || unsafe { layer::get_layer_info(param_name, size, value, size_ret) })
 }
 
 /// # Safety
-/// Called through the C ABI: every argument is as this entry's C
-/// declaration defines it (each pointer valid for what the entry reads and
-/// writes through it, or NULL where the API allows NULL).
+/// `target` holds `num_entries` entries of the next layer's table; `num_entries_ret` and
+/// `layer_dispatch_ret` are writable.
 #[no_mangle]
 pub unsafe extern "C" fn clInitLayer(
     num_entries: u32,
@@ -68,13 +66,12 @@ pub unsafe extern "C" fn clInitLayer(
     num_entries_ret: *mut u32,
     layer_dispatch_ret: *mut *const c_void,
 ) -> i32 {
-    guard(-30, || layer::init_layer(num_entries, target, num_entries_ret, layer_dispatch_ret))
+    // SAFETY: `init_layer`'s # Safety follows from this fn's.
+    guard(-30, || unsafe { layer::init_layer(num_entries, target, num_entries_ret, layer_dispatch_ret) })
 }
 
 /// # Safety
-/// Called through the C ABI: every argument is as this entry's C
-/// declaration defines it (each pointer valid for what the entry reads and
-/// writes through it, or NULL where the API allows NULL).
+/// As [`clInitLayer`] (`_properties` is not read).
 #[no_mangle]
 pub unsafe extern "C" fn clInitLayerWithProperties(
     num_entries: u32,
@@ -83,7 +80,8 @@ pub unsafe extern "C" fn clInitLayerWithProperties(
     layer_dispatch_ret: *mut *const c_void,
     _properties: *const c_void,
 ) -> i32 {
-    guard(-30, || layer::init_layer(num_entries, target, num_entries_ret, layer_dispatch_ret))
+    // SAFETY: `init_layer`'s # Safety follows from this fn's.
+    guard(-30, || unsafe { layer::init_layer(num_entries, target, num_entries_ret, layer_dispatch_ret) })
 }
 
 // ---- The collection window, from the application (include/cltap.h) ----
@@ -103,9 +101,7 @@ pub extern "C" fn cltap_resume() {
 }
 
 /// # Safety
-/// Called through the C ABI: every argument is as this entry's C
-/// declaration defines it (each pointer valid for what the entry reads and
-/// writes through it, or NULL where the API allows NULL).
+/// Called by the loader once, after the application's last OpenCL call.
 #[no_mangle]
 pub unsafe extern "C" fn clDeinitLayer() -> i32 {
     guard(0, || {
@@ -128,9 +124,7 @@ pub unsafe extern "C" fn clDeinitLayer() -> i32 {
 pub static HSA_AMD_TOOL_PRIORITY: u32 = 25;
 
 /// # Safety
-/// Called through the C ABI: every argument is as this entry's C
-/// declaration defines it (each pointer valid for what the entry reads and
-/// writes through it, or NULL where the API allows NULL).
+/// `table` is ROCr's `HsaApiTable`, writable during the call, called on the loading thread.
 #[no_mangle]
 pub unsafe extern "C" fn OnLoad(
     table: *mut c_void,
@@ -138,13 +132,12 @@ pub unsafe extern "C" fn OnLoad(
     _failed_tool_count: u64,
     _failed_tool_names: *const *const c_char,
 ) -> bool {
-    guard(true, || hsa::onload::on_load(table as *mut hsa::onload::ApiTableVersion))
+    // SAFETY: `on_load`'s # Safety follows from this fn's.
+    guard(true, || unsafe { hsa::onload::on_load(table as *mut hsa::onload::ApiTableVersion) })
 }
 
 /// # Safety
-/// Called through the C ABI: every argument is as this entry's C
-/// declaration defines it (each pointer valid for what the entry reads and
-/// writes through it, or NULL where the API allows NULL).
+/// Called by ROCr once, at its shutdown, after [`OnLoad`].
 #[no_mangle]
 pub unsafe extern "C" fn OnUnload() {
     guard((), hsa::onload::on_unload)
@@ -153,31 +146,27 @@ pub unsafe extern "C" fn OnUnload() {
 // ---- ICD entry points (cl_khr_icd) ----
 
 /// # Safety
-/// Called through the C ABI: every argument is as this entry's C
-/// declaration defines it (each pointer valid for what the entry reads and
-/// writes through it, or NULL where the API allows NULL).
+/// `platforms` is NULL or writable for `num_entries` handles; `num_platforms` NULL or writable.
 #[no_mangle]
 pub unsafe extern "C" fn clIcdGetPlatformIDsKHR(
     num_entries: u32,
     platforms: *mut c_void,
     num_platforms: *mut u32,
 ) -> i32 {
-    icd::clIcdGetPlatformIDsKHR(num_entries, platforms, num_platforms as *mut c_void)
+    // SAFETY: `clIcdGetPlatformIDsKHR`'s # Safety follows from this fn's.
+    unsafe { icd::clIcdGetPlatformIDsKHR(num_entries, platforms, num_platforms as *mut c_void) }
 }
 
 /// # Safety
-/// Called through the C ABI: every argument is as this entry's C
-/// declaration defines it (each pointer valid for what the entry reads and
-/// writes through it, or NULL where the API allows NULL).
+/// `name` is NULL or a NUL-terminated string.
 #[no_mangle]
 pub unsafe extern "C" fn clGetExtensionFunctionAddress(name: *const c_char) -> *mut c_void {
-    icd::clGetExtensionFunctionAddress(name as *mut c_void)
+    // SAFETY: `clGetExtensionFunctionAddress`'s # Safety follows from this fn's.
+    unsafe { icd::clGetExtensionFunctionAddress(name as *mut c_void) }
 }
 
 /// # Safety
-/// Called through the C ABI: every argument is as this entry's C
-/// declaration defines it (each pointer valid for what the entry reads and
-/// writes through it, or NULL where the API allows NULL).
+/// `value` is NULL or writable for `size` bytes; `size_ret` is NULL or writable.
 #[no_mangle]
 pub unsafe extern "C" fn clGetPlatformInfo(
     platform: *mut c_void,
@@ -187,6 +176,8 @@ pub unsafe extern "C" fn clGetPlatformInfo(
     size_ret: *mut usize,
 ) -> i32 {
     type F = unsafe extern "C" fn(*mut c_void, u32, usize, *mut c_void, *mut c_void) -> i32;
-    let f: F = std::mem::transmute(icd::ICD_TABLE.slots[opencl::api::slot::clGetPlatformInfo]);
-    f(platform, param_name, size, value, size_ret as *mut c_void)
+    // SAFETY: the address is that entry's, and this type its C prototype.
+    let f: F = unsafe { std::mem::transmute(icd::ICD_TABLE.slots[opencl::api::slot::clGetPlatformInfo]) };
+    // SAFETY: `f` gets arguments its C declaration accepts.
+    unsafe { f(platform, param_name, size, value, size_ret as *mut c_void) }
 }

@@ -33,14 +33,13 @@ pub struct Launch {
 /// Up to three sizes of an array the application passed.
 ///
 /// # Safety
-/// Each pointer argument must be valid for the reads and writes this
-/// function makes through it (or NULL where it checks for NULL), and each
-/// handle or function pointer must be of the kind its type names.
+/// `p` is 0 or the address of the application's array of at least `n` `size_t`.
 unsafe fn words(p: u64, n: usize) -> Vec<usize> {
     if p == 0 {
         return Vec::new();
     }
-    std::slice::from_raw_parts(p as *const usize, n.min(3)).to_vec()
+    // SAFETY: `p` is the application's array of at least `n` sizes (# Safety); at most three are read.
+    unsafe { std::slice::from_raw_parts(p as *const usize, n.min(3)) }.to_vec()
 }
 
 /// The work launched by a call to `f` with the application's arguments `app`.
@@ -53,8 +52,11 @@ pub unsafe fn launch(f: &FnMeta, app: &[u64]) -> Launch {
     if f.name == "clEnqueueNDRangeKernel" {
         let dim = arg("work_dim").unwrap_or(0) as usize;
         l.kernel = Some(app[1]);
-        l.global = words(arg("global_work_size").unwrap_or(0), dim);
-        l.local = arg("local_work_size").filter(|&p| p != 0).map(|p| words(p, dim));
+        // SAFETY: `words`'s # Safety follows from this fn's: `app` are the arguments of a call to `f` that succeeded
+        // (# Safety).
+        l.global = unsafe { words(arg("global_work_size").unwrap_or(0), dim) };
+        // SAFETY: `words`'s # Safety follows from this fn's.
+        l.local = arg("local_work_size").filter(|&p| p != 0).map(|p| unsafe { words(p, dim) });
     } else if f.name == "clEnqueueTask" {
         l.kernel = Some(app[1]);
         l.global = vec![1];

@@ -28,10 +28,13 @@ pub fn prepare() {
 /// # Safety
 /// [`prepare`] ran on this thread, and neither part since.
 pub unsafe fn parent() {
-    store::release();
-    pending::release();
-    queues::release();
-    kernels::release();
+    // SAFETY: `prepare` took each of these locks on this thread (# Safety); each is released once.
+    unsafe {
+        store::release();
+        pending::release();
+        queues::release();
+        kernels::release();
+    }
     pending::resume_reads();
 }
 
@@ -41,12 +44,16 @@ pub unsafe fn parent() {
 /// # Safety
 /// As [`parent`], in the child.
 pub unsafe fn child() {
-    store::forked();
-    pending::forked();
-    store::release();
-    pending::release();
-    queues::release();
-    kernels::release();
+    // SAFETY: the child has this one thread, which ran `prepare` before the fork (# Safety): it holds every lock, so
+    // it may reset what they guard and then release each once.
+    unsafe {
+        store::forked();
+        pending::forked();
+        store::release();
+        pending::release();
+        queues::release();
+        kernels::release();
+    }
 }
 
 #[cfg(test)]

@@ -52,7 +52,9 @@ pub(super) fn hold() {
 /// # Safety
 /// [`hold`] ran on this thread, and nothing was released since.
 pub(super) unsafe fn release() {
-    NAMES.release();
+    // SAFETY: `release` needs this thread to hold the lock, taken by `hold`/`prepare`, as this fn's own contract
+    // gives: [`hold`] ran on this thread, and nothing was released since (# Safety).
+    unsafe { NAMES.release() };
 }
 
 #[cfg(test)]

@@ -41,9 +41,7 @@ unsafe impl parking_lot::lock_api::RawMutex for RawFutexLock {
     }
 
     /// # Safety
-    /// Each pointer argument must be valid for the reads and writes this
-    /// function makes through it (or NULL where it checks for NULL), and each
-    /// handle or function pointer must be of the kind its type names.
+    /// The calling thread holds the lock (a `lock` or `try_lock` that succeeded, not yet unlocked).
     #[inline]
     unsafe fn unlock(&self) {
         if self.0.swap(FREE, Ordering::Release) == CONTENDED {
@@ -102,7 +100,8 @@ pub fn hold<T>(m: &Mutex<T>) {
 /// `m` was locked by [`hold`] on this thread (in a fork's child, by the
 /// thread that forked, now the child's only thread), and not unlocked since.
 pub unsafe fn release<T>(m: &Mutex<T>) {
-    m.force_unlock();
+    // SAFETY: `force_unlock`'s # Safety follows from this fn's.
+    unsafe { m.force_unlock() };
 }
 
 #[cfg(test)]

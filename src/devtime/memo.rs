@@ -35,7 +35,9 @@ impl<V: Clone> Memo<V> {
     /// # Safety
     /// As [`lock::release`].
     pub unsafe fn release(&self) {
-        lock::release(&self.0);
+        // SAFETY: `release` needs this thread to hold the lock, taken by `hold`/`prepare`, as this fn's own contract
+        // gives: As [`lock::release`] (# Safety).
+        unsafe { lock::release(&self.0) };
     }
 
     /// Whether a value is kept for `key`.

@@ -323,10 +323,14 @@ pub(super) fn hold() {
 /// # Safety
 /// [`hold`] ran on this thread, and nothing was released since.
 pub(super) unsafe fn release() {
-    for l in &*LISTS.data_ptr() {
-        lock::release(&l.held);
+    // SAFETY: `LISTS.data_ptr()` is valid for this access: [`hold`] ran on this thread, and nothing was released
+    // since (# Safety).
+    for l in unsafe { &*LISTS.data_ptr() } {
+        // SAFETY: `release` needs this thread to hold the lock, taken by `hold`/`prepare` (# Safety).
+        unsafe { lock::release(&l.held) };
     }
-    lock::release(&LISTS);
+    // SAFETY: `release` needs this thread to hold the lock, taken by `hold`/`prepare` (# Safety).
+    unsafe { lock::release(&LISTS) };
 }
 
 /// In the child of a `fork`, with [`hold`]'s locks held (and released
@@ -336,8 +340,10 @@ pub(super) unsafe fn release() {
 /// # Safety
 /// As [`release`], in the child.
 pub(super) unsafe fn forked() {
-    for l in &*LISTS.data_ptr() {
-        for h in (*l.held.data_ptr()).iter_mut() {
+    // SAFETY: `LISTS.data_ptr()` is valid for this access: As [`release`], in the child (# Safety).
+    for l in unsafe { &*LISTS.data_ptr() } {
+        // SAFETY: the child has one thread and `hold` took each list's lock before `fork` (# Safety).
+        for h in unsafe { (*l.held.data_ptr()).iter_mut() } {
             h.inherited = true;
         }
     }

@@ -54,7 +54,9 @@ pub(super) fn hold() {
 /// # Safety
 /// [`hold`] ran on this thread, and nothing was released since.
 pub(super) unsafe fn release() {
-    QUEUES.release();
+    // SAFETY: `release` needs this thread to hold the lock, taken by `hold`/`prepare`, as this fn's own contract
+    // gives: [`hold`] ran on this thread, and nothing was released since (# Safety).
+    unsafe { QUEUES.release() };
 }
 
 pub fn lookup(queue: usize) -> Option<AppQueue> {
@@ -83,7 +85,9 @@ pub unsafe fn force_list(list: *const u64) -> Option<Vec<u64>> {
     if !on() {
         return None;
     }
-    Some(forced(read_list(list)))
+    // SAFETY: `read_list`'s # Safety follows from this fn's: `list` is NULL or a zero-terminated property list (#
+    // Safety).
+    Some(forced(unsafe { read_list(list) }))
 }
 
 /// `pairs` with profiling forced, terminated.
@@ -106,9 +110,13 @@ pub unsafe fn read_list(list: *const u64) -> Vec<u64> {
         return v;
     }
     let mut i = 0;
-    while i < 256 && *list.add(i) != 0 {
-        v.push(*list.add(i));
-        v.push(*list.add(i + 1));
+    // SAFETY: `list.add(i)` is valid for this access: `list` is NULL or a zero-terminated property list (# Safety).
+    while i < 256 && unsafe { *list.add(i) } != 0 {
+        // SAFETY: `list.add(i)`, `list.add(i + 1)` are valid for this access, as the caller promises (# Safety).
+        unsafe {
+            v.push(*list.add(i));
+            v.push(*list.add(i + 1));
+        }
         i += 2;
     }
     v
@@ -149,10 +157,13 @@ pub unsafe fn write_answer(bytes: &[u8], size: usize, value: *mut u8, size_ret: 
         if size < bytes.len() {
             return CL_INVALID_VALUE;
         }
-        std::ptr::copy_nonoverlapping(bytes.as_ptr(), value, bytes.len());
+        // SAFETY: the copy's source is readable and its destination writable for the count: `value` is NULL or holds
+        // `size` bytes; `size_ret` is NULL or writable (# Safety).
+        unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), value, bytes.len()) };
     }
     if !size_ret.is_null() {
-        *size_ret = bytes.len();
+        // SAFETY: `size_ret` is valid for this access, as the caller promises (# Safety).
+        unsafe { *size_ret = bytes.len() };
     }
     0
 }

@@ -49,8 +49,11 @@ pub(super) fn hold() {
 /// # Safety
 /// [`hold`] ran on this thread, and nothing was released since.
 pub(super) unsafe fn release() {
-    lock::release(&UNTIMED);
-    lock::release(&STORE);
+    // SAFETY: `release` needs this thread to hold the lock, taken by `hold`/`prepare`, as this fn's own contract
+    // gives: [`hold`] ran on this thread, and nothing was released since (# Safety).
+    unsafe { lock::release(&UNTIMED) };
+    // SAFETY: `release` needs this thread to hold the lock, taken by `hold`/`prepare` (# Safety).
+    unsafe { lock::release(&STORE) };
 }
 
 /// In the child of a `fork`, with [`hold`]'s locks held: the parent's
@@ -62,12 +65,14 @@ pub(super) unsafe fn release() {
 /// # Safety
 /// As [`release`], in the child.
 pub(super) unsafe fn forked() {
-    if let Some(mut s) = (*STORE.data_ptr()).take() {
+    // SAFETY: the child has one thread, and `hold` took the store's lock before `fork` (# Safety).
+    if let Some(mut s) = unsafe { (*STORE.data_ptr()).take() } {
         if let Some(w) = s.spill.take() {
             drop(w.into_parts());
         }
     }
-    (*UNTIMED.data_ptr()).clear();
+    // SAFETY: as for `STORE` above: one thread, the lock taken before `fork`.
+    unsafe { (*UNTIMED.data_ptr()).clear() };
 }
 
 /// The store's lock, held as a record holds it.

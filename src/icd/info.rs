@@ -59,14 +59,18 @@ pub unsafe fn translate(buf: *mut std::ffi::c_void, written: usize, a: Answer, f
     let words = written / 8;
     let w = buf as *mut u64;
     match a {
-        Answer::Handle if words >= 1 => *w = f(*w),
+        // SAFETY: `words >= 1`: the first word is inside the `written` bytes `buf` holds (# Safety).
+        Answer::Handle if words >= 1 => unsafe { *w = f(*w) },
         Answer::Handle => {}
         Answer::Handles => {
             for i in 0..words {
-                *w.add(i) = f(*w.add(i));
+                // SAFETY: `w.add(i)` is valid for this access: `buf` must be NULL or point at `written` writable
+                // bytes (# Safety).
+                unsafe { *w.add(i) = f(*w.add(i)) };
             }
         }
-        Answer::Properties(shape) => super::props::translate_in_place(w, words, shape, f),
+        // SAFETY: `translate_in_place`'s # Safety follows from this fn's.
+        Answer::Properties(shape) => unsafe { super::props::translate_in_place(w, words, shape, f) },
     }
 }
 

@@ -40,7 +40,9 @@ pub unsafe fn translate(list: *const u64, shape: Shape, f: impl Fn(u64) -> u64) 
         if i >= MAX_WORDS {
             return None;
         }
-        let key = *list.add(i);
+        // SAFETY: `list.add(i)` is valid for this access: `list` must be NULL or point at a zero-terminated list of
+        // 64-bit words (# Safety).
+        let key = unsafe { *list.add(i) };
         out.push(key);
         if key == 0 {
             return Some(out);
@@ -53,7 +55,8 @@ pub unsafe fn translate(list: *const u64, shape: Shape, f: impl Fn(u64) -> u64) 
                 if i >= MAX_WORDS {
                     return None;
                 }
-                let v = *list.add(i);
+                // SAFETY: `list.add(i)` is valid for this access, as the caller promises (# Safety).
+                let v = unsafe { *list.add(i) };
                 i += 1;
                 out.push(if v == 0 { 0 } else { f(v) });
                 if v == 0 {
@@ -61,7 +64,8 @@ pub unsafe fn translate(list: *const u64, shape: Shape, f: impl Fn(u64) -> u64) 
                 }
             }
         } else {
-            let v = *list.add(i);
+            // SAFETY: `list.add(i)` is valid for this access, as the caller promises (# Safety).
+            let v = unsafe { *list.add(i) };
             i += 1;
             out.push(if shape == Shape::Context && key == CONTEXT_PLATFORM { f(v) } else { v });
         }
@@ -79,20 +83,25 @@ pub unsafe fn translate_in_place(buf: *mut u64, words: usize, shape: Shape, f: i
     }
     let mut i = 0;
     while i + 1 < words {
-        let key = *buf.add(i);
+        // SAFETY: `buf.add(i)` is valid for this access: `buf` must point at `words` writable 64-bit words (#
+        // Safety).
+        let key = unsafe { *buf.add(i) };
         if key == 0 {
             return;
         }
         i += 1;
         if shape == Shape::DeviceLists && (key == MEM_DEVICE_HANDLE_LIST || key == SEMAPHORE_DEVICE_HANDLE_LIST) {
-            while i < words && *buf.add(i) != 0 {
-                *buf.add(i) = f(*buf.add(i));
+            // SAFETY: `buf.add(i)` is valid for this access, as the caller promises (# Safety).
+            while i < words && unsafe { *buf.add(i) } != 0 {
+                // SAFETY: `buf.add(i)` is valid for this access, as the caller promises (# Safety).
+                unsafe { *buf.add(i) = f(*buf.add(i)) };
                 i += 1;
             }
             i += 1;
         } else {
             if shape == Shape::Context && key == CONTEXT_PLATFORM {
-                *buf.add(i) = f(*buf.add(i));
+                // SAFETY: `buf.add(i)` is valid for this access, as the caller promises (# Safety).
+                unsafe { *buf.add(i) = f(*buf.add(i)) };
             }
             i += 1;
         }
@@ -109,12 +118,14 @@ pub unsafe fn context_platform(list: *const u64) -> Option<u64> {
     }
     let mut i = 0;
     while i < MAX_WORDS {
-        let key = *list.add(i);
+        // SAFETY: `list.add(i)` is valid for this access: As for [`translate`] (# Safety).
+        let key = unsafe { *list.add(i) };
         if key == 0 {
             return None;
         }
         if key == CONTEXT_PLATFORM {
-            return Some(*list.add(i + 1));
+            // SAFETY: a key other than 0 is followed by its value in a well-formed list (# Safety).
+            return Some(unsafe { *list.add(i + 1) });
         }
         i += 2;
     }

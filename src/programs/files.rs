@@ -45,13 +45,24 @@ pub unsafe fn source(count: u32, strings: *const *const u8, lengths: *const usiz
         return v;
     }
     for i in 0..count as usize {
-        let s = *strings.add(i);
+        // SAFETY: `strings.add(i)` is valid for this access: The arguments of a `clCreateProgramWithSource` call the
+        // driver accepted (# Safety).
+        let s = unsafe { *strings.add(i) };
         if s.is_null() {
             continue;
         }
-        let given = if lengths.is_null() { 0 } else { *lengths.add(i) };
-        let n = if given > 0 { given } else { std::ffi::CStr::from_ptr(s as *const std::ffi::c_char).to_bytes().len() };
-        v.extend_from_slice(std::slice::from_raw_parts(s, n));
+        // SAFETY: `lengths.add(i)` is valid for this access, as the caller promises (# Safety).
+        let given = if lengths.is_null() { 0 } else { unsafe { *lengths.add(i) } };
+        // SAFETY: `s as *const std::ffi::c_char` is a NUL-terminated string, live while read, as the caller promises
+        // (# Safety).
+        let n = if given > 0 {
+            given
+        } else {
+            (unsafe { std::ffi::CStr::from_ptr(s as *const std::ffi::c_char) }).to_bytes().len()
+        };
+        // SAFETY: `s` holds that many initialised elements while the slice is used, as the caller promises (#
+        // Safety).
+        v.extend_from_slice(unsafe { std::slice::from_raw_parts(s, n) });
     }
     v
 }

@@ -29,24 +29,28 @@ impl Log {
 /// Prologue: logs, then leaves `params + api_id` as instance data.
 ///
 /// # Safety
-/// Called through the C ABI: every argument is as this entry's C
-/// declaration defines it (each pointer valid for what the entry reads and
-/// writes through it, or NULL where the API allows NULL).
+/// Called by the tracer: `params` the call's parameter block, `ud` the test's state it was
+/// created with (live for the test).
 unsafe extern "C" fn log_pro(api: u32, params: *mut c_void, result: *const c_void, ud: *mut c_void, inst: *mut u64) {
     assert!(result.is_null());
-    let log = &*(ud as *const Log);
-    log.events.lock().unwrap().push((true, api, params as usize, 0, *inst));
-    *inst = params as u64 + api as u64;
+    // SAFETY: `ud` is the test's `Log`, live for the test (# Safety).
+    let log = unsafe { &*(ud as *const Log) };
+    // SAFETY: `inst` is valid for this access, as the caller promises (# Safety).
+    log.events.lock().unwrap().push((true, api, params as usize, 0, unsafe { *inst }));
+    // SAFETY: `inst` is valid for this access, as the caller promises (# Safety).
+    unsafe { *inst = params as u64 + api as u64 };
 }
 
 /// # Safety
-/// Called through the C ABI: every argument is as this entry's C
-/// declaration defines it (each pointer valid for what the entry reads and
-/// writes through it, or NULL where the API allows NULL).
+/// Called by the tracer: `params` the call's parameter block, `ud` the test's state it was
+/// created with (live for the test).
 unsafe extern "C" fn log_epi(api: u32, params: *mut c_void, result: *const c_void, ud: *mut c_void, inst: *mut u64) {
-    let log = &*(ud as *const Log);
-    let r = if result.is_null() { 0 } else { *(result as *const u64) };
-    log.events.lock().unwrap().push((false, api, params as usize, r, *inst));
+    // SAFETY: `(ud as *const Log)` is valid for this access, as the caller promises (# Safety).
+    let log = unsafe { &*(ud as *const Log) };
+    // SAFETY: `(result as *const u64)` is valid for this access, as the caller promises (# Safety).
+    let r = if result.is_null() { 0 } else { unsafe { *(result as *const u64) } };
+    // SAFETY: `inst` is valid for this access, as the caller promises (# Safety).
+    log.events.lock().unwrap().push((false, api, params as usize, r, unsafe { *inst }));
 }
 
 fn ocl(name: &str) -> u32 {
@@ -179,9 +183,8 @@ fn nested_calls_pair_inside_out_and_two_tracers_nest() {
 /// A prologue that makes a traced call itself.
 ///
 /// # Safety
-/// Called through the C ABI: every argument is as this entry's C
-/// declaration defines it (each pointer valid for what the entry reads and
-/// writes through it, or NULL where the API allows NULL).
+/// Called by the tracer: `params` the call's parameter block, `ud` the test's state it was
+/// created with (live for the test).
 unsafe extern "C" fn calling_pro(
     api: u32,
     params: *mut c_void,
@@ -189,7 +192,8 @@ unsafe extern "C" fn calling_pro(
     ud: *mut c_void,
     inst: *mut u64,
 ) {
-    log_pro(api, params, result, ud, inst);
+    // SAFETY: `log_pro`'s # Safety follows from this fn's.
+    unsafe { log_pro(api, params, result, ud, inst) };
     call(api, 0x99, 0);
 }
 
@@ -216,27 +220,30 @@ struct Stress {
 }
 
 /// # Safety
-/// Called through the C ABI: every argument is as this entry's C
-/// declaration defines it (each pointer valid for what the entry reads and
-/// writes through it, or NULL where the API allows NULL).
+/// Called by the tracer: `params` the call's parameter block, `ud` the test's state it was
+/// created with (live for the test).
 unsafe extern "C" fn stress_pro(_api: u32, params: *mut c_void, _r: *const c_void, ud: *mut c_void, inst: *mut u64) {
-    let s = &*(ud as *const Stress);
+    // SAFETY: `(ud as *const Stress)` is valid for this access, as the caller promises (# Safety).
+    let s = unsafe { &*(ud as *const Stress) };
     let w = params as u64;
-    if *inst != 0 {
+    // SAFETY: `inst` is valid for this access, as the caller promises (# Safety).
+    if unsafe { *inst } != 0 {
         s.bad.fetch_add(1, Ordering::Relaxed);
     }
-    *inst = w ^ 0x5a5a_5a5a_5a5a_5a5a;
+    // SAFETY: `inst` is valid for this access, as the caller promises (# Safety).
+    unsafe { *inst = w ^ 0x5a5a_5a5a_5a5a_5a5a };
     s.pro[(w >> 32) as usize].fetch_add(1, Ordering::Relaxed);
 }
 
 /// # Safety
-/// Called through the C ABI: every argument is as this entry's C
-/// declaration defines it (each pointer valid for what the entry reads and
-/// writes through it, or NULL where the API allows NULL).
+/// Called by the tracer: `params` the call's parameter block, `ud` the test's state it was
+/// created with (live for the test).
 unsafe extern "C" fn stress_epi(_api: u32, params: *mut c_void, _r: *const c_void, ud: *mut c_void, inst: *mut u64) {
-    let s = &*(ud as *const Stress);
+    // SAFETY: `(ud as *const Stress)` is valid for this access, as the caller promises (# Safety).
+    let s = unsafe { &*(ud as *const Stress) };
     let w = params as u64;
-    if *inst != w ^ 0x5a5a_5a5a_5a5a_5a5a {
+    // SAFETY: `inst` is valid for this access, as the caller promises (# Safety).
+    if unsafe { *inst } != w ^ 0x5a5a_5a5a_5a5a_5a5a {
         s.bad.fetch_add(1, Ordering::Relaxed);
     }
     s.epi[(w >> 32) as usize].fetch_add(1, Ordering::Relaxed);
@@ -298,11 +305,11 @@ struct Blocker {
 }
 
 /// # Safety
-/// Called through the C ABI: every argument is as this entry's C
-/// declaration defines it (each pointer valid for what the entry reads and
-/// writes through it, or NULL where the API allows NULL).
+/// Called by the tracer: `params` the call's parameter block, `ud` the test's state it was
+/// created with (live for the test).
 unsafe extern "C" fn blocking_pro(_api: u32, _p: *mut c_void, _r: *const c_void, ud: *mut c_void, _i: *mut u64) {
-    let b = &*(ud as *const Blocker);
+    // SAFETY: `(ud as *const Blocker)` is valid for this access, as the caller promises (# Safety).
+    let b = unsafe { &*(ud as *const Blocker) };
     if let Some(tx) = b.entered.lock().unwrap().take() {
         tx.send(()).unwrap();
         let rx = b.release.lock().unwrap().take().unwrap();
@@ -311,11 +318,11 @@ unsafe extern "C" fn blocking_pro(_api: u32, _p: *mut c_void, _r: *const c_void,
 }
 
 /// # Safety
-/// Called through the C ABI: every argument is as this entry's C
-/// declaration defines it (each pointer valid for what the entry reads and
-/// writes through it, or NULL where the API allows NULL).
+/// Called by the tracer: `params` the call's parameter block, `ud` the test's state it was
+/// created with (live for the test).
 unsafe extern "C" fn blocking_epi(_api: u32, _p: *mut c_void, _r: *const c_void, ud: *mut c_void, _i: *mut u64) {
-    let b = &*(ud as *const Blocker);
+    // SAFETY: `(ud as *const Blocker)` is valid for this access, as the caller promises (# Safety).
+    let b = unsafe { &*(ud as *const Blocker) };
     b.epilogue_at.store(b.order.fetch_add(1, Ordering::SeqCst) + 1, Ordering::SeqCst);
 }
 
@@ -359,20 +366,20 @@ fn destroy_waits_for_a_blocked_callback_and_its_epilogue() {
 }
 
 /// # Safety
-/// Called through the C ABI: every argument is as this entry's C
-/// declaration defines it (each pointer valid for what the entry reads and
-/// writes through it, or NULL where the API allows NULL).
+/// Called by the tracer: `params` the call's parameter block, `ud` the test's state it was
+/// created with (live for the test).
 unsafe extern "C" fn self_destroying_pro(_api: u32, _p: *mut c_void, _r: *const c_void, ud: *mut c_void, _i: *mut u64) {
-    let handle = &*(ud as *const AtomicU64);
+    // SAFETY: `(ud as *const AtomicU64)` is valid for this access, as the caller promises (# Safety).
+    let handle = unsafe { &*(ud as *const AtomicU64) };
     destroy(handle.load(Ordering::SeqCst)).unwrap();
 }
 
 /// # Safety
-/// Called through the C ABI: every argument is as this entry's C
-/// declaration defines it (each pointer valid for what the entry reads and
-/// writes through it, or NULL where the API allows NULL).
+/// Called by the tracer: `params` the call's parameter block, `ud` the test's state it was
+/// created with (live for the test).
 unsafe extern "C" fn counting_epi(_api: u32, _p: *mut c_void, _r: *const c_void, ud: *mut c_void, _i: *mut u64) {
-    (*(ud as *const AtomicU64)).fetch_add(1 << 32, Ordering::SeqCst);
+    // SAFETY: `(*(ud as *const AtomicU64))` is valid for this access, as the caller promises (# Safety).
+    unsafe { (*(ud as *const AtomicU64)).fetch_add(1 << 32, Ordering::SeqCst) };
 }
 
 #[test]

@@ -39,9 +39,7 @@ struct Out<'a> {
 
 impl Sink for Out<'_> {
     /// # Safety
-    /// Each pointer argument must be valid for the reads and writes this
-    /// function makes through it (or NULL where it checks for NULL), and each
-    /// handle or function pointer must be of the kind its type names.
+    /// `src` must be readable for `bytes` bytes (it may be dangling when `bytes` is 0).
     #[inline]
     unsafe fn bytes(&mut self, param: usize, tag: Tag, src: *const u8, bytes: usize, total: u64) {
         let room = self.buf.len() - self.len;
@@ -50,10 +48,13 @@ impl Sink for Out<'_> {
         }
         let bytes = bytes.min(room - CAPTURE - 8);
         let c = Capture { param: param as u8, tag: tag as u8, _pad: 0, bytes: bytes as u32, total };
-        std::ptr::write_unaligned(self.buf[self.len..].as_mut_ptr() as *mut Capture, c);
+        // SAFETY: the address written here is writable (# Safety).
+        unsafe { std::ptr::write_unaligned(self.buf[self.len..].as_mut_ptr() as *mut Capture, c) };
         self.len += CAPTURE;
         if bytes > 0 {
-            std::ptr::copy_nonoverlapping(src, self.buf[self.len..].as_mut_ptr(), bytes);
+            // SAFETY: the copy's source is readable and its destination writable for the count, as the caller
+            // promises (# Safety).
+            unsafe { std::ptr::copy_nonoverlapping(src, self.buf[self.len..].as_mut_ptr(), bytes) };
         }
         self.len += pad8(bytes);
     }
@@ -85,9 +86,7 @@ impl Compact<'_> {
 
 impl Sink for Compact<'_> {
     /// # Safety
-    /// Each pointer argument must be valid for the reads and writes this
-    /// function makes through it (or NULL where it checks for NULL), and each
-    /// handle or function pointer must be of the kind its type names.
+    /// `src` must be readable for `bytes` bytes (it may be dangling when `bytes` is 0).
     #[inline(always)]
     unsafe fn bytes(&mut self, param: usize, tag: Tag, src: *const u8, bytes: usize, total: u64) {
         let bytes = if self.checked {
@@ -98,9 +97,12 @@ impl Sink for Compact<'_> {
         } else {
             bytes
         };
-        let p = self.buf.as_mut_ptr().add(self.len);
-        let n = compact::put_capture_head(p, tag as u8, param as u8, bytes as u64, total);
-        copy_short(src, p.add(n), bytes);
+        // SAFETY: `self.buf.as_mut_ptr().add(self.len)` stays inside the buffer it indexes (# Safety).
+        let p = unsafe { self.buf.as_mut_ptr().add(self.len) };
+        // SAFETY: `put_capture_head`'s # Safety follows from this fn's.
+        let n = unsafe { compact::put_capture_head(p, tag as u8, param as u8, bytes as u64, total) };
+        // SAFETY: `copy_short`'s # Safety follows from this fn's.
+        unsafe { copy_short(src, p.add(n), bytes) };
         self.len += n + bytes;
     }
 
@@ -158,22 +160,38 @@ unsafe fn copy_short(src: *const u8, dst: *mut u8, n: usize) {
     use std::ptr::{read_unaligned as get, write_unaligned as put};
     if n >= 8 {
         if n > 16 {
-            std::ptr::copy_nonoverlapping(src, dst, n);
+            // SAFETY: `std::ptr::copy_nonoverlapping(src, dst, n)`: source readable, destination writable, for the
+            // count (# Safety).
+            unsafe { std::ptr::copy_nonoverlapping(src, dst, n) };
             return;
         }
-        let (a, b) = (get(src as *const u64), get(src.add(n - 8) as *const u64));
-        put(dst as *mut u64, a);
-        put(dst.add(n - 8) as *mut u64, b);
+        // SAFETY: `src as *const u64` is readable; `src.add(n - 8) as *const u64` is readable, as the caller promises
+        // (# Safety).
+        let (a, b) = unsafe { (get(src as *const u64), get(src.add(n - 8) as *const u64)) };
+        // SAFETY: `dst as *mut u64` is writable, as the caller promises (# Safety).
+        unsafe { put(dst as *mut u64, a) };
+        // SAFETY: `dst.add(n - 8) as *mut u64` is writable, as the caller promises (# Safety).
+        unsafe { put(dst.add(n - 8) as *mut u64, b) };
     } else if n >= 4 {
-        let (a, b) = (get(src as *const u32), get(src.add(n - 4) as *const u32));
-        put(dst as *mut u32, a);
-        put(dst.add(n - 4) as *mut u32, b);
+        // SAFETY: `src as *const u32` is readable; `src.add(n - 4) as *const u32` is readable, as the caller promises
+        // (# Safety).
+        let (a, b) = unsafe { (get(src as *const u32), get(src.add(n - 4) as *const u32)) };
+        // SAFETY: `dst as *mut u32` is writable, as the caller promises (# Safety).
+        unsafe { put(dst as *mut u32, a) };
+        // SAFETY: `dst.add(n - 4) as *mut u32` is writable, as the caller promises (# Safety).
+        unsafe { put(dst.add(n - 4) as *mut u32, b) };
     } else if n > 0 {
         // First, middle and last: every byte of 1 to 3.
-        let (a, b, c) = (*src, *src.add(n / 2), *src.add(n - 1));
-        *dst = a;
-        *dst.add(n / 2) = b;
-        *dst.add(n - 1) = c;
+        // SAFETY: `src`, `src.add(n / 2)`, `src.add(n - 1)` are valid for this access, as the caller promises (#
+        // Safety).
+        let (a, b, c) = unsafe { (*src, *src.add(n / 2), *src.add(n - 1)) };
+        // SAFETY: `dst`, `dst.add(n / 2)`, `dst.add(n - 1)` are valid for this access, as the caller promises (#
+        // Safety).
+        unsafe {
+            *dst = a;
+            *dst.add(n / 2) = b;
+            *dst.add(n - 1) = c;
+        }
     }
 }
 
@@ -189,12 +207,11 @@ fn count(c: Count, args: &[u64]) -> u64 {
 /// it ended within them.
 ///
 /// # Safety
-/// Each pointer argument must be valid for the reads and writes this
-/// function makes through it (or NULL where it checks for NULL), and each
-/// handle or function pointer must be of the kind its type names.
+/// `p` must be readable up to its NUL or for `max` bytes, whichever comes first.
 unsafe fn strnlen(p: *const u8, max: usize) -> (usize, bool) {
     for i in 0..max {
-        if *p.add(i) == 0 {
+        // SAFETY: `p.add(i)` is valid for this access (# Safety).
+        if unsafe { *p.add(i) } == 0 {
             return (i, true);
         }
     }
@@ -202,11 +219,10 @@ unsafe fn strnlen(p: *const u8, max: usize) -> (usize, bool) {
 }
 
 /// # Safety
-/// Each pointer argument must be valid for the reads and writes this
-/// function makes through it (or NULL where it checks for NULL), and each
-/// handle or function pointer must be of the kind its type names.
+/// `p` must be a NUL-terminated string.
 unsafe fn full_strlen(p: *const u8) -> usize {
-    libc::strlen(p as *const libc::c_char)
+    // SAFETY: `strlen`'s # Safety follows from this fn's.
+    unsafe { libc::strlen(p as *const libc::c_char) }
 }
 
 /// The call's own view of success, which decides whether the contents behind
@@ -306,17 +322,20 @@ pub unsafe fn complete_record<const KIND: u16>(
     args: &[u64],
     local_size: Option<&[usize]>,
 ) -> usize {
-    let mut h: Header = std::ptr::read_unaligned(buf.as_ptr() as *const Header);
+    // SAFETY: `buf.as_ptr() as *const Header` is readable (# Safety).
+    let mut h: Header = unsafe { std::ptr::read_unaligned(buf.as_ptr() as *const Header) };
     let ok = succeeded_as::<KIND>(f, ret);
     let nargs = h.nargs as usize;
     let mut o = Out { buf, len: HEADER + 8 * nargs };
-    captures(&mut o, f, ok, nargs, args, local_size);
+    // SAFETY: `captures`'s # Safety follows from this fn's.
+    unsafe { captures(&mut o, f, ok, nargs, args, local_size) };
     let len = o.len;
     h.len = len as u32;
     h.t1 = t1;
     h.ret = ret;
     h.flags |= FLAG_DONE | if ok { FLAG_OK } else { 0 };
-    std::ptr::write_unaligned(o.buf.as_mut_ptr() as *mut Header, h);
+    // SAFETY: `o.buf.as_mut_ptr() as *mut Header` is writable, as the caller promises (# Safety).
+    unsafe { std::ptr::write_unaligned(o.buf.as_mut_ptr() as *mut Header, h) };
     len
 }
 
@@ -335,10 +354,12 @@ unsafe fn captures<S: Sink, D: Captured>(
     args: &[u64],
     local_size: Option<&[usize]>,
 ) {
-    d.capture(o, ok, nargs, args);
+    // SAFETY: `capture`'s # Safety follows from this fn's: As for [`complete_record`] (# Safety).
+    unsafe { d.capture(o, ok, nargs, args) };
     if let Some(ls) = local_size {
         o.unbounded();
-        o.bytes(255, Tag::LocalSize, ls.as_ptr() as *const u8, std::mem::size_of_val(ls), ls.len() as u64);
+        // SAFETY: `bytes`: the source is readable for the bytes given (# Safety).
+        unsafe { o.bytes(255, Tag::LocalSize, ls.as_ptr() as *const u8, std::mem::size_of_val(ls), ls.len() as u64) };
     }
 }
 
@@ -353,7 +374,9 @@ pub trait Captured: Described {
     /// As for [`complete_record`]; `nargs` ≤ `args.len()`.
     #[inline(always)]
     unsafe fn capture<S: Sink>(self, o: &mut S, ok: bool, nargs: usize, args: &[u64]) {
-        captures_of(o, self.meta(), ok, nargs, args)
+        // SAFETY: `captures_of`'s # Safety follows from this fn's: As for [`complete_record`]; `nargs` ≤ `args.len()`
+        // (# Safety).
+        unsafe { captures_of(o, self.meta(), ok, nargs, args) }
     }
 }
 
@@ -383,7 +406,8 @@ unsafe fn captures_of<S: Sink>(o: &mut S, f: &FnMeta, ok: bool, nargs: usize, ar
         if i >= nargs {
             break;
         }
-        capture_one(o, f, i, &f.params[i], ok, args);
+        // SAFETY: `capture_one`'s # Safety follows from this fn's: As for [`complete_record`] (# Safety).
+        unsafe { capture_one(o, f, i, &f.params[i], ok, args) };
     }
 }
 
@@ -399,69 +423,94 @@ unsafe fn capture_one<S: Sink>(o: &mut S, f: &FnMeta, i: usize, p: &ParamMeta, o
     let ptr = v as *const u8;
     match p.kind {
         Kind::Errcode | Kind::OutHandle if !ptr.is_null() && (ok || p.kind == Kind::Errcode) => {
-            let w = if p.kind == Kind::Errcode { *(ptr as *const i32) as i64 as u64 } else { *(ptr as *const u64) };
+            // SAFETY: a non-NULL error-code or out-handle argument points at the `cl_int` or handle the driver wrote
+            // (the call's contract, # Safety).
+            let w = if p.kind == Kind::Errcode {
+                (unsafe { *(ptr as *const i32) }) as i64 as u64
+            } else {
+                unsafe { *(ptr as *const u64) }
+            };
             o.word(i, Tag::Out, w);
         }
         Kind::OutValue { elem } if ok && !ptr.is_null() && elem <= 8 => {
             let mut w = 0u64;
-            std::ptr::copy_nonoverlapping(ptr, &mut w as *mut u64 as *mut u8, elem);
+            // SAFETY: `ptr` holds the `elem` (≤ 8) bytes the call wrote; `w` is 8 local bytes.
+            unsafe { std::ptr::copy_nonoverlapping(ptr, &mut w as *mut u64 as *mut u8, elem) };
             o.word(i, Tag::Out, w);
         }
         // A failed call's name or option string shows what was refused; the
         // call may have refused its pointer unread, so it is read checked.
-        Kind::InString if !ok && !ptr.is_null() => failed_string(o, i, ptr),
+        // SAFETY: `failed_string` reads `ptr` checked (process_vm_readv); only `o` must be a sink.
+        Kind::InString if !ok && !ptr.is_null() => unsafe { failed_string(o, i, ptr) },
         _ if !ok || ptr.is_null() => {}
         Kind::InArray { len, elem } => {
             let n = count(len, args);
             let take = (n as usize).min(MAX_ELEMS);
-            o.bytes(i, Tag::Array, ptr, take * elem, n);
+            // SAFETY: a succeeded call's `ptr` is readable for what its description's kind takes (# Safety).
+            unsafe { o.bytes(i, Tag::Array, ptr, take * elem, n) };
         }
         Kind::InBytes { len } => {
             let n = count(len, args);
-            o.bytes(i, Tag::Bytes, ptr, (n as usize).min(MAX_BYTES), n);
+            // SAFETY: a succeeded call's `ptr` is readable for what its description's kind takes (# Safety).
+            unsafe { o.bytes(i, Tag::Bytes, ptr, (n as usize).min(MAX_BYTES), n) };
         }
         Kind::InString => {
-            let (n, ended) = strnlen(ptr, MAX_STR);
-            let total = if ended { n } else { full_strlen(ptr) };
-            o.bytes(i, Tag::Str, ptr, n, total as u64);
+            // SAFETY: a succeeded call's input string is NUL-terminated (the call's contract, # Safety).
+            let (n, ended) = unsafe { strnlen(ptr, MAX_STR) };
+            // SAFETY: as for `strnlen` above.
+            let total = if ended { n } else { unsafe { full_strlen(ptr) } };
+            // SAFETY: a succeeded call's `ptr` is readable for what its description's kind takes (# Safety).
+            unsafe { o.bytes(i, Tag::Str, ptr, n, total as u64) };
         }
         Kind::InStrings { len } => {
             let n = count(len, args) as usize;
             // A `lengths` array may follow: `strs=count` then `arr=count`.
             let lengths = f.params.get(i + 1).filter(|q| q.name == "lengths").map(|_| args[i + 1] as *const usize);
             for k in 0..n.min(MAX_STRS) {
-                let s = *(ptr as *const *const u8).add(k);
+                // SAFETY: `(ptr as *const *const u8).add(k)` is valid for this access, as the caller promises (#
+                // Safety).
+                let s = unsafe { *(ptr as *const *const u8).add(k) };
                 if s.is_null() {
                     continue;
                 }
-                let given = lengths.filter(|l| !l.is_null()).map(|l| *l.add(k)).filter(|&l| l > 0);
-                let total = given.unwrap_or_else(|| full_strlen(s));
-                o.bytes(i, Tag::Str, s, total.min(MAX_STR / 2), total as u64);
+                // SAFETY: `l.add(k)` is valid for this access, as the caller promises (# Safety).
+                let given = lengths.filter(|l| !l.is_null()).map(|l| unsafe { *l.add(k) }).filter(|&l| l > 0);
+                // SAFETY: as for `strnlen` above.
+                let total = given.unwrap_or_else(|| unsafe { full_strlen(s) });
+                // SAFETY: a succeeded call's `ptr` is readable for what its description's kind takes (# Safety).
+                unsafe { o.bytes(i, Tag::Str, s, total.min(MAX_STR / 2), total as u64) };
             }
         }
         Kind::Properties(kind) => {
             let w = ptr as *const u64;
             let mut n = 0;
-            while n < MAX_PROPS && *w.add(n) != 0 {
+            // SAFETY: `w.add(n)` is valid for this access, as the caller promises (# Safety).
+            while n < MAX_PROPS && unsafe { *w.add(n) } != 0 {
                 n += if kind == Props::Pairs { 2 } else { 1 };
             }
-            o.bytes(i, Tag::Props, ptr, n.min(MAX_PROPS) * 8, n as u64);
+            // SAFETY: a succeeded call's `ptr` is readable for what its description's kind takes (# Safety).
+            unsafe { o.bytes(i, Tag::Props, ptr, n.min(MAX_PROPS) * 8, n as u64) };
         }
         Kind::OutArray { cap, count: c, elem } => {
             let mut n = count(cap, args);
             if let Some(ci) = c {
                 let cp = args[ci] as *const u32;
                 if !cp.is_null() {
-                    let written = if elem == 8 && f.params[ci].c_type == "size_t*" {
-                        *(cp as *const usize) as u64
-                    } else {
-                        *cp as u64
+                    // SAFETY: the count parameter is non-NULL and points at the count the driver wrote, a `size_t` or
+                    // a `cl_uint` as its C type says (the call's arguments, # Safety).
+                    let written = unsafe {
+                        if elem == 8 && f.params[ci].c_type == "size_t*" {
+                            *(cp as *const usize) as u64
+                        } else {
+                            *cp as u64
+                        }
                     };
                     n = n.min(written);
                 }
             }
             let take = (n as usize).min(MAX_ELEMS);
-            o.bytes(i, Tag::OutArray, ptr, take * elem, n);
+            // SAFETY: a succeeded call's `ptr` is readable for what its description's kind takes (# Safety).
+            unsafe { o.bytes(i, Tag::OutArray, ptr, take * elem, n) };
         }
         Kind::Info { size, size_ret, .. } => {
             let cap = args[size] as usize;
@@ -471,8 +520,10 @@ unsafe fn capture_one<S: Sink>(o: &mut S, f: &FnMeta, i: usize, p: &ParamMeta, o
             // build); without either, the whole buffer.
             let told = size_ret.map_or(0, |k| args[k]);
             let told = if told == 0 { args.get(f.params.len()).copied().unwrap_or(0) } else { told };
-            let written = if told == 0 { cap } else { (*(told as *const usize)).min(cap) };
-            o.bytes(i, Tag::Bytes, ptr, written.min(MAX_INFO), written as u64);
+            // SAFETY: a non-zero `told` is the address of a `size_t` the driver wrote its answer's size to.
+            let written = if told == 0 { cap } else { unsafe { *(told as *const usize) }.min(cap) };
+            // SAFETY: a succeeded call's `ptr` is readable for what its description's kind takes (# Safety).
+            unsafe { o.bytes(i, Tag::Bytes, ptr, written.min(MAX_INFO), written as u64) };
         }
         _ => {}
     }
@@ -496,14 +547,17 @@ unsafe fn failed_string<S: Sink>(o: &mut S, i: usize, ptr: *const u8) {
         return;
     }
     if let Some(n) = head[..got].iter().position(|&b| b == 0) {
-        o.bytes(i, Tag::Str, head.as_ptr(), n, n as u64);
+        // SAFETY: `bytes` needs the source to be readable for the bytes given, as this fn's own contract gives: None
+        // beyond [`Sink::bytes`]'s on the local copy (# Safety).
+        unsafe { o.bytes(i, Tag::Str, head.as_ptr(), n, n as u64) };
         return;
     }
     // Longer than kept: its length, as far as it can be read (bounded).
     let mut total = got;
     let mut page = [0u8; 4096];
     while got == MAX_STR && total < FAILED_SCAN {
-        let n = read_checked(ptr.add(total), &mut page);
+        // SAFETY: `ptr.add(total)` stays inside the buffer it indexes, as the caller promises (# Safety).
+        let n = read_checked(unsafe { ptr.add(total) }, &mut page);
         match page[..n].iter().position(|&b| b == 0) {
             Some(k) => {
                 total += k;
@@ -513,7 +567,8 @@ unsafe fn failed_string<S: Sink>(o: &mut S, i: usize, ptr: *const u8) {
             None => total += n,
         }
     }
-    o.bytes(i, Tag::Str, head.as_ptr(), got, total as u64);
+    // SAFETY: `bytes`: the source is readable for the bytes given (# Safety).
+    unsafe { o.bytes(i, Tag::Str, head.as_ptr(), got, total as u64) };
 }
 
 /// How far the length of a failed call's string is looked for.
@@ -568,7 +623,9 @@ pub unsafe fn open_compact(
     prev: &mut compact::Prev,
 ) -> usize {
     let nargs = args.len().min(f.params.len()).min(255);
-    compact::put_opened(p, state, fn_id as u16, t0, cmd, &args[..nargs], prev)
+    // SAFETY: `put_opened`'s # Safety follows from this fn's: `p` must be writable for [`MAX_RECORD`] bytes (#
+    // Safety).
+    unsafe { compact::put_opened(p, state, fn_id as u16, t0, cmd, &args[..nargs], prev) }
 }
 
 /// Opens at `dst` a copy of the compact record opened at `src`, with its
@@ -586,13 +643,20 @@ pub unsafe fn reopen_compact(
     args: &[u64],
     prev: &mut compact::Prev,
 ) -> usize {
-    let state = *src;
-    let (fn_id, n) = compact::get_raw(src.add(1));
+    // SAFETY: `src` is valid for this access: `src` must be an opened part [`open_compact`] wrote; `dst` writable for
+    // [`MAX_RECORD`] bytes (# Safety).
+    let state = unsafe { *src };
+    // SAFETY: `get_raw`'s # Safety follows from this fn's.
+    let (fn_id, n) = unsafe { compact::get_raw(src.add(1)) };
     // The function, the argument count, then the start time's delta.
     let at = 1 + n + 1;
-    let at = at + compact::get_raw(src.add(at)).1;
-    let cmd = if state & (FLAG_CMD | compact::STATE_HSA) != 0 { compact::get_raw(src.add(at)).0 } else { 0 };
-    open_compact(dst, state, fn_id as usize, f, t0, cmd, args, prev)
+    // SAFETY: `get_raw`'s # Safety follows from this fn's.
+    let at = at + unsafe { compact::get_raw(src.add(at)) }.1;
+    // SAFETY: `get_raw`'s # Safety follows from this fn's.
+    let cmd =
+        if state & (FLAG_CMD | compact::STATE_HSA) != 0 { (unsafe { compact::get_raw(src.add(at)) }).0 } else { 0 };
+    // SAFETY: `open_compact`'s # Safety follows from this fn's.
+    unsafe { open_compact(dst, state, fn_id as usize, f, t0, cmd, args, prev) }
 }
 
 /// Completes a compact record opened by [`open_compact`] or
@@ -619,18 +683,23 @@ pub unsafe fn complete_compact<const KIND: u16, D: Captured>(
     let ok = succeeded_as::<KIND>(f, ret);
     let p = buf.as_mut_ptr();
     let mut n = opened;
-    n += compact::put_raw(p.add(n), dur);
-    n += compact::put_raw(p.add(n), ret);
+    // SAFETY: `put_raw` needs room for a varint at the pointer, inside the bytes `p` has (# Safety).
+    n += unsafe { compact::put_raw(p.add(n), dur) };
+    // SAFETY: `put_raw` needs room for a varint at the pointer, inside the bytes `p` has (# Safety).
+    n += unsafe { compact::put_raw(p.add(n), ret) };
     // Whatever the varints took, the captures fit when the longest opened
     // part, tail and end mark leave them room.
     let longest = compact::OPENED_MAX + 2 * compact::VARINT_MAX + captures_worst(f) + 1;
     let mut o = Compact { checked: longest > buf.len(), buf, len: n };
-    captures(&mut o, d, ok, args.len().min(f.params.len()).min(255), args, local_size);
+    // SAFETY: `captures`'s # Safety follows from this fn's.
+    unsafe { captures(&mut o, d, ok, args.len().min(f.params.len()).min(255), args, local_size) };
     let n = o.len;
-    *p.add(n) = compact::END;
+    // SAFETY: `p.add(n)` is valid for this access, as the caller promises (# Safety).
+    unsafe { *p.add(n) = compact::END };
     // The tail is stored before the state byte says it is there.
     std::sync::atomic::compiler_fence(std::sync::atomic::Ordering::Release);
-    std::ptr::write_volatile(p, *p | FLAG_DONE | if ok { FLAG_OK } else { 0 });
+    // SAFETY: `p` is writable, as the caller promises (# Safety).
+    unsafe { std::ptr::write_volatile(p, *p | FLAG_DONE | if ok { FLAG_OK } else { 0 }) };
     n + 1
 }
 
@@ -652,7 +721,8 @@ pub unsafe fn write_record(
     local_size: Option<&[usize]>,
 ) -> usize {
     open_record(buf, KIND_OPENCL_CALL, fn_id, f, tid, cmd_id, t0, args);
-    complete_record::<KIND_OPENCL_CALL>(buf, f, t1, ret, args, local_size)
+    // SAFETY: `complete_record`'s # Safety follows from this fn's: As for [`complete_record`] (# Safety).
+    unsafe { complete_record::<KIND_OPENCL_CALL>(buf, f, t1, ret, args, local_size) }
 }
 
 #[cfg(test)]

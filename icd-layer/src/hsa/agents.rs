@@ -37,13 +37,12 @@ pub fn record_all() -> Vec<Agent> {
         return out;
     }
     /// # Safety
-    /// Called through the C ABI: every argument is as this entry's C
-    /// declaration defines it (each pointer valid for what the entry reads and
-    /// writes through it, or NULL where the API allows NULL).
+    /// Called by `hsa_iterate_agents` with the `data` its caller gave it.
     unsafe extern "C" fn each(agent: u64, data: *mut c_void) -> u32 {
         // HSA_STATUS_ERROR ends the iteration; no panic leaves a callback.
         crate::guard::guard_at("an HSA iteration callback", 0x1000, || {
-            (*(data as *mut Vec<u64>)).push(agent);
+            // SAFETY: `(*(data as *mut Vec<u64>))` is valid for this access (# Safety).
+            unsafe { (*(data as *mut Vec<u64>)).push(agent) };
             HSA_STATUS_SUCCESS
         })
     }

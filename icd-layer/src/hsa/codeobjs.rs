@@ -9,14 +9,13 @@ use cltap::programs::{self as dumps, files, registry};
 /// `reader` numbered, its bytes written.
 ///
 /// # Safety
-/// Each pointer argument must be valid for the reads and writes this
-/// function makes through it (or NULL where it checks for NULL), and each
-/// handle or function pointer must be of the kind its type names.
+/// `code_object` is readable for `size` bytes for the length of the call.
 pub unsafe fn from_memory(reader: u64, code_object: *const u8, size: usize) {
     if !dumps::dumps() || code_object.is_null() {
         return;
     }
-    write(reader, std::slice::from_raw_parts(code_object, size));
+    // SAFETY: `code_object` holds that many initialised elements while the slice is used (# Safety).
+    write(reader, unsafe { std::slice::from_raw_parts(code_object, size) });
 }
 
 /// After `hsa_code_object_reader_create_from_file` succeeded: the file
@@ -24,21 +23,22 @@ pub unsafe fn from_memory(reader: u64, code_object: *const u8, size: usize) {
 /// application's file offset stays where ROCr left it.
 ///
 /// # Safety
-/// Each pointer argument must be valid for the reads and writes this
-/// function makes through it (or NULL where it checks for NULL), and each
-/// handle or function pointer must be of the kind its type names.
+/// `fd` is an open, readable file descriptor the caller keeps open during the call.
 pub unsafe fn from_file(reader: u64, fd: i32) {
     if !dumps::dumps() {
         return;
     }
-    let mut st: libc::stat = std::mem::zeroed();
-    if libc::fstat(fd, &mut st) != 0 || st.st_size <= 0 {
+    // SAFETY: all-zero bytes are a valid value of this C struct (# Safety).
+    let mut st: libc::stat = unsafe { std::mem::zeroed() };
+    // SAFETY: `fstat`'s # Safety follows from this fn's.
+    if unsafe { libc::fstat(fd, &mut st) } != 0 || st.st_size <= 0 {
         return;
     }
     let mut v = vec![0u8; st.st_size as usize];
     let mut at = 0usize;
     while at < v.len() {
-        let n = libc::pread(fd, v[at..].as_mut_ptr() as *mut libc::c_void, v.len() - at, at as libc::off_t);
+        // SAFETY: `pread`'s # Safety follows from this fn's.
+        let n = unsafe { libc::pread(fd, v[at..].as_mut_ptr() as *mut libc::c_void, v.len() - at, at as libc::off_t) };
         if n <= 0 {
             return;
         }

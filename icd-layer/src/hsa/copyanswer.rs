@@ -85,9 +85,12 @@ pub unsafe fn runtime_time(signal: u64) -> Option<[u64; 2]> {
     if f == 0 {
         return None;
     }
-    let f: unsafe extern "C" fn(u64, *mut [u64; 2]) -> u32 = std::mem::transmute(f);
+    // SAFETY: the address is the entry named, and the fn type is its C prototype: `signal` is a live signal handle (#
+    // Safety).
+    let f: unsafe extern "C" fn(u64, *mut [u64; 2]) -> u32 = unsafe { std::mem::transmute(f) };
     let mut t = [0u64; 2];
-    (f(signal, &mut t) == HSA_STATUS_SUCCESS).then_some(t)
+    // SAFETY: `f` gets arguments its C declaration accepts.
+    (unsafe { f(signal, &mut t) } == HSA_STATUS_SUCCESS).then_some(t)
 }
 
 /// A copy with `signal` was submitted: whatever cltap held for it is stale.
@@ -111,9 +114,7 @@ pub fn keep(signal: u64, times: Option<[u64; 2]>, app_profiled: bool) {
 /// `hsa_amd_profiling_get_async_copy_time`, behind the generated wrapper.
 ///
 /// # Safety
-/// Called through the C ABI: every argument is as this entry's C
-/// declaration defines it (each pointer valid for what the entry reads and
-/// writes through it, or NULL where the API allows NULL).
+/// `time` is writable.
 unsafe extern "C" fn get_time(signal: u64, time: *mut [u64; 2]) -> u32 {
     let kept = if time.is_null() {
         None
@@ -123,36 +124,40 @@ unsafe extern "C" fn get_time(signal: u64, time: *mut [u64; 2]) -> u32 {
         })
     };
     if let Some(t) = kept {
-        std::ptr::write_unaligned(time, t);
+        // SAFETY: `time` is writable (# Safety).
+        unsafe { std::ptr::write_unaligned(time, t) };
         return HSA_STATUS_SUCCESS;
     }
     let f = RUNTIME_GET.load(Ordering::Acquire);
     if f == 0 {
         return HSA_STATUS_ERROR;
     }
-    let f: unsafe extern "C" fn(u64, *mut [u64; 2]) -> u32 = std::mem::transmute(f);
-    f(signal, time)
+    // SAFETY: the address is that entry's, and this type its C prototype.
+    let f: unsafe extern "C" fn(u64, *mut [u64; 2]) -> u32 = unsafe { std::mem::transmute(f) };
+    // SAFETY: `f` gets arguments its C declaration accepts.
+    unsafe { f(signal, time) }
 }
 
 /// `hsa_amd_profiling_async_copy_enable`, behind the generated wrapper.
 ///
 /// # Safety
-/// Called through the C ABI: every argument is as this entry's C
-/// declaration defines it (each pointer valid for what the entry reads and
-/// writes through it, or NULL where the API allows NULL).
+/// None beyond the C ABI.
 unsafe extern "C" fn enable(on: bool) -> u32 {
     let f = RUNTIME_ENABLE.load(Ordering::Acquire);
     if f == 0 {
         return HSA_STATUS_ERROR;
     }
-    let f: unsafe extern "C" fn(bool) -> u32 = std::mem::transmute(f);
-    let r = f(on);
+    // SAFETY: the address is that entry's, and this type its C prototype.
+    let f: unsafe extern "C" fn(bool) -> u32 = unsafe { std::mem::transmute(f) };
+    // SAFETY: `f` gets arguments its C declaration accepts.
+    let r = unsafe { f(on) };
     if r == HSA_STATUS_SUCCESS {
         APP_PROFILES.store(on, Ordering::Release);
     }
     if !on && CLTAP_PROFILES.load(Ordering::Acquire) {
         // cltap still times copies.
-        f(true);
+        // SAFETY: `f` gets arguments its C declaration accepts.
+        unsafe { f(true) };
     }
     r
 }

@@ -74,9 +74,8 @@ type AsyncCopy = unsafe extern "C" fn(*mut c_void, u64, *mut c_void, u64, usize,
 /// `hsa_amd_memory_async_copy`, as the application calls it.
 ///
 /// # Safety
-/// Called through the C ABI: every argument is as this entry's C
-/// declaration defines it (each pointer valid for what the entry reads and
-/// writes through it, or NULL where the API allows NULL).
+/// As `hsa_amd_memory_async_copy`: `src` readable and `dst` writable for `size` bytes, `deps`
+/// holding `num_deps` signals.
 #[allow(clippy::too_many_arguments)]
 unsafe extern "C" fn async_copy(
     mut dst: *mut c_void,
@@ -91,14 +90,13 @@ unsafe extern "C" fn async_copy(
     super::traced::traced!(
         id::hsa_amd_memory_async_copy,
         (dst, dst_agent, src, src_agent, size, num_deps, deps, signal),
-        async_copy_recorded(dst, dst_agent, src, src_agent, size, num_deps, deps, signal)
+        // SAFETY: `async_copy_recorded`'s # Safety follows from this fn's.
+        unsafe { async_copy_recorded(dst, dst_agent, src, src_agent, size, num_deps, deps, signal) }
     )
 }
 
 /// # Safety
-/// Each pointer argument must be valid for the reads and writes this
-/// function makes through it (or NULL where it checks for NULL), and each
-/// handle or function pointer must be of the kind its type names.
+/// Arguments as `hsa_amd_memory_async_copy` declares them (`dep_signals` holds `num_dep_signals` handles).
 #[allow(clippy::too_many_arguments)]
 unsafe fn async_copy_recorded(
     dst: *mut c_void,
@@ -151,9 +149,8 @@ type AsyncCopyRect = unsafe extern "C" fn(
 /// `hsa_amd_memory_async_copy_rect`, as the application calls it.
 ///
 /// # Safety
-/// Called through the C ABI: every argument is as this entry's C
-/// declaration defines it (each pointer valid for what the entry reads and
-/// writes through it, or NULL where the API allows NULL).
+/// As `hsa_amd_memory_async_copy_rect`: the pitched pointers and `range` readable, `deps`
+/// holding `num_deps` signals.
 #[allow(clippy::too_many_arguments)]
 unsafe extern "C" fn async_copy_rect(
     mut dst: *const c_void,
@@ -170,14 +167,16 @@ unsafe extern "C" fn async_copy_rect(
     super::traced::traced!(
         id::hsa_amd_memory_async_copy_rect,
         (dst, dst_offset, src, src_offset, range, agent, dir, num_deps, deps, signal),
-        async_copy_rect_recorded(dst, dst_offset, src, src_offset, range, agent, dir, num_deps, deps, signal)
+        // SAFETY: `async_copy_rect_recorded`'s # Safety follows from this fn's.
+        unsafe {
+            async_copy_rect_recorded(dst, dst_offset, src, src_offset, range, agent, dir, num_deps, deps, signal)
+        }
     )
 }
 
 /// # Safety
-/// Each pointer argument must be valid for the reads and writes this
-/// function makes through it (or NULL where it checks for NULL), and each
-/// handle or function pointer must be of the kind its type names.
+/// Arguments as `hsa_amd_memory_async_copy_rect` declares them: the two pitched pointers and
+/// `range` readable, `dep_signals` holding `num_dep_signals` handles.
 #[allow(clippy::too_many_arguments)]
 unsafe fn async_copy_rect_recorded(
     dst: *const c_void,
@@ -285,14 +284,13 @@ fn with_proxy(signal: u64, link: Option<(u32, u64, u64)>, call: impl Fn(u64) -> 
 /// The proxy signal completed.
 ///
 /// # Safety
-/// Called through the C ABI: every argument is as this entry's C
-/// declaration defines it (each pointer valid for what the entry reads and
-/// writes through it, or NULL where the API allows NULL).
+/// `arg` is the copy the handler was registered with, passed once.
 unsafe extern "C" fn on_complete(_value: i64, arg: *mut c_void) -> bool {
     if arg.is_null() {
         return false;
     }
-    let p = Box::from_raw(arg as *mut Pending);
+    // SAFETY: `arg as *mut Pending` came from `Box::into_raw` and is freed once (# Safety).
+    let p = unsafe { Box::from_raw(arg as *mut Pending) };
     crate::guard::guard((), || complete(&p));
     false
 }

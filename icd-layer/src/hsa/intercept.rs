@@ -181,9 +181,7 @@ pub fn create_profiled(
 /// `hsa_queue_create`, as the application calls it.
 ///
 /// # Safety
-/// Called through the C ABI: every argument is as this entry's C
-/// declaration defines it (each pointer valid for what the entry reads and
-/// writes through it, or NULL where the API allows NULL).
+/// As `hsa_queue_create`: `queue` writable, `callback` NULL or accepting `data`.
 #[allow(clippy::too_many_arguments)]
 unsafe extern "C" fn queue_create(
     mut agent: u64,
@@ -198,14 +196,15 @@ unsafe extern "C" fn queue_create(
     super::traced::traced!(
         id::hsa_queue_create,
         (agent, size, qtype, callback, data, private_segment_size, group_segment_size, queue),
-        queue_create_recorded(agent, size, qtype, callback, data, private_segment_size, group_segment_size, queue)
+        // SAFETY: `queue_create_recorded`'s # Safety follows from this fn's.
+        unsafe {
+            queue_create_recorded(agent, size, qtype, callback, data, private_segment_size, group_segment_size, queue)
+        }
     )
 }
 
 /// # Safety
-/// Each pointer argument must be valid for the reads and writes this
-/// function makes through it (or NULL where it checks for NULL), and each
-/// handle or function pointer must be of the kind its type names.
+/// Arguments as `hsa_queue_create` declares them: `queue` writable, `callback` accepting `data`.
 #[allow(clippy::too_many_arguments)]
 unsafe fn queue_create_recorded(
     agent: u64,
@@ -311,9 +310,8 @@ fn create(
 /// `index` in the application's queue.
 ///
 /// # Safety
-/// Called through the C ABI: every argument is as this entry's C
-/// declaration defines it (each pointer valid for what the entry reads and
-/// writes through it, or NULL where the API allows NULL).
+/// Called by ROCr's intercept queue: `pkts` holds `count` 64-byte packets; `writer` is ROCr's
+/// writer for this queue, `data` the queue's record cltap registered.
 unsafe extern "C" fn on_packets(
     pkts: *const c_void,
     count: u64,
@@ -323,11 +321,13 @@ unsafe extern "C" fn on_packets(
 ) {
     let Some(writer) = writer else { return };
     if pkts.is_null() || data.is_null() || count == 0 {
-        writer(pkts, count);
+        // SAFETY: `writer` gets arguments its C declaration accepts.
+        unsafe { writer(pkts, count) };
         return;
     }
     // `QueueInfo` is never freed.
-    let q: &'static QueueInfo = &*(data as *const QueueInfo);
+    // SAFETY: `(data as *const QueueInfo)` is valid for this access, as the caller promises (# Safety).
+    let q: &'static QueueInfo = unsafe { &*(data as *const QueueInfo) };
     let (changed, watch) = crate::guard::guard((None, None), || handle(pkts as *const u8, count, index, q));
     let (mut changed, mut watch) = (changed, watch);
     let n = changed.as_ref().map_or(count, |v| (v.len() / PACKET_SIZE) as u64);
@@ -347,7 +347,8 @@ unsafe extern "C" fn on_packets(
     };
     // More than fit would abort the process in ROCr 5.2.3 (see `room`).
     q.room.wait_for(n);
-    writer(out, n);
+    // SAFETY: `writer` gets arguments its C declaration accepts.
+    unsafe { writer(out, n) };
     q.room.wrote(n);
     if let Some(at) = watch {
         q.room.watch(at);
@@ -572,15 +573,14 @@ fn proxy(
 /// then the completion goes on to the application's signal.
 ///
 /// # Safety
-/// Called through the C ABI: every argument is as this entry's C
-/// declaration defines it (each pointer valid for what the entry reads and
-/// writes through it, or NULL where the API allows NULL).
+/// `arg` is what the handler was registered with, passed once.
 unsafe extern "C" fn on_complete(_value: i64, arg: *mut c_void) -> bool {
     if arg.is_null() {
         return false;
     }
     super::room::on_signal_thread();
-    let p = Box::from_raw(arg as *mut Pending);
+    // SAFETY: `arg as *mut Pending` came from `Box::into_raw` and is freed once (# Safety).
+    let p = unsafe { Box::from_raw(arg as *mut Pending) };
     p.room.passed(p.at);
     crate::guard::guard((), || complete(&p));
     false

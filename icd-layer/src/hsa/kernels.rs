@@ -184,13 +184,13 @@ fn kernel_symbols(executable: u64) -> Vec<(u64, String)> {
         out: Vec<(u64, String)>,
     }
     /// # Safety
-    /// Called through the C ABI: every argument is as this entry's C
-    /// declaration defines it (each pointer valid for what the entry reads and
-    /// writes through it, or NULL where the API allows NULL).
+    /// Called by the symbol iteration with the `data` its caller gave it.
     unsafe extern "C" fn each(_exe: u64, symbol: u64, data: *mut c_void) -> u32 {
-        let w = &mut *(data as *mut Walk);
+        // SAFETY: `(data as *mut Walk)` is valid for this access (# Safety).
+        let w = unsafe { &mut *(data as *mut Walk) };
         crate::guard::guard((), || {
-            if let Some(k) = kernel_symbol(w.info, symbol) {
+            // SAFETY: `kernel_symbol`'s # Safety follows from this fn's.
+            if let Some(k) = unsafe { kernel_symbol(w.info, symbol) } {
                 w.out.push(k);
             }
         });
@@ -212,26 +212,31 @@ fn kernel_symbols(executable: u64) -> Vec<(u64, String)> {
 /// `info` is the runtime's `hsa_executable_symbol_get_info`.
 unsafe fn kernel_symbol(info: SymbolGetInfo, symbol: u64) -> Option<(u64, String)> {
     let mut kind = u32::MAX;
-    if info(symbol, SYMBOL_INFO_TYPE, &mut kind as *mut u32 as *mut c_void) != HSA_STATUS_SUCCESS
+    // SAFETY: `info` is the entry its name says, called with arguments its C declaration accepts: `info` is the
+    // runtime's `hsa_executable_symbol_get_info` (# Safety).
+    if unsafe { info(symbol, SYMBOL_INFO_TYPE, &mut kind as *mut u32 as *mut c_void) } != HSA_STATUS_SUCCESS
         || kind != HSA_SYMBOL_KIND_KERNEL
     {
         return None;
     }
     let mut object = 0u64;
-    if info(symbol, SYMBOL_INFO_KERNEL_OBJECT, &mut object as *mut u64 as *mut c_void) != HSA_STATUS_SUCCESS
+    // SAFETY: `info` gets arguments its C declaration accepts.
+    if unsafe { info(symbol, SYMBOL_INFO_KERNEL_OBJECT, &mut object as *mut u64 as *mut c_void) } != HSA_STATUS_SUCCESS
         || object == 0
     {
         return None;
     }
     let mut len = 0u32;
-    if info(symbol, SYMBOL_INFO_NAME_LENGTH, &mut len as *mut u32 as *mut c_void) != HSA_STATUS_SUCCESS
+    // SAFETY: `info` gets arguments its C declaration accepts.
+    if unsafe { info(symbol, SYMBOL_INFO_NAME_LENGTH, &mut len as *mut u32 as *mut c_void) } != HSA_STATUS_SUCCESS
         || len == 0
         || len > 4096
     {
         return None;
     }
     let mut buf = vec![0u8; len as usize + 1];
-    if info(symbol, SYMBOL_INFO_NAME, buf.as_mut_ptr() as *mut c_void) != HSA_STATUS_SUCCESS {
+    // SAFETY: `info` gets arguments its C declaration accepts.
+    if unsafe { info(symbol, SYMBOL_INFO_NAME, buf.as_mut_ptr() as *mut c_void) } != HSA_STATUS_SUCCESS {
         return None;
     }
     buf.truncate(len as usize);
@@ -258,17 +263,14 @@ pub fn executable_destroy_entry() -> usize {
 /// `hsa_executable_destroy`, as the application calls it.
 ///
 /// # Safety
-/// Called through the C ABI: every argument is as this entry's C
-/// declaration defines it (each pointer valid for what the entry reads and
-/// writes through it, or NULL where the API allows NULL).
+/// `executable` is a live executable of the application, destroyed here once.
 unsafe extern "C" fn executable_destroy(mut executable: u64) -> u32 {
-    super::traced::traced!(id::hsa_executable_destroy, (executable), executable_destroy_recorded(executable))
+    // SAFETY: `executable_destroy_recorded`'s # Safety follows from this fn's.
+    super::traced::traced!(id::hsa_executable_destroy, (executable), unsafe { executable_destroy_recorded(executable) })
 }
 
 /// # Safety
-/// Each pointer argument must be valid for the reads and writes this
-/// function makes through it (or NULL where it checks for NULL), and each
-/// handle or function pointer must be of the kind its type names.
+/// `executable` is a handle the application may destroy (its own, live).
 unsafe fn executable_destroy_recorded(executable: u64) -> u32 {
     let app = [executable];
     let t = crate::guard::part("hsa_executable_destroy", || {
@@ -280,8 +282,10 @@ unsafe fn executable_destroy_recorded(executable: u64) -> u32 {
     let r = if f == 0 {
         HSA_STATUS_ERROR
     } else {
-        let f: unsafe extern "C" fn(u64) -> u32 = std::mem::transmute(f);
-        f(executable)
+        // SAFETY: the address is that entry's, and this type its C prototype.
+        let f: unsafe extern "C" fn(u64) -> u32 = unsafe { std::mem::transmute(f) };
+        // SAFETY: `f` gets arguments its C declaration accepts.
+        unsafe { f(executable) }
     };
     crate::guard::part("hsa_executable_destroy", || {
         if t.on {

@@ -48,30 +48,37 @@ pub unsafe fn other_copy(entry: usize) -> Option<String> {
     if entry == 0 {
         return None;
     }
-    let mut theirs: libc::Dl_info = std::mem::zeroed();
-    let mut ours: libc::Dl_info = std::mem::zeroed();
-    if libc::dladdr(entry as *const c_void, &mut theirs) == 0
-        || libc::dladdr(first_load as *const c_void, &mut ours) == 0
+    // SAFETY: all-zero bytes are a valid value of this C struct: `entry` is 0 or a code address (# Safety).
+    let mut theirs: libc::Dl_info = unsafe { std::mem::zeroed() };
+    // SAFETY: all-zero bytes are a valid value of this C struct, as the caller promises (# Safety).
+    let mut ours: libc::Dl_info = unsafe { std::mem::zeroed() };
+    // SAFETY: `dladdr`'s # Safety follows from this fn's.
+    if unsafe { libc::dladdr(entry as *const c_void, &mut theirs) } == 0
+        || unsafe { libc::dladdr(first_load as *const c_void, &mut ours) } == 0
         || theirs.dli_fbase == ours.dli_fbase
         || theirs.dli_fname.is_null()
     {
         return None;
     }
-    let h = libc::dlopen(theirs.dli_fname, libc::RTLD_NOLOAD | libc::RTLD_LAZY);
+    // SAFETY: `dlopen`'s # Safety follows from this fn's.
+    let h = unsafe { libc::dlopen(theirs.dli_fname, libc::RTLD_NOLOAD | libc::RTLD_LAZY) };
     if h.is_null() {
         return None;
     }
     // Symbols only cltap exports together: an HSA tool that is also an
     // OpenCL loader layer.
+    // SAFETY: `dlsym`'s # Safety follows from this fn's.
     let cltap = ["HSA_AMD_TOOL_PRIORITY", "clInitLayer", "OnLoad"]
         .iter()
-        .all(|s| !libc::dlsym(h, format!("{s}\0").as_ptr() as *const libc::c_char).is_null());
-    libc::dlclose(h);
+        .all(|s| !unsafe { libc::dlsym(h, format!("{s}\0").as_ptr() as *const libc::c_char) }.is_null());
+    // SAFETY: `dlclose`'s # Safety follows from this fn's.
+    unsafe { libc::dlclose(h) };
     if !cltap {
         return None;
     }
     ASIDE.store(true, Ordering::Release);
-    Some(CStr::from_ptr(theirs.dli_fname).to_string_lossy().into_owned())
+    // SAFETY: `theirs.dli_fname` is a NUL-terminated string, live while read, as the caller promises (# Safety).
+    Some(unsafe { CStr::from_ptr(theirs.dli_fname) }.to_string_lossy().into_owned())
 }
 
 /// This image's own file (for the line saying which copy stands aside).

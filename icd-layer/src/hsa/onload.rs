@@ -81,17 +81,17 @@ pub unsafe fn on_load(root: *mut ApiTableVersion) -> bool {
     if !super::once::first_load() {
         return super::once::first_answer();
     }
-    super::once::answered(load(root))
+    // SAFETY: `load`'s # Safety follows from this fn's: `root` is the runtime's `HsaApiTable`, or NULL (# Safety).
+    super::once::answered(unsafe { load(root) })
 }
 
 /// The first `OnLoad` of this image.
 ///
 /// # Safety
-/// Each pointer argument must be valid for the reads and writes this
-/// function makes through it (or NULL where it checks for NULL), and each
-/// handle or function pointer must be of the kind its type names.
+/// `root` is the runtime's `HsaApiTable` as `OnLoad` receives it, writable, on the loading thread.
 unsafe fn load(root: *mut ApiTableVersion) -> bool {
-    if let Some(theirs) = super::once::other_copy(core_entry(root)) {
+    // SAFETY: `other_copy`'s # Safety follows from this fn's.
+    if let Some(theirs) = unsafe { super::once::other_copy(core_entry(root)) } {
         cltap::warn!(
             "HSA: {theirs} (cltap) already records this runtime's calls: this copy, {}, records nothing",
             super::once::own_file()
@@ -107,7 +107,8 @@ unsafe fn load(root: *mut ApiTableVersion) -> bool {
     if !life::recording() {
         return true;
     }
-    if let Err(why) = check_core(root) {
+    // SAFETY: `check_core`'s # Safety follows from this fn's.
+    if let Err(why) = unsafe { check_core(root) } {
         cltap::warn!("HSA: {why}: cltap cannot record this runtime's calls and asks to be unloaded");
         return false;
     }
@@ -124,7 +125,8 @@ unsafe fn load(root: *mut ApiTableVersion) -> bool {
         // The .atp's async-copy times: hsa_amd_memory_async_copy goes through
         // a proxy completion signal.
         super::copytimes::set_on(life::config().atp);
-        install(root);
+        // SAFETY: `install`'s # Safety follows from this fn's.
+        unsafe { install(root) };
         // HSA times are the KFD system counter (CLOCK_BOOTTIME on Linux),
         // not the calls' clock: measured once here, for the renderers.
         crate::guard::guard((), record_clock);
@@ -165,7 +167,8 @@ unsafe fn check_core(root: *mut ApiTableVersion) -> Result<(), String> {
     if root.is_null() {
         return Err("the runtime passed no API table".into());
     }
-    let rv = std::ptr::read_volatile(root);
+    // SAFETY: `root` is readable: `root` is the runtime's `HsaApiTable`, or NULL (# Safety).
+    let rv = unsafe { std::ptr::read_volatile(root) };
     if rv.major_id != ROOT_MAJOR {
         return Err(format!("the runtime's API table has major version {}, cltap knows {ROOT_MAJOR}", rv.major_id));
     }
@@ -176,11 +179,14 @@ unsafe fn check_core(root: *mut ApiTableVersion) -> Result<(), String> {
             rv.minor_id, core.name, ROOT_BYTES
         ));
     }
-    let p = std::ptr::read_volatile((root as *const u8).add(core.root_offset) as *const *mut ApiTableVersion);
+    // SAFETY: the address read here is readable, as the caller promises (# Safety).
+    let p =
+        unsafe { std::ptr::read_volatile((root as *const u8).add(core.root_offset) as *const *mut ApiTableVersion) };
     if p.is_null() {
         return Err(format!("the runtime's {} table is NULL", core.name));
     }
-    let v = std::ptr::read_volatile(p);
+    // SAFETY: `p` is readable, as the caller promises (# Safety).
+    let v = unsafe { std::ptr::read_volatile(p) };
     if v.major_id != core.major {
         return Err(format!(
             "the runtime's {} table has major version {}, cltap knows {}",
@@ -196,26 +202,30 @@ unsafe fn check_core(root: *mut ApiTableVersion) -> Result<(), String> {
 /// # Safety
 /// `root` is the runtime's `HsaApiTable`, or NULL.
 unsafe fn core_entry(root: *mut ApiTableVersion) -> usize {
-    if check_core(root).is_err() {
+    // SAFETY: `check_core`'s # Safety follows from this fn's: `root` is the runtime's `HsaApiTable`, or NULL (#
+    // Safety).
+    if unsafe { check_core(root) }.is_err() {
         return 0;
     }
-    let core = std::ptr::read_volatile((root as *const u8).add(TABLES[0].root_offset) as *const *mut u8);
-    let v = std::ptr::read_volatile(core as *const ApiTableVersion);
+    // SAFETY: the address read here is readable, as the caller promises (# Safety).
+    let core = unsafe { std::ptr::read_volatile((root as *const u8).add(TABLES[0].root_offset) as *const *mut u8) };
+    // SAFETY: `core as *const ApiTableVersion` is readable, as the caller promises (# Safety).
+    let v = unsafe { std::ptr::read_volatile(core as *const ApiTableVersion) };
     if (v.minor_id as usize) < VERSION_BYTES + 8 {
         return 0;
     }
-    std::ptr::read_volatile(core.add(VERSION_BYTES) as *const usize)
+    // SAFETY: `core.add(VERSION_BYTES) as *const usize` is readable, as the caller promises (# Safety).
+    unsafe { std::ptr::read_volatile(core.add(VERSION_BYTES) as *const usize) }
 }
 
 /// Replaces the entries of every table the root holds.
 ///
 /// # Safety
-/// Each pointer argument must be valid for the reads and writes this
-/// function makes through it (or NULL where it checks for NULL), and each
-/// handle or function pointer must be of the kind its type names.
+/// `root` is the runtime's `HsaApiTable`, writable, and no other thread calls through it yet.
 unsafe fn install(root: *mut ApiTableVersion) -> [Installed; 4] {
     let mut done = [Installed::Absent; 4];
-    let rv = std::ptr::read_volatile(root);
+    // SAFETY: `root` is readable (# Safety).
+    let rv = unsafe { std::ptr::read_volatile(root) };
     if rv.major_id != ROOT_MAJOR {
         cltap::warn!(
             "HSA: the runtime's API table has major version {}, cltap knows {ROOT_MAJOR}: HSA calls are not recorded",
@@ -228,20 +238,22 @@ unsafe fn install(root: *mut ApiTableVersion) -> [Installed; 4] {
         if (rv.minor_id as usize) < t.root_offset + 8 {
             continue;
         }
-        let p = std::ptr::read_volatile((root as *const u8).add(t.root_offset) as *const *mut ApiTableVersion);
+        // SAFETY: the address read here is readable, as the caller promises (# Safety).
+        let p =
+            unsafe { std::ptr::read_volatile((root as *const u8).add(t.root_offset) as *const *mut ApiTableVersion) };
         if !p.is_null() {
-            done[k] = install_table(p, t);
+            // SAFETY: `install_table`'s # Safety follows from this fn's.
+            done[k] = unsafe { install_table(p, t) };
         }
     }
     done
 }
 
 /// # Safety
-/// Each pointer argument must be valid for the reads and writes this
-/// function makes through it (or NULL where it checks for NULL), and each
-/// handle or function pointer must be of the kind its type names.
+/// `p` is the runtime's `HsaApiTable`, writable, laid out as `t` says for its version.
 unsafe fn install_table(p: *mut ApiTableVersion, t: &TableLayout) -> Installed {
-    let v = std::ptr::read_volatile(p);
+    // SAFETY: `p` is readable (# Safety).
+    let v = unsafe { std::ptr::read_volatile(p) };
     if v.major_id == 0 {
         // A zeroed table: the runtime has no such extension (ROCr built
         // without the finalizer hands over one). Nothing to record, nothing
@@ -260,10 +272,12 @@ unsafe fn install_table(p: *mut ApiTableVersion, t: &TableLayout) -> Installed {
     let have = (v.minor_id as usize).saturating_sub(VERSION_BYTES) / 8;
     let mut n = 0;
     for i in 0..have.min(t.entries) {
-        let slot = (p as *mut u8).add(VERSION_BYTES + 8 * i) as *mut usize;
+        // SAFETY: the offset stays inside the buffer it indexes, as the caller promises (# Safety).
+        let slot = unsafe { (p as *mut u8).add(VERSION_BYTES + 8 * i) } as *mut usize;
         let id = t.first + i;
         let mut wrapper = WRAPPERS.0[id] as usize;
-        let orig = std::ptr::read_volatile(slot);
+        // SAFETY: `slot` is readable, as the caller promises (# Safety).
+        let orig = unsafe { std::ptr::read_volatile(slot) };
         let interceptor = super::intercept::queue_create_entry();
         let copier = super::copytimes::async_copy_entry();
         let rect_copier = super::copytimes::async_copy_rect_entry();
@@ -306,7 +320,8 @@ unsafe fn install_table(p: *mut ApiTableVersion, t: &TableLayout) -> Installed {
             behind = super::copyanswer::take_enable(orig);
         }
         ORIG[id].store(behind, Ordering::Release);
-        std::ptr::write_volatile(slot, wrapper);
+        // SAFETY: `slot` is writable, as the caller promises (# Safety).
+        unsafe { std::ptr::write_volatile(slot, wrapper) };
         n += 1;
     }
     Installed::Entries { n, have }

@@ -41,8 +41,12 @@ pub unsafe fn when_done(signal: u64, done: Done, arg: *mut std::ffi::c_void) -> 
     if on == 0 {
         return false;
     }
-    let on: unsafe extern "C" fn(u64, u32, i64, Done, *mut std::ffi::c_void) -> u32 = std::mem::transmute(on);
-    on(signal, HSA_SIGNAL_CONDITION_LT, 1, done, arg) == 0
+    // SAFETY: the address is the entry named, and the fn type is its C prototype: `done` must accept `arg` (#
+    // Safety).
+    let on: unsafe extern "C" fn(u64, u32, i64, Done, *mut std::ffi::c_void) -> u32 =
+        unsafe { std::mem::transmute(on) };
+    // SAFETY: the runtime's own entry; `done` accepts `arg` (# Safety), and `signal` is the caller's.
+    (unsafe { on(signal, HSA_SIGNAL_CONDITION_LT, 1, done, arg) }) == 0
 }
 
 /// Destroys a signal of cltap's.
@@ -93,15 +97,22 @@ pub fn timestamp() -> u64 {
 pub unsafe fn forward(app_signal: u64, times: [u64; 2], proxy: u64) {
     if app_signal != 0 {
         if times[0] != 0 && app_signal.is_multiple_of(64) && proxy.is_multiple_of(64) {
-            let start = std::ptr::read_volatile((proxy as usize + SIGNAL_START_TS) as *const u64);
-            let end = std::ptr::read_volatile((proxy as usize + SIGNAL_END_TS) as *const u64);
-            std::ptr::write_volatile((app_signal as usize + SIGNAL_START_TS) as *mut u64, start);
-            std::ptr::write_volatile((app_signal as usize + SIGNAL_END_TS) as *mut u64, end);
+            // SAFETY: the address read here is readable: `app_signal` is 0 or a live signal handle; `proxy` is
+            // cltap's signal (# Safety).
+            let start = unsafe { std::ptr::read_volatile((proxy as usize + SIGNAL_START_TS) as *const u64) };
+            // SAFETY: the address read here is readable, as the caller promises (# Safety).
+            let end = unsafe { std::ptr::read_volatile((proxy as usize + SIGNAL_END_TS) as *const u64) };
+            // SAFETY: the address written here is writable, as the caller promises (# Safety).
+            unsafe { std::ptr::write_volatile((app_signal as usize + SIGNAL_START_TS) as *mut u64, start) };
+            // SAFETY: the address written here is writable, as the caller promises (# Safety).
+            unsafe { std::ptr::write_volatile((app_signal as usize + SIGNAL_END_TS) as *mut u64, end) };
         }
         let sub = orig(id::hsa_signal_subtract_screlease);
         if sub != 0 {
-            let sub: unsafe extern "C" fn(u64, i64) = std::mem::transmute(sub);
-            sub(app_signal, 1);
+            // SAFETY: the address is that entry's, and this type its C prototype.
+            let sub: unsafe extern "C" fn(u64, i64) = unsafe { std::mem::transmute(sub) };
+            // SAFETY: `sub` gets arguments its C declaration accepts.
+            unsafe { sub(app_signal, 1) };
         }
     }
     destroy(proxy);
@@ -125,12 +136,15 @@ pub unsafe fn dispatch_done(
     record: bool,
 ) {
     use cltap::trace::record::*;
-    let times = dispatch_times(agent, proxy);
+    // SAFETY: `dispatch_times`'s # Safety follows from this fn's: As [`forward`]; `words` are the dispatch's record
+    // words (# Safety).
+    let times = unsafe { dispatch_times(agent, proxy) };
     if record {
         words[DISPATCH_TIME_COMPLETE] = timestamp();
         cltap::trace::local::record_kind::<KIND_HSA_DISPATCH>(seq, times[0], times[1], &words, name);
     }
-    forward(app_signal, times, proxy);
+    // SAFETY: `forward`'s # Safety follows from this fn's.
+    unsafe { forward(app_signal, times, proxy) };
 }
 
 /// A completed proxied dispatch's begin and end (0 when the queue does not
@@ -145,16 +159,21 @@ pub unsafe fn dispatch_times(agent: u64, proxy: u64) -> [u64; 2] {
     // line Debian's build keeps), which the application would not see
     // without cltap.
     if proxy.is_multiple_of(64) {
-        let start = std::ptr::read_volatile((proxy as usize + SIGNAL_START_TS) as *const u64);
-        let end = std::ptr::read_volatile((proxy as usize + SIGNAL_END_TS) as *const u64);
+        // SAFETY: the address read here is readable: `proxy` is cltap's signal of a dispatch that completed (#
+        // Safety).
+        let start = unsafe { std::ptr::read_volatile((proxy as usize + SIGNAL_START_TS) as *const u64) };
+        // SAFETY: the address read here is readable, as the caller promises (# Safety).
+        let end = unsafe { std::ptr::read_volatile((proxy as usize + SIGNAL_END_TS) as *const u64) };
         if start == 0 || end == 0 {
             return times;
         }
     }
     let get = orig(id::hsa_amd_profiling_get_dispatch_time);
     if get != 0 {
-        let get: unsafe extern "C" fn(u64, u64, *mut [u64; 2]) -> u32 = std::mem::transmute(get);
-        if get(agent, proxy, &mut times) != 0 {
+        // SAFETY: the address is that entry's, and this type its C prototype.
+        let get: unsafe extern "C" fn(u64, u64, *mut [u64; 2]) -> u32 = unsafe { std::mem::transmute(get) };
+        // SAFETY: `get` gets arguments its C declaration accepts.
+        if unsafe { get(agent, proxy, &mut times) } != 0 {
             times = [0, 0];
         }
     }

@@ -15,10 +15,12 @@ macro_rules! traced {
             let mut params = [$(::core::ptr::addr_of_mut!($p) as *mut ::core::ffi::c_void),*];
             let params = params.as_mut_ptr() as *mut ::core::ffi::c_void;
             // cltap's own part, caught apart from the call (docs/architecture.md#panics).
-            let e = crate::guard::part("an HSA tracer", || ::cltap::tools::tracer::enter(slot, params));
+            // SAFETY: `enter`'s # Safety follows from this fn's.
+            let e = crate::guard::part("an HSA tracer", || unsafe { ::cltap::tools::tracer::enter(slot, params) });
             let r = $body;
             if let Some(e) = e {
-                crate::guard::part("an HSA tracer", || crate::tools::tracer_call::exit(e, slot, params, &r));
+                // SAFETY: `exit`'s # Safety follows from this fn's.
+                crate::guard::part("an HSA tracer", || unsafe { crate::tools::tracer_call::exit(e, slot, params, &r) });
             }
             r
         } else {

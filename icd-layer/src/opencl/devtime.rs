@@ -53,9 +53,7 @@ static REFUSES: Memo<bool> = Memo::new();
 static EMPTY_LIST_TERMINATOR: Memo<bool> = Memo::new();
 
 /// # Safety
-/// Each pointer argument must be valid for the reads and writes this
-/// function makes through it (or NULL where it checks for NULL), and each
-/// handle or function pointer must be of the kind its type names.
+/// `queue` is NULL or the live queue the application just made.
 pub unsafe fn remember_bits(queue: *mut c_void, app: u64) {
     if on() && !queue.is_null() {
         fork_handlers();
@@ -65,16 +63,16 @@ pub unsafe fn remember_bits(queue: *mut c_void, app: u64) {
 }
 
 /// # Safety
-/// Each pointer argument must be valid for the reads and writes this
-/// function makes through it (or NULL where it checks for NULL), and each
-/// handle or function pointer must be of the kind its type names.
+/// `queue` is NULL or the live queue the application just made; `app` is NULL or its
+/// zero-terminated property list.
 pub unsafe fn remember_list(queue: *mut c_void, app: *mut c_void) {
     if !on() || queue.is_null() {
         return;
     }
     fork_handlers();
     forget_queue(queue);
-    let pairs = queues::read_list(app as *const u64);
+    // SAFETY: `read_list`'s # Safety follows from this fn's.
+    let pairs = unsafe { queues::read_list(app as *const u64) };
     queues::remember(queue as usize, AppQueue::from_list(pairs, app.is_null()));
 }
 
@@ -87,17 +85,19 @@ pub unsafe fn remember_list(queue: *mut c_void, app: *mut c_void) {
 /// PoCL's worker thread.
 ///
 /// # Safety
-/// Each pointer argument must be valid for the reads and writes this
-/// function makes through it (or NULL where it checks for NULL), and each
-/// handle or function pointer must be of the kind its type names.
+/// `queue` is a live command queue of the driver (its dispatch table first).
 unsafe fn driver_refuses(queue: *mut c_void) -> bool {
-    let slot = |h: *mut c_void, s: usize| object_slot(h, s);
-    let Some(qi) = info_fn(queue, slot::clGetCommandQueueInfo) else { return true };
-    let (ctx, dev) = (handle_info(qi, queue, 0x1090), handle_info(qi, queue, 0x1091));
+    // SAFETY: `object_slot`: the object is a live ICD object, its dispatch table first (# Safety).
+    let slot = |h: *mut c_void, s: usize| unsafe { object_slot(h, s) };
+    // SAFETY: `info_fn`: the handle is a live object of the driver, its dispatch table first (# Safety).
+    let Some(qi) = (unsafe { info_fn(queue, slot::clGetCommandQueueInfo) }) else { return true };
+    // SAFETY: `handle_info`: `f` is the info query of the handle's kind, its answer one handle (# Safety).
+    let (ctx, dev) = unsafe { (handle_info(qi, queue, 0x1090), handle_info(qi, queue, 0x1091)) };
     if ctx.is_null() || dev.is_null() {
         return true;
     }
-    let key = cltap::exts::key_of(queue) as usize;
+    // SAFETY: `key_of`: the handle is NULL or a live object (# Safety).
+    let key = unsafe { cltap::exts::key_of(queue) } as usize;
     if let Some(r) = REFUSES.get(key) {
         return r;
     }
@@ -107,22 +107,31 @@ unsafe fn driver_refuses(queue: *mut c_void) -> bool {
         if create.is_null() || marker.is_null() {
             return None;
         }
+        // SAFETY: the address is that entry's, and this type its C prototype.
         let create: unsafe extern "C" fn(*mut c_void, *mut c_void, u64, *mut i32) -> *mut c_void =
-            std::mem::transmute(create);
+            unsafe { std::mem::transmute(create) };
         let mut err = 0;
-        let q = create(ctx, dev, 0, &mut err);
+        // SAFETY: `create` gets arguments its C declaration accepts.
+        let q = unsafe { create(ctx, dev, 0, &mut err) };
         if q.is_null() {
             return None;
         }
+        // SAFETY: the address is that entry's, and this type its C prototype.
         let marker: unsafe extern "C" fn(*mut c_void, u32, *const c_void, *mut *mut c_void) -> i32 =
-            std::mem::transmute(slot(q, slot::clEnqueueMarkerWithWaitList));
+            unsafe { std::mem::transmute(slot(q, slot::clEnqueueMarkerWithWaitList)) };
         let mut ev: *mut c_void = std::ptr::null_mut();
         let mut refuses = None;
-        if marker(q, 0, std::ptr::null(), &mut ev) == 0 && !ev.is_null() {
-            let finish: unsafe extern "C" fn(*mut c_void) -> i32 = std::mem::transmute(slot(q, slot::clFinish));
-            finish(q);
-            let pi = info_fn(ev, slot::clGetEventProfilingInfo)?;
-            refuses = Some(read::<u64>(pi, ev, CL_PROFILING_COMMAND_QUEUED + 3).is_none());
+        // SAFETY: `marker` gets arguments its C declaration accepts.
+        if unsafe { marker(q, 0, std::ptr::null(), &mut ev) } == 0 && !ev.is_null() {
+            // SAFETY: the address is that entry's, and this type its C prototype.
+            let finish: unsafe extern "C" fn(*mut c_void) -> i32 =
+                unsafe { std::mem::transmute(slot(q, slot::clFinish)) };
+            // SAFETY: `finish` gets arguments its C declaration accepts.
+            unsafe { finish(q) };
+            // SAFETY: `info_fn`: the handle is a live object of the driver, its dispatch table first (# Safety).
+            let pi = unsafe { info_fn(ev, slot::clGetEventProfilingInfo) }?;
+            // SAFETY: `read`: `f` is the info query of the handle's kind, its answer exactly a `T` (# Safety).
+            refuses = Some(unsafe { read::<u64>(pi, ev, CL_PROFILING_COMMAND_QUEUED + 3) }.is_none());
         }
         refuses
     };
@@ -134,9 +143,8 @@ unsafe fn driver_refuses(queue: *mut c_void) -> bool {
 /// Answers a queue query whose true answer would reveal the forced flag.
 ///
 /// # Safety
-/// Each pointer argument must be valid for the reads and writes this
-/// function makes through it (or NULL where it checks for NULL), and each
-/// handle or function pointer must be of the kind its type names.
+/// `queue` is a live command queue; `value` is NULL or writable for `size` bytes and `size_ret`
+/// NULL or writable, as `clGetCommandQueueInfo` declares them.
 pub unsafe fn answer_queue_info(
     queue: *mut c_void,
     param: u32,
@@ -152,21 +160,25 @@ pub unsafe fn answer_queue_info(
         CL_QUEUE_PROPERTIES => {
             queues::profiling(queue as usize)?;
             // The driver's answer with only the profiling bit put back.
-            let f = info_fn(queue, slot::clGetCommandQueueInfo)?;
-            let v: u64 = read(f, queue, param)?;
+            // SAFETY: `info_fn`: the handle is a live object of the driver, its dispatch table first (# Safety).
+            let f = unsafe { info_fn(queue, slot::clGetCommandQueueInfo) }?;
+            // SAFETY: `read`: `f` is the info query of the handle's kind, its answer exactly a `T` (# Safety).
+            let v: u64 = unsafe { read(f, queue, param) }?;
             let app_profiling = queues::profiling(queue as usize).unwrap_or(true);
             queues::properties_answer(v, app_profiling).to_ne_bytes().to_vec()
         }
         _ if param == CL_QUEUE_PROPERTIES_ARRAY => match queues::lookup(queue as usize)?.list {
             Some(l) => {
-                let terminator = returns_terminator(queue, l.len() == 1);
+                // SAFETY: `returns_terminator`'s # Safety follows from this fn's.
+                let terminator = unsafe { returns_terminator(queue, l.len() == 1) };
                 queues::array_answer(l, terminator)
             }
             None => Vec::new(),
         },
         _ => return None,
     };
-    Some(queues::write_answer(&bytes, size, value as *mut u8, size_ret))
+    // SAFETY: `write_answer`'s # Safety follows from this fn's.
+    Some(unsafe { queues::write_answer(&bytes, size, value as *mut u8, size_ret) })
 }
 
 /// Whether `queue`'s driver includes the terminator in its
@@ -175,40 +187,47 @@ pub unsafe fn answer_queue_info(
 /// queue made with `{0}` is asked, once per driver.
 ///
 /// # Safety
-/// Each pointer argument must be valid for the reads and writes this
-/// function makes through it (or NULL where it checks for NULL), and each
-/// handle or function pointer must be of the kind its type names.
+/// `queue` is a live command queue of the driver.
 unsafe fn returns_terminator(queue: *mut c_void, empty: bool) -> bool {
-    let Some(qi) = info_fn(queue, slot::clGetCommandQueueInfo) else { return true };
+    // SAFETY: `info_fn`: the handle is a live object of the driver, its dispatch table first (# Safety).
+    let Some(qi) = (unsafe { info_fn(queue, slot::clGetCommandQueueInfo) }) else { return true };
     let words = |q: *mut c_void| {
         let mut n = 0usize;
-        (qi(q, CL_QUEUE_PROPERTIES_ARRAY, 0, std::ptr::null_mut(), &mut n) == 0).then_some(n / 8)
+        // SAFETY: `qi` gets arguments its C declaration accepts.
+        (unsafe { qi(q, CL_QUEUE_PROPERTIES_ARRAY, 0, std::ptr::null_mut(), &mut n) } == 0).then_some(n / 8)
     };
     if !empty {
         return queues::has_terminator(words(queue));
     }
-    let key = cltap::exts::key_of(queue) as usize;
+    // SAFETY: `key_of`: the handle is NULL or a live object (# Safety).
+    let key = unsafe { cltap::exts::key_of(queue) } as usize;
     if let Some(t) = EMPTY_LIST_TERMINATOR.get(key) {
         return t;
     }
     let probe = || -> Option<bool> {
-        let (ctx, dev) = (handle_info(qi, queue, 0x1090), handle_info(qi, queue, 0x1091));
-        let create = object_slot(ctx, slot::clCreateCommandQueueWithProperties);
+        // SAFETY: `handle_info`: `f` is the info query of the handle's kind, its answer one handle (# Safety).
+        let (ctx, dev) = unsafe { (handle_info(qi, queue, 0x1090), handle_info(qi, queue, 0x1091)) };
+        // SAFETY: `object_slot`: the object is a live ICD object, its dispatch table first (# Safety).
+        let create = unsafe { object_slot(ctx, slot::clCreateCommandQueueWithProperties) };
         if ctx.is_null() || dev.is_null() || create.is_null() {
             return None;
         }
+        // SAFETY: the address is that entry's, and this type its C prototype.
         let create: unsafe extern "C" fn(*mut c_void, *mut c_void, *const u64, *mut i32) -> *mut c_void =
-            std::mem::transmute(create);
+            unsafe { std::mem::transmute(create) };
         let empty = [0u64];
         let mut err = 0;
-        let q = create(ctx, dev, empty.as_ptr(), &mut err);
+        // SAFETY: `create` gets arguments its C declaration accepts.
+        let q = unsafe { create(ctx, dev, empty.as_ptr(), &mut err) };
         if q.is_null() {
             return None;
         }
         let n = words(q);
-        let release = object_slot(q, slot::clReleaseCommandQueue);
+        // SAFETY: `object_slot`: the object is a live ICD object, its dispatch table first (# Safety).
+        let release = unsafe { object_slot(q, slot::clReleaseCommandQueue) };
         if !release.is_null() {
-            std::mem::transmute::<*const c_void, unsafe extern "C" fn(*mut c_void) -> i32>(release)(q);
+            // SAFETY: the entry called here gets arguments its C declaration accepts.
+            unsafe { std::mem::transmute::<*const c_void, unsafe extern "C" fn(*mut c_void) -> i32>(release)(q) };
         }
         n.map(|n| n > 0)
     };
@@ -221,21 +240,22 @@ unsafe fn returns_terminator(queue: *mut c_void, empty: bool) -> bool {
 /// did not create for profiling.
 ///
 /// # Safety
-/// Each pointer argument must be valid for the reads and writes this
-/// function makes through it (or NULL where it checks for NULL), and each
-/// handle or function pointer must be of the kind its type names.
+/// `event` is a live event of the driver.
 pub unsafe fn refuse_profiling(event: *mut c_void) -> Option<i32> {
     if !on() || event.is_null() {
         return None;
     }
     fork_handlers();
-    let f = info_fn(event, slot::clGetEventInfo)?;
-    let q = handle_info(f, event, CL_EVENT_COMMAND_QUEUE);
+    // SAFETY: `info_fn`: the handle is a live object of the driver, its dispatch table first (# Safety).
+    let f = unsafe { info_fn(event, slot::clGetEventInfo) }?;
+    // SAFETY: `handle_info`: `f` is the info query of the handle's kind, its answer one handle (# Safety).
+    let q = unsafe { handle_info(f, event, CL_EVENT_COMMAND_QUEUE) };
     if q.is_null() {
         return None;
     }
     let profiling = queues::profiling(q as usize)?;
-    (!profiling && driver_refuses(q)).then_some(-7)
+    // SAFETY: `driver_refuses`'s # Safety follows from this fn's.
+    (!profiling && unsafe { driver_refuses(q) }).then_some(-7)
 }
 
 /// The application synchronised (clFinish, clWaitForEvents, a blocking
@@ -292,25 +312,28 @@ fn read_lists(which: impl Fn(&QueueList) -> bool) {
 /// cltap holds are taken off the reference count it is told.
 ///
 /// # Safety
-/// Each pointer argument must be valid for the reads and writes this
-/// function makes through it (or NULL where it checks for NULL), and each
-/// handle or function pointer must be of the kind its type names.
+/// `event` is the event the call asked about; `value` NULL or holding the `size` bytes the
+/// driver answered with (result `r`).
 pub unsafe fn event_info_answered(r: i32, event: *mut c_void, param: u32, size: usize, value: *mut c_void) {
     if r != 0 || !on() || value.is_null() || size < 4 {
         return;
     }
     fork_handlers();
     match param {
-        CL_EVENT_COMMAND_EXECUTION_STATUS if *(value as *const i32) <= CL_COMPLETE => sync_point(),
+        // SAFETY: `(value as *const i32)` is valid for this access (# Safety).
+        CL_EVENT_COMMAND_EXECUTION_STATUS if unsafe { *(value as *const i32) } <= CL_COMPLETE => sync_point(),
         CL_EVENT_REFERENCE_COUNT => {
             // The driver's count and cltap's holds, taken together while no
             // read moves or releases a held event.
-            let Some(f) = info_fn(event, slot::clGetEventInfo) else { return };
+            // SAFETY: `info_fn`: the handle is a live object of the driver, its dispatch table first (# Safety).
+            let Some(f) = (unsafe { info_fn(event, slot::clGetEventInfo) }) else { return };
             let (rc, held) = pending::between_reads(|| {
-                (read::<u32>(f, event, CL_EVENT_REFERENCE_COUNT), pending::holds(event as usize))
+                // SAFETY: `read`: `f` is the info query of the handle's kind, its answer exactly a `T` (# Safety).
+                (unsafe { read::<u32>(f, event, CL_EVENT_REFERENCE_COUNT) }, pending::holds(event as usize))
             });
             if let Some(rc) = rc {
-                *(value as *mut u32) = rc.saturating_sub(held);
+                // SAFETY: `(value as *mut u32)` is valid for this access, as the caller promises (# Safety).
+                unsafe { *(value as *mut u32) = rc.saturating_sub(held) };
             }
         }
         _ => {}
@@ -340,9 +363,7 @@ pub fn drain() {
 /// list's lock, and the releases after the rest is back in the list.
 ///
 /// # Safety
-/// Each pointer argument must be valid for the reads and writes this
-/// function makes through it (or NULL where it checks for NULL), and each
-/// handle or function pointer must be of the kind its type names.
+/// Each event in `list` is one cltap holds a reference on (live until [`release`]).
 unsafe fn read_list(list: &QueueList) {
     let reading = pending::Reading::begin();
     let batch = list.take();
@@ -362,8 +383,10 @@ unsafe fn read_list(list: &QueueList) {
             continue;
         }
         let ev = h.ev as *mut c_void;
-        let status =
-            info_fn(ev, slot::clGetEventInfo).and_then(|f| read::<i32>(f, ev, CL_EVENT_COMMAND_EXECUTION_STATUS));
+        // SAFETY: `info_fn`'s conditions follow from this fn's; `read`: `f` is the info query of the handle's kind,
+        // its answer exactly a `T` (# Safety).
+        let status = (unsafe { info_fn(ev, slot::clGetEventInfo) })
+            .and_then(|f| unsafe { read::<i32>(f, ev, CL_EVENT_COMMAND_EXECUTION_STATUS) });
         match status {
             Some(st) if st > CL_COMPLETE => {
                 // The parent's commands, held since before a fork, may never
@@ -375,7 +398,8 @@ unsafe fn read_list(list: &QueueList) {
             // reference on the child's copy of its event is given back.
             _ if h.inherited => done.push(ev),
             Some(st) => {
-                complete(ev, st, h.cmd);
+                // SAFETY: `complete`'s # Safety follows from this fn's.
+                unsafe { complete(ev, st, h.cmd) };
                 done.push(ev);
             }
             None => {
@@ -387,7 +411,8 @@ unsafe fn read_list(list: &QueueList) {
     }
     list.put_back(rest);
     for ev in done {
-        release(ev);
+        // SAFETY: `release` needs this thread to hold the lock, taken by `hold`/`prepare` (# Safety).
+        unsafe { release(ev) };
     }
     drop(reading);
 }
@@ -395,42 +420,40 @@ unsafe fn read_list(list: &QueueList) {
 type InfoFn = unsafe extern "C" fn(*mut c_void, u32, usize, *mut c_void, *mut usize) -> i32;
 
 /// # Safety
-/// Each pointer argument must be valid for the reads and writes this
-/// function makes through it (or NULL where it checks for NULL), and each
-/// handle or function pointer must be of the kind its type names.
+/// `h` is a live object of the driver, its dispatch table first; `slot` is a slot of that table.
 unsafe fn info_fn(h: *mut c_void, slot: usize) -> Option<InfoFn> {
-    let f = object_slot(h, slot);
-    (!f.is_null()).then(|| std::mem::transmute::<*const c_void, InfoFn>(f))
+    // SAFETY: `object_slot`: the object is a live ICD object, its dispatch table first (# Safety).
+    let f = unsafe { object_slot(h, slot) };
+    // SAFETY: the address is that entry's, and this type its C prototype.
+    (!f.is_null()).then(|| unsafe { std::mem::transmute::<*const c_void, InfoFn>(f) })
 }
 
 /// A fixed-size answer of an info function (`T` a number or a handle).
 ///
 /// # Safety
-/// Each pointer argument must be valid for the reads and writes this
-/// function makes through it (or NULL where it checks for NULL), and each
-/// handle or function pointer must be of the kind its type names.
+/// `f` is the driver's info query for `h`'s kind, and `param`'s answer is exactly a `T`.
 unsafe fn read<T: Copy>(f: InfoFn, h: *mut c_void, param: u32) -> Option<T> {
-    let mut v: T = std::mem::zeroed();
-    (f(h, param, std::mem::size_of::<T>(), &mut v as *mut T as *mut c_void, std::ptr::null_mut()) == 0).then_some(v)
+    // SAFETY: all-zero bytes are a valid value of this C struct (# Safety).
+    let mut v: T = unsafe { std::mem::zeroed() };
+    // SAFETY: `f` gets arguments its C declaration accepts.
+    (unsafe { f(h, param, std::mem::size_of::<T>(), &mut v as *mut T as *mut c_void, std::ptr::null_mut()) } == 0)
+        .then_some(v)
 }
 
 /// A handle-valued answer, NULL when the driver would not give it.
 ///
 /// # Safety
-/// Each pointer argument must be valid for the reads and writes this
-/// function makes through it (or NULL where it checks for NULL), and each
-/// handle or function pointer must be of the kind its type names.
+/// `f` is the driver's info query for `h`'s kind, and `param`'s answer is one handle.
 unsafe fn handle_info(f: InfoFn, h: *mut c_void, param: u32) -> *mut c_void {
-    read(f, h, param).unwrap_or(std::ptr::null_mut())
+    // SAFETY: `f` and `h` are the caller's, as `read` needs them (# Safety); the answer is one handle.
+    unsafe { read(f, h, param) }.unwrap_or(std::ptr::null_mut())
 }
 
 /// The application's queue `app_queue`: its context (as the application
 /// sees it), its device's name and clock offset.
 ///
 /// # Safety
-/// Each pointer argument must be valid for the reads and writes this
-/// function makes through it (or NULL where it checks for NULL), and each
-/// handle or function pointer must be of the kind its type names.
+/// `app_queue` is the address of a live command queue.
 unsafe fn queue_info(app_queue: u64) -> Arc<QueueInfo> {
     if let Some(q) = QUEUE_INFO.get(app_queue as usize) {
         return q;
@@ -438,28 +461,38 @@ unsafe fn queue_info(app_queue: u64) -> Arc<QueueInfo> {
     let hs = handles::if_ready();
     let real = hs.map_or(app_queue as *mut c_void, |h| h.unwrap(app_queue as *mut c_void));
     let (mut ctx, mut dev) = (std::ptr::null_mut(), std::ptr::null_mut());
-    if let Some(qi) = info_fn(real, slot::clGetCommandQueueInfo) {
-        ctx = handle_info(qi, real, 0x1090);
-        dev = handle_info(qi, real, 0x1091);
+    // SAFETY: `info_fn`: the handle is a live object of the driver, its dispatch table first (# Safety).
+    if let Some(qi) = unsafe { info_fn(real, slot::clGetCommandQueueInfo) } {
+        // SAFETY: `handle_info`: `f` is the info query of the handle's kind, its answer one handle (# Safety).
+        ctx = unsafe { handle_info(qi, real, 0x1090) };
+        // SAFETY: `handle_info`: `f` is the info query of the handle's kind, its answer one handle (# Safety).
+        dev = unsafe { handle_info(qi, real, 0x1091) };
     }
     let mut in_order = false;
-    if let Some(qi) = info_fn(real, slot::clGetCommandQueueInfo) {
-        in_order = read::<u64>(qi, real, CL_QUEUE_PROPERTIES as u32).is_some_and(|p| p & OUT_OF_ORDER == 0);
+    // SAFETY: `info_fn`: the handle is a live object of the driver, its dispatch table first (# Safety).
+    if let Some(qi) = unsafe { info_fn(real, slot::clGetCommandQueueInfo) } {
+        // SAFETY: `read`: `f` is the info query of the handle's kind, its answer exactly a `T` (# Safety).
+        in_order = unsafe { read::<u64>(qi, real, CL_QUEUE_PROPERTIES as u32) }.is_some_and(|p| p & OUT_OF_ORDER == 0);
     }
     let mut name = String::new();
-    if let Some(di) = (!dev.is_null()).then(|| info_fn(dev, slot::clGetDeviceInfo)).flatten() {
+    // SAFETY: `info_fn`: the handle is a live object of the driver, its dispatch table first (# Safety).
+    if let Some(di) = (!dev.is_null()).then(|| unsafe { info_fn(dev, slot::clGetDeviceInfo) }).flatten() {
         let mut buf = [0u8; 256];
         let mut n = 0usize;
-        if di(dev, 0x102B, buf.len(), buf.as_mut_ptr() as *mut c_void, &mut n) == 0 {
+        // SAFETY: `di` gets arguments its C declaration accepts.
+        if unsafe { di(dev, 0x102B, buf.len(), buf.as_mut_ptr() as *mut c_void, &mut n) } == 0 {
             name = enqueue::info_string(&buf, n);
         }
     }
-    let to_host = if dev.is_null() { None } else { device_clock(dev) };
+    // SAFETY: `device_clock`'s # Safety follows from this fn's.
+    let to_host = if dev.is_null() { None } else { unsafe { device_clock(dev) } };
     // CL_DEVICE_TYPE: a CPU device runs its commands on the host's cores.
+    // SAFETY: `info_fn`'s conditions follow from this fn's; `read`: `f` is the info query of the handle's kind, its
+    // answer exactly a `T` (# Safety).
     let cpu = (!dev.is_null())
-        .then(|| info_fn(dev, slot::clGetDeviceInfo))
+        .then(|| unsafe { info_fn(dev, slot::clGetDeviceInfo) })
         .flatten()
-        .and_then(|di| read::<u64>(di, dev, 0x1000))
+        .and_then(|di| unsafe { read::<u64>(di, dev, 0x1000) })
         .is_some_and(|t| t & CL_DEVICE_TYPE_CPU != 0);
     let context = match hs {
         Some(h) if !ctx.is_null() => h.wrap(ctx) as u64,
@@ -488,14 +521,13 @@ pub fn forget_queue(queue: *mut c_void) {
 /// `clGetHostTimer` between two monotonic readings (the tightest of a few).
 ///
 /// # Safety
-/// Each pointer argument must be valid for the reads and writes this
-/// function makes through it (or NULL where it checks for NULL), and each
-/// handle or function pointer must be of the kind its type names.
+/// `dev` is a live device of the driver.
 unsafe fn device_clock(dev: *mut c_void) -> Option<i64> {
     if let Some(c) = CLOCKS.get(dev as usize) {
         return c;
     }
-    let c = sample_clock(dev);
+    // SAFETY: `sample_clock`'s # Safety follows from this fn's.
+    let c = unsafe { sample_clock(dev) };
     CLOCKS.insert(dev as usize, c);
     c
 }
@@ -503,48 +535,53 @@ unsafe fn device_clock(dev: *mut c_void) -> Option<i64> {
 /// The device's OpenCL version, from `CL_DEVICE_VERSION` ("OpenCL 3.0 …").
 ///
 /// # Safety
-/// Each pointer argument must be valid for the reads and writes this
-/// function makes through it (or NULL where it checks for NULL), and each
-/// handle or function pointer must be of the kind its type names.
+/// `dev` is a live device of the driver.
 unsafe fn device_version(dev: *mut c_void) -> Option<(u32, u32)> {
-    let di = info_fn(dev, slot::clGetDeviceInfo)?;
+    // SAFETY: `info_fn`: the handle is a live object of the driver, its dispatch table first (# Safety).
+    let di = unsafe { info_fn(dev, slot::clGetDeviceInfo) }?;
     let mut buf = [0u8; 128];
-    if di(dev, 0x102F, buf.len(), buf.as_mut_ptr() as *mut c_void, std::ptr::null_mut()) != 0 {
+    // SAFETY: `di` gets arguments its C declaration accepts.
+    if unsafe { di(dev, 0x102F, buf.len(), buf.as_mut_ptr() as *mut c_void, std::ptr::null_mut()) } != 0 {
         return None;
     }
     clock::cl_version(&buf)
 }
 
 /// # Safety
-/// Each pointer argument must be valid for the reads and writes this
-/// function makes through it (or NULL where it checks for NULL), and each
-/// handle or function pointer must be of the kind its type names.
+/// `dev` is a live device of the driver.
 unsafe fn sample_clock(dev: *mut c_void) -> Option<i64> {
     // The timers came with OpenCL 2.1. An older driver's table may hold
     // anything in their slots: Oclgrind's leads back into the loader's own
     // entry point and recurses until the stack runs out.
-    if device_version(dev)? < (2, 1) {
+    // SAFETY: `device_version`'s # Safety follows from this fn's.
+    if unsafe { device_version(dev) }? < (2, 1) {
         return None;
     }
     type Both = unsafe extern "C" fn(*mut c_void, *mut u64, *mut u64) -> i32;
     type Host = unsafe extern "C" fn(*mut c_void, *mut u64) -> i32;
-    let both = object_slot(dev, slot::clGetDeviceAndHostTimer);
-    let host = object_slot(dev, slot::clGetHostTimer);
+    // SAFETY: `object_slot`: the object is a live ICD object, its dispatch table first (# Safety).
+    let both = unsafe { object_slot(dev, slot::clGetDeviceAndHostTimer) };
+    // SAFETY: `object_slot`: the object is a live ICD object, its dispatch table first (# Safety).
+    let host = unsafe { object_slot(dev, slot::clGetHostTimer) };
     if both.is_null() || host.is_null() {
         return None;
     }
-    let (both, host) =
-        (std::mem::transmute::<*const c_void, Both>(both), std::mem::transmute::<*const c_void, Host>(host));
+    // SAFETY: the address is that entry's, and this type its C prototype.
+    let (both, host) = (unsafe { std::mem::transmute::<*const c_void, Both>(both) }, unsafe {
+        std::mem::transmute::<*const c_void, Host>(host)
+    });
     let mono = cltap::trace::tsc::monotonic_ns;
     let (mut d, mut h) = (0u64, 0u64);
-    if both(dev, &mut d, &mut h) != 0 || d == 0 {
+    // SAFETY: `both` gets arguments its C declaration accepts.
+    if unsafe { both(dev, &mut d, &mut h) } != 0 || d == 0 {
         return None;
     }
     let mut samples = [HostSample { mono_before: 0, host: 0, mono_after: 0 }; 5];
     for s in samples.iter_mut() {
         let mut x = 0u64;
         let m0 = mono();
-        let r = host(dev, &mut x);
+        // SAFETY: `host` gets arguments its C declaration accepts.
+        let r = unsafe { host(dev, &mut x) };
         let m1 = mono();
         if r != 0 {
             return None;
@@ -560,9 +597,8 @@ unsafe fn sample_clock(dev: *mut c_void) -> Option<i64> {
 /// is `app[1]`), the kernel filter.
 ///
 /// # Safety
-/// Each pointer argument must be valid for the reads and writes this
-/// function makes through it (or NULL where it checks for NULL), and each
-/// handle or function pointer must be of the kind its type names.
+/// `app` are the enqueue's argument words as the application passed them (its event
+/// pointers NULL or writable).
 #[inline]
 pub unsafe fn wants(app: &[u64], launch: bool, inside: bool) -> bool {
     if !inside || !on() {
@@ -572,7 +608,8 @@ pub unsafe fn wants(app: &[u64], launch: bool, inside: bool) -> bool {
     match cltap::kfilter::get() {
         Some(f) if launch => {
             let k = app[1] as *mut c_void;
-            f.admit(kernel_name(handles::if_ready().map_or(k, |h| h.unwrap(k))).as_deref())
+            // SAFETY: `kernel_name`'s # Safety follows from this fn's.
+            f.admit(unsafe { kernel_name(handles::if_ready().map_or(k, |h| h.unwrap(k))) }.as_deref())
         }
         _ => true,
     }
@@ -583,37 +620,42 @@ pub unsafe fn wants(app: &[u64], launch: bool, inside: bool) -> bool {
 /// gets one more reference, given back once read.
 ///
 /// # Safety
-/// Each pointer argument must be valid for the reads and writes this
-/// function makes through it (or NULL where it checks for NULL), and each
-/// handle or function pointer must be of the kind its type names.
+/// `event` is NULL or the live event the enqueue returned (cltap's own when `own`); `app` are
+/// the enqueue's argument words.
 pub unsafe fn track(id: usize, cmd_id: u64, t0: u64, ok: bool, event: *mut c_void, own: bool, app: &[u64]) {
     pending::mark_app_thread();
     READER.ensure(read_for_reader);
     if !ok || event.is_null() {
         return;
     }
-    let ev = *(event as *const *mut c_void);
+    // SAFETY: `(event as *const *mut c_void)` is valid for this access (# Safety).
+    let ev = unsafe { *(event as *const *mut c_void) };
     if ev.is_null() {
         return;
     }
     let f = &cltap::meta::FUNCTIONS[id];
     if !own {
-        let retain = object_slot(ev, slot::clRetainEvent);
+        // SAFETY: `object_slot`: the object is a live ICD object, its dispatch table first (# Safety).
+        let retain = unsafe { object_slot(ev, slot::clRetainEvent) };
         let r = if retain.is_null() {
             -59
         } else {
-            std::mem::transmute::<*const c_void, unsafe extern "C" fn(*mut c_void) -> i32>(retain)(ev)
+            // SAFETY: the entry called here gets arguments its C declaration accepts.
+            unsafe { std::mem::transmute::<*const c_void, unsafe extern "C" fn(*mut c_void) -> i32>(retain)(ev) }
         };
         if r != 0 {
             cltap::devtime::untimed(cmd_id, f.name, format!("the event could not be retained ({r})"));
             return;
         }
     }
-    let launch = enqueue::launch(f, app);
-    let kernel = launch
-        .kernel
-        .and_then(|k| kernel_name(handles::if_ready().map_or(k as *mut c_void, |h| h.unwrap(k as *mut c_void))));
-    let qi = queue_info(app[0]);
+    // SAFETY: `launch`'s # Safety follows from this fn's.
+    let launch = unsafe { enqueue::launch(f, app) };
+    // SAFETY: `kernel_name`'s # Safety follows from this fn's.
+    let kernel = launch.kernel.and_then(|k| unsafe {
+        kernel_name(handles::if_ready().map_or(k as *mut c_void, |h| h.unwrap(k as *mut c_void)))
+    });
+    // SAFETY: `queue_info`'s # Safety follows from this fn's.
+    let qi = unsafe { queue_info(app[0]) };
     let cmd = Command {
         tid: cltap::trace::process::thread_id(),
         enqueue_tsc: t0,
@@ -625,35 +667,41 @@ pub unsafe fn track(id: usize, cmd_id: u64, t0: u64, ok: bool, event: *mut c_voi
         pending::Due::Nothing => {}
         // A CPU device's commands run on the cores a reader thread would
         // take from them: its lists are read by the enqueue.
-        pending::Due::Wake if qi.list.read_by_enqueue() => read_list(&qi.list),
+        // SAFETY: `read_list`'s # Safety follows from this fn's.
+        pending::Due::Wake if qi.list.read_by_enqueue() => unsafe { read_list(&qi.list) },
         pending::Due::Wake => READER.wake(),
         // The reader is behind: this thread reads, so memory stays bounded.
-        pending::Due::ReadNow => read_list(&qi.list),
+        // SAFETY: `read_list`'s # Safety follows from this fn's.
+        pending::Due::ReadNow => unsafe { read_list(&qi.list) },
     }
 }
 
 /// Reads a completed command's counters and records it.
 ///
 /// # Safety
-/// Each pointer argument must be valid for the reads and writes this
-/// function makes through it (or NULL where it checks for NULL), and each
-/// handle or function pointer must be of the kind its type names.
+/// `ev` is a live event cltap holds a reference on, complete (status `status`).
 unsafe fn complete(ev: *mut c_void, status: i32, cmd: Command) {
     OUTSTANDING.sub();
-    let cmd_type = info_fn(ev, slot::clGetEventInfo).and_then(|f| read::<u32>(f, ev, CL_EVENT_COMMAND_TYPE));
-    let counters = match info_fn(ev, slot::clGetEventProfilingInfo) {
+    // SAFETY: `info_fn`'s conditions follow from this fn's; `read`: `f` is the info query of the handle's kind, its
+    // answer exactly a `T` (# Safety).
+    let cmd_type = unsafe { info_fn(ev, slot::clGetEventInfo).and_then(|f| read::<u32>(f, ev, CL_EVENT_COMMAND_TYPE)) };
+    // SAFETY: `info_fn`: the handle is a live object of the driver, its dispatch table first (# Safety).
+    let counters = match unsafe { info_fn(ev, slot::clGetEventProfilingInfo) } {
         None => Counters::Absent,
         Some(info) => {
             let mut t = [0u64; 4];
             let mut refused = None;
             for (i, v) in t.iter_mut().enumerate() {
-                let r = info(
-                    ev,
-                    CL_PROFILING_COMMAND_QUEUED + i as u32,
-                    8,
-                    v as *mut u64 as *mut c_void,
-                    std::ptr::null_mut(),
-                );
+                // SAFETY: `info` gets arguments its C declaration accepts.
+                let r = unsafe {
+                    info(
+                        ev,
+                        CL_PROFILING_COMMAND_QUEUED + i as u32,
+                        8,
+                        v as *mut u64 as *mut c_void,
+                        std::ptr::null_mut(),
+                    )
+                };
                 if r != 0 {
                     refused = Some(cltap::trace::names::status_text(r));
                     break;
@@ -668,13 +716,14 @@ unsafe fn complete(ev: *mut c_void, status: i32, cmd: Command) {
 /// Gives back cltap's reference on a held event.
 ///
 /// # Safety
-/// Each pointer argument must be valid for the reads and writes this
-/// function makes through it (or NULL where it checks for NULL), and each
-/// handle or function pointer must be of the kind its type names.
+/// `ev` is a live event cltap holds one reference on, given back here once.
 unsafe fn release(ev: *mut c_void) {
-    let rel = object_slot(ev, slot::clReleaseEvent);
+    // SAFETY: `object_slot`: the object is a live ICD object, its dispatch table first (# Safety).
+    let rel = unsafe { object_slot(ev, slot::clReleaseEvent) };
     if !rel.is_null() {
-        let rel: unsafe extern "C" fn(*mut c_void) -> i32 = std::mem::transmute(rel);
-        rel(ev);
+        // SAFETY: the address is that entry's, and this type its C prototype.
+        let rel: unsafe extern "C" fn(*mut c_void) -> i32 = unsafe { std::mem::transmute(rel) };
+        // SAFETY: `rel` gets arguments its C declaration accepts.
+        unsafe { rel(ev) };
     }
 }

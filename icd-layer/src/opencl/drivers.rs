@@ -69,36 +69,41 @@ fn load_drivers() -> State {
 }
 
 /// # Safety
-/// Each pointer argument must be valid for the reads and writes this
-/// function makes through it (or NULL where it checks for NULL), and each
-/// handle or function pointer must be of the kind its type names.
+/// Loads the library at `path` and runs its initialisers: it must be an OpenCL ICD driver.
 unsafe fn load_one(path: &std::path::Path) -> Result<(Gefa, Vec<*mut c_void>), String> {
-    let lib = libloading::os::unix::Library::open(Some(path), libc::RTLD_NOW | libc::RTLD_LOCAL)
+    // SAFETY: `open`'s # Safety follows from this fn's.
+    let lib = unsafe { libloading::os::unix::Library::open(Some(path), libc::RTLD_NOW | libc::RTLD_LOCAL) }
         .map_err(|e| e.to_string())?;
-    let gefa: Gefa = *lib
-        .get::<Gefa>(b"clGetExtensionFunctionAddress\0")
+    // SAFETY: the symbol's type is its C prototype, as the caller promises (# Safety).
+    let gefa: Gefa = *unsafe { lib.get::<Gefa>(b"clGetExtensionFunctionAddress\0") }
         .map_err(|_| "no clGetExtensionFunctionAddress: not an OpenCL ICD".to_string())?;
-    let get_ids: IcdGetPlatformIds = match lib.get::<IcdGetPlatformIds>(b"clIcdGetPlatformIDsKHR\0") {
+    // SAFETY: the symbol's type is its C prototype, as the caller promises (# Safety).
+    let get_ids: IcdGetPlatformIds = match unsafe { lib.get::<IcdGetPlatformIds>(b"clIcdGetPlatformIDsKHR\0") } {
         Ok(f) => *f,
         Err(_) => {
-            let p = gefa(c"clIcdGetPlatformIDsKHR".as_ptr());
+            // SAFETY: `gefa` gets arguments its C declaration accepts.
+            let p = unsafe { gefa(c"clIcdGetPlatformIDsKHR".as_ptr()) };
             if p.is_null() {
                 return Err("no clIcdGetPlatformIDsKHR: not an OpenCL ICD".into());
             }
-            std::mem::transmute::<*mut c_void, IcdGetPlatformIds>(p)
+            // SAFETY: the address is that entry's, and this type its C prototype.
+            unsafe { std::mem::transmute::<*mut c_void, IcdGetPlatformIds>(p) }
         }
     };
     let mut n = 0u32;
-    let r = get_ids(0, std::ptr::null_mut(), &mut n);
+    // SAFETY: `get_ids` gets arguments its C declaration accepts.
+    let r = unsafe { get_ids(0, std::ptr::null_mut(), &mut n) };
     if r != 0 || n == 0 {
         return Err(format!("clIcdGetPlatformIDsKHR found no platform (status {r})"));
     }
     let mut v = vec![std::ptr::null_mut(); n as usize];
-    let r = get_ids(n, v.as_mut_ptr(), std::ptr::null_mut());
+    // SAFETY: `get_ids` gets arguments its C declaration accepts.
+    let r = unsafe { get_ids(n, v.as_mut_ptr(), std::ptr::null_mut()) };
     if r != 0 {
         return Err(format!("clIcdGetPlatformIDsKHR failed with status {r}"));
     }
-    v.retain(|p| !p.is_null() && !key_of(*p).is_null());
+    // SAFETY: `key_of`: the handle is NULL or a live object (# Safety).
+    v.retain(|p| !p.is_null() && !unsafe { key_of(*p) }.is_null());
     // Drivers stay loaded for the life of the process, as with the loaders.
     std::mem::forget(lib);
     Ok((gefa, v))
@@ -107,19 +112,21 @@ unsafe fn load_one(path: &std::path::Path) -> Result<(Gefa, Vec<*mut c_void>), S
 /// Resolves every described extension function on one driver platform.
 ///
 /// # Safety
-/// Each pointer argument must be valid for the reads and writes this
-/// function makes through it (or NULL where it checks for NULL), and each
-/// handle or function pointer must be of the kind its type names.
+/// `platform` is a live platform of the driver whose extension lookup `gefa` is.
 unsafe fn record_extensions(platform: *mut c_void, gefa: Gefa) {
-    let fp = cltap::icd_table::object_slot(platform, slot::clGetExtensionFunctionAddressForPlatform);
+    // SAFETY: `object_slot`: the object is a live ICD object, its dispatch table first (# Safety).
+    let fp = unsafe { cltap::icd_table::object_slot(platform, slot::clGetExtensionFunctionAddressForPlatform) };
     for (x, name) in EXT_NAMES.iter().enumerate() {
         let name = CString::new(*name).unwrap();
         let p = if fp.is_null() {
-            gefa(name.as_ptr())
+            // SAFETY: `gefa` gets arguments its C declaration accepts.
+            unsafe { gefa(name.as_ptr()) }
         } else {
-            std::mem::transmute::<*const c_void, Gefafp>(fp)(platform, name.as_ptr())
+            // SAFETY: the entry called here gets arguments its C declaration accepts.
+            unsafe { std::mem::transmute::<*const c_void, Gefafp>(fp)(platform, name.as_ptr()) }
         };
-        EXTS.record(key_of(platform), x, p);
+        // SAFETY: `key_of`: the handle is NULL or a live object (# Safety).
+        EXTS.record(unsafe { key_of(platform) }, x, p);
     }
 }
 
@@ -128,10 +135,9 @@ pub fn default_platform() -> *mut c_void {
 }
 
 /// # Safety
-/// Each pointer argument must be valid for the reads and writes this
-/// function makes through it (or NULL where it checks for NULL), and each
-/// handle or function pointer must be of the kind its type names.
+/// `real` is NULL or a live object of a loaded driver, its dispatch table first.
 #[inline(always)]
 pub unsafe fn ext_ptr(ext: usize, real: *mut c_void) -> *const c_void {
-    EXTS.lookup(key_of(real), ext)
+    // SAFETY: `key_of`: the handle is NULL or a live object (# Safety).
+    EXTS.lookup(unsafe { key_of(real) }, ext)
 }

@@ -40,9 +40,7 @@ pub struct Unwrapped {
 
 impl Unwrapped {
     /// # Safety
-    /// Each pointer argument must be valid for the reads and writes this
-    /// function makes through it (or NULL where it checks for NULL), and each
-    /// handle or function pointer must be of the kind its type names.
+    /// `src` is NULL or holds `n` readable handles.
     #[inline]
     pub unsafe fn new(hs: &HandleSpace, src: *const *mut c_void, n: usize) -> Self {
         let mut u = Unwrapped { small: [std::ptr::null_mut(); 16], big: Vec::new(), n: 0 };
@@ -52,10 +50,12 @@ impl Unwrapped {
         u.n = n;
         if n <= u.small.len() {
             for i in 0..n {
-                u.small[i] = hs.unwrap(*src.add(i));
+                // SAFETY: `src.add(i)` is valid for this access (# Safety).
+                unsafe { u.small[i] = hs.unwrap(*src.add(i)) };
             }
         } else {
-            u.big = (0..n).map(|i| hs.unwrap(*src.add(i))).collect();
+            // SAFETY: `src.add(i)` is valid for this access, as the caller promises (# Safety).
+            unsafe { u.big = (0..n).map(|i| hs.unwrap(*src.add(i))).collect() };
         }
         u
     }
@@ -79,14 +79,13 @@ pub struct ImageDesc(Option<cltap::sys::cl_image_desc>);
 
 impl ImageDesc {
     /// # Safety
-    /// Each pointer argument must be valid for the reads and writes this
-    /// function makes through it (or NULL where it checks for NULL), and each
-    /// handle or function pointer must be of the kind its type names.
+    /// `desc` is NULL or points at a readable `cl_image_desc`.
     pub unsafe fn new(hs: &HandleSpace, desc: *mut c_void) -> Self {
         if desc.is_null() {
             return ImageDesc(None);
         }
-        let mut d = std::ptr::read_unaligned(desc as *const cltap::sys::cl_image_desc);
+        // SAFETY: `desc as *const cltap::sys::cl_image_desc` is readable (# Safety).
+        let mut d = unsafe { std::ptr::read_unaligned(desc as *const cltap::sys::cl_image_desc) };
         if !hs.is_ours(d.buffer as *const c_void) {
             return ImageDesc(None);
         }
@@ -103,11 +102,10 @@ impl ImageDesc {
 }
 
 /// # Safety
-/// Each pointer argument must be valid for the reads and writes this
-/// function makes through it (or NULL where it checks for NULL), and each
-/// handle or function pointer must be of the kind its type names.
+/// `list` is NULL or a zero-terminated property list of `shape`'s kind.
 pub unsafe fn props_in(hs: &HandleSpace, list: *mut c_void, shape: Shape) -> Option<Vec<u64>> {
-    props::translate(list as *const u64, shape, |v| hs.unwrap(v as *mut c_void) as u64)
+    // SAFETY: `translate`'s # Safety follows from this fn's.
+    unsafe { props::translate(list as *const u64, shape, |v| hs.unwrap(v as *mut c_void) as u64) }
 }
 
 const WORD: usize = std::mem::size_of::<*mut c_void>();
@@ -128,18 +126,18 @@ pub struct ArgValue {
 /// its own only if that word is its own handle.
 ///
 /// # Safety
-/// Each pointer argument must be valid for the reads and writes this
-/// function makes through it (or NULL where it checks for NULL), and each
-/// handle or function pointer must be of the kind its type names.
+/// `value` is NULL or readable for `size` bytes, as `clSetKernelArg` reads it.
 #[inline(always)]
 pub unsafe fn kernel_arg(hs: &HandleSpace, value: *mut c_void, size: usize, copy: &mut ArgValue) -> *mut c_void {
     if value.is_null() {
         return value;
     }
     if !word_readable(value, size) {
-        return kernel_arg_probed(hs, value, size, copy);
+        // SAFETY: `kernel_arg_probed`'s # Safety follows from this fn's.
+        return unsafe { kernel_arg_probed(hs, value, size, copy) };
     }
-    let v = std::ptr::read_unaligned(value as *const *mut c_void);
+    // SAFETY: `value as *const *mut c_void` is readable, as the caller promises (# Safety).
+    let v = unsafe { std::ptr::read_unaligned(value as *const *mut c_void) };
     if !hs.is_ours(v) {
         return value;
     }
@@ -147,7 +145,8 @@ pub unsafe fn kernel_arg(hs: &HandleSpace, value: *mut c_void, size: usize, copy
         copy.words[0] = hs.unwrap(v) as usize;
         return copy.words.as_mut_ptr() as *mut c_void;
     }
-    translated(hs, v, value, size, copy)
+    // SAFETY: `translated`'s # Safety follows from this fn's.
+    unsafe { translated(hs, v, value, size, copy) }
 }
 
 /// Whether the word at `value` can be read without the risk of a fault: the
@@ -165,9 +164,7 @@ fn word_readable(value: *mut c_void, size: usize) -> bool {
 /// as it had the first of cltap's.
 ///
 /// # Safety
-/// Each pointer argument must be valid for the reads and writes this
-/// function makes through it (or NULL where it checks for NULL), and each
-/// handle or function pointer must be of the kind its type names.
+/// `value` is NULL or readable for `size` bytes.
 #[inline(never)]
 unsafe fn translated(
     hs: &HandleSpace,
@@ -184,9 +181,11 @@ unsafe fn translated(
         copy.spill.as_mut_ptr()
     };
     if size > WORD {
-        std::ptr::copy_nonoverlapping(value as *const u8, dst as *mut u8, size);
+        // SAFETY: the copy's source is readable and its destination writable for the count (# Safety).
+        unsafe { std::ptr::copy_nonoverlapping(value as *const u8, dst as *mut u8, size) };
     }
-    *dst = hs.unwrap(v) as usize;
+    // SAFETY: `dst` is valid for this access, as the caller promises (# Safety).
+    unsafe { *dst = hs.unwrap(v) as usize };
     dst as *mut c_void
 }
 
@@ -195,29 +194,28 @@ unsafe fn translated(
 /// instead of faulting; one that cannot be read passes as it is.
 ///
 /// # Safety
-/// Each pointer argument must be valid for the reads and writes this
-/// function makes through it (or NULL where it checks for NULL), and each
-/// handle or function pointer must be of the kind its type names.
+/// `value` is NULL or readable for `size` bytes, as `clSetKernelArg` reads it.
 #[cold]
 #[inline(never)]
 unsafe fn kernel_arg_probed(hs: &HandleSpace, value: *mut c_void, size: usize, copy: &mut ArgValue) -> *mut c_void {
     let mut w: usize = 0;
     let local = libc::iovec { iov_base: &mut w as *mut usize as *mut c_void, iov_len: WORD };
     let remote = libc::iovec { iov_base: value, iov_len: WORD };
-    let n = libc::process_vm_readv(libc::getpid(), &local, 1, &remote, 1, 0);
+    // SAFETY: `process_vm_readv`'s # Safety follows from this fn's.
+    let n = unsafe { libc::process_vm_readv(libc::getpid(), &local, 1, &remote, 1, 0) };
     if n != WORD as isize || !hs.is_ours(w as *mut c_void) {
         return value;
     }
-    translated(hs, w as *mut c_void, value, size, copy)
+    // SAFETY: `translated`'s # Safety follows from this fn's.
+    unsafe { translated(hs, w as *mut c_void, value, size, copy) }
 }
 
 /// # Safety
-/// Each pointer argument must be valid for the reads and writes this
-/// function makes through it (or NULL where it checks for NULL), and each
-/// handle or function pointer must be of the kind its type names.
+/// `a` is NULL or holds `n` writable handles.
 pub unsafe fn wrap_array(hs: &HandleSpace, a: *mut *mut c_void, n: usize) {
     for i in 0..n {
-        *a.add(i) = hs.wrap(*a.add(i));
+        // SAFETY: `a.add(i)` is valid for this access (# Safety).
+        unsafe { *a.add(i) = hs.wrap(*a.add(i)) };
     }
 }
 
@@ -225,13 +223,12 @@ pub unsafe fn wrap_array(hs: &HandleSpace, a: *mut *mut c_void, n: usize) {
 /// the driver's. Inlined into each wrapper, with `func` a constant there.
 ///
 /// # Safety
-/// Each pointer argument must be valid for the reads and writes this
-/// function makes through it (or NULL where it checks for NULL), and each
-/// handle or function pointer must be of the kind its type names.
+/// `buf` is NULL or holds `written` bytes the driver wrote (of `size` lent).
 #[inline(always)]
 pub unsafe fn info_out(hs: &HandleSpace, func: &str, param_name: u32, buf: *mut c_void, size: usize, written: usize) {
     if let Some(a) = cltap::icd::info::answer(func, param_name) {
-        cltap::icd::info::translate(buf, size.min(written), a, |v| hs.wrap(v as *mut c_void) as u64);
+        // SAFETY: `translate`'s # Safety follows from this fn's.
+        unsafe { cltap::icd::info::translate(buf, size.min(written), a, |v| hs.wrap(v as *mut c_void) as u64) };
     }
 }
 
@@ -242,11 +239,10 @@ mod tests {
     /// What the driver reads through `kernel_arg`'s answer: `n` bytes.
     ///
     /// # Safety
-    /// Each pointer argument must be valid for the reads and writes this
-    /// function makes through it (or NULL where it checks for NULL), and each
-    /// handle or function pointer must be of the kind its type names.
+    /// `p` is readable for `n` bytes.
     unsafe fn seen(p: *mut c_void, n: usize) -> Vec<u8> {
-        std::slice::from_raw_parts(p as *const u8, n).to_vec()
+        // SAFETY: `p` is readable for `n` bytes (# Safety).
+        unsafe { std::slice::from_raw_parts(p as *const u8, n) }.to_vec()
     }
 
     fn bytes(words: &[usize]) -> Vec<u8> {

@@ -23,9 +23,7 @@ pub fn handles() -> &'static HandleSpace {
 }
 
 /// # Safety
-/// Called through the C ABI: every argument is as this entry's C
-/// declaration defines it (each pointer valid for what the entry reads and
-/// writes through it, or NULL where the API allows NULL).
+/// `platforms` is NULL or writable for `num_entries` handles; `num_platforms` NULL or writable.
 pub unsafe extern "C" fn clIcdGetPlatformIDsKHR(
     num_entries: u32,
     platforms: *mut c_void,
@@ -39,10 +37,12 @@ pub unsafe extern "C" fn clIcdGetPlatformIDsKHR(
         let hs = handles();
         let out = platforms as *mut *mut c_void;
         for (i, p) in st.platforms.iter().take(num_entries as usize).enumerate() {
-            *out.add(i) = hs.wrap(*p);
+            // SAFETY: `out.add(i)` is valid for this access (# Safety).
+            unsafe { *out.add(i) = hs.wrap(*p) };
         }
         if !num_platforms.is_null() {
-            *(num_platforms as *mut u32) = st.platforms.len() as u32;
+            // SAFETY: `(num_platforms as *mut u32)` is valid for this access, as the caller promises (# Safety).
+            unsafe { *(num_platforms as *mut u32) = st.platforms.len() as u32 };
         }
         if st.platforms.is_empty() {
             -1001 // CL_PLATFORM_NOT_FOUND_KHR
@@ -55,19 +55,16 @@ pub unsafe extern "C" fn clIcdGetPlatformIDsKHR(
 }
 
 /// # Safety
-/// Called through the C ABI: every argument is as this entry's C
-/// declaration defines it (each pointer valid for what the entry reads and
-/// writes through it, or NULL where the API allows NULL).
+/// `platforms` is NULL or writable for `num_entries` handles; `num_platforms` NULL or writable.
 pub unsafe extern "C" fn clGetPlatformIDs(num_entries: u32, platforms: *mut c_void, num_platforms: *mut c_void) -> i32 {
-    clIcdGetPlatformIDsKHR(num_entries, platforms, num_platforms)
+    // SAFETY: `clIcdGetPlatformIDsKHR`'s # Safety follows from this fn's.
+    unsafe { clIcdGetPlatformIDsKHR(num_entries, platforms, num_platforms) }
 }
 
 /// The ICD's answer for a name, given what the driver answered.
 ///
 /// # Safety
-/// Each pointer argument must be valid for the reads and writes this
-/// function makes through it (or NULL where it checks for NULL), and each
-/// handle or function pointer must be of the kind its type names.
+/// `name` is a NUL-terminated string; `real` is NULL or the driver's entry of that name.
 unsafe fn answer_for(name: *const c_char, real: *mut c_void) -> *mut c_void {
     if let Some(own) = exts::own(&ENTRIES, name) {
         return own;
@@ -85,28 +82,27 @@ unsafe fn answer_for(name: *const c_char, real: *mut c_void) -> *mut c_void {
 }
 
 /// # Safety
-/// Called through the C ABI: every argument is as this entry's C
-/// declaration defines it (each pointer valid for what the entry reads and
-/// writes through it, or NULL where the API allows NULL).
+/// `name` is NULL or a NUL-terminated string.
 pub unsafe extern "C" fn clGetExtensionFunctionAddress(name: *mut c_void) -> *mut c_void {
     let name = name as *const c_char;
     if name.is_null() {
         return std::ptr::null_mut();
     }
-    if CStr::from_ptr(name).to_bytes() == b"clIcdGetPlatformIDsKHR" {
+    // SAFETY: `name` is a NUL-terminated string, live while read (# Safety).
+    if unsafe { CStr::from_ptr(name) }.to_bytes() == b"clIcdGetPlatformIDsKHR" {
         return clIcdGetPlatformIDsKHR as *mut c_void;
     }
     guard(std::ptr::null_mut(), || {
         let st = state();
-        let real = st.gefa.iter().map(|g| g(name)).find(|p| !p.is_null()).unwrap_or(std::ptr::null_mut());
-        answer_for(name, real)
+        // SAFETY: `g` gets arguments its C declaration accepts.
+        let real = st.gefa.iter().map(|g| unsafe { g(name) }).find(|p| !p.is_null()).unwrap_or(std::ptr::null_mut());
+        // SAFETY: `answer_for`'s # Safety follows from this fn's.
+        unsafe { answer_for(name, real) }
     })
 }
 
 /// # Safety
-/// Called through the C ABI: every argument is as this entry's C
-/// declaration defines it (each pointer valid for what the entry reads and
-/// writes through it, or NULL where the API allows NULL).
+/// `platform` is one of cltap's platforms; `name` NULL or a NUL-terminated string.
 pub unsafe extern "C" fn clGetExtensionFunctionAddressForPlatform(
     platform: *mut c_void,
     name: *mut c_void,
@@ -116,16 +112,19 @@ pub unsafe extern "C" fn clGetExtensionFunctionAddressForPlatform(
     if real_p.is_null() || name.is_null() {
         return std::ptr::null_mut();
     }
-    let fp = cltap::icd_table::object_slot(real_p, slot::clGetExtensionFunctionAddressForPlatform);
+    // SAFETY: `object_slot`: the object is a live ICD object, its dispatch table first (# Safety).
+    let fp = unsafe { cltap::icd_table::object_slot(real_p, slot::clGetExtensionFunctionAddressForPlatform) };
     let id = id::clGetExtensionFunctionAddressForPlatform;
     let t = crate::guard::part(NAME, || bracket::enter(&cltap::meta::FUNCTIONS[id], &[platform as u64, name as u64]))
         .unwrap_or(bracket::Enter::OFF);
     let real = if fp.is_null() {
         std::ptr::null_mut()
     } else {
-        std::mem::transmute::<*const c_void, Gefafp>(fp)(real_p, name as *const c_char)
+        // SAFETY: the entry called here gets arguments its C declaration accepts.
+        unsafe { std::mem::transmute::<*const c_void, Gefafp>(fp)(real_p, name as *const c_char) }
     };
-    let out = guard(std::ptr::null_mut(), || answer_for(name as *const c_char, real));
+    // SAFETY: `answer_for`'s # Safety follows from this fn's.
+    let out = guard(std::ptr::null_mut(), || unsafe { answer_for(name as *const c_char, real) });
     crate::guard::part(NAME, || {
         bracket::finish_call(id, t, out as u64, &[platform as u64, name as u64], out.is_null())
     });
@@ -133,14 +132,14 @@ pub unsafe extern "C" fn clGetExtensionFunctionAddressForPlatform(
 }
 
 /// # Safety
-/// Called through the C ABI: every argument is as this entry's C
-/// declaration defines it (each pointer valid for what the entry reads and
-/// writes through it, or NULL where the API allows NULL).
+/// None beyond the C ABI.
 pub unsafe extern "C" fn clUnloadCompiler() -> i32 {
     for p in &state().platforms {
-        let f = cltap::icd_table::object_slot(*p, slot::clUnloadPlatformCompiler);
+        // SAFETY: `object_slot`: the object is a live ICD object, its dispatch table first (# Safety).
+        let f = unsafe { cltap::icd_table::object_slot(*p, slot::clUnloadPlatformCompiler) };
         if !f.is_null() {
-            std::mem::transmute::<*const c_void, unsafe extern "C" fn(*mut c_void) -> i32>(f)(*p);
+            // SAFETY: the entry called here gets arguments its C declaration accepts.
+            unsafe { std::mem::transmute::<*const c_void, unsafe extern "C" fn(*mut c_void) -> i32>(f)(*p) };
         }
     }
     bracket::done(id::clUnloadCompiler, false);

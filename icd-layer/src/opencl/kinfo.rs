@@ -27,9 +27,7 @@ const CL_KERNEL_FUNCTION_NAME: u32 = 0x1190;
 /// first: kernel names can be long).
 ///
 /// # Safety
-/// Each pointer argument must be valid for the reads and writes this
-/// function makes through it (or NULL where it checks for NULL), and each
-/// handle or function pointer must be of the kind its type names.
+/// `f` is an info query that writes at most the size it is given into the buffer it is given.
 unsafe fn text(f: impl Fn(usize, *mut c_void, *mut usize) -> i32) -> String {
     let mut n = 0usize;
     if f(0, std::ptr::null_mut(), &mut n) != 0 || n == 0 || n > 1 << 16 {
@@ -54,9 +52,7 @@ pub fn on() -> bool {
 /// A number-valued answer (`size` bytes, little-endian, at most 8).
 ///
 /// # Safety
-/// Each pointer argument must be valid for the reads and writes this
-/// function makes through it (or NULL where it checks for NULL), and each
-/// handle or function pointer must be of the kind its type names.
+/// `f` writes at most `size` bytes into the buffer it is given.
 unsafe fn number(f: impl Fn(usize, *mut c_void) -> i32, size: usize) -> u64 {
     let mut v = 0u64;
     if f(size, &mut v as *mut u64 as *mut c_void) == 0 {
@@ -79,43 +75,57 @@ pub unsafe fn record(cmd: u64, app: &[u64], within: bool) {
         queue = hs.unwrap(queue);
         kernel = hs.unwrap(kernel);
     }
-    let qi = object_slot(queue, slot::clGetCommandQueueInfo);
-    let kwi = object_slot(kernel, slot::clGetKernelWorkGroupInfo);
+    // SAFETY: `object_slot`: the object is a live ICD object, its dispatch table first (# Safety).
+    let qi = unsafe { object_slot(queue, slot::clGetCommandQueueInfo) };
+    // SAFETY: `object_slot`: the object is a live ICD object, its dispatch table first (# Safety).
+    let kwi = unsafe { object_slot(kernel, slot::clGetKernelWorkGroupInfo) };
     if qi.is_null() || kwi.is_null() {
         return;
     }
-    let qi: InfoFn = std::mem::transmute(qi);
-    let kwi: KernelWgInfo = std::mem::transmute(kwi);
+    // SAFETY: the address is that entry's, and this type its C prototype.
+    let qi: InfoFn = unsafe { std::mem::transmute(qi) };
+    // SAFETY: the address is that entry's, and this type its C prototype.
+    let kwi: KernelWgInfo = unsafe { std::mem::transmute(kwi) };
     let mut dev: *mut c_void = std::ptr::null_mut();
-    if qi(queue, CL_QUEUE_DEVICE, 8, &mut dev as *mut *mut c_void as *mut c_void, std::ptr::null_mut()) != 0
+    // SAFETY: `qi` gets arguments its C declaration accepts.
+    if unsafe { qi(queue, CL_QUEUE_DEVICE, 8, &mut dev as *mut *mut c_void as *mut c_void, std::ptr::null_mut()) } != 0
         || dev.is_null()
     {
         return;
     }
     let size_t = std::mem::size_of::<usize>();
-    let k = |param: u32, size: usize| number(|n, p| kwi(kernel, dev, param, n, p, std::ptr::null_mut()), size);
+    // SAFETY: `number`'s # Safety follows from this fn's.
+    let k =
+        |param: u32, size: usize| unsafe { number(|n, p| kwi(kernel, dev, param, n, p, std::ptr::null_mut()), size) };
     let mut w = [u64::MAX; KINFO_WORDS];
     w[KINFO_LOCAL_MEM] = k(CL_KERNEL_LOCAL_MEM_SIZE, 8);
     w[KINFO_PRIVATE_MEM] = k(CL_KERNEL_PRIVATE_MEM_SIZE, 8);
     w[KINFO_PREFERRED_MULTIPLE] = k(CL_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE, size_t);
     w[KINFO_WORK_GROUP_SIZE] = k(CL_KERNEL_WORK_GROUP_SIZE, size_t);
-    let ki = object_slot(kernel, slot::clGetKernelInfo);
+    // SAFETY: `object_slot`: the object is a live ICD object, its dispatch table first (# Safety).
+    let ki = unsafe { object_slot(kernel, slot::clGetKernelInfo) };
     let kernel_name = if ki.is_null() {
         String::new()
     } else {
-        let ki: InfoFn = std::mem::transmute(ki);
-        text(|n, p, r| ki(kernel, CL_KERNEL_FUNCTION_NAME, n, p, r))
+        // SAFETY: the address is that entry's, and this type its C prototype.
+        let ki: InfoFn = unsafe { std::mem::transmute(ki) };
+        // SAFETY: `text`'s # Safety follows from this fn's.
+        unsafe { text(|n, p, r| ki(kernel, CL_KERNEL_FUNCTION_NAME, n, p, r)) }
     };
     let mut device_name = String::new();
-    let di = object_slot(dev, slot::clGetDeviceInfo);
+    // SAFETY: `object_slot`: the object is a live ICD object, its dispatch table first (# Safety).
+    let di = unsafe { object_slot(dev, slot::clGetDeviceInfo) };
     if !di.is_null() {
-        let di: InfoFn = std::mem::transmute(di);
-        let d = |param: u32, size: usize| number(|n, p| di(dev, param, n, p, std::ptr::null_mut()), size);
+        // SAFETY: the address is that entry's, and this type its C prototype.
+        let di: InfoFn = unsafe { std::mem::transmute(di) };
+        // SAFETY: `number`'s # Safety follows from this fn's.
+        let d = |param: u32, size: usize| unsafe { number(|n, p| di(dev, param, n, p, std::ptr::null_mut()), size) };
         w[KINFO_DEVICE_CUS] = d(CL_DEVICE_MAX_COMPUTE_UNITS, 4);
         w[KINFO_DEVICE_LOCAL_MEM] = d(CL_DEVICE_LOCAL_MEM_SIZE, 8);
         w[KINFO_DEVICE_MAX_WG] = d(CL_DEVICE_MAX_WORK_GROUP_SIZE, size_t);
         w[KINFO_DEVICE_TYPE] = d(CL_DEVICE_TYPE, 8);
-        device_name = text(|n, p, r| di(dev, CL_DEVICE_NAME, n, p, r));
+        // SAFETY: `text`'s # Safety follows from this fn's.
+        device_name = unsafe { text(|n, p, r| di(dev, CL_DEVICE_NAME, n, p, r)) };
     }
     let names = format!("{kernel_name}\t{device_name}");
     let flags = if within { 0 } else { FLAG_FILTERED };

@@ -23,9 +23,7 @@ const CL_LAYER_API_VERSION_100: u32 = 100;
 const LAYER_NAME: &[u8] = b"cltap\0";
 
 /// # Safety
-/// Each pointer argument must be valid for the reads and writes this
-/// function makes through it (or NULL where it checks for NULL), and each
-/// handle or function pointer must be of the kind its type names.
+/// `value` is NULL or writable for `size` bytes; `size_ret` NULL or writable.
 pub unsafe fn get_layer_info(param_name: u32, size: usize, value: *mut c_void, size_ret: *mut usize) -> i32 {
     let bytes: &[u8] = match param_name {
         CL_LAYER_API_VERSION => &CL_LAYER_API_VERSION_100.to_ne_bytes(),
@@ -36,18 +34,19 @@ pub unsafe fn get_layer_info(param_name: u32, size: usize, value: *mut c_void, s
         if size < bytes.len() {
             return -30;
         }
-        std::ptr::copy_nonoverlapping(bytes.as_ptr(), value as *mut u8, bytes.len());
+        // SAFETY: the copy's source is readable and its destination writable for the count (# Safety).
+        unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), value as *mut u8, bytes.len()) };
     }
     if !size_ret.is_null() {
-        *size_ret = bytes.len();
+        // SAFETY: `size_ret` is valid for this access, as the caller promises (# Safety).
+        unsafe { *size_ret = bytes.len() };
     }
     0
 }
 
 /// # Safety
-/// Each pointer argument must be valid for the reads and writes this
-/// function makes through it (or NULL where it checks for NULL), and each
-/// handle or function pointer must be of the kind its type names.
+/// Arguments as `clInitLayer` declares them: `target_dispatch` holds `num_entries` entries,
+/// `num_entries_ret` and `layer_dispatch_ret` are writable.
 pub unsafe fn init_layer(
     num_entries: u32,
     target: *const c_void,
@@ -59,9 +58,13 @@ pub unsafe fn init_layer(
     }
     super::front::config();
     let n = (num_entries as usize).min(cltap::icd_table::SLOTS);
-    NEXT.fill(target as *const *const c_void, n);
-    *num_entries_ret = n as u32;
-    *layer_dispatch_ret = table(n);
+    // SAFETY: `fill`'s # Safety follows from this fn's.
+    unsafe { NEXT.fill(target as *const *const c_void, n) };
+    // SAFETY: `num_entries_ret`, `layer_dispatch_ret` are valid for this access, as the caller promises (# Safety).
+    unsafe {
+        *num_entries_ret = n as u32;
+        *layer_dispatch_ret = table(n);
+    }
     0
 }
 
@@ -81,9 +84,7 @@ fn table(n: usize) -> *const c_void {
 /// Swaps the driver's pointer for cltap's wrapper of the same function.
 ///
 /// # Safety
-/// Each pointer argument must be valid for the reads and writes this
-/// function makes through it (or NULL where it checks for NULL), and each
-/// handle or function pointer must be of the kind its type names.
+/// `name` is a NUL-terminated string; `real` is NULL or the driver's entry of that name.
 unsafe fn substitute(name: *const c_char, real: *mut c_void, key: *const c_void) -> *mut c_void {
     if let Some(own) = exts::own(&ENTRIES, name) {
         return own;
@@ -111,28 +112,27 @@ unsafe fn substitute(name: *const c_char, real: *mut c_void, key: *const c_void)
 }
 
 /// # Safety
-/// Called through the C ABI: every argument is as this entry's C
-/// declaration defines it (each pointer valid for what the entry reads and
-/// writes through it, or NULL where the API allows NULL).
+/// `name` is NULL or a NUL-terminated string.
 pub unsafe extern "C" fn clGetExtensionFunctionAddress(name: *mut c_void) -> *mut c_void {
     const SLOT: usize = slot::clGetExtensionFunctionAddress;
     let f = NEXT.get(SLOT);
     if f.is_null() {
         return std::ptr::null_mut();
     }
-    let f: unsafe extern "C" fn(*mut c_void) -> *mut c_void = std::mem::transmute(f);
+    // SAFETY: the address is that entry's, and this type its C prototype.
+    let f: unsafe extern "C" fn(*mut c_void) -> *mut c_void = unsafe { std::mem::transmute(f) };
     let id = id::clGetExtensionFunctionAddress;
     let t = bracket::enter(&cltap::meta::FUNCTIONS[id], &[name as u64]);
-    let real = f(name);
-    let out = guard(real, || substitute(name as *const c_char, real, std::ptr::null()));
+    // SAFETY: `f` gets arguments its C declaration accepts.
+    let real = unsafe { f(name) };
+    // SAFETY: `substitute`'s # Safety follows from this fn's.
+    let out = guard(real, || unsafe { substitute(name as *const c_char, real, std::ptr::null()) });
     bracket::finish_call(id, t, out as u64, &[name as u64], out.is_null());
     out
 }
 
 /// # Safety
-/// Called through the C ABI: every argument is as this entry's C
-/// declaration defines it (each pointer valid for what the entry reads and
-/// writes through it, or NULL where the API allows NULL).
+/// `platform` is a platform of the next layer's; `name` NULL or a NUL-terminated string.
 pub unsafe extern "C" fn clGetExtensionFunctionAddressForPlatform(
     platform: *mut c_void,
     name: *mut c_void,
@@ -142,11 +142,14 @@ pub unsafe extern "C" fn clGetExtensionFunctionAddressForPlatform(
     if f.is_null() {
         return std::ptr::null_mut();
     }
-    let f: unsafe extern "C" fn(*mut c_void, *mut c_void) -> *mut c_void = std::mem::transmute(f);
+    // SAFETY: the address is that entry's, and this type its C prototype.
+    let f: unsafe extern "C" fn(*mut c_void, *mut c_void) -> *mut c_void = unsafe { std::mem::transmute(f) };
     let id = id::clGetExtensionFunctionAddressForPlatform;
     let t = bracket::enter(&cltap::meta::FUNCTIONS[id], &[platform as u64, name as u64]);
-    let real = f(platform, name);
-    let out = guard(real, || substitute(name as *const c_char, real, key_of(platform)));
+    // SAFETY: `f` gets arguments its C declaration accepts.
+    let real = unsafe { f(platform, name) };
+    // SAFETY: `substitute`'s # Safety follows from this fn's.
+    let out = guard(real, || unsafe { substitute(name as *const c_char, real, key_of(platform)) });
     bracket::finish_call(id, t, out as u64, &[platform as u64, name as u64], out.is_null());
     out
 }

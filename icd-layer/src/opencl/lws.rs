@@ -27,11 +27,10 @@ fn ext_index() -> Option<usize> {
 /// driver's function through the next table.
 ///
 /// # Safety
-/// Each pointer argument must be valid for the reads and writes this
-/// function makes through it (or NULL where it checks for NULL), and each
-/// handle or function pointer must be of the kind its type names.
+/// `queue` is a live command queue of the driver (layer mode: the driver's own handle).
 unsafe fn layer_fn(queue: *mut c_void, x: usize) -> Option<Suggest> {
-    let key = key_of(queue);
+    // SAFETY: `key_of`: the handle is NULL or a live object (# Safety).
+    let key = unsafe { key_of(queue) };
     let mut f = next::ext_lookup(key, x);
     if f.is_null() {
         f = ABSENT;
@@ -43,14 +42,20 @@ unsafe fn layer_fn(queue: *mut c_void, x: usize) -> Option<Suggest> {
         );
         if !qi.is_null() && !di.is_null() && !fp.is_null() {
             type Info = unsafe extern "C" fn(*mut c_void, u32, usize, *mut c_void, *mut usize) -> i32;
-            let (qi, di) =
-                (std::mem::transmute::<*const c_void, Info>(qi), std::mem::transmute::<*const c_void, Info>(di));
-            let fp: unsafe extern "C" fn(*mut c_void, *const i8) -> *mut c_void = std::mem::transmute(fp);
+            // SAFETY: the address is that entry's, and this type its C prototype.
+            let (qi, di) = (unsafe { std::mem::transmute::<*const c_void, Info>(qi) }, unsafe {
+                std::mem::transmute::<*const c_void, Info>(di)
+            });
+            // SAFETY: the address is that entry's, and this type its C prototype.
+            let fp: unsafe extern "C" fn(*mut c_void, *const i8) -> *mut c_void = unsafe { std::mem::transmute(fp) };
             let (mut dev, mut plat): (*mut c_void, *mut c_void) = (std::ptr::null_mut(), std::ptr::null_mut());
-            if qi(queue, 0x1091, 8, &mut dev as *mut _ as *mut c_void, std::ptr::null_mut()) == 0
-                && di(dev, 0x1031, 8, &mut plat as *mut _ as *mut c_void, std::ptr::null_mut()) == 0
+            // SAFETY: `qi` is the entry its name says, called with arguments its C declaration accepts; `di` gets
+            // arguments its C declaration accepts.
+            if unsafe { qi(queue, 0x1091, 8, &mut dev as *mut _ as *mut c_void, std::ptr::null_mut()) } == 0
+                && unsafe { di(dev, 0x1031, 8, &mut plat as *mut _ as *mut c_void, std::ptr::null_mut()) } == 0
             {
-                let p = fp(plat, c"clGetKernelSuggestedLocalWorkSizeKHR".as_ptr());
+                // SAFETY: `fp` gets arguments its C declaration accepts.
+                let p = unsafe { fp(plat, c"clGetKernelSuggestedLocalWorkSizeKHR".as_ptr()) };
                 if !p.is_null() {
                     f = p;
                 }
@@ -58,7 +63,8 @@ unsafe fn layer_fn(queue: *mut c_void, x: usize) -> Option<Suggest> {
         }
         next::ext_record(key, x, f);
     }
-    (f != ABSENT && !f.is_null()).then(|| std::mem::transmute::<*const c_void, Suggest>(f))
+    // SAFETY: the address is that entry's, and this type its C prototype.
+    (f != ABSENT && !f.is_null()).then(|| unsafe { std::mem::transmute::<*const c_void, Suggest>(f) })
 }
 
 /// The driver's choice for this enqueue, or None when it cannot say.
@@ -74,12 +80,16 @@ pub unsafe fn suggested(args: &[u64]) -> Option<([usize; 3], usize)> {
         Some(hs) if hs.is_ours(queue) => {
             queue = hs.unwrap(queue);
             kernel = hs.unwrap(kernel);
-            let p = drivers::ext_ptr(x, queue);
-            (!p.is_null()).then(|| std::mem::transmute::<*const c_void, Suggest>(p))
+            // SAFETY: `ext_ptr`'s # Safety follows from this fn's.
+            let p = unsafe { drivers::ext_ptr(x, queue) };
+            // SAFETY: the address is that entry's, and this type its C prototype.
+            (!p.is_null()).then(|| unsafe { std::mem::transmute::<*const c_void, Suggest>(p) })
         }
-        _ => layer_fn(queue, x),
+        // SAFETY: `layer_fn`'s # Safety follows from this fn's.
+        _ => unsafe { layer_fn(queue, x) },
     }?;
     let mut out = [0usize; 3];
-    let r = f(queue, kernel, dim, args[3] as *const usize, args[4] as *const usize, out.as_mut_ptr());
+    // SAFETY: `f` gets arguments its C declaration accepts.
+    let r = unsafe { f(queue, kernel, dim, args[3] as *const usize, args[4] as *const usize, out.as_mut_ptr()) };
     (r == 0 && dim > 0).then_some((out, dim as usize))
 }

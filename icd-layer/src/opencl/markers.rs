@@ -24,17 +24,14 @@ thread_local! {
 /// Begins a marker on this thread. `group` may be NULL (no group).
 ///
 /// # Safety
-/// Called through the C ABI: every argument is as this entry's C
-/// declaration defines it (each pointer valid for what the entry reads and
-/// writes through it, or NULL where the API allows NULL).
+/// `name` and `group` are NULL or NUL-terminated strings.
 pub unsafe extern "C" fn clBeginPerfMarkerCLTAP(name: *const c_char, group: *const c_char) -> i32 {
-    guard(CL_INVALID_OPERATION, || begin(name, group))
+    // SAFETY: `begin`'s # Safety follows from this fn's.
+    guard(CL_INVALID_OPERATION, || unsafe { begin(name, group) })
 }
 
 /// # Safety
-/// Each pointer argument must be valid for the reads and writes this
-/// function makes through it (or NULL where it checks for NULL), and each
-/// handle or function pointer must be of the kind its type names.
+/// `name` and `group` are NULL or NUL-terminated strings.
 unsafe fn begin(name: *const c_char, group: *const c_char) -> i32 {
     let id = id::clBeginPerfMarkerCLTAP;
     let t = bracket::enter(&cltap::meta::FUNCTIONS[id], &[name as u64, group as u64]);
@@ -52,17 +49,14 @@ unsafe fn begin(name: *const c_char, group: *const c_char) -> i32 {
 /// none is open.
 ///
 /// # Safety
-/// Called through the C ABI: every argument is as this entry's C
-/// declaration defines it (each pointer valid for what the entry reads and
-/// writes through it, or NULL where the API allows NULL).
+/// None beyond the C ABI.
 pub unsafe extern "C" fn clEndPerfMarkerCLTAP() -> i32 {
-    guard(CL_INVALID_OPERATION, || end())
+    // SAFETY: `end`'s # Safety follows from this fn's.
+    guard(CL_INVALID_OPERATION, || unsafe { end() })
 }
 
 /// # Safety
-/// Each pointer argument must be valid for the reads and writes this
-/// function makes through it (or NULL where it checks for NULL), and each
-/// handle or function pointer must be of the kind its type names.
+/// Called from the C ABI entry only (it reads this thread's marker stack).
 unsafe fn end() -> i32 {
     let id = id::clEndPerfMarkerCLTAP;
     let t = bracket::enter(&cltap::meta::FUNCTIONS[id], &[]);

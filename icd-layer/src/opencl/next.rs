@@ -22,10 +22,9 @@ pub fn ext_record(key: *const c_void, ext: usize, f: *const c_void) {
 /// The driver's pointer for extension function `ext`, found from a driver handle.
 ///
 /// # Safety
-/// Each pointer argument must be valid for the reads and writes this
-/// function makes through it (or NULL where it checks for NULL), and each
-/// handle or function pointer must be of the kind its type names.
+/// `handle` is NULL or a live object of the next layer, its dispatch table first.
 #[inline(always)]
 pub unsafe fn ext_ptr(ext: usize, handle: *mut c_void) -> *const c_void {
-    EXTS.lookup(key_of(handle), ext)
+    // SAFETY: `key_of`: the handle is NULL or a live object (# Safety).
+    EXTS.lookup(unsafe { key_of(handle) }, ext)
 }

@@ -51,42 +51,40 @@ pub fn notes(n: Notes) {
 /// instead of the application's (`None`: the application's go through).
 ///
 /// # Safety
-/// Each pointer argument must be valid for the reads and writes this
-/// function makes through it (or NULL where it checks for NULL), and each
-/// handle or function pointer must be of the kind its type names.
+/// `app` is NULL or the application's NUL-terminated build options string.
 pub unsafe fn options(app: *const c_void) -> Option<CString> {
     if !dumps::on() {
         return None;
     }
-    let app = (!app.is_null()).then(|| CStr::from_ptr(app as *const c_char).to_bytes());
+    // SAFETY: `app as *const c_char` is a NUL-terminated string, live while read (# Safety).
+    let app = (!app.is_null()).then(|| unsafe { CStr::from_ptr(app as *const c_char) }.to_bytes());
     dumps::replaced_options(app)
 }
 
 /// After `clCreateProgramWithSource`: the program numbered, its source written.
 ///
 /// # Safety
-/// Each pointer argument must be valid for the reads and writes this
-/// function makes through it (or NULL where it checks for NULL), and each
-/// handle or function pointer must be of the kind its type names.
+/// `strings` holds `count` pointers and `lengths` is NULL or holds `count` lengths, as
+/// `clCreateProgramWithSource` reads them; `r` is the program the driver returned, or NULL.
 pub unsafe fn from_source(r: Obj, count: u32, strings: *mut c_void, lengths: *mut c_void) -> Notes {
     if r.is_null() || !dumps::on() {
         return Notes::new();
     }
-    let bytes = files::source(count, strings as *const *const u8, lengths as *const usize);
+    // SAFETY: `source`'s # Safety follows from this fn's.
+    let bytes = unsafe { files::source(count, strings as *const *const u8, lengths as *const usize) };
     created(r, &bytes, "cl")
 }
 
 /// After `clCreateProgramWithIL`: the program numbered, its IL written.
 ///
 /// # Safety
-/// Each pointer argument must be valid for the reads and writes this
-/// function makes through it (or NULL where it checks for NULL), and each
-/// handle or function pointer must be of the kind its type names.
+/// `il` is readable for `length` bytes; `r` is the program the driver returned, or NULL.
 pub unsafe fn from_il(r: Obj, il: *mut c_void, length: usize) -> Notes {
     if r.is_null() || !dumps::on() || il.is_null() {
         return Notes::new();
     }
-    created(r, std::slice::from_raw_parts(il as *const u8, length), "spv")
+    // SAFETY: `il as *const u8` holds that many initialised elements while the slice is used (# Safety).
+    created(r, unsafe { std::slice::from_raw_parts(il as *const u8, length) }, "spv")
 }
 
 fn created(r: Obj, bytes: &[u8], ext: &str) -> Notes {
@@ -107,16 +105,16 @@ fn created(r: Obj, bytes: &[u8], ext: &str) -> Notes {
 /// driver got instead, if cltap replaced them.
 ///
 /// # Safety
-/// Each pointer argument must be valid for the reads and writes this
-/// function makes through it (or NULL where it checks for NULL), and each
-/// handle or function pointer must be of the kind its type names.
+/// `program` is a live program of the driver; `app_opts` is 0 or the address of the application's
+/// NUL-terminated options.
 pub unsafe fn built(what: &str, program: Obj, app_opts: u64, seen: Option<&CString>, callback: bool) -> Notes {
     if program.is_null() || !dumps::on() {
         return Notes::new();
     }
     let Some(s) = dumps::settings() else { return Notes::new() };
     let (p, b) = registry::build(program as u64);
-    let app = (app_opts != 0).then(|| CStr::from_ptr(app_opts as *const c_char).to_bytes().to_vec());
+    // SAFETY: `app_opts as *const c_char` is a NUL-terminated string, live while read (# Safety).
+    let app = (app_opts != 0).then(|| unsafe { CStr::from_ptr(app_opts as *const c_char) }.to_bytes().to_vec());
     let mut out = Notes::new();
     if let Some(o) = seen {
         out.push(format!(
@@ -134,13 +132,15 @@ pub unsafe fn built(what: &str, program: Obj, app_opts: u64, seen: Option<&CStri
         Ok(path) => out.push(format!("program {} {what} {b}: options {path}", p.n)),
         Err(e) => out.push(format!("program {} {what} {b}: {e}", p.n)),
     }
-    if callback && in_progress(program) {
+    // SAFETY: `in_progress`'s # Safety follows from this fn's.
+    if callback && unsafe { in_progress(program) } {
         PENDING.lock().unwrap_or_else(|e| e.into_inner()).push((program as u64, b));
         PENDING_COUNT.fetch_add(1, Ordering::Release);
         out.push(format!("program {} {what} {b}: still building; its logs follow when it ends", p.n));
         return out;
     }
-    out.extend(logs(what, program, &p, b));
+    // SAFETY: `logs`'s # Safety follows from this fn's.
+    out.extend(unsafe { logs(what, program, &p, b) });
     out
 }
 
@@ -148,25 +148,23 @@ pub unsafe fn built(what: &str, program: Obj, app_opts: u64, seen: Option<&CStri
 /// and its link's options, logs and binaries as for a build.
 ///
 /// # Safety
-/// Each pointer argument must be valid for the reads and writes this
-/// function makes through it (or NULL where it checks for NULL), and each
-/// handle or function pointer must be of the kind its type names.
+/// `r` is NULL or the program `clLinkProgram` returned; `app_opts` is 0 or the address of the
+/// application's NUL-terminated options.
 pub unsafe fn linked(r: Obj, app_opts: u64, seen: Option<&CString>, callback: bool) -> Notes {
     // `seen` is always None: linker options are not replaced.
     if r.is_null() || dumps::settings().is_none() {
         return Notes::new();
     }
     registry::created(r as u64, &[]);
-    built("link", r, app_opts, seen, callback)
+    // SAFETY: `built`'s # Safety follows from this fn's.
+    unsafe { built("link", r, app_opts, seen, callback) }
 }
 
 /// Before a call on `program` that may follow the end of a build with a
 /// callback: its logs, if that build was left pending.
 ///
 /// # Safety
-/// Each pointer argument must be valid for the reads and writes this
-/// function makes through it (or NULL where it checks for NULL), and each
-/// handle or function pointer must be of the kind its type names.
+/// `program` is a live program of the driver.
 pub unsafe fn settle(program: Obj) {
     if PENDING_COUNT.load(Ordering::Acquire) == 0 || program.is_null() {
         return;
@@ -174,7 +172,8 @@ pub unsafe fn settle(program: Obj) {
     let found = {
         let mut v = PENDING.lock().unwrap_or_else(|e| e.into_inner());
         match v.iter().position(|(h, _)| *h == program as u64) {
-            Some(i) if !in_progress(program) => {
+            // SAFETY: `in_progress`'s # Safety follows from this fn's.
+            Some(i) if !unsafe { in_progress(program) } => {
                 PENDING_COUNT.fetch_sub(1, Ordering::Release);
                 Some(v.remove(i).1)
             }
@@ -182,43 +181,46 @@ pub unsafe fn settle(program: Obj) {
         }
     };
     if let (Some(b), Some(p)) = (found, registry::get(program as u64)) {
-        notes(logs("build", program, &p, b));
+        // SAFETY: `logs`'s # Safety follows from this fn's.
+        notes(unsafe { logs("build", program, &p, b) });
     }
 }
 
 /// Whether the driver is still building `program` for any device.
 ///
 /// # Safety
-/// Each pointer argument must be valid for the reads and writes this
-/// function makes through it (or NULL where it checks for NULL), and each
-/// handle or function pointer must be of the kind its type names.
+/// `program` is a live program of the driver.
 unsafe fn in_progress(program: Obj) -> bool {
-    devices(program).iter().any(|&d| status(program, d) == Some(CL_BUILD_IN_PROGRESS))
+    // SAFETY: `program` is a live program of the driver (# Safety), and each `d` one of its devices.
+    unsafe { devices(program) }.iter().any(|&d| unsafe { status(program, d) } == Some(CL_BUILD_IN_PROGRESS))
 }
 
 /// Each device's build log (and binary) of build `b`, written.
 ///
 /// # Safety
-/// Each pointer argument must be valid for the reads and writes this
-/// function makes through it (or NULL where it checks for NULL), and each
-/// handle or function pointer must be of the kind its type names.
+/// `program` is the live program `p` describes.
 unsafe fn logs(what: &str, program: Obj, p: &registry::Program, b: u32) -> Notes {
     let Some(s) = dumps::settings() else { return Notes::new() };
-    let devs = devices(program);
-    let bins = if s.controls.binaries { binaries(program, devs.len()) } else { Vec::new() };
+    // SAFETY: `devices`'s # Safety follows from this fn's.
+    let devs = unsafe { devices(program) };
+    // SAFETY: `binaries`'s # Safety follows from this fn's.
+    let bins = if s.controls.binaries { unsafe { binaries(program, devs.len()) } } else { Vec::new() };
     let mut out = Notes::new();
     for (d, &dev) in devs.iter().enumerate() {
-        let st = status(program, dev);
+        // SAFETY: `status`'s # Safety follows from this fn's.
+        let st = unsafe { status(program, dev) };
         if st == Some(CL_BUILD_NONE) {
             continue;
         }
-        let name = device_info(dev, CL_DEVICE_NAME).map(|n| cstr(&n)).unwrap_or_default();
+        // SAFETY: `device_info`'s # Safety follows from this fn's.
+        let name = unsafe { device_info(dev, CL_DEVICE_NAME) }.map(|n| cstr(&n)).unwrap_or_default();
         let mut line = format!(
             "program {} {what} {b} device {d} ({name}): {}",
             p.n,
             st.map_or("status unknown".into(), |c| build_status(c).to_string())
         );
-        if let Some(log) = build_info(program, dev, CL_PROGRAM_BUILD_LOG) {
+        // SAFETY: `build_info`'s # Safety follows from this fn's.
+        if let Some(log) = unsafe { build_info(program, dev, CL_PROGRAM_BUILD_LOG) } {
             // The log as the driver answers it, without the C string's NUL.
             let log = log.strip_suffix(&[0]).unwrap_or(&log);
             match files::write(&s.dir, &format!("{}.b{b}.d{d}.log", p.base), log) {
@@ -257,9 +259,7 @@ type BuildInfo = unsafe extern "C" fn(Obj, Obj, u32, usize, *mut c_void, *mut us
 /// An answer of any size: its size asked first.
 ///
 /// # Safety
-/// Each pointer argument must be valid for the reads and writes this
-/// function makes through it (or NULL where it checks for NULL), and each
-/// handle or function pointer must be of the kind its type names.
+/// `q` is an info query that writes at most the size it is given into the buffer it is given.
 unsafe fn ask(q: impl Fn(usize, *mut c_void, *mut usize) -> i32) -> Option<Vec<u8>> {
     let mut n = 0usize;
     if q(0, std::ptr::null_mut(), &mut n) != 0 {
@@ -270,42 +270,45 @@ unsafe fn ask(q: impl Fn(usize, *mut c_void, *mut usize) -> i32) -> Option<Vec<u
 }
 
 /// # Safety
-/// Each pointer argument must be valid for the reads and writes this
-/// function makes through it (or NULL where it checks for NULL), and each
-/// handle or function pointer must be of the kind its type names.
+/// `program` is a live program of the driver.
 unsafe fn program_info(program: Obj, param: u32) -> Option<Vec<u8>> {
-    let f = cltap::icd_table::object_slot(program, slot::clGetProgramInfo);
+    // SAFETY: `object_slot`: the object is a live ICD object, its dispatch table first (# Safety).
+    let f = unsafe { cltap::icd_table::object_slot(program, slot::clGetProgramInfo) };
     if f.is_null() {
         return None;
     }
-    let f: ProgramInfo = std::mem::transmute(f);
-    ask(|n, v, r| f(program, param, n, v, r))
+    // SAFETY: the address is that entry's, and this type its C prototype.
+    let f: ProgramInfo = unsafe { std::mem::transmute(f) };
+    // SAFETY: `ask`'s # Safety follows from this fn's.
+    unsafe { ask(|n, v, r| f(program, param, n, v, r)) }
 }
 
 /// # Safety
-/// Each pointer argument must be valid for the reads and writes this
-/// function makes through it (or NULL where it checks for NULL), and each
-/// handle or function pointer must be of the kind its type names.
+/// `program` is a live program of the driver and `dev` one of its devices.
 unsafe fn build_info(program: Obj, dev: Obj, param: u32) -> Option<Vec<u8>> {
-    let f = cltap::icd_table::object_slot(program, slot::clGetProgramBuildInfo);
+    // SAFETY: `object_slot`: the object is a live ICD object, its dispatch table first (# Safety).
+    let f = unsafe { cltap::icd_table::object_slot(program, slot::clGetProgramBuildInfo) };
     if f.is_null() {
         return None;
     }
-    let f: BuildInfo = std::mem::transmute(f);
-    ask(|n, v, r| f(program, dev, param, n, v, r))
+    // SAFETY: the address is that entry's, and this type its C prototype.
+    let f: BuildInfo = unsafe { std::mem::transmute(f) };
+    // SAFETY: `ask`'s # Safety follows from this fn's.
+    unsafe { ask(|n, v, r| f(program, dev, param, n, v, r)) }
 }
 
 /// # Safety
-/// Each pointer argument must be valid for the reads and writes this
-/// function makes through it (or NULL where it checks for NULL), and each
-/// handle or function pointer must be of the kind its type names.
+/// `dev` is a live device of the driver.
 unsafe fn device_info(dev: Obj, param: u32) -> Option<Vec<u8>> {
-    let f = cltap::icd_table::object_slot(dev, slot::clGetDeviceInfo);
+    // SAFETY: `object_slot`: the object is a live ICD object, its dispatch table first (# Safety).
+    let f = unsafe { cltap::icd_table::object_slot(dev, slot::clGetDeviceInfo) };
     if f.is_null() {
         return None;
     }
-    let f: ProgramInfo = std::mem::transmute(f);
-    ask(|n, v, r| f(dev, param, n, v, r))
+    // SAFETY: the address is that entry's, and this type its C prototype.
+    let f: ProgramInfo = unsafe { std::mem::transmute(f) };
+    // SAFETY: `ask`'s # Safety follows from this fn's.
+    unsafe { ask(|n, v, r| f(dev, param, n, v, r)) }
 }
 
 fn words(b: &[u8]) -> Vec<u64> {
@@ -313,23 +316,22 @@ fn words(b: &[u8]) -> Vec<u64> {
 }
 
 /// # Safety
-/// Each pointer argument must be valid for the reads and writes this
-/// function makes through it (or NULL where it checks for NULL), and each
-/// handle or function pointer must be of the kind its type names.
+/// `program` is a live program of the driver.
 unsafe fn devices(program: Obj) -> Vec<Obj> {
-    let n = program_info(program, CL_PROGRAM_NUM_DEVICES)
+    // SAFETY: `program_info`'s # Safety follows from this fn's.
+    let n = unsafe { program_info(program, CL_PROGRAM_NUM_DEVICES) }
         .filter(|b| b.len() >= 4)
         .map_or(0, |b| u32::from_ne_bytes(b[..4].try_into().unwrap()));
-    let list = program_info(program, CL_PROGRAM_DEVICES).map(|b| words(&b)).unwrap_or_default();
+    // SAFETY: `program_info`'s # Safety follows from this fn's.
+    let list = unsafe { program_info(program, CL_PROGRAM_DEVICES) }.map(|b| words(&b)).unwrap_or_default();
     list.into_iter().take(n as usize).map(|w| w as Obj).collect()
 }
 
 /// # Safety
-/// Each pointer argument must be valid for the reads and writes this
-/// function makes through it (or NULL where it checks for NULL), and each
-/// handle or function pointer must be of the kind its type names.
+/// `program` is a live program of the driver and `dev` one of its devices.
 unsafe fn status(program: Obj, dev: Obj) -> Option<i32> {
-    build_info(program, dev, CL_PROGRAM_BUILD_STATUS)
+    // SAFETY: `build_info`'s # Safety follows from this fn's.
+    (unsafe { build_info(program, dev, CL_PROGRAM_BUILD_STATUS) })
         .filter(|b| b.len() >= 4)
         .map(|b| i32::from_ne_bytes(b[..4].try_into().unwrap()))
 }
@@ -337,24 +339,26 @@ unsafe fn status(program: Obj, dev: Obj) -> Option<i32> {
 /// Each device's binary (empty where it has none), as `CL_PROGRAM_BINARIES` gives them.
 ///
 /// # Safety
-/// Each pointer argument must be valid for the reads and writes this
-/// function makes through it (or NULL where it checks for NULL), and each
-/// handle or function pointer must be of the kind its type names.
+/// `program` is a live program of the driver with `n` devices.
 unsafe fn binaries(program: Obj, n: usize) -> Vec<Vec<u8>> {
-    let sizes = program_info(program, CL_PROGRAM_BINARY_SIZES).map(|b| words(&b)).unwrap_or_default();
+    // SAFETY: `program_info`'s # Safety follows from this fn's.
+    let sizes = unsafe { program_info(program, CL_PROGRAM_BINARY_SIZES) }.map(|b| words(&b)).unwrap_or_default();
     if sizes.len() != n {
         return Vec::new();
     }
     let mut bins: Vec<Vec<u8>> = sizes.iter().map(|&s| vec![0u8; s as usize]).collect();
     let mut ptrs: Vec<*mut u8> =
         bins.iter_mut().map(|b| if b.is_empty() { std::ptr::null_mut() } else { b.as_mut_ptr() }).collect();
-    let f = cltap::icd_table::object_slot(program, slot::clGetProgramInfo);
+    // SAFETY: `object_slot`: the object is a live ICD object, its dispatch table first (# Safety).
+    let f = unsafe { cltap::icd_table::object_slot(program, slot::clGetProgramInfo) };
     if f.is_null() {
         return Vec::new();
     }
-    let f: ProgramInfo = std::mem::transmute(f);
+    // SAFETY: the address is that entry's, and this type its C prototype.
+    let f: ProgramInfo = unsafe { std::mem::transmute(f) };
     let size = ptrs.len() * std::mem::size_of::<*mut u8>();
-    if f(program, CL_PROGRAM_BINARIES, size, ptrs.as_mut_ptr() as *mut c_void, std::ptr::null_mut()) != 0 {
+    // SAFETY: `f` gets arguments its C declaration accepts.
+    if unsafe { f(program, CL_PROGRAM_BINARIES, size, ptrs.as_mut_ptr() as *mut c_void, std::ptr::null_mut()) } != 0 {
         return Vec::new();
     }
     bins

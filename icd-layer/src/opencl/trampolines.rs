@@ -14,9 +14,7 @@ struct Pair {
 }
 
 /// # Safety
-/// Each pointer argument must be valid for the reads and writes this
-/// function makes through it (or NULL where it checks for NULL), and each
-/// handle or function pointer must be of the kind its type names.
+/// `cb` is NULL or the application's callback of the shape `tramp` forwards to; `ud` is its data.
 unsafe fn pack(
     hs: &'static HandleSpace,
     cb: *mut c_void,
@@ -30,34 +28,33 @@ unsafe fn pack(
 }
 
 /// # Safety
-/// Each pointer argument must be valid for the reads and writes this
-/// function makes through it (or NULL where it checks for NULL), and each
-/// handle or function pointer must be of the kind its type names.
+/// `ud` is what [`pack`] returned, not yet unpacked by a callback that runs once.
 unsafe fn unpack(ud: *mut c_void) -> Pair {
-    *Box::from_raw(ud as *mut Pair)
+    // SAFETY: `ud as *mut Pair` came from `Box::into_raw` and is freed once (# Safety).
+    *unsafe { Box::from_raw(ud as *mut Pair) }
 }
 
 macro_rules! trampoline {
     ($name:ident, $tramp:ident, ($($arg:ident: $t:ty),*), |$h:ident| $wrap:expr) => {
         /// # Safety
-        /// Each pointer argument must be valid for the reads and writes this
-        /// function makes through it (or NULL where it checks for NULL), and each
-        /// handle or function pointer must be of the kind its type names.
+        /// `cb` is NULL or the application's callback of this trampoline's shape; `ud` is its data.
         pub unsafe fn $name(hs: &'static HandleSpace, cb: *mut c_void, ud: *mut c_void) -> (*mut c_void, *mut c_void) {
-            pack(hs, cb, ud, $tramp as *mut c_void)
+            // SAFETY: `pack`'s # Safety follows from this fn's.
+            unsafe { pack(hs, cb, ud, $tramp as *mut c_void) }
         }
         /// # Safety
-        /// Called through the C ABI: every argument is as this entry's C
-        /// declaration defines it (each pointer valid for what the entry reads and
-        /// writes through it, or NULL where the API allows NULL).
+        /// Called by the driver with the callback's arguments and the `ud` [`pack`] made, once.
         unsafe extern "C" fn $tramp($($arg: $t,)* ud: *mut c_void) {
-            let p = unpack(ud);
-            let f: unsafe extern "C" fn($($t,)* *mut c_void) = std::mem::transmute(p.cb);
+            // SAFETY: `unpack`'s # Safety follows from this fn's.
+            let p = unsafe { unpack(ud) };
+            // SAFETY: the address is that entry's, and this type its C prototype.
+            let f: unsafe extern "C" fn($($t,)* *mut c_void) = unsafe { std::mem::transmute(p.cb) };
             let $h = p.hs;
             // A panic in cltap's part: the application's callback still
             // runs, with the driver's values (docs/architecture.md#panics).
             let ($($arg,)*) = crate::guard::guard_at(stringify!($tramp), ($($arg,)*), || $wrap);
-            f($($arg,)* p.ud)
+            // SAFETY: `f` gets arguments its C declaration accepts.
+            unsafe { f($($arg,)* p.ud) }
         }
     };
 }

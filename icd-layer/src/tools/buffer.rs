@@ -59,9 +59,8 @@ fn warn_if_no_records() {
 }
 
 /// # Safety
-/// Called through the C ABI: every argument is as this entry's C
-/// declaration defines it (each pointer valid for what the entry reads and
-/// writes through it, or NULL where the API allows NULL).
+/// `buffer` is NULL or writable; `callback` is NULL or a function of the header's type accepting
+/// `user_data`.
 #[no_mangle]
 pub unsafe extern "C" fn cltap_create_buffer(
     size: usize,
@@ -86,7 +85,8 @@ pub unsafe extern "C" fn cltap_create_buffer(
         });
         match GLOBAL.create(size, watermark, policy, cb) {
             Ok(id) => {
-                *buffer = BufferId { handle: id };
+                // SAFETY: `buffer` is valid for this access (# Safety).
+                unsafe { *buffer = BufferId { handle: id } };
                 warn_if_no_records();
                 SUCCESS
             }
@@ -96,27 +96,21 @@ pub unsafe extern "C" fn cltap_create_buffer(
 }
 
 /// # Safety
-/// Called through the C ABI: every argument is as this entry's C
-/// declaration defines it (each pointer valid for what the entry reads and
-/// writes through it, or NULL where the API allows NULL).
+/// None beyond the C ABI: `buffer` is an id, checked.
 #[no_mangle]
 pub unsafe extern "C" fn cltap_configure_buffer(buffer: BufferId, records: u32) -> i32 {
     guard(INTERNAL, || status(GLOBAL.configure(buffer.handle, records)))
 }
 
 /// # Safety
-/// Called through the C ABI: every argument is as this entry's C
-/// declaration defines it (each pointer valid for what the entry reads and
-/// writes through it, or NULL where the API allows NULL).
+/// None beyond the C ABI: `buffer` is an id, checked.
 #[no_mangle]
 pub unsafe extern "C" fn cltap_flush_buffer(buffer: BufferId) -> i32 {
     guard(INTERNAL, || status(GLOBAL.flush(buffer.handle)))
 }
 
 /// # Safety
-/// Called through the C ABI: every argument is as this entry's C
-/// declaration defines it (each pointer valid for what the entry reads and
-/// writes through it, or NULL where the API allows NULL).
+/// None beyond the C ABI: `buffer` is an id, checked.
 #[no_mangle]
 pub unsafe extern "C" fn cltap_destroy_buffer(buffer: BufferId) -> i32 {
     guard(INTERNAL, || status(GLOBAL.destroy(buffer.handle)))
@@ -144,9 +138,7 @@ fn names() -> &'static [CString] {
 }
 
 /// # Safety
-/// Called through the C ABI: every argument is as this entry's C
-/// declaration defines it (each pointer valid for what the entry reads and
-/// writes through it, or NULL where the API allows NULL).
+/// `record` is NULL or a record a buffer delivered, read during its callback.
 #[no_mangle]
 pub unsafe extern "C" fn cltap_record_name(record: *const c_void) -> *const c_char {
     use cltap::trace::record::*;
@@ -155,7 +147,8 @@ pub unsafe extern "C" fn cltap_record_name(record: *const c_void) -> *const c_ch
             return c"unknown".as_ptr();
         }
         // SAFETY: the caller passes a record header (48 bytes).
-        let h: Header = std::ptr::read_unaligned(record as *const Header);
+        // SAFETY: `record as *const Header` is readable (# Safety).
+        let h: Header = unsafe { std::ptr::read_unaligned(record as *const Header) };
         if let Some(n) = cltap::meta::global_index(h.kind, h.fn_id).and_then(|i| names().get(i)) {
             return n.as_ptr();
         }

@@ -43,9 +43,7 @@ fn id_of(tracer: *mut c_void) -> u64 {
 /// through it), so no tracer is made: `CLTAP_ERROR_PASS_THROUGH`.
 ///
 /// # Safety
-/// Called through the C ABI: every argument is as this entry's C
-/// declaration defines it (each pointer valid for what the entry reads and
-/// writes through it, or NULL where the API allows NULL).
+/// `tracer` is NULL or writable; `user_data` is the tool's, passed back to its callbacks.
 #[no_mangle]
 pub unsafe extern "C" fn cltap_tracer_create(user_data: *mut c_void, tracer: *mut *mut c_void) -> i32 {
     guard(CLTAP_ERROR_INTERNAL, || {
@@ -55,15 +53,15 @@ pub unsafe extern "C" fn cltap_tracer_create(user_data: *mut c_void, tracer: *mu
         if !super::recording() {
             return CLTAP_ERROR_PASS_THROUGH;
         }
-        *tracer = core::create(user_data) as usize as *mut c_void;
+        // SAFETY: `tracer` is valid for this access (# Safety).
+        unsafe { *tracer = core::create(user_data) as usize as *mut c_void };
         CLTAP_SUCCESS
     })
 }
 
 /// # Safety
-/// Called through the C ABI: every argument is as this entry's C
-/// declaration defines it (each pointer valid for what the entry reads and
-/// writes through it, or NULL where the API allows NULL).
+/// `tracer` is NULL or one [`cltap_tracer_create`] made, not destroyed; the callbacks are NULL
+/// or functions of the tracer header's callback type.
 #[no_mangle]
 pub unsafe extern "C" fn cltap_tracer_set_callback(
     tracer: *mut c_void,
@@ -75,9 +73,7 @@ pub unsafe extern "C" fn cltap_tracer_set_callback(
 }
 
 /// # Safety
-/// Called through the C ABI: every argument is as this entry's C
-/// declaration defines it (each pointer valid for what the entry reads and
-/// writes through it, or NULL where the API allows NULL).
+/// As [`cltap_tracer_set_callback`].
 #[no_mangle]
 pub unsafe extern "C" fn cltap_tracer_set_domain_callbacks(
     tracer: *mut c_void,
@@ -89,27 +85,21 @@ pub unsafe extern "C" fn cltap_tracer_set_domain_callbacks(
 }
 
 /// # Safety
-/// Called through the C ABI: every argument is as this entry's C
-/// declaration defines it (each pointer valid for what the entry reads and
-/// writes through it, or NULL where the API allows NULL).
+/// `tracer` is NULL or one [`cltap_tracer_create`] made, not destroyed.
 #[no_mangle]
 pub unsafe extern "C" fn cltap_tracer_enable(tracer: *mut c_void) -> i32 {
     guard(CLTAP_ERROR_INTERNAL, || code(core::enable(id_of(tracer))))
 }
 
 /// # Safety
-/// Called through the C ABI: every argument is as this entry's C
-/// declaration defines it (each pointer valid for what the entry reads and
-/// writes through it, or NULL where the API allows NULL).
+/// `tracer` is NULL or one [`cltap_tracer_create`] made, not destroyed.
 #[no_mangle]
 pub unsafe extern "C" fn cltap_tracer_disable(tracer: *mut c_void) -> i32 {
     guard(CLTAP_ERROR_INTERNAL, || code(core::disable(id_of(tracer))))
 }
 
 /// # Safety
-/// Called through the C ABI: every argument is as this entry's C
-/// declaration defines it (each pointer valid for what the entry reads and
-/// writes through it, or NULL where the API allows NULL).
+/// `tracer` is NULL or one [`cltap_tracer_create`] made, destroyed here once.
 #[no_mangle]
 pub unsafe extern "C" fn cltap_tracer_destroy(tracer: *mut c_void) -> i32 {
     guard(CLTAP_ERROR_INTERNAL, || code(core::destroy(id_of(tracer))))

@@ -16,6 +16,8 @@ include!(concat!(env!("OUT_DIR"), "/cltap_h_widths.rs"));
 pub unsafe fn exit<R>(e: cltap::tools::tracer::Entered, slot: usize, params: *mut c_void, r: &R) {
     if e.any() {
         let result = if std::mem::size_of::<R>() == 0 { std::ptr::null() } else { r as *const R as *const c_void };
-        cltap::tools::tracer::exit(e, slot, params, result);
+        // SAFETY: `exit`'s # Safety follows from this fn's: As `cltap::tools::tracer::exit`: `e` comes from this
+        // call's `enter` (# Safety).
+        unsafe { cltap::tools::tracer::exit(e, slot, params, result) };
     }
 }

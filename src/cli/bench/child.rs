@@ -57,12 +57,11 @@ const ENTRIES: [(&str, usize); 18] = [
 /// An entry point's address as the function type its field spells out.
 ///
 /// # Safety
-/// Each pointer argument must be valid for the reads and writes this
-/// function makes through it (or NULL where it checks for NULL), and each
-/// handle or function pointer must be of the kind its type names.
+/// `p` is the address of a function whose C prototype is `F` (a function pointer type).
 unsafe fn as_fn<F: Copy>(p: Fp) -> F {
     assert_eq!(std::mem::size_of::<F>(), std::mem::size_of::<Fp>());
-    std::mem::transmute_copy(&p)
+    // SAFETY: `transmute_copy`'s # Safety follows from this fn's.
+    unsafe { std::mem::transmute_copy(&p) }
 }
 
 impl Cl {
@@ -180,11 +179,14 @@ fn slot(name: &str) -> usize {
 /// # Safety
 /// `obj` is a live OpenCL object of an ICD driver.
 unsafe fn driver_entry<F: Copy>(obj: Fp, slot: usize) -> Result<F, String> {
-    let f = cltap::icd_table::object_slot(obj as *mut std::ffi::c_void, slot);
+    // SAFETY: `object_slot` needs the object to be a live ICD object, its dispatch table first, as this fn's own
+    // contract gives: `obj` is a live OpenCL object of an ICD driver (# Safety).
+    let f = unsafe { cltap::icd_table::object_slot(obj as *mut std::ffi::c_void, slot) };
     if f.is_null() {
         return Err(format!("the driver's dispatch slot {slot} is empty"));
     }
-    Ok(as_fn(f as Fp))
+    // SAFETY: `as_fn`'s # Safety follows from this fn's.
+    Ok(unsafe { as_fn(f as Fp) })
 }
 
 pub fn child(what: &str, iterations: u64) -> Result<(), String> {
@@ -377,13 +379,14 @@ pub fn child(what: &str, iterations: u64) -> Result<(), String> {
 /// common way to ask for a name.
 ///
 /// # Safety
-/// Each pointer argument must be valid for the reads and writes this
-/// function makes through it (or NULL where it checks for NULL), and each
-/// handle or function pointer must be of the kind its type names.
+/// `p`, `dev` and `direct` are a platform and device of the driver `cl` was loaded from, as
+/// [`setup`] found them.
 unsafe fn info_shapes(cl: &Cl, (p, dev): (Fp, Fp), direct: (Fp, Fp), reps: usize, n: u64) -> Result<(), String> {
     type Info = unsafe extern "C" fn(Fp, u32, usize, *mut u8, *mut usize) -> i32;
-    let gpi: Info = driver_entry(direct.0, slot("clGetPlatformInfo"))?;
-    let gdi: Info = driver_entry(direct.1, slot("clGetDeviceInfo"))?;
+    // SAFETY: `driver_entry`'s # Safety follows from this fn's.
+    let gpi: Info = unsafe { driver_entry(direct.0, slot("clGetPlatformInfo")) }?;
+    // SAFETY: `driver_entry`'s # Safety follows from this fn's.
+    let gdi: Info = unsafe { driver_entry(direct.1, slot("clGetDeviceInfo")) }?;
     const PLATFORM_NAME: u32 = 0x0902;
     const DEVICE_NAME: u32 = 0x102B;
     const MAX_COMPUTE_UNITS: u32 = 0x1002;
@@ -407,14 +410,17 @@ unsafe fn info_shapes(cl: &Cl, (p, dev): (Fp, Fp), direct: (Fp, Fp), reps: usize
         };
         let value = if cap == 0 { std::ptr::null_mut() } else { buf.as_mut_ptr() };
         let size_ret = if sized { &mut size as *mut usize } else { std::ptr::null_mut() };
-        if through(obj, param, cap, value, size_ret) != 0 {
+        // SAFETY: `through` gets arguments its C declaration accepts.
+        if unsafe { through(obj, param, cap, value, size_ret) } != 0 {
             return Err(format!("{name}: the query failed"));
         }
         let (r, d) = time_pair(
             reps,
             n,
-            || through(obj, param, cap, value, size_ret),
-            || own(own_obj, param, cap, value, size_ret),
+            // SAFETY: `through` gets arguments its C declaration accepts.
+            || unsafe { through(obj, param, cap, value, size_ret) },
+            // SAFETY: `own` gets arguments its C declaration accepts.
+            || unsafe { own(own_obj, param, cap, value, size_ret) },
         );
         println!("{name} {r}\n{name}.direct {d}");
     }
@@ -444,14 +450,14 @@ struct OwnObjects {
 }
 
 /// # Safety
-/// Each pointer argument must be valid for the reads and writes this
-/// function makes through it (or NULL where it checks for NULL), and each
-/// handle or function pointer must be of the kind its type names.
+/// Loads and runs the shared object at `path`'s initialisers: it must be a benchmark object of cltap's.
 unsafe fn own_objects(path: &str) -> Result<OwnObjects, String> {
     let (cl, platform) = Cl::driver(path)?;
-    let s = setup(&cl, platform)?;
+    // SAFETY: `setup`'s # Safety follows from this fn's.
+    let s = unsafe { setup(&cl, platform) }?;
     let mut err = 0;
-    let event = (cl.create_user_event)(s.ctx, &mut err);
+    // SAFETY: the entry called here gets arguments its C declaration accepts.
+    let event = unsafe { (cl.create_user_event)(s.ctx, &mut err) };
     if err != 0 || event.is_null() {
         return Err(format!("{path}: clCreateUserEvent failed ({err})"));
     }
@@ -469,32 +475,38 @@ struct Setup {
 }
 
 /// # Safety
-/// Each pointer argument must be valid for the reads and writes this
-/// function makes through it (or NULL where it checks for NULL), and each
-/// handle or function pointer must be of the kind its type names.
+/// `p` is a platform of the driver `cl`'s entry points came from.
 unsafe fn setup(cl: &Cl, p: Fp) -> Result<Setup, String> {
-    setup_queue(cl, p, 0)
+    // SAFETY: `setup_queue`'s # Safety follows from this fn's.
+    unsafe { setup_queue(cl, p, 0) }
 }
 
 /// [`setup`] with the queue's `properties` (`CL_QUEUE_PROFILING_ENABLE`).
 ///
 /// # Safety
-/// Each pointer argument must be valid for the reads and writes this
-/// function makes through it (or NULL where it checks for NULL), and each
-/// handle or function pointer must be of the kind its type names.
+/// `p` is a platform of the driver `cl`'s entry points came from; `properties` is a valid
+/// `cl_command_queue_properties` bit set.
 unsafe fn setup_queue(cl: &Cl, p: Fp, properties: u64) -> Result<Setup, String> {
     let mut dev: Fp = std::ptr::null();
-    (cl.get_device_ids)(p, u64::MAX, 1, &mut dev, std::ptr::null_mut());
+    // SAFETY: the entry called here gets arguments its C declaration accepts.
+    unsafe { (cl.get_device_ids)(p, u64::MAX, 1, &mut dev, std::ptr::null_mut()) };
     let mut err = 0;
-    let ctx = (cl.create_context)(std::ptr::null(), 1, &dev, std::ptr::null(), std::ptr::null(), &mut err);
-    let q = (cl.create_queue)(ctx, dev, properties, &mut err);
+    // SAFETY: the entry called here gets arguments its C declaration accepts.
+    let ctx = unsafe { (cl.create_context)(std::ptr::null(), 1, &dev, std::ptr::null(), std::ptr::null(), &mut err) };
+    // SAFETY: the entry called here gets arguments its C declaration accepts.
+    let q = unsafe { (cl.create_queue)(ctx, dev, properties, &mut err) };
     let src = b"__kernel void k(__global int* a, int b) { a[get_global_id(0)] += b; }\0";
     let sp = src.as_ptr();
-    let prog = (cl.create_program)(ctx, 1, &sp, std::ptr::null(), &mut err);
-    (cl.build_program)(prog, 1, &dev, c"".as_ptr() as *const u8, std::ptr::null(), std::ptr::null());
-    let k = (cl.create_kernel)(prog, c"k".as_ptr() as *const u8, &mut err);
-    let buf = (cl.create_buffer)(ctx, 1, STREAM_ITEMS * 4, std::ptr::null(), &mut err);
-    (cl.set_kernel_arg)(k, 0, 8, &buf as *const Fp as *const std::ffi::c_void);
+    // SAFETY: the entry called here gets arguments its C declaration accepts.
+    let prog = unsafe { (cl.create_program)(ctx, 1, &sp, std::ptr::null(), &mut err) };
+    // SAFETY: the entry called here gets arguments its C declaration accepts.
+    unsafe { (cl.build_program)(prog, 1, &dev, c"".as_ptr() as *const u8, std::ptr::null(), std::ptr::null()) };
+    // SAFETY: the entry called here gets arguments its C declaration accepts.
+    let k = unsafe { (cl.create_kernel)(prog, c"k".as_ptr() as *const u8, &mut err) };
+    // SAFETY: the entry called here gets arguments its C declaration accepts.
+    let buf = unsafe { (cl.create_buffer)(ctx, 1, STREAM_ITEMS * 4, std::ptr::null(), &mut err) };
+    // SAFETY: the entry called here gets arguments its C declaration accepts.
+    unsafe { (cl.set_kernel_arg)(k, 0, 8, &buf as *const Fp as *const std::ffi::c_void) };
     if err != 0 || q.is_null() || k.is_null() {
         return Err(format!("setting up the benchmark failed ({err})"));
     }
@@ -527,14 +539,14 @@ enum StreamEvents {
 /// over repetitions after one untimed warm-up.
 ///
 /// # Safety
-/// Each pointer argument must be valid for the reads and writes this
-/// function makes through it (or NULL where it checks for NULL), and each
-/// handle or function pointer must be of the kind its type names.
+/// `p` is a platform of the driver `cl`'s entry points came from.
 unsafe fn stream(cl: &Cl, p: Fp, n: usize, events: StreamEvents) -> Result<(), String> {
     let profiling = matches!(events, StreamEvents::Profiled | StreamEvents::ProfiledRead);
-    let Setup { q, k, .. } = setup_queue(cl, p, if profiling { CL_QUEUE_PROFILING_ENABLE } else { 0 })?;
+    // SAFETY: `setup_queue`'s # Safety follows from this fn's.
+    let Setup { q, k, .. } = unsafe { setup_queue(cl, p, if profiling { CL_QUEUE_PROFILING_ENABLE } else { 0 }) }?;
     let v: i32 = 1;
-    (cl.set_kernel_arg)(k, 1, 4, &v as *const i32 as *const std::ffi::c_void);
+    // SAFETY: the entry called here gets arguments its C declaration accepts.
+    unsafe { (cl.set_kernel_arg)(k, 1, 4, &v as *const i32 as *const std::ffi::c_void) };
     let g = STREAM_ITEMS;
     let mut evs: Vec<Fp> = vec![std::ptr::null(); n];
     let mut best = f64::INFINITY;
@@ -542,16 +554,22 @@ unsafe fn stream(cl: &Cl, p: Fp, n: usize, events: StreamEvents) -> Result<(), S
         let t = Instant::now();
         for e in evs.iter_mut() {
             let out = if events == StreamEvents::None { std::ptr::null_mut() } else { e as *mut Fp };
-            let r = (cl.enqueue_ndrange)(q, k, 1, std::ptr::null(), &g, std::ptr::null(), 0, std::ptr::null(), out);
+            // SAFETY: the entry called here gets arguments its C declaration accepts.
+            let r = unsafe {
+                (cl.enqueue_ndrange)(q, k, 1, std::ptr::null(), &g, std::ptr::null(), 0, std::ptr::null(), out)
+            };
             if r != 0 {
                 return Err(format!("clEnqueueNDRangeKernel failed ({r})"));
             }
         }
-        (cl.finish)(q);
+        // SAFETY: the entry called here gets arguments its C declaration accepts.
+        unsafe { (cl.finish)(q) };
         if events == StreamEvents::ProfiledRead {
             for e in evs.iter_mut() {
-                read_profiled(cl, *e)?;
-                (cl.release_event)(*e);
+                // SAFETY: `read_profiled`'s # Safety follows from this fn's.
+                unsafe { read_profiled(cl, *e)? };
+                // SAFETY: the entry called here gets arguments its C declaration accepts.
+                unsafe { (cl.release_event)(*e) };
                 *e = std::ptr::null();
             }
         }
@@ -560,7 +578,8 @@ unsafe fn stream(cl: &Cl, p: Fp, n: usize, events: StreamEvents) -> Result<(), S
             best = best.min(ns);
         }
         for e in evs.iter_mut().filter(|e| !e.is_null()) {
-            (cl.release_event)(*e);
+            // SAFETY: the entry called here gets arguments its C declaration accepts.
+            unsafe { (cl.release_event)(*e) };
             *e = std::ptr::null();
         }
     }
@@ -572,28 +591,35 @@ unsafe fn stream(cl: &Cl, p: Fp, n: usize, events: StreamEvents) -> Result<(), S
 /// status, its command type and its four profiling times.
 ///
 /// # Safety
-/// Each pointer argument must be valid for the reads and writes this
-/// function makes through it (or NULL where it checks for NULL), and each
-/// handle or function pointer must be of the kind its type names.
+/// `ev` is a live event of `cl`'s driver, made on a queue with profiling on.
 unsafe fn read_profiled(cl: &Cl, ev: Fp) -> Result<(), String> {
     let (mut status, mut kind) = (0i32, 0u32);
     let mut t = [0u64; 4];
-    let mut r = (cl.get_event_info)(
-        ev,
-        CL_EVENT_COMMAND_EXECUTION_STATUS,
-        4,
-        &mut status as *mut i32 as *mut u8,
-        std::ptr::null_mut(),
-    );
-    r |= (cl.get_event_info)(ev, CL_EVENT_COMMAND_TYPE, 4, &mut kind as *mut u32 as *mut u8, std::ptr::null_mut());
-    for (i, v) in t.iter_mut().enumerate() {
-        r |= (cl.get_event_profiling_info)(
+    // SAFETY: the entry called here gets arguments its C declaration accepts.
+    let mut r = unsafe {
+        (cl.get_event_info)(
             ev,
-            CL_PROFILING_COMMAND_QUEUED + i as u32,
-            8,
-            v as *mut u64 as *mut u8,
+            CL_EVENT_COMMAND_EXECUTION_STATUS,
+            4,
+            &mut status as *mut i32 as *mut u8,
             std::ptr::null_mut(),
-        );
+        )
+    };
+    // SAFETY: the entry called here gets arguments its C declaration accepts.
+    r |= unsafe {
+        (cl.get_event_info)(ev, CL_EVENT_COMMAND_TYPE, 4, &mut kind as *mut u32 as *mut u8, std::ptr::null_mut())
+    };
+    for (i, v) in t.iter_mut().enumerate() {
+        // SAFETY: the entry called here gets arguments its C declaration accepts.
+        r |= unsafe {
+            (cl.get_event_profiling_info)(
+                ev,
+                CL_PROFILING_COMMAND_QUEUED + i as u32,
+                8,
+                v as *mut u64 as *mut u8,
+                std::ptr::null_mut(),
+            )
+        };
     }
     if r != 0 || status != 0 || t[3] < t[2] {
         return Err(format!("a profiled event read back {r}, status {status}, times {t:?}"));

@@ -107,11 +107,18 @@ impl Context {
         }
         let mut names: Vec<(String, FeaturePtr)> = Vec::with_capacity(count as usize);
         for i in 0..count as usize {
-            let f = features.add(i);
-            let kind = (*f).kind;
-            let name_ptr = (*f).u.name;
-            let name =
-                if name_ptr.is_null() { None } else { Some(CStr::from_ptr(name_ptr).to_string_lossy().into_owned()) };
+            // SAFETY: `features.add(i)` stays inside the buffer it indexes (# Safety).
+            let f = unsafe { features.add(i) };
+            // SAFETY: `(*f)` is valid for this access, as the caller promises (# Safety).
+            let kind = unsafe { (*f).kind };
+            // SAFETY: the entry called here gets arguments its C declaration accepts.
+            let name_ptr = unsafe { (*f).u.name };
+            // SAFETY: `name_ptr` is a NUL-terminated string, live while read, as the caller promises (# Safety).
+            let name = if name_ptr.is_null() {
+                None
+            } else {
+                Some(unsafe { CStr::from_ptr(name_ptr) }.to_string_lossy().into_owned())
+            };
             if kind & (abi::FEATURE_KIND_TRACE | abi::FEATURE_KIND_SPM_MOD | abi::FEATURE_KIND_PCSMP_MOD) != 0 {
                 return Err(RocpError::TraceUnsupported(name.unwrap_or_else(|| format!("#{i}"))));
             }

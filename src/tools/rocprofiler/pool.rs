@@ -172,8 +172,11 @@ impl Pool {
     /// # Safety
     /// `arg` is a slot of a pool that is still alive.
     pub unsafe fn context_done(arg: *mut c_void) {
-        let slot = &*(arg as *const Slot);
+        // SAFETY: `(arg as *const Slot)` is valid for this access: `arg` is a slot of a pool that is still alive (#
+        // Safety).
+        let slot = unsafe { &*(arg as *const Slot) };
         slot.completed.store(true, Ordering::Release);
-        (*slot.pool).deliver();
+        // SAFETY: `(*slot.pool)` is valid for this access, as the caller promises (# Safety).
+        unsafe { (*slot.pool).deliver() };
     }
 }

@@ -14,12 +14,11 @@ use std::sync::Arc;
 static DELIVERED: Mutex<Vec<u32>> = Mutex::new(Vec::new());
 
 /// # Safety
-/// Called through the C ABI: every argument is as this entry's C
-/// declaration defines it (each pointer valid for what the entry reads and
-/// writes through it, or NULL where the API allows NULL).
+/// Called by the pool with a live entry and the `arg` the test gave it.
 unsafe extern "C" fn handler(e: *const PoolEntry, arg: *mut c_void) -> bool {
     assert_eq!(arg as usize, 42, "the pool's handler argument");
-    DELIVERED.lock().push(*((*e).payload as *const u32));
+    // SAFETY: the pool passes a live entry whose payload is the test's `u32` (# Safety).
+    DELIVERED.lock().push(unsafe { *((*e).payload as *const u32) });
     false
 }
 

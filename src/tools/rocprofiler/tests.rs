@@ -192,11 +192,10 @@ fn what_open_refuses() {
 static HANDLED: parking_lot::Mutex<Vec<(u32, u32, usize)>> = parking_lot::Mutex::new(Vec::new());
 
 /// # Safety
-/// Called through the C ABI: every argument is as this entry's C
-/// declaration defines it (each pointer valid for what the entry reads and
-/// writes through it, or NULL where the API allows NULL).
+/// Called by the context with its group and the `arg` the test gave it.
 unsafe extern "C" fn handler(g: Group, arg: *mut c_void) -> bool {
-    let f = &**g.features;
+    // SAFETY: the group's features are the context's, live while it is open (# Safety).
+    let f = unsafe { &**g.features };
     HANDLED.lock().push((g.index, f.data.kind, arg as usize));
     false
 }

@@ -137,9 +137,7 @@ fn exit_key() -> Option<libc::pthread_key_t> {
 /// state goes, handing its chunks to the renderer (`Local`'s `Drop`).
 ///
 /// # Safety
-/// Called through the C ABI: every argument is as this entry's C
-/// declaration defines it (each pointer valid for what the entry reads and
-/// writes through it, or NULL where the API allows NULL).
+/// Called by libc as the thread-specific key's destructor, once per thread, at that thread's exit.
 unsafe extern "C" fn thread_exit(_: *mut std::ffi::c_void) {
     let _ = std::panic::catch_unwind(|| {
         let _ = LOCAL.try_with(|cell| {
@@ -316,12 +314,11 @@ impl Drop for Local {
 /// This thread's state for the current trace, made on first use.
 ///
 /// # Safety
-/// Each pointer argument must be valid for the reads and writes this
-/// function makes through it (or NULL where it checks for NULL), and each
-/// handle or function pointer must be of the kind its type names.
+/// Not reentrant on one thread: `f` must not record (it gets this thread's only `&mut Local`).
 #[inline(always)]
 unsafe fn with_local<R>(f: impl FnOnce(&mut Local, *const Trace) -> R) -> Option<R> {
-    let (l, trace) = begin_local()?;
+    // SAFETY: `begin_local`'s # Safety follows from this fn's.
+    let (l, trace) = unsafe { begin_local() }?;
     let r = f(l, trace);
     l.key = trace;
     Some(r)
@@ -336,20 +333,21 @@ unsafe fn with_local<R>(f: impl FnOnce(&mut Local, *const Trace) -> R) -> Option
 /// the record with it.
 ///
 /// # Safety
-/// Each pointer argument must be valid for the reads and writes this
-/// function makes through it (or NULL where it checks for NULL), and each
-/// handle or function pointer must be of the kind its type names.
+/// The returned `&'static mut Local` is this thread's only one: the caller drops it before
+/// anything on this thread can call `begin_local` again (no record opened inside another).
 #[inline(always)]
 unsafe fn begin_local() -> Option<(&'static mut Local, *const Trace)> {
     let cell = LOCAL.try_with(|cell| cell.get()).ok()?;
-    let slot: &'static mut Local = &mut *cell;
+    // SAFETY: `cell` is valid for this access (# Safety).
+    let slot: &'static mut Local = unsafe { &mut *cell };
     // State made for the trace that still records, with no record being
     // written (`Local::key`); anything else is the slow path.
     let recording = recording_ptr();
     let (l, trace) = if std::ptr::eq(slot.key, recording) {
         (slot, recording)
     } else {
-        let l = local_slow(slot)?;
+        // SAFETY: `local_slow`'s # Safety follows from this fn's.
+        let l = unsafe { local_slow(slot) }?;
         let t = l.trace;
         (l, t)
     };
@@ -363,9 +361,7 @@ unsafe fn begin_local() -> Option<(&'static mut Local, *const Trace)> {
 /// ended.
 ///
 /// # Safety
-/// Each pointer argument must be valid for the reads and writes this
-/// function makes through it (or NULL where it checks for NULL), and each
-/// handle or function pointer must be of the kind its type names.
+/// `l` is this thread's state as [`begin_local`] gave it (the only live reference to it).
 #[cold]
 #[inline(never)]
 unsafe fn local_slow(l: &mut Local) -> Option<&mut Local> {
@@ -379,7 +375,8 @@ unsafe fn local_slow(l: &mut Local) -> Option<&mut Local> {
         std::mem::forget(std::mem::replace(l, Local::new(tr, gen)));
         if let Some(k) = exit_key() {
             // Any non-null value makes the key's destructor run.
-            libc::pthread_setspecific(k, std::ptr::dangling::<std::ffi::c_void>());
+            // SAFETY: `pthread_setspecific`'s # Safety follows from this fn's.
+            unsafe { libc::pthread_setspecific(k, std::ptr::dangling::<std::ffi::c_void>()) };
         }
     }
     if std::ptr::eq(l.key, BUSY) {
@@ -419,7 +416,8 @@ fn prefetch_for_write(p: *const u8) {
 /// `args` are the call's argument words.
 #[inline(always)]
 pub unsafe fn open(f: impl Captured, cmd_id: Option<u64>, t0: u64, args: &[u64]) -> Opened {
-    open_kind::<KIND_OPENCL_CALL, _>(f, cmd_id, t0, args)
+    // SAFETY: `open_kind`'s # Safety follows from this fn's: `args` are the call's argument words (# Safety).
+    unsafe { open_kind::<KIND_OPENCL_CALL, _>(f, cmd_id, t0, args) }
 }
 
 /// Opens the record of a call about to be forwarded; `KIND` says which
@@ -430,8 +428,10 @@ pub unsafe fn open(f: impl Captured, cmd_id: Option<u64>, t0: u64, args: &[u64])
 /// `args` are the call's argument words.
 #[inline(always)]
 pub unsafe fn open_kind<const KIND: u16, D: Captured>(d: D, cmd_id: Option<u64>, t0: u64, args: &[u64]) -> Opened {
-    let Some((l, trace)) = begin_local() else { return Opened::NONE };
-    let o = open_in::<KIND, D>(l, trace, d, cmd_id, t0, args);
+    // SAFETY: `begin_local`'s # Safety follows from this fn's: `args` are the call's argument words (# Safety).
+    let Some((l, trace)) = (unsafe { begin_local() }) else { return Opened::NONE };
+    // SAFETY: `open_in`'s # Safety follows from this fn's.
+    let o = unsafe { open_in::<KIND, D>(l, trace, d, cmd_id, t0, args) };
     l.key = trace;
     o
 }
@@ -439,9 +439,8 @@ pub unsafe fn open_kind<const KIND: u16, D: Captured>(d: D, cmd_id: Option<u64>,
 /// [`open_kind`] in this thread's state `l`, marked busy, for `trace`.
 ///
 /// # Safety
-/// Each pointer argument must be valid for the reads and writes this
-/// function makes through it (or NULL where it checks for NULL), and each
-/// handle or function pointer must be of the kind its type names.
+/// `l` is this thread's state as [`begin_local`] gave it and `trace` the trace it is for; `d`'s
+/// pointers are valid as [`Captured::capture`] requires.
 #[inline(always)]
 unsafe fn open_in<const KIND: u16, D: Captured>(
     l: &mut Local,
@@ -457,7 +456,8 @@ unsafe fn open_in<const KIND: u16, D: Captured>(
         return Opened::NONE;
     }
     let rec = l.pos;
-    prefetch_for_write(rec.add(PREFETCH_AHEAD));
+    // SAFETY: `rec.add(PREFETCH_AHEAD)` stays inside the buffer it indexes (# Safety).
+    prefetch_for_write(unsafe { rec.add(PREFETCH_AHEAD) });
     let (cmd, outer_hsa) = if KIND == KIND_HSA_CALL {
         // HSA calls take no command id: the record numbers them on their
         // thread, without CMD, so that a dispatch can name the call it
@@ -470,8 +470,10 @@ unsafe fn open_in<const KIND: u16, D: Captured>(
         (cmd_id.unwrap_or(0), 0)
     };
     let state = compact_state(KIND, cmd_id.is_some());
-    let n = open_compact(rec, state, d.id(), f, t0, cmd, args, &mut l.prev);
-    let pos = rec.add(n);
+    // SAFETY: `open_compact`'s # Safety follows from this fn's.
+    let n = unsafe { open_compact(rec, state, d.id(), f, t0, cmd, args, &mut l.prev) };
+    // SAFETY: `rec.add(n)` stays inside the buffer it indexes, as the caller promises (# Safety).
+    let pos = unsafe { rec.add(n) };
     l.pos = pos;
     l.depth += 1;
     l.publish(pos);
@@ -484,7 +486,9 @@ unsafe fn open_in<const KIND: u16, D: Captured>(
 /// As for [`complete_record`]; `o` came from [`open`] on this thread.
 #[inline(always)]
 pub unsafe fn complete(o: Opened, f: impl Captured, t1: u64, ret: u64, args: &[u64], local_size: Option<&[usize]>) {
-    complete_kind::<KIND_OPENCL_CALL, _>(o, f, t1, ret, args, local_size)
+    // SAFETY: `complete_kind`'s # Safety follows from this fn's: As for [`complete_record`]; `o` came from [`open`]
+    // on this thread (# Safety).
+    unsafe { complete_kind::<KIND_OPENCL_CALL, _>(o, f, t1, ret, args, local_size) }
 }
 
 /// Completes the record of a call of kind `KIND` that returned.
@@ -510,7 +514,9 @@ pub unsafe fn complete_kind<const KIND: u16, D: Captured>(
     // its end, nor in a fork's child, whose trace is another), and the
     // thread's state is still the one made for it (a fork's child makes
     // another in the same place).
-    let l = &mut *o.local;
+    // SAFETY: `o.local` is valid for this access: As for [`complete_record`]; `o` came from [`open_kind`] on this
+    // thread (# Safety).
+    let l = unsafe { &mut *o.local };
     // `key` is the record's trace: the state is the one made for it and no
     // record is being written (else a signal handler's call, not recorded).
     if !std::ptr::eq(l.key, o.trace) || !std::ptr::eq(o.trace, recording_ptr()) {
@@ -523,14 +529,20 @@ pub unsafe fn complete_kind<const KIND: u16, D: Captured>(
         // a chunk left while a call is open stays mapped (held) until none
         // is, mappings do not overlap, and each starts with its header, so
         // no record of another ends where the current chunk's records do.
-        let last = o.rec.add(o.len) == l.pos;
+        // SAFETY: `o.rec.add(o.len)` stays inside the buffer it indexes, as the caller promises (# Safety).
+        let last = unsafe { o.rec.add(o.len) } == l.pos;
         let dur = t1.wrapping_sub(o.t0);
         if last {
-            let rec = std::slice::from_raw_parts_mut(o.rec, MAX_RECORD);
-            let n = complete_compact::<KIND, D>(rec, o.len, d, dur, ret, args, local_size);
-            l.pos = o.rec.add(n);
+            // SAFETY: `o.rec` holds that many initialised elements while the slice is used, as the caller promises (#
+            // Safety).
+            let rec = unsafe { std::slice::from_raw_parts_mut(o.rec, MAX_RECORD) };
+            // SAFETY: `complete_compact`'s # Safety follows from this fn's.
+            let n = unsafe { complete_compact::<KIND, D>(rec, o.len, d, dur, ret, args, local_size) };
+            // SAFETY: `o.rec.add(n)` stays inside the buffer it indexes, as the caller promises (# Safety).
+            l.pos = unsafe { o.rec.add(n) };
         } else {
-            complete_moved::<KIND>(l, o.rec, o.t0, f, dur, ret, args, local_size);
+            // SAFETY: `complete_moved`'s # Safety follows from this fn's.
+            unsafe { complete_moved::<KIND>(l, o.rec, o.t0, f, dur, ret, args, local_size) };
         }
         let pos = l.pos;
         l.publish(pos);
@@ -570,12 +582,19 @@ unsafe fn complete_moved<const KIND: u16>(
 ) {
     if l.room() {
         let dst = l.pos;
-        let m = reopen_compact(dst, rec, f, t0, args, &mut l.prev);
-        let copy = std::slice::from_raw_parts_mut(dst, MAX_RECORD);
-        l.pos = dst.add(complete_compact::<KIND, _>(copy, m, f, dur, ret, args, local_size));
-        mark_moved(rec);
+        // SAFETY: `reopen_compact`'s # Safety follows from this fn's: As for [`complete_kind`], whose checks passed
+        // (# Safety).
+        let m = unsafe { reopen_compact(dst, rec, f, t0, args, &mut l.prev) };
+        // SAFETY: `dst` holds that many initialised elements while the slice is used, as the caller promises (#
+        // Safety).
+        let copy = unsafe { std::slice::from_raw_parts_mut(dst, MAX_RECORD) };
+        // SAFETY: the offset stays inside the buffer it indexes, as the caller promises (# Safety).
+        l.pos = unsafe { dst.add(complete_compact::<KIND, _>(copy, m, f, dur, ret, args, local_size)) };
+        // SAFETY: `mark_moved`'s # Safety follows from this fn's.
+        unsafe { mark_moved(rec) };
     } else {
-        mark_moved(rec);
+        // SAFETY: `mark_moved`'s # Safety follows from this fn's.
+        unsafe { mark_moved(rec) };
         l.drop_record();
     }
 }
@@ -584,11 +603,10 @@ unsafe fn complete_moved<const KIND: u16>(
 /// the record's first.
 ///
 /// # Safety
-/// Each pointer argument must be valid for the reads and writes this
-/// function makes through it (or NULL where it checks for NULL), and each
-/// handle or function pointer must be of the kind its type names.
+/// `rec` must point at the state byte of a compact record opened on this thread, not yet completed.
 unsafe fn mark_moved(rec: *mut u8) {
-    std::ptr::write_volatile(rec, *rec | FLAG_MOVED);
+    // SAFETY: `rec` is writable (# Safety).
+    unsafe { std::ptr::write_volatile(rec, *rec | FLAG_MOVED) };
 }
 
 /// At the end of the process: this thread's chunks go to the renderer

@@ -69,7 +69,8 @@ pub fn unzigzag(v: u64) -> i64 {
 #[inline(always)]
 pub unsafe fn put_raw(p: *mut u8, v: u64) -> usize {
     if v < 1 << 7 {
-        *p = v as u8;
+        // SAFETY: `p` is valid for this access: `p` must be writable for [`VARINT_MAX`] bytes (# Safety).
+        unsafe { *p = v as u8 };
         return 1;
     }
     // Below 2^21, `v` = a + b·2^7 + c·2^14 (each under 2^7); adding
@@ -79,15 +80,19 @@ pub unsafe fn put_raw(p: *mut u8, v: u64) -> usize {
     // (Wrapping: past 2^21 the sum is not used, and may overflow.)
     let spread = v.wrapping_add(v & !0x7F).wrapping_add((v & !0x3FFF) << 1);
     if v < 1 << 14 {
-        std::ptr::write_unaligned(p as *mut u16, (spread as u16 | 0x80).to_le());
+        // SAFETY: `p as *mut u16` is writable, as the caller promises (# Safety).
+        unsafe { std::ptr::write_unaligned(p as *mut u16, (spread as u16 | 0x80).to_le()) };
         return 2;
     }
     if v < 1 << 21 {
-        std::ptr::write_unaligned(p as *mut u16, (spread as u16 | 0x8080).to_le());
-        *p.add(2) = (v >> 14) as u8;
+        // SAFETY: `p as *mut u16` is writable, as the caller promises (# Safety).
+        unsafe { std::ptr::write_unaligned(p as *mut u16, (spread as u16 | 0x8080).to_le()) };
+        // SAFETY: `p.add(2)` is valid for this access, as the caller promises (# Safety).
+        unsafe { *p.add(2) = (v >> 14) as u8 };
         return 3;
     }
-    put_raw_loop(p, v)
+    // SAFETY: `put_raw_loop` needs room for a varint at the pointer, inside the bytes `p` has (# Safety).
+    unsafe { put_raw_loop(p, v) }
 }
 
 /// LEB128 a byte at a time: any value, one loop turn per byte.
@@ -98,11 +103,13 @@ pub unsafe fn put_raw(p: *mut u8, v: u64) -> usize {
 pub unsafe fn put_raw_loop(p: *mut u8, mut v: u64) -> usize {
     let mut i = 0;
     while v >= 0x80 {
-        *p.add(i) = v as u8 | 0x80;
+        // SAFETY: `p.add(i)` is valid for this access: As for [`put_raw`] (# Safety).
+        unsafe { *p.add(i) = v as u8 | 0x80 };
         v >>= 7;
         i += 1;
     }
-    *p.add(i) = v as u8;
+    // SAFETY: `p.add(i)` is valid for this access, as the caller promises (# Safety).
+    unsafe { *p.add(i) = v as u8 };
     i + 1
 }
 
@@ -114,7 +121,9 @@ pub unsafe fn get_raw(p: *const u8) -> (u64, usize) {
     let mut v = 0u64;
     let mut i = 0;
     loop {
-        let b = *p.add(i);
+        // SAFETY: `p.add(i)` is valid for this access: `p` must hold a whole varint, as [`put_raw`] writes it (#
+        // Safety).
+        let b = unsafe { *p.add(i) };
         v |= ((b & 0x7F) as u64) << (7 * i).min(63);
         i += 1;
         if b & 0x80 == 0 || i == VARINT_MAX {
@@ -151,14 +160,20 @@ pub struct Prev {
 /// `args.len()` at most 255.
 #[inline(always)]
 pub unsafe fn put_opened(p: *mut u8, state: u8, fn_id: u16, t0: u64, cmd: u64, args: &[u64], prev: &mut Prev) -> usize {
-    *p = state;
-    let mut n = 1 + put_raw(p.add(1), fn_id as u64);
-    *p.add(n) = args.len() as u8;
+    // SAFETY: `p` is valid for this access: `p` must be writable for `3 + (3 + args.len()) * VARINT_MAX` bytes, and
+    // `args.len()` at most 255 (# Safety).
+    unsafe { *p = state };
+    // SAFETY: `put_raw` needs room for a varint at the pointer, inside the bytes `p` has (# Safety).
+    let mut n = 1 + unsafe { put_raw(p.add(1), fn_id as u64) };
+    // SAFETY: `p.add(n)` is valid for this access, as the caller promises (# Safety).
+    unsafe { *p.add(n) = args.len() as u8 };
     n += 1;
-    n += put_raw(p.add(n), zigzag(t0.wrapping_sub(prev.t0) as i64));
+    // SAFETY: `put_raw` needs room for a varint at the pointer, inside the bytes `p` has (# Safety).
+    n += unsafe { put_raw(p.add(n), zigzag(t0.wrapping_sub(prev.t0) as i64)) };
     prev.t0 = t0;
     if state & (FLAG_CMD | STATE_HSA) != 0 {
-        n += put_raw(p.add(n), cmd);
+        // SAFETY: `put_raw` needs room for a varint at the pointer, inside the bytes `p` has (# Safety).
+        n += unsafe { put_raw(p.add(n), cmd) };
     }
     // A call repeated, or on the same handles as the call before, has
     // every delta under 64: then each is its own one-byte varint, stored
@@ -173,16 +188,19 @@ pub unsafe fn put_opened(p: *mut u8, state: u8, fn_id: u16, t0: u64, cmd: u64, a
     }
     if all < 0x80 {
         for (i, &d) in z[..k].iter().enumerate() {
-            *p.add(n + i) = d as u8;
+            // SAFETY: `p.add(n + i)` is valid for this access, as the caller promises (# Safety).
+            unsafe { *p.add(n + i) = d as u8 };
         }
         n += k;
     } else {
         for &d in &z[..k] {
-            n += put_raw(p.add(n), d);
+            // SAFETY: `put_raw` needs room for a varint at the pointer, inside the bytes `p` has (# Safety).
+            n += unsafe { put_raw(p.add(n), d) };
         }
     }
     for &a in &args[k..] {
-        n += put_raw(p.add(n), a);
+        // SAFETY: `put_raw` needs room for a varint at the pointer, inside the bytes `p` has (# Safety).
+        n += unsafe { put_raw(p.add(n), a) };
     }
     n
 }
@@ -194,11 +212,17 @@ pub unsafe fn put_opened(p: *mut u8, state: u8, fn_id: u16, t0: u64, cmd: u64, a
 #[inline(always)]
 pub unsafe fn put_capture_head(p: *mut u8, tag: u8, param: u8, bytes: u64, total: u64) -> usize {
     let same = if bytes == total { CAP_SAME } else { 0 };
-    *p = tag | same;
-    *p.add(1) = param;
-    let mut n = 2 + put_raw(p.add(2), bytes);
+    // SAFETY: `p`, `p.add(1)` are valid for this access: `p` must be writable for `2 + 2 * VARINT_MAX` bytes (#
+    // Safety).
+    unsafe {
+        *p = tag | same;
+        *p.add(1) = param;
+    }
+    // SAFETY: `put_raw` needs room for a varint at the pointer, inside the bytes `p` has (# Safety).
+    let mut n = 2 + unsafe { put_raw(p.add(2), bytes) };
     if same == 0 {
-        n += put_raw(p.add(n), total);
+        // SAFETY: `put_raw` needs room for a varint at the pointer, inside the bytes `p` has (# Safety).
+        n += unsafe { put_raw(p.add(n), total) };
     }
     n
 }
@@ -209,9 +233,13 @@ pub unsafe fn put_capture_head(p: *mut u8, tag: u8, param: u8, bytes: u64, total
 /// `p` must be writable for `2 + VARINT_MAX` bytes.
 #[inline(always)]
 pub unsafe fn put_capture_word(p: *mut u8, tag: u8, param: u8, w: u64) -> usize {
-    *p = tag | CAP_WORD;
-    *p.add(1) = param;
-    2 + put_raw(p.add(2), w)
+    // SAFETY: `p`, `p.add(1)` are valid for this access: `p` must be writable for `2 + VARINT_MAX` bytes (# Safety).
+    unsafe {
+        *p = tag | CAP_WORD;
+        *p.add(1) = param;
+    }
+    // SAFETY: `put_raw` needs room for a varint at the pointer, inside the bytes `p` has (# Safety).
+    2 + unsafe { put_raw(p.add(2), w) }
 }
 
 mod read;

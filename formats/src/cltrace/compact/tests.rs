@@ -6,9 +6,7 @@ use super::*;
 /// `put_opened` as it was, a varint at a time, as the oracle.
 ///
 /// # Safety
-/// Each pointer argument must be valid for the reads and writes this
-/// function makes through it (or NULL where it checks for NULL), and each
-/// handle or function pointer must be of the kind its type names.
+/// As for [`put_opened`].
 unsafe fn put_opened_plain(
     p: *mut u8,
     state: u8,
@@ -18,23 +16,32 @@ unsafe fn put_opened_plain(
     args: &[u64],
     prev: &mut Prev,
 ) -> usize {
-    *p = state;
-    let mut n = 1 + put_raw_loop(p.add(1), fn_id as u64);
-    *p.add(n) = args.len() as u8;
-    n += 1;
-    n += put_raw_loop(p.add(n), zigzag(t0.wrapping_sub(prev.t0) as i64));
+    // SAFETY: each write is inside the `3 + (3 + args.len()) * VARINT_MAX` bytes `p` holds (# Safety).
+    let mut n = unsafe {
+        *p = state;
+        1 + put_raw_loop(p.add(1), fn_id as u64)
+    };
+    // SAFETY: as above: the count byte, then the time's varint.
+    unsafe {
+        *p.add(n) = args.len() as u8;
+        n += 1;
+        n += put_raw_loop(p.add(n), zigzag(t0.wrapping_sub(prev.t0) as i64));
+    }
     prev.t0 = t0;
     if state & (FLAG_CMD | STATE_HSA) != 0 {
-        n += put_raw_loop(p.add(n), cmd);
+        // SAFETY: as above.
+        n += unsafe { put_raw_loop(p.add(n), cmd) };
     }
     for (i, &a) in args.iter().enumerate() {
         n += match prev.args.get_mut(i) {
             Some(b) => {
                 let d = a.wrapping_sub(*b) as i64;
                 *b = a;
-                put_raw_loop(p.add(n), zigzag(d))
+                // SAFETY: as above.
+                unsafe { put_raw_loop(p.add(n), zigzag(d)) }
             }
-            None => put_raw_loop(p.add(n), a),
+            // SAFETY: as above.
+            None => unsafe { put_raw_loop(p.add(n), a) },
         };
     }
     n

@@ -59,16 +59,17 @@ fn first_gpu() -> Option<u64> {
         found: Option<u64>,
     }
     /// # Safety
-    /// Called through the C ABI: every argument is as this entry's C
-    /// declaration defines it (each pointer valid for what the entry reads and
-    /// writes through it, or NULL where the API allows NULL).
+    /// Called by the runtime's iteration with the `data` its caller gave it.
     unsafe extern "C" fn each(a: u64, data: *mut c_void) -> u32 {
         // HSA_STATUS_ERROR ends the iteration; no panic leaves a callback.
         crate::guard::guard_at("an HSA iteration callback", 0x1000, || {
-            let w = &mut *(data as *mut Walk);
+            // SAFETY: `(data as *mut Walk)` is valid for this access (# Safety).
+            let w = unsafe { &mut *(data as *mut Walk) };
             let mut device = u32::MAX;
+            // SAFETY: the entry called here gets arguments its C declaration accepts.
             if w.found.is_none()
-                && (w.info)(a, AGENT_INFO_DEVICE, &mut device as *mut u32 as *mut c_void) == HSA_STATUS_SUCCESS
+                && unsafe { (w.info)(a, AGENT_INFO_DEVICE, &mut device as *mut u32 as *mut c_void) }
+                    == HSA_STATUS_SUCCESS
                 && device == 1
             {
                 w.found = Some(a);
@@ -209,34 +210,36 @@ fn host_pool() -> Option<u64> {
         found: Option<u64>,
     }
     /// # Safety
-    /// Called through the C ABI: every argument is as this entry's C
-    /// declaration defines it (each pointer valid for what the entry reads and
-    /// writes through it, or NULL where the API allows NULL).
+    /// Called by `hsa_iterate_agents` with the `data` its caller gave it.
     unsafe extern "C" fn agent(a: u64, data: *mut c_void) -> u32 {
         // HSA_STATUS_ERROR ends the iteration; no panic leaves a callback.
         crate::guard::guard_at("an HSA iteration callback", 0x1000, || {
-            let w = &mut *(data as *mut Walk);
+            // SAFETY: `(data as *mut Walk)` is valid for this access (# Safety).
+            let w = unsafe { &mut *(data as *mut Walk) };
             let mut device = u32::MAX;
+            // SAFETY: the entry called here gets arguments its C declaration accepts.
             if w.found.is_none()
-                && (w.info)(a, AGENT_INFO_DEVICE, &mut device as *mut u32 as *mut c_void) == HSA_STATUS_SUCCESS
+                && unsafe { (w.info)(a, AGENT_INFO_DEVICE, &mut device as *mut u32 as *mut c_void) }
+                    == HSA_STATUS_SUCCESS
                 && device == 0
             {
-                (w.pools)(a, pool, data);
+                // SAFETY: the entry called here gets arguments its C declaration accepts.
+                unsafe { (w.pools)(a, pool, data) };
             }
             HSA_STATUS_SUCCESS
         })
     }
     /// # Safety
-    /// Called through the C ABI: every argument is as this entry's C
-    /// declaration defines it (each pointer valid for what the entry reads and
-    /// writes through it, or NULL where the API allows NULL).
+    /// Called by the pool iteration with the `data` its caller gave it.
     unsafe extern "C" fn pool(p: u64, data: *mut c_void) -> u32 {
         // HSA_STATUS_ERROR ends the iteration; no panic leaves a callback.
         crate::guard::guard_at("an HSA iteration callback", 0x1000, || {
-            let w = &mut *(data as *mut Walk);
+            // SAFETY: `(data as *mut Walk)` is valid for this access (# Safety).
+            let w = unsafe { &mut *(data as *mut Walk) };
             let get = |attr: u32| {
                 let mut v = 0u64;
-                ((w.pinfo)(p, attr, &mut v as *mut u64 as *mut c_void) == HSA_STATUS_SUCCESS).then_some(v)
+                // SAFETY: the entry called here gets arguments its C declaration accepts.
+                (unsafe { (w.pinfo)(p, attr, &mut v as *mut u64 as *mut c_void) } == HSA_STATUS_SUCCESS).then_some(v)
             };
             let global = get(POOL_INFO_SEGMENT) == Some(0);
             let flags = get(POOL_INFO_GLOBAL_FLAGS).unwrap_or(0) as u32;

@@ -209,15 +209,14 @@ fn release(b: &Backend, s: Box<Session>) {
 /// The `stop` packet completed: the values are read and handed on.
 ///
 /// # Safety
-/// Called through the C ABI: every argument is as this entry's C
-/// declaration defines it (each pointer valid for what the entry reads and
-/// writes through it, or NULL where the API allows NULL).
+/// `arg` is the session the handler was registered with, passed once.
 unsafe extern "C" fn on_stopped(_value: i64, arg: *mut c_void) -> bool {
     if arg.is_null() {
         return false;
     }
     room::on_signal_thread();
-    let mut s = Box::from_raw(arg as *mut Session);
+    // SAFETY: `arg as *mut Session` came from `Box::into_raw` and is freed once (# Safety).
+    let mut s = unsafe { Box::from_raw(arg as *mut Session) };
     if let Some((room, at)) = s.stop {
         room.passed(at);
     }
@@ -230,7 +229,8 @@ unsafe extern "C" fn on_stopped(_value: i64, arg: *mut c_void) -> bool {
                 record_values(s.seq, pass, &values);
             }
             if let Some(done) = done.take() {
-                let times = super::super::proxy::dispatch_times(s.agent, s.proxy);
+                // SAFETY: `dispatch_times`'s # Safety follows from this fn's.
+                let times = unsafe { super::super::proxy::dispatch_times(s.agent, s.proxy) };
                 let was = HANDING_OVER.with(|h| h.replace(true));
                 crate::guard::guard((), || done(&values, times));
                 HANDING_OVER.with(|h| h.set(was));
@@ -240,12 +240,25 @@ unsafe extern "C" fn on_stopped(_value: i64, arg: *mut c_void) -> bool {
     // The dispatch (recorded now, with its times, when asked) and the
     // application's signal, completed as the runtime would have.
     crate::guard::guard((), || {
-        super::super::proxy::dispatch_done(s.agent, s.seq, s.words, s.name.as_deref(), s.app_signal, s.proxy, s.record)
+        // SAFETY: `dispatch_done`'s # Safety follows from this fn's.
+        unsafe {
+            super::super::proxy::dispatch_done(
+                s.agent,
+                s.seq,
+                s.words,
+                s.name.as_deref(),
+                s.app_signal,
+                s.proxy,
+                s.record,
+            )
+        }
     });
     let store = orig(id::hsa_signal_store_screlease);
     if store != 0 {
-        let store: unsafe extern "C" fn(u64, i64) = std::mem::transmute(store);
-        store(s.signal, 1);
+        // SAFETY: the address is that entry's, and this type its C prototype.
+        let store: unsafe extern "C" fn(u64, i64) = unsafe { std::mem::transmute(store) };
+        // SAFETY: `store` gets arguments its C declaration accepts.
+        unsafe { store(s.signal, 1) };
     }
     release(b, s);
     done_one();
@@ -268,15 +281,16 @@ fn read(b: &Backend, s: &Session) -> BTreeMap<Event, u64> {
     let mut sums: BTreeMap<Event, u64> = BTreeMap::new();
     let Some(iterate) = b.table.iterate_data else { return sums };
     /// # Safety
-    /// Called through the C ABI: every argument is as this entry's C
-    /// declaration defines it (each pointer valid for what the entry reads and
-    /// writes through it, or NULL where the API allows NULL).
+    /// Called by aqlprofile's iteration: `data` is a live sample, `sums` what its caller gave it.
     unsafe extern "C" fn each(kind: u32, data: *mut aql::PmcData, sums: *mut c_void) -> u32 {
         // HSA_STATUS_ERROR ends the iteration; no panic leaves a callback.
         crate::guard::guard_at("an HSA iteration callback", 0x1000, || {
             if kind == aql::INFO_PMC_DATA && !data.is_null() {
-                let d = &*data;
-                *(*(sums as *mut BTreeMap<Event, u64>)).entry(d.event).or_insert(0) += d.result;
+                // SAFETY: `data` is valid for this access (# Safety).
+                let d = unsafe { &*data };
+                // SAFETY: `(*(sums as *mut BTreeMap<Event, u64>))` is valid for this access, as the caller promises
+                // (# Safety).
+                unsafe { *(*(sums as *mut BTreeMap<Event, u64>)).entry(d.event).or_insert(0) += d.result };
             }
             HSA_STATUS_SUCCESS
         })

@@ -19,10 +19,15 @@ pub(super) fn fork_handlers() {
     /// # Safety
     /// `prepare` ran on this thread, and nothing was released since.
     unsafe fn release_memos() {
-        EMPTY_LIST_TERMINATOR.release();
-        REFUSES.release();
-        CLOCKS.release();
-        QUEUE_INFO.release();
+        // SAFETY: `release` needs this thread to hold the lock, taken by `hold`/`prepare`, as this fn's own contract
+        // gives: `prepare` ran on this thread, and nothing was released since (# Safety).
+        unsafe { EMPTY_LIST_TERMINATOR.release() };
+        // SAFETY: `release` needs this thread to hold the lock, taken by `hold`/`prepare` (# Safety).
+        unsafe { REFUSES.release() };
+        // SAFETY: `release` needs this thread to hold the lock, taken by `hold`/`prepare` (# Safety).
+        unsafe { CLOCKS.release() };
+        // SAFETY: `release` needs this thread to hold the lock, taken by `hold`/`prepare` (# Safety).
+        unsafe { QUEUE_INFO.release() };
     }
     extern "C" fn parent() {
         // SAFETY: `prepare` ran on this thread.

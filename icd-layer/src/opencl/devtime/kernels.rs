@@ -10,18 +10,18 @@ use std::ffi::c_void;
 const CL_KERNEL_REFERENCE_COUNT: u32 = 0x1192;
 
 /// # Safety
-/// Each pointer argument must be valid for the reads and writes this
-/// function makes through it (or NULL where it checks for NULL), and each
-/// handle or function pointer must be of the kind its type names.
+/// `kernel` is a live kernel of the driver.
 pub(super) unsafe fn kernel_name(kernel: *mut c_void) -> Option<String> {
     if kernel.is_null() {
         return None;
     }
     kernels::name(kernel as usize, || {
-        let f = info_fn(kernel, slot::clGetKernelInfo)?;
+        // SAFETY: `info_fn`: the handle is a live object of the driver, its dispatch table first (# Safety).
+        let f = unsafe { info_fn(kernel, slot::clGetKernelInfo) }?;
         let mut buf = [0u8; 256];
         let mut n = 0usize;
-        if f(kernel, 0x1190, buf.len(), buf.as_mut_ptr() as *mut c_void, &mut n) != 0 {
+        // SAFETY: `f` gets arguments its C declaration accepts.
+        if unsafe { f(kernel, 0x1190, buf.len(), buf.as_mut_ptr() as *mut c_void, &mut n) } != 0 {
             return None;
         }
         Some(enqueue::info_string(&buf, n))
@@ -32,15 +32,14 @@ pub(super) unsafe fn kernel_name(kernel: *mut c_void) -> Option<String> {
 /// released kernel at one of their addresses is not theirs.
 ///
 /// # Safety
-/// Each pointer argument must be valid for the reads and writes this
-/// function makes through it (or NULL where it checks for NULL), and each
-/// handle or function pointer must be of the kind its type names.
+/// `ks` is NULL or holds `n` kernels the driver just made.
 pub unsafe fn kernels_made(ks: *const *mut c_void, n: usize) {
     if !on() || ks.is_null() {
         return;
     }
     fork_handlers();
-    let ks = std::slice::from_raw_parts(ks as *const usize, n);
+    // SAFETY: `ks as *const usize` holds that many initialised elements while the slice is used (# Safety).
+    let ks = unsafe { std::slice::from_raw_parts(ks as *const usize, n) };
     kernels::made(ks);
 }
 
@@ -49,14 +48,17 @@ pub unsafe fn kernels_made(ks: *const *mut c_void, n: usize) {
 /// driver, which the application's count is: nothing changes it.
 ///
 /// # Safety
-/// Each pointer argument must be valid for the reads and writes this
-/// function makes through it (or NULL where it checks for NULL), and each
-/// handle or function pointer must be of the kind its type names.
+/// `kernel` is a live kernel of the driver.
 pub unsafe fn kernel_refs(kernel: *mut c_void) -> Option<Option<u32>> {
     if !on() || kernel.is_null() || !kernels::known(kernel as usize) {
         return None;
     }
-    Some(info_fn(kernel, slot::clGetKernelInfo).and_then(|f| read::<u32>(f, kernel, CL_KERNEL_REFERENCE_COUNT)))
+    // SAFETY: `info_fn`'s conditions follow from this fn's; `read`: `f` is the info query of the handle's kind, its
+    // answer exactly a `T` (# Safety).
+    Some(
+        unsafe { info_fn(kernel, slot::clGetKernelInfo) }
+            .and_then(|f| unsafe { read::<u32>(f, kernel, CL_KERNEL_REFERENCE_COUNT) }),
+    )
 }
 
 /// After it: the name is forgotten with the kernel's last reference.

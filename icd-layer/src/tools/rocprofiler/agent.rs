@@ -141,13 +141,12 @@ fn gpu_index(info: GetInfo, agent: u64) -> u32 {
         found: Option<u32>,
     }
     /// # Safety
-    /// Called through the C ABI: every argument is as this entry's C
-    /// declaration defines it (each pointer valid for what the entry reads and
-    /// writes through it, or NULL where the API allows NULL).
+    /// Called by `hsa_iterate_agents` with the `data` its caller gave it.
     unsafe extern "C" fn each(a: u64, data: *mut c_void) -> u32 {
         // HSA_STATUS_ERROR ends the iteration; no panic leaves a callback.
         crate::guard::guard_at("an HSA iteration callback", 0x1000, || {
-            let w = &mut *(data as *mut Walk);
+            // SAFETY: `(data as *mut Walk)` is valid for this access (# Safety).
+            let w = unsafe { &mut *(data as *mut Walk) };
             if a == w.agent {
                 w.found = Some(w.gpus);
             }

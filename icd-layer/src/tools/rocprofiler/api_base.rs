@@ -29,16 +29,15 @@ pub extern "C" fn rocprofiler_version_minor() -> u32 {
 /// thread's last failure, "" if none.
 ///
 /// # Safety
-/// Called through the C ABI: every argument is as this entry's C
-/// declaration defines it (each pointer valid for what the entry reads and
-/// writes through it, or NULL where the API allows NULL).
+/// `str` is NULL or writable.
 #[no_mangle]
 pub unsafe extern "C" fn rocprofiler_error_string(str: *mut *const c_char) -> u32 {
     call("rocprofiler_error_string", || {
         if str.is_null() {
             return Err(RocpError::Null("str"));
         }
-        *str = error::last_message();
+        // SAFETY: `str` is valid for this access (# Safety).
+        unsafe { *str = error::last_message() };
         Ok(())
     })
 }

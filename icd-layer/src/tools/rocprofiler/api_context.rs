@@ -14,9 +14,8 @@ use std::ffi::c_void;
 /// rocprofiler_t**, uint32_t mode, rocprofiler_properties_t*)`.
 ///
 /// # Safety
-/// Called through the C ABI: every argument is as this entry's C
-/// declaration defines it (each pointer valid for what the entry reads and
-/// writes through it, or NULL where the API allows NULL).
+/// `features` holds `feature_count` features, live until the context is closed; `context` is
+/// writable; `properties` is NULL or a live `rocprofiler_properties_t`.
 #[no_mangle]
 pub unsafe extern "C" fn rocprofiler_open(
     agent: Agent,
@@ -35,11 +34,14 @@ pub unsafe extern "C" fn rocprofiler_open(
             return Err(RocpError::InvalidMode(mode));
         }
         let gpu = agent::named(agent.handle)?;
-        let ctx =
-            Context::open(&gpu.catalog, gpu.consts, agent.handle, features, feature_count, mode, properties.as_ref())?;
+        // SAFETY: `open`'s # Safety follows from this fn's.
+        let ctx = unsafe {
+            Context::open(&gpu.catalog, gpu.consts, agent.handle, features, feature_count, mode, properties.as_ref())
+        }?;
         within_limits(&ctx)?;
         let (handle, _) = registry::insert(ctx);
-        *context = handle as *mut c_void;
+        // SAFETY: `context` is valid for this access, as the caller promises (# Safety).
+        unsafe { *context = handle as *mut c_void };
         Ok(())
     })
 }
@@ -58,9 +60,7 @@ pub fn within_limits(ctx: &Context) -> Result<(), RocpError> {
 /// at once; the context is freed when no dispatch uses it any more.
 ///
 /// # Safety
-/// Called through the C ABI: every argument is as this entry's C
-/// declaration defines it (each pointer valid for what the entry reads and
-/// writes through it, or NULL where the API allows NULL).
+/// `context` is NULL or one [`rocprofiler_open`] made, closed here once.
 #[no_mangle]
 pub unsafe extern "C" fn rocprofiler_close(context: *mut c_void) -> u32 {
     call("rocprofiler_close", || registry::close(context as usize))
@@ -69,9 +69,7 @@ pub unsafe extern "C" fn rocprofiler_close(context: *mut c_void) -> u32 {
 /// `hsa_status_t rocprofiler_reset(rocprofiler_t*, uint32_t group_index)`.
 ///
 /// # Safety
-/// Called through the C ABI: every argument is as this entry's C
-/// declaration defines it (each pointer valid for what the entry reads and
-/// writes through it, or NULL where the API allows NULL).
+/// `context` is NULL or an open context.
 #[no_mangle]
 pub unsafe extern "C" fn rocprofiler_reset(context: *mut c_void, group_index: u32) -> u32 {
     call("rocprofiler_reset", || registry::get(context as usize)?.reset(group_index))
@@ -80,14 +78,13 @@ pub unsafe extern "C" fn rocprofiler_reset(context: *mut c_void, group_index: u3
 /// `hsa_status_t rocprofiler_get_agent(rocprofiler_t*, hsa_agent_t*)`.
 ///
 /// # Safety
-/// Called through the C ABI: every argument is as this entry's C
-/// declaration defines it (each pointer valid for what the entry reads and
-/// writes through it, or NULL where the API allows NULL).
+/// `context` is NULL or an open context; `agent` is NULL or writable.
 #[no_mangle]
 pub unsafe extern "C" fn rocprofiler_get_agent(context: *mut c_void, agent: *mut Agent) -> u32 {
     call("rocprofiler_get_agent", || {
         let c = registry::get(context as usize)?;
-        let out = agent.as_mut().ok_or(RocpError::Null("agent"))?;
+        // SAFETY: `agent` is NULL or a live, aligned value (# Safety).
+        let out = unsafe { agent.as_mut() }.ok_or(RocpError::Null("agent"))?;
         *out = Agent { handle: c.agent() };
         Ok(())
     })
@@ -96,14 +93,13 @@ pub unsafe extern "C" fn rocprofiler_get_agent(context: *mut c_void, agent: *mut
 /// `hsa_status_t rocprofiler_group_count(const rocprofiler_t*, uint32_t*)`.
 ///
 /// # Safety
-/// Called through the C ABI: every argument is as this entry's C
-/// declaration defines it (each pointer valid for what the entry reads and
-/// writes through it, or NULL where the API allows NULL).
+/// `context` is NULL or an open context; `group_count` is NULL or writable.
 #[no_mangle]
 pub unsafe extern "C" fn rocprofiler_group_count(context: *const c_void, group_count: *mut u32) -> u32 {
     call("rocprofiler_group_count", || {
         let c = registry::get(context as usize)?;
-        *group_count.as_mut().ok_or(RocpError::Null("group_count"))? = c.group_count();
+        // SAFETY: `group_count` is NULL or a live, aligned value (# Safety).
+        *unsafe { group_count.as_mut() }.ok_or(RocpError::Null("group_count"))? = c.group_count();
         Ok(())
     })
 }
@@ -111,14 +107,13 @@ pub unsafe extern "C" fn rocprofiler_group_count(context: *const c_void, group_c
 /// `hsa_status_t rocprofiler_get_group(rocprofiler_t*, uint32_t, rocprofiler_group_t*)`.
 ///
 /// # Safety
-/// Called through the C ABI: every argument is as this entry's C
-/// declaration defines it (each pointer valid for what the entry reads and
-/// writes through it, or NULL where the API allows NULL).
+/// `context` is NULL or an open context; `group` is NULL or writable.
 #[no_mangle]
 pub unsafe extern "C" fn rocprofiler_get_group(context: *mut c_void, group_index: u32, group: *mut Group) -> u32 {
     call("rocprofiler_get_group", || {
         let c = registry::get(context as usize)?;
-        let out = group.as_mut().ok_or(RocpError::Null("group"))?;
+        // SAFETY: `group` is NULL or a live, aligned value (# Safety).
+        let out = unsafe { group.as_mut() }.ok_or(RocpError::Null("group"))?;
         *out = c.group(group_index)?;
         Ok(())
     })
@@ -128,9 +123,7 @@ pub unsafe extern "C" fn rocprofiler_get_group(context: *mut c_void, group_index
 /// feature whose groups were collected gets its value.
 ///
 /// # Safety
-/// Called through the C ABI: every argument is as this entry's C
-/// declaration defines it (each pointer valid for what the entry reads and
-/// writes through it, or NULL where the API allows NULL).
+/// `context` is NULL or an open context.
 #[no_mangle]
 pub unsafe extern "C" fn rocprofiler_get_metrics(context: *const c_void) -> u32 {
     call("rocprofiler_get_metrics", || registry::get(context as usize)?.get_metrics())
@@ -142,9 +135,7 @@ pub unsafe extern "C" fn rocprofiler_get_metrics(context: *const c_void) -> u32 
 /// context without traces).
 ///
 /// # Safety
-/// Called through the C ABI: every argument is as this entry's C
-/// declaration defines it (each pointer valid for what the entry reads and
-/// writes through it, or NULL where the API allows NULL).
+/// `context` is NULL or an open context (the callback is not called).
 #[no_mangle]
 pub unsafe extern "C" fn rocprofiler_iterate_trace_data(
     context: *mut c_void,

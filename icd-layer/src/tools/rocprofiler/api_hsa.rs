@@ -89,9 +89,7 @@ fn correlate(id: u32) -> Option<(i128, u64)> {
 /// system timestamp, ns) on a Linux clock.
 ///
 /// # Safety
-/// Called through the C ABI: every argument is as this entry's C
-/// declaration defines it (each pointer valid for what the entry reads and
-/// writes through it, or NULL where the API allows NULL).
+/// `value_ns` is writable; `error_ns` is NULL or writable.
 #[no_mangle]
 pub unsafe extern "C" fn rocprofiler_get_time(id: u32, timestamp: u64, value_ns: *mut u64, error_ns: *mut u64) -> u32 {
     call("rocprofiler_get_time", || {
@@ -99,10 +97,12 @@ pub unsafe extern "C" fn rocprofiler_get_time(id: u32, timestamp: u64, value_ns:
             return Err(RocpError::BadTimeId(id));
         }
         let (shift, err) = correlate(id).ok_or(RocpError::NotInitialized)?;
-        if let Some(e) = error_ns.as_mut() {
+        // SAFETY: `error_ns` is NULL or a live, aligned value (# Safety).
+        if let Some(e) = unsafe { error_ns.as_mut() } {
             *e = err;
         }
-        if let Some(v) = value_ns.as_mut() {
+        // SAFETY: `value_ns` is NULL or a live, aligned value, as the caller promises (# Safety).
+        if let Some(v) = unsafe { value_ns.as_mut() } {
             *v = (timestamp as i128 + shift).max(0) as u64;
         }
         Ok(())
@@ -115,9 +115,7 @@ pub unsafe extern "C" fn rocprofiler_get_time(id: u32, timestamp: u64, value_ns:
 /// their times.
 ///
 /// # Safety
-/// Called through the C ABI: every argument is as this entry's C
-/// declaration defines it (each pointer valid for what the entry reads and
-/// writes through it, or NULL where the API allows NULL).
+/// As `hsa_queue_create`: `queue` writable, `callback` NULL or accepting `data`.
 #[no_mangle]
 #[allow(clippy::too_many_arguments)]
 pub unsafe extern "C" fn rocprofiler_queue_create_profiled(

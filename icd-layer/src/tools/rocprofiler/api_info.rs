@@ -15,21 +15,21 @@ use std::ffi::c_void;
 /// `hsa_status_t rocprofiler_get_info(const hsa_agent_t*, rocprofiler_info_kind_t, void* data)`.
 ///
 /// # Safety
-/// Called through the C ABI: every argument is as this entry's C
-/// declaration defines it (each pointer valid for what the entry reads and
-/// writes through it, or NULL where the API allows NULL).
+/// `agent` is NULL or a live `hsa_agent_t`; `data` is NULL or a writable `uint32_t`.
 #[no_mangle]
 pub unsafe extern "C" fn rocprofiler_get_info(agent: *const Agent, kind: u32, data: *mut c_void) -> u32 {
     call("rocprofiler_get_info", || {
         // 5.2.3: "NULL agent", HSA_STATUS_ERROR.
-        let agent = agent.as_ref().ok_or(RocpError::NullAgent)?;
+        // SAFETY: `agent` is NULL or a live, aligned value (# Safety).
+        let agent = unsafe { agent.as_ref() }.ok_or(RocpError::NullAgent)?;
         if data.is_null() {
             return Err(RocpError::Null("data"));
         }
         let gpu = agent::named(agent.handle)?;
+        // SAFETY: `data` is non-NULL (checked) and, for these two kinds, points at the caller's `uint32_t`.
         match kind {
-            abi::INFO_KIND_METRIC_COUNT => *(data as *mut u32) = gpu.info.len() as u32,
-            abi::INFO_KIND_TRACE_COUNT => *(data as *mut u32) = 0,
+            abi::INFO_KIND_METRIC_COUNT => unsafe { *(data as *mut u32) = gpu.info.len() as u32 },
+            abi::INFO_KIND_TRACE_COUNT => unsafe { *(data as *mut u32) = 0 },
             k => return Err(RocpError::InfoKind(k)),
         }
         Ok(())
@@ -40,9 +40,7 @@ pub unsafe extern "C" fn rocprofiler_get_info(agent: *const Agent, kind: u32, da
 /// is the one it counts on).
 ///
 /// # Safety
-/// Each pointer argument must be valid for the reads and writes this
-/// function makes through it (or NULL where it checks for NULL), and each
-/// handle or function pointer must be of the kind its type names.
+/// `agent` is NULL or points at a live `hsa_agent_t`; `callback` accepts `data`.
 unsafe fn walk(
     agent: *const Agent,
     kind: u32,
@@ -50,12 +48,14 @@ unsafe fn walk(
     data: *mut c_void,
 ) -> Result<(), RocpError> {
     let callback = callback.ok_or(RocpError::Null("callback"))?;
-    let gpu = match agent.as_ref() {
+    // SAFETY: `agent` is NULL or a live, aligned value (# Safety).
+    let gpu = match unsafe { agent.as_ref() } {
         Some(a) => agent::named(a.handle)?,
         None => agent::gpu()?,
     };
     match kind {
-        abi::INFO_KIND_METRIC => gpu.info.iterate(gpu.index, |d| callback(d, data)),
+        // SAFETY: `callback` gets arguments its C declaration accepts.
+        abi::INFO_KIND_METRIC => gpu.info.iterate(gpu.index, |d| unsafe { callback(d, data) }),
         abi::INFO_KIND_TRACE => Ok(()),
         k => Err(RocpError::InfoKind(k)),
     }
@@ -64,9 +64,7 @@ unsafe fn walk(
 /// `hsa_status_t rocprofiler_iterate_info(const hsa_agent_t*, rocprofiler_info_kind_t, callback, void* data)`.
 ///
 /// # Safety
-/// Called through the C ABI: every argument is as this entry's C
-/// declaration defines it (each pointer valid for what the entry reads and
-/// writes through it, or NULL where the API allows NULL).
+/// `agent` is NULL or a live `hsa_agent_t`; `callback` accepts `data`.
 #[no_mangle]
 pub unsafe extern "C" fn rocprofiler_iterate_info(
     agent: *const Agent,
@@ -74,7 +72,8 @@ pub unsafe extern "C" fn rocprofiler_iterate_info(
     callback: Option<InfoCallback>,
     data: *mut c_void,
 ) -> u32 {
-    call("rocprofiler_iterate_info", || walk(agent, kind, callback, data))
+    // SAFETY: `walk`'s # Safety follows from this fn's.
+    call("rocprofiler_iterate_info", || unsafe { walk(agent, kind, callback, data) })
 }
 
 /// `hsa_status_t rocprofiler_query_info(const hsa_agent_t*, rocprofiler_info_query_t, callback, void* data)`:

@@ -36,11 +36,10 @@ fn get(handle: *mut c_void) -> Result<Arc<Pool>, RocpError> {
 /// Each entry's context handler: the entry is complete.
 ///
 /// # Safety
-/// Called through the C ABI: every argument is as this entry's C
-/// declaration defines it (each pointer valid for what the entry reads and
-/// writes through it, or NULL where the API allows NULL).
+/// `arg` is the pool entry the context's completion was armed with.
 unsafe extern "C" fn entry_done(_group: Group, arg: *mut c_void) -> bool {
-    crate::guard::guard((), || Pool::context_done(arg));
+    // SAFETY: `context_done`'s # Safety follows from this fn's.
+    crate::guard::guard((), || unsafe { Pool::context_done(arg) });
     true
 }
 
@@ -53,9 +52,8 @@ struct Features(usize, u32);
 /// rocprofiler_pool_t**, uint32_t mode, rocprofiler_pool_properties_t*)`.
 ///
 /// # Safety
-/// Called through the C ABI: every argument is as this entry's C
-/// declaration defines it (each pointer valid for what the entry reads and
-/// writes through it, or NULL where the API allows NULL).
+/// `features` holds `feature_count` features; `pool` is writable; `properties` is NULL or a
+/// live `rocprofiler_pool_properties_t` whose handler accepts its handler argument.
 #[no_mangle]
 pub unsafe extern "C" fn rocprofiler_pool_open(
     agent: Agent,
@@ -69,7 +67,8 @@ pub unsafe extern "C" fn rocprofiler_pool_open(
         if pool.is_null() {
             return Err(RocpError::Null("pool"));
         }
-        let props = properties.as_ref().ok_or(RocpError::Null("properties"))?;
+        // SAFETY: `properties` is NULL or a live, aligned value (# Safety).
+        let props = unsafe { properties.as_ref() }.ok_or(RocpError::Null("properties"))?;
         // 5.2.3 ignores the mode of a pool: its contexts are opened with none.
         let _ = mode;
         let f = Features(features as usize, feature_count);
@@ -87,7 +86,8 @@ pub unsafe extern "C" fn rocprofiler_pool_open(
         let p = Pool::new(props.num_entries, props.payload_bytes, props.handler, props.handler_arg, opener)?;
         let handle = Arc::as_ptr(&p) as usize;
         POOLS.lock().get_or_insert_with(HashMap::new).insert(handle, p);
-        *pool = handle as *mut c_void;
+        // SAFETY: `pool` is valid for this access, as the caller promises (# Safety).
+        unsafe { *pool = handle as *mut c_void };
         Ok(())
     })
 }
@@ -96,9 +96,7 @@ pub unsafe extern "C" fn rocprofiler_pool_open(
 /// are closed (each freed once no dispatch uses it).
 ///
 /// # Safety
-/// Called through the C ABI: every argument is as this entry's C
-/// declaration defines it (each pointer valid for what the entry reads and
-/// writes through it, or NULL where the API allows NULL).
+/// `pool` is NULL or one [`rocprofiler_pool_open`] made, closed here once.
 #[no_mangle]
 pub unsafe extern "C" fn rocprofiler_pool_close(pool: *mut c_void) -> u32 {
     call("rocprofiler_pool_close", || {
@@ -115,16 +113,15 @@ pub unsafe extern "C" fn rocprofiler_pool_close(pool: *mut c_void) -> u32 {
 /// `hsa_status_t rocprofiler_pool_fetch(rocprofiler_pool_t*, rocprofiler_pool_entry_t*)`.
 ///
 /// # Safety
-/// Called through the C ABI: every argument is as this entry's C
-/// declaration defines it (each pointer valid for what the entry reads and
-/// writes through it, or NULL where the API allows NULL).
+/// `pool` is NULL or an open pool; `entry` is NULL or writable.
 #[no_mangle]
 pub unsafe extern "C" fn rocprofiler_pool_fetch(pool: *mut c_void, entry: *mut PoolEntry) -> u32 {
     call("rocprofiler_pool_fetch", || {
         if entry.is_null() {
             return Err(RocpError::Null("entry"));
         }
-        *entry = get(pool)?.fetch()?;
+        // SAFETY: `entry` is valid for this access (# Safety).
+        unsafe { *entry = get(pool)?.fetch()? };
         Ok(())
     })
 }
@@ -132,9 +129,7 @@ pub unsafe extern "C" fn rocprofiler_pool_fetch(pool: *mut c_void, entry: *mut P
 /// `hsa_status_t rocprofiler_pool_flush(rocprofiler_pool_t*)`.
 ///
 /// # Safety
-/// Called through the C ABI: every argument is as this entry's C
-/// declaration defines it (each pointer valid for what the entry reads and
-/// writes through it, or NULL where the API allows NULL).
+/// `pool` is NULL or an open pool.
 #[no_mangle]
 pub unsafe extern "C" fn rocprofiler_pool_flush(pool: *mut c_void) -> u32 {
     call("rocprofiler_pool_flush", || {

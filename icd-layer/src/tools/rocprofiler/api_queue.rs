@@ -187,9 +187,7 @@ fn request(group: &Group, record: Record) -> Option<ToolRequest> {
 /// `hsa_status_t rocprofiler_set_queue_callbacks(rocprofiler_queue_callbacks_t, void* data)`.
 ///
 /// # Safety
-/// Called through the C ABI: every argument is as this entry's C
-/// declaration defines it (each pointer valid for what the entry reads and
-/// writes through it, or NULL where the API allows NULL).
+/// The callbacks are NULL or functions of rocprofiler's queue-callback types, accepting `data`.
 #[no_mangle]
 pub unsafe extern "C" fn rocprofiler_set_queue_callbacks(callbacks: QueueCallbacks, data: *mut c_void) -> u32 {
     call("rocprofiler_set_queue_callbacks", || {
@@ -231,21 +229,22 @@ fn on_queue_created(queue: *mut c_void) {
 /// own entry, whatever the callback returned.
 ///
 /// # Safety
-/// Called through the C ABI: every argument is as this entry's C
-/// declaration defines it (each pointer valid for what the entry reads and
-/// writes through it, or NULL where the API allows NULL).
+/// `queue` is a live queue, destroyed here once.
 unsafe extern "C" fn queue_destroy(queue: *mut c_void) -> u32 {
     if crate::guard::guard_at("hsa_queue_destroy", false, || crate::hsa::intercept::intercepted(queue as usize, true)) {
         if let Some((f, data)) = registered().and_then(|r| r.callbacks.destroy.map(|f| (f, r.data))) {
-            crate::guard::guard(0, || f(queue, data as *mut c_void));
+            // SAFETY: `f` gets arguments its C declaration accepts.
+            crate::guard::guard(0, || unsafe { f(queue, data as *mut c_void) });
         }
     }
     let next = crate::hsa::in_front::next(crate::hsa::api::id::hsa_queue_destroy);
     if next == 0 {
         return 0x1000;
     }
-    let next: unsafe extern "C" fn(*mut c_void) -> u32 = std::mem::transmute(next);
-    next(queue)
+    // SAFETY: the address is that entry's, and this type its C prototype.
+    let next: unsafe extern "C" fn(*mut c_void) -> u32 = unsafe { std::mem::transmute(next) };
+    // SAFETY: `next` gets arguments its C declaration accepts.
+    unsafe { next(queue) }
 }
 
 /// `hsa_status_t rocprofiler_remove_queue_callbacks()`.

@@ -31,20 +31,17 @@ fn get_data(context: *mut c_void, group_index: u32) -> Result<(), RocpError> {
 /// The group a `rocprofiler_group_*` function is given.
 ///
 /// # Safety
-/// Each pointer argument must be valid for the reads and writes this
-/// function makes through it (or NULL where it checks for NULL), and each
-/// handle or function pointer must be of the kind its type names.
+/// `g` is NULL or points at a `rocprofiler_group_t` that stays live for the call.
 unsafe fn group(g: *mut Group) -> Result<(*mut c_void, u32), RocpError> {
-    let g = g.as_ref().ok_or(RocpError::Null("group"))?;
+    // SAFETY: `g` is NULL or a live, aligned value (# Safety).
+    let g = unsafe { g.as_ref() }.ok_or(RocpError::Null("group"))?;
     Ok((g.context, g.index))
 }
 
 /// `hsa_status_t rocprofiler_start(rocprofiler_t*, uint32_t group_index)`.
 ///
 /// # Safety
-/// Called through the C ABI: every argument is as this entry's C
-/// declaration defines it (each pointer valid for what the entry reads and
-/// writes through it, or NULL where the API allows NULL).
+/// `context` is NULL or an open context.
 #[no_mangle]
 pub unsafe extern "C" fn rocprofiler_start(context: *mut c_void, group_index: u32) -> u32 {
     call("rocprofiler_start", || sample(context, group_index))
@@ -53,9 +50,7 @@ pub unsafe extern "C" fn rocprofiler_start(context: *mut c_void, group_index: u3
 /// `hsa_status_t rocprofiler_stop(rocprofiler_t*, uint32_t group_index)`.
 ///
 /// # Safety
-/// Called through the C ABI: every argument is as this entry's C
-/// declaration defines it (each pointer valid for what the entry reads and
-/// writes through it, or NULL where the API allows NULL).
+/// `context` is NULL or an open context.
 #[no_mangle]
 pub unsafe extern "C" fn rocprofiler_stop(context: *mut c_void, group_index: u32) -> u32 {
     call("rocprofiler_stop", || sample(context, group_index))
@@ -64,9 +59,7 @@ pub unsafe extern "C" fn rocprofiler_stop(context: *mut c_void, group_index: u32
 /// `hsa_status_t rocprofiler_read(rocprofiler_t*, uint32_t group_index)`.
 ///
 /// # Safety
-/// Called through the C ABI: every argument is as this entry's C
-/// declaration defines it (each pointer valid for what the entry reads and
-/// writes through it, or NULL where the API allows NULL).
+/// `context` is NULL or an open context.
 #[no_mangle]
 pub unsafe extern "C" fn rocprofiler_read(context: *mut c_void, group_index: u32) -> u32 {
     call("rocprofiler_read", || sample(context, group_index))
@@ -75,9 +68,7 @@ pub unsafe extern "C" fn rocprofiler_read(context: *mut c_void, group_index: u32
 /// `hsa_status_t rocprofiler_get_data(rocprofiler_t*, uint32_t group_index)`.
 ///
 /// # Safety
-/// Called through the C ABI: every argument is as this entry's C
-/// declaration defines it (each pointer valid for what the entry reads and
-/// writes through it, or NULL where the API allows NULL).
+/// `context` is NULL or an open context.
 #[no_mangle]
 pub unsafe extern "C" fn rocprofiler_get_data(context: *mut c_void, group_index: u32) -> u32 {
     call("rocprofiler_get_data", || get_data(context, group_index))
@@ -86,43 +77,39 @@ pub unsafe extern "C" fn rocprofiler_get_data(context: *mut c_void, group_index:
 /// `hsa_status_t rocprofiler_group_start(rocprofiler_group_t*)`.
 ///
 /// # Safety
-/// Called through the C ABI: every argument is as this entry's C
-/// declaration defines it (each pointer valid for what the entry reads and
-/// writes through it, or NULL where the API allows NULL).
+/// `g` is NULL or a group `rocprofiler_get_group` wrote, of an open context.
 #[no_mangle]
 pub unsafe extern "C" fn rocprofiler_group_start(g: *mut Group) -> u32 {
-    call("rocprofiler_group_start", || group(g).and_then(|(c, i)| sample(c, i)))
+    // SAFETY: `group`: the group pointer is NULL or a live `rocprofiler_group_t` (# Safety).
+    call("rocprofiler_group_start", || unsafe { group(g) }.and_then(|(c, i)| sample(c, i)))
 }
 
 /// `hsa_status_t rocprofiler_group_stop(rocprofiler_group_t*)`.
 ///
 /// # Safety
-/// Called through the C ABI: every argument is as this entry's C
-/// declaration defines it (each pointer valid for what the entry reads and
-/// writes through it, or NULL where the API allows NULL).
+/// `g` is NULL or a group `rocprofiler_get_group` wrote, of an open context.
 #[no_mangle]
 pub unsafe extern "C" fn rocprofiler_group_stop(g: *mut Group) -> u32 {
-    call("rocprofiler_group_stop", || group(g).and_then(|(c, i)| sample(c, i)))
+    // SAFETY: `group`: the group pointer is NULL or a live `rocprofiler_group_t` (# Safety).
+    call("rocprofiler_group_stop", || unsafe { group(g) }.and_then(|(c, i)| sample(c, i)))
 }
 
 /// `hsa_status_t rocprofiler_group_read(rocprofiler_group_t*)`.
 ///
 /// # Safety
-/// Called through the C ABI: every argument is as this entry's C
-/// declaration defines it (each pointer valid for what the entry reads and
-/// writes through it, or NULL where the API allows NULL).
+/// `g` is NULL or a group `rocprofiler_get_group` wrote, of an open context.
 #[no_mangle]
 pub unsafe extern "C" fn rocprofiler_group_read(g: *mut Group) -> u32 {
-    call("rocprofiler_group_read", || group(g).and_then(|(c, i)| sample(c, i)))
+    // SAFETY: `group`: the group pointer is NULL or a live `rocprofiler_group_t` (# Safety).
+    call("rocprofiler_group_read", || unsafe { group(g) }.and_then(|(c, i)| sample(c, i)))
 }
 
 /// `hsa_status_t rocprofiler_group_get_data(rocprofiler_group_t*)`.
 ///
 /// # Safety
-/// Called through the C ABI: every argument is as this entry's C
-/// declaration defines it (each pointer valid for what the entry reads and
-/// writes through it, or NULL where the API allows NULL).
+/// `g` is NULL or a group `rocprofiler_get_group` wrote, of an open context.
 #[no_mangle]
 pub unsafe extern "C" fn rocprofiler_group_get_data(g: *mut Group) -> u32 {
-    call("rocprofiler_group_get_data", || group(g).and_then(|(c, i)| get_data(c, i)))
+    // SAFETY: `group`: the group pointer is NULL or a live `rocprofiler_group_t` (# Safety).
+    call("rocprofiler_group_get_data", || unsafe { group(g) }.and_then(|(c, i)| get_data(c, i)))
 }

@@ -57,7 +57,8 @@ fn on(id: u32) -> bool {
 /// `T` is that function's pointer type.
 unsafe fn cltaps<T: Copy>(f: usize) -> Option<T> {
     let p = next(f);
-    (p != 0).then(|| std::mem::transmute_copy::<usize, T>(&p))
+    // SAFETY: `transmute_copy`'s # Safety follows from this fn's: `T` is that function's pointer type (# Safety).
+    (p != 0).then(|| unsafe { std::mem::transmute_copy::<usize, T>(&p) })
 }
 
 /// A runtime info query `(handle, attribute, *value)` answering a u32.
@@ -85,31 +86,32 @@ fn device(agent: u64, id: u32, ptr: *const c_void) {
 }
 
 /// # Safety
-/// Called through the C ABI: every argument is as this entry's C
-/// declaration defines it (each pointer valid for what the entry reads and
-/// writes through it, or NULL where the API allows NULL).
+/// `ptr` is writable.
 unsafe extern "C" fn memory_allocate(region: u64, size: usize, ptr: *mut *mut c_void) -> u32 {
     type F = unsafe extern "C" fn(u64, usize, *mut *mut c_void) -> u32;
-    let Some(f) = cltaps::<F>(id::hsa_memory_allocate) else { return 0x1000 };
-    let r = f(region, size, ptr);
+    // SAFETY: `cltaps`: `T` is the named function's pointer type (# Safety).
+    let Some(f) = (unsafe { cltaps::<F>(id::hsa_memory_allocate) }) else { return 0x1000 };
+    // SAFETY: `f` gets arguments its C declaration accepts.
+    let r = unsafe { f(region, size, ptr) };
     if r == OK && !ptr.is_null() && on(cb_id::ALLOCATE) {
         crate::guard::guard((), || {
             let seg = info_u32(id::hsa_region_get_info, region, REGION_INFO_SEGMENT);
             let flags = info_u32(id::hsa_region_get_info, region, REGION_INFO_GLOBAL_FLAGS);
-            allocate(*ptr, size, seg, flags, false);
+            // SAFETY: `ptr` is valid for this access, as the caller promises (# Safety).
+            unsafe { allocate(*ptr, size, seg, flags, false) };
         });
     }
     r
 }
 
 /// # Safety
-/// Called through the C ABI: every argument is as this entry's C
-/// declaration defines it (each pointer valid for what the entry reads and
-/// writes through it, or NULL where the API allows NULL).
+/// `ptr` is memory the runtime allocated.
 unsafe extern "C" fn memory_assign_agent(ptr: *mut c_void, agent: u64, access: u32) -> u32 {
     type F = unsafe extern "C" fn(*mut c_void, u64, u32) -> u32;
-    let Some(f) = cltaps::<F>(id::hsa_memory_assign_agent) else { return 0x1000 };
-    let r = f(ptr, agent, access);
+    // SAFETY: `cltaps`: `T` is the named function's pointer type (# Safety).
+    let Some(f) = (unsafe { cltaps::<F>(id::hsa_memory_assign_agent) }) else { return 0x1000 };
+    // SAFETY: `f` gets arguments its C declaration accepts.
+    let r = unsafe { f(ptr, agent, access) };
     if r == OK && on(cb_id::DEVICE) {
         // 5.2.3 gives the device's type and the pointer here, no id or agent.
         crate::guard::guard((), || {
@@ -121,16 +123,18 @@ unsafe extern "C" fn memory_assign_agent(ptr: *mut c_void, agent: u64, access: u
 }
 
 /// # Safety
-/// Called through the C ABI: every argument is as this entry's C
-/// declaration defines it (each pointer valid for what the entry reads and
-/// writes through it, or NULL where the API allows NULL).
+/// `agents` holds `n` agent handles; `flags` is NULL; `ptr` is memory the runtime allocated.
 unsafe extern "C" fn agents_allow_access(n: u32, agents: *const u64, flags: *const u32, ptr: *const c_void) -> u32 {
     type F = unsafe extern "C" fn(u32, *const u64, *const u32, *const c_void) -> u32;
-    let Some(f) = cltaps::<F>(id::hsa_amd_agents_allow_access) else { return 0x1000 };
-    let r = f(n, agents, flags, ptr);
+    // SAFETY: `cltaps`: `T` is the named function's pointer type (# Safety).
+    let Some(f) = (unsafe { cltaps::<F>(id::hsa_amd_agents_allow_access) }) else { return 0x1000 };
+    // SAFETY: `f` gets arguments its C declaration accepts.
+    let r = unsafe { f(n, agents, flags, ptr) };
     if r == OK && !agents.is_null() && on(cb_id::DEVICE) {
         crate::guard::guard((), || {
-            for a in std::slice::from_raw_parts(agents, n as usize) {
+            // SAFETY: `agents` holds that many initialised elements while the slice is used, as the caller promises
+            // (# Safety).
+            for a in unsafe { std::slice::from_raw_parts(agents, n as usize) } {
                 device(*a, super::agent::index_of(*a), ptr);
             }
         });
@@ -139,35 +143,36 @@ unsafe extern "C" fn agents_allow_access(n: u32, agents: *const u64, flags: *con
 }
 
 /// # Safety
-/// Called through the C ABI: every argument is as this entry's C
-/// declaration defines it (each pointer valid for what the entry reads and
-/// writes through it, or NULL where the API allows NULL).
+/// `ptr` is writable.
 unsafe extern "C" fn pool_allocate(pool: u64, size: usize, flags: u32, ptr: *mut *mut c_void) -> u32 {
     type F = unsafe extern "C" fn(u64, usize, u32, *mut *mut c_void) -> u32;
-    let Some(f) = cltaps::<F>(id::hsa_amd_memory_pool_allocate) else { return 0x1000 };
-    let r = f(pool, size, flags, ptr);
+    // SAFETY: `cltaps`: `T` is the named function's pointer type (# Safety).
+    let Some(f) = (unsafe { cltaps::<F>(id::hsa_amd_memory_pool_allocate) }) else { return 0x1000 };
+    // SAFETY: `f` gets arguments its C declaration accepts.
+    let r = unsafe { f(pool, size, flags, ptr) };
     if r == OK && size != 0 && !ptr.is_null() && on(cb_id::ALLOCATE) {
         crate::guard::guard((), || {
             let seg = info_u32(id::hsa_amd_memory_pool_get_info, pool, POOL_INFO_SEGMENT);
             let gf = info_u32(id::hsa_amd_memory_pool_get_info, pool, POOL_INFO_GLOBAL_FLAGS);
-            allocate(*ptr, size, seg, gf, false);
+            // SAFETY: `ptr` is valid for this access, as the caller promises (# Safety).
+            unsafe { allocate(*ptr, size, seg, gf, false) };
         });
     }
     r
 }
 
 /// # Safety
-/// Called through the C ABI: every argument is as this entry's C
-/// declaration defines it (each pointer valid for what the entry reads and
-/// writes through it, or NULL where the API allows NULL).
+/// `ptr` is memory the runtime allocated, not yet freed.
 unsafe extern "C" fn pool_free(ptr: *mut c_void) -> u32 {
     type F = unsafe extern "C" fn(*mut c_void) -> u32;
-    let Some(f) = cltaps::<F>(id::hsa_amd_memory_pool_free) else { return 0x1000 };
+    // SAFETY: `cltaps`: `T` is the named function's pointer type (# Safety).
+    let Some(f) = (unsafe { cltaps::<F>(id::hsa_amd_memory_pool_free) }) else { return 0x1000 };
     // Before the free, as 5.2.3: the area is still the application's.
     if on(cb_id::ALLOCATE) {
         crate::guard::guard((), || allocate(ptr, 0, 0, 0, false));
     }
-    f(ptr)
+    // SAFETY: `f` gets arguments its C declaration accepts.
+    unsafe { f(ptr) }
 }
 
 fn memcopy(dst: *const c_void, src: *const c_void, size: usize) {
@@ -175,13 +180,13 @@ fn memcopy(dst: *const c_void, src: *const c_void, size: usize) {
 }
 
 /// # Safety
-/// Called through the C ABI: every argument is as this entry's C
-/// declaration defines it (each pointer valid for what the entry reads and
-/// writes through it, or NULL where the API allows NULL).
+/// `src` readable and `dst` writable for `size` bytes.
 unsafe extern "C" fn memory_copy(dst: *mut c_void, src: *const c_void, size: usize) -> u32 {
     type F = unsafe extern "C" fn(*mut c_void, *const c_void, usize) -> u32;
-    let Some(f) = cltaps::<F>(id::hsa_memory_copy) else { return 0x1000 };
-    let r = f(dst, src, size);
+    // SAFETY: `cltaps`: `T` is the named function's pointer type (# Safety).
+    let Some(f) = (unsafe { cltaps::<F>(id::hsa_memory_copy) }) else { return 0x1000 };
+    // SAFETY: `f` gets arguments its C declaration accepts.
+    let r = unsafe { f(dst, src, size) };
     if r == OK && on(cb_id::MEMCOPY) {
         crate::guard::guard((), || memcopy(dst, src, size));
     }
@@ -189,9 +194,8 @@ unsafe extern "C" fn memory_copy(dst: *mut c_void, src: *const c_void, size: usi
 }
 
 /// # Safety
-/// Called through the C ABI: every argument is as this entry's C
-/// declaration defines it (each pointer valid for what the entry reads and
-/// writes through it, or NULL where the API allows NULL).
+/// As `hsa_amd_memory_async_copy`: `src` readable and `dst` writable for `size` bytes,
+/// `dep_signals` holding `deps` signals.
 #[allow(clippy::too_many_arguments)]
 unsafe extern "C" fn async_copy(
     dst: *mut c_void,
@@ -204,8 +208,10 @@ unsafe extern "C" fn async_copy(
     signal: u64,
 ) -> u32 {
     type F = unsafe extern "C" fn(*mut c_void, u64, *const c_void, u64, usize, u32, *const u64, u64) -> u32;
-    let Some(f) = cltaps::<F>(id::hsa_amd_memory_async_copy) else { return 0x1000 };
-    let r = f(dst, dst_agent, src, src_agent, size, deps, dep_signals, signal);
+    // SAFETY: `cltaps`: `T` is the named function's pointer type (# Safety).
+    let Some(f) = (unsafe { cltaps::<F>(id::hsa_amd_memory_async_copy) }) else { return 0x1000 };
+    // SAFETY: `f` gets arguments its C declaration accepts.
+    let r = unsafe { f(dst, dst_agent, src, src_agent, size, deps, dep_signals, signal) };
     if r == OK && on(cb_id::MEMCOPY) {
         crate::guard::guard((), || memcopy(dst, src, size));
     }
@@ -251,25 +257,26 @@ fn loader() -> Option<Loader> {
 /// `CodeObjectCallback`; `arg` is the unload flag).
 ///
 /// # Safety
-/// Called through the C ABI: every argument is as this entry's C
-/// declaration defines it (each pointer valid for what the entry reads and
-/// writes through it, or NULL where the API allows NULL).
+/// Called by the loader's iteration with the `arg` [`each_code_object`]'s caller gave it.
 unsafe extern "C" fn each_code_object(_exe: u64, lco: u64, arg: *mut c_void) -> u32 {
     let unload = !arg.is_null();
     crate::guard::guard((), || {
         let Some(get) = loader().and_then(|l| l.loaded_code_object_get_info) else { return };
         let u64_of = |attr: u32| {
             let mut v = 0u64;
-            get(lco, attr, &mut v as *mut u64 as *mut c_void);
+            // SAFETY: `get` gets arguments its C declaration accepts.
+            unsafe { get(lco, attr, &mut v as *mut u64 as *mut c_void) };
             v
         };
         let mut storage_type = 0u32;
-        get(lco, 4, &mut storage_type as *mut u32 as *mut c_void);
+        // SAFETY: `get` gets arguments its C declaration accepts.
+        unsafe { get(lco, 4, &mut storage_type as *mut u32 as *mut c_void) };
         let mut storage_file: i32 = -1;
         let (mut memory_base, mut memory_size) = (0, 0);
         match storage_type {
             1 => {
-                get(lco, 7, &mut storage_file as *mut i32 as *mut c_void);
+                // SAFETY: `get` gets arguments its C declaration accepts.
+                unsafe { get(lco, 7, &mut storage_file as *mut i32 as *mut c_void) };
             }
             2 => {
                 memory_base = u64_of(5);
@@ -279,11 +286,14 @@ unsafe extern "C" fn each_code_object(_exe: u64, lco: u64, arg: *mut c_void) -> 
         }
         let (load_base, load_size, load_delta) = (u64_of(9), u64_of(10), u64_of(8));
         let mut uri_length = 0u32;
-        get(lco, 11, &mut uri_length as *mut u32 as *mut c_void);
+        // SAFETY: `get` gets arguments its C declaration accepts.
+        unsafe { get(lco, 11, &mut uri_length as *mut u32 as *mut c_void) };
         // The URI is the tool's, malloc'ed, as 5.2.3 hands it over.
-        let uri = libc::calloc(uri_length as usize + 1, 1) as *mut c_char;
+        // SAFETY: `calloc`'s # Safety follows from this fn's.
+        let uri = unsafe { libc::calloc(uri_length as usize + 1, 1) } as *mut c_char;
         if !uri.is_null() {
-            get(lco, 12, uri as *mut c_void);
+            // SAFETY: `get` gets arguments its C declaration accepts.
+            unsafe { get(lco, 12, uri as *mut c_void) };
         }
         if storage_type != 0 && wanted(cb_id::CODEOBJ) {
             let data = HsaCallbackData {
@@ -321,9 +331,7 @@ fn code_objects(exe: u64, unload: bool) {
 /// the unload flag: then no name, as in 5.2.3).
 ///
 /// # Safety
-/// Called through the C ABI: every argument is as this entry's C
-/// declaration defines it (each pointer valid for what the entry reads and
-/// writes through it, or NULL where the API allows NULL).
+/// Called by the runtime's symbol iteration with the `arg` its caller gave it.
 unsafe extern "C" fn each_symbol(_exe: u64, symbol: u64, arg: *mut c_void) -> u32 {
     let unload = !arg.is_null();
     crate::guard::guard((), || {
@@ -331,27 +339,33 @@ unsafe extern "C" fn each_symbol(_exe: u64, symbol: u64, arg: *mut c_void) -> u3
         if info == 0 {
             return;
         }
-        let info: unsafe extern "C" fn(u64, u32, *mut c_void) -> u32 = std::mem::transmute(info);
+        // SAFETY: the address is that entry's, and this type its C prototype.
+        let info: unsafe extern "C" fn(u64, u32, *mut c_void) -> u32 = unsafe { std::mem::transmute(info) };
         let mut kind = u32::MAX;
-        info(symbol, SYMBOL_INFO_TYPE, &mut kind as *mut u32 as *mut c_void);
+        // SAFETY: `info` gets arguments its C declaration accepts.
+        unsafe { info(symbol, SYMBOL_INFO_TYPE, &mut kind as *mut u32 as *mut c_void) };
         if kind != SYMBOL_KIND_KERNEL {
             return;
         }
         let mut object = 0u64;
-        info(symbol, SYMBOL_INFO_KERNEL_OBJECT, &mut object as *mut u64 as *mut c_void);
+        // SAFETY: `info` gets arguments its C declaration accepts.
+        unsafe { info(symbol, SYMBOL_INFO_KERNEL_OBJECT, &mut object as *mut u64 as *mut c_void) };
         let name = if unload {
             None
         } else {
             let mut len = 0u32;
-            info(symbol, SYMBOL_INFO_NAME_LENGTH, &mut len as *mut u32 as *mut c_void);
+            // SAFETY: `info` gets arguments its C declaration accepts.
+            unsafe { info(symbol, SYMBOL_INFO_NAME_LENGTH, &mut len as *mut u32 as *mut c_void) };
             let mut buf = vec![0u8; len as usize + 1];
-            info(symbol, SYMBOL_INFO_NAME, buf.as_mut_ptr() as *mut c_void);
+            // SAFETY: `info` gets arguments its C declaration accepts.
+            unsafe { info(symbol, SYMBOL_INFO_NAME, buf.as_mut_ptr() as *mut c_void) };
             buf.truncate(buf.iter().position(|b| *b == 0).unwrap_or(len as usize));
             Some((crate::hsa::names::demangle(&String::from_utf8_lossy(&buf)), len))
         };
         // The name is the tool's, malloc'ed, as 5.2.3 hands it over
         // (rocprofiler's own tool keeps it and deletes it at unload).
-        let owned = name.as_ref().map_or(std::ptr::null_mut(), |(n, _)| libc::strdup(n.as_ptr()));
+        // SAFETY: `strdup`'s # Safety follows from this fn's.
+        let owned = name.as_ref().map_or(std::ptr::null_mut(), |(n, _)| unsafe { libc::strdup(n.as_ptr()) });
         let data = HsaCallbackData {
             ksymbol: KsymbolData {
                 object,
@@ -379,13 +393,13 @@ fn symbols(exe: u64, unload: bool) {
 }
 
 /// # Safety
-/// Called through the C ABI: every argument is as this entry's C
-/// declaration defines it (each pointer valid for what the entry reads and
-/// writes through it, or NULL where the API allows NULL).
+/// `exe` is a live executable; `options` is NULL or a NUL-terminated string.
 unsafe extern "C" fn executable_freeze(exe: u64, options: *const c_char) -> u32 {
     type F = unsafe extern "C" fn(u64, *const c_char) -> u32;
-    let Some(f) = cltaps::<F>(id::hsa_executable_freeze) else { return 0x1000 };
-    let r = f(exe, options);
+    // SAFETY: `cltaps`: `T` is the named function's pointer type (# Safety).
+    let Some(f) = (unsafe { cltaps::<F>(id::hsa_executable_freeze) }) else { return 0x1000 };
+    // SAFETY: `f` gets arguments its C declaration accepts.
+    let r = unsafe { f(exe, options) };
     if r == OK && cltap::tools::toollib::hsa_intercepting() {
         if wanted(cb_id::CODEOBJ) || wanted(cb_id::ALLOCATE) {
             code_objects(exe, false);
@@ -398,12 +412,11 @@ unsafe extern "C" fn executable_freeze(exe: u64, options: *const c_char) -> u32 
 }
 
 /// # Safety
-/// Called through the C ABI: every argument is as this entry's C
-/// declaration defines it (each pointer valid for what the entry reads and
-/// writes through it, or NULL where the API allows NULL).
+/// `exe` is a live executable, destroyed here once.
 unsafe extern "C" fn executable_destroy(exe: u64) -> u32 {
     type F = unsafe extern "C" fn(u64) -> u32;
-    let Some(f) = cltaps::<F>(id::hsa_executable_destroy) else { return 0x1000 };
+    // SAFETY: `cltaps`: `T` is the named function's pointer type (# Safety).
+    let Some(f) = (unsafe { cltaps::<F>(id::hsa_executable_destroy) }) else { return 0x1000 };
     // Before the executable is gone, as 5.2.3.
     if cltap::tools::toollib::hsa_intercepting() {
         if wanted(cb_id::ALLOCATE) {
@@ -413,5 +426,6 @@ unsafe extern "C" fn executable_destroy(exe: u64) -> u32 {
             symbols(exe, true);
         }
     }
-    f(exe)
+    // SAFETY: `f` gets arguments its C declaration accepts.
+    unsafe { f(exe) }
 }

@@ -13,6 +13,7 @@
 pub mod apilog;
 pub mod atp;
 pub mod atp_call;
+mod controls;
 mod comments;
 pub mod counters;
 mod cursor;

@@ -83,8 +83,11 @@ pub(crate) fn controls_enqueue(s: &mut String, f: &Function) {
     writeln!(s, "    let __ctl = {BITS};").unwrap();
     writeln!(s, "    let mut __ctl_ev: *mut ::core::ffi::c_void = ::core::ptr::null_mut();").unwrap();
     writeln!(s, "    let __ctl_own = __ctl & ::cltap::controls::FINISH != 0 && event.is_null();").unwrap();
-    writeln!(s, "    let event = if __ctl_own {{ &mut __ctl_ev as *mut _ as *mut ::core::ffi::c_void }} else {{ event }};")
-        .unwrap();
+    writeln!(
+        s,
+        "    let event = if __ctl_own {{ &mut __ctl_ev as *mut _ as *mut ::core::ffi::c_void }} else {{ event }};"
+    )
+    .unwrap();
 }
 
 /// The driver's call (`f(args)`), or, for an enqueue that returns a status

@@ -54,10 +54,9 @@ pub fn findings(l: &List<'_>, events: &[(u64, Event)]) -> Vec<String> {
         let at = format!("{}: {}[{i}]", l.call, l.name);
         match *e {
             Event::Null => out.push(format!("{at} is NULL")),
-            Event::Invalid(code) => out.push(format!(
-                "{at} = {handle:#x} is not a valid event (clGetEventInfo: {})",
-                status_text(code)
-            )),
+            Event::Invalid(code) => {
+                out.push(format!("{at} = {handle:#x} is not a valid event (clGetEventInfo: {})", status_text(code)))
+            }
             Event::Known { context: c, status, user } => {
                 match context {
                     Some(want) if want != c => out.push(format!(
@@ -117,7 +116,8 @@ mod tests {
 
     #[test]
     fn without_a_queue_the_first_event_sets_the_context() {
-        let l = List { call: "clWaitForEvents", name: "event_list", count: 2, null: false, context: None, blocking: true };
+        let l =
+            List { call: "clWaitForEvents", name: "event_list", count: 2, null: false, context: None, blocking: true };
         let e = [
             (1, Event::Known { context: 3, status: 0, user: false }),
             (2, Event::Known { context: 4, status: 0, user: false }),
@@ -132,7 +132,10 @@ mod tests {
     fn a_list_whose_length_and_pointer_disagree_is_named() {
         let mut l = list(Some(1), false, 3);
         l.null = true;
-        assert_eq!(findings(&l, &[]), ["clEnqueueReadBuffer: event_wait_list is NULL with 3 event(s) said to be in it"]);
+        assert_eq!(
+            findings(&l, &[]),
+            ["clEnqueueReadBuffer: event_wait_list is NULL with 3 event(s) said to be in it"]
+        );
         let l = list(Some(1), false, 0);
         assert_eq!(findings(&l, &[]), ["clEnqueueReadBuffer: event_wait_list is not NULL but its length is 0"]);
     }

@@ -13,8 +13,8 @@
 pub mod apilog;
 pub mod atp;
 pub mod atp_call;
-mod controls;
 mod comments;
+mod controls;
 pub mod counters;
 mod cursor;
 mod decoded;

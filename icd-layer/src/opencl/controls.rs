@@ -12,7 +12,7 @@
 
 use super::api::slot;
 use cltap::controls::checks::{self, Event, List};
-use cltap::controls::{FINISH, FLUSH, NOTE_EVENT_CHECK, NOTE_FAILED_COMMAND};
+use cltap::controls::{FINISH, NOTE_EVENT_CHECK, NOTE_FAILED_COMMAND};
 use cltap::icd::handles::HandleSpace;
 use cltap::trace::names::status_text;
 use std::ffi::c_void;
@@ -107,7 +107,8 @@ pub unsafe fn check_list(
     blocking: bool,
     hs: Option<&HandleSpace>,
 ) {
-    let context = if queue.is_null() { None } else { info::<u64>(queue, slot::clGetCommandQueueInfo, CL_QUEUE_CONTEXT).ok() };
+    let context =
+        if queue.is_null() { None } else { info::<u64>(queue, slot::clGetCommandQueueInfo, CL_QUEUE_CONTEXT).ok() };
     let l = List { call, name, count, null: list.is_null(), context, blocking };
     let n = if list.is_null() { 0 } else { count.min(MOST_CHECKED) as usize };
     let events: Vec<(u64, Event)> = (0..n)

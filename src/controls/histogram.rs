@@ -157,15 +157,18 @@ mod tests {
         }
         assert_eq!(h.0.len(), 2);
         let lines = h.lines();
-        assert_eq!(lines[0], "device-time histogram: k global 128 local NULL (1 launches)");
-        assert_eq!(lines[1], "   <       4096 ns:         1 ".to_string() + &"*".repeat(64));
-        assert_eq!(lines[2], "device-time histogram: k global 64 local 8 (3 launches)");
-        assert_eq!(lines[3], "   <       4096 ns:         2 ".to_string() + &"*".repeat(42));
-        assert_eq!(lines[4], "   <       8192 ns:         0");
-        assert_eq!(lines[5], "   <      16384 ns:         1 ".to_string() + &"*".repeat(21));
+        // Groups in order of name, then sizes: [64] before [128].
+        assert_eq!(lines[0], "device-time histogram: k global 64 local 8 (3 launches)");
+        assert_eq!(lines[1], "   <       4096 ns:         2 ".to_string() + &"*".repeat(42));
+        assert_eq!(lines[2], "   <       8192 ns:         0");
+        assert_eq!(lines[3], "   <      16384 ns:         1 ".to_string() + &"*".repeat(21));
+        assert_eq!(lines[4], "device-time histogram: k global 128 local NULL (1 launches)");
+        assert_eq!(lines[5], "   <       4096 ns:         1 ".to_string() + &"*".repeat(64));
+        assert_eq!(lines.len(), 6);
         let j = h.json();
-        assert_eq!(j[1]["launches"], 3);
-        assert_eq!(j[1]["bins"][0], json!({"from_ns": 2048, "below_ns": 4096, "launches": 2}));
-        assert_eq!(j[1]["bins"][1], json!({"from_ns": 8192, "below_ns": 16384, "launches": 1}));
+        assert_eq!(j[0]["launches"], 3);
+        assert_eq!(j[0]["bins"][0], json!({"from_ns": 2048, "below_ns": 4096, "launches": 2}));
+        assert_eq!(j[0]["bins"][1], json!({"from_ns": 8192, "below_ns": 16384, "launches": 1}));
+        assert_eq!(j[1]["local"], serde_json::Value::Null);
     }
 }

@@ -140,7 +140,7 @@ fn finish_after_enqueue_names_the_command_that_failed() {
         assert!(!launches[0].ends_with("= <did not return>") && launches[1].ends_with("= <did not return>"));
         let cmd = cmd_id(launches[1]);
         assert!(
-            stderr.contains(&format!("application killed by SIGSEGV during clEnqueueNDRangeKernel (thread "))
+            stderr.contains("application killed by SIGSEGV during clEnqueueNDRangeKernel (thread ")
                 && stderr.contains(&format!(", CMD ID {cmd}); its trace was rendered")),
             "{driver:?} {mode}: {stderr}"
         );

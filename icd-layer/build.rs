@@ -13,6 +13,8 @@ use std::collections::HashMap;
 use std::fmt::Write;
 
 // The generator's parts, each over this file's shared imports.
+#[path = "build/controls.rs"]
+mod controls;
 #[path = "build/devtime.rs"]
 mod devtime;
 #[path = "build/errors.rs"]
@@ -27,6 +29,7 @@ mod icd;
 mod opencl;
 #[path = "build/programs.rs"]
 mod programs;
+use controls::*;
 use devtime::*;
 use errors::*;
 use fast::*;

@@ -6,6 +6,7 @@ pub mod atp_input;
 pub mod bounded;
 pub mod calls;
 pub mod config;
+pub mod controls;
 pub mod counters;
 pub mod decode;
 pub mod devtime;

@@ -119,6 +119,14 @@ impl<'a> Summary<'a> {
         for n in &self.notes {
             msg += &format!("cltap: {n}\n");
         }
+        for l in self.results.controls.lines() {
+            msg += &format!("cltap: {l}\n");
+        }
+        if self.device_timing && self.results.controls.histogram {
+            for l in crate::controls::histogram::Histograms::of(self.device).lines() {
+                msg += &format!("cltap: {l}\n");
+            }
+        }
         for w in &self.results.windows {
             msg += &format!("cltap: collection {}\n", w.text());
         }
@@ -196,6 +204,16 @@ impl<'a> Summary<'a> {
         });
         if let (false, Some(o)) = (self.results.windows.is_empty(), head.as_object_mut()) {
             o.insert("windows".into(), json!(self.results.windows));
+        }
+        let c = &self.results.controls;
+        if let (false, Some(o)) = (c.findings.is_empty(), head.as_object_mut()) {
+            o.insert("event_checks".into(), json!(c.findings));
+        }
+        if let (false, Some(o)) = (c.failed.is_empty(), head.as_object_mut()) {
+            o.insert("failed_commands".into(), json!(c.failed));
+        }
+        if let (true, Some(o)) = (self.device_timing && c.histogram, head.as_object_mut()) {
+            o.insert("kernel_histograms".into(), crate::controls::histogram::Histograms::of(self.device).json());
         }
         if let (Some(n), Some(o)) = (self.results.counter_passes, head.as_object_mut()) {
             o.insert("counter_passes".into(), json!(n));

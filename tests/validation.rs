@@ -74,6 +74,20 @@ fn every_problem_is_listed_once() {
 }
 
 #[test]
+fn a_bad_control_value_is_refused_before_the_application_starts() {
+    let d = scratch("validation-controls");
+    let o = cltap(&d, &["run", "--event-checks"], &[("CLTAP_FINISH_AFTER_ENQUEUE", "maybe")]);
+    let lines = refused(&o, &d);
+    assert_eq!(lines.len(), 1, "{}", o.stderr);
+    assert!(
+        lines[0].starts_with("cltap: CLTAP_FINISH_AFTER_ENQUEUE=\"maybe\" is not valid (accepted: 0 or 1"),
+        "{}",
+        lines[0]
+    );
+    assert!(lines[0].ends_with("(in the environment)"), "{}", lines[0]);
+}
+
+#[test]
 fn check_refuses_the_same_way() {
     let d = scratch("validation-check");
     let snaps = d.join("snaps");

@@ -159,8 +159,9 @@ pub(crate) fn icd_wrapper(s: &mut String, f: &Function, id: usize, ext: Option<u
 
 /// The statements after the driver's call that give the application
 /// cltap's handles wherever the driver returned its own. `own_event`: the
-/// whole wrapper, where device timing may have given the driver an event
-/// of cltap's own (`__own`), which the application never sees.
+/// whole wrapper, where device timing or the controls may have given the
+/// driver an event of cltap's own (`__own`, `__ctl_own`), which the
+/// application never sees.
 fn after_call(f: &Function, own_event: bool) -> String {
     let mut a = String::new();
     let ok = match f.ret {
@@ -171,8 +172,13 @@ fn after_call(f: &Function, own_event: bool) -> String {
         let n = &p.name;
         match &p.role {
             Role::OutHandle if is_dispatchable(p.pointee()) => {
-                let own =
-                    if own_event && devtime_kind(f) == Some("enqueue") && n == "event" { " && !__own" } else { "" };
+                // Neither device timing's event nor the controls' reaches
+                // the application.
+                let own = if own_event && devtime_kind(f) == Some("enqueue") && n == "event" {
+                    " && !__own && !__ctl_own"
+                } else {
+                    ""
+                };
                 writeln!(a, "    if {ok}{own} && !{n}.is_null() {{ let h = {n} as *mut *mut ::core::ffi::c_void; *h = hs.wrap(*h); }}").unwrap();
             }
             Role::OutArray { cap, count } if is_dispatchable(p.pointee()) => {

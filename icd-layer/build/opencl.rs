@@ -48,6 +48,7 @@ pub(crate) fn generate_api(api: &Api, ext_idx: &HashMap<String, usize>) -> Strin
     // By function id, so that refreshing the fast bytes reads one entry.
     writeln!(s, "pub static DEVTIME_HOOKED: &[bool] = &{:?};", devtime_hooked(api)).unwrap();
     writeln!(s, "pub static RECORD_PATH: &[bool] = &{:?};", record_paths(api)).unwrap();
+    writeln!(s, "pub static CONTROLS_HOOKED: &[bool] = &{:?};", controls_hooked(api)).unwrap();
     writeln!(
         s,
         "pub static WINDOWS_SLOTS: &[usize] = &{:?};",
@@ -333,23 +334,26 @@ fn layer_lookup(f: &Function, id: usize, ext: Option<usize>, fty: &str) -> Strin
     s
 }
 
-/// The middle of every OpenCL wrapper, in both modes: device timing's and
-/// the program dumps' changes to the arguments, the record opened, the
+/// The middle of every OpenCL wrapper, in both modes: the controls',
+/// device timing's and the program dumps' changes to the arguments, the record opened, the
 /// driver called (`f`), and what follows the call before the record closes.
 /// `answer_now`: the driver's answer is the application's (layer mode), so
 /// it is kept for [`guard_close`] as soon as the driver gives it.
 pub(crate) fn forward(s: &mut String, f: &Function, id: usize, args: &str, answer_now: bool) {
+    controls_pre(s, f, !answer_now);
     devtime_pre(s, f);
     programs_pre(s, f);
     errcode_slot(s, f);
     writeln!(s, "    let __t = crate::bracket::enter(::cltap::meta::described::{}, &__app);", f.name).unwrap();
     devtime_enqueue(s, f);
-    writeln!(s, "    let r = f({args});").unwrap();
+    controls_enqueue(s, f);
+    writeln!(s, "    let r = {};", controls_call(f, args)).unwrap();
     if answer_now {
         writeln!(s, "    *__ans = Some(r);").unwrap();
     }
     let mut post = String::new();
     devtime_post(&mut post, f);
     programs_post(&mut post, f);
+    controls_post(&mut post, f);
     s.push_str(&post.replace("track(ID,", &format!("track({id},")));
 }

@@ -20,6 +20,7 @@
 //! opencl::devtime → handles, api
 //! opencl::markers → api
 //! opencl::programs → api (program dumps, the build-options override)
+//! opencl::controls → api (event checks, execution controls)
 //! opencl::{exts, next, handles, trampolines, api} → nothing of opencl
 //! hsa::onload     OnLoad/OnUnload: saves the runtime's table entries, installs
 //!                 the wrappers → wrappers, unload, api

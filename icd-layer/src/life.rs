@@ -72,6 +72,7 @@ pub fn config() -> &'static Config {
         }
         if record {
             cltap::programs::configure(&cfg.programs, &cfg.output_dir);
+            cltap::controls::configure(&cfg.controls);
             pin_and_register_exit();
             cltap::kfilter::install(&cfg.kernels);
             if cfg.records_calls() {
@@ -145,6 +146,7 @@ fn start_trace(cfg: &Config) {
             metrics_file: cfg.metrics_file.clone(),
             pass: cfg.counter_pass,
         }),
+        controls: cfg.controls,
     };
     cltap::trace::process::start(settings);
     // Device timing's results go into the trace, so that every rendering

@@ -8,6 +8,7 @@ mod metrics;
 mod passes;
 mod render;
 mod run;
+mod run_controls;
 mod run_debug;
 mod validate;
 mod window_args;

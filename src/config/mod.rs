@@ -99,6 +99,8 @@ pub struct Config {
     pub programs: programs::Programs,
     /// `CLTAP_TEST_PANIC`: a wrapper made to panic, for tests.
     pub test_panic: Option<test_panic::TestPanic>,
+    /// Event checks, execution controls, device-time histograms.
+    pub controls: controls::Controls,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -141,6 +143,7 @@ impl Default for Config {
             errors_only: false,
             programs: programs::Programs::default(),
             test_panic: None,
+            controls: controls::Controls::default(),
         }
     }
 }
@@ -160,6 +163,7 @@ pub(crate) const GROUPS: &[Group] = &[
     Group { vars: errors::VARS, parse: errors::parse },
     Group { vars: programs::VARS, parse: programs::parse },
     Group { vars: test_panic::VARS, parse: test_panic::parse },
+    Group { vars: controls::VARS, parse: controls::parse },
 ];
 
 /// Every variable cltap reads: the core list, then each group's.
@@ -224,7 +228,7 @@ impl Config {
     /// The `.atp` needs each enqueue's device times, and a timeline shows
     /// the device (its queues' tracks) beside the calls.
     pub fn times_devices(&self) -> bool {
-        self.device_timing || self.atp || self.timeline || self.pftrace || self.counting()
+        self.device_timing || self.atp || self.timeline || self.pftrace || self.counting() || self.controls.histogram
     }
 
     /// Whether calls are recorded at all: some output needs their records.
@@ -386,6 +390,7 @@ fn flag(var: &'static str, v: &str) -> Result<bool, ConfigError> {
     }
 }
 
+pub mod controls;
 mod errors;
 pub mod memory;
 mod parse;

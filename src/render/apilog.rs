@@ -86,6 +86,9 @@ impl ApiLog {
                 header.push(format!("{text}: {}", if v.is_empty() { "(none)" } else { v }));
             }
         }
+        if let Some(c) = r.info("controls").filter(|c| !c.is_empty()) {
+            header.push(format!("controls: {c}"));
+        }
         for h in header {
             s.emit(&apilog::Entry::Comment(h));
         }

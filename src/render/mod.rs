@@ -14,6 +14,7 @@ pub mod apilog;
 pub mod atp;
 pub mod atp_call;
 mod comments;
+mod controls;
 pub mod counters;
 mod cursor;
 mod decoded;

@@ -21,6 +21,7 @@ pub fn select(o: &Outputs, cx: &Open<'_>) -> Vec<Box<dyn Sink>> {
     add(o.atp.then(|| super::atp::AtpWriter::sink(cx)).flatten());
     add(o.counters.as_ref().map(|r| super::counters::CounterFiles::sink(cx, r.clone())));
     add(Some(Box::new(super::tools::ToolBuffers)));
+    add(Some(super::controls::Controls::sink(cx)));
     add(Some(Box::new(super::tally::Tally::new(cx.timebase))));
     add(o.api_log.as_ref().map(|d| Box::new(super::apilog::ApiLog::open(cx, d)) as Box<dyn Sink>));
     sinks

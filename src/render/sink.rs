@@ -176,6 +176,9 @@ pub struct Results {
     /// What the process wrote of its end (`None`: it did not end normally,
     /// or wrote no summary).
     pub end: Option<super::end_facts::EndFacts>,
+    /// The event checks' findings, the failed commands finish-after-enqueue
+    /// found, and whether histograms were asked for.
+    pub controls: crate::controls::Report,
 }
 
 /// A share of a sink's per-record work that other threads do a chunk at a

@@ -35,6 +35,8 @@ pub struct TraceSettings {
     pub device_timing: bool,
     /// Counters and kernel statistics asked for (`CLTAP_COUNTERS`).
     pub counters: Option<crate::counters::collect::Request>,
+    /// Event checks, execution controls, histograms (`docs/controls.md`).
+    pub controls: crate::config::controls::Controls,
 }
 
 impl TraceSettings {
@@ -47,7 +49,7 @@ impl TraceSettings {
             Some(Dest::Stderr) => "stderr",
             Some(Dest::Stdout) => "stdout",
         };
-        vec![
+        let mut v: Vec<(String, String)> = vec![
             ("api_log".into(), log.into()),
             ("decode".into(), flag(self.options.decode)),
             ("timeline".into(), flag(self.timeline)),
@@ -69,7 +71,15 @@ impl TraceSettings {
                     .unwrap_or_default(),
             ),
             ("counter_pass".into(), self.counters.as_ref().map_or(0, |c| c.pass).to_string()),
-        ]
+        ];
+        // Only with a control on, so that a run without any has the same
+        // header as before (the API log names the controls on).
+        let names = self.controls.names();
+        if !names.is_empty() {
+            v.push(("controls".into(), names.join(", ")));
+            v.push(("histogram".into(), flag(self.controls.histogram)));
+        }
+        v
     }
 }
 

@@ -3,6 +3,7 @@
 //! `lib.rs` draws how these modules import one another.
 
 pub mod api;
+pub mod controls;
 pub mod devtime;
 pub mod drivers;
 pub mod exts;

@@ -154,7 +154,9 @@ pub const WINDOW_OPEN: u64 = 1;
 pub const WINDOW_CLOSE: u64 = 0;
 /// A line of cltap's own for the API log (a program's files written, its
 /// build options replaced): not a call. `fn_id` and `cmd_id` are 0,
-/// `t0`/`t1` when it was written, the [`NAME_PARAM`] capture its text.
+/// `t0`/`t1` when it was written, the [`NAME_PARAM`] capture its text. The
+/// event checks' and controls' notes have one word saying what they report
+/// (`cltap::controls::NOTE_*`); the others have none.
 pub const KIND_NOTE: u16 = 10;
 
 /// One OpenCL command as the device ran it (device timing): not a call,

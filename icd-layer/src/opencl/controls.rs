@@ -1,0 +1,253 @@
+//! The event checks and execution controls around the calls they hook
+//! (`cltap::controls` holds their state, texts and arithmetic). Only the
+//! generated wrappers of queue creation, of calls with an event wait list
+//! and of enqueues call in here, and only when a control is on.
+//!
+//! cltap's own calls here (event and queue queries, `clFlush`, `clFinish`,
+//! a user event for a skipped enqueue, the release of an event of its own)
+//! go straight to the driver through the object's dispatch table: they pass
+//! no wrapper, so they are neither recorded nor seen by the application.
+//! Handles here are the driver's (ICD mode has unwrapped them before the
+//! call).
+
+use super::api::slot;
+use cltap::controls::checks::{self, Event, List};
+use cltap::controls::{FINISH, NOTE_EVENT_CHECK, NOTE_FAILED_COMMAND};
+use cltap::icd::handles::HandleSpace;
+use cltap::trace::names::status_text;
+use std::ffi::c_void;
+
+type Obj = *mut c_void;
+type GetInfo = unsafe extern "C" fn(Obj, u32, usize, *mut c_void, *mut usize) -> i32;
+type OnQueue = unsafe extern "C" fn(Obj) -> i32;
+type CreateUserEvent = unsafe extern "C" fn(Obj, *mut i32) -> Obj;
+type SetUserEventStatus = unsafe extern "C" fn(Obj, i32) -> i32;
+
+const CL_QUEUE_CONTEXT: u32 = 0x1090;
+const CL_EVENT_COMMAND_TYPE: u32 = 0x11D1;
+const CL_EVENT_COMMAND_EXECUTION_STATUS: u32 = 0x11D3;
+const CL_EVENT_CONTEXT: u32 = 0x11D4;
+const CL_KERNEL_FUNCTION_NAME: u32 = 0x1190;
+const CL_COMMAND_USER: u32 = 0x1204;
+const CL_COMPLETE: i32 = 0;
+const CL_INVALID_EVENT: i32 = -58;
+const CL_INVALID_OPERATION: i32 = -59;
+/// Longer lists are checked up to here: the checks must not cost more
+/// than the call.
+const MOST_CHECKED: u32 = 4096;
+
+/// The driver's entry `slot` in `obj`'s own dispatch table.
+///
+/// # Safety
+/// `obj` is NULL or an object of the driver's (its first word is its
+/// dispatch table).
+unsafe fn entry(obj: Obj, slot: usize) -> *const c_void {
+    if obj.is_null() {
+        return std::ptr::null();
+    }
+    cltap::icd_table::object_slot(obj, slot)
+}
+
+/// A fixed-size answer of a `clGet*Info` of `obj` (a queue, an event, a
+/// kernel), or the driver's error.
+///
+/// # Safety
+/// As for [`entry`]; `slot` is a `clGet*Info` entry of `obj`'s kind.
+unsafe fn info<T: Copy + Default>(obj: Obj, slot: usize, param: u32) -> Result<T, i32> {
+    let f = entry(obj, slot);
+    if f.is_null() {
+        return Err(CL_INVALID_OPERATION);
+    }
+    let f: GetInfo = std::mem::transmute(f);
+    let mut v = T::default();
+    match f(obj, param, std::mem::size_of::<T>(), &mut v as *mut T as *mut c_void, std::ptr::null_mut()) {
+        0 => Ok(v),
+        e => Err(e),
+    }
+}
+
+/// An event as the driver describes it; `app` is the application's handle
+/// for it (in ICD mode, one cltap did not give out is no event of any
+/// driver's, and is not looked into).
+///
+/// # Safety
+/// As for [`entry`], for a handle cltap gave out in ICD mode.
+unsafe fn describe(e: Obj, app: Obj, hs: Option<&HandleSpace>) -> Event {
+    if app.is_null() {
+        return Event::Null;
+    }
+    if hs.is_some_and(|hs| !hs.is_ours(app)) {
+        return Event::Invalid(CL_INVALID_EVENT);
+    }
+    let context = match info::<u64>(e, slot::clGetEventInfo, CL_EVENT_CONTEXT) {
+        Ok(c) => c,
+        Err(code) => return Event::Invalid(code),
+    };
+    let status = info::<i32>(e, slot::clGetEventInfo, CL_EVENT_COMMAND_EXECUTION_STATUS).unwrap_or(CL_COMPLETE);
+    let user = info::<u32>(e, slot::clGetEventInfo, CL_EVENT_COMMAND_TYPE) == Ok(CL_COMMAND_USER);
+    Event::Known { context, status, user }
+}
+
+/// Before a call with an event wait list (`CLTAP_EVENT_CHECKS`): each
+/// entry checked, and each finding noted before the call's record. The
+/// call is then forwarded as it was, whatever was found.
+///
+/// # Safety
+/// `list` is the list the driver gets (its handles), `app` the
+/// application's, both of `count` entries (or NULL); `queue` is NULL or
+/// the driver's queue.
+#[allow(clippy::too_many_arguments)]
+pub unsafe fn check_list(
+    call: &str,
+    name: &str,
+    queue: Obj,
+    count: u32,
+    list: *const Obj,
+    app: *const Obj,
+    blocking: bool,
+    hs: Option<&HandleSpace>,
+) {
+    let context =
+        if queue.is_null() { None } else { info::<u64>(queue, slot::clGetCommandQueueInfo, CL_QUEUE_CONTEXT).ok() };
+    let l = List { call, name, count, null: list.is_null(), context, blocking };
+    let n = if list.is_null() { 0 } else { count.min(MOST_CHECKED) as usize };
+    let events: Vec<(u64, Event)> = (0..n)
+        .map(|i| {
+            let a = if app.is_null() { *list.add(i) } else { *app.add(i) };
+            (a as u64, describe(*list.add(i), a, hs))
+        })
+        .collect();
+    for f in checks::findings(&l, &events) {
+        report(NOTE_EVENT_CHECK, &f);
+    }
+}
+
+/// A line of the controls': in the trace (the API log, the summary), or
+/// on stderr where no trace takes it.
+fn report(what: u64, text: &str) {
+    if !cltap::controls::note(what, text) {
+        cltap::warn!("{text}");
+    }
+}
+
+/// A skipped enqueue (`CLTAP_SKIP_ENQUEUES`): nothing reaches the driver
+/// but, where the application asked for an event, a user event of the
+/// queue's context, already complete, which it may wait on, query and
+/// release as any other.
+///
+/// # Safety
+/// `queue` is the driver's queue; `event` NULL or where the event goes.
+pub unsafe fn skipped(queue: Obj, event: *mut Obj) -> i32 {
+    if event.is_null() {
+        return 0;
+    }
+    let context = match info::<Obj>(queue, slot::clGetCommandQueueInfo, CL_QUEUE_CONTEXT) {
+        Ok(c) => c,
+        Err(e) => return e,
+    };
+    let create = entry(context, slot::clCreateUserEvent);
+    if create.is_null() {
+        return CL_INVALID_OPERATION;
+    }
+    let create: CreateUserEvent = std::mem::transmute(create);
+    let mut err = 0;
+    let ev = create(context, &mut err);
+    if ev.is_null() {
+        return if err != 0 { err } else { CL_INVALID_OPERATION };
+    }
+    let set = entry(ev, slot::clSetUserEventStatus);
+    if !set.is_null() {
+        let set: SetUserEventStatus = std::mem::transmute(set);
+        set(ev, CL_COMPLETE);
+    }
+    *event = ev;
+    0
+}
+
+/// After an enqueue, with `CLTAP_FINISH_AFTER_ENQUEUE` or
+/// `CLTAP_FLUSH_AFTER_ENQUEUE` (`bits`): the queue flushed, or finished
+/// and the command's status read from its event; a command that failed is
+/// named with its CMD ID (`cmd`, 0 where the call was not recorded) in the
+/// API log and on stderr. `own`: the event is the controls', released here.
+///
+/// # Safety
+/// `queue` is the driver's queue, `event` NULL or where the driver wrote
+/// the command's event (when `ok`), `kernel` NULL or the driver's kernel.
+#[allow(clippy::too_many_arguments)]
+pub unsafe fn after_enqueue(
+    call: &str,
+    cmd: u64,
+    bits: u8,
+    queue: Obj,
+    ok: bool,
+    event: *mut Obj,
+    own: bool,
+    kernel: Obj,
+) {
+    let ev = if ok && !event.is_null() { *event } else { std::ptr::null_mut() };
+    let slot = if bits & FINISH != 0 { slot::clFinish } else { slot::clFlush };
+    let f = entry(queue, slot);
+    let waited = if f.is_null() { None } else { Some((std::mem::transmute::<*const c_void, OnQueue>(f))(queue)) };
+    if bits & FINISH != 0 && ok {
+        let status = if ev.is_null() {
+            None
+        } else {
+            info::<i32>(ev, slot::clGetEventInfo, CL_EVENT_COMMAND_EXECUTION_STATUS).ok()
+        };
+        let why = match (waited, status) {
+            (Some(w), _) if w != 0 => Some(format!("clFinish after it returned {}", status_text(w))),
+            (_, Some(s)) if s < 0 => Some(format!("the command ended with {}", status_text(s))),
+            _ => None,
+        };
+        if let Some(why) = why {
+            let text = format!("{}: {why}", command_text(call, cmd, kernel));
+            cltap::controls::note(NOTE_FAILED_COMMAND, &text);
+            cltap::warn!("finish after enqueue: {text}");
+        }
+    }
+    if own && !ev.is_null() {
+        let release = entry(ev, slot::clReleaseEvent);
+        if !release.is_null() {
+            (std::mem::transmute::<*const c_void, OnQueue>(release))(ev);
+        }
+    }
+}
+
+/// `clEnqueueNDRangeKernel (CMD ID 7, kernel vecadd)`.
+///
+/// # Safety
+/// `kernel` is NULL or the driver's kernel.
+unsafe fn command_text(call: &str, cmd: u64, kernel: Obj) -> String {
+    let mut parts = Vec::new();
+    if cmd != 0 {
+        parts.push(format!("CMD ID {cmd}"));
+    }
+    if let Some(k) = kernel_name(kernel) {
+        parts.push(format!("kernel {k}"));
+    }
+    if parts.is_empty() {
+        call.to_string()
+    } else {
+        format!("{call} ({})", parts.join(", "))
+    }
+}
+
+/// # Safety
+/// `kernel` is NULL or the driver's kernel.
+unsafe fn kernel_name(kernel: Obj) -> Option<String> {
+    let f = entry(kernel, slot::clGetKernelInfo);
+    if f.is_null() {
+        return None;
+    }
+    let f: GetInfo = std::mem::transmute(f);
+    let mut n = 0usize;
+    if f(kernel, CL_KERNEL_FUNCTION_NAME, 0, std::ptr::null_mut(), &mut n) != 0 || n == 0 || n > 4096 {
+        return None;
+    }
+    let mut v = vec![0u8; n];
+    if f(kernel, CL_KERNEL_FUNCTION_NAME, n, v.as_mut_ptr() as *mut c_void, std::ptr::null_mut()) != 0 {
+        return None;
+    }
+    let end = v.iter().position(|&b| b == 0).unwrap_or(v.len());
+    Some(String::from_utf8_lossy(&v[..end]).into_owned())
+}

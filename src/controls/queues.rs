@@ -35,7 +35,9 @@ pub fn in_order_pairs(mut pairs: Vec<u64>) -> Option<Vec<u64>> {
 /// # Safety
 /// `list` is NULL or a zero-terminated property list.
 pub unsafe fn in_order_list(list: *const u64) -> Option<Vec<u64>> {
-    in_order_pairs(read_list(list))
+    // SAFETY: the caller passes NULL or a zero-terminated list (# Safety), which is what
+    // read_list reads.
+    in_order_pairs(unsafe { read_list(list) })
 }
 
 #[cfg(test)]

@@ -45,7 +45,8 @@ unsafe fn entry(obj: Obj, slot: usize) -> *const c_void {
     if obj.is_null() {
         return std::ptr::null();
     }
-    cltap::icd_table::object_slot(obj, slot)
+    // SAFETY: a non-NULL `obj` is the driver's object (# Safety), whose first word is its table.
+    unsafe { cltap::icd_table::object_slot(obj, slot) }
 }
 
 /// A fixed-size answer of a `clGet*Info` of `obj` (a queue, an event, a
@@ -54,13 +55,16 @@ unsafe fn entry(obj: Obj, slot: usize) -> *const c_void {
 /// # Safety
 /// As for [`entry`]; `slot` is a `clGet*Info` entry of `obj`'s kind.
 unsafe fn info<T: Copy + Default>(obj: Obj, slot: usize, param: u32) -> Result<T, i32> {
-    let f = entry(obj, slot);
+    // SAFETY: `obj` is NULL or the driver's object (# Safety).
+    let f = unsafe { entry(obj, slot) };
     if f.is_null() {
         return Err(CL_INVALID_OPERATION);
     }
-    let f: GetInfo = std::mem::transmute(f);
+    // SAFETY: `slot` is a clGet*Info entry of obj's kind (# Safety), so it has GetInfo's type.
+    let f: GetInfo = unsafe { std::mem::transmute(f) };
     let mut v = T::default();
-    match f(obj, param, std::mem::size_of::<T>(), &mut v as *mut T as *mut c_void, std::ptr::null_mut()) {
+    // SAFETY: the driver writes at most size_of::<T>() bytes into `v`, which is that big.
+    match unsafe { f(obj, param, std::mem::size_of::<T>(), &mut v as *mut T as *mut c_void, std::ptr::null_mut()) } {
         0 => Ok(v),
         e => Err(e),
     }
@@ -79,12 +83,14 @@ unsafe fn describe(e: Obj, app: Obj, hs: Option<&HandleSpace>) -> Event {
     if hs.is_some_and(|hs| !hs.is_ours(app)) {
         return Event::Invalid(CL_INVALID_EVENT);
     }
-    let context = match info::<u64>(e, slot::clGetEventInfo, CL_EVENT_CONTEXT) {
+    // SAFETY (the three queries): `e` is the driver's event (# Safety), asked its own info.
+    let context = match unsafe { info::<u64>(e, slot::clGetEventInfo, CL_EVENT_CONTEXT) } {
         Ok(c) => c,
         Err(code) => return Event::Invalid(code),
     };
-    let status = info::<i32>(e, slot::clGetEventInfo, CL_EVENT_COMMAND_EXECUTION_STATUS).unwrap_or(CL_COMPLETE);
-    let user = info::<u32>(e, slot::clGetEventInfo, CL_EVENT_COMMAND_TYPE) == Ok(CL_COMMAND_USER);
+    let status =
+        unsafe { info::<i32>(e, slot::clGetEventInfo, CL_EVENT_COMMAND_EXECUTION_STATUS) }.unwrap_or(CL_COMPLETE);
+    let user = unsafe { info::<u32>(e, slot::clGetEventInfo, CL_EVENT_COMMAND_TYPE) } == Ok(CL_COMMAND_USER);
     Event::Known { context, status, user }
 }
 
@@ -107,14 +113,20 @@ pub unsafe fn check_list(
     blocking: bool,
     hs: Option<&HandleSpace>,
 ) {
-    let context =
-        if queue.is_null() { None } else { info::<u64>(queue, slot::clGetCommandQueueInfo, CL_QUEUE_CONTEXT).ok() };
+    let context = if queue.is_null() {
+        None
+    } else {
+        // SAFETY: a non-NULL `queue` is the driver's queue (# Safety).
+        unsafe { info::<u64>(queue, slot::clGetCommandQueueInfo, CL_QUEUE_CONTEXT) }.ok()
+    };
     let l = List { call, name, count, null: list.is_null(), context, blocking };
     let n = if list.is_null() { 0 } else { count.min(MOST_CHECKED) as usize };
     let events: Vec<(u64, Event)> = (0..n)
         .map(|i| {
-            let a = if app.is_null() { *list.add(i) } else { *app.add(i) };
-            (a as u64, describe(*list.add(i), a, hs))
+            // SAFETY: both lists have `count` entries (# Safety) and i < count.
+            let (d, a) = unsafe { (*list.add(i), if app.is_null() { *list.add(i) } else { *app.add(i) }) };
+            // SAFETY: `d` is the driver's handle for the application's `a` (# Safety).
+            (a as u64, unsafe { describe(d, a, hs) })
         })
         .collect();
     for f in checks::findings(&l, &events) {
@@ -141,26 +153,30 @@ pub unsafe fn skipped(queue: Obj, event: *mut Obj) -> i32 {
     if event.is_null() {
         return 0;
     }
-    let context = match info::<Obj>(queue, slot::clGetCommandQueueInfo, CL_QUEUE_CONTEXT) {
+    // SAFETY: `queue` is the driver's queue (# Safety).
+    let context = match unsafe { info::<Obj>(queue, slot::clGetCommandQueueInfo, CL_QUEUE_CONTEXT) } {
         Ok(c) => c,
         Err(e) => return e,
     };
-    let create = entry(context, slot::clCreateUserEvent);
+    // SAFETY: the driver's answer is its own context.
+    let create = unsafe { entry(context, slot::clCreateUserEvent) };
     if create.is_null() {
         return CL_INVALID_OPERATION;
     }
-    let create: CreateUserEvent = std::mem::transmute(create);
     let mut err = 0;
-    let ev = create(context, &mut err);
+    // SAFETY: the slot is clCreateUserEvent's, of that type; `err` is writable.
+    let ev = unsafe { std::mem::transmute::<*const c_void, CreateUserEvent>(create)(context, &mut err) };
     if ev.is_null() {
         return if err != 0 { err } else { CL_INVALID_OPERATION };
     }
-    let set = entry(ev, slot::clSetUserEventStatus);
+    // SAFETY: `ev` is the driver's new event.
+    let set = unsafe { entry(ev, slot::clSetUserEventStatus) };
     if !set.is_null() {
-        let set: SetUserEventStatus = std::mem::transmute(set);
-        set(ev, CL_COMPLETE);
+        // SAFETY: the slot is clSetUserEventStatus', of that type, called on a user event.
+        unsafe { std::mem::transmute::<*const c_void, SetUserEventStatus>(set)(ev, CL_COMPLETE) };
     }
-    *event = ev;
+    // SAFETY: a non-NULL `event` is where the event goes (# Safety).
+    unsafe { *event = ev };
     0
 }
 
@@ -184,15 +200,23 @@ pub unsafe fn after_enqueue(
     own: bool,
     kernel: Obj,
 ) {
-    let ev = if ok && !event.is_null() { *event } else { std::ptr::null_mut() };
+    // SAFETY: after a successful call the driver wrote its event at a non-NULL `event` (# Safety).
+    let ev = if ok && !event.is_null() { unsafe { *event } } else { std::ptr::null_mut() };
     let slot = if bits & FINISH != 0 { slot::clFinish } else { slot::clFlush };
-    let f = entry(queue, slot);
-    let waited = if f.is_null() { None } else { Some((std::mem::transmute::<*const c_void, OnQueue>(f))(queue)) };
+    // SAFETY: `queue` is the driver's queue (# Safety).
+    let f = unsafe { entry(queue, slot) };
+    let waited = if f.is_null() {
+        None
+    } else {
+        // SAFETY: clFinish's and clFlush's slots take the queue alone.
+        Some(unsafe { (std::mem::transmute::<*const c_void, OnQueue>(f))(queue) })
+    };
     if bits & FINISH != 0 && ok {
         let status = if ev.is_null() {
             None
         } else {
-            info::<i32>(ev, slot::clGetEventInfo, CL_EVENT_COMMAND_EXECUTION_STATUS).ok()
+            // SAFETY: `ev` is the driver's event of this command.
+            unsafe { info::<i32>(ev, slot::clGetEventInfo, CL_EVENT_COMMAND_EXECUTION_STATUS) }.ok()
         };
         let why = match (waited, status) {
             (Some(w), _) if w != 0 => Some(format!("clFinish after it returned {}", status_text(w))),
@@ -200,15 +224,18 @@ pub unsafe fn after_enqueue(
             _ => None,
         };
         if let Some(why) = why {
-            let text = format!("{}: {why}", command_text(call, cmd, kernel));
+            // SAFETY: `kernel` is NULL or the driver's kernel (# Safety).
+            let text = format!("{}: {why}", unsafe { command_text(call, cmd, kernel) });
             cltap::controls::note(NOTE_FAILED_COMMAND, &text);
             cltap::warn!("finish after enqueue: {text}");
         }
     }
     if own && !ev.is_null() {
-        let release = entry(ev, slot::clReleaseEvent);
+        // SAFETY: `ev` is the controls' own event of the driver's, released once here.
+        let release = unsafe { entry(ev, slot::clReleaseEvent) };
         if !release.is_null() {
-            (std::mem::transmute::<*const c_void, OnQueue>(release))(ev);
+            // SAFETY: clReleaseEvent's slot takes the one object, as OnQueue does.
+            unsafe { (std::mem::transmute::<*const c_void, OnQueue>(release))(ev) };
         }
     }
 }
@@ -222,7 +249,8 @@ unsafe fn command_text(call: &str, cmd: u64, kernel: Obj) -> String {
     if cmd != 0 {
         parts.push(format!("CMD ID {cmd}"));
     }
-    if let Some(k) = kernel_name(kernel) {
+    // SAFETY: `kernel` is NULL or the driver's kernel (# Safety).
+    if let Some(k) = unsafe { kernel_name(kernel) } {
         parts.push(format!("kernel {k}"));
     }
     if parts.is_empty() {
@@ -235,17 +263,21 @@ unsafe fn command_text(call: &str, cmd: u64, kernel: Obj) -> String {
 /// # Safety
 /// `kernel` is NULL or the driver's kernel.
 unsafe fn kernel_name(kernel: Obj) -> Option<String> {
-    let f = entry(kernel, slot::clGetKernelInfo);
+    // SAFETY: `kernel` is NULL or the driver's kernel (# Safety).
+    let f = unsafe { entry(kernel, slot::clGetKernelInfo) };
     if f.is_null() {
         return None;
     }
-    let f: GetInfo = std::mem::transmute(f);
+    // SAFETY: clGetKernelInfo's slot has GetInfo's type.
+    let f: GetInfo = unsafe { std::mem::transmute(f) };
     let mut n = 0usize;
-    if f(kernel, CL_KERNEL_FUNCTION_NAME, 0, std::ptr::null_mut(), &mut n) != 0 || n == 0 || n > 4096 {
+    // SAFETY: a size query: no value buffer, `n` writable.
+    if unsafe { f(kernel, CL_KERNEL_FUNCTION_NAME, 0, std::ptr::null_mut(), &mut n) } != 0 || n == 0 || n > 4096 {
         return None;
     }
     let mut v = vec![0u8; n];
-    if f(kernel, CL_KERNEL_FUNCTION_NAME, n, v.as_mut_ptr() as *mut c_void, std::ptr::null_mut()) != 0 {
+    // SAFETY: `v` holds the `n` bytes the driver said it needs.
+    if unsafe { f(kernel, CL_KERNEL_FUNCTION_NAME, n, v.as_mut_ptr() as *mut c_void, std::ptr::null_mut()) } != 0 {
         return None;
     }
     let end = v.iter().position(|&b| b == 0).unwrap_or(v.len());

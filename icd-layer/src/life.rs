@@ -145,6 +145,7 @@ fn start_trace(cfg: &Config) {
             metrics_file: cfg.metrics_file.clone(),
             pass: cfg.counter_pass,
         }),
+        limits: cfg.limits,
     };
     cltap::trace::process::start(settings);
     // Device timing's results go into the trace, so that every rendering

@@ -9,6 +9,7 @@ mod passes;
 mod render;
 mod run;
 mod run_debug;
+mod run_limits;
 mod validate;
 mod window_args;
 

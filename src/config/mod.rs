@@ -99,6 +99,9 @@ pub struct Config {
     pub programs: programs::Programs,
     /// `CLTAP_TEST_PANIC`: a wrapper made to panic, for tests.
     pub test_panic: Option<test_panic::TestPanic>,
+    /// Bounded output (`CLTAP_TRACE_LIMIT`, `CLTAP_OUTPUT_LIMIT`,
+    /// `CLTAP_DROP_TRACE`).
+    pub limits: limits::Limits,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -141,6 +144,7 @@ impl Default for Config {
             errors_only: false,
             programs: programs::Programs::default(),
             test_panic: None,
+            limits: limits::Limits::default(),
         }
     }
 }
@@ -160,6 +164,7 @@ pub(crate) const GROUPS: &[Group] = &[
     Group { vars: errors::VARS, parse: errors::parse },
     Group { vars: programs::VARS, parse: programs::parse },
     Group { vars: test_panic::VARS, parse: test_panic::parse },
+    Group { vars: limits::VARS, parse: limits::parse },
 ];
 
 /// Every variable cltap reads: the core list, then each group's.
@@ -387,6 +392,7 @@ fn flag(var: &'static str, v: &str) -> Result<bool, ConfigError> {
 }
 
 mod errors;
+pub mod limits;
 pub mod memory;
 mod parse;
 pub mod programs;

@@ -55,6 +55,8 @@ pub struct Timeline {
     written: u64,
     events: u64,
     left_out: u64,
+    /// Threads' OS names.
+    names: super::thread_names::ThreadNames,
 }
 
 /// The record kinds the NDRange-to-dispatch join reads.
@@ -97,6 +99,7 @@ impl Timeline {
             written: 0,
             events: 0,
             left_out: 0,
+            names: Default::default(),
         };
         t.event(&format!(
             "{{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":{pid},\"args\":{{\"name\":\"host (pid {pid})\"}}}}"
@@ -136,7 +139,11 @@ impl Timeline {
 
     fn name_thread(&mut self, tid: u32) {
         if self.named.insert(tid) {
-            self.event(&format!("{{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":{},\"tid\":{tid},\"args\":{{\"name\":\"thread {tid}\"}}}}", self.pid));
+            let name = json_str(&self.names.of(tid));
+            self.event(&format!(
+                "{{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":{},\"tid\":{tid},\"args\":{{\"name\":{name}}}}}",
+                self.pid
+            ));
         }
     }
 
@@ -150,6 +157,10 @@ impl Timeline {
         }
         if h.kind == rec::KIND_WINDOW {
             self.window(v);
+            return;
+        }
+        if h.kind == rec::KIND_THREAD {
+            self.names.learn(v);
             return;
         }
         if h.kind == rec::KIND_HSA_COUNTERS {
@@ -411,6 +422,7 @@ impl Sink for Timeline {
             KIND_HSA_DISPATCH,
             rec::KIND_HSA_COUNTERS,
             rec::KIND_WINDOW,
+            rec::KIND_THREAD,
             rec::KIND_KERNEL_INFO,
             rec::KIND_HSA_KERNEL,
         ])

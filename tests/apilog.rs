@@ -90,7 +90,8 @@ fn golden_sequence_in_both_modes_and_loaders() {
             assert_eq!(with_event, ["clEnqueueFillBuffer", "clEnqueueReadBuffer", "clEnqueueReadBuffer"]);
             assert!(ids.windows(2).all(|w| w[1] == w[0] + 1), "command ids are consecutive: {ids:?}");
             let (records, dropped) = trailer(&entries);
-            assert_eq!((records, dropped), (all.len() as u64, 0));
+            // Each thread's name record is a record too.
+            assert_eq!((records, dropped), (all.len() as u64 + 1, 0));
             let read = all.iter().find(|c| c.name == "clEnqueueReadBuffer").unwrap();
             let ev = read.outs.iter().find(|(n, _)| n == "event").unwrap();
             assert_ne!(ev.1, "NULL");
@@ -100,15 +101,19 @@ fn golden_sequence_in_both_modes_and_loaders() {
 }
 
 /// Streams a big log: per thread, the sizes its calls carried, in order.
+/// The trailer's counts are of records, each thread's name record
+/// (`KIND_THREAD`) included: the second number is the calls' records.
 fn sizes_per_thread(p: &Path) -> (std::collections::BTreeMap<u64, Vec<u64>>, u64, (u64, u64)) {
     let mut per = std::collections::BTreeMap::<u64, Vec<u64>>::new();
     let mut lines = 0;
     let mut last = None;
+    let mut tids = std::collections::HashSet::new();
     for l in BufReader::new(std::fs::File::open(p).unwrap()).lines() {
         let l = l.unwrap();
         match apilog::parse_line(&l).unwrap_or_else(|e| panic!("{e}: {l}")) {
             Entry::Call(c) => {
                 lines += 1;
+                tids.insert(c.tid);
                 if c.name == "clGetPlatformInfo" {
                     let v: u64 = c.args[2].value.parse().unwrap();
                     per.entry(v / 100_000_000).or_default().push(v % 100_000_000);
@@ -117,7 +122,8 @@ fn sizes_per_thread(p: &Path) -> (std::collections::BTreeMap<u64, Vec<u64>>, u64
             e => last = Some(e),
         }
     }
-    (per, lines, trailer(&[last.unwrap()]))
+    let (records, dropped) = trailer(&[last.unwrap()]);
+    (per, lines, (records - tids.len() as u64, dropped))
 }
 
 #[test]
@@ -177,7 +183,9 @@ fn sigterm_leaves_a_trace_that_renders_a_complete_log() {
         assert!(sizes.len() >= 1000, "{mode:?}: {} calls", sizes.len());
         assert_eq!(sizes, (1..=sizes.len() as u64).collect::<Vec<_>>(), "{mode:?}: a gap before the kill");
         let (records, dropped) = trailer(&entries);
-        assert_eq!(records as usize, calls(&entries).len());
+        // Each thread's name record is a record too.
+        let threads: std::collections::HashSet<u64> = calls(&entries).iter().map(|c| c.tid).collect();
+        assert_eq!(records as usize, calls(&entries).len() + threads.len());
         assert_eq!(dropped, 0);
     }
 }

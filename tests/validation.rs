@@ -35,6 +35,8 @@ fn a_bad_option_value_names_the_option_and_starts_nothing() {
         ("--kernel-include", "([", "is not a regular expression"),
         ("--buffer-size", "1K", "a byte count from 4096 to 4G"),
         ("--window-enqueues", "9-3", "FIRST-LAST"),
+        ("--trace-limit", "1.5G", "0 (no limit) or a byte count"),
+        ("--output-limit", "lots", "0 (no limit) or a byte count"),
     ] {
         let d = scratch("validation-option");
         let o = cltap(&d, &["run", option, value], &[]);

@@ -147,6 +147,7 @@ fn start_trace(cfg: &Config) {
             pass: cfg.counter_pass,
         }),
         controls: cfg.controls,
+        limits: cfg.limits,
     };
     cltap::trace::process::start(settings);
     // Device timing's results go into the trace, so that every rendering

@@ -195,6 +195,7 @@ fn trace_tally(path: &Path) -> Result<Vec<cltap::report::Row>, String> {
         atp: false,
         memory: Default::default(),
         counters: None,
+        limit: None,
     };
     let mut r = Renderer::new(reader, outputs);
     r.finish(1);

@@ -10,6 +10,7 @@ mod render;
 mod run;
 mod run_controls;
 mod run_debug;
+mod run_limits;
 mod validate;
 mod window_args;
 

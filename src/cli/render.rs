@@ -24,6 +24,10 @@ pub struct RenderArgs {
     /// Threads that format the API log (default: every core).
     #[arg(long, value_name = "N")]
     pub threads: Option<usize>,
+    /// The most bytes the API log and the timeline may hold each (K, M, G, T; 0: no limit);
+    /// default: the run's CLTAP_OUTPUT_LIMIT, which the trace keeps.
+    #[arg(long, value_name = "BYTES")]
+    pub output_limit: Option<String>,
 }
 
 pub struct Rendered {
@@ -38,7 +42,13 @@ pub fn finished(trace: &Path) -> bool {
 
 /// Renders everything the trace's settings ask for into `out` (default:
 /// the trace's folder); prints the summary table when it was asked for.
-pub fn render_trace(trace: &Path, out: Option<&Path>, threads: Option<usize>) -> Result<Rendered, String> {
+/// `limit`: the text outputs' limit instead of the run's (`Some(None)`: none).
+pub fn render_trace(
+    trace: &Path,
+    out: Option<&Path>,
+    threads: Option<usize>,
+    limit: Option<Option<u64>>,
+) -> Result<Rendered, String> {
     let reader = Reader::open(trace).map_err(|e| e.to_string())?;
     // The process's own files are never overwritten: a trace of an older
     // cltap lacks what they show (device times), and a rendering elsewhere
@@ -63,7 +73,10 @@ pub fn render_trace(trace: &Path, out: Option<&Path>, threads: Option<usize>) ->
         Some(s) => s.to_string(),
         None => render::stem_of(trace),
     };
-    let outputs = outputs_of(&reader, &dir, stem.clone());
+    let mut outputs = outputs_of(&reader, &dir, stem.clone());
+    if let Some(l) = limit {
+        outputs.limit = l;
+    }
     let summary = reader.info("summary") == Some("1");
     let device_timing = reader.info("device_timing") == Some("1");
     let pid = reader.header.pid;
@@ -87,7 +100,17 @@ pub fn render_trace(trace: &Path, out: Option<&Path>, threads: Option<usize>) ->
 }
 
 pub fn run(a: RenderArgs) -> i32 {
-    match render_trace(&a.trace, a.output.as_deref(), a.threads) {
+    let limit = match a.output_limit.as_deref().map(|v| cltap::config::limits::limit("CLTAP_OUTPUT_LIMIT", v)) {
+        None => None,
+        Some(Ok(l)) => Some(l),
+        Some(Err(e)) => {
+            let e = e.to_string();
+            let e = e.split("; cltap continues").next().unwrap_or(&e);
+            eprintln!("cltap: --output-limit: {e}");
+            return 2;
+        }
+    };
+    match render_trace(&a.trace, a.output.as_deref(), a.threads, limit) {
         Ok(r) => {
             for c in &r.in_flight {
                 eprintln!(

@@ -134,6 +134,7 @@ pub struct RunArgs {
     pub debug: super::run_debug::DebugArgs,
     #[command(flatten)]
     pub controls: super::run_controls::ControlArgs,
+    pub limits: super::run_limits::LimitArgs,
     /// Do not say which mode and drivers are active before the application starts.
     #[arg(long, short = 'q', help_heading = "Outputs")]
     pub quiet: bool,
@@ -342,7 +343,7 @@ fn after_death(dir: &Path, o: &Outcome) {
         }
         return;
     }
-    match super::render::render_trace(&trace, None, None) {
+    match super::render::render_trace(&trace, None, None, None) {
         Ok(r) => eprintln!("cltap: {}; its trace was rendered", cltap::summary::death_line(&how, &r.in_flight)),
         Err(e) => eprintln!("cltap: application {how}; its trace could not be rendered: {e}"),
     }
@@ -464,6 +465,7 @@ pub fn run(a: RunArgs) -> i32 {
     }
     env.extend(a.debug.env());
     env.extend(a.controls.env());
+    env.extend(a.limits.env());
     let mut set = |k: &str, v: String| env.push((k.to_string(), v));
     // A folder with template fields is made by the application's layer,
     // which knows their values; cltap finds it afterwards (`out_dir_of`).

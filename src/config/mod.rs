@@ -101,6 +101,9 @@ pub struct Config {
     pub test_panic: Option<test_panic::TestPanic>,
     /// Event checks, execution controls, device-time histograms.
     pub controls: controls::Controls,
+    /// Bounded output (`CLTAP_TRACE_LIMIT`, `CLTAP_OUTPUT_LIMIT`,
+    /// `CLTAP_DROP_TRACE`).
+    pub limits: limits::Limits,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -144,6 +147,7 @@ impl Default for Config {
             programs: programs::Programs::default(),
             test_panic: None,
             controls: controls::Controls::default(),
+            limits: limits::Limits::default(),
         }
     }
 }
@@ -164,6 +168,7 @@ pub(crate) const GROUPS: &[Group] = &[
     Group { vars: programs::VARS, parse: programs::parse },
     Group { vars: test_panic::VARS, parse: test_panic::parse },
     Group { vars: controls::VARS, parse: controls::parse },
+    Group { vars: limits::VARS, parse: limits::parse },
 ];
 
 /// Every variable cltap reads: the core list, then each group's.
@@ -392,6 +397,7 @@ fn flag(var: &'static str, v: &str) -> Result<bool, ConfigError> {
 
 pub mod controls;
 mod errors;
+pub mod limits;
 pub mod memory;
 mod parse;
 pub mod programs;

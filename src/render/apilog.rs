@@ -33,6 +33,15 @@ pub struct ApiLog {
     tb: Timebase,
     options: Options,
     line: String,
+    /// `CLTAP_OUTPUT_LIMIT`: the file holds the text of the records up to
+    /// the first whose text would end past it (the same records whichever
+    /// thread formats them, so that `cltap render` writes what the run
+    /// wrote).
+    limit: Option<u64>,
+    /// Records whose text is in the file.
+    written: u64,
+    /// The log stopped at its limit (its closing lines still go in).
+    stopped: bool,
 }
 
 /// Bytes of text gathered before a write.
@@ -48,7 +57,7 @@ impl ApiLog {
             Dest::File => match File::create(&path) {
                 Ok(f) => {
                     written_to_file = true;
-                    Out::File(TextFile { file: Arc::new(f), at: 0 })
+                    Out::File(TextFile { file: Arc::new(f), at: 0, limit: cx.outputs.limit })
                 }
                 Err(e) => {
                     crate::warn!("cannot create {}: {e}; the API log goes to stderr", path.display());
@@ -68,6 +77,9 @@ impl ApiLog {
                 o
             },
             line: String::new(),
+            limit: cx.outputs.limit,
+            written: 0,
+            stopped: false,
         };
         let r = cx.reader;
         let mut header = vec![
@@ -143,7 +155,7 @@ impl Sink for ApiLog {
     fn kinds(&self) -> Kinds {
         // A log that stopped takes nothing more: the chunks need not be read
         // for it.
-        if self.out.is_some() {
+        if self.out.is_some() && !self.stopped {
             Kinds::ALL
         } else {
             Kinds::NONE
@@ -151,13 +163,23 @@ impl Sink for ApiLog {
     }
 
     fn record(&mut self, v: &View<'_>) {
-        if self.out.is_none() {
+        if self.out.is_none() || self.stopped {
             return;
         }
         if let Some(k) = &self.options.kernels {
             k.learn(v);
         }
+        let before = self.line.len();
         printer::print(&mut self.line, v, &self.tb, &self.options);
+        if let (Some(Out::File(f)), Some(l)) = (&self.out, self.limit) {
+            if f.at.saturating_add(self.line.len() as u64) > l {
+                self.line.truncate(before);
+                self.write_line();
+                self.stopped = true;
+                return;
+            }
+        }
+        self.written += 1;
         if self.line.len() > BATCH {
             self.write_line();
         }
@@ -170,28 +192,37 @@ impl Sink for ApiLog {
     }
 
     fn formats_text(&self) -> Option<Options> {
-        self.out.is_some().then(|| self.options.clone())
+        (self.out.is_some() && !self.stopped).then(|| self.options.clone())
     }
 
-    fn text(&mut self, text: String, _records: u64) -> String {
+    /// A stream's text (a file's is placed): no limit.
+    fn text(&mut self, text: String, records: u64) -> String {
         let spent = std::mem::replace(&mut self.line, text);
         self.write_line();
+        self.written += records;
         spent
     }
 
     fn text_file(&self) -> Option<TextFile> {
         match &self.out {
-            Some(Out::File(f)) => Some(f.clone()),
+            Some(Out::File(f)) if !self.stopped => Some(f.clone()),
             _ => None,
         }
     }
 
-    fn text_placed(&mut self, written: Result<u64, Failed>, _records: u64) {
+    fn text_placed(&mut self, written: Result<u64, Failed>, records: u64) {
         match (written, self.out.as_mut()) {
-            (Ok(n), Some(Out::File(f))) => f.at += n,
+            (Ok(n), Some(Out::File(f))) => {
+                f.at += n;
+                self.written += records;
+            }
             (Err(e), Some(_)) => self.failed(e),
             _ => {}
         }
+    }
+
+    fn text_dropped(&mut self) {
+        self.stopped = true;
     }
 
     fn flush(&mut self) {
@@ -211,6 +242,19 @@ impl Sink for ApiLog {
         // The tally finished first: the windows recorded, one line each.
         for w in &results.windows {
             self.emit(&apilog::Entry::Comment(w.text()));
+        }
+        if self.stopped {
+            if let Some(limit) = self.limit {
+                let l = super::sink::Limited {
+                    path: self.path.clone(),
+                    limit,
+                    left_out: end.records.saturating_sub(self.written),
+                    total: end.records,
+                    what: "records",
+                };
+                self.emit(&apilog::Entry::Comment(format!("cltap: {}", l.text_in_file())));
+                results.limited.push(l);
+            }
         }
         let mut trailer = format!("end: {} records, {} dropped", end.records, end.drops);
         if end.lost > 0 {

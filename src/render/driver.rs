@@ -191,7 +191,11 @@ impl Renderer {
                 parallel::Text::Given(t, n) => spare = Some(self.sinks[i].text(t, n)),
                 parallel::Text::Placed(r) => self.sinks[i].text_placed(r, done.records),
                 // Formatted after the log stopped: nothing more goes in it.
-                parallel::Text::Dropped => {}
+                parallel::Text::Dropped => self.sinks[i].text_dropped(),
+                parallel::Text::Cut(r, n) => {
+                    self.sinks[i].text_placed(r, n);
+                    self.sinks[i].text_dropped();
+                }
             }
         }
         self.walk_chunk(c, &wants);
@@ -325,6 +329,9 @@ impl Renderer {
         }
         for s in std::mem::take(&mut self.sinks) {
             s.finish(&end, &mut results);
+        }
+        for l in &results.limited {
+            crate::warn!("{}", l.text());
         }
         self.results = results;
         for e in self.errors.drain(..).take(3) {

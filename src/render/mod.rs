@@ -36,6 +36,7 @@ pub mod rocpd;
 pub mod select;
 pub mod sink;
 pub mod tally;
+pub mod thread_names;
 mod timebase;
 pub mod timeline;
 pub mod tools;

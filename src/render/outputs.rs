@@ -31,6 +31,9 @@ pub struct Outputs {
     pub memory: crate::config::memory::Memory,
     /// The counter files (`.csv`, `.occupancy`, `results.csv`).
     pub counters: Option<crate::counters::collect::Request>,
+    /// `CLTAP_OUTPUT_LIMIT`: bytes each limited text output (the API log,
+    /// the timeline) may hold; `None`, no limit.
+    pub limit: Option<u64>,
 }
 
 impl Outputs {

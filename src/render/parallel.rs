@@ -5,7 +5,7 @@
 //! could not read through (damaged) is left to the driver, which renders it
 //! record by record as on one thread.
 
-use super::placed::{self, Ledger, TextFile};
+use super::placed::{self, Ledger, Place, TextFile};
 use super::printer::{self, Options, Timebase};
 use super::sink::{Kinds, NewPart, Part};
 use cltap_formats::cltrace::{ChunkInfo, Reader};
@@ -33,6 +33,9 @@ pub enum Text {
     Placed(Result<u64, placed::Failed>),
     /// Formatted but not written: the log had stopped.
     Dropped,
+    /// Written in part at its place, the log's limit reached: its bytes
+    /// (or how the write failed) and the records whose text it holds.
+    Cut(Result<u64, placed::Failed>, u64),
 }
 
 /// Per sink (by index), a chunk's part.
@@ -69,7 +72,7 @@ pub fn run(
     // most about two texts per thread (a few MiB each) exist at once.
     let window = threads;
     let taken = (parking_lot::Mutex::new(0usize), parking_lot::Condvar::new());
-    let ledger = plan.file.as_ref().map(|f| Ledger::new(f.at));
+    let ledger = plan.file.as_ref().map(|f| Ledger::new(f.at, f.limit));
     // Texts' buffers, back from the driver for the next chunks.
     let spare = parking_lot::Mutex::new(Vec::<String>::new());
     let (tx, rx) = std::sync::mpsc::channel::<(usize, Option<Done>)>();
@@ -99,7 +102,9 @@ pub fn run(
                     let done = work(reader, &chunks[k], tb, plan, &mut buf, &mut text).map(|(records, parts)| {
                         let text = match (&plan.options, &plan.file, ledger) {
                             (None, ..) => Text::None,
-                            (Some(_), Some(f), Some(l)) => place(l, k, &f.file, &mut text),
+                            (Some(o), Some(f), Some(l)) => place(l, k, &f.file, &mut text, |room, text| {
+                                cut(reader, &chunks[k], &buf, tb, o, room, text)
+                            }),
                             (Some(_), ..) => Text::Given(std::mem::take(&mut text), records),
                         };
                         Done { records, text, parts }
@@ -137,15 +142,50 @@ pub fn run(
 }
 
 /// Writes a chunk's `text` at its place, once every earlier chunk's is
-/// known; the text is emptied for the next chunk.
-fn place(ledger: &Ledger, k: usize, file: &std::fs::File, text: &mut String) -> Text {
+/// known; the text is emptied for the next chunk. At the limit, `cut`
+/// makes the text of the records that fit in the room left, and counts
+/// them.
+fn place(
+    ledger: &Ledger,
+    k: usize,
+    file: &std::fs::File,
+    text: &mut String,
+    cut: impl FnOnce(u64, &mut String) -> u64,
+) -> Text {
     let len = text.len() as u64;
     let r = match ledger.place(k, len) {
-        Some(at) => Text::Placed(ledger.write(file, at, text.as_bytes()).map(|()| len)),
+        Some(Place::At(at)) => Text::Placed(ledger.write(file, at, text.as_bytes()).map(|()| len)),
+        Some(Place::Cut { at, room }) => {
+            let records = cut(room, text);
+            let n = text.len() as u64;
+            Text::Cut(ledger.write(file, at, text.as_bytes()).map(|()| n), records)
+        }
         None => Text::Dropped,
     };
     text.clear();
     r
+}
+
+/// The text of chunk `c`'s first records whose text fits in `room` bytes
+/// (formatted again, once per render: only the chunk at the limit), into
+/// `text`; returns how many.
+fn cut(reader: &Reader, c: &ChunkInfo, buf: &[u8], tb: Timebase, o: &Options, room: u64, text: &mut String) -> u64 {
+    text.clear();
+    let (mut n, mut full) = (0, false);
+    let _ = reader.walk(c, buf, |v| {
+        if full {
+            return;
+        }
+        let before = text.len();
+        printer::print(text, v, &tb, o);
+        if text.len() as u64 > room {
+            text.truncate(before);
+            full = true;
+        } else {
+            n += 1;
+        }
+    });
+    n
 }
 
 /// One chunk read through on any thread: its record count and parts, its

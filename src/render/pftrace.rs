@@ -13,7 +13,7 @@ use super::sink::{End, Kinds, Open, Results, Sink};
 use crate::decode::{Counters, Dispatch};
 use crate::trace::record::{
     View, FLAG_CMD, KIND_HSA_AGENT, KIND_HSA_CALL, KIND_HSA_COUNTERS, KIND_HSA_DISPATCH, KIND_HSA_KERNEL,
-    KIND_KERNEL_INFO, KIND_OPENCL_CALL, KIND_WINDOW,
+    KIND_KERNEL_INFO, KIND_OPENCL_CALL, KIND_THREAD, KIND_WINDOW,
 };
 use crate::trace::tsc::HostClock;
 use cltap_formats::pftrace::proto::{CounterDescriptor, ProcessDescriptor, ThreadDescriptor, TrackDescriptor};
@@ -67,6 +67,8 @@ pub struct Pftrace {
     counters: BTreeMap<u64, Vec<(u64, u64)>>,
     /// HSA agents' names by handle, for their queues' tracks.
     agents: std::collections::HashMap<u64, String>,
+    /// Threads' OS names, for their tracks.
+    names: super::thread_names::ThreadNames,
     /// Perf markers open per thread: an end without a begin is left out.
     open_markers: std::collections::HashMap<u32, usize>,
     failed: bool,
@@ -111,6 +113,7 @@ impl Pftrace {
             described: HashSet::new(),
             counters: BTreeMap::new(),
             agents: Default::default(),
+            names: Default::default(),
             open_markers: Default::default(),
             failed: false,
             enqueues: HashMap::new(),
@@ -169,13 +172,10 @@ impl Pftrace {
         let Some(f) = crate::meta::function(h.kind, h.fn_id) else { return };
         let (pid, tid) = (self.pid, h.tid);
         let track = id(pid, Id::Thread, tid as u64);
+        let name = self.names.of(tid);
         self.describe(track, || TrackDescriptor {
             parent_uuid: Some(id(pid, Id::Process, 0)),
-            thread: Some(ThreadDescriptor {
-                pid: Some(pid as i32),
-                tid: Some(tid as i64),
-                thread_name: Some(format!("thread {tid}")),
-            }),
+            thread: Some(ThreadDescriptor { pid: Some(pid as i32), tid: Some(tid as i64), thread_name: Some(name) }),
             ..Default::default()
         });
         let mut s = Slice {
@@ -406,6 +406,7 @@ impl Sink for Pftrace {
             KIND_KERNEL_INFO,
             KIND_HSA_KERNEL,
             KIND_HSA_AGENT,
+            KIND_THREAD,
         ])
     }
 
@@ -420,6 +421,7 @@ impl Sink for Pftrace {
             KIND_KERNEL_INFO | KIND_HSA_KERNEL => {}
             KIND_HSA_DISPATCH => self.dispatch(v),
             KIND_WINDOW => self.window(v),
+            KIND_THREAD => self.names.learn(v),
             KIND_HSA_AGENT => {
                 let a = crate::decode::Agent::of(v);
                 if let Some(n) = v.kernel_name().filter(|n| !n.is_empty()) {

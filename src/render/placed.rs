@@ -14,6 +14,8 @@ use std::sync::Arc;
 pub struct TextFile {
     pub file: Arc<File>,
     pub at: u64,
+    /// `CLTAP_OUTPUT_LIMIT`: no chunk's text goes past it.
+    pub limit: Option<u64>,
 }
 
 /// A write that failed, and how much of it to keep: the bytes up to the
@@ -45,10 +47,22 @@ pub fn write_at(file: &File, offset: u64, bytes: &[u8]) -> Result<(), Failed> {
     Ok(())
 }
 
+/// Where a chunk's text goes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Place {
+    /// Whole, at this offset.
+    At(u64),
+    /// At `at`, but only as much of it as `room` bytes hold, to the end of
+    /// the last record that fits: the limit is reached.
+    Cut { at: u64, room: u64 },
+}
+
 /// Where each chunk's text starts: chunk `k` starts where chunk `k - 1`
 /// ends, so its place is known once every earlier chunk's length is.
 pub struct Ledger {
     state: Mutex<State>,
+    /// A chunk whose text would end past it is not placed, nor any after.
+    limit: Option<u64>,
     moved: Condvar,
     /// Held around each write ([`Ledger::write`]). The kernel lets one
     /// thread at a time write a file (ext4 and tmpfs take its lock for a
@@ -71,10 +85,10 @@ struct State {
 }
 
 impl Ledger {
-    /// Chunk 0 starts at `at`.
-    pub fn new(at: u64) -> Ledger {
+    /// Chunk 0 starts at `at`; no text ends past `limit`.
+    pub fn new(at: u64, limit: Option<u64>) -> Ledger {
         let state = State { next: 0, at, lengths: BTreeMap::new(), starts: BTreeMap::new(), stopped: false };
-        Ledger { state: Mutex::new(state), moved: Condvar::new(), writing: Mutex::new(()) }
+        Ledger { state: Mutex::new(state), limit, moved: Condvar::new(), writing: Mutex::new(()) }
     }
 
     /// Writes a text at the place [`Ledger::place`] gave it, one thread at
@@ -86,7 +100,10 @@ impl Ledger {
 
     /// Chunk `k`'s text is `len` bytes: returns where it starts, once every
     /// earlier chunk's length is known; `None` once [`Ledger::stop`]ped.
-    pub fn place(&self, k: usize, len: u64) -> Option<u64> {
+    /// A text that would end past the limit gets [`Place::Cut`] with the
+    /// room left, and the ledger stops: every later chunk starts later
+    /// still.
+    pub fn place(&self, k: usize, len: u64) -> Option<Place> {
         let mut s = self.state.lock();
         s.lengths.insert(k, len);
         if s.advance() {
@@ -97,7 +114,12 @@ impl Ledger {
                 return None;
             }
             if let Some(at) = s.starts.remove(&k) {
-                return Some(at);
+                if let Some(l) = self.limit.filter(|l| at.saturating_add(len) > *l) {
+                    s.stopped = true;
+                    self.moved.notify_all();
+                    return Some(Place::Cut { at, room: l.saturating_sub(at) });
+                }
+                return Some(Place::At(at));
             }
             self.moved.wait(&mut s);
         }
@@ -141,6 +163,12 @@ impl State {
 mod tests {
     use super::*;
 
+    fn at_of(p: Place) -> u64 {
+        match p {
+            Place::At(a) | Place::Cut { at: a, .. } => a,
+        }
+    }
+
     #[test]
     fn a_write_that_fails_keeps_its_whole_lines() {
         let d = tempfile::tempdir().unwrap();
@@ -156,7 +184,7 @@ mod tests {
     #[test]
     fn each_chunk_starts_where_the_chunks_before_it_end_whatever_the_order_they_are_placed_in() {
         let lens = [5u64, 0, 7, 3, 11, 2];
-        let ledger = Ledger::new(100);
+        let ledger = Ledger::new(100, None);
         let starts: Vec<u64> = std::thread::scope(|s| {
             // Placed from the last chunk to the first, each on its thread:
             // every one but chunk 0 waits for those before it.
@@ -172,35 +200,47 @@ mod tests {
                     )
                 })
                 .collect();
-            let mut v: Vec<(usize, Option<u64>)> = h.into_iter().map(|(k, h)| (k, h.join().unwrap())).collect();
-            v.sort();
-            v.into_iter().map(|(_, at)| at.unwrap()).collect()
+            let mut v: Vec<(usize, Option<Place>)> = h.into_iter().map(|(k, h)| (k, h.join().unwrap())).collect();
+            v.sort_by_key(|(k, _)| *k);
+            v.into_iter().map(|(_, at)| at_of(at.unwrap())).collect()
         });
         assert_eq!(starts, vec![100, 105, 105, 112, 115, 126]);
     }
 
     #[test]
     fn a_chunk_written_by_its_owner_moves_the_later_ones() {
-        let ledger = Ledger::new(10);
-        assert_eq!(ledger.place(0, 4), Some(10));
+        let ledger = Ledger::new(10, None);
+        assert_eq!(ledger.place(0, 4), Some(Place::At(10)));
         std::thread::scope(|s| {
             let later = s.spawn(|| ledger.place(2, 1));
             // Chunk 1 (damaged: its owner rendered it) ends at 30.
             ledger.reach(1, 30);
-            assert_eq!(later.join().unwrap(), Some(30));
+            assert_eq!(later.join().unwrap(), Some(Place::At(30)));
         });
-        assert_eq!(ledger.place(3, 1), Some(31));
+        assert_eq!(ledger.place(3, 1), Some(Place::At(31)));
     }
 
     #[test]
     fn a_stopped_ledger_places_nothing_more() {
-        let ledger = Ledger::new(0);
-        assert_eq!(ledger.place(0, 4), Some(0));
+        let ledger = Ledger::new(0, None);
+        assert_eq!(ledger.place(0, 4), Some(Place::At(0)));
         std::thread::scope(|s| {
             let waiting = s.spawn(|| ledger.place(2, 1));
             ledger.stop();
             assert_eq!(waiting.join().unwrap(), None);
         });
         assert_eq!(ledger.place(1, 1), None);
+    }
+
+    #[test]
+    fn a_chunk_that_would_pass_the_limit_stops_the_ledger_and_every_later_chunk() {
+        let ledger = Ledger::new(10, Some(20));
+        assert_eq!(ledger.place(0, 6), Some(Place::At(10)));
+        // 16 + 5 > 20: the 4 bytes left, and nothing after, though a
+        // shorter later text would fit.
+        assert_eq!(ledger.place(1, 5), Some(Place::Cut { at: 16, room: 4 }));
+        assert_eq!(ledger.place(2, 1), None);
+        let exact = Ledger::new(0, Some(8));
+        assert_eq!(exact.place(0, 8), Some(Place::At(0)));
     }
 }

@@ -22,8 +22,9 @@ pub fn print(text: &mut String, v: &crate::trace::record::View<'_>, tb: &Timebas
     }
     // Device timing's results and the end's facts show in the files drawn
     // from them, not in the log (as before they were in the trace).
-    use cltap_formats::cltrace::record::{KIND_CL_COMMAND, KIND_CL_UNTIMED, KIND_END};
-    if matches!(v.header.kind, KIND_CL_COMMAND | KIND_CL_UNTIMED | KIND_END) {
+    // A thread's name shows on the timelines' tracks.
+    use cltap_formats::cltrace::record::{KIND_CL_COMMAND, KIND_CL_UNTIMED, KIND_END, KIND_THREAD};
+    if matches!(v.header.kind, KIND_CL_COMMAND | KIND_CL_UNTIMED | KIND_END | KIND_THREAD) {
         return;
     }
     // Not a call of a known function: a record of another kind, or one no

@@ -17,7 +17,7 @@ use crate::counters::collect::Collector;
 use crate::decode::{Agent, Dispatch};
 use crate::trace::record::{
     View, FLAG_CMD, KIND_COUNTER_PLAN, KIND_HSA_AGENT, KIND_HSA_CALL, KIND_HSA_COUNTERS, KIND_HSA_DISPATCH,
-    KIND_HSA_KERNEL, KIND_KERNEL_INFO, KIND_NOTE, KIND_OPENCL_CALL,
+    KIND_HSA_KERNEL, KIND_KERNEL_INFO, KIND_NOTE, KIND_OPENCL_CALL, KIND_THREAD,
 };
 use crate::trace::tsc::HostClock;
 use cltap_formats::rocpd::{self, params, Error, Region, Writer};
@@ -70,6 +70,7 @@ pub struct Rocpd {
     hsa: crate::render::hsa_time::HsaClock,
     host_agent: i64,
     threads: HashMap<u32, i64>,
+    names: super::thread_names::ThreadNames,
     /// Agents by HSA handle, or by OpenCL device name.
     hsa_agents: HashMap<u64, i64>,
     cl_agents: HashMap<String, i64>,
@@ -160,6 +161,7 @@ impl Rocpd {
             hsa: cx.hsa.clone(),
             host_agent,
             threads: HashMap::new(),
+            names: Default::default(),
             hsa_agents: HashMap::new(),
             cl_agents: HashMap::new(),
             cpu_devices: Default::default(),
@@ -183,7 +185,7 @@ impl Rocpd {
             return Ok(t);
         }
         let (nid, pid) = (self.w().nid, self.pid);
-        let name = format!("thread {tid}");
+        let name = self.names.of(tid);
         self.w().insert("rocpd_info_thread", &["nid", "pid", "tid", "name"], params![nid, pid, tid, name])?;
         let name_id = self.w().string(&name)?;
         let t = self.w().insert("rocpd_track", &["nid", "pid", "tid", "name_id"], params![nid, pid, tid, name_id])?;
@@ -454,6 +456,10 @@ impl Rocpd {
         self.collector.record(v);
         match v.header.kind {
             KIND_OPENCL_CALL | KIND_HSA_CALL => self.call(v),
+            KIND_THREAD => {
+                self.names.learn(v);
+                Ok(())
+            }
             KIND_HSA_DISPATCH => self.dispatch(v),
             KIND_HSA_AGENT => {
                 let a = Agent::of(v);
@@ -608,6 +614,7 @@ impl Sink for Rocpd {
             KIND_HSA_KERNEL,
             KIND_KERNEL_INFO,
             KIND_COUNTER_PLAN,
+            KIND_THREAD,
         ])
     }
 

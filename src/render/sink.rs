@@ -145,6 +145,40 @@ pub struct InFlight {
     pub cmd_id: Option<u64>,
 }
 
+/// An output that stopped at its size limit, and what it left out.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Limited {
+    pub path: std::path::PathBuf,
+    pub limit: u64,
+    /// How many it left out, of `total`, and of what (`records`, `events`).
+    pub left_out: u64,
+    pub total: u64,
+    pub what: &'static str,
+}
+
+impl Limited {
+    /// The one line that says so, on stderr.
+    pub fn text(&self) -> String {
+        self.said(&self.path.display().to_string())
+    }
+
+    /// The same in the file itself, which names itself without its folder
+    /// (a rendering elsewhere writes the same bytes).
+    pub fn text_in_file(&self) -> String {
+        self.said(&self.path.file_name().unwrap_or_default().to_string_lossy())
+    }
+
+    fn said(&self, name: &str) -> String {
+        format!(
+            "{name} stopped at its limit of {} bytes (CLTAP_OUTPUT_LIMIT): {} of {} {} not written; the trace keeps them (`cltap render --output-limit 0 --output DIR TRACE`)",
+            self.limit,
+            self.left_out,
+            self.total,
+            self.what
+        )
+    }
+}
+
 /// What the sinks learnt, for the summary.
 #[derive(Debug, Clone, Default)]
 pub struct Results {
@@ -171,6 +205,8 @@ pub struct Results {
     pub windows: Vec<crate::window::spans::Span>,
     /// Files written, by the sinks that wrote them.
     pub files: Vec<std::path::PathBuf>,
+    /// Files that stopped at `CLTAP_OUTPUT_LIMIT` ([`Limited`]).
+    pub limited: Vec<Limited>,
     /// The timed commands the trace holds.
     pub device: Option<Arc<Commands>>,
     /// What the process wrote of its end (`None`: it did not end normally,
@@ -239,6 +275,10 @@ pub trait Sink: Send {
     /// A chunk's text, `Ok(bytes)` written by another thread at the
     /// sink's `at` (or how its write failed), with its record count.
     fn text_placed(&mut self, _written: Result<u64, super::placed::Failed>, _records: u64) {}
+
+    /// A chunk's text was formatted but not placed: the file stopped (at
+    /// its limit, or failed).
+    fn text_dropped(&mut self) {}
 
     /// Writes what it holds so far (during the run, and before any sink
     /// finishes).

@@ -49,6 +49,14 @@ pub struct Timeline {
     /// The NDRanges and HSA dispatches, joined at the end as the counter
     /// files join them.
     pairing: crate::counters::collect::Collector,
+    /// `CLTAP_OUTPUT_LIMIT`: events stop before the file would pass it;
+    /// bytes of events written, events made and events left out.
+    limit: Option<u64>,
+    written: u64,
+    events: u64,
+    left_out: u64,
+    /// Threads' OS names.
+    names: super::thread_names::ThreadNames,
 }
 
 /// The record kinds the NDRange-to-dispatch join reads.
@@ -87,6 +95,11 @@ impl Timeline {
             counters: BTreeMap::new(),
             drawn: HashMap::new(),
             pairing: Default::default(),
+            limit: None,
+            written: 0,
+            events: 0,
+            left_out: 0,
+            names: Default::default(),
         };
         t.event(&format!(
             "{{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":{pid},\"args\":{{\"name\":\"host (pid {pid})\"}}}}"
@@ -99,6 +112,16 @@ impl Timeline {
     }
 
     fn event(&mut self, e: &str) {
+        self.events += 1;
+        let sep = if self.first { 0 } else { 2 };
+        // Past the limit every later event is left out too: the file is a
+        // prefix of the whole timeline, never one with holes.
+        let n = (sep + e.len()) as u64;
+        if self.left_out > 0 || self.limit.is_some_and(|l| self.written + n > l) {
+            self.left_out += 1;
+            return;
+        }
+        self.written += n;
         let _ = self.out.write_all(if self.first { b"" } else { b",\n" });
         let _ = self.out.write_all(e.as_bytes());
         self.first = false;
@@ -116,7 +139,11 @@ impl Timeline {
 
     fn name_thread(&mut self, tid: u32) {
         if self.named.insert(tid) {
-            self.event(&format!("{{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":{},\"tid\":{tid},\"args\":{{\"name\":\"thread {tid}\"}}}}", self.pid));
+            let name = json_str(&self.names.of(tid));
+            self.event(&format!(
+                "{{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":{},\"tid\":{tid},\"args\":{{\"name\":{name}}}}}",
+                self.pid
+            ));
         }
     }
 
@@ -130,6 +157,10 @@ impl Timeline {
         }
         if h.kind == rec::KIND_WINDOW {
             self.window(v);
+            return;
+        }
+        if h.kind == rec::KIND_THREAD {
+            self.names.learn(v);
             return;
         }
         if h.kind == rec::KIND_HSA_COUNTERS {
@@ -336,7 +367,7 @@ impl Timeline {
     pub fn sink(cx: &Open<'_>) -> Option<Box<dyn Sink>> {
         let p = cx.outputs.path("json");
         match Timeline::create(&p, cx.reader.header.pid, cx.clock) {
-            Ok(t) => Some(Box::new(Timeline { hsa: cx.hsa.clone(), ..t })),
+            Ok(t) => Some(Box::new(Timeline { hsa: cx.hsa.clone(), limit: cx.outputs.limit, ..t })),
             Err(e) => {
                 crate::warn!("cannot create {}: {e}; no timeline", p.display());
                 None
@@ -344,10 +375,24 @@ impl Timeline {
         }
     }
 
-    pub fn close(mut self) {
+    /// Ends the file; returns what the limit left out, if it did.
+    pub fn close(mut self) -> Option<super::sink::Limited> {
         self.hsa_flows();
-        let _ = self.out.write_all(b"\n]}\n");
+        let limited = (self.left_out > 0).then(|| super::sink::Limited {
+            path: self.path.clone(),
+            limit: self.limit.unwrap_or(0),
+            left_out: self.left_out,
+            total: self.events,
+            what: "events",
+        });
+        // Trace-event files keep other facts in `otherData`.
+        let other = match &limited {
+            Some(l) => format!("\n],\"otherData\":{{\"cltap\":{}}}}}\n", json_str(&l.text_in_file())),
+            None => "\n]}\n".to_string(),
+        };
+        let _ = self.out.write_all(other.as_bytes());
         let _ = self.out.flush();
+        limited
     }
 
     pub fn flush(&mut self) {
@@ -377,6 +422,7 @@ impl Sink for Timeline {
             KIND_HSA_DISPATCH,
             rec::KIND_HSA_COUNTERS,
             rec::KIND_WINDOW,
+            rec::KIND_THREAD,
             rec::KIND_KERNEL_INFO,
             rec::KIND_HSA_KERNEL,
         ])
@@ -402,7 +448,7 @@ impl Sink for Timeline {
             self.memory(m);
         }
         results.files.push(self.path.clone());
-        self.close();
+        results.limited.extend(self.close());
     }
 }
 
@@ -461,7 +507,7 @@ mod tests {
         for v in records(&bytes) {
             t.add(&v);
         }
-        t.close();
+        let _ = t.close();
         let json: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
         let events = json["traceEvents"].as_array().unwrap();
         let flows: Vec<&serde_json::Value> = events.iter().filter(|e| e["cat"] == "flow").collect();

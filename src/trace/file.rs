@@ -70,6 +70,9 @@ pub struct TraceFile {
     /// Chunks the file has room for, and whether it can grow no more.
     capacity: Mutex<u64>,
     limit: Option<u64>,
+    /// `CLTAP_TRACE_LIMIT` as given, when it (not the file-size limit) is
+    /// what stops the trace: named in the message.
+    own_limit: Option<u64>,
     full: AtomicBool,
     /// Trimmed at the end: no more chunks.
     closed: AtomicBool,
@@ -128,6 +131,7 @@ impl TraceFile {
         tsc0: u64,
         mono0: u64,
         info: &[(&str, &str)],
+        trace_limit: Option<u64>,
     ) -> io::Result<TraceFile> {
         if file_size_limit().is_some_and(|l| l < (HEADER_SIZE + chunk_size) as u64) {
             return Err(io::Error::other("the file-size limit (ulimit -f) leaves no room for one chunk"));
@@ -155,7 +159,11 @@ impl TraceFile {
             header: Mutex::new(header),
             next_index: AtomicU64::new(0),
             capacity: Mutex::new(0),
-            limit: file_size_limit().map(|l| l.saturating_sub(HEADER_SIZE as u64) / chunk_size as u64),
+            limit: match (chunks_under(file_size_limit(), chunk_size), chunks_under(trace_limit, chunk_size)) {
+                (Some(a), Some(b)) => Some(a.min(b)),
+                (a, b) => a.or(b),
+            },
+            own_limit: trace_limit.filter(|t| file_size_limit().is_none_or(|f| *t <= f)),
             full: AtomicBool::new(false),
             closed: AtomicBool::new(false),
             taking: AtomicUsize::new(0),
@@ -245,10 +253,19 @@ impl TraceFile {
         // After the trace was closed a chunk may fall past its end: that is
         // not a full disk.
         if c.is_none() && !self.closed.load(Ordering::Acquire) && !self.full.swap(true, Ordering::Relaxed) {
-            crate::warn!(
-                "{}: the trace cannot grow (file-size limit or full disk); later calls are not recorded and are counted as dropped",
-                self.path.display()
-            );
+            let at_limit = self.limit.is_some_and(|l| index >= l);
+            match &self.own_limit {
+                Some(v) if at_limit => crate::warn!(
+                    "{}: the trace reached its limit of {v} bytes (CLTAP_TRACE_LIMIT: {} chunks of {} bytes after the header); later calls are not recorded and are counted as dropped",
+                    self.path.display(),
+                    self.limit.unwrap_or(0),
+                    self.chunk_size
+                ),
+                _ => crate::warn!(
+                    "{}: the trace cannot grow (file-size limit or full disk); later calls are not recorded and are counted as dropped",
+                    self.path.display()
+                ),
+            }
         }
         c
     }
@@ -399,6 +416,12 @@ impl TraceFile {
             std::ptr::write_unaligned(p, h);
         }
     }
+}
+
+/// The whole chunks a file of at most `bytes` holds after its header
+/// (`None`: no limit).
+fn chunks_under(bytes: Option<u64>, chunk_size: usize) -> Option<u64> {
+    bytes.map(|l| l.saturating_sub(HEADER_SIZE as u64) / chunk_size as u64)
 }
 
 /// RLIMIT_FSIZE in bytes, if set. Writing past it would raise SIGXFSZ in the

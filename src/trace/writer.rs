@@ -71,6 +71,7 @@ impl TraceSettings {
                     .unwrap_or_default(),
             ),
             ("counter_pass".into(), self.counters.as_ref().map_or(0, |c| c.pass).to_string()),
+            ("output_limit".into(), self.limits.output.unwrap_or(0).to_string()),
         ];
         // Only with a control on, so that a run without any has the same
         // header as before (the API log names the controls on).
@@ -108,6 +109,8 @@ pub fn outputs_of(r: &Reader, dir: &std::path::Path, stem: String) -> Outputs {
         atp: on("atp"),
         memory: crate::config::memory::Memory { trace: on("memory"), leaks: on("leaks") },
         counters,
+        // A trace written before the limit existed has none.
+        limit: r.info("output_limit").and_then(|l| l.parse().ok()).filter(|l| *l > 0),
     }
 }
 
@@ -123,6 +126,7 @@ pub struct Trace {
     start: (u64, u64),
     rate_set: AtomicBool,
     render: bool,
+    drop_trace: bool,
 }
 
 static CURRENT: AtomicPtr<Trace> = AtomicPtr::new(std::ptr::null_mut());
@@ -301,7 +305,7 @@ impl Trace {
         let pairs: Vec<(&str, &str)> = info.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
         let buffers = s.buffers.normalized();
         let path = s.dir.join(format!("{}.cltrace", stem(pid)));
-        let file = TraceFile::create(&path, buffers.size, clock, start.0, start.1, &pairs)?;
+        let file = TraceFile::create(&path, buffers.size, clock, start.0, start.1, &pairs, s.limits.trace)?;
         let outputs = Outputs {
             dir: s.dir.clone(),
             stem: stem(pid),
@@ -313,6 +317,7 @@ impl Trace {
             atp: s.atp,
             memory: s.memory,
             counters: s.counters.clone(),
+            limit: s.limits.output,
         };
         let renderer = match Reader::open(&path) {
             Ok(r) => Some(Renderer::new(r, outputs)),
@@ -330,6 +335,7 @@ impl Trace {
             start,
             rate_set: AtomicBool::new(false),
             render: s.render,
+            drop_trace: s.limits.drop_trace,
         })
     }
 
@@ -468,8 +474,33 @@ impl Trace {
         self.file.trim();
         if drops > 0 {
             crate::warn!(
-                "{drops} call records were dropped (CLTAP_BUFFER_POLICY=discard, or a trace that could not grow); lossless keeps them"
+                "{drops} call records were dropped (CLTAP_BUFFER_POLICY=discard, CLTAP_TRACE_LIMIT, or a trace that could not grow); lossless without a limit keeps them"
             );
+        }
+        if self.drop_trace {
+            self.drop_rendered(r.results());
+        }
+    }
+
+    /// `CLTAP_DROP_TRACE`: the trace goes once every file holds all it
+    /// shows; a file cut at its limit, or records the trace lost, keep it
+    /// (the trace is then the only whole record), and say so.
+    fn drop_rendered(&self, results: &Results) {
+        let path = &self.file.path;
+        if !results.limited.is_empty() || results.lost > 0 {
+            crate::warn!(
+                "{} is kept although CLTAP_DROP_TRACE=1: {}",
+                path.display(),
+                if results.lost > 0 {
+                    "some of its records could not be rendered"
+                } else {
+                    "an output stopped at CLTAP_OUTPUT_LIMIT, and the trace holds the rest"
+                }
+            );
+            return;
+        }
+        if let Err(e) = std::fs::remove_file(path) {
+            crate::warn!("cannot delete {} (CLTAP_DROP_TRACE=1): {e}", path.display());
         }
     }
 }

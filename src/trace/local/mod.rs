@@ -15,7 +15,7 @@
 use super::capture::Captured;
 use super::capture::{compact_state, complete_compact, open_compact, reopen_compact};
 use super::file::Chunk;
-use super::record::{FLAG_MOVED, KIND_HSA_CALL, KIND_OPENCL_CALL, MAX_RECORD};
+use super::record::{FLAG_MOVED, KIND_HSA_CALL, KIND_OPENCL_CALL, KIND_THREAD, MAX_RECORD};
 use super::writer::{current, recording_ptr, Trace, GENERATION};
 use cltap_formats::cltrace::compact::{Prev, DELTA_ARGS};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -242,7 +242,26 @@ impl Local {
         self.used_at = next.used_cell();
         self.prev = Prev::default();
         self.chunk = Some(next);
+        if self.seq == 1 {
+            self.name_thread();
+        }
         true
+    }
+
+    /// Records the thread's OS name at the start of its first chunk: once
+    /// per thread (and per fork), never per call.
+    #[cold]
+    fn name_thread(&mut self) {
+        let mut buf = [0u8; 16];
+        // SAFETY: PR_GET_NAME writes at most 16 bytes, its NUL included,
+        // into the buffer given.
+        if unsafe { libc::prctl(libc::PR_GET_NAME, buf.as_mut_ptr()) } != 0 {
+            return;
+        }
+        let n = buf.iter().position(|&b| b == 0).unwrap_or(buf.len());
+        let t = super::tsc::now();
+        let w = wide::Wide { kind: KIND_THREAD, fn_id: 0, flags: 0, cmd_id: 0, t0: t, t1: t, ret: 0 };
+        wide::write_in(self, &w, &[], Some(&buf[..n]));
     }
 
     #[cold]

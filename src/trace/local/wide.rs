@@ -2,7 +2,7 @@
 //! written whole, in the wide layout behind a state byte, on the thread's
 //! chunk. Rare, so nothing here is folded for speed.
 
-use super::{with_local, MAX_RECORD};
+use super::{with_local, Local, MAX_RECORD};
 use crate::trace::record::HEADER;
 use cltap_formats::cltrace::compact::STATE_WIDE;
 
@@ -47,6 +47,12 @@ pub const NAME_MAX: usize = 1024;
 /// words and a name of at most [`NAME_MAX`] bytes (longer ones are cut), on
 /// this thread's chunk; false when it was not written (as [`record_kind`]).
 pub fn record_wide(w: &Wide, args: &[u64], name: Option<&[u8]>) -> bool {
+    // SAFETY: this thread's own state, held while the record is written.
+    unsafe { with_local(|l, _| write_in(l, w, args, name)).unwrap_or(false) }
+}
+
+/// [`record_wide`] on this thread's state `l`, which the caller holds.
+pub(super) fn write_in(l: &mut Local, w: &Wide, args: &[u64], name: Option<&[u8]>) -> bool {
     use crate::trace::record::{Capture, Header, Tag, CAPTURE, FLAG_CMD, FLAG_DONE, FLAG_OK, NAME_PARAM};
     let nargs = args.len().min(255).min((MAX_RECORD - HEADER) / 8);
     let name = name.map(|n| &n[..n.len().min(NAME_MAX)]);
@@ -54,7 +60,7 @@ pub fn record_wide(w: &Wide, args: &[u64], name: Option<&[u8]>) -> bool {
     // SAFETY: the record is written inside the room `room()` guarantees
     // (MAX_RECORD, more than a header, 255 words and a name of NAME_MAX bytes).
     unsafe {
-        with_local(|l, _| {
+        {
             if !l.room() {
                 l.drop_record();
                 return false;
@@ -98,7 +104,6 @@ pub fn record_wide(w: &Wide, args: &[u64], name: Option<&[u8]>) -> bool {
                 l.settle();
             }
             true
-        })
-        .unwrap_or(false)
+        }
     }
 }

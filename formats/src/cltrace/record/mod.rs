@@ -207,6 +207,12 @@ pub const KIND_CL_UNTIMED: u16 = 12;
 /// trace closes: not a call. `cmd_id` says which (the `END_*` constants);
 /// the words and the [`NAME_PARAM`] capture are that fact's.
 pub const KIND_END: u16 = 13;
+/// A thread's OS name (`PR_GET_NAME`, at most 15 bytes), read once, when
+/// the thread takes its first chunk (its first recorded call, or its first
+/// after a `fork`): not a call. `cmd_id` 0, `t0` = `t1` when it was read,
+/// no words, the name as the [`NAME_PARAM`] capture. A thread renamed later
+/// keeps the name it had then.
+pub const KIND_THREAD: u16 = 14;
 /// Word 0: the commands that had not completed when the process ended.
 pub const END_PENDING: u64 = 0;
 /// A line of the summary's notes (an extension function the driver gave

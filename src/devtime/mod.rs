@@ -131,6 +131,7 @@ pub mod lock;
 pub mod memo;
 pub mod pending;
 pub mod queues;
+pub mod recent;
 pub mod reader;
 mod store;
 pub use collected::Commands;

@@ -17,15 +17,17 @@
 
 use super::api::slot;
 use super::handles;
-use cltap::devtime::cl::{CL_EVENT_COMMAND_EXECUTION_STATUS, CL_EVENT_COMMAND_TYPE, CL_PROFILING_COMMAND_QUEUED};
+use cltap::devtime::cl::{CL_EVENT_COMMAND_EXECUTION_STATUS, CL_PROFILING_COMMAND_QUEUED};
 use cltap::devtime::clock::{self, HostSample};
-use cltap::devtime::enqueue::{self, Counters, QueueInfo};
+use cltap::devtime::enqueue::{self, Enqueued, QueueDesc};
 use cltap::devtime::memo::Memo;
 use cltap::devtime::pending::{self, Held, QueueList, OUTSTANDING};
 use cltap::devtime::queues::{self, AppQueue, CL_QUEUE_PROPERTIES, CL_QUEUE_PROPERTIES_ARRAY};
 use cltap::devtime::reader::Reader;
-use cltap::devtime::{on, Command};
+use cltap::devtime::recent::{Generation, Recent};
+use cltap::devtime::on;
 use cltap::icd_table::object_slot;
+use std::cell::RefCell;
 use std::ffi::c_void;
 use std::sync::Arc;
 
@@ -37,12 +39,23 @@ const CL_EVENT_REFERENCE_COUNT: u32 = 0x11D2;
 
 mod fork;
 mod kernels;
+mod read;
 use fork::fork_handlers;
-use kernels::kernel_name;
+use kernels::{kernel_id, kernel_name};
 pub use kernels::{kernel_refs, kernel_released, kernels_made};
+use read::read_list;
 
 static READER: Reader = Reader::new();
-static QUEUE_INFO: Memo<Arc<QueueInfo>> = Memo::new();
+/// Each application queue's list of held events (with what the records
+/// need of the queue), by the application's handle.
+static QUEUE_INFO: Memo<Arc<QueueList>> = Memo::new();
+/// Bumped when a queue is forgotten (see `forget_queue`).
+static QUEUE_GEN: Generation = Generation::new();
+
+thread_local! {
+    /// The thread's latest queues: an enqueue finds its list without a lock.
+    static LATEST_QUEUES: RefCell<Recent<Arc<QueueList>, 4>> = const { RefCell::new(Recent::new()) };
+}
 /// Per driver device: its clock's offset to the host's, sampled once.
 static CLOCKS: Memo<Option<i64>> = Memo::new();
 /// Per driver: whether it refuses profiling queries on a queue made
@@ -242,12 +255,13 @@ pub unsafe fn refuse_profiling(event: *mut c_void) -> Option<i32> {
 /// enqueue, an event found complete): the reader is woken, and the
 /// application goes on without waiting for it.
 pub fn sync_point() {
-    if on() {
+    // Nothing held: nothing to read, no wake (a system call) to send.
+    if on() && OUTSTANDING.get() > 0 {
         fork_handlers();
         READER.wake();
         // A CPU device's lists are cltap's own work on the application's
         // thread, as before the reader (see `QueueList::set_read_by_enqueue`).
-        if pending::on_app_thread() {
+        if pending::any_read_by_enqueue() && pending::on_app_thread() {
             read_lists(|l| l.read_by_enqueue());
         }
     }
@@ -335,63 +349,6 @@ pub fn drain() {
     }
 }
 
-/// Reads the held events of `list` that have completed (or failed), and
-/// lets go of them; the others stay. The driver calls run without the
-/// list's lock, and the releases after the rest is back in the list.
-///
-/// # Safety
-/// Each pointer argument must be valid for the reads and writes this
-/// function makes through it (or NULL where it checks for NULL), and each
-/// handle or function pointer must be of the kind its type names.
-unsafe fn read_list(list: &QueueList) {
-    let reading = pending::Reading::begin();
-    let batch = list.take();
-    if batch.is_empty() {
-        list.put_back(batch);
-        return;
-    }
-    let mut rest = Vec::new();
-    let mut done = Vec::with_capacity(batch.len());
-    let in_order = list.in_order();
-    // A command of this process is still running.
-    let mut running = false;
-    for h in batch {
-        // In order, what follows a running command is still to run.
-        if in_order && running {
-            rest.push(h);
-            continue;
-        }
-        let ev = h.ev as *mut c_void;
-        let status =
-            info_fn(ev, slot::clGetEventInfo).and_then(|f| read::<i32>(f, ev, CL_EVENT_COMMAND_EXECUTION_STATUS));
-        match status {
-            Some(st) if st > CL_COMPLETE => {
-                // The parent's commands, held since before a fork, may never
-                // run in the child: they hold up none of the child's.
-                running |= !h.inherited;
-                rest.push(h)
-            }
-            // The parent's command (the parent times it): only cltap's
-            // reference on the child's copy of its event is given back.
-            _ if h.inherited => done.push(ev),
-            Some(st) => {
-                complete(ev, st, h.cmd);
-                done.push(ev);
-            }
-            None => {
-                OUTSTANDING.sub();
-                cltap::devtime::untimed(h.cmd.cmd_id, h.cmd.api, "the event's status could not be read".into());
-                done.push(ev);
-            }
-        }
-    }
-    list.put_back(rest);
-    for ev in done {
-        release(ev);
-    }
-    drop(reading);
-}
-
 type InfoFn = unsafe extern "C" fn(*mut c_void, u32, usize, *mut c_void, *mut usize) -> i32;
 
 /// # Safety
@@ -424,17 +381,36 @@ unsafe fn handle_info(f: InfoFn, h: *mut c_void, param: u32) -> *mut c_void {
     read(f, h, param).unwrap_or(std::ptr::null_mut())
 }
 
-/// The application's queue `app_queue`: its context (as the application
-/// sees it), its device's name and clock offset.
+/// The list of the application's queue `app_queue`: the thread's latest
+/// queues answer without a lock; otherwise the memo, or the driver's
+/// answers about the queue the first time it is seen.
 ///
 /// # Safety
 /// Each pointer argument must be valid for the reads and writes this
 /// function makes through it (or NULL where it checks for NULL), and each
 /// handle or function pointer must be of the kind its type names.
-unsafe fn queue_info(app_queue: u64) -> Arc<QueueInfo> {
-    if let Some(q) = QUEUE_INFO.get(app_queue as usize) {
-        return q;
+#[inline]
+unsafe fn queue_list(app_queue: u64) -> Arc<QueueList> {
+    let gen = QUEUE_GEN.now();
+    if let Ok(Some(l)) = LATEST_QUEUES.try_with(|q| q.borrow().get(app_queue as usize, gen).cloned()) {
+        return l;
     }
+    let l = match QUEUE_INFO.get(app_queue as usize) {
+        Some(l) => l,
+        None => new_queue_list(app_queue),
+    };
+    let _ = LATEST_QUEUES.try_with(|q| q.borrow_mut().put(app_queue as usize, gen, l.clone()));
+    l
+}
+
+/// The list of a queue seen for the first time: its context (as the
+/// application sees it), its device's name and clock offset, its order and
+/// reading policy.
+///
+/// # Safety
+/// As [`queue_list`].
+#[cold]
+unsafe fn new_queue_list(app_queue: u64) -> Arc<QueueList> {
     let hs = handles::if_ready();
     let real = hs.map_or(app_queue as *mut c_void, |h| h.unwrap(app_queue as *mut c_void));
     let (mut ctx, mut dev) = (std::ptr::null_mut(), std::ptr::null_mut());
@@ -465,14 +441,14 @@ unsafe fn queue_info(app_queue: u64) -> Arc<QueueInfo> {
         Some(h) if !ctx.is_null() => h.wrap(ctx) as u64,
         _ => ctx as u64,
     };
-    let q = Arc::new(QueueInfo { context, device: name.into(), to_host, list: QueueList::new() });
-    q.list.set_in_order(in_order);
-    q.list.set_read_by_enqueue(cpu);
+    let l = QueueList::new(QueueDesc { context, device: name.into(), to_host });
+    l.set_in_order(in_order);
+    l.set_read_by_enqueue(cpu);
     if cpu {
-        cltap::devtime::devices::note_cpu(&q.device);
+        cltap::devtime::devices::note_cpu(&l.desc().device);
     }
-    QUEUE_INFO.insert(app_queue as usize, q.clone());
-    q
+    QUEUE_INFO.insert(app_queue as usize, l.clone());
+    l
 }
 
 /// A new queue (`queue`, the driver's handle) may sit at the address of a
@@ -480,6 +456,7 @@ unsafe fn queue_info(app_queue: u64) -> Arc<QueueInfo> {
 pub fn forget_queue(queue: *mut c_void) {
     let app = handles::if_ready().map_or(queue, |h| h.wrap(queue));
     QUEUE_INFO.forget(&[queue as usize, app as usize]);
+    QUEUE_GEN.bump();
 }
 
 /// Nanoseconds to add to `dev`'s profiling times to get the host's
@@ -580,7 +557,10 @@ pub unsafe fn wants(app: &[u64], launch: bool, inside: bool) -> bool {
 
 /// After an enqueue: hold its event until its times are read. `own`: the
 /// event is cltap's (the application passed none); the application's
-/// gets one more reference, given back once read.
+/// gets one more reference, given back once read. No lock (but the
+/// list's own, which only a read of that list takes too), no allocation:
+/// the queue's list and the kernel's name come from the thread's latest
+/// look-ups, and the command is kept as the enqueue saw it (`Enqueued`).
 ///
 /// # Safety
 /// Each pointer argument must be valid for the reads and writes this
@@ -612,57 +592,24 @@ pub unsafe fn track(id: usize, cmd_id: u64, t0: u64, ok: bool, event: *mut c_voi
     let launch = enqueue::launch(f, app);
     let kernel = launch
         .kernel
-        .and_then(|k| kernel_name(handles::if_ready().map_or(k as *mut c_void, |h| h.unwrap(k as *mut c_void))));
-    let qi = queue_info(app[0]);
-    let cmd = Command {
+        .and_then(|k| kernel_id(handles::if_ready().map_or(k as *mut c_void, |h| h.unwrap(k as *mut c_void))));
+    let list = queue_list(app[0]);
+    let cmd = Enqueued {
         tid: cltap::trace::process::thread_id(),
         enqueue_tsc: t0,
         enqueue_end_tsc: cltap::trace::tsc::now(),
-        ..Command::enqueued(cmd_id, f.name, app[0], &qi, kernel, launch)
+        ..Enqueued::new(cmd_id, f.name, app[0], kernel, launch)
     };
     OUTSTANDING.add();
-    match qi.list.push(Held { ev: ev as usize, cmd, inherited: false }) {
+    match list.push(Held { ev: ev as usize, cmd, inherited: false }) {
         pending::Due::Nothing => {}
         // A CPU device's commands run on the cores a reader thread would
         // take from them: its lists are read by the enqueue.
-        pending::Due::Wake if qi.list.read_by_enqueue() => read_list(&qi.list),
+        pending::Due::Wake if list.read_by_enqueue() => read_list(&list),
         pending::Due::Wake => READER.wake(),
         // The reader is behind: this thread reads, so memory stays bounded.
-        pending::Due::ReadNow => read_list(&qi.list),
+        pending::Due::ReadNow => read_list(&list),
     }
-}
-
-/// Reads a completed command's counters and records it.
-///
-/// # Safety
-/// Each pointer argument must be valid for the reads and writes this
-/// function makes through it (or NULL where it checks for NULL), and each
-/// handle or function pointer must be of the kind its type names.
-unsafe fn complete(ev: *mut c_void, status: i32, cmd: Command) {
-    OUTSTANDING.sub();
-    let cmd_type = info_fn(ev, slot::clGetEventInfo).and_then(|f| read::<u32>(f, ev, CL_EVENT_COMMAND_TYPE));
-    let counters = match info_fn(ev, slot::clGetEventProfilingInfo) {
-        None => Counters::Absent,
-        Some(info) => {
-            let mut t = [0u64; 4];
-            let mut refused = None;
-            for (i, v) in t.iter_mut().enumerate() {
-                let r = info(
-                    ev,
-                    CL_PROFILING_COMMAND_QUEUED + i as u32,
-                    8,
-                    v as *mut u64 as *mut c_void,
-                    std::ptr::null_mut(),
-                );
-                if r != 0 {
-                    refused = Some(cltap::trace::names::status_text(r));
-                    break;
-                }
-            }
-            refused.map_or(Counters::Read(t), Counters::Refused)
-        }
-    };
-    enqueue::completed(cmd, status, cmd_type, counters);
 }
 
 /// Gives back cltap's reference on a held event.

@@ -13,11 +13,22 @@ const CL_KERNEL_REFERENCE_COUNT: u32 = 0x1192;
 /// Each pointer argument must be valid for the reads and writes this
 /// function makes through it (or NULL where it checks for NULL), and each
 /// handle or function pointer must be of the kind its type names.
-pub(super) unsafe fn kernel_name(kernel: *mut c_void) -> Option<String> {
+pub(super) unsafe fn kernel_name(kernel: *mut c_void) -> Option<std::sync::Arc<str>> {
+    kernel_id(kernel).and_then(kernels::name_of)
+}
+
+/// The index of the kernel's interned name (see `cltap::devtime::kernels`).
+///
+/// # Safety
+/// Each pointer argument must be valid for the reads and writes this
+/// function makes through it (or NULL where it checks for NULL), and each
+/// handle or function pointer must be of the kind its type names.
+#[inline]
+pub(super) unsafe fn kernel_id(kernel: *mut c_void) -> Option<u32> {
     if kernel.is_null() {
         return None;
     }
-    kernels::name(kernel as usize, || {
+    kernels::id(kernel as usize, || {
         let f = info_fn(kernel, slot::clGetKernelInfo)?;
         let mut buf = [0u8; 256];
         let mut n = 0usize;

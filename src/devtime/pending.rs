@@ -12,7 +12,7 @@
 use super::enqueue::{Enqueued, QueueDesc};
 use super::lock::{self, Mutex};
 use std::cell::Cell;
-use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
 
 static ON: AtomicBool = AtomicBool::new(false);
@@ -57,35 +57,61 @@ pub fn on() -> bool {
     ON.load(Ordering::Relaxed)
 }
 
-/// A count of commands whose times have not been read.
+/// A count of commands whose times have not been read: those held and
+/// those done with, each counted up (one atomic add per enqueue).
 #[derive(Debug)]
-pub struct Outstanding(AtomicI64);
+pub struct Outstanding {
+    added: AtomicU64,
+    removed: AtomicU64,
+}
 
 impl Outstanding {
     pub const fn new() -> Self {
-        Outstanding(AtomicI64::new(0))
+        Outstanding { added: AtomicU64::new(0), removed: AtomicU64::new(0) }
     }
 
     /// A command is now held until its times are read.
     pub fn add(&self) {
-        self.0.fetch_add(1, Ordering::AcqRel);
+        self.added.fetch_add(1, Ordering::AcqRel);
     }
 
     /// A command's times were read, or will not be.
     pub fn sub(&self) {
-        self.0.fetch_sub(1, Ordering::AcqRel);
+        self.removed.fetch_add(1, Ordering::AcqRel);
     }
 
     /// Commands enqueued whose times were never read (the application
     /// ended before they completed).
     pub fn get(&self) -> i64 {
-        self.0.load(Ordering::Acquire)
+        let removed = self.removed.load(Ordering::Acquire);
+        self.added.load(Ordering::Acquire).wrapping_sub(removed) as i64
+    }
+
+    /// Commands held so far, ever.
+    pub fn added(&self) -> u64 {
+        self.added.load(Ordering::Acquire)
     }
 
     /// A forked child: the parent's commands are the parent's to count.
     fn reset(&self) {
-        self.0.store(0, Ordering::Release);
+        self.added.store(0, Ordering::Release);
+        self.removed.store(0, Ordering::Release);
+        SEEN.store(0, Ordering::Release);
     }
+}
+
+/// [`Outstanding::added`] when the last read of every list began.
+static SEEN: AtomicU64 = AtomicU64::new(0);
+
+/// A read of every list begins: what was held so far is seen.
+pub fn seen_all() {
+    SEEN.store(OUTSTANDING.added(), Ordering::Release);
+}
+
+/// Whether commands were held since the last read of every list began:
+/// only then may an event found complete have something to read.
+pub fn held_since_read() -> bool {
+    OUTSTANDING.added() != SEEN.load(Ordering::Acquire)
 }
 
 impl Default for Outstanding {

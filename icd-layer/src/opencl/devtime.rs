@@ -294,6 +294,7 @@ fn read_for_reader() {
 }
 
 fn read_lists(which: impl Fn(&QueueList) -> bool) {
+    pending::seen_all();
     for l in pending::lists() {
         if which(&l) {
             unsafe { read_list(&l) };
@@ -315,7 +316,11 @@ pub unsafe fn event_info_answered(r: i32, event: *mut c_void, param: u32, size: 
     }
     fork_handlers();
     match param {
-        CL_EVENT_COMMAND_EXECUTION_STATUS if *(value as *const i32) <= CL_COMPLETE => sync_point(),
+        // An application polling an event asks again and again: the first
+        // answer after new enqueues wakes the reader, not every one.
+        CL_EVENT_COMMAND_EXECUTION_STATUS if *(value as *const i32) <= CL_COMPLETE && pending::held_since_read() => {
+            sync_point()
+        }
         CL_EVENT_REFERENCE_COUNT => {
             // The driver's count and cltap's holds, taken together while no
             // read moves or releases a held event.

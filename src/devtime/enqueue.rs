@@ -252,7 +252,11 @@ mod tests {
         );
         let a = args(f, &[("kernel", 0x4B), ("work_dim", 5), ("global_work_size", global.as_ptr() as u64)]);
         let l = unsafe { launch(f, &a) };
-        assert_eq!((l.global.as_slice(), l.local), (&[1024, 8, 0][..], None), "at most three sizes; a NULL local size stays NULL");
+        assert_eq!(
+            (l.global.as_slice(), l.local),
+            (&[1024, 8, 0][..], None),
+            "at most three sizes; a NULL local size stays NULL"
+        );
     }
 
     #[test]

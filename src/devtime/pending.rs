@@ -143,8 +143,10 @@ pub struct QueueList {
     /// `CL_EVENT_COMMAND_TYPE` by enqueue function (its name's address):
     /// asked of the driver once per function and queue, not per command.
     types: Mutex<Vec<(usize, u32)>>,
-    /// The length at which an enqueue wakes the reader; 0 means [`BOUND`].
+    /// The length at which an enqueue wakes the reader; 0 means the bound.
     due: AtomicUsize,
+    /// The list's first mark; 0 means [`BOUND`] (see [`QueueList::set_bound`]).
+    bound: AtomicUsize,
     /// The queue runs its commands in order, so they complete in order: a
     /// read stops at the first that has not.
     in_order: AtomicBool,
@@ -280,10 +282,10 @@ impl QueueList {
             v.len()
         };
         let due = match self.due.load(Ordering::Relaxed) {
-            0 => BOUND,
+            0 => self.bound(),
             d => d,
         };
-        if n >= (BEHIND * due).max(BEHIND * BOUND) {
+        if n >= (BEHIND * due).max(BEHIND * self.bound()) {
             Due::ReadNow
         } else if n == due {
             // Exactly one push crosses the mark, so the reader is woken once.
@@ -291,6 +293,31 @@ impl QueueList {
         } else {
             Due::Nothing
         }
+    }
+
+    /// Sets the list's first mark: a GPU queue's lists are read at the
+    /// application's synchronisation points on its own thread, and the
+    /// reader reads them only past this mark, so that on a driver that
+    /// serialises its calls (NVIDIA's) no read of cltap's runs beside the
+    /// application's enqueues while it enqueues a burst shorter than this.
+    pub fn set_bound(&self, n: usize) {
+        self.bound.store(n, Ordering::Relaxed);
+    }
+
+    fn bound(&self) -> usize {
+        match self.bound.load(Ordering::Relaxed) {
+            0 => BOUND,
+            b => b,
+        }
+    }
+
+    /// Whether the list has reached its mark (a read of it is due).
+    pub fn is_due(&self) -> bool {
+        let due = match self.due.load(Ordering::Relaxed) {
+            0 => self.bound(),
+            d => d,
+        };
+        self.len() >= due
     }
 
     /// Says the queue runs its commands in order (the driver's properties
@@ -327,7 +354,7 @@ impl QueueList {
         // The list keeps room for as many as it held, allocated here, by
         // the read, so that the enqueues' pushes do not grow it.
         let mut v = self.held.lock();
-        let room = v.len().max(BOUND);
+        let room = v.len().max(BOUND).min(self.bound());
         std::mem::replace(&mut *v, Vec::with_capacity(room))
     }
 
@@ -345,7 +372,7 @@ impl QueueList {
             rest.append(&mut v);
             *v = rest;
         }
-        let mut due = BOUND.max(2 * v.len());
+        let mut due = self.bound().max(2 * v.len());
         if self.in_order() {
             due = due.min(v.len() + IN_ORDER_AHEAD);
         }

@@ -21,11 +21,11 @@ use cltap::devtime::cl::{CL_EVENT_COMMAND_EXECUTION_STATUS, CL_PROFILING_COMMAND
 use cltap::devtime::clock::{self, HostSample};
 use cltap::devtime::enqueue::{self, Enqueued, QueueDesc};
 use cltap::devtime::memo::Memo;
+use cltap::devtime::on;
 use cltap::devtime::pending::{self, Held, QueueList, OUTSTANDING};
 use cltap::devtime::queues::{self, AppQueue, CL_QUEUE_PROPERTIES, CL_QUEUE_PROPERTIES_ARRAY};
 use cltap::devtime::reader::Reader;
 use cltap::devtime::recent::{Generation, Recent};
-use cltap::devtime::on;
 use cltap::icd_table::object_slot;
 use std::cell::RefCell;
 use std::ffi::c_void;
@@ -46,6 +46,8 @@ pub use kernels::{kernel_refs, kernel_released, kernels_made};
 use read::read_list;
 
 static READER: Reader = Reader::new();
+/// A GPU queue's first mark (see `QueueList::set_bound`).
+const GPU_BOUND: usize = 4096;
 /// Each application queue's list of held events (with what the records
 /// need of the queue), by the application's handle.
 static QUEUE_INFO: Memo<Arc<QueueList>> = Memo::new();
@@ -252,10 +254,25 @@ pub unsafe fn refuse_profiling(event: *mut c_void) -> Option<i32> {
 }
 
 /// The application synchronised (clFinish, clWaitForEvents, a blocking
-/// enqueue, an event found complete): the reader is woken, and the
-/// application goes on without waiting for it.
+/// enqueue): on its own thread, the lists are read here, as CLIntercept
+/// reads at the application's synchronisation, so that no read of cltap's
+/// runs in the driver beside the application's next enqueues; elsewhere (a
+/// driver's callback thread) the reader is woken.
 pub fn sync_point() {
     // Nothing held: nothing to read, no wake (a system call) to send.
+    if on() && OUTSTANDING.get() > 0 {
+        fork_handlers();
+        if pending::on_app_thread() {
+            read_all();
+        } else {
+            READER.wake();
+        }
+    }
+}
+
+/// An event found complete: the reader is woken, and the application goes
+/// on without waiting for it (it may ask again and again).
+fn poll_point() {
     if on() && OUTSTANDING.get() > 0 {
         fork_handlers();
         READER.wake();
@@ -288,9 +305,10 @@ fn read_all() {
     read_lists(|_| true);
 }
 
-/// The reader thread's work: the lists it reads (not a CPU device's).
+/// The reader thread's work: the lists it reads (not a CPU device's), past
+/// their mark (the application's thread reads them at its synchronisation).
 fn read_for_reader() {
-    read_lists(|l| !l.read_by_enqueue());
+    read_lists(|l| !l.read_by_enqueue() && l.is_due());
 }
 
 fn read_lists(which: impl Fn(&QueueList) -> bool) {
@@ -319,7 +337,7 @@ pub unsafe fn event_info_answered(r: i32, event: *mut c_void, param: u32, size: 
         // An application polling an event asks again and again: the first
         // answer after new enqueues wakes the reader, not every one.
         CL_EVENT_COMMAND_EXECUTION_STATUS if *(value as *const i32) <= CL_COMPLETE && pending::held_since_read() => {
-            sync_point()
+            poll_point()
         }
         CL_EVENT_REFERENCE_COUNT => {
             // The driver's count and cltap's holds, taken together while no
@@ -449,6 +467,9 @@ unsafe fn new_queue_list(app_queue: u64) -> Arc<QueueList> {
     let l = QueueList::new(QueueDesc { context, device: name.into(), to_host });
     l.set_in_order(in_order);
     l.set_read_by_enqueue(cpu);
+    if !cpu {
+        l.set_bound(GPU_BOUND);
+    }
     if cpu {
         cltap::devtime::devices::note_cpu(&l.desc().device);
     }

@@ -2,7 +2,6 @@
 //! application's arguments when the call returns, and the command's fate
 //! once its times are read. The layer reads the driver's answers.
 
-use super::pending::QueueList;
 use super::{record, untimed, Command};
 use crate::meta::FnMeta;
 use std::sync::{Arc, OnceLock};
@@ -205,9 +204,9 @@ pub fn outcome(mut cmd: Command, status: i32, cmd_type: Option<u32>, counters: C
     }
 }
 
-/// Records a completed command of `list` (see [`outcome`]).
-pub fn completed(e: &Enqueued, list: &QueueList, status: i32, cmd_type: Option<u32>, counters: Counters) {
-    match outcome(Command::enqueued(e, list.desc()), status, cmd_type, counters) {
+/// Records a completed command of the queue `q` describes (see [`outcome`]).
+pub fn completed(e: &Enqueued, q: &QueueDesc, status: i32, cmd_type: Option<u32>, counters: Counters) {
+    match outcome(Command::enqueued(e, q), status, cmd_type, counters) {
         Outcome::Timed(c) => record(c),
         Outcome::Untimed(id, api, why) => untimed(id, api, why),
         Outcome::Lost => {}

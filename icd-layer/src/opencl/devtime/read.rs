@@ -108,7 +108,7 @@ unsafe fn read_one(list: &QueueList, h: &Held, known: Option<Option<i32>>) -> Fa
             let ty = list.cmd_type(h.cmd.api, || {
                 info_fn(ev, slot::clGetEventInfo).and_then(|f| read::<u32>(f, ev, CL_EVENT_COMMAND_TYPE))
             });
-            enqueue::completed(&h.cmd, list, st, ty, c);
+            enqueue::completed(&h.cmd, list.desc(), st, ty, c);
             Fate::Done
         }
         None => {

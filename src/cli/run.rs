@@ -134,6 +134,7 @@ pub struct RunArgs {
     pub debug: super::run_debug::DebugArgs,
     #[command(flatten)]
     pub controls: super::run_controls::ControlArgs,
+    #[command(flatten)]
     pub limits: super::run_limits::LimitArgs,
     /// Do not say which mode and drivers are active before the application starts.
     #[arg(long, short = 'q', help_heading = "Outputs")]

@@ -4,28 +4,46 @@
 
 use super::{record, untimed, Command};
 use crate::meta::FnMeta;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 /// What the records need of a queue, looked up once per queue.
-#[derive(Debug)]
-pub struct QueueInfo {
+#[derive(Debug, Clone, Default)]
+pub struct QueueDesc {
     /// The context, as the application sees it.
     pub context: u64,
     /// The device's name.
     pub device: Arc<str>,
     /// See [`Command::to_host`].
     pub to_host: Option<i64>,
-    /// The queue's events held until their times are read.
-    pub list: Arc<super::pending::QueueList>,
+}
+
+/// Up to three sizes of an array the application passed, kept in place.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Sizes {
+    n: u8,
+    v: [usize; 3],
+}
+
+impl Sizes {
+    pub fn of(s: &[usize]) -> Sizes {
+        let mut v = [0; 3];
+        let n = s.len().min(3);
+        v[..n].copy_from_slice(&s[..n]);
+        Sizes { n: n as u8, v }
+    }
+
+    pub fn as_slice(&self) -> &[usize] {
+        &self.v[..self.n as usize]
+    }
 }
 
 /// The work an enqueue launched.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Launch {
     /// The application's kernel handle, for a kernel launch.
     pub kernel: Option<u64>,
-    pub global: Vec<usize>,
-    pub local: Option<Vec<usize>>,
+    pub global: Sizes,
+    pub local: Option<Sizes>,
     /// Bytes moved, for a transfer.
     pub bytes: Option<u64>,
 }
@@ -33,13 +51,42 @@ pub struct Launch {
 /// Up to three sizes of an array the application passed.
 ///
 /// # Safety
-/// `p` is 0 or the address of the application's array of at least `n` `size_t`.
-unsafe fn words(p: u64, n: usize) -> Vec<usize> {
+/// `p` is 0 or the address of at least `n.min(3)` readable `size_t`s.
+unsafe fn words(p: u64, n: usize) -> Sizes {
     if p == 0 {
-        return Vec::new();
+        return Sizes::default();
     }
-    // SAFETY: `p` is the application's array of at least `n` sizes (# Safety); at most three are read.
-    unsafe { std::slice::from_raw_parts(p as *const usize, n.min(3)) }.to_vec()
+    // SAFETY: a non-zero `p` holds `n.min(3)` readable size_ts (# Safety).
+    Sizes::of(unsafe { std::slice::from_raw_parts(p as *const usize, n.min(3)) })
+}
+
+/// Where an enqueue function keeps what [`launch`] reads: argument
+/// indices, found by name once per function rather than per enqueue.
+#[derive(Debug, Clone, Copy)]
+enum Shape {
+    NdRange { dim: Option<u8>, global: Option<u8>, local: Option<u8> },
+    Task,
+    Transfer { bytes: Option<u8> },
+}
+
+fn shape(f: &FnMeta) -> Shape {
+    let arg = |name: &str| f.params.iter().position(|p| p.name == name).map(|i| i as u8);
+    match f.name {
+        "clEnqueueNDRangeKernel" => {
+            Shape::NdRange { dim: arg("work_dim"), global: arg("global_work_size"), local: arg("local_work_size") }
+        }
+        "clEnqueueTask" => Shape::Task,
+        _ => Shape::Transfer { bytes: arg("cb").or_else(|| arg("size")) },
+    }
+}
+
+fn shape_of(f: &FnMeta) -> Shape {
+    static SHAPES: OnceLock<Vec<Shape>> = OnceLock::new();
+    let all = SHAPES.get_or_init(|| crate::meta::FUNCTIONS.iter().map(shape).collect());
+    match all.get(f.id as usize) {
+        Some(s) if std::ptr::eq(&crate::meta::FUNCTIONS[f.id as usize], f) => *s,
+        _ => shape(f),
+    }
 }
 
 /// The work launched by a call to `f` with the application's arguments `app`.
@@ -47,57 +94,76 @@ unsafe fn words(p: u64, n: usize) -> Vec<usize> {
 /// # Safety
 /// `app` are the arguments of a call to `f` that succeeded.
 pub unsafe fn launch(f: &FnMeta, app: &[u64]) -> Launch {
-    let arg = |name: &str| f.params.iter().position(|p| p.name == name).map(|i| app[i]);
-    let mut l = Launch { kernel: None, global: Vec::new(), local: None, bytes: None };
-    if f.name == "clEnqueueNDRangeKernel" {
-        let dim = arg("work_dim").unwrap_or(0) as usize;
-        l.kernel = Some(app[1]);
-        // SAFETY: `words`'s # Safety follows from this fn's: `app` are the arguments of a call to `f` that succeeded
-        // (# Safety).
-        l.global = unsafe { words(arg("global_work_size").unwrap_or(0), dim) };
-        // SAFETY: `words`'s # Safety follows from this fn's.
-        l.local = arg("local_work_size").filter(|&p| p != 0).map(|p| unsafe { words(p, dim) });
-    } else if f.name == "clEnqueueTask" {
-        l.kernel = Some(app[1]);
-        l.global = vec![1];
-    } else {
-        l.bytes = arg("cb").or_else(|| arg("size"));
+    let at = |i: Option<u8>| i.map(|i| app[i as usize]);
+    let mut l = Launch { kernel: None, global: Sizes::default(), local: None, bytes: None };
+    match shape_of(f) {
+        Shape::NdRange { dim, global, local } => {
+            let dim = at(dim).unwrap_or(0) as usize;
+            l.kernel = Some(app[1]);
+            // SAFETY: the call succeeded (# Safety), so its size arrays hold `dim` entries.
+            l.global = unsafe { words(at(global).unwrap_or(0), dim) };
+            // SAFETY: as for the global sizes.
+            l.local = at(local).filter(|&p| p != 0).map(|p| unsafe { words(p, dim) });
+        }
+        Shape::Task => {
+            l.kernel = Some(app[1]);
+            l.global = Sizes::of(&[1]);
+        }
+        Shape::Transfer { bytes } => l.bytes = at(bytes),
     }
     l
 }
 
-impl Command {
+/// An enqueued command waiting for its times, as the enqueue keeps it:
+/// nothing on the heap, the kernel's name by its interned index
+/// ([`super::kernels::id`]).
+#[derive(Debug, Clone, Copy)]
+pub struct Enqueued {
+    pub cmd_id: u64,
+    pub api: &'static str,
+    /// Host thread that enqueued it.
+    pub tid: u32,
+    /// The application's queue handle.
+    pub queue: u64,
+    pub kernel: Option<u32>,
+    pub launch: Launch,
+    pub enqueue_tsc: u64,
+    pub enqueue_end_tsc: u64,
+}
+
+impl Enqueued {
     /// Command `cmd_id`, just enqueued by `api` on the application's
-    /// `queue`; its counters come when it completes. The caller sets the
-    /// thread and the enqueue call's TSC readings.
-    pub fn enqueued(
-        cmd_id: u64,
-        api: &'static str,
-        queue: u64,
-        qi: &QueueInfo,
-        kernel: Option<String>,
-        l: Launch,
-    ) -> Command {
+    /// `queue`; the caller sets the thread and the enqueue call's TSC
+    /// readings.
+    pub fn new(cmd_id: u64, api: &'static str, queue: u64, kernel: Option<u32>, launch: Launch) -> Enqueued {
+        Enqueued { cmd_id, api, tid: 0, queue, kernel, launch, enqueue_tsc: 0, enqueue_end_tsc: 0 }
+    }
+}
+
+impl Command {
+    /// The record of `e`, enqueued on the queue `q` describes; its counters
+    /// come when it completes.
+    pub fn enqueued(e: &Enqueued, q: &QueueDesc) -> Command {
         Command {
-            cmd_id,
-            api,
-            tid: 0,
-            queue,
-            context: qi.context,
-            device: qi.device.clone(),
+            cmd_id: e.cmd_id,
+            api: e.api,
+            tid: e.tid,
+            queue: e.queue,
+            context: q.context,
+            device: q.device.clone(),
             cmd_type: 0,
-            to_host: qi.to_host,
-            kernel,
-            global: l.global,
-            local: l.local,
-            bytes: l.bytes,
+            to_host: q.to_host,
+            kernel: e.kernel.and_then(super::kernels::name_of).map(|n| n.to_string()),
+            global: e.launch.global.as_slice().to_vec(),
+            local: e.launch.local.map(|l| l.as_slice().to_vec()),
+            bytes: e.launch.bytes,
             queued: 0,
             submit: 0,
             start: 0,
             end: 0,
             status: 0,
-            enqueue_tsc: 0,
-            enqueue_end_tsc: 0,
+            enqueue_tsc: e.enqueue_tsc,
+            enqueue_end_tsc: e.enqueue_end_tsc,
         }
     }
 }
@@ -139,9 +205,9 @@ pub fn outcome(mut cmd: Command, status: i32, cmd_type: Option<u32>, counters: C
     }
 }
 
-/// Records a completed command (see [`outcome`]).
-pub fn completed(cmd: Command, status: i32, cmd_type: Option<u32>, counters: Counters) {
-    match outcome(cmd, status, cmd_type, counters) {
+/// Records a completed command of the queue `q` describes (see [`outcome`]).
+pub fn completed(e: &Enqueued, q: &QueueDesc, status: i32, cmd_type: Option<u32>, counters: Counters) {
+    match outcome(Command::enqueued(e, q), status, cmd_type, counters) {
         Outcome::Timed(c) => record(c),
         Outcome::Untimed(id, api, why) => untimed(id, api, why),
         Outcome::Lost => {}
@@ -180,17 +246,24 @@ mod tests {
             ],
         );
         let l = unsafe { launch(f, &a) };
-        assert_eq!(l, Launch { kernel: Some(0x4B), global: vec![1024, 8], local: Some(vec![64, 1]), bytes: None });
+        assert_eq!(
+            l,
+            Launch { kernel: Some(0x4B), global: Sizes::of(&[1024, 8]), local: Some(Sizes::of(&[64, 1])), bytes: None }
+        );
         let a = args(f, &[("kernel", 0x4B), ("work_dim", 5), ("global_work_size", global.as_ptr() as u64)]);
         let l = unsafe { launch(f, &a) };
-        assert_eq!((l.global, l.local), (vec![1024, 8, 0], None), "at most three sizes; a NULL local size stays NULL");
+        assert_eq!(
+            (l.global.as_slice(), l.local),
+            (&[1024, 8, 0][..], None),
+            "at most three sizes; a NULL local size stays NULL"
+        );
     }
 
     #[test]
     fn tasks_and_transfers() {
         let f = meta("clEnqueueTask");
         let l = unsafe { launch(f, &args(f, &[("kernel", 7)])) };
-        assert_eq!((l.kernel, l.global), (Some(7), vec![1]));
+        assert_eq!((l.kernel, l.global.as_slice()), (Some(7), &[1][..]));
         let f = meta("clEnqueueReadBuffer");
         assert_eq!(unsafe { launch(f, &args(f, &[("size", 4096)])) }.bytes, Some(4096));
         let f = meta("clEnqueueSVMMemcpy");
@@ -198,14 +271,15 @@ mod tests {
         let f = meta("clEnqueueMarkerWithWaitList");
         assert_eq!(
             unsafe { launch(f, &args(f, &[])) },
-            Launch { kernel: None, global: vec![], local: None, bytes: None }
+            Launch { kernel: None, global: Sizes::default(), local: None, bytes: None }
         );
     }
 
     fn enqueued() -> Command {
-        let qi = QueueInfo { context: 3, device: Arc::from("dev"), to_host: Some(-5), list: Default::default() };
-        let l = Launch { kernel: Some(1), global: vec![16], local: None, bytes: None };
-        Command::enqueued(42, "clEnqueueNDRangeKernel", 2, &qi, Some("k".into()), l)
+        let q = QueueDesc { context: 3, device: Arc::from("dev"), to_host: Some(-5) };
+        let l = Launch { kernel: Some(1), global: Sizes::of(&[16]), local: None, bytes: None };
+        let k = super::super::kernels::id(0x5EED_2001, || Some("k".into()));
+        Command::enqueued(&Enqueued::new(42, "clEnqueueNDRangeKernel", 2, k, l), &q)
     }
 
     #[test]

@@ -58,7 +58,7 @@ pub unsafe fn child() {
 
 #[cfg(test)]
 mod tests {
-    use super::super::enqueue::{Launch, QueueInfo};
+    use super::super::enqueue::{Enqueued, Launch, QueueDesc, Sizes};
     use super::super::pending::{Held, QueueList, Reading, OUTSTANDING};
     use super::super::{count, record, Command};
     use super::*;
@@ -83,9 +83,8 @@ mod tests {
     }
 
     fn held(ev: usize) -> Held {
-        let qi = QueueInfo { context: 3, device: Arc::from("dev"), to_host: None, list: Default::default() };
-        let l = Launch { kernel: None, global: vec![], local: None, bytes: Some(4) };
-        Held { ev, cmd: Command::enqueued(ev as u64, "clEnqueueReadBuffer", 2, &qi, None, l), inherited: false }
+        let l = Launch { kernel: None, global: Sizes::default(), local: None, bytes: Some(4) };
+        Held { ev, cmd: Enqueued::new(ev as u64, "clEnqueueReadBuffer", 2, None, l), inherited: false }
     }
 
     /// What the child finds, as bits of its exit status (0: all is well).
@@ -108,7 +107,7 @@ mod tests {
         if count() != 0 {
             bad |= 8;
         }
-        record(held(0xF0F0_0009).cmd);
+        record(Command::enqueued(&held(0xF0F0_0009).cmd, &QueueDesc::default()));
         if count() != 1 {
             bad |= 16;
         }
@@ -127,7 +126,7 @@ mod tests {
     fn a_fork_while_a_thread_reads_and_holds_the_locks_leaves_the_child_its_own_working_state() {
         // SAFETY: plain functions, registered once in this test binary.
         unsafe { libc::pthread_atfork(Some(on_prepare), Some(on_parent), Some(on_child)) };
-        let list = QueueList::new();
+        let list = QueueList::new(QueueDesc::default());
         for ev in [0xF0F0_0001, 0xF0F0_0002, 0xF0F0_0003] {
             list.push(held(ev));
             OUTSTANDING.add();

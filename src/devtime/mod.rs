@@ -132,6 +132,7 @@ pub mod memo;
 pub mod pending;
 pub mod queues;
 pub mod reader;
+pub mod recent;
 mod store;
 pub use collected::Commands;
 pub use pending::{enable, on};

@@ -9,10 +9,10 @@
 //! ([`super::reader`]), woken at the application's synchronisation points
 //! and when a list grows past [`BOUND`], and at the end of the process.
 
+use super::enqueue::{Enqueued, QueueDesc};
 use super::lock::{self, Mutex};
-use super::Command;
 use std::cell::Cell;
-use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
 
 static ON: AtomicBool = AtomicBool::new(false);
@@ -57,35 +57,61 @@ pub fn on() -> bool {
     ON.load(Ordering::Relaxed)
 }
 
-/// A count of commands whose times have not been read.
+/// A count of commands whose times have not been read: those held and
+/// those done with, each counted up (one atomic add per enqueue).
 #[derive(Debug)]
-pub struct Outstanding(AtomicI64);
+pub struct Outstanding {
+    added: AtomicU64,
+    removed: AtomicU64,
+}
 
 impl Outstanding {
     pub const fn new() -> Self {
-        Outstanding(AtomicI64::new(0))
+        Outstanding { added: AtomicU64::new(0), removed: AtomicU64::new(0) }
     }
 
     /// A command is now held until its times are read.
     pub fn add(&self) {
-        self.0.fetch_add(1, Ordering::AcqRel);
+        self.added.fetch_add(1, Ordering::AcqRel);
     }
 
     /// A command's times were read, or will not be.
     pub fn sub(&self) {
-        self.0.fetch_sub(1, Ordering::AcqRel);
+        self.removed.fetch_add(1, Ordering::AcqRel);
     }
 
     /// Commands enqueued whose times were never read (the application
     /// ended before they completed).
     pub fn get(&self) -> i64 {
-        self.0.load(Ordering::Acquire)
+        let removed = self.removed.load(Ordering::Acquire);
+        self.added.load(Ordering::Acquire).wrapping_sub(removed) as i64
+    }
+
+    /// Commands held so far, ever.
+    pub fn added(&self) -> u64 {
+        self.added.load(Ordering::Acquire)
     }
 
     /// A forked child: the parent's commands are the parent's to count.
     fn reset(&self) {
-        self.0.store(0, Ordering::Release);
+        self.added.store(0, Ordering::Release);
+        self.removed.store(0, Ordering::Release);
+        SEEN.store(0, Ordering::Release);
     }
+}
+
+/// [`Outstanding::added`] when the last read of every list began.
+static SEEN: AtomicU64 = AtomicU64::new(0);
+
+/// A read of every list begins: what was held so far is seen.
+pub fn seen_all() {
+    SEEN.store(OUTSTANDING.added(), Ordering::Release);
+}
+
+/// Whether commands were held since the last read of every list began:
+/// only then may an event found complete have something to read.
+pub fn held_since_read() -> bool {
+    OUTSTANDING.added() != SEEN.load(Ordering::Acquire)
 }
 
 impl Default for Outstanding {
@@ -101,7 +127,7 @@ impl Default for Outstanding {
 pub struct Held {
     /// The driver's event handle.
     pub ev: usize,
-    pub cmd: Command,
+    pub cmd: Enqueued,
     /// Held since before this process was forked: the parent's command,
     /// which the parent times. The child only gives back cltap's reference
     /// on its copy of the event once it has completed, and records nothing.
@@ -112,8 +138,15 @@ pub struct Held {
 #[derive(Debug, Default)]
 pub struct QueueList {
     held: Mutex<Vec<Held>>,
-    /// The length at which an enqueue wakes the reader; 0 means [`BOUND`].
+    /// What the records need of the queue.
+    desc: QueueDesc,
+    /// `CL_EVENT_COMMAND_TYPE` by enqueue function (its name's address):
+    /// asked of the driver once per function and queue, not per command.
+    types: Mutex<Vec<(usize, u32)>>,
+    /// The length at which an enqueue wakes the reader; 0 means the bound.
     due: AtomicUsize,
+    /// The list's first mark; 0 means [`BOUND`] (see [`QueueList::set_bound`]).
+    bound: AtomicUsize,
     /// The queue runs its commands in order, so they complete in order: a
     /// read stops at the first that has not.
     in_order: AtomicBool,
@@ -203,16 +236,42 @@ pub fn between_reads<T>(mut f: impl FnMut() -> T) -> T {
     }
 }
 
+/// Whether any list is read by its enqueues (a CPU device's): only then do
+/// synchronisation points read lists on the application's thread.
+static READ_BY_ENQUEUE: AtomicBool = AtomicBool::new(false);
+
+/// Whether a list read by its enqueues was ever made.
+pub fn any_read_by_enqueue() -> bool {
+    READ_BY_ENQUEUE.load(Ordering::Acquire)
+}
+
 /// Every queue's list, also those of queues released or forgotten while
 /// they still held events.
 static LISTS: Mutex<Vec<Arc<QueueList>>> = Mutex::new(Vec::new());
 
 impl QueueList {
-    /// A new list, known to [`lists`] until it is empty and only they hold it.
-    pub fn new() -> Arc<QueueList> {
-        let l = Arc::new(QueueList::default());
+    /// A new list of the queue `desc` describes, known to [`lists`] until
+    /// it is empty and only they hold it.
+    pub fn new(desc: QueueDesc) -> Arc<QueueList> {
+        let l = Arc::new(QueueList { desc, ..QueueList::default() });
         LISTS.lock().push(l.clone());
         l
+    }
+
+    pub fn desc(&self) -> &QueueDesc {
+        &self.desc
+    }
+
+    /// The command type of `api`'s commands on this queue: the one the
+    /// driver gave for an earlier command, else `ask`'s answer, kept.
+    pub fn cmd_type(&self, api: &'static str, ask: impl FnOnce() -> Option<u32>) -> Option<u32> {
+        let key = api.as_ptr() as usize;
+        if let Some(&(_, t)) = self.types.lock().iter().find(|(k, _)| *k == key) {
+            return Some(t);
+        }
+        let t = ask()?;
+        self.types.lock().push((key, t));
+        Some(t)
     }
 
     /// Holds `h`, and says what the enqueue should do about the list.
@@ -223,10 +282,10 @@ impl QueueList {
             v.len()
         };
         let due = match self.due.load(Ordering::Relaxed) {
-            0 => BOUND,
+            0 => self.bound(),
             d => d,
         };
-        if n >= (BEHIND * due).max(BEHIND * BOUND) {
+        if n >= (BEHIND * due).max(BEHIND * self.bound()) {
             Due::ReadNow
         } else if n == due {
             // Exactly one push crosses the mark, so the reader is woken once.
@@ -234,6 +293,31 @@ impl QueueList {
         } else {
             Due::Nothing
         }
+    }
+
+    /// Sets the list's first mark: a GPU queue's lists are read at the
+    /// application's synchronisation points on its own thread, and the
+    /// reader reads them only past this mark, so that on a driver that
+    /// serialises its calls (NVIDIA's) no read of cltap's runs beside the
+    /// application's enqueues while it enqueues a burst shorter than this.
+    pub fn set_bound(&self, n: usize) {
+        self.bound.store(n, Ordering::Relaxed);
+    }
+
+    fn bound(&self) -> usize {
+        match self.bound.load(Ordering::Relaxed) {
+            0 => BOUND,
+            b => b,
+        }
+    }
+
+    /// Whether the list has reached its mark (a read of it is due).
+    pub fn is_due(&self) -> bool {
+        let due = match self.due.load(Ordering::Relaxed) {
+            0 => self.bound(),
+            d => d,
+        };
+        self.len() >= due
     }
 
     /// Says the queue runs its commands in order (the driver's properties
@@ -248,6 +332,9 @@ impl QueueList {
     /// ever more commands and events waiting (measured on PoCL with two
     /// cores). Such a list is read by the enqueue that reaches its mark.
     pub fn set_read_by_enqueue(&self, yes: bool) {
+        if yes {
+            READ_BY_ENQUEUE.store(true, Ordering::Release);
+        }
         self.read_by_enqueue.store(yes, Ordering::Relaxed);
     }
 
@@ -264,7 +351,11 @@ impl QueueList {
     /// calls of a read never run under it, and enqueues on other threads
     /// go on meanwhile.
     pub fn take(&self) -> Vec<Held> {
-        std::mem::take(&mut *self.held.lock())
+        // The list keeps room for as many as it held, allocated here, by
+        // the read, so that the enqueues' pushes do not grow it.
+        let mut v = self.held.lock();
+        let room = v.len().max(BOUND).min(self.bound());
+        std::mem::replace(&mut *v, Vec::with_capacity(room))
     }
 
     /// Gives back what a read left (still running), ahead of what was
@@ -281,7 +372,7 @@ impl QueueList {
             rest.append(&mut v);
             *v = rest;
         }
-        let mut due = BOUND.max(2 * v.len());
+        let mut due = self.bound().max(2 * v.len());
         if self.in_order() {
             due = due.min(v.len() + IN_ORDER_AHEAD);
         }
@@ -315,6 +406,7 @@ pub(super) fn hold() {
     // SAFETY: LISTS is held by this thread.
     for l in unsafe { &*LISTS.data_ptr() } {
         lock::hold(&l.held);
+        lock::hold(&l.types);
     }
 }
 
@@ -323,14 +415,15 @@ pub(super) fn hold() {
 /// # Safety
 /// [`hold`] ran on this thread, and nothing was released since.
 pub(super) unsafe fn release() {
-    // SAFETY: `LISTS.data_ptr()` is valid for this access: [`hold`] ran on this thread, and nothing was released
-    // since (# Safety).
-    for l in unsafe { &*LISTS.data_ptr() } {
-        // SAFETY: `release` needs this thread to hold the lock, taken by `hold`/`prepare` (# Safety).
-        unsafe { lock::release(&l.held) };
+    // SAFETY: this thread holds LISTS and every list's locks since hold (# Safety), so it may
+    // read LISTS' data and release each lock once.
+    unsafe {
+        for l in &*LISTS.data_ptr() {
+            lock::release(&l.types);
+            lock::release(&l.held);
+        }
+        lock::release(&LISTS);
     }
-    // SAFETY: `release` needs this thread to hold the lock, taken by `hold`/`prepare` (# Safety).
-    unsafe { lock::release(&LISTS) };
 }
 
 /// In the child of a `fork`, with [`hold`]'s locks held (and released
@@ -340,9 +433,8 @@ pub(super) unsafe fn release() {
 /// # Safety
 /// As [`release`], in the child.
 pub(super) unsafe fn forked() {
-    // SAFETY: `LISTS.data_ptr()` is valid for this access: As [`release`], in the child (# Safety).
+    // SAFETY: the child's only thread holds every one of these locks (# Safety).
     for l in unsafe { &*LISTS.data_ptr() } {
-        // SAFETY: the child has one thread and `hold` took each list's lock before `fork` (# Safety).
         for h in unsafe { (*l.held.data_ptr()).iter_mut() } {
             h.inherited = true;
         }
@@ -386,18 +478,21 @@ pub fn on_app_thread() -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::super::enqueue::{Launch, QueueInfo};
+    use super::super::enqueue::{Launch, Sizes};
     use super::*;
 
     fn held(ev: usize) -> Held {
-        let qi = QueueInfo { context: 3, device: Arc::from("dev"), to_host: None, list: Default::default() };
-        let l = Launch { kernel: None, global: vec![], local: None, bytes: Some(4) };
-        Held { ev, cmd: Command::enqueued(ev as u64, "clEnqueueReadBuffer", 2, &qi, None, l), inherited: false }
+        let l = Launch { kernel: None, global: Sizes::default(), local: None, bytes: Some(4) };
+        Held { ev, cmd: Enqueued::new(ev as u64, "clEnqueueReadBuffer", 2, None, l), inherited: false }
+    }
+
+    fn list() -> Arc<QueueList> {
+        QueueList::new(QueueDesc::default())
     }
 
     #[test]
     fn a_list_is_due_at_the_bound_then_when_it_has_doubled() {
-        let l = QueueList::new();
+        let l = list();
         for i in 1..BOUND {
             assert_eq!(l.push(held(i)), Due::Nothing, "not due at {i}");
         }
@@ -422,7 +517,7 @@ mod tests {
 
     #[test]
     fn an_in_order_list_far_behind_is_due_a_fixed_step_later_not_at_double() {
-        let l = QueueList::new();
+        let l = list();
         l.set_in_order(true);
         let left = 4 * IN_ORDER_AHEAD;
         l.put_back((0..left).map(held).collect());
@@ -431,7 +526,7 @@ mod tests {
         }
         assert_eq!(l.push(held(left + IN_ORDER_AHEAD)), Due::Wake, "due a fixed step later");
         // Out of order, every held event is asked at each read: due at double.
-        let o = QueueList::new();
+        let o = list();
         o.put_back((0..left).map(held).collect());
         for i in 1..=IN_ORDER_AHEAD {
             assert_eq!(o.push(held(left + i)), Due::Nothing);
@@ -440,7 +535,7 @@ mod tests {
 
     #[test]
     fn a_list_far_past_its_mark_is_read_by_the_enqueue() {
-        let l = QueueList::new();
+        let l = list();
         let mut seen = Vec::new();
         for i in 1..=BEHIND * BOUND {
             seen.push(l.push(held(i)));
@@ -452,7 +547,7 @@ mod tests {
 
     #[test]
     fn what_a_read_leaves_goes_back_ahead_of_what_came_meanwhile() {
-        let l = QueueList::new();
+        let l = list();
         l.push(held(1));
         l.push(held(2));
         let taken = l.take();
@@ -464,7 +559,7 @@ mod tests {
 
     #[test]
     fn holds_are_counted_per_event_across_lists() {
-        let (a, b) = (QueueList::new(), QueueList::new());
+        let (a, b) = (list(), list());
         a.push(held(0xE1E1_0001));
         a.push(held(0xE1E1_0002));
         b.push(held(0xE1E1_0001));
@@ -475,7 +570,7 @@ mod tests {
 
     #[test]
     fn empty_lists_of_gone_queues_are_dropped() {
-        let l = QueueList::new();
+        let l = list();
         l.push(held(0xD1D1_0001));
         let weak = Arc::downgrade(&l);
         drop(l);
@@ -483,6 +578,22 @@ mod tests {
         drop(weak.upgrade().unwrap().take());
         let _ = lists();
         assert!(weak.upgrade().is_none(), "dropped once empty");
+    }
+
+    #[test]
+    fn a_command_type_is_asked_once_per_function() {
+        let l = list();
+        let asked = std::cell::Cell::new(0);
+        let ask = |t| {
+            asked.set(asked.get() + 1);
+            Some(t)
+        };
+        assert_eq!(l.cmd_type("clEnqueueNDRangeKernel", || None), None, "nothing kept where the driver did not say");
+        assert_eq!(l.cmd_type("clEnqueueNDRangeKernel", || ask(0x11F0)), Some(0x11F0));
+        assert_eq!(l.cmd_type("clEnqueueNDRangeKernel", || ask(0)), Some(0x11F0));
+        assert_eq!(l.cmd_type("clEnqueueReadBuffer", || ask(0x11F3)), Some(0x11F3));
+        assert_eq!(asked.get(), 2);
+        assert_eq!(list().cmd_type("clEnqueueNDRangeKernel", || ask(0x11F0)), Some(0x11F0), "per queue");
     }
 
     #[test]

@@ -27,6 +27,11 @@ pub struct Reader {
     stop: AtomicBool,
     /// The reader is inside `read` (see [`Reader::stop`]).
     busy: AtomicBool,
+    /// A wake is on its way: the reader has not yet begun the read it
+    /// asks for. Further wakes until then would ask for the same read, and
+    /// each `unpark` of a sleeping thread is a system call (several
+    /// hundred ns on the application's `clGetEventInfo`).
+    woken: AtomicBool,
     /// The reader thread's handle, for waking it; leaked on purpose (it
     /// lives as long as the process, and a child forgets it).
     thread: AtomicPtr<std::thread::Thread>,
@@ -38,6 +43,7 @@ impl Reader {
             started: AtomicBool::new(false),
             stop: AtomicBool::new(false),
             busy: AtomicBool::new(false),
+            woken: AtomicBool::new(false),
             thread: AtomicPtr::new(std::ptr::null_mut()),
         }
     }
@@ -74,6 +80,8 @@ impl Reader {
             // Dekker with `stop`: either this thread sees the stop, or the
             // stopping thread sees it busy and waits.
             self.busy.store(true, Ordering::SeqCst);
+            // Before the read: a wake from now on asks for another.
+            self.woken.store(false, Ordering::SeqCst);
             if self.stop.load(Ordering::SeqCst) {
                 self.busy.store(false, Ordering::SeqCst);
                 return;
@@ -97,9 +105,16 @@ impl Reader {
         }
     }
 
-    /// Wakes the reader, if there is one.
+    /// Wakes the reader, if there is one and no wake is on its way.
     #[inline]
     pub fn wake(&self) {
+        if self.woken.load(Ordering::SeqCst) || self.woken.swap(true, Ordering::SeqCst) {
+            return;
+        }
+        self.unpark();
+    }
+
+    fn unpark(&self) {
         let t = self.thread.load(Ordering::Acquire);
         if !t.is_null() {
             // SAFETY: set once from a leaked box, never freed.
@@ -111,7 +126,7 @@ impl Reader {
     /// read; the caller then reads what is left.
     pub fn stop(&self) {
         self.stop.store(true, Ordering::SeqCst);
-        self.wake();
+        self.unpark();
         while self.busy.load(Ordering::SeqCst) {
             std::thread::yield_now();
         }
@@ -121,6 +136,7 @@ impl Reader {
     pub fn forget(&self) {
         self.thread.store(std::ptr::null_mut(), Ordering::Release);
         self.busy.store(false, Ordering::SeqCst);
+        self.woken.store(false, Ordering::SeqCst);
         self.started.store(false, Ordering::Release);
     }
 }
@@ -172,6 +188,18 @@ mod tests {
         assert!(!R.busy.load(Ordering::SeqCst));
         R.ensure(count);
         assert!(R.thread.load(Ordering::SeqCst).is_null() || R.stop.load(Ordering::SeqCst));
+    }
+
+    #[test]
+    fn wakes_before_the_read_they_ask_for_begins_are_one() {
+        static R: Reader = Reader::new();
+        // No thread yet: the first wake is on its way, later ones are not sent.
+        R.wake();
+        assert!(R.woken.load(Ordering::SeqCst));
+        R.wake();
+        assert!(R.woken.load(Ordering::SeqCst));
+        R.forget();
+        assert!(!R.woken.load(Ordering::SeqCst), "a forked child's reader is woken afresh");
     }
 
     #[test]

@@ -37,6 +37,8 @@ pub struct TraceSettings {
     pub counters: Option<crate::counters::collect::Request>,
     /// Event checks, execution controls, histograms (`docs/controls.md`).
     pub controls: crate::config::controls::Controls,
+    /// The trace's and the text outputs' limits, and dropping the trace.
+    pub limits: crate::config::limits::Limits,
 }
 
 impl TraceSettings {

@@ -17,15 +17,17 @@
 
 use super::api::slot;
 use super::handles;
-use cltap::devtime::cl::{CL_EVENT_COMMAND_EXECUTION_STATUS, CL_EVENT_COMMAND_TYPE, CL_PROFILING_COMMAND_QUEUED};
+use cltap::devtime::cl::{CL_EVENT_COMMAND_EXECUTION_STATUS, CL_PROFILING_COMMAND_QUEUED};
 use cltap::devtime::clock::{self, HostSample};
-use cltap::devtime::enqueue::{self, Counters, QueueInfo};
+use cltap::devtime::enqueue::{self, Enqueued, QueueDesc};
 use cltap::devtime::memo::Memo;
+use cltap::devtime::on;
 use cltap::devtime::pending::{self, Held, QueueList, OUTSTANDING};
 use cltap::devtime::queues::{self, AppQueue, CL_QUEUE_PROPERTIES, CL_QUEUE_PROPERTIES_ARRAY};
 use cltap::devtime::reader::Reader;
-use cltap::devtime::{on, Command};
+use cltap::devtime::recent::{Generation, Recent};
 use cltap::icd_table::object_slot;
+use std::cell::RefCell;
 use std::ffi::c_void;
 use std::sync::Arc;
 
@@ -37,12 +39,25 @@ const CL_EVENT_REFERENCE_COUNT: u32 = 0x11D2;
 
 mod fork;
 mod kernels;
+mod read;
 use fork::fork_handlers;
-use kernels::kernel_name;
+use kernels::{kernel_id, kernel_name};
 pub use kernels::{kernel_refs, kernel_released, kernels_made};
+use read::read_list;
 
 static READER: Reader = Reader::new();
-static QUEUE_INFO: Memo<Arc<QueueInfo>> = Memo::new();
+/// A GPU queue's first mark (see `QueueList::set_bound`).
+const GPU_BOUND: usize = 4096;
+/// Each application queue's list of held events (with what the records
+/// need of the queue), by the application's handle.
+static QUEUE_INFO: Memo<Arc<QueueList>> = Memo::new();
+/// Bumped when a queue is forgotten (see `forget_queue`).
+static QUEUE_GEN: Generation = Generation::new();
+
+thread_local! {
+    /// The thread's latest queues: an enqueue finds its list without a lock.
+    static LATEST_QUEUES: RefCell<Recent<Arc<QueueList>, 4>> = const { RefCell::new(Recent::new()) };
+}
 /// Per driver device: its clock's offset to the host's, sampled once.
 static CLOCKS: Memo<Option<i64>> = Memo::new();
 /// Per driver: whether it refuses profiling queries on a queue made
@@ -259,15 +274,31 @@ pub unsafe fn refuse_profiling(event: *mut c_void) -> Option<i32> {
 }
 
 /// The application synchronised (clFinish, clWaitForEvents, a blocking
-/// enqueue, an event found complete): the reader is woken, and the
-/// application goes on without waiting for it.
+/// enqueue): on its own thread, the lists are read here, as CLIntercept
+/// reads at the application's synchronisation, so that no read of cltap's
+/// runs in the driver beside the application's next enqueues; elsewhere (a
+/// driver's callback thread) the reader is woken.
 pub fn sync_point() {
-    if on() {
+    // Nothing held: nothing to read, no wake (a system call) to send.
+    if on() && OUTSTANDING.get() > 0 {
+        fork_handlers();
+        if pending::on_app_thread() {
+            read_all();
+        } else {
+            READER.wake();
+        }
+    }
+}
+
+/// An event found complete: the reader is woken, and the application goes
+/// on without waiting for it (it may ask again and again).
+fn poll_point() {
+    if on() && OUTSTANDING.get() > 0 {
         fork_handlers();
         READER.wake();
         // A CPU device's lists are cltap's own work on the application's
         // thread, as before the reader (see `QueueList::set_read_by_enqueue`).
-        if pending::on_app_thread() {
+        if pending::any_read_by_enqueue() && pending::on_app_thread() {
             read_lists(|l| l.read_by_enqueue());
         }
     }
@@ -294,12 +325,14 @@ fn read_all() {
     read_lists(|_| true);
 }
 
-/// The reader thread's work: the lists it reads (not a CPU device's).
+/// The reader thread's work: the lists it reads (not a CPU device's), past
+/// their mark (the application's thread reads them at its synchronisation).
 fn read_for_reader() {
-    read_lists(|l| !l.read_by_enqueue());
+    read_lists(|l| !l.read_by_enqueue() && l.is_due());
 }
 
 fn read_lists(which: impl Fn(&QueueList) -> bool) {
+    pending::seen_all();
     for l in pending::lists() {
         if which(&l) {
             unsafe { read_list(&l) };
@@ -320,8 +353,14 @@ pub unsafe fn event_info_answered(r: i32, event: *mut c_void, param: u32, size: 
     }
     fork_handlers();
     match param {
-        // SAFETY: `(value as *const i32)` is valid for this access (# Safety).
-        CL_EVENT_COMMAND_EXECUTION_STATUS if unsafe { *(value as *const i32) } <= CL_COMPLETE => sync_point(),
+        // An application polling an event asks again and again: the first
+        // answer after new enqueues wakes the reader, not every one.
+        // SAFETY: the driver answered at least 4 bytes at `value` (checked above).
+        CL_EVENT_COMMAND_EXECUTION_STATUS
+            if unsafe { *(value as *const i32) } <= CL_COMPLETE && pending::held_since_read() =>
+        {
+            poll_point()
+        }
         CL_EVENT_REFERENCE_COUNT => {
             // The driver's count and cltap's holds, taken together while no
             // read moves or releases a held event.
@@ -358,65 +397,6 @@ pub fn drain() {
     }
 }
 
-/// Reads the held events of `list` that have completed (or failed), and
-/// lets go of them; the others stay. The driver calls run without the
-/// list's lock, and the releases after the rest is back in the list.
-///
-/// # Safety
-/// Each event in `list` is one cltap holds a reference on (live until [`release`]).
-unsafe fn read_list(list: &QueueList) {
-    let reading = pending::Reading::begin();
-    let batch = list.take();
-    if batch.is_empty() {
-        list.put_back(batch);
-        return;
-    }
-    let mut rest = Vec::new();
-    let mut done = Vec::with_capacity(batch.len());
-    let in_order = list.in_order();
-    // A command of this process is still running.
-    let mut running = false;
-    for h in batch {
-        // In order, what follows a running command is still to run.
-        if in_order && running {
-            rest.push(h);
-            continue;
-        }
-        let ev = h.ev as *mut c_void;
-        // SAFETY: `info_fn`'s conditions follow from this fn's; `read`: `f` is the info query of the handle's kind,
-        // its answer exactly a `T` (# Safety).
-        let status = (unsafe { info_fn(ev, slot::clGetEventInfo) })
-            .and_then(|f| unsafe { read::<i32>(f, ev, CL_EVENT_COMMAND_EXECUTION_STATUS) });
-        match status {
-            Some(st) if st > CL_COMPLETE => {
-                // The parent's commands, held since before a fork, may never
-                // run in the child: they hold up none of the child's.
-                running |= !h.inherited;
-                rest.push(h)
-            }
-            // The parent's command (the parent times it): only cltap's
-            // reference on the child's copy of its event is given back.
-            _ if h.inherited => done.push(ev),
-            Some(st) => {
-                // SAFETY: `complete`'s # Safety follows from this fn's.
-                unsafe { complete(ev, st, h.cmd) };
-                done.push(ev);
-            }
-            None => {
-                OUTSTANDING.sub();
-                cltap::devtime::untimed(h.cmd.cmd_id, h.cmd.api, "the event's status could not be read".into());
-                done.push(ev);
-            }
-        }
-    }
-    list.put_back(rest);
-    for ev in done {
-        // SAFETY: `release` needs this thread to hold the lock, taken by `hold`/`prepare` (# Safety).
-        unsafe { release(ev) };
-    }
-    drop(reading);
-}
-
 type InfoFn = unsafe extern "C" fn(*mut c_void, u32, usize, *mut c_void, *mut usize) -> i32;
 
 /// # Safety
@@ -449,15 +429,35 @@ unsafe fn handle_info(f: InfoFn, h: *mut c_void, param: u32) -> *mut c_void {
     unsafe { read(f, h, param) }.unwrap_or(std::ptr::null_mut())
 }
 
-/// The application's queue `app_queue`: its context (as the application
-/// sees it), its device's name and clock offset.
+/// The list of the application's queue `app_queue`: the thread's latest
+/// queues answer without a lock; otherwise the memo, or the driver's
+/// answers about the queue the first time it is seen.
 ///
 /// # Safety
-/// `app_queue` is the address of a live command queue.
-unsafe fn queue_info(app_queue: u64) -> Arc<QueueInfo> {
-    if let Some(q) = QUEUE_INFO.get(app_queue as usize) {
-        return q;
+/// `app_queue` is the application's handle of a live queue.
+#[inline]
+unsafe fn queue_list(app_queue: u64) -> Arc<QueueList> {
+    let gen = QUEUE_GEN.now();
+    if let Ok(Some(l)) = LATEST_QUEUES.try_with(|q| q.borrow().get(app_queue as usize, gen).cloned()) {
+        return l;
     }
+    let l = match QUEUE_INFO.get(app_queue as usize) {
+        Some(l) => l,
+        // SAFETY: a live queue of the application's (# Safety).
+        None => unsafe { new_queue_list(app_queue) },
+    };
+    let _ = LATEST_QUEUES.try_with(|q| q.borrow_mut().put(app_queue as usize, gen, l.clone()));
+    l
+}
+
+/// The list of a queue seen for the first time: its context (as the
+/// application sees it), its device's name and clock offset, its order and
+/// reading policy.
+///
+/// # Safety
+/// As [`queue_list`].
+#[cold]
+unsafe fn new_queue_list(app_queue: u64) -> Arc<QueueList> {
     let hs = handles::if_ready();
     let real = hs.map_or(app_queue as *mut c_void, |h| h.unwrap(app_queue as *mut c_void));
     let (mut ctx, mut dev) = (std::ptr::null_mut(), std::ptr::null_mut());
@@ -498,14 +498,17 @@ unsafe fn queue_info(app_queue: u64) -> Arc<QueueInfo> {
         Some(h) if !ctx.is_null() => h.wrap(ctx) as u64,
         _ => ctx as u64,
     };
-    let q = Arc::new(QueueInfo { context, device: name.into(), to_host, list: QueueList::new() });
-    q.list.set_in_order(in_order);
-    q.list.set_read_by_enqueue(cpu);
-    if cpu {
-        cltap::devtime::devices::note_cpu(&q.device);
+    let l = QueueList::new(QueueDesc { context, device: name.into(), to_host });
+    l.set_in_order(in_order);
+    l.set_read_by_enqueue(cpu);
+    if !cpu {
+        l.set_bound(GPU_BOUND);
     }
-    QUEUE_INFO.insert(app_queue as usize, q.clone());
-    q
+    if cpu {
+        cltap::devtime::devices::note_cpu(&l.desc().device);
+    }
+    QUEUE_INFO.insert(app_queue as usize, l.clone());
+    l
 }
 
 /// A new queue (`queue`, the driver's handle) may sit at the address of a
@@ -513,6 +516,7 @@ unsafe fn queue_info(app_queue: u64) -> Arc<QueueInfo> {
 pub fn forget_queue(queue: *mut c_void) {
     let app = handles::if_ready().map_or(queue, |h| h.wrap(queue));
     QUEUE_INFO.forget(&[queue as usize, app as usize]);
+    QUEUE_GEN.bump();
 }
 
 /// Nanoseconds to add to `dev`'s profiling times to get the host's
@@ -617,7 +621,10 @@ pub unsafe fn wants(app: &[u64], launch: bool, inside: bool) -> bool {
 
 /// After an enqueue: hold its event until its times are read. `own`: the
 /// event is cltap's (the application passed none); the application's
-/// gets one more reference, given back once read.
+/// gets one more reference, given back once read. No lock (but the
+/// list's own, which only a read of that list takes too), no allocation:
+/// the queue's list and the kernel's name come from the thread's latest
+/// look-ups, and the command is kept as the enqueue saw it (`Enqueued`).
 ///
 /// # Safety
 /// `event` is NULL or the live event the enqueue returned (cltap's own when `own`); `app` are
@@ -648,69 +655,31 @@ pub unsafe fn track(id: usize, cmd_id: u64, t0: u64, ok: bool, event: *mut c_voi
             return;
         }
     }
-    // SAFETY: `launch`'s # Safety follows from this fn's.
+    // SAFETY: `app` are the arguments of a call to `f` that succeeded (an event was returned).
     let launch = unsafe { enqueue::launch(f, app) };
-    // SAFETY: `kernel_name`'s # Safety follows from this fn's.
+    // SAFETY: the kernel of a successful enqueue is live; unwrapped to the driver's handle.
     let kernel = launch.kernel.and_then(|k| unsafe {
-        kernel_name(handles::if_ready().map_or(k as *mut c_void, |h| h.unwrap(k as *mut c_void)))
+        kernel_id(handles::if_ready().map_or(k as *mut c_void, |h| h.unwrap(k as *mut c_void)))
     });
-    // SAFETY: `queue_info`'s # Safety follows from this fn's.
-    let qi = unsafe { queue_info(app[0]) };
-    let cmd = Command {
+    // SAFETY: app[0] is the queue of a successful enqueue.
+    let list = unsafe { queue_list(app[0]) };
+    let cmd = Enqueued {
         tid: cltap::trace::process::thread_id(),
         enqueue_tsc: t0,
         enqueue_end_tsc: cltap::trace::tsc::now(),
-        ..Command::enqueued(cmd_id, f.name, app[0], &qi, kernel, launch)
+        ..Enqueued::new(cmd_id, f.name, app[0], kernel, launch)
     };
     OUTSTANDING.add();
-    match qi.list.push(Held { ev: ev as usize, cmd, inherited: false }) {
+    match list.push(Held { ev: ev as usize, cmd, inherited: false }) {
         pending::Due::Nothing => {}
         // A CPU device's commands run on the cores a reader thread would
         // take from them: its lists are read by the enqueue.
-        // SAFETY: `read_list`'s # Safety follows from this fn's.
-        pending::Due::Wake if qi.list.read_by_enqueue() => unsafe { read_list(&qi.list) },
+        // SAFETY (both reads): every held event carries cltap's reference (the retain above).
+        pending::Due::Wake if list.read_by_enqueue() => unsafe { read_list(&list) },
         pending::Due::Wake => READER.wake(),
         // The reader is behind: this thread reads, so memory stays bounded.
-        // SAFETY: `read_list`'s # Safety follows from this fn's.
-        pending::Due::ReadNow => unsafe { read_list(&qi.list) },
+        pending::Due::ReadNow => unsafe { read_list(&list) },
     }
-}
-
-/// Reads a completed command's counters and records it.
-///
-/// # Safety
-/// `ev` is a live event cltap holds a reference on, complete (status `status`).
-unsafe fn complete(ev: *mut c_void, status: i32, cmd: Command) {
-    OUTSTANDING.sub();
-    // SAFETY: `info_fn`'s conditions follow from this fn's; `read`: `f` is the info query of the handle's kind, its
-    // answer exactly a `T` (# Safety).
-    let cmd_type = unsafe { info_fn(ev, slot::clGetEventInfo).and_then(|f| read::<u32>(f, ev, CL_EVENT_COMMAND_TYPE)) };
-    // SAFETY: `info_fn`: the handle is a live object of the driver, its dispatch table first (# Safety).
-    let counters = match unsafe { info_fn(ev, slot::clGetEventProfilingInfo) } {
-        None => Counters::Absent,
-        Some(info) => {
-            let mut t = [0u64; 4];
-            let mut refused = None;
-            for (i, v) in t.iter_mut().enumerate() {
-                // SAFETY: `info` gets arguments its C declaration accepts.
-                let r = unsafe {
-                    info(
-                        ev,
-                        CL_PROFILING_COMMAND_QUEUED + i as u32,
-                        8,
-                        v as *mut u64 as *mut c_void,
-                        std::ptr::null_mut(),
-                    )
-                };
-                if r != 0 {
-                    refused = Some(cltap::trace::names::status_text(r));
-                    break;
-                }
-            }
-            refused.map_or(Counters::Read(t), Counters::Refused)
-        }
-    };
-    enqueue::completed(cmd, status, cmd_type, counters);
 }
 
 /// Gives back cltap's reference on a held event.

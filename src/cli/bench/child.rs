@@ -367,6 +367,25 @@ pub fn child(what: &str, iterations: u64) -> Result<(), String> {
         let qp = (cl.create_queue)(ctx, dev, 2, &mut err);
         let r = enqueues(qp, true);
         println!("clEnqueueNDRangeKernel+profiling,event {r}");
+        // An event found complete while a command is held (it waits on a
+        // gate): with device timing on, a synchronisation point. The
+        // direct call asks the driver's own user event.
+        let (gate, done) = ((cl.create_user_event)(ctx, &mut err), (cl.create_user_event)(ctx, &mut err));
+        (cl.set_user_event_status)(done, 0);
+        let gp = &gate as *const Fp as Fp;
+        (cl.enqueue_ndrange)(q, k, 1, std::ptr::null(), &g, std::ptr::null(), 1, gp, std::ptr::null_mut());
+        let dev_ev = if own.is_some() { de } else { done };
+        let (r, d) = time_pair(
+            reps,
+            iterations,
+            || (cl.get_event_info)(done, CL_EVENT_COMMAND_EXECUTION_STATUS, 4, stp, std::ptr::null_mut()),
+            || gei(dev_ev, CL_EVENT_COMMAND_EXECUTION_STATUS, 4, stp, std::ptr::null_mut()),
+        );
+        println!("clGetEventInfo.complete {r}\nclGetEventInfo.complete.direct {d}");
+        (cl.set_user_event_status)(gate, 0);
+        (cl.finish)(q);
+        (cl.release_event)(gate);
+        (cl.release_event)(done);
     }
     Ok(())
 }

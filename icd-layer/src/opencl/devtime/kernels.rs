@@ -10,13 +10,23 @@ use std::ffi::c_void;
 const CL_KERNEL_REFERENCE_COUNT: u32 = 0x1192;
 
 /// # Safety
-/// `kernel` is a live kernel of the driver.
-pub(super) unsafe fn kernel_name(kernel: *mut c_void) -> Option<String> {
+/// `kernel` is NULL or a kernel of the driver's that is alive.
+pub(super) unsafe fn kernel_name(kernel: *mut c_void) -> Option<std::sync::Arc<str>> {
+    // SAFETY: as this function's # Safety.
+    unsafe { kernel_id(kernel) }.and_then(kernels::name_of)
+}
+
+/// The index of the kernel's interned name (see `cltap::devtime::kernels`).
+///
+/// # Safety
+/// `kernel` is NULL or a kernel of the driver's that is alive.
+#[inline]
+pub(super) unsafe fn kernel_id(kernel: *mut c_void) -> Option<u32> {
     if kernel.is_null() {
         return None;
     }
-    kernels::name(kernel as usize, || {
-        // SAFETY: `info_fn`: the handle is a live object of the driver, its dispatch table first (# Safety).
+    kernels::id(kernel as usize, || {
+        // SAFETY: a non-NULL `kernel` is the driver's (# Safety).
         let f = unsafe { info_fn(kernel, slot::clGetKernelInfo) }?;
         let mut buf = [0u8; 256];
         let mut n = 0usize;

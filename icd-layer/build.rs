@@ -15,6 +15,8 @@ use std::fmt::Write;
 // The generator's parts, each over this file's shared imports.
 #[path = "build/devtime.rs"]
 mod devtime;
+#[path = "build/dumps.rs"]
+mod dumps;
 #[path = "build/errors.rs"]
 mod errors;
 #[path = "build/fast.rs"]
@@ -28,6 +30,7 @@ mod opencl;
 #[path = "build/programs.rs"]
 mod programs;
 use devtime::*;
+use dumps::*;
 use errors::*;
 use fast::*;
 use hsa::*;

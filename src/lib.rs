@@ -11,6 +11,7 @@ pub mod decode;
 pub mod devtime;
 pub mod diag;
 pub mod diff;
+pub mod dumps;
 pub mod exts;
 pub mod fastpath;
 #[doc(hidden)]
@@ -28,6 +29,7 @@ pub mod occupancy;
 pub mod panics;
 pub mod programs;
 pub mod render;
+pub mod replay;
 pub mod report;
 pub mod report_ranks;
 pub mod rocpd_report;

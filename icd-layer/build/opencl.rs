@@ -47,6 +47,7 @@ pub(crate) fn generate_api(api: &Api, ext_idx: &HashMap<String, usize>) -> Strin
     writeln!(s, "}}").unwrap();
     // By function id, so that refreshing the fast bytes reads one entry.
     writeln!(s, "pub static DEVTIME_HOOKED: &[bool] = &{:?};", devtime_hooked(api)).unwrap();
+    writeln!(s, "pub static DUMPS_HOOKED: &[bool] = &{:?};", dumps_hooked(api)).unwrap();
     writeln!(s, "pub static RECORD_PATH: &[bool] = &{:?};", record_paths(api)).unwrap();
     writeln!(
         s,
@@ -278,6 +279,7 @@ pub(crate) fn layer_wrapper(s: &mut String, f: &Function, id: usize, ext: Option
     forward(s, f, id, &args, true);
     bracket_exit(s, f, id);
     programs_notes(s, f);
+    dumps_notes(s, f);
     writeln!(s, "    r").unwrap();
     // A panic before the driver's answer: the call is forwarded as the
     // application made it, without cltap (docs/architecture.md#panics).
@@ -341,6 +343,7 @@ fn layer_lookup(f: &Function, id: usize, ext: Option<usize>, fty: &str) -> Strin
 pub(crate) fn forward(s: &mut String, f: &Function, id: usize, args: &str, answer_now: bool) {
     devtime_pre(s, f);
     programs_pre(s, f);
+    dumps_pre(s, f);
     errcode_slot(s, f);
     writeln!(s, "    let __t = crate::bracket::enter(::cltap::meta::described::{}, &__app);", f.name).unwrap();
     devtime_enqueue(s, f);
@@ -351,5 +354,6 @@ pub(crate) fn forward(s: &mut String, f: &Function, id: usize, args: &str, answe
     let mut post = String::new();
     devtime_post(&mut post, f);
     programs_post(&mut post, f);
+    dumps_post(&mut post, f);
     s.push_str(&post.replace("track(ID,", &format!("track({id},")));
 }

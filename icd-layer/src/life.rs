@@ -72,6 +72,7 @@ pub fn config() -> &'static Config {
         }
         if record {
             cltap::programs::configure(&cfg.programs, &cfg.output_dir);
+            cltap::dumps::configure(&cfg.dumps, &cfg.output_dir);
             pin_and_register_exit();
             cltap::kfilter::install(&cfg.kernels);
             if cfg.records_calls() {

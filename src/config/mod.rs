@@ -97,6 +97,8 @@ pub struct Config {
     pub errors_only: bool,
     /// Program dumps and the build-options override.
     pub programs: programs::Programs,
+    /// Argument dumps, injection and capture around kernel enqueues.
+    pub dumps: dumps::Dumps,
     /// `CLTAP_TEST_PANIC`: a wrapper made to panic, for tests.
     pub test_panic: Option<test_panic::TestPanic>,
 }
@@ -140,6 +142,7 @@ impl Default for Config {
             kernels: crate::kfilter::Spec::default(),
             errors_only: false,
             programs: programs::Programs::default(),
+            dumps: dumps::Dumps::default(),
             test_panic: None,
         }
     }
@@ -159,6 +162,7 @@ pub(crate) const GROUPS: &[Group] = &[
     Group { vars: window::VARS, parse: window::parse },
     Group { vars: errors::VARS, parse: errors::parse },
     Group { vars: programs::VARS, parse: programs::parse },
+    Group { vars: dumps::VARS, parse: dumps::parse },
     Group { vars: test_panic::VARS, parse: test_panic::parse },
 ];
 
@@ -386,6 +390,7 @@ fn flag(var: &'static str, v: &str) -> Result<bool, ConfigError> {
     }
 }
 
+pub mod dumps;
 mod errors;
 pub mod memory;
 mod parse;

@@ -49,6 +49,7 @@ fn run_help_is_grouped_and_the_common_options_have_short_forms() {
         ("Windows and kernel filters", "--window"),
         ("Jobs", "--ranks"),
         ("Programs and errors", "--dump-programs"),
+        ("Dumps and replay", "--dump-args"),
         ("Buffers", "--buffer-size"),
     ] {
         let opts = under(&help, heading);

@@ -64,7 +64,11 @@ pub fn replay(a: ReplayArgs) -> i32 {
     let driver = a.driver.map_or(Driver::Loader, Driver::Library);
     match replay::replay(&a.folder, &driver, a.out.as_deref()) {
         Ok(o) => {
-            println!("replay on {}: {} arguments compared", o.device, o.results.len());
+            println!(
+                "replay on {}: {} arguments compared with the capture's contents after the enqueue (captured -> replayed)",
+                o.device,
+                o.results.len()
+            );
             for (i, c) in &o.results {
                 match diff::line(&format!("argument {i}"), c) {
                     Some(l) => println!("{l}"),

@@ -117,6 +117,7 @@ pub unsafe fn after(mut p: Pending, status: i32) -> Vec<String> {
 /// Argument `a`'s contents, read on the queue after `wait`.
 unsafe fn contents(s: &Settings, q: Obj, a: &Arg, wait: &[Obj]) -> Result<Option<Contents>, String> {
     match a {
+        Arg::Scalar(b) if !s.take(b.len() as u64) => Ok(None),
         Arg::Scalar(b) => {
             Ok(Some(Contents { bytes: b.clone(), what: "scalar".into(), tag: "scalar".into(), image: None }))
         }

@@ -11,11 +11,15 @@ const CL_PROGRAM_DEVICES: u32 = 0x1163;
 /// # Safety
 /// Live driver handles.
 pub unsafe fn program(kernel: Obj, device: Obj) -> Result<(&'static str, &'static str, Vec<u8>, String), String> {
-    let prog = cl::info(kernel, slot::GET_KERNEL_INFO, cl::CL_KERNEL_PROGRAM)
+    // SAFETY: a live kernel (the contract).
+    let prog = unsafe { cl::info(kernel, slot::GET_KERNEL_INFO, cl::CL_KERNEL_PROGRAM) }
         .and_then(|b| cl::word(&b))
         .ok_or("the driver did not name the kernel's program")? as Obj;
-    let options = cl::build_info(prog, device, cl::CL_PROGRAM_BUILD_OPTIONS).map(|b| cl::text(&b)).unwrap_or_default();
-    let q = |p| cl::info(prog, slot::GET_PROGRAM_INFO, p);
+    // SAFETY: the kernel's program, live while the kernel is; the queue's device.
+    let options =
+        unsafe { cl::build_info(prog, device, cl::CL_PROGRAM_BUILD_OPTIONS) }.map(|b| cl::text(&b)).unwrap_or_default();
+    // SAFETY: as above.
+    let q = |p| unsafe { cl::info(prog, slot::GET_PROGRAM_INFO, p) };
     if let Some(src) = q(cl::CL_PROGRAM_SOURCE).map(|b| cl::text(&b)).filter(|s| !s.is_empty()) {
         return Ok(("source", "cl", src.into_bytes(), options));
     }
@@ -32,9 +36,13 @@ pub unsafe fn program(kernel: Obj, device: Obj) -> Result<(&'static str, &'stati
     let mut ptrs: Vec<*mut u8> =
         bins.iter_mut().map(|b| if b.is_empty() { std::ptr::null_mut() } else { b.as_mut_ptr() }).collect();
     type Info = unsafe extern "C" fn(Obj, u32, usize, *mut std::ffi::c_void, *mut usize) -> i32;
-    let f: Info = cl::raw(prog, slot::GET_PROGRAM_INFO).ok_or("no clGetProgramInfo")?;
+    // SAFETY: as above; the slot is clGetProgramInfo.
+    let f: Info = unsafe { cl::raw(prog, slot::GET_PROGRAM_INFO) }.ok_or("no clGetProgramInfo")?;
     let size = ptrs.len() * std::mem::size_of::<*mut u8>();
-    let r = f(prog, cl::CL_PROGRAM_BINARIES, size, ptrs.as_mut_ptr() as *mut std::ffi::c_void, std::ptr::null_mut());
+    // SAFETY: one pointer per device, each to room for its binary's size (NULL for none).
+    let r = unsafe {
+        f(prog, cl::CL_PROGRAM_BINARIES, size, ptrs.as_mut_ptr() as *mut std::ffi::c_void, std::ptr::null_mut())
+    };
     if r != 0 {
         return Err(format!("CL_PROGRAM_BINARIES failed ({r})"));
     }

@@ -75,16 +75,18 @@ unsafe fn entry<F: Copy>(obj: Obj, slot: usize) -> Option<F> {
     if obj.is_null() {
         return None;
     }
-    let p = crate::icd_table::object_slot(obj, slot);
-    // SAFETY: `F` is a function pointer type of the slot (the contract).
-    (!p.is_null()).then(|| std::mem::transmute_copy::<*const c_void, F>(&p))
+    // SAFETY: `obj` is a live driver object (the contract): its first word is its dispatch table.
+    let p = unsafe { crate::icd_table::object_slot(obj, slot) };
+    // SAFETY: `F` is the function pointer type of the slot (the contract).
+    (!p.is_null()).then(|| unsafe { std::mem::transmute_copy::<*const c_void, F>(&p) })
 }
 
 type Info = unsafe extern "C" fn(Obj, u32, usize, *mut c_void, *mut usize) -> i32;
 type Info2 = unsafe extern "C" fn(Obj, Obj, u32, usize, *mut c_void, *mut usize) -> i32;
 
-/// An answer of any size: its size asked first.
-unsafe fn ask(q: impl Fn(usize, *mut c_void, *mut usize) -> i32) -> Option<Vec<u8>> {
+/// An answer of any size: its size asked first. `q` is a query that
+/// writes at most its size argument's bytes.
+fn ask(q: impl Fn(usize, *mut c_void, *mut usize) -> i32) -> Option<Vec<u8>> {
     let mut n = 0usize;
     if q(0, std::ptr::null_mut(), &mut n) != 0 {
         return None;
@@ -98,8 +100,10 @@ unsafe fn ask(q: impl Fn(usize, *mut c_void, *mut usize) -> i32) -> Option<Vec<u
 /// # Safety
 /// `obj` is a live driver object of the kind the slot's query takes.
 pub unsafe fn info(obj: Obj, slot: usize, param: u32) -> Option<Vec<u8>> {
-    let f: Info = entry(obj, slot)?;
-    ask(|n, v, r| f(obj, param, n, v, r))
+    // SAFETY: a live object of the slot's kind (the contract); the slot is a `clGet*Info`.
+    let f: Info = unsafe { entry(obj, slot) }?;
+    // SAFETY: the query writes at most `n` bytes to `v` and one size to `r`.
+    ask(|n, v, r| unsafe { f(obj, param, n, v, r) })
 }
 
 /// `clGetProgramBuildInfo(program, device, param)`.
@@ -107,8 +111,10 @@ pub unsafe fn info(obj: Obj, slot: usize, param: u32) -> Option<Vec<u8>> {
 /// # Safety
 /// Live driver handles.
 pub unsafe fn build_info(program: Obj, device: Obj, param: u32) -> Option<Vec<u8>> {
-    let f: Info2 = entry(program, slot::GET_PROGRAM_BUILD_INFO)?;
-    ask(|n, v, r| f(program, device, param, n, v, r))
+    // SAFETY: a live program (the contract), whose slot is clGetProgramBuildInfo.
+    let f: Info2 = unsafe { entry(program, slot::GET_PROGRAM_BUILD_INFO) }?;
+    // SAFETY: the query writes at most `n` bytes to `v` and one size to `r`.
+    ask(|n, v, r| unsafe { f(program, device, param, n, v, r) })
 }
 
 /// The first word of an answer.
@@ -128,7 +134,8 @@ pub fn text(b: &[u8]) -> String {
 /// # Safety
 /// A live driver kernel.
 pub unsafe fn kernel_name(k: Obj) -> Option<String> {
-    info(k, slot::GET_KERNEL_INFO, CL_KERNEL_FUNCTION_NAME).map(|b| text(&b))
+    // SAFETY: a live kernel (the contract).
+    unsafe { info(k, slot::GET_KERNEL_INFO, CL_KERNEL_FUNCTION_NAME) }.map(|b| text(&b))
 }
 
 /// A memory object's type and size.
@@ -136,8 +143,10 @@ pub unsafe fn kernel_name(k: Obj) -> Option<String> {
 /// # Safety
 /// A live driver memory object.
 pub unsafe fn mem_kind(m: Obj) -> Option<(u32, usize)> {
-    let t = word(&info(m, slot::GET_MEM_OBJECT_INFO, CL_MEM_TYPE)?)? as u32;
-    let s = word(&info(m, slot::GET_MEM_OBJECT_INFO, CL_MEM_SIZE)?)? as usize;
+    // SAFETY: a live memory object (the contract).
+    let t = word(&unsafe { info(m, slot::GET_MEM_OBJECT_INFO, CL_MEM_TYPE) }?)? as u32;
+    // SAFETY: as above.
+    let s = word(&unsafe { info(m, slot::GET_MEM_OBJECT_INFO, CL_MEM_SIZE) }?)? as usize;
     Some((t, s))
 }
 
@@ -147,7 +156,8 @@ pub unsafe fn mem_kind(m: Obj) -> Option<(u32, usize)> {
 /// # Safety
 /// A live driver image.
 pub unsafe fn image_shape(m: Obj, ty: u32) -> Option<(usize, [usize; 3], [u32; 2])> {
-    let q = |p| info(m, slot::GET_IMAGE_INFO, p).and_then(|b| word(&b)).map(|w| w as usize);
+    // SAFETY: a live image (the contract).
+    let q = |p| unsafe { info(m, slot::GET_IMAGE_INFO, p) }.and_then(|b| word(&b)).map(|w| w as usize);
     let el = q(CL_IMAGE_ELEMENT_SIZE)?;
     let (w, h, d) = (q(CL_IMAGE_WIDTH)?, q(CL_IMAGE_HEIGHT).unwrap_or(0), q(CL_IMAGE_DEPTH).unwrap_or(0));
     let arr = q(CL_IMAGE_ARRAY_SIZE).unwrap_or(0);
@@ -156,7 +166,8 @@ pub unsafe fn image_shape(m: Obj, ty: u32) -> Option<(usize, [usize; 3], [u32; 2
         CL_MEM_OBJECT_IMAGE2D_ARRAY => [w, h.max(1), arr.max(1)],
         _ => [w, h.max(1), d.max(1)],
     };
-    let f = info(m, slot::GET_IMAGE_INFO, CL_IMAGE_FORMAT)?;
+    // SAFETY: as above.
+    let f = unsafe { info(m, slot::GET_IMAGE_INFO, CL_IMAGE_FORMAT) }?;
     let fmt = if f.len() >= 8 {
         [u32::from_ne_bytes(f[..4].try_into().ok()?), u32::from_ne_bytes(f[4..8].try_into().ok()?)]
     } else {
@@ -186,10 +197,12 @@ type ReadImg = unsafe extern "C" fn(
 /// # Safety
 /// Live driver handles of one context.
 pub unsafe fn read_buffer(q: Obj, m: Obj, size: usize, wait: &[Obj]) -> Result<Vec<u8>, i32> {
-    let f: ReadBuf = entry(q, slot::ENQUEUE_READ_BUFFER).ok_or(-59)?;
+    // SAFETY: a live queue (the contract), whose slot is clEnqueueReadBuffer.
+    let f: ReadBuf = unsafe { entry(q, slot::ENQUEUE_READ_BUFFER) }.ok_or(-59)?;
     let mut v = vec![0u8; size];
     let (n, w) = if wait.is_empty() { (0, std::ptr::null()) } else { (wait.len() as u32, wait.as_ptr()) };
-    match f(q, m, 1, 0, size, v.as_mut_ptr() as *mut c_void, n, w, std::ptr::null_mut()) {
+    // SAFETY: a blocking read of `size` bytes into `v`, which holds them; live handles (the contract).
+    match unsafe { f(q, m, 1, 0, size, v.as_mut_ptr() as *mut c_void, n, w, std::ptr::null_mut()) } {
         0 => Ok(v),
         e => Err(e),
     }
@@ -200,9 +213,11 @@ pub unsafe fn read_buffer(q: Obj, m: Obj, size: usize, wait: &[Obj]) -> Result<V
 /// # Safety
 /// Live driver handles of one context.
 pub unsafe fn write_buffer(q: Obj, m: Obj, bytes: &[u8], wait: &[Obj]) -> Result<(), i32> {
-    let f: ReadBuf = entry(q, slot::ENQUEUE_WRITE_BUFFER).ok_or(-59)?;
+    // SAFETY: a live queue (the contract), whose slot is clEnqueueWriteBuffer.
+    let f: ReadBuf = unsafe { entry(q, slot::ENQUEUE_WRITE_BUFFER) }.ok_or(-59)?;
     let (n, w) = if wait.is_empty() { (0, std::ptr::null()) } else { (wait.len() as u32, wait.as_ptr()) };
-    match f(q, m, 1, 0, bytes.len(), bytes.as_ptr() as *mut c_void, n, w, std::ptr::null_mut()) {
+    // SAFETY: a blocking write that reads `bytes` whole before it returns; live handles (the contract).
+    match unsafe { f(q, m, 1, 0, bytes.len(), bytes.as_ptr() as *mut c_void, n, w, std::ptr::null_mut()) } {
         0 => Ok(()),
         e => Err(e),
     }
@@ -221,10 +236,14 @@ pub unsafe fn image_io(
     wait: &[Obj],
 ) -> Result<(), i32> {
     let s = if write { slot::ENQUEUE_WRITE_IMAGE } else { slot::ENQUEUE_READ_IMAGE };
-    let f: ReadImg = entry(q, s).ok_or(-59)?;
+    // SAFETY: a live queue (the contract), whose slot is clEnqueueReadImage or clEnqueueWriteImage.
+    let f: ReadImg = unsafe { entry(q, s) }.ok_or(-59)?;
     let origin = [0usize; 3];
     let (n, w) = if wait.is_empty() { (0, std::ptr::null()) } else { (wait.len() as u32, wait.as_ptr()) };
-    match f(q, m, 1, origin.as_ptr(), region.as_ptr(), 0, 0, bytes as *mut c_void, n, w, std::ptr::null_mut()) {
+    // SAFETY: blocking, tightly packed: `bytes` holds the whole region (the contract).
+    match unsafe {
+        f(q, m, 1, origin.as_ptr(), region.as_ptr(), 0, 0, bytes as *mut c_void, n, w, std::ptr::null_mut())
+    } {
         0 => Ok(()),
         e => Err(e),
     }
@@ -235,8 +254,10 @@ pub unsafe fn image_io(
 /// # Safety
 /// A live driver queue.
 pub unsafe fn finish(q: Obj) -> i32 {
-    match entry::<unsafe extern "C" fn(Obj) -> i32>(q, slot::FINISH) {
-        Some(f) => f(q),
+    // SAFETY: a live queue (the contract), whose slot is clFinish.
+    match unsafe { entry::<unsafe extern "C" fn(Obj) -> i32>(q, slot::FINISH) } {
+        // SAFETY: clFinish of that live queue.
+        Some(f) => unsafe { f(q) },
         None => -59,
     }
 }
@@ -246,8 +267,10 @@ pub unsafe fn finish(q: Obj) -> i32 {
 /// # Safety
 /// A live driver object the caller owns a reference to.
 pub unsafe fn release(obj: Obj, slot: usize) {
-    if let Some(f) = entry::<unsafe extern "C" fn(Obj) -> i32>(obj, slot) {
-        f(obj);
+    // SAFETY: a live object whose slot `slot` is its clRelease* (the contract).
+    if let Some(f) = unsafe { entry::<unsafe extern "C" fn(Obj) -> i32>(obj, slot) } {
+        // SAFETY: the caller's reference, given up.
+        unsafe { f(obj) };
     }
 }
 
@@ -256,5 +279,6 @@ pub unsafe fn release(obj: Obj, slot: usize) {
 /// # Safety
 /// As [`entry`].
 pub unsafe fn raw<F: Copy>(obj: Obj, slot: usize) -> Option<F> {
-    entry(obj, slot)
+    // SAFETY: the caller's contract is `entry`'s.
+    unsafe { entry(obj, slot) }
 }

@@ -54,11 +54,13 @@ struct Contents {
 pub unsafe fn before(l: &Launch<'_>) -> Option<Pending> {
     let s = settings()?;
     let n = STATS.seen.fetch_add(1, Ordering::AcqRel) + 1;
-    let name = cl::kernel_name(l.kernel).unwrap_or_else(|| "unnamed".into());
+    // SAFETY: the launch's live kernel (the contract).
+    let name = unsafe { cl::kernel_name(l.kernel) }.unwrap_or_else(|| "unnamed".into());
     if !s.selects(n, &name) {
         return None;
     }
-    let nargs = cl::info(l.kernel, slot::GET_KERNEL_INFO, cl::CL_KERNEL_NUM_ARGS).and_then(|b| cl::word(&b));
+    // SAFETY: as above.
+    let nargs = unsafe { cl::info(l.kernel, slot::GET_KERNEL_INFO, cl::CL_KERNEL_NUM_ARGS) }.and_then(|b| cl::word(&b));
     let mut p = Pending {
         n,
         name,
@@ -69,14 +71,17 @@ pub unsafe fn before(l: &Launch<'_>) -> Option<Pending> {
     };
     let t = Instant::now();
     for (i, file) in s.injections(n) {
-        let line = inject(l, &p, i, &file);
+        // SAFETY: the launch's live handles (the contract).
+        let line = unsafe { inject(l, &p, i, &file) };
         p.notes.push(format!("enqueue {n} {}: argument {i}: {line}", p.name));
     }
     if s.controls.when.before() {
-        dump(s, &mut p, "before", l.wait);
+        // SAFETY: the launch's live handles and its wait list (the contract).
+        unsafe { dump(s, &mut p, "before", l.wait) };
     }
     if s.controls.capture {
-        capture_before(s, l, &mut p);
+        // SAFETY: the launch's live handles (the contract).
+        unsafe { capture_before(s, l, &mut p) };
     }
     STATS.waited_ns.fetch_add(t.elapsed().as_nanos() as u64, Ordering::Relaxed);
     Some(p)
@@ -96,15 +101,18 @@ pub unsafe fn after(mut p: Pending, status: i32) -> Vec<String> {
     let wants = s.controls.when.after() || p.capture.is_some();
     if wants {
         let t = Instant::now();
-        let r = cl::finish(p.queue);
+        // SAFETY: the enqueue's queue, still live (the contract).
+        let r = unsafe { cl::finish(p.queue) };
         if r != 0 {
             p.notes.push(format!("enqueue {} {}: clFinish before the reads failed ({r})", p.n, p.name));
         }
         if s.controls.when.after() {
-            dump(s, &mut p, "after", &[]);
+            // SAFETY: the enqueue's handles, still live (the contract).
+            unsafe { dump(s, &mut p, "after", &[]) };
         }
         if p.capture.is_some() {
-            capture_after(s, &mut p);
+            // SAFETY: as above.
+            unsafe { capture_after(s, &mut p) };
         }
         STATS.waited_ns.fetch_add(t.elapsed().as_nanos() as u64, Ordering::Relaxed);
     }
@@ -126,14 +134,17 @@ unsafe fn contents(s: &Settings, q: Obj, a: &Arg, wait: &[Obj]) -> Result<Option
         Arg::Svm(ptr) => Err(format!("SVM/USM pointer {ptr:#x}: not read (its allocation's size is not known)")),
         Arg::Mem { handle, number } => {
             let m = *handle as Obj;
-            let (ty, size) = cl::mem_kind(m).ok_or("the driver did not answer its type and size")?;
+            // SAFETY: a memory object the application set, live at its enqueue (the contract).
+            let (ty, size) = unsafe { cl::mem_kind(m) }.ok_or("the driver did not answer its type and size")?;
             if ty == cl::CL_MEM_OBJECT_PIPE {
                 return Err(format!("pipe {number}: not read"));
             }
             let image = if ty == cl::CL_MEM_OBJECT_BUFFER {
                 None
             } else {
-                let (el, region, format) = cl::image_shape(m, ty).ok_or("the driver did not answer its shape")?;
+                // SAFETY: as above, an image.
+                let (el, region, format) =
+                    unsafe { cl::image_shape(m, ty) }.ok_or("the driver did not answer its shape")?;
                 Some(manifest::Image { mem_type: ty, format, element_size: el, region })
             };
             let bytes = image.as_ref().map_or(size, |i| i.element_size * i.region.iter().product::<usize>());
@@ -144,10 +155,12 @@ unsafe fn contents(s: &Settings, q: Obj, a: &Arg, wait: &[Obj]) -> Result<Option
                 return Ok(None);
             }
             let v = match &image {
-                None => cl::read_buffer(q, m, bytes, wait),
+                // SAFETY: live handles of the queue's context (the contract).
+                None => unsafe { cl::read_buffer(q, m, bytes, wait) },
                 Some(i) => {
                     let mut v = vec![0u8; bytes];
-                    cl::image_io(q, m, i.region, v.as_mut_ptr(), false, wait).map(|()| v)
+                    // SAFETY: as above; `v` holds the whole region.
+                    unsafe { cl::image_io(q, m, i.region, v.as_mut_ptr(), false, wait) }.map(|()| v)
                 }
             }
             .map_err(|e| format!("the read failed ({e})"))?;
@@ -168,7 +181,8 @@ unsafe fn dump(s: &Settings, p: &mut Pending, phase: &str, wait: &[Obj]) {
     let dir = s.dumps_dir.join(phase);
     let mut parts = Vec::new();
     for (i, a) in p.args.iter().enumerate() {
-        match contents(s, p.queue, a, wait) {
+        // SAFETY: the enqueue's live handles (the contract).
+        match unsafe { contents(s, p.queue, a, wait) } {
             Ok(Some(c)) => {
                 let name = format!("e{:06}-{}.a{i}.{}.bin", p.n, p.name, c.tag);
                 match write(&dir, &name, &c.bytes) {
@@ -203,20 +217,28 @@ unsafe fn inject(l: &Launch<'_>, p: &Pending, i: u32, file: &Path) -> String {
         Err(e) => return format!("not injected: cannot read {}: {e}", file.display()),
     };
     let m = *handle as Obj;
-    let Some((ty, size)) = cl::mem_kind(m) else { return "not injected: the driver did not answer its size".into() };
+    // SAFETY: a memory object the application set, live at its enqueue (the contract).
+    let Some((ty, size)) = (unsafe { cl::mem_kind(m) }) else {
+        return "not injected: the driver did not answer its size".into();
+    };
     let r = if ty == cl::CL_MEM_OBJECT_BUFFER {
         if bytes.len() != size {
             return format!("not injected: {} has {} bytes, buffer {number} {size}", file.display(), bytes.len());
         }
-        cl::write_buffer(l.queue, m, &bytes, l.wait)
+        // SAFETY: live handles of the queue's context (the contract).
+        unsafe { cl::write_buffer(l.queue, m, &bytes, l.wait) }
     } else {
-        let Some((el, region, _)) = cl::image_shape(m, ty) else { return "not injected: no image shape".into() };
+        // SAFETY: as above, an image.
+        let Some((el, region, _)) = (unsafe { cl::image_shape(m, ty) }) else {
+            return "not injected: no image shape".into();
+        };
         let want = el * region.iter().product::<usize>();
         if bytes.len() != want {
             return format!("not injected: {} has {} bytes, image {number} {want}", file.display(), bytes.len());
         }
         let mut b = bytes.clone();
-        cl::image_io(l.queue, m, region, b.as_mut_ptr(), true, l.wait)
+        // SAFETY: as above; `b` holds the whole region.
+        unsafe { cl::image_io(l.queue, m, region, b.as_mut_ptr(), true, l.wait) }
     };
     match r {
         Ok(()) => {
@@ -231,10 +253,12 @@ unsafe fn inject(l: &Launch<'_>, p: &Pending, i: u32, file: &Path) -> String {
 /// argument before.
 unsafe fn capture_before(s: &Settings, l: &Launch<'_>, p: &mut Pending) {
     let dir = s.capture_dir.join(format!("e{:06}-{}", p.n, p.name));
-    let device = cl::info(l.queue, slot::GET_COMMAND_QUEUE_INFO, cl::CL_QUEUE_DEVICE)
+    // SAFETY: the launch's live queue (the contract).
+    let device = unsafe { cl::info(l.queue, slot::GET_COMMAND_QUEUE_INFO, cl::CL_QUEUE_DEVICE) }
         .and_then(|b| cl::word(&b))
         .unwrap_or(0) as Obj;
-    let program = match super::capture_program::program(l.kernel, device) {
+    // SAFETY: the launch's live kernel and its queue's device.
+    let program = match unsafe { super::capture_program::program(l.kernel, device) } {
         Ok((kind, ext, bytes, options)) => {
             let file = format!("program.{ext}");
             if let Err(e) = write(&dir, &file, &bytes) {
@@ -260,7 +284,8 @@ unsafe fn capture_before(s: &Settings, l: &Launch<'_>, p: &mut Pending) {
         let mut arg =
             manifest::Arg { index: i as u32, kind: kind.into(), size, before: None, after: None, image: None };
         if matches!(a, Arg::Mem { .. } | Arg::Scalar(_)) {
-            match contents(s, l.queue, a, l.wait) {
+            // SAFETY: the launch's live handles and its wait list (the contract).
+            match unsafe { contents(s, l.queue, a, l.wait) } {
                 Ok(Some(c)) => {
                     let f = format!("before/a{i}.bin");
                     if c.image.is_some() {
@@ -285,7 +310,10 @@ unsafe fn capture_before(s: &Settings, l: &Launch<'_>, p: &mut Pending) {
     let m = manifest::Capture {
         kernel: p.name.clone(),
         enqueue: p.n,
-        device: cl::info(device, slot::GET_DEVICE_INFO, cl::CL_DEVICE_NAME).map(|b| cl::text(&b)).unwrap_or_default(),
+        // SAFETY: the queue's device.
+        device: unsafe { cl::info(device, slot::GET_DEVICE_INFO, cl::CL_DEVICE_NAME) }
+            .map(|b| cl::text(&b))
+            .unwrap_or_default(),
         program,
         work_dim: l.work_dim,
         global_offset: l.offset.clone(),
@@ -304,7 +332,8 @@ unsafe fn capture_after(s: &Settings, p: &mut Pending) {
         if !matches!(a, Arg::Mem { .. }) {
             continue;
         }
-        match contents(s, p.queue, a, &[]) {
+        // SAFETY: the enqueue's handles, still live (the contract).
+        match unsafe { contents(s, p.queue, a, &[]) } {
             Ok(Some(c)) => match write(&dir.join("after"), &format!("a{i}.bin"), &c.bytes) {
                 Ok(()) => m.args[i].after = Some(format!("after/a{i}.bin")),
                 Err(e) => p.notes.push(format!("enqueue {} {}: capture: {e}", p.n, p.name)),

@@ -8,6 +8,8 @@
 //! With no control on, the layer's hooks cost one relaxed load ([`on`]),
 //! and the wrappers that carry them keep their fast path.
 
+#![deny(unsafe_op_in_unsafe_fn)]
+
 pub mod args;
 pub mod capture_program;
 pub mod cl;

@@ -4,6 +4,8 @@
 //! through its objects' dispatch tables (`crate::dumps::cl`): an ICD
 //! library named by `--driver`, or the loader's first platform.
 
+#![deny(unsafe_op_in_unsafe_fn)]
+
 mod run;
 
 use crate::dumps::manifest::{Capture, FILE};

@@ -34,33 +34,42 @@ unsafe fn platforms(driver: &Driver) -> Result<Vec<Obj>, ReplayError> {
         Driver::Library(p) => p.as_os_str().to_owned(),
         Driver::Loader => "libOpenCL.so.1".into(),
     };
-    let lib = libloading::Library::new(&lib_name)
+    // SAFETY: loading an OpenCL driver or loader runs its initialisers, which is what the user asked for.
+    let lib = unsafe { libloading::Library::new(&lib_name) }
         .map_err(|e| ReplayError::Driver(format!("cannot load {}: {e}", lib_name.to_string_lossy())))?;
     let get: GetIds = match driver {
-        Driver::Loader => *lib.get::<GetIds>(b"clGetPlatformIDs\0").map_err(|e| ReplayError::Driver(e.to_string()))?,
-        Driver::Library(_) => match lib.get::<GetIds>(b"clIcdGetPlatformIDsKHR\0") {
+        // SAFETY: clGetPlatformIDs has this type (OpenCL's cl.h).
+        Driver::Loader => {
+            *unsafe { lib.get::<GetIds>(b"clGetPlatformIDs\0") }.map_err(|e| ReplayError::Driver(e.to_string()))?
+        }
+        // SAFETY: clIcdGetPlatformIDsKHR has this type (cl_khr_icd).
+        Driver::Library(_) => match unsafe { lib.get::<GetIds>(b"clIcdGetPlatformIDsKHR\0") } {
             Ok(f) => *f,
             Err(_) => {
-                let g = lib
-                    .get::<Gefa>(b"clGetExtensionFunctionAddress\0")
+                // SAFETY: clGetExtensionFunctionAddress has this type (cl.h).
+                let g = unsafe { lib.get::<Gefa>(b"clGetExtensionFunctionAddress\0") }
                     .map_err(|_| ReplayError::Driver("not an OpenCL ICD (no clIcdGetPlatformIDsKHR)".into()))?;
-                let p = g(c"clIcdGetPlatformIDsKHR".as_ptr());
+                // SAFETY: a NUL-terminated name.
+                let p = unsafe { g(c"clIcdGetPlatformIDsKHR".as_ptr()) };
                 if p.is_null() {
                     return Err(ReplayError::Driver("not an OpenCL ICD (no clIcdGetPlatformIDsKHR)".into()));
                 }
-                std::mem::transmute::<*mut c_void, GetIds>(p)
+                // SAFETY: the driver's clIcdGetPlatformIDsKHR, of this type (cl_khr_icd).
+                unsafe { std::mem::transmute::<*mut c_void, GetIds>(p) }
             }
         },
     };
     // The driver's objects live as long as the process: so does its library.
     std::mem::forget(lib);
     let mut n = 0u32;
-    let r = get(0, std::ptr::null_mut(), &mut n);
+    // SAFETY: the count alone.
+    let r = unsafe { get(0, std::ptr::null_mut(), &mut n) };
     if r != 0 || n == 0 {
         return Err(ReplayError::Driver(format!("no OpenCL platform ({r})")));
     }
     let mut v = vec![std::ptr::null_mut(); n as usize];
-    let r = get(n, v.as_mut_ptr(), std::ptr::null_mut());
+    // SAFETY: room for `n` platforms.
+    let r = unsafe { get(n, v.as_mut_ptr(), std::ptr::null_mut()) };
     if r != 0 {
         return Err(fail("listing the platforms", r));
     }
@@ -70,17 +79,20 @@ unsafe fn platforms(driver: &Driver) -> Result<Vec<Obj>, ReplayError> {
 /// The first device of the first platform that has one.
 unsafe fn device(driver: &Driver) -> Result<(Obj, Obj), ReplayError> {
     type Devs = unsafe extern "C" fn(Obj, u64, u32, *mut Obj, *mut u32) -> i32;
-    for p in platforms(driver)? {
-        let Some(f) = cl::raw::<Devs>(p, slot::GET_DEVICE_IDS) else { continue };
+    // SAFETY: `platforms` loads the driver it is asked for and keeps it.
+    for p in unsafe { platforms(driver) }? {
+        // SAFETY: a platform the driver gave; the slot is clGetDeviceIDs.
+        let Some(f) = (unsafe { cl::raw::<Devs>(p, slot::GET_DEVICE_IDS) }) else { continue };
         let mut d: Obj = std::ptr::null_mut();
-        if f(p, CL_DEVICE_TYPE_ALL, 1, &mut d, std::ptr::null_mut()) == 0 && !d.is_null() {
+        // SAFETY: room for one device.
+        if unsafe { f(p, CL_DEVICE_TYPE_ALL, 1, &mut d, std::ptr::null_mut()) } == 0 && !d.is_null() {
             return Ok((p, d));
         }
     }
     Err(ReplayError::Driver("no OpenCL device".into()))
 }
 
-unsafe fn check(what: &str, h: Obj, err: i32) -> Result<Obj, ReplayError> {
+fn check(what: &str, h: Obj, err: i32) -> Result<Obj, ReplayError> {
     if h.is_null() || err != 0 {
         return Err(fail(what, err));
     }
@@ -93,28 +105,39 @@ pub(super) unsafe fn run(
     driver: &Driver,
     out: Option<&Path>,
 ) -> Result<Outcome, ReplayError> {
-    let (plat, dev) = device(driver)?;
+    // SAFETY: as `platforms`.
+    let (plat, dev) = unsafe { device(driver) }?;
     let device_name =
-        cl::info(dev, slot::GET_DEVICE_INFO, cl::CL_DEVICE_NAME).map(|b| cl::text(&b)).unwrap_or_default();
+        // SAFETY: the driver's device.
+        unsafe { cl::info(dev, slot::GET_DEVICE_INFO, cl::CL_DEVICE_NAME) }.map(|b| cl::text(&b)).unwrap_or_default();
     let mut err = 0i32;
     type MkCtx = unsafe extern "C" fn(*const isize, u32, *const Obj, *mut c_void, *mut c_void, *mut i32) -> Obj;
     let props = [CL_CONTEXT_PLATFORM, plat as isize, 0];
-    let mk: MkCtx = cl::raw(plat, slot::CREATE_CONTEXT).ok_or_else(|| fail("clCreateContext", -59))?;
+    // SAFETY: the driver's platform; the slot is clCreateContext.
+    let mk: MkCtx = unsafe { cl::raw(plat, slot::CREATE_CONTEXT) }.ok_or_else(|| fail("clCreateContext", -59))?;
     let ctx = check(
         "clCreateContext",
-        mk(props.as_ptr(), 1, &dev, std::ptr::null_mut(), std::ptr::null_mut(), &mut err),
+        // SAFETY: a property list ended by 0, one device of the platform, no callback.
+        unsafe { mk(props.as_ptr(), 1, &dev, std::ptr::null_mut(), std::ptr::null_mut(), &mut err) },
         err,
     )?;
     type MkQ = unsafe extern "C" fn(Obj, Obj, u64, *mut i32) -> Obj;
-    let mkq: MkQ = cl::raw(ctx, slot::CREATE_COMMAND_QUEUE).ok_or_else(|| fail("clCreateCommandQueue", -59))?;
-    let q = check("clCreateCommandQueue", mkq(ctx, dev, 0, &mut err), err)?;
-    let prog = program(folder, c, ctx, dev)?;
+    // SAFETY: the context made above; the slot is clCreateCommandQueue.
+    let mkq: MkQ =
+        unsafe { cl::raw(ctx, slot::CREATE_COMMAND_QUEUE) }.ok_or_else(|| fail("clCreateCommandQueue", -59))?;
+    // SAFETY: the context's device, default properties.
+    let q = check("clCreateCommandQueue", unsafe { mkq(ctx, dev, 0, &mut err) }, err)?;
+    // SAFETY: the context and device made and found above.
+    let prog = unsafe { program(folder, c, ctx, dev) }?;
     type MkK = unsafe extern "C" fn(Obj, *const std::ffi::c_char, *mut i32) -> Obj;
-    let mkk: MkK = cl::raw(prog, slot::CREATE_KERNEL).ok_or_else(|| fail("clCreateKernel", -59))?;
+    // SAFETY: the program built above; the slot is clCreateKernel.
+    let mkk: MkK = unsafe { cl::raw(prog, slot::CREATE_KERNEL) }.ok_or_else(|| fail("clCreateKernel", -59))?;
     let name = CString::new(c.kernel.clone()).map_err(|_| ReplayError::Driver("a kernel name with a NUL".into()))?;
-    let k = check(&format!("clCreateKernel({})", c.kernel), mkk(prog, name.as_ptr(), &mut err), err)?;
+    // SAFETY: a NUL-terminated name.
+    let k = check(&format!("clCreateKernel({})", c.kernel), unsafe { mkk(prog, name.as_ptr(), &mut err) }, err)?;
     type SetArg = unsafe extern "C" fn(Obj, u32, usize, *const c_void) -> i32;
-    let set: SetArg = cl::raw(k, slot::SET_KERNEL_ARG).ok_or_else(|| fail("clSetKernelArg", -59))?;
+    // SAFETY: the kernel made above; the slot is clSetKernelArg.
+    let set: SetArg = unsafe { cl::raw(k, slot::SET_KERNEL_ARG) }.ok_or_else(|| fail("clSetKernelArg", -59))?;
     let mut mems: Vec<(u32, Obj, &Arg)> = Vec::new();
     for a in &c.args {
         let before = |a: &Arg| -> Result<Vec<u8>, ReplayError> {
@@ -124,14 +147,22 @@ pub(super) unsafe fn run(
         let r = match a.kind.as_str() {
             "scalar" => {
                 let b = before(a)?;
-                set(k, a.index, b.len(), b.as_ptr() as *const c_void)
+                // SAFETY: `b.len()` readable bytes, copied by the driver.
+                unsafe { set(k, a.index, b.len(), b.as_ptr() as *const c_void) }
             }
-            "local" => set(k, a.index, a.size, std::ptr::null()),
+            // SAFETY: NULL with a size: local memory.
+            "local" => unsafe { set(k, a.index, a.size, std::ptr::null()) },
             "buffer" | "image" => {
                 let mut b = before(a)?;
-                let m = if a.kind == "buffer" { buffer(ctx, &mut b)? } else { image(ctx, a, &mut b)? };
+                // SAFETY: the context made above; `b` holds the contents, copied at creation.
+                let m = if a.kind == "buffer" {
+                    unsafe { buffer(ctx, &mut b) }?
+                } else {
+                    unsafe { image(ctx, a, &mut b) }?
+                };
                 mems.push((a.index, m, a));
-                set(k, a.index, 8, &m as *const Obj as *const c_void)
+                // SAFETY: the memory object's handle, one word, copied by the driver.
+                unsafe { set(k, a.index, 8, &m as *const Obj as *const c_void) }
             }
             other => return Err(ReplayError::Arg(a.index, format!("a {other} argument"))),
         };
@@ -141,33 +172,41 @@ pub(super) unsafe fn run(
     }
     type Nd =
         unsafe extern "C" fn(Obj, Obj, u32, *const usize, *const usize, *const usize, u32, *const Obj, *mut Obj) -> i32;
-    let nd: Nd = cl::raw(q, slot::ENQUEUE_NDRANGE_KERNEL).ok_or_else(|| fail("clEnqueueNDRangeKernel", -59))?;
+    // SAFETY: the queue made above; the slot is clEnqueueNDRangeKernel.
+    let nd: Nd =
+        unsafe { cl::raw(q, slot::ENQUEUE_NDRANGE_KERNEL) }.ok_or_else(|| fail("clEnqueueNDRangeKernel", -59))?;
     let ptr = |v: &Option<Vec<usize>>| v.as_ref().map_or(std::ptr::null(), |v| v.as_ptr());
-    let r = nd(
-        q,
-        k,
-        c.work_dim,
-        ptr(&c.global_offset),
-        c.global.as_ptr(),
-        ptr(&c.local),
-        0,
-        std::ptr::null(),
-        std::ptr::null_mut(),
-    );
+    // SAFETY: `work_dim` sizes in each array given (the capture's), no events.
+    let r = unsafe {
+        nd(
+            q,
+            k,
+            c.work_dim,
+            ptr(&c.global_offset),
+            c.global.as_ptr(),
+            ptr(&c.local),
+            0,
+            std::ptr::null(),
+            std::ptr::null_mut(),
+        )
+    };
     if r != 0 {
         return Err(fail("clEnqueueNDRangeKernel", r));
     }
-    let r = cl::finish(q);
+    // SAFETY: the queue made above.
+    let r = unsafe { cl::finish(q) };
     if r != 0 {
         return Err(fail("clFinish", r));
     }
     let mut results = Vec::new();
     for (i, m, a) in mems {
         let got = match &a.image {
-            None => cl::read_buffer(q, m, a.size, &[]).map_err(|e| fail("reading a buffer back", e))?,
+            // SAFETY: a buffer of `a.size` bytes made above, on its context's queue.
+            None => unsafe { cl::read_buffer(q, m, a.size, &[]) }.map_err(|e| fail("reading a buffer back", e))?,
             Some(img) => {
                 let mut v = vec![0u8; a.size];
-                cl::image_io(q, m, img.region, v.as_mut_ptr(), false, &[])
+                // SAFETY: the image made above; `v` holds its whole region.
+                unsafe { cl::image_io(q, m, img.region, v.as_mut_ptr(), false, &[]) }
                     .map_err(|e| fail("reading an image back", e))?;
                 v
             }
@@ -181,12 +220,16 @@ pub(super) unsafe fn run(
             let want = std::fs::read(folder.join(f)).map_err(|e| ReplayError::Read(folder.join(f), e))?;
             results.push((i, diff::compare(&want, &got)));
         }
-        cl::release(m, slot::RELEASE_MEM_OBJECT);
+        // SAFETY: made above, released once.
+        unsafe { cl::release(m, slot::RELEASE_MEM_OBJECT) };
     }
-    cl::release(k, slot::RELEASE_KERNEL);
-    cl::release(prog, slot::RELEASE_PROGRAM);
-    cl::release(q, slot::RELEASE_COMMAND_QUEUE);
-    cl::release(ctx, slot::RELEASE_CONTEXT);
+    // SAFETY: each made above, released once, the kernel before its program.
+    unsafe {
+        cl::release(k, slot::RELEASE_KERNEL);
+        cl::release(prog, slot::RELEASE_PROGRAM);
+        cl::release(q, slot::RELEASE_COMMAND_QUEUE);
+        cl::release(ctx, slot::RELEASE_CONTEXT);
+    }
     Ok(Outcome { device: device_name, results })
 }
 
@@ -199,32 +242,43 @@ unsafe fn program(folder: &Path, c: &Capture, ctx: Obj, dev: Obj) -> Result<Obj,
         "source" => {
             type F = unsafe extern "C" fn(Obj, u32, *const *const u8, *const usize, *mut i32) -> Obj;
             let f: F =
-                cl::raw(ctx, slot::CREATE_PROGRAM_WITH_SOURCE).ok_or_else(|| fail("clCreateProgramWithSource", -59))?;
+                // SAFETY: the context (the contract); the slot is clCreateProgramWithSource.
+                unsafe { cl::raw(ctx, slot::CREATE_PROGRAM_WITH_SOURCE) }.ok_or_else(|| fail("clCreateProgramWithSource", -59))?;
             let (p, n) = (bytes.as_ptr(), bytes.len());
-            f(ctx, 1, &p, &n, &mut err)
+            // SAFETY: one string of `n` bytes.
+            unsafe { f(ctx, 1, &p, &n, &mut err) }
         }
         "il" => {
             type F = unsafe extern "C" fn(Obj, *const u8, usize, *mut i32) -> Obj;
-            let f: F = cl::raw(ctx, slot::CREATE_PROGRAM_WITH_IL).ok_or_else(|| fail("clCreateProgramWithIL", -59))?;
-            f(ctx, bytes.as_ptr(), bytes.len(), &mut err)
+            // SAFETY: the context (the contract); the slot is clCreateProgramWithIL.
+            let f: F = unsafe { cl::raw(ctx, slot::CREATE_PROGRAM_WITH_IL) }
+                .ok_or_else(|| fail("clCreateProgramWithIL", -59))?;
+            // SAFETY: `bytes.len()` bytes of IL.
+            unsafe { f(ctx, bytes.as_ptr(), bytes.len(), &mut err) }
         }
         _ => {
             type F =
                 unsafe extern "C" fn(Obj, u32, *const Obj, *const usize, *const *const u8, *mut i32, *mut i32) -> Obj;
             let f: F =
-                cl::raw(ctx, slot::CREATE_PROGRAM_WITH_BINARY).ok_or_else(|| fail("clCreateProgramWithBinary", -59))?;
+                // SAFETY: the context (the contract); the slot is clCreateProgramWithBinary.
+                unsafe { cl::raw(ctx, slot::CREATE_PROGRAM_WITH_BINARY) }.ok_or_else(|| fail("clCreateProgramWithBinary", -59))?;
             let (p, n) = (bytes.as_ptr(), bytes.len());
             let mut st = 0i32;
-            f(ctx, 1, &dev, &n, &p, &mut st, &mut err)
+            // SAFETY: one device, one binary of `n` bytes, one status.
+            unsafe { f(ctx, 1, &dev, &n, &p, &mut st, &mut err) }
         }
     };
     let prog = check("making the program", prog, err)?;
     type Build = unsafe extern "C" fn(Obj, u32, *const Obj, *const std::ffi::c_char, *mut c_void, *mut c_void) -> i32;
-    let b: Build = cl::raw(prog, slot::BUILD_PROGRAM).ok_or_else(|| fail("clBuildProgram", -59))?;
+    // SAFETY: the program made above; the slot is clBuildProgram.
+    let b: Build = unsafe { cl::raw(prog, slot::BUILD_PROGRAM) }.ok_or_else(|| fail("clBuildProgram", -59))?;
     let opts = CString::new(c.program.options.clone()).unwrap_or_default();
-    let r = b(prog, 1, &dev, opts.as_ptr(), std::ptr::null_mut(), std::ptr::null_mut());
+    // SAFETY: one device, NUL-terminated options, no callback.
+    let r = unsafe { b(prog, 1, &dev, opts.as_ptr(), std::ptr::null_mut(), std::ptr::null_mut()) };
     if r != 0 {
-        let log = cl::build_info(prog, dev, cl::CL_PROGRAM_BUILD_LOG).map(|b| cl::text(&b)).unwrap_or_default();
+        // SAFETY: the program and its device.
+        let log =
+            unsafe { cl::build_info(prog, dev, cl::CL_PROGRAM_BUILD_LOG) }.map(|b| cl::text(&b)).unwrap_or_default();
         return Err(ReplayError::Driver(format!("clBuildProgram failed ({r}); the build log:\n{log}")));
     }
     Ok(prog)
@@ -232,11 +286,13 @@ unsafe fn program(folder: &Path, c: &Capture, ctx: Obj, dev: Obj) -> Result<Obj,
 
 unsafe fn buffer(ctx: Obj, b: &mut [u8]) -> Result<Obj, ReplayError> {
     type F = unsafe extern "C" fn(Obj, u64, usize, *mut c_void, *mut i32) -> Obj;
-    let f: F = cl::raw(ctx, slot::CREATE_BUFFER).ok_or_else(|| fail("clCreateBuffer", -59))?;
+    // SAFETY: the context (the contract); the slot is clCreateBuffer.
+    let f: F = unsafe { cl::raw(ctx, slot::CREATE_BUFFER) }.ok_or_else(|| fail("clCreateBuffer", -59))?;
     let mut err = 0;
     let flags = CL_MEM_READ_WRITE | if b.is_empty() { 0 } else { CL_MEM_COPY_HOST_PTR };
     let host = if b.is_empty() { std::ptr::null_mut() } else { b.as_mut_ptr() as *mut c_void };
-    check("clCreateBuffer", f(ctx, flags, b.len().max(1), host, &mut err), err)
+    // SAFETY: `host` holds the size's bytes (or is NULL without CL_MEM_COPY_HOST_PTR).
+    check("clCreateBuffer", unsafe { f(ctx, flags, b.len().max(1), host, &mut err) }, err)
 }
 
 #[repr(C)]
@@ -279,8 +335,10 @@ unsafe fn image(ctx: Obj, a: &Arg, b: &mut [u8]) -> Result<Obj, ReplayError> {
         mem_object: std::ptr::null_mut(),
     };
     type F = unsafe extern "C" fn(Obj, u64, *const [u32; 2], *const ImageDesc, *mut c_void, *mut i32) -> Obj;
-    let f: F = cl::raw(ctx, CREATE_IMAGE).ok_or_else(|| fail("clCreateImage", -59))?;
+    // SAFETY: the context (the contract); the slot is clCreateImage.
+    let f: F = unsafe { cl::raw(ctx, CREATE_IMAGE) }.ok_or_else(|| fail("clCreateImage", -59))?;
     let mut err = 0;
     let flags = CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR;
-    check("clCreateImage", f(ctx, flags, &i.format, &desc, b.as_mut_ptr() as *mut c_void, &mut err), err)
+    // SAFETY: `b` holds the whole image, tightly packed, as the descriptor says.
+    check("clCreateImage", unsafe { f(ctx, flags, &i.format, &desc, b.as_mut_ptr() as *mut c_void, &mut err) }, err)
 }

@@ -6,6 +6,8 @@
 //! those wrappers leave their fast path (`bracket::refresh_fast`). Handles
 //! here are the driver's (ICD mode has unwrapped them before the call).
 
+#![deny(unsafe_op_in_unsafe_fn)]
+
 use cltap::dumps::{self, args, cl, enqueue};
 use std::ffi::c_void;
 
@@ -23,7 +25,8 @@ pub unsafe fn arg_set(kernel: Obj, index: u32, size: usize, value: *const c_void
     let set = if value.is_null() {
         args::Set::Local(size)
     } else {
-        args::Set::Value(std::slice::from_raw_parts(value as *const u8, size).to_vec())
+        // SAFETY: the driver accepted `size` bytes at `value` (the contract).
+        args::Set::Value(unsafe { std::slice::from_raw_parts(value as *const u8, size) }.to_vec())
     };
     args::set(kernel as u64, index, set);
 }
@@ -50,9 +53,11 @@ pub unsafe fn kernels_made(kernels: *const Obj, cap: u32, count: *const u32) {
     if !dumps::on() || kernels.is_null() {
         return;
     }
-    let n = if count.is_null() { cap } else { (*count).min(cap) };
+    // SAFETY: the count the driver wrote (the contract).
+    let n = if count.is_null() { cap } else { unsafe { *count }.min(cap) };
     for i in 0..n as usize {
-        kernel_made(*kernels.add(i), std::ptr::null_mut());
+        // SAFETY: the driver filled `n` of the array's `cap` entries.
+        kernel_made(unsafe { *kernels.add(i) }, std::ptr::null_mut());
     }
 }
 
@@ -72,7 +77,10 @@ pub unsafe fn last_ref(m: Obj) -> bool {
     if !dumps::on() || m.is_null() || !args::is_mem(m as u64) {
         return false;
     }
-    cl::info(m, cl::slot::GET_MEM_OBJECT_INFO, cl::CL_MEM_REFERENCE_COUNT).and_then(|b| cl::word(&b)).map(|w| w as u32)
+    // SAFETY: a memory object cltap saw made and not yet released for the last time.
+    unsafe { cl::info(m, cl::slot::GET_MEM_OBJECT_INFO, cl::CL_MEM_REFERENCE_COUNT) }
+        .and_then(|b| cl::word(&b))
+        .map(|w| w as u32)
         == Some(1)
 }
 
@@ -99,9 +107,15 @@ pub unsafe fn before(
     if !dumps::on() || global.is_null() || work_dim == 0 || work_dim > 3 {
         return None;
     }
-    let dims = |p: *const usize| (!p.is_null()).then(|| std::slice::from_raw_parts(p, work_dim as usize).to_vec());
-    let wait: &[Obj] =
-        if wait.is_null() || num_events == 0 { &[] } else { std::slice::from_raw_parts(wait, num_events as usize) };
+    // SAFETY: each array the application passed holds `work_dim` sizes (the contract).
+    let dims =
+        |p: *const usize| (!p.is_null()).then(|| unsafe { std::slice::from_raw_parts(p, work_dim as usize) }.to_vec());
+    // SAFETY: the wait list holds `num_events` events (the contract).
+    let wait: &[Obj] = if wait.is_null() || num_events == 0 {
+        &[]
+    } else {
+        unsafe { std::slice::from_raw_parts(wait, num_events as usize) }
+    };
     let l = enqueue::Launch {
         queue,
         kernel,
@@ -111,7 +125,8 @@ pub unsafe fn before(
         local: dims(local),
         wait,
     };
-    enqueue::before(&l)
+    // SAFETY: the driver's live handles and events of this call.
+    unsafe { enqueue::before(&l) }
 }
 
 /// After the kernel enqueue's record: its after-dumps and capture, and
@@ -121,7 +136,8 @@ pub unsafe fn before(
 /// The same enqueue's handles, still live.
 pub unsafe fn after(p: Option<enqueue::Pending>, status: i32) {
     if let Some(p) = p {
-        for t in enqueue::after(p, status) {
+        // SAFETY: the same enqueue's handles, still live (the contract).
+        for t in unsafe { enqueue::after(p, status) } {
             dumps::note(&t);
         }
     }

@@ -85,17 +85,20 @@ pub(crate) fn parse(name: &str, value: &str, cfg: &mut Config) -> Option<Result<
     let d = &mut cfg.dumps;
     let v = value.trim();
     Some(match name {
-        "CLTAP_DUMP_ARGS" => match v.to_ascii_lowercase().as_str() {
-            "" | "0" | "off" | "no" => Ok(d.when = When::Never),
-            "before" => Ok(d.when = When::Before),
-            "after" => Ok(d.when = When::After),
-            "both" | "1" => Ok(d.when = When::Both),
-            _ => Err(ConfigError::Invalid {
+        "CLTAP_DUMP_ARGS" => {
+            let when = match v.to_ascii_lowercase().as_str() {
+                "" | "0" | "off" | "no" => Some(When::Never),
+                "before" => Some(When::Before),
+                "after" => Some(When::After),
+                "both" | "1" => Some(When::Both),
+                _ => None,
+            };
+            when.map(|w| d.when = w).ok_or(ConfigError::Invalid {
                 var: "CLTAP_DUMP_ARGS",
                 value: value.to_string(),
                 accepted: "before, after or both (0 or empty: off)",
-            }),
-        },
+            })
+        }
         "CLTAP_DUMP_KERNELS" if v.is_empty() => Ok(()),
         "CLTAP_DUMP_KERNELS" => crate::kfilter::check_regex(value)
             .map(|()| d.kernels = Some(value.to_string()))
@@ -104,28 +107,24 @@ pub(crate) fn parse(name: &str, value: &str, cfg: &mut Config) -> Option<Result<
                 why: format!("{value:?} is not a regular expression ({why})"),
             }),
         "CLTAP_DUMP_ENQUEUES" if v.is_empty() => Ok(()),
-        "CLTAP_DUMP_ENQUEUES" => match crate::kfilter::Spec::parse_iterations(v) {
-            Some(r) => Ok(d.enqueues = Some(r)),
-            None => Err(ConfigError::Invalid {
+        "CLTAP_DUMP_ENQUEUES" => {
+            crate::kfilter::Spec::parse_iterations(v).map(|r| d.enqueues = Some(r)).ok_or(ConfigError::Invalid {
                 var: "CLTAP_DUMP_ENQUEUES",
                 value: value.to_string(),
                 accepted: "comma-separated numbers and ranges from 1 (1-3,10,20-)",
-            }),
-        },
+            })
+        }
         "CLTAP_DUMP_MAX" => bytes("CLTAP_DUMP_MAX", value).map(|n| d.max = n),
         "CLTAP_DUMP_TOTAL" => bytes("CLTAP_DUMP_TOTAL", value).map(|n| d.total = n),
         "CLTAP_INJECT" if v.is_empty() => Ok(()),
         "CLTAP_INJECT" => {
             let p = PathBuf::from(v);
-            if p.is_dir() {
-                Ok(d.inject = Some(p))
-            } else {
-                Err(ConfigError::Invalid {
-                    var: "CLTAP_INJECT",
-                    value: value.to_string(),
-                    accepted: "an existing folder",
-                })
-            }
+            let found = p.is_dir().then(|| d.inject = Some(p));
+            found.ok_or(ConfigError::Invalid {
+                var: "CLTAP_INJECT",
+                value: value.to_string(),
+                accepted: "an existing folder",
+            })
         }
         "CLTAP_CAPTURE" => flag("CLTAP_CAPTURE", value).map(|b| d.capture = b),
         _ => return None,

@@ -1,11 +1,14 @@
 //! Argument dumps, injection, capture and replay on real drivers
-//! (`tests/c/special/dumps.c`, three kernel enqueues of which the second
-//! computes one element wrong): the before/after dumps of that one enqueue
-//! find the wrong element; its capture on PoCL replays on Oclgrind and
-//! Intel's CPU runtime with the same results; an injected file changes what
-//! the kernel reads and the API log says so; the application's own output
-//! is the same with and without the controls, in layer and ICD mode, with
-//! both loaders; limits and bad settings get their one line.
+//! (`tests/c/special/dumps.c`, four kernel enqueues of which the second
+//! computes one element wrong and the fourth reads an image): the
+//! before/after dumps of that one enqueue find the wrong element; its
+//! capture on PoCL (buffers, scalars, local memory, an image) replays on
+//! Oclgrind and Intel's CPU runtime with the same results, and one on AMD's
+//! runtime over the emulated gfx906 replays on PoCL (and back); an injected
+//! file changes what the kernel reads and the API log says so; the
+//! application's own output is the same with and without the controls, in
+//! layer and ICD mode, with both loaders; limits and bad settings get their
+//! one line.
 
 mod common;
 use common::*;
@@ -124,6 +127,7 @@ fn the_application_sees_the_same_in_both_modes_and_loaders() {
         let dumps = one(&dir, ".dumps");
         // fill's local-memory argument has no contents: named, not written.
         assert_eq!(names(&dumps.join("after")), ["e000001-fill.a0.m1.bin", "e000001-fill.a1.scalar.bin"]);
+        assert_eq!(names(&dumps.join("before")), names(&dumps.join("after")));
         let n = notes(&dir);
         assert!(n.iter().any(|l| l.contains("a2: local memory (64 bytes), no contents")), "{n:#?}");
         let cap = one(&dir, ".capture").join("e000001-fill");
@@ -134,10 +138,10 @@ fn the_application_sees_the_same_in_both_modes_and_loaders() {
 #[test]
 fn a_capture_on_pocl_replays_on_oclgrind_and_intel() {
     let want = plain();
-    let env = [("CLTAP_CAPTURE", "1"), ("CLTAP_DUMP_ENQUEUES", "1-2")];
+    let env = [("CLTAP_CAPTURE", "1"), ("CLTAP_DUMP_ENQUEUES", "1-2,4")];
     let (dir, _) = dumped(Driver::Pocl, Loader::OclIcd, Mode::Layer, &env, &want);
     let caps = one(&dir, ".capture");
-    assert_eq!(names(&caps), ["e000001-fill", "e000002-scale"]);
+    assert_eq!(names(&caps), ["e000001-fill", "e000002-scale", "e000004-twice"]);
     let scale = caps.join("e000002-scale");
     let m: serde_json::Value = serde_json::from_slice(&std::fs::read(scale.join("capture.json")).unwrap()).unwrap();
     assert_eq!(m["kernel"], "scale");
@@ -145,8 +149,15 @@ fn a_capture_on_pocl_replays_on_oclgrind_and_intel() {
     assert_eq!(m["program"]["options"], "-DUNUSED=1");
     assert_eq!(m["global"], serde_json::json!([N]));
     assert!(std::fs::read_to_string(scale.join("program.cl")).unwrap().contains("__kernel void scale("));
+    // An image argument: its type, format (CL_R, CL_SIGNED_INT32) and region.
+    let t: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(caps.join("e000004-twice/capture.json")).unwrap()).unwrap();
+    assert_eq!(t["args"][0]["kind"], "image");
+    assert_eq!(t["args"][0]["image"]["mem_type"], 0x10F1);
+    assert_eq!(t["args"][0]["image"]["format"], serde_json::json!([0x10B0, 0x10D9]));
+    assert_eq!(t["args"][0]["image"]["region"], serde_json::json!([16, 16, 1]));
     for driver in [Driver::Oclgrind, Driver::Intel, Driver::Pocl] {
-        for cap in ["e000001-fill", "e000002-scale"] {
+        for cap in ["e000001-fill", "e000002-scale", "e000004-twice"] {
             let out = scratch("replay-out");
             let r = cltap(&[&"replay", &caps.join(cap), &"--driver", &driver.library(), &"--out", &out]);
             assert_eq!(r.code, Some(0), "{driver:?} {cap}: {r:?}");
@@ -189,9 +200,10 @@ fn copy_dir(from: &Path, to: &Path) {
 fn an_injected_file_replaces_an_argument_and_the_log_says_so() {
     let inject = scratch("inject");
     // Enqueue 2's input all zeros: its output is 0 but for the wrong
-    // element (1), and enqueue 3 doubles that (3 at 77).
+    // element (1), enqueue 3 doubles that (3 at 77), and the image of B
+    // that enqueue 4 doubles holds the 1.
     std::fs::write(inject.join("e2-scale.a0.bin"), vec![0u8; N * 4]).unwrap();
-    let want = "sum 4\nA[0] 0 B[0] 0\nwrong result: A[0] = 0, want 6000\n";
+    let want = "twice 2\nsum 4\nA[0] 0 B[0] 0\nwrong result: A[0] = 0, want 6000\n";
     let env = [("CLTAP_INJECT", inject.to_str().unwrap())];
     for mode in [Mode::Layer, Mode::Icd] {
         let (dir, _) = dumped(Driver::Pocl, Loader::OclIcd, mode, &env, want);
@@ -238,4 +250,32 @@ fn bad_settings_are_refused_before_the_application_starts() {
         assert_eq!(o.stdout, "", "the application did not run");
         assert!(o.stderr.starts_with(line), "{}", o.stderr);
     }
+}
+
+#[test]
+fn a_capture_on_amds_runtime_over_the_emulated_gfx906_replays_on_pocl_and_back() {
+    use common::amdocl::{amdocl, on_amd};
+    let want = plain();
+    // Captured on AMD's OpenCL runtime over gpu-emu: the same wrong element.
+    let dir = scratch("dumps-amd");
+    let mut c = on_amd(&program(), &[], Mode::Layer, &dir);
+    c.envs([("CLTAP_CAPTURE", "1"), ("CLTAP_DUMP_ENQUEUES", "2")]);
+    let o = run(c);
+    assert_eq!(o.code, Some(0), "{o:?}");
+    assert_eq!(o.stdout, want, "the application saw other results on AMD's runtime");
+    let cap = one(&dir, ".capture").join("e000002-scale");
+    let m: serde_json::Value = serde_json::from_slice(&std::fs::read(cap.join("capture.json")).unwrap()).unwrap();
+    assert!(m["device"].as_str().unwrap().starts_with("gfx906"), "{m}");
+    let r = cltap(&[&"replay", &cap, &"--driver", &Driver::Pocl.library()]);
+    assert_eq!(r.code, Some(0), "{r:?}");
+    assert!(r.stdout.ends_with("replay: the results match the capture\n"), "{}", r.stdout);
+    // And a PoCL capture replayed on AMD's runtime over gpu-emu.
+    let (pocl, _) = dumped(Driver::Pocl, Loader::OclIcd, Mode::Layer, &[("CLTAP_CAPTURE", "1")], &want);
+    let pcap = one(&pocl, ".capture").join("e000002-scale");
+    let mut c = on_hsa(&cltap_exe(), &dir);
+    c.arg("replay").arg(&pcap).arg("--driver").arg(amdocl());
+    let r = run(c);
+    assert_eq!(r.code, Some(0), "{r:?}");
+    assert!(r.stdout.starts_with("replay on gfx906"), "{}", r.stdout);
+    assert!(r.stdout.ends_with("replay: the results match the capture\n"), "{}", r.stdout);
 }

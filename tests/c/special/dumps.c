@@ -3,6 +3,7 @@
  *   1 fill(A, 1000, scratch)  A[i] = 1000 + i (scratch: local memory)
  *   2 scale(A, B, 3)          B[i] = 3 * A[i], but wrong at i == 77
  *   3 scale(B, A, 2)          A[i] = 2 * B[i], wrong at 77 too
+ *   4 twice(I, C)             C[i] = 2 * I(i % 16, i / 16), I a 16x16 image of B
  * Its stdout says what it computed and where the first wrong element is,
  * the same with and without cltap. */
 #define CL_TARGET_OPENCL_VERSION 300
@@ -28,6 +29,10 @@ static const char *src =
     "__kernel void scale(__global const int *in, __global int *out, int k) {\n"
     "    size_t i = get_global_id(0);\n"
     "    out[i] = in[i] * k + (i == 77 ? 1 : 0);\n"
+    "}\n"
+    "__kernel void twice(__read_only image2d_t img, __global int *out) {\n"
+    "    int i = (int)get_global_id(0);\n"
+    "    out[i] = 2 * read_imagei(img, (int2)(i % 16, i / 16)).x;\n"
     "}\n";
 
 int main(void) {
@@ -69,6 +74,23 @@ int main(void) {
     cl_int ha[N], hb[N];
     CHECK("read a", clEnqueueReadBuffer(q, a, CL_TRUE, 0, sizeof ha, ha, 0, NULL, NULL));
     CHECK("read b", clEnqueueReadBuffer(q, b, CL_TRUE, 0, sizeof hb, hb, 0, NULL, NULL));
+    cl_image_format fmt = {CL_R, CL_SIGNED_INT32};
+    cl_image_desc desc = {.image_type = CL_MEM_OBJECT_IMAGE2D, .image_width = 16, .image_height = N / 16};
+    cl_mem img = clCreateImage(ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, &fmt, &desc, hb, &err);
+    CHECK("clCreateImage", err);
+    cl_mem c = clCreateBuffer(ctx, CL_MEM_WRITE_ONLY, N * sizeof(cl_int), NULL, &err);
+    CHECK("clCreateBuffer c", err);
+    cl_kernel twice = clCreateKernel(p, "twice", &err);
+    CHECK("clCreateKernel twice", err);
+    CHECK("arg", clSetKernelArg(twice, 0, sizeof img, &img));
+    CHECK("arg", clSetKernelArg(twice, 1, sizeof c, &c));
+    CHECK("twice", clEnqueueNDRangeKernel(q, twice, 1, NULL, &global, NULL, 0, NULL, NULL));
+    cl_int hc[N];
+    CHECK("read c", clEnqueueReadBuffer(q, c, CL_TRUE, 0, sizeof hc, hc, 0, NULL, NULL));
+    long twice_sum = 0;
+    for (int i = 0; i < N; i++)
+        twice_sum += hc[i];
+    printf("twice %ld\n", twice_sum);
     long sum = 0;
     int wrong = -1;
     for (int i = 0; i < N; i++) {
@@ -82,6 +104,9 @@ int main(void) {
         printf("wrong result: A[%d] = %d, want %d\n", wrong, ha[wrong], 6 * (1000 + wrong));
     else
         printf("all results right\n");
+    clReleaseMemObject(img);
+    clReleaseMemObject(c);
+    clReleaseKernel(twice);
     clReleaseMemObject(a);
     clReleaseMemObject(b);
     clReleaseKernel(fill);

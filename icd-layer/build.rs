@@ -17,6 +17,8 @@ use std::fmt::Write;
 mod controls;
 #[path = "build/devtime.rs"]
 mod devtime;
+#[path = "build/dumps.rs"]
+mod dumps;
 #[path = "build/errors.rs"]
 mod errors;
 #[path = "build/fast.rs"]
@@ -31,6 +33,7 @@ mod opencl;
 mod programs;
 use controls::*;
 use devtime::*;
+use dumps::*;
 use errors::*;
 use fast::*;
 use hsa::*;

@@ -12,6 +12,7 @@ pub mod decode;
 pub mod devtime;
 pub mod diag;
 pub mod diff;
+pub mod dumps;
 pub mod exts;
 pub mod fastpath;
 #[doc(hidden)]
@@ -29,6 +30,7 @@ pub mod occupancy;
 pub mod panics;
 pub mod programs;
 pub mod render;
+pub mod replay;
 pub mod report;
 pub mod report_ranks;
 pub mod rocpd_report;

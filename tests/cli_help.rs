@@ -43,6 +43,7 @@ fn run_help_is_grouped_and_the_common_options_have_short_forms() {
         ("Jobs", "--ranks"),
         ("Programs and errors", "--dump-programs"),
         ("Checks and controls", "--finish-after-enqueue"),
+        ("Dumps and replay", "--dump-args"),
         ("Buffers", "--buffer-size"),
     ] {
         let opts = under(&help, heading);

@@ -150,6 +150,7 @@ pub(crate) fn icd_wrapper(s: &mut String, f: &Function, id: usize, ext: Option<u
     writeln!(s, "    *__ans = Some(r);").unwrap();
     bracket_exit(s, f, id);
     programs_notes(s, f);
+    dumps_notes(s, f);
     writeln!(s, "    r").unwrap();
     // A panic before that: the driver's handles cannot reach the
     // application, so the call fails as out of host memory

@@ -47,6 +47,7 @@ pub(crate) fn generate_api(api: &Api, ext_idx: &HashMap<String, usize>) -> Strin
     writeln!(s, "}}").unwrap();
     // By function id, so that refreshing the fast bytes reads one entry.
     writeln!(s, "pub static DEVTIME_HOOKED: &[bool] = &{:?};", devtime_hooked(api)).unwrap();
+    writeln!(s, "pub static DUMPS_HOOKED: &[bool] = &{:?};", dumps_hooked(api)).unwrap();
     writeln!(s, "pub static RECORD_PATH: &[bool] = &{:?};", record_paths(api)).unwrap();
     writeln!(s, "pub static CONTROLS_HOOKED: &[bool] = &{:?};", controls_hooked(api)).unwrap();
     writeln!(
@@ -279,6 +280,7 @@ pub(crate) fn layer_wrapper(s: &mut String, f: &Function, id: usize, ext: Option
     forward(s, f, id, &args, true);
     bracket_exit(s, f, id);
     programs_notes(s, f);
+    dumps_notes(s, f);
     writeln!(s, "    r").unwrap();
     // A panic before the driver's answer: the call is forwarded as the
     // application made it, without cltap (docs/architecture.md#panics).
@@ -343,6 +345,7 @@ pub(crate) fn forward(s: &mut String, f: &Function, id: usize, args: &str, answe
     controls_pre(s, f, !answer_now);
     devtime_pre(s, f);
     programs_pre(s, f);
+    dumps_pre(s, f);
     errcode_slot(s, f);
     writeln!(s, "    let __t = crate::bracket::enter(::cltap::meta::described::{}, &__app);", f.name).unwrap();
     devtime_enqueue(s, f);
@@ -355,5 +358,6 @@ pub(crate) fn forward(s: &mut String, f: &Function, id: usize, args: &str, answe
     devtime_post(&mut post, f);
     programs_post(&mut post, f);
     controls_post(&mut post, f);
+    dumps_post(&mut post, f);
     s.push_str(&post.replace("track(ID,", &format!("track({id},")));
 }

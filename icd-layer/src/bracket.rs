@@ -70,20 +70,22 @@ pub fn count(id: usize, failed: bool) {
 /// Recomputes every OpenCL function's fast-path flag from what the whole
 /// wrapper would look at: the function recorded, numbered or recorded when
 /// it fails; a tool's tracer on it; any collection-window control; device
-/// timing or an execution control on, for the functions they hook. Called once the configuration is
-/// read and after any of these changes ([`cltap::fastpath::changed`]).
+/// timing, an execution control or the argument dumps on, for the functions they hook. Called
+/// once the configuration is read and after any of these changes ([`cltap::fastpath::changed`]).
 pub fn refresh_fast() {
     let _one = REFRESHING.lock();
     let quiet = window::STATE.load(Ordering::Acquire) == 0 && !ERRORS_ONLY.load(Ordering::Acquire);
     let timing = cltap::devtime::on();
     let controls = cltap::controls::on();
+    let dumps = cltap::dumps::on();
     let mode = if TALLY.is_on() { FAST_COUNT } else { FAST_FORWARD };
     for i in 0..cltap::meta::FUNCTIONS.len() {
         let logged = LOGGED[i].load(Ordering::Acquire);
         let watched = ERR_LOGGED[i].load(Ordering::Acquire)
             || cltap::tools::tracer::on(cltap::tools::tracer_ids::slot_of(0, i))
             || (timing && crate::opencl::api::DEVTIME_HOOKED[i])
-            || (controls && crate::opencl::api::CONTROLS_HOOKED[i]);
+            || (controls && crate::opencl::api::CONTROLS_HOOKED[i])
+            || (dumps && crate::opencl::api::DUMPS_HOOKED[i]);
         let flag = if !quiet || watched {
             0
         } else if logged {

@@ -11,9 +11,9 @@
 //! ```text
 //! lib.rs (the exported symbols) → opencl::layer, opencl::icd, life, guard
 //! opencl::layer   loader-layer mode, its generated wrappers and table
-//!                 → front, next, lws, devtime, markers, exts, programs, api
+//!                 → front, next, lws, devtime, markers, exts, programs, dumps, api
 //! opencl::icd     ICD mode, its generated wrappers and table
-//!                 → drivers, handles, trampolines, lws, devtime, markers, exts, programs, api
+//!                 → drivers, handles, trampolines, lws, devtime, markers, exts, programs, dumps, api
 //! opencl::lws     → drivers, next, handles, api
 //! opencl::drivers → front, api
 //! opencl::front   → devtime, exts, api
@@ -21,6 +21,7 @@
 //! opencl::markers → api
 //! opencl::programs → api (program dumps, the build-options override)
 //! opencl::controls → api (event checks, execution controls)
+//! opencl::dumps   → nothing of opencl (argument dumps, injection, capture)
 //! opencl::{exts, next, handles, trampolines, api} → nothing of opencl
 //! hsa::onload     OnLoad/OnUnload: saves the runtime's table entries, installs
 //!                 the wrappers → wrappers, unload, api

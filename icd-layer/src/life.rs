@@ -73,6 +73,7 @@ pub fn config() -> &'static Config {
         if record {
             cltap::programs::configure(&cfg.programs, &cfg.output_dir);
             cltap::controls::configure(&cfg.controls);
+            cltap::dumps::configure(&cfg.dumps, &cfg.output_dir);
             pin_and_register_exit();
             cltap::kfilter::install(&cfg.kernels);
             if cfg.records_calls() {

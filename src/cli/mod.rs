@@ -2,6 +2,7 @@
 
 mod bench;
 mod child;
+mod dumps_cmd;
 mod logs;
 mod merge;
 mod metrics;
@@ -43,6 +44,10 @@ enum Cmd {
     Bench(bench::BenchArgs),
     /// List hardware counters and derived metrics (rocprofiler metrics files) or explain how one is computed.
     Metrics(metrics::MetricsArgs),
+    /// Work with argument dumps (CLTAP_DUMP_ARGS): `cltap dumps diff BEFORE AFTER`.
+    Dumps(dumps_cmd::DumpsArgs),
+    /// Run an enqueue captured by CLTAP_CAPTURE again, on any driver, and compare its results with the captured ones; exit 1 at the first difference.
+    Replay(dumps_cmd::ReplayArgs),
 }
 
 pub fn main() -> i32 {
@@ -69,6 +74,8 @@ pub fn main() -> i32 {
         Cmd::Render(a) => render::run(a),
         Cmd::Bench(a) => bench::run(a),
         Cmd::Metrics(a) => metrics::run(a),
+        Cmd::Dumps(a) => dumps_cmd::dumps(a),
+        Cmd::Replay(a) => dumps_cmd::replay(a),
     }
 }
 

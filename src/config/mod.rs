@@ -97,6 +97,8 @@ pub struct Config {
     pub errors_only: bool,
     /// Program dumps and the build-options override.
     pub programs: programs::Programs,
+    /// Argument dumps, injection and capture around kernel enqueues.
+    pub dumps: dumps::Dumps,
     /// `CLTAP_TEST_PANIC`: a wrapper made to panic, for tests.
     pub test_panic: Option<test_panic::TestPanic>,
     /// Event checks, execution controls, device-time histograms.
@@ -145,6 +147,7 @@ impl Default for Config {
             kernels: crate::kfilter::Spec::default(),
             errors_only: false,
             programs: programs::Programs::default(),
+            dumps: dumps::Dumps::default(),
             test_panic: None,
             controls: controls::Controls::default(),
             limits: limits::Limits::default(),
@@ -166,6 +169,7 @@ pub(crate) const GROUPS: &[Group] = &[
     Group { vars: window::VARS, parse: window::parse },
     Group { vars: errors::VARS, parse: errors::parse },
     Group { vars: programs::VARS, parse: programs::parse },
+    Group { vars: dumps::VARS, parse: dumps::parse },
     Group { vars: test_panic::VARS, parse: test_panic::parse },
     Group { vars: controls::VARS, parse: controls::parse },
     Group { vars: limits::VARS, parse: limits::parse },
@@ -396,6 +400,7 @@ fn flag(var: &'static str, v: &str) -> Result<bool, ConfigError> {
 }
 
 pub mod controls;
+pub mod dumps;
 mod errors;
 pub mod limits;
 pub mod memory;

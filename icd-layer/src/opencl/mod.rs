@@ -6,6 +6,7 @@ pub mod api;
 pub mod controls;
 pub mod devtime;
 pub mod drivers;
+pub mod dumps;
 pub mod exts;
 pub mod front;
 pub mod handles;

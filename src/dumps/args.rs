@@ -1,0 +1,143 @@
+//! What each kernel's arguments are, as the application last set them, and
+//! which words are memory objects: a table per kernel updated at
+//! `clSetKernelArg` and read at the enqueue, and the memory objects by
+//! handle with their number (in the order the process made them). Only the
+//! calls of a process with a dump control on reach it (a lock is fine there).
+//! Handles are the driver's.
+
+use std::collections::HashMap;
+use std::sync::Mutex;
+
+/// One argument as set.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Set {
+    /// `clSetKernelArg` with a value: its bytes.
+    Value(Vec<u8>),
+    /// `clSetKernelArg` with NULL: local memory of this size.
+    Local(usize),
+    /// `clSetKernelArgSVMPointer` (or a USM pointer).
+    Svm(u64),
+}
+
+/// One argument at an enqueue, classified.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Arg {
+    /// A memory object: the driver's handle and cltap's number for it.
+    Mem {
+        handle: u64,
+        number: u64,
+    },
+    /// A scalar or struct passed by value (a sampler's handle too).
+    Scalar(Vec<u8>),
+    Local(usize),
+    Svm(u64),
+    /// Never set.
+    Unset,
+}
+
+struct Tables {
+    kernels: HashMap<u64, Vec<Option<Set>>>,
+    mems: HashMap<u64, u64>,
+    next_mem: u64,
+}
+
+static TABLES: Mutex<Option<Tables>> = Mutex::new(None);
+
+fn with<R>(f: impl FnOnce(&mut Tables) -> R) -> R {
+    let mut g = TABLES.lock().unwrap_or_else(|e| e.into_inner());
+    let t = g.get_or_insert_with(|| Tables { kernels: HashMap::new(), mems: HashMap::new(), next_mem: 1 });
+    f(t)
+}
+
+/// A successful `clSetKernelArg*`.
+pub fn set(kernel: u64, index: u32, arg: Set) {
+    with(|t| {
+        let v = t.kernels.entry(kernel).or_default();
+        let i = index as usize;
+        if v.len() <= i {
+            v.resize(i + 1, None);
+        }
+        v[i] = Some(arg);
+    })
+}
+
+/// A kernel made (a handle the driver reused starts with no arguments),
+/// or cloned from `from` (it has that kernel's arguments).
+pub fn kernel_made(kernel: u64, from: Option<u64>) {
+    with(|t| {
+        let args = from.and_then(|f| t.kernels.get(&f).cloned()).unwrap_or_default();
+        t.kernels.insert(kernel, args);
+    })
+}
+
+/// A memory object made: numbered.
+pub fn mem_made(handle: u64) {
+    with(|t| {
+        let n = t.next_mem;
+        t.next_mem += 1;
+        t.mems.insert(handle, n);
+    })
+}
+
+/// A memory object's last reference released: its handle is no longer one.
+pub fn mem_gone(handle: u64) {
+    with(|t| {
+        t.mems.remove(&handle);
+    })
+}
+
+/// Whether `handle` is a memory object cltap saw made.
+pub fn is_mem(handle: u64) -> bool {
+    with(|t| t.mems.contains_key(&handle))
+}
+
+/// The kernel's arguments now, `n` of them (`n` from the driver, or as
+/// many as were set).
+pub fn at_enqueue(kernel: u64, n: Option<usize>) -> Vec<Arg> {
+    with(|t| {
+        let set = t.kernels.get(&kernel).cloned().unwrap_or_default();
+        let n = n.unwrap_or(set.len());
+        (0..n)
+            .map(|i| match set.get(i).cloned().flatten() {
+                None => Arg::Unset,
+                Some(Set::Local(s)) => Arg::Local(s),
+                Some(Set::Svm(p)) => Arg::Svm(p),
+                Some(Set::Value(b)) => {
+                    let w = (b.len() == 8).then(|| u64::from_ne_bytes(b[..8].try_into().unwrap()));
+                    match w.and_then(|w| t.mems.get(&w).map(|n| (w, *n))) {
+                        Some((handle, number)) => Arg::Mem { handle, number },
+                        None => Arg::Scalar(b),
+                    }
+                }
+            })
+            .collect()
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn values_that_are_memory_objects_are_classified() {
+        mem_made(0x1000);
+        let k = 0xfeed_0001;
+        kernel_made(k, None);
+        set(k, 0, Set::Value(0x1000u64.to_ne_bytes().to_vec()));
+        set(k, 2, Set::Value(7u32.to_ne_bytes().to_vec()));
+        set(k, 3, Set::Local(64));
+        let a = at_enqueue(k, Some(5));
+        assert!(matches!(a[0], Arg::Mem { handle: 0x1000, .. }));
+        assert_eq!(a[1], Arg::Unset);
+        assert_eq!(a[2], Arg::Scalar(7u32.to_ne_bytes().to_vec()));
+        assert_eq!(a[3], Arg::Local(64));
+        assert_eq!(a[4], Arg::Unset);
+        let c = 0xfeed_0002;
+        kernel_made(c, Some(k));
+        assert_eq!(at_enqueue(c, None).len(), 4);
+        mem_gone(0x1000);
+        assert!(matches!(at_enqueue(k, None)[0], Arg::Scalar(_)));
+        kernel_made(k, None);
+        assert!(at_enqueue(k, None).is_empty());
+    }
+}

@@ -355,9 +355,13 @@ pub(crate) fn forward(s: &mut String, f: &Function, id: usize, args: &str, answe
         writeln!(s, "    *__ans = Some(r);").unwrap();
     }
     let mut post = String::new();
+    // The controls' finish reads the command's event, which may be device
+    // timing's own: device timing may read and release it as soon as it
+    // has it (a blocking enqueue is a synchronisation point), so the
+    // controls come first.
+    controls_post(&mut post, f);
     devtime_post(&mut post, f);
     programs_post(&mut post, f);
-    controls_post(&mut post, f);
     dumps_post(&mut post, f);
     s.push_str(&post.replace("track(ID,", &format!("track({id},")));
 }

@@ -35,6 +35,7 @@ pub mod report;
 pub mod report_ranks;
 pub mod rocpd_report;
 pub mod summary;
+pub mod switched;
 pub mod sys;
 pub mod tools;
 pub mod trace;

@@ -21,10 +21,8 @@ use crate::config::dumps::Dumps;
 use cltap_formats::cltrace::record::KIND_NOTE;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::OnceLock;
 
-static ON: AtomicBool = AtomicBool::new(false);
-static SETTINGS: OnceLock<Settings> = OnceLock::new();
+static SETTINGS: crate::switched::Switched<Settings> = crate::switched::Switched::new();
 
 /// What the controls asked for, compiled, and where the files go.
 pub struct Settings {
@@ -79,20 +77,18 @@ pub fn configure(controls: &Dumps, output: &std::path::Path) {
         capture_dir: output.join(format!("{stem}.capture")),
         inject: controls.inject.as_deref().map(injection_files).unwrap_or_default(),
     };
-    if SETTINGS.set(s).is_ok() {
-        ON.store(true, Ordering::Release);
-    }
+    SETTINGS.set(s);
 }
 
 /// Whether any dump control is on (the only cost to a hooked call when none is).
 #[inline(always)]
 pub fn on() -> bool {
-    ON.load(Ordering::Relaxed)
+    SETTINGS.on()
 }
 
 /// The settings, when on.
 pub fn settings() -> Option<&'static Settings> {
-    on().then(|| SETTINGS.get()).flatten()
+    SETTINGS.get()
 }
 
 impl Settings {

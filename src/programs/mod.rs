@@ -15,11 +15,8 @@ pub mod registry;
 use crate::config::programs::Programs;
 use cltap_formats::cltrace::record::KIND_NOTE;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::OnceLock;
 
-static ON: AtomicBool = AtomicBool::new(false);
-static SETTINGS: OnceLock<Settings> = OnceLock::new();
+static SETTINGS: crate::switched::Switched<Settings> = crate::switched::Switched::new();
 
 /// What the controls asked for, and where the files go.
 #[derive(Debug, Clone)]
@@ -35,21 +32,19 @@ pub fn configure(controls: &Programs, output: &std::path::Path) {
         return;
     }
     let s = Settings { controls: controls.clone(), dir: output.join("programs") };
-    if SETTINGS.set(s).is_ok() {
-        ON.store(true, Ordering::Release);
-    }
+    SETTINGS.set(s);
 }
 
 /// Whether any program control is on (the only cost to a program call
 /// when none is).
 #[inline(always)]
 pub fn on() -> bool {
-    ON.load(Ordering::Relaxed)
+    SETTINGS.on()
 }
 
 /// The settings, when on.
 pub fn settings() -> Option<&'static Settings> {
-    on().then(|| SETTINGS.get()).flatten()
+    SETTINGS.get()
 }
 
 /// Whether sources, logs (and binaries) are written.

@@ -13,6 +13,7 @@ pub mod diag;
 pub mod diff;
 pub mod exts;
 pub mod fastpath;
+pub mod fork;
 #[doc(hidden)]
 pub mod fuzz;
 pub mod hsa;

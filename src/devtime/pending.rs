@@ -9,7 +9,7 @@
 //! ([`super::reader`]), woken at the application's synchronisation points
 //! and when a list grows past [`BOUND`], and at the end of the process.
 
-use super::lock::{self, Mutex};
+use crate::fork::lock::{self, Mutex};
 use super::Command;
 use std::cell::Cell;
 use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, AtomicUsize, Ordering};

@@ -4,7 +4,7 @@
 //! outputs read them back in one pass, or one by one by command id.
 
 use super::codec::{decode, encode};
-use super::lock::{self, Mutex};
+use crate::fork::lock::{self, Mutex};
 use super::{Command, Tables};
 use std::collections::{BTreeSet, HashMap};
 use std::fs::File;

@@ -13,11 +13,16 @@
 //! `OnLoad`).
 
 use cltap_formats::cltrace::INFO_HSA_CLOCK_OFFSET;
-use parking_lot::Mutex;
+use crate::fork::lock::Mutex;
 
 /// The offset measured in this process, kept for a trace made after it was
 /// measured (a forked child's).
 static OFFSET: Mutex<Option<i64>> = Mutex::new(None);
+
+/// The prepare handler's part ([`crate::fork`]).
+pub(crate) fn hold_for_fork() {
+    crate::fork::keep(OFFSET.lock());
+}
 
 /// Readings of the bracket: the tightest of these is kept.
 const TRIES: usize = 5;

@@ -36,6 +36,7 @@
 
 mod bracket;
 mod config;
+mod fork;
 mod guard;
 mod hsa;
 mod life;

@@ -35,7 +35,7 @@ const CL_DEVICE_TYPE_CPU: u64 = 2;
 const CL_COMPLETE: i32 = 0;
 const CL_EVENT_REFERENCE_COUNT: u32 = 0x11D2;
 
-mod fork;
+pub(crate) mod fork;
 mod kernels;
 use fork::fork_handlers;
 use kernels::kernel_name;

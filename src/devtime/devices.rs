@@ -6,8 +6,8 @@
 //! other OpenCL device `GPU`. In the trace, so a render after the process
 //! (`cltap render`) types it alike.
 
-use cltap_formats::cltrace::record::KIND_NOTE;
 use crate::fork::lock::Mutex;
+use cltap_formats::cltrace::record::KIND_NOTE;
 use std::collections::BTreeSet;
 
 /// The note's text before the device's name.

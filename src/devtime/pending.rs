@@ -9,8 +9,8 @@
 //! ([`super::reader`]), woken at the application's synchronisation points
 //! and when a list grows past [`BOUND`], and at the end of the process.
 
-use crate::fork::lock::{self, Mutex};
 use super::Command;
+use crate::fork::lock::{self, Mutex};
 use std::cell::Cell;
 use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;

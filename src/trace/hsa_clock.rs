@@ -12,8 +12,8 @@
 //! call: a suspend during the run is not followed (the offset is the one at
 //! `OnLoad`).
 
-use cltap_formats::cltrace::INFO_HSA_CLOCK_OFFSET;
 use crate::fork::lock::Mutex;
+use cltap_formats::cltrace::INFO_HSA_CLOCK_OFFSET;
 
 /// The offset measured in this process, kept for a trace made after it was
 /// measured (a forked child's).

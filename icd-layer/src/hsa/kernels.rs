@@ -62,7 +62,13 @@ static LOADER: OnceLock<Option<LoaderTable>> = OnceLock::new();
 
 /// The kernel behind `object`, resolved on its first dispatch.
 pub fn lookup(object: u64) -> Arc<Kernel> {
-    if let Some(k) = KERNELS.read().unwrap_or_else(PoisonError::into_inner).as_ref().and_then(|m| m.get(&object)).filter(|k| k.resolved) {
+    if let Some(k) = KERNELS
+        .read()
+        .unwrap_or_else(PoisonError::into_inner)
+        .as_ref()
+        .and_then(|m| m.get(&object))
+        .filter(|k| k.resolved)
+    {
         return k.clone();
     }
     let found = resolve(object);

@@ -13,10 +13,10 @@
 use crate::hsa::agents::{read_name, read_u32, GetInfo};
 use crate::hsa::api::id;
 use crate::hsa::wrappers::orig;
+use cltap::fork::lock::Mutex;
 use cltap::metrics::{Catalog, Consts};
 use cltap::tools::rocprofiler::error::RocpError;
 use cltap::tools::rocprofiler::info::InfoTable;
-use cltap::fork::lock::Mutex;
 use std::ffi::c_void;
 use std::sync::Arc;
 

@@ -9,13 +9,13 @@
 
 use super::agent;
 use super::api_base::call;
+use cltap::fork::lock::Mutex;
 use cltap::tools::rocprofiler::abi::{Agent, Feature, Group, Properties};
 use cltap::tools::rocprofiler::abi_ext::{PoolEntry, PoolProperties};
 use cltap::tools::rocprofiler::context::Context;
 use cltap::tools::rocprofiler::error::RocpError;
 use cltap::tools::rocprofiler::pool::Pool;
 use cltap::tools::rocprofiler::registry;
-use cltap::fork::lock::Mutex;
 use std::collections::HashMap;
 use std::ffi::c_void;
 use std::sync::Arc;

@@ -19,7 +19,7 @@ static REPORTED: crate::fork::lock::Mutex<Vec<&'static str>> = crate::fork::lock
 
 /// The prepare handler's part ([`crate::fork`]).
 pub(crate) fn hold_for_fork() {
-    crate::fork::keep(REPORTED.lock());
+    crate::fork::kept::keep(REPORTED.lock());
 }
 static INSTALLED: AtomicBool = AtomicBool::new(false);
 

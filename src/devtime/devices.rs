@@ -17,7 +17,7 @@ static NOTED: Mutex<BTreeSet<String>> = Mutex::new(BTreeSet::new());
 
 /// The prepare handler's part ([`crate::fork`]).
 pub(crate) fn hold_for_fork() {
-    crate::fork::keep(NOTED.lock());
+    crate::fork::kept::keep(NOTED.lock());
 }
 
 /// Says device `name` runs its commands on the host's cores, once per

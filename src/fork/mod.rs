@@ -13,28 +13,10 @@
 //! on that thread.
 
 pub mod condvar;
+pub mod kept;
 pub mod lock;
 
-use std::any::Any;
-use std::cell::RefCell;
-
-thread_local! {
-    /// The guards the prepare handler took, in the order it took them.
-    static KEPT: RefCell<Vec<Box<dyn Any>>> = const { RefCell::new(Vec::new()) };
-}
-
-/// Keeps `guard` (a lock held) until [`let_go`] on this thread.
-pub fn keep<G: 'static>(guard: G) {
-    let _ = KEPT.try_with(|k| k.borrow_mut().push(Box::new(guard)));
-}
-
-/// Releases what [`keep`] kept, the last taken first.
-pub fn let_go() {
-    let kept = KEPT.try_with(|k| std::mem::take(&mut *k.borrow_mut())).unwrap_or_default();
-    for g in kept.into_iter().rev() {
-        drop(g);
-    }
-}
+pub use kept::{keep, let_go};
 
 /// Step 3 of the order: the tools' tracers (see `docs/architecture.md`).
 pub fn hold_tracers() {

@@ -25,7 +25,7 @@ static REGISTRY: Mutex<Registry> = Mutex::new(Registry { next: 1, programs: BTre
 
 /// The prepare handler's part ([`crate::fork`]).
 pub(crate) fn hold_for_fork() {
-    crate::fork::keep(REGISTRY.lock().unwrap_or_else(|e| e.into_inner()));
+    crate::fork::kept::keep(REGISTRY.lock().unwrap_or_else(|e| e.into_inner()));
 }
 
 fn with<R>(f: impl FnOnce(&mut Registry) -> R) -> R {

@@ -51,7 +51,7 @@ static LOADED: Mutex<Vec<Tool>> = Mutex::new(Vec::new());
 
 /// The prepare handler's part ([`crate::fork`]).
 pub(crate) fn hold_for_fork() {
-    crate::fork::keep(LOADED.lock());
+    crate::fork::kept::keep(LOADED.lock());
 }
 /// The HSA interception the tools asked for (see `toollib_settings`).
 static REQUESTED_HSA_MODE: AtomicU8 = AtomicU8::new(0);

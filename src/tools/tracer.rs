@@ -255,7 +255,7 @@ pub unsafe fn enter(slot: usize, params: *mut c_void) -> Entered {
 
 /// The prepare handler's part ([`crate::fork`]).
 pub(crate) fn hold_for_fork() {
-    crate::fork::keep(REGISTRY.lock());
+    crate::fork::kept::keep(REGISTRY.lock());
 }
 
 fn load_snapshot() -> (u64, Snapshot) {

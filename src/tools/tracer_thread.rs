@@ -182,8 +182,8 @@ pub(super) fn wait_for_other_threads(t: *const Tracer) {
 
 /// The prepare handler's part ([`crate::fork`]): destroyers' and threads' locks, in the order destroyers take them.
 pub(crate) fn hold_for_fork() {
-    crate::fork::keep(WAIT.lock());
-    crate::fork::keep(THREADS.lock());
+    crate::fork::kept::keep(WAIT.lock());
+    crate::fork::kept::keep(THREADS.lock());
 }
 
 /// In a forked child, with the locks released: the parent's other threads

@@ -21,7 +21,7 @@ static OFFSET: Mutex<Option<i64>> = Mutex::new(None);
 
 /// The prepare handler's part ([`crate::fork`]).
 pub(crate) fn hold_for_fork() {
-    crate::fork::keep(OFFSET.lock());
+    crate::fork::kept::keep(OFFSET.lock());
 }
 
 /// Readings of the bracket: the tightest of these is kept.

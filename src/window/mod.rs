@@ -262,7 +262,7 @@ static CHANGING: crate::fork::lock::Mutex<()> = crate::fork::lock::Mutex::new(()
 
 /// The prepare handler's part ([`crate::fork`]).
 pub(crate) fn hold_for_fork() {
-    crate::fork::keep(CHANGING.lock());
+    crate::fork::kept::keep(CHANGING.lock());
 }
 
 fn change(set: u32, clear: u32, why: Reason) {

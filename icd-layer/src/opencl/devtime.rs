@@ -37,7 +37,6 @@ const CL_EVENT_REFERENCE_COUNT: u32 = 0x11D2;
 
 pub(crate) mod fork;
 mod kernels;
-use fork::fork_handlers;
 use kernels::kernel_name;
 pub use kernels::{kernel_refs, kernel_released, kernels_made};
 
@@ -726,4 +725,9 @@ unsafe fn release(ev: *mut c_void) {
         // SAFETY: `rel` gets arguments its C declaration accepts.
         unsafe { rel(ev) };
     }
+}
+
+/// Registers the fork handlers, on device timing's first use.
+fn fork_handlers() {
+    crate::fork::register();
 }

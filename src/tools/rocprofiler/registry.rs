@@ -19,7 +19,7 @@ static OPEN: Mutex<Option<HashMap<usize, Arc<Context>>>> = Mutex::new(None);
 
 /// The prepare handler's part ([`crate::fork`]).
 pub(crate) fn hold_for_fork() {
-    crate::fork::keep(OPEN.lock());
+    crate::fork::kept::keep(OPEN.lock());
 }
 
 /// Registers a new context; returns it with its handle.

@@ -4,11 +4,6 @@
 
 use super::{CLOCKS, EMPTY_LIST_TERMINATOR, QUEUE_INFO, READER, REFUSES};
 
-/// Registers the fork handlers, on device timing's first use.
-pub(super) fn fork_handlers() {
-    crate::fork::register();
-}
-
 /// No code takes a lock while it holds one of these memos: they come after
 /// cltap's device timing locks, in any order.
 pub(crate) fn hold_memos() {

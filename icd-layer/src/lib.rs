@@ -38,7 +38,6 @@
 
 mod bracket;
 mod config;
-mod fork;
 mod guard;
 mod hsa;
 mod life;

@@ -13,4 +13,4 @@ pub mod toollib_settings;
 pub mod tracer;
 pub mod tracer_ids;
 mod tracer_object;
-pub(crate) mod tracer_thread;
+mod tracer_thread;

@@ -90,8 +90,9 @@ fn pair<'b>(a: &[Row], b: &'b [Row]) -> Result<Vec<usize>, (usize, Option<&'b Ro
         b_dispatches.entry(r.launch()).or_default().push(j);
     }
     for (i, r) in a.iter().enumerate().filter(|(_, r)| r.cmd_id.is_none()) {
-        // Reversed above, so popping takes them in the run's order.
-        out[i] = b_dispatches.get_mut(&r.launch()).and_then(Vec::pop).ok_or((i, None))?;
+        // Reversed above, so popping takes them in the run's order. None left: the other
+        // run's row at the same place says what it launched instead.
+        out[i] = b_dispatches.get_mut(&r.launch()).and_then(Vec::pop).ok_or((i, b.get(i)))?;
     }
     Ok(out)
 }

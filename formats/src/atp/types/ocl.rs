@@ -166,7 +166,7 @@ pub(crate) const RCP_FUNCTIONS: [&str; 146] = [
 pub(crate) const CLTAP_FIRST: u32 = 200;
 
 /// Functions RCP did not number, in the order they were first given numbers.
-pub(crate) const CLTAP_FUNCTIONS: [&str; 115] = [
+pub(crate) const CLTAP_FUNCTIONS: [&str; 109] = [
     "clCreateBufferWithProperties",
     "clCreateImageWithProperties",
     "clSetContextDestructorCallback",
@@ -270,12 +270,6 @@ pub(crate) const CLTAP_FUNCTIONS: [&str; 115] = [
     "clEnqueueWaitSignalAMD",
     "clEnqueueWriteSignalAMD",
     "clEnqueueMakeBuffersResidentAMD",
-    "clCreateSsgFileObjectAMD",
-    "clGetSsgFileObjectInfoAMD",
-    "clRetainSsgFileObjectAMD",
-    "clReleaseSsgFileObjectAMD",
-    "clEnqueueReadSsgFileAMD",
-    "clEnqueueWriteSsgFileAMD",
     "clEnqueueCopyBufferP2PAMD",
     "clCreateProgramWithAssemblyAMD",
     "clConvertImageAMD",

@@ -54,18 +54,20 @@ static LAST_GPU_TICK: AtomicU64 = AtomicU64::new(0);
 
 /// The GPU counter: strictly increasing across all callers.
 pub fn gpu_ticks() -> u64 {
-    gpu_ticks_at(system_ns())
+    gpu_pair().0
 }
 
-/// The GPU counter at system time `system`, strictly increasing across all
-/// callers.
-fn gpu_ticks_at(system: u64) -> u64 {
-    let now = system / (SYSTEM_CLOCK_HZ / GPU_CLOCK_HZ);
-    let mut last = LAST_GPU_TICK.load(Ordering::Relaxed);
+/// The GPU counter and the system time it stands for, strictly increasing
+/// across all callers. The system time is read again on every attempt: a
+/// reading taken before another caller moved the counter on (this thread
+/// preempted between them) would pair the counter with a time far behind.
+fn gpu_pair() -> (u64, u64) {
+    let mut last = LAST_GPU_TICK.load(Ordering::Acquire);
     loop {
-        let next = now.max(last + 1);
-        match LAST_GPU_TICK.compare_exchange_weak(last, next, Ordering::AcqRel, Ordering::Relaxed) {
-            Ok(_) => return next,
+        let system = system_ns();
+        let next = (system / (SYSTEM_CLOCK_HZ / GPU_CLOCK_HZ)).max(last + 1);
+        match LAST_GPU_TICK.compare_exchange_weak(last, next, Ordering::AcqRel, Ordering::Acquire) {
+            Ok(_) => return (next, system),
             Err(seen) => last = seen,
         }
     }
@@ -81,9 +83,9 @@ pub extern "C" fn hsaKmtGetClockCounters(node: HSAuint32, counters: *mut HsaCloc
         // time through these pairs, and two readings apart (a preempted
         // thread between them) would shift every translated time by the gap,
         // past the host's own clock.
-        let system = system_ns();
+        let (gpu, system) = gpu_pair();
         let c = HsaClockCounters {
-            GPUClockCounter: gpu_ticks_at(system),
+            GPUClockCounter: gpu,
             CPUClockCounter: now_ns(libc::CLOCK_MONOTONIC_RAW),
             SystemClockCounter: system,
             SystemClockFrequencyHz: SYSTEM_CLOCK_HZ,

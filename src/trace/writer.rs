@@ -126,7 +126,11 @@ pub struct Trace {
     /// awaiting rendering.
     pub threads: AtomicUsize,
     start: (u64, u64),
-    rate_set: AtomicBool,
+    /// The clock's rate, recorded once: complete only once it is in the
+    /// header, so that no renderer opens between the decision and the
+    /// write and measures a rate of its own (it differed from the trace's,
+    /// and `cltap render` then wrote other durations).
+    rate_set: std::sync::Once,
     render: bool,
     drop_trace: bool,
 }
@@ -335,7 +339,7 @@ impl Trace {
             finished: AtomicBool::new(false),
             threads: AtomicUsize::new(0),
             start,
-            rate_set: AtomicBool::new(false),
+            rate_set: std::sync::Once::new(),
             render: s.render,
             drop_trace: s.limits.drop_trace,
         })
@@ -356,7 +360,7 @@ impl Trace {
     /// Records the clock's rate once 20 ms have passed (waiting for them
     /// when `wait`).
     fn measure_rate(&self, wait: bool) {
-        if self.rate_set.load(Ordering::Acquire) {
+        if self.rate_set.is_completed() {
             return;
         }
         let min = 20_000_000u64;
@@ -367,9 +371,7 @@ impl Trace {
             }
             std::thread::sleep(Duration::from_nanos(min - elapsed));
         }
-        if !self.rate_set.swap(true, Ordering::AcqRel) {
-            self.file.set_rate(tsc::now(), tsc::monotonic_ns());
-        }
+        self.rate_set.call_once(|| self.file.set_rate(tsc::now(), tsc::monotonic_ns()));
     }
 
     /// Keeps chunks mapped and faulted in ahead of the application's
@@ -439,6 +441,8 @@ impl Trace {
 
     /// Renders every chunk sealed so far, in seal order.
     fn render_sealed(&self, r: &mut Renderer) {
+        // The renderer opens at its first chunk and takes the header's rate.
+        self.measure_rate(true);
         while let Some((seal, index)) = self.file.sealed.pop() {
             r.sealed(seal, index);
             self.file.pending.fetch_sub(1, Ordering::AcqRel);

@@ -274,7 +274,8 @@ pub unsafe fn release(obj: Obj, slot: usize) {
     }
 }
 
-/// The raw entry of `slot`, for the replay's calls that only it makes.
+/// The raw entry of `slot`, for calls this module does not wrap (the
+/// replay's, the execution controls' in the layer).
 ///
 /// # Safety
 /// As [`entry`].

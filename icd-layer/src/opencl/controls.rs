@@ -13,6 +13,7 @@
 use super::api::slot;
 use cltap::controls::checks::{self, Event, List};
 use cltap::controls::{FINISH, NOTE_EVENT_CHECK, NOTE_FAILED_COMMAND};
+use cltap::dumps::cl::{kernel_name, raw as entry};
 use cltap::icd::handles::HandleSpace;
 use cltap::trace::names::status_text;
 use std::ffi::c_void;
@@ -27,7 +28,6 @@ const CL_QUEUE_CONTEXT: u32 = 0x1090;
 const CL_EVENT_COMMAND_TYPE: u32 = 0x11D1;
 const CL_EVENT_COMMAND_EXECUTION_STATUS: u32 = 0x11D3;
 const CL_EVENT_CONTEXT: u32 = 0x11D4;
-const CL_KERNEL_FUNCTION_NAME: u32 = 0x1190;
 const CL_COMMAND_USER: u32 = 0x1204;
 const CL_COMPLETE: i32 = 0;
 const CL_INVALID_EVENT: i32 = -58;
@@ -36,32 +36,14 @@ const CL_INVALID_OPERATION: i32 = -59;
 /// than the call.
 const MOST_CHECKED: u32 = 4096;
 
-/// The driver's entry `slot` in `obj`'s own dispatch table.
-///
-/// # Safety
-/// `obj` is NULL or an object of the driver's (its first word is its
-/// dispatch table).
-unsafe fn entry(obj: Obj, slot: usize) -> *const c_void {
-    if obj.is_null() {
-        return std::ptr::null();
-    }
-    // SAFETY: a non-NULL `obj` is the driver's object (# Safety), whose first word is its table.
-    unsafe { cltap::icd_table::object_slot(obj, slot) }
-}
-
 /// A fixed-size answer of a `clGet*Info` of `obj` (a queue, an event, a
 /// kernel), or the driver's error.
 ///
 /// # Safety
-/// As for [`entry`]; `slot` is a `clGet*Info` entry of `obj`'s kind.
+/// `obj` is NULL or a live object of the driver's; `slot` is a `clGet*Info` entry of its kind.
 unsafe fn info<T: Copy + Default>(obj: Obj, slot: usize, param: u32) -> Result<T, i32> {
-    // SAFETY: `obj` is NULL or the driver's object (# Safety).
-    let f = unsafe { entry(obj, slot) };
-    if f.is_null() {
-        return Err(CL_INVALID_OPERATION);
-    }
-    // SAFETY: `slot` is a clGet*Info entry of obj's kind (# Safety), so it has GetInfo's type.
-    let f: GetInfo = unsafe { std::mem::transmute(f) };
+    // SAFETY: as this function's # Safety; the slot's function has GetInfo's type.
+    let f: GetInfo = unsafe { entry(obj, slot) }.ok_or(CL_INVALID_OPERATION)?;
     let mut v = T::default();
     // SAFETY: the driver writes at most size_of::<T>() bytes into `v`, which is that big.
     match unsafe { f(obj, param, std::mem::size_of::<T>(), &mut v as *mut T as *mut c_void, std::ptr::null_mut()) } {
@@ -158,22 +140,20 @@ pub unsafe fn skipped(queue: Obj, event: *mut Obj) -> i32 {
         Ok(c) => c,
         Err(e) => return e,
     };
-    // SAFETY: the driver's answer is its own context.
-    let create = unsafe { entry(context, slot::clCreateUserEvent) };
-    if create.is_null() {
+    // SAFETY: the driver's answer is its own context; the slot is clCreateUserEvent's.
+    let Some(create) = (unsafe { entry::<CreateUserEvent>(context, slot::clCreateUserEvent) }) else {
         return CL_INVALID_OPERATION;
-    }
+    };
     let mut err = 0;
-    // SAFETY: the slot is clCreateUserEvent's, of that type; `err` is writable.
-    let ev = unsafe { std::mem::transmute::<*const c_void, CreateUserEvent>(create)(context, &mut err) };
+    // SAFETY: a context of the driver's and a writable error slot.
+    let ev = unsafe { create(context, &mut err) };
     if ev.is_null() {
         return if err != 0 { err } else { CL_INVALID_OPERATION };
     }
-    // SAFETY: `ev` is the driver's new event.
-    let set = unsafe { entry(ev, slot::clSetUserEventStatus) };
-    if !set.is_null() {
-        // SAFETY: the slot is clSetUserEventStatus', of that type, called on a user event.
-        unsafe { std::mem::transmute::<*const c_void, SetUserEventStatus>(set)(ev, CL_COMPLETE) };
+    // SAFETY: `ev` is the driver's new event; the slot is clSetUserEventStatus', called on a user event.
+    if let Some(set) = unsafe { entry::<SetUserEventStatus>(ev, slot::clSetUserEventStatus) } {
+        // SAFETY: as above.
+        unsafe { set(ev, CL_COMPLETE) };
     }
     // SAFETY: a non-NULL `event` is where the event goes (# Safety).
     unsafe { *event = ev };
@@ -203,14 +183,8 @@ pub unsafe fn after_enqueue(
     // SAFETY: after a successful call the driver wrote its event at a non-NULL `event` (# Safety).
     let ev = if ok && !event.is_null() { unsafe { *event } } else { std::ptr::null_mut() };
     let slot = if bits & FINISH != 0 { slot::clFinish } else { slot::clFlush };
-    // SAFETY: `queue` is the driver's queue (# Safety).
-    let f = unsafe { entry(queue, slot) };
-    let waited = if f.is_null() {
-        None
-    } else {
-        // SAFETY: clFinish's and clFlush's slots take the queue alone.
-        Some(unsafe { (std::mem::transmute::<*const c_void, OnQueue>(f))(queue) })
-    };
+    // SAFETY: `queue` is the driver's queue (# Safety); clFinish's and clFlush's slots take it alone.
+    let waited = unsafe { entry::<OnQueue>(queue, slot) }.map(|f| unsafe { f(queue) });
     if bits & FINISH != 0 && ok {
         let status = if ev.is_null() {
             None
@@ -231,11 +205,11 @@ pub unsafe fn after_enqueue(
         }
     }
     if own && !ev.is_null() {
-        // SAFETY: `ev` is the controls' own event of the driver's, released once here.
-        let release = unsafe { entry(ev, slot::clReleaseEvent) };
-        if !release.is_null() {
-            // SAFETY: clReleaseEvent's slot takes the one object, as OnQueue does.
-            unsafe { (std::mem::transmute::<*const c_void, OnQueue>(release))(ev) };
+        // SAFETY: `ev` is the controls' own event of the driver's, released once here; the
+        // slot takes the one object, as OnQueue does.
+        if let Some(release) = unsafe { entry::<OnQueue>(ev, slot::clReleaseEvent) } {
+            // SAFETY: as above.
+            unsafe { release(ev) };
         }
     }
 }
@@ -250,7 +224,7 @@ unsafe fn command_text(call: &str, cmd: u64, kernel: Obj) -> String {
         parts.push(format!("CMD ID {cmd}"));
     }
     // SAFETY: `kernel` is NULL or the driver's kernel (# Safety).
-    if let Some(k) = unsafe { kernel_name(kernel) } {
+    if let Some(k) = (!kernel.is_null()).then(|| unsafe { kernel_name(kernel) }).flatten() {
         parts.push(format!("kernel {k}"));
     }
     if parts.is_empty() {
@@ -258,28 +232,4 @@ unsafe fn command_text(call: &str, cmd: u64, kernel: Obj) -> String {
     } else {
         format!("{call} ({})", parts.join(", "))
     }
-}
-
-/// # Safety
-/// `kernel` is NULL or the driver's kernel.
-unsafe fn kernel_name(kernel: Obj) -> Option<String> {
-    // SAFETY: `kernel` is NULL or the driver's kernel (# Safety).
-    let f = unsafe { entry(kernel, slot::clGetKernelInfo) };
-    if f.is_null() {
-        return None;
-    }
-    // SAFETY: clGetKernelInfo's slot has GetInfo's type.
-    let f: GetInfo = unsafe { std::mem::transmute(f) };
-    let mut n = 0usize;
-    // SAFETY: a size query: no value buffer, `n` writable.
-    if unsafe { f(kernel, CL_KERNEL_FUNCTION_NAME, 0, std::ptr::null_mut(), &mut n) } != 0 || n == 0 || n > 4096 {
-        return None;
-    }
-    let mut v = vec![0u8; n];
-    // SAFETY: `v` holds the `n` bytes the driver said it needs.
-    if unsafe { f(kernel, CL_KERNEL_FUNCTION_NAME, n, v.as_mut_ptr() as *mut c_void, std::ptr::null_mut()) } != 0 {
-        return None;
-    }
-    let end = v.iter().position(|&b| b == 0).unwrap_or(v.len());
-    Some(String::from_utf8_lossy(&v[..end]).into_owned())
 }

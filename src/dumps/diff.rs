@@ -56,7 +56,9 @@ pub fn compare(a: &[u8], b: &[u8]) -> Change {
 pub fn folders(a: &Path, b: &Path) -> std::io::Result<Vec<(String, Change)>> {
     let names = |d: &Path| -> std::io::Result<BTreeSet<String>> {
         let mut s = BTreeSet::new();
-        for e in std::fs::read_dir(d)? {
+        let listing =
+            std::fs::read_dir(d).map_err(|e| std::io::Error::new(e.kind(), format!("{}: {e}", d.display())))?;
+        for e in listing {
             let e = e?;
             if e.file_type()?.is_file() {
                 s.insert(e.file_name().to_string_lossy().into_owned());

@@ -4,6 +4,7 @@
 //! where no trace takes them (a process that records no calls). Device
 //! timing names nothing of the trace: the layer joins the two.
 
+use super::enqueue::Completed;
 use super::Command;
 use std::sync::OnceLock;
 
@@ -11,6 +12,9 @@ use std::sync::OnceLock;
 /// no trace takes them (then the store keeps them).
 pub struct Deliver {
     pub timed: fn(&Command) -> bool,
+    /// A command as a read completes it, written without making a
+    /// [`Command`] of it (no allocation per command).
+    pub completed: fn(&Completed) -> bool,
     /// Command id, API, why its counters could not be read.
     pub untimed: fn(u64, &'static str, &str) -> bool,
 }
@@ -25,6 +29,11 @@ pub fn to_trace(d: Deliver) {
 /// Whether the trace took `c`.
 pub(super) fn timed(c: &Command) -> bool {
     TO.get().is_some_and(|d| (d.timed)(c))
+}
+
+/// Whether the trace took `c`.
+pub(super) fn completed(c: &Completed) -> bool {
+    TO.get().is_some_and(|d| (d.completed)(c))
 }
 
 /// Whether the trace took the untimed command.

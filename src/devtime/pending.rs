@@ -41,8 +41,8 @@ pub const IN_ORDER_AHEAD: usize = 16 * BOUND;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Due {
     Nothing,
-    /// The list reached its mark: wake the reader.
-    Wake,
+    /// The list reached its mark: the enqueue reads it.
+    Mark,
     /// The list is far past its mark: read it here.
     ReadNow,
 }
@@ -288,8 +288,8 @@ impl QueueList {
         if n >= (BEHIND * due).max(BEHIND * self.bound()) {
             Due::ReadNow
         } else if n == due {
-            // Exactly one push crosses the mark, so the reader is woken once.
-            Due::Wake
+            // Exactly one push crosses the mark, so one enqueue reads.
+            Due::Mark
         } else {
             Due::Nothing
         }
@@ -496,7 +496,7 @@ mod tests {
         for i in 1..BOUND {
             assert_eq!(l.push(held(i)), Due::Nothing, "not due at {i}");
         }
-        assert_eq!(l.push(held(BOUND)), Due::Wake, "due at the bound");
+        assert_eq!(l.push(held(BOUND)), Due::Mark, "due at the bound");
         // A read found nothing complete: the next is due at twice as many.
         let all = l.take();
         assert!(l.is_empty());
@@ -505,14 +505,14 @@ mod tests {
         for i in 0..BOUND - 1 {
             assert_eq!(l.push(held(10_000 + i)), Due::Nothing, "not due before doubling");
         }
-        assert_eq!(l.push(held(99_999)), Due::Wake);
+        assert_eq!(l.push(held(99_999)), Due::Mark);
         // A read that emptied it: due at the bound again.
         drop(l.take());
         l.put_back(Vec::new());
         for i in 1..BOUND {
             assert_eq!(l.push(held(i)), Due::Nothing);
         }
-        assert_eq!(l.push(held(BOUND)), Due::Wake);
+        assert_eq!(l.push(held(BOUND)), Due::Mark);
     }
 
     #[test]
@@ -524,7 +524,7 @@ mod tests {
         for i in 1..IN_ORDER_AHEAD {
             assert_eq!(l.push(held(left + i)), Due::Nothing, "not due at {i} past what was left");
         }
-        assert_eq!(l.push(held(left + IN_ORDER_AHEAD)), Due::Wake, "due a fixed step later");
+        assert_eq!(l.push(held(left + IN_ORDER_AHEAD)), Due::Mark, "due a fixed step later");
         // Out of order, every held event is asked at each read: due at double.
         let o = list();
         o.put_back((0..left).map(held).collect());
@@ -540,7 +540,7 @@ mod tests {
         for i in 1..=BEHIND * BOUND {
             seen.push(l.push(held(i)));
         }
-        assert_eq!(seen.iter().filter(|d| **d == Due::Wake).count(), 1, "the reader is woken once");
+        assert_eq!(seen.iter().filter(|d| **d == Due::Mark).count(), 1, "the mark is reached once");
         assert_eq!(seen.last(), Some(&Due::ReadNow), "then the enqueue reads, the reader being behind");
         assert_eq!(seen.iter().filter(|d| **d == Due::ReadNow).count(), 1);
     }

@@ -672,13 +672,14 @@ pub unsafe fn track(id: usize, cmd_id: u64, t0: u64, ok: bool, event: *mut c_voi
     OUTSTANDING.add();
     match list.push(Held { ev: ev as usize, cmd, inherited: false }) {
         pending::Due::Nothing => {}
-        // A CPU device's commands run on the cores a reader thread would
-        // take from them: its lists are read by the enqueue.
-        // SAFETY (both reads): every held event carries cltap's reference (the retain above).
-        pending::Due::Wake if list.read_by_enqueue() => unsafe { read_list(&list) },
-        pending::Due::Wake => READER.wake(),
-        // The reader is behind: this thread reads, so memory stays bounded.
-        pending::Due::ReadNow => unsafe { read_list(&list) },
+        // The enqueue that takes a list to its mark reads it, between the
+        // application's enqueues rather than beside them: a CPU device's
+        // commands run on the cores a reader thread would take from them,
+        // and on NVIDIA's driver a reader's queries beside a burst of
+        // enqueues cost each enqueue more than the reads themselves
+        // (docs/device-timing.md#held-events-and-who-reads-them).
+        // SAFETY: every held event carries cltap's reference (the retain above).
+        pending::Due::Mark | pending::Due::ReadNow => unsafe { read_list(&list) },
     }
 }
 

@@ -237,37 +237,19 @@ pub fn command(v: &View<'_>) -> Option<crate::devtime::Command> {
     })
 }
 
-/// What a command's record holds besides its header and name, borrowed
-/// from wherever the command is kept: a [`crate::devtime::Command`], or
-/// the enqueue's own record as a read finds it (no copy made).
-#[derive(Debug, Clone, Copy)]
-pub struct CommandFacts<'a> {
-    pub queue: u64,
-    pub context: u64,
-    /// QUEUED, SUBMIT, START, END.
-    pub times: [u64; 4],
-    pub tid: u32,
-    pub cmd_type: u32,
-    pub to_host: Option<i64>,
-    pub bytes: Option<u64>,
-    pub global: &'a [usize],
-    pub local: Option<&'a [usize]>,
-    pub has_kernel: bool,
-}
-
 /// A command's record words, as [`command`] reads them.
-pub fn facts_words(c: &CommandFacts) -> [u64; rec::COMMAND_WORDS] {
+pub fn command_ref_words(c: &crate::devtime::CommandRef) -> [u64; rec::COMMAND_WORDS] {
     use rec::*;
     let mut w = [0u64; COMMAND_WORDS];
     w[COMMAND_QUEUE] = c.queue;
     w[COMMAND_CONTEXT] = c.context;
-    [w[COMMAND_QUEUED], w[COMMAND_SUBMIT], w[COMMAND_START], w[COMMAND_END]] = c.times;
+    [w[COMMAND_QUEUED], w[COMMAND_SUBMIT], w[COMMAND_START], w[COMMAND_END]] = [c.queued, c.submit, c.start, c.end];
     w[COMMAND_TID] = c.tid as u64;
     w[COMMAND_TYPE] = c.cmd_type as u64;
     let bit = |on: bool, b: u64| if on { b } else { 0 };
     w[COMMAND_HAS] = bit(c.to_host.is_some(), COMMAND_HAS_TO_HOST)
         | bit(c.bytes.is_some(), COMMAND_HAS_BYTES)
-        | bit(c.has_kernel, COMMAND_HAS_KERNEL)
+        | bit(c.kernel.is_some(), COMMAND_HAS_KERNEL)
         | bit(c.local.is_some(), COMMAND_HAS_LOCAL);
     w[COMMAND_TO_HOST] = c.to_host.unwrap_or(0) as u64;
     w[COMMAND_BYTES] = c.bytes.unwrap_or(0);
@@ -298,21 +280,9 @@ pub fn command_name_into(device: &str, kernel: Option<&str>, out: &mut Vec<u8>) 
 /// A command's record: its words and its name capture, as [`command`]
 /// reads them.
 pub fn command_words(c: &crate::devtime::Command) -> ([u64; rec::COMMAND_WORDS], String) {
-    let facts = CommandFacts {
-        queue: c.queue,
-        context: c.context,
-        times: [c.queued, c.submit, c.start, c.end],
-        tid: c.tid,
-        cmd_type: c.cmd_type,
-        to_host: c.to_host,
-        bytes: c.bytes,
-        global: &c.global,
-        local: c.local.as_deref(),
-        has_kernel: c.kernel.is_some(),
-    };
     let mut name = Vec::new();
     command_name_into(&c.device, c.kernel.as_deref(), &mut name);
-    (facts_words(&facts), String::from_utf8_lossy(&name).into_owned())
+    (command_ref_words(&c.as_ref()), String::from_utf8_lossy(&name).into_owned())
 }
 
 /// A captured array's elements of `elem` bytes (1 to 8), as words.

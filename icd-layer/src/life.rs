@@ -155,7 +155,7 @@ fn start_trace(cfg: &Config) {
     // of it has them (the process's own included).
     cltap::devtime::deliver::to_trace(cltap::devtime::deliver::Deliver {
         timed: cltap::trace::delivered::command,
-        completed: cltap::trace::delivered::completed,
+        completed: cltap::trace::delivered::command_ref,
         untimed: cltap::trace::delivered::untimed,
     });
     // Before any call is recorded: the window's first state and record.

@@ -1,7 +1,7 @@
 //! A timed command as bytes, for the spill file: a length, then the fields
 //! in a fixed order, little-endian, strings and lists length-prefixed.
 
-use super::Command;
+use super::{Command, CommandRef};
 
 struct W<'a>(&'a mut Vec<u8>);
 
@@ -30,6 +30,11 @@ impl W<'_> {
 
 /// Appends `c` to `out`.
 pub fn encode(c: &Command, out: &mut Vec<u8>) {
+    encode_ref(&c.as_ref(), out)
+}
+
+/// Appends `c` to `out`.
+pub fn encode_ref(c: &CommandRef, out: &mut Vec<u8>) {
     let start = out.len();
     out.extend_from_slice(&[0; 4]);
     let mut w = W(out);
@@ -42,12 +47,12 @@ pub fn encode(c: &Command, out: &mut Vec<u8>) {
     w.opt(c.to_host.map(|x| x as u64));
     w.opt(c.bytes);
     w.str(c.api);
-    w.str(&c.device);
+    w.str(c.device);
     w.0.push(c.kernel.is_some() as u8);
-    w.str(c.kernel.as_deref().unwrap_or(""));
-    w.list(&c.global);
+    w.str(c.kernel.unwrap_or(""));
+    w.list(c.global);
     w.0.push(c.local.is_some() as u8);
-    w.list(c.local.as_deref().unwrap_or(&[]));
+    w.list(c.local.unwrap_or(&[]));
     let len = (out.len() - start - 4) as u32;
     out[start..start + 4].copy_from_slice(&len.to_le_bytes());
 }

@@ -4,8 +4,7 @@
 //! where no trace takes them (a process that records no calls). Device
 //! timing names nothing of the trace: the layer joins the two.
 
-use super::enqueue::Completed;
-use super::Command;
+use super::{Command, CommandRef};
 use std::sync::OnceLock;
 
 /// The trace's writers of device timing's results: each returns false when
@@ -14,7 +13,7 @@ pub struct Deliver {
     pub timed: fn(&Command) -> bool,
     /// A command as a read completes it, written without making a
     /// [`Command`] of it (no allocation per command).
-    pub completed: fn(&Completed) -> bool,
+    pub completed: fn(&CommandRef) -> bool,
     /// Command id, API, why its counters could not be read.
     pub untimed: fn(u64, &'static str, &str) -> bool,
 }
@@ -32,7 +31,7 @@ pub(super) fn timed(c: &Command) -> bool {
 }
 
 /// Whether the trace took `c`.
-pub(super) fn completed(c: &Completed) -> bool {
+pub(super) fn completed(c: &CommandRef) -> bool {
     TO.get().is_some_and(|d| (d.completed)(c))
 }
 

@@ -2,7 +2,7 @@
 //! application's arguments when the call returns, and the command's fate
 //! once its times are read. The layer reads the driver's answers.
 
-use super::{record, untimed, Command};
+use super::{record, untimed, Command, CommandRef};
 use crate::meta::FnMeta;
 use std::sync::{Arc, OnceLock};
 
@@ -205,25 +205,45 @@ pub fn outcome(mut cmd: Command, status: i32, cmd_type: Option<u32>, counters: C
     }
 }
 
-/// A command whose four times were read, as the trace takes it from the
-/// read: borrowed, nothing copied.
-#[derive(Debug, Clone, Copy)]
-pub struct Completed<'a> {
-    pub cmd: &'a Enqueued,
-    pub queue: &'a QueueDesc,
-    pub status: i32,
-    pub cmd_type: u32,
-    /// QUEUED, SUBMIT, START, END.
-    pub times: [u64; 4],
+/// The record of `e`, completed with `status` and its four `times`, as
+/// [`outcome`] makes a [`Command`] of it, borrowed.
+fn borrowed<'a>(
+    e: &'a Enqueued,
+    q: &'a QueueDesc,
+    kernel: Option<&'a str>,
+    status: i32,
+    cmd_type: Option<u32>,
+    [queued, submit, start, end]: [u64; 4],
+) -> CommandRef<'a> {
+    CommandRef {
+        cmd_id: e.cmd_id,
+        api: e.api,
+        tid: e.tid,
+        queue: e.queue,
+        context: q.context,
+        device: &q.device,
+        cmd_type: cmd_type.unwrap_or(0),
+        kernel,
+        global: e.launch.global.as_slice(),
+        local: e.launch.local.as_ref().map(Sizes::as_slice),
+        bytes: e.launch.bytes,
+        queued,
+        submit,
+        start,
+        end,
+        status,
+        enqueue_tsc: e.enqueue_tsc,
+        enqueue_end_tsc: e.enqueue_end_tsc,
+        to_host: q.to_host,
+    }
 }
 
 /// Records a completed command of the queue `q` describes (see [`outcome`]).
 pub fn completed(e: &Enqueued, q: &QueueDesc, status: i32, cmd_type: Option<u32>, counters: Counters) {
     if let Counters::Read(times) = counters {
-        let c = Completed { cmd: e, queue: q, status, cmd_type: cmd_type.unwrap_or(0), times };
-        if super::deliver::completed(&c) {
-            return;
-        }
+        let kernel = e.kernel.and_then(super::kernels::name_of);
+        super::record_ref(&borrowed(e, q, kernel.as_deref(), status, cmd_type, times));
+        return;
     }
     match outcome(Command::enqueued(e, q), status, cmd_type, counters) {
         Outcome::Timed(c) => record(c),
@@ -327,6 +347,39 @@ mod tests {
             o => panic!("{o:?}"),
         }
         assert_eq!(outcome(enqueued(), 0, None, Counters::Absent), Outcome::Lost);
+    }
+
+    /// A read hands its command over borrowed: the very command
+    /// [`outcome`] would make, for a kernel and for a transfer.
+    #[test]
+    fn a_completed_command_borrowed_is_the_command_made_of_it() {
+        let q = QueueDesc { context: 0xC7, device: Arc::from("gpu0"), to_host: Some(-12) };
+        let k = super::super::kernels::id(0x5EED_4001, || Some("saxpy".into()));
+        let launches = [
+            (
+                "clEnqueueNDRangeKernel",
+                Launch {
+                    kernel: Some(1),
+                    global: Sizes::of(&[1024, 8]),
+                    local: Some(Sizes::of(&[64, 2])),
+                    bytes: None,
+                },
+            ),
+            ("clEnqueueReadBuffer", Launch { kernel: None, global: Sizes::default(), local: None, bytes: Some(4096) }),
+        ];
+        for (api, l) in launches {
+            let kid = l.kernel.and(k);
+            let e = Enqueued { tid: 7, enqueue_tsc: 11, enqueue_end_tsc: 13, ..Enqueued::new(42, api, 0xA1, kid, l) };
+            let Outcome::Timed(made) =
+                outcome(Command::enqueued(&e, &q), -5, Some(0x11F0), Counters::Read([1, 2, 3, 4]))
+            else {
+                panic!("not timed")
+            };
+            let name = kid.and_then(super::super::kernels::name_of);
+            let lent = borrowed(&e, &q, name.as_deref(), -5, Some(0x11F0), [1, 2, 3, 4]);
+            assert_eq!(lent, made.as_ref());
+            assert_eq!(lent.to_command(), made);
+        }
     }
 
     #[test]

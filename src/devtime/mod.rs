@@ -96,28 +96,7 @@ pub fn on_host(t: u64, off: i64) -> u64 {
     (t as i64).saturating_add(off).max(0) as u64
 }
 
-impl Command {
-    pub fn duration_ns(&self) -> u64 {
-        self.end.saturating_sub(self.start)
-    }
-
-    /// Transfer direction, for the transfer table.
-    pub fn direction(&self) -> Option<&'static str> {
-        Some(match self.api {
-            "clEnqueueReadBuffer" | "clEnqueueReadBufferRect" | "clEnqueueReadImage" => "device to host",
-            "clEnqueueWriteBuffer" | "clEnqueueWriteBufferRect" | "clEnqueueWriteImage" => "host to device",
-            "clEnqueueCopyBuffer"
-            | "clEnqueueCopyBufferRect"
-            | "clEnqueueCopyImage"
-            | "clEnqueueCopyImageToBuffer"
-            | "clEnqueueCopyBufferToImage" => "device to device",
-            "clEnqueueFillBuffer" | "clEnqueueFillImage" => "fill",
-            "clEnqueueSVMMemcpy" => "SVM copy",
-            _ => return None,
-        })
-    }
-}
-
+pub mod borrowed;
 pub mod cl;
 pub mod clock;
 mod codec;
@@ -134,11 +113,12 @@ pub mod queues;
 pub mod reader;
 pub mod recent;
 mod store;
+pub use borrowed::CommandRef;
 pub use collected::Commands;
 pub use pending::{enable, on};
 pub use store::{
-    configure_spill, count, device_clocks, for_each, lookup, record, remove_spill, tables, untimed, untimed_commands,
-    Lookup,
+    configure_spill, count, device_clocks, for_each, lookup, record, record_ref, remove_spill, tables, untimed,
+    untimed_commands, Lookup,
 };
 
 #[derive(Debug, Clone, PartialEq)]
@@ -152,8 +132,15 @@ pub struct KernelRow {
     pub by_size: Vec<(String, u64, u64)>,
 }
 
-fn sizes(v: &[usize]) -> String {
-    v.iter().map(usize::to_string).collect::<Vec<_>>().join("x")
+/// Sizes as `16x4`, appended to `out`.
+fn sizes(v: &[usize], out: &mut String) {
+    use std::fmt::Write;
+    for (i, x) in v.iter().enumerate() {
+        if i > 0 {
+            out.push('x');
+        }
+        let _ = write!(out, "{x}");
+    }
 }
 
 /// The kernel and transfer tallies, built one command at a time.
@@ -165,11 +152,17 @@ pub struct Tables {
 
 impl Tables {
     pub fn add(&mut self, c: &Command) {
+        self.add_ref(&c.as_ref(), &mut String::new());
+    }
+
+    /// Adds `c`; `key` is room for its sizes' text, kept by the caller so
+    /// that adding a command allocates nothing once its rows exist.
+    pub fn add_ref(&mut self, c: &CommandRef, key: &mut String) {
         if c.status != 0 {
             return;
         }
-        if let Some(k) = &c.kernel {
-            self.add_kernel(k, c);
+        if let Some(k) = c.kernel {
+            self.add_kernel(k, c, key);
         }
         if let (Some(dir), Some(b)) = (c.direction(), c.bytes) {
             match self.transfers.iter_mut().find(|r| r.direction == dir) {
@@ -185,7 +178,7 @@ impl Tables {
         }
     }
 
-    fn add_kernel(&mut self, k: &str, c: &Command) {
+    fn add_kernel(&mut self, k: &str, c: &CommandRef, key: &mut String) {
         let i = match self.kernels.iter().position(|r| r.kernel == k) {
             Some(i) => i,
             None => {
@@ -206,13 +199,20 @@ impl Tables {
         r.total_ns = r.total_ns.saturating_add(d);
         r.min_ns = r.min_ns.min(d);
         r.max_ns = r.max_ns.max(d);
-        let key = format!("global {} local {}", sizes(&c.global), c.local.as_deref().map_or("NULL".to_string(), sizes));
-        match r.by_size.iter_mut().find(|(s, _, _)| *s == key) {
+        key.clear();
+        key.push_str("global ");
+        sizes(c.global, key);
+        key.push_str(" local ");
+        match c.local {
+            Some(l) => sizes(l, key),
+            None => key.push_str("NULL"),
+        }
+        match r.by_size.iter_mut().find(|(s, _, _)| s == key) {
             Some(e) => {
                 e.1 += 1;
                 e.2 = e.2.saturating_add(d);
             }
-            None => r.by_size.push((key, 1, d)),
+            None => r.by_size.push((key.clone(), 1, d)),
         }
     }
 

@@ -3,9 +3,9 @@
 //! with millions of enqueues is not held in memory. The end-of-process
 //! outputs read them back in one pass, or one by one by command id.
 
-use super::codec::{decode, encode};
+use super::codec::{decode, encode_ref};
 use super::lock::{self, Mutex};
-use super::{Command, Tables};
+use super::{Command, CommandRef, Tables};
 use std::collections::{BTreeSet, HashMap};
 use std::fs::File;
 use std::io::{BufWriter, Read, Seek, SeekFrom, Write};
@@ -26,6 +26,8 @@ struct Store {
     /// it cannot be written.
     mem: Vec<Command>,
     scratch: Vec<u8>,
+    /// Room for a kernel's sizes as text, for the tables.
+    key: String,
 }
 
 static STORE: Mutex<Option<Store>> = Mutex::new(None);
@@ -90,10 +92,24 @@ pub fn record(c: Command) {
     if super::deliver::timed(&c) {
         return;
     }
+    keep(&c.as_ref());
+}
+
+/// Records a command a read completed, without a [`Command`] made of it
+/// where the trace or the spill file takes it (nothing allocated).
+pub fn record_ref(c: &CommandRef) {
+    if super::deliver::completed(c) {
+        return;
+    }
+    keep(c);
+}
+
+/// The store's part: the tables, and the spill file (else memory).
+fn keep(c: &CommandRef) {
     with(|s| {
-        s.tables.add(&c);
+        s.tables.add_ref(c, &mut s.key);
         s.count += 1;
-        if !s.clocks.iter().any(|(d, t)| **d == *c.device && *t == c.to_host.is_some()) {
+        if !s.clocks.iter().any(|(d, t)| *d == c.device && *t == c.to_host.is_some()) {
             s.clocks.insert((c.device.to_string(), c.to_host.is_some()));
         }
         if s.spill.is_none() {
@@ -108,18 +124,18 @@ pub fn record(c: Command) {
             }
         }
         let Some(out) = s.spill.as_mut() else {
-            s.mem.push(c);
+            s.mem.push(c.to_command());
             return;
         };
         s.scratch.clear();
-        encode(&c, &mut s.scratch);
+        encode_ref(c, &mut s.scratch);
         match out.write_all(&s.scratch) {
             Ok(()) => s.spilled += s.scratch.len() as u64,
             Err(e) => {
                 crate::warn!("cannot write device records: {e}; the rest stay in memory");
                 s.spill = None;
                 s.path = None;
-                s.mem.push(c);
+                s.mem.push(c.to_command());
             }
         }
     })

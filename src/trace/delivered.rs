@@ -10,9 +10,7 @@ use super::record::{
     END_COUNTED, END_HSA, END_HSA_KERNEL, END_HSA_PACKETS, END_NOTE, END_PENDING, END_TALLY, KIND_CL_COMMAND,
     KIND_CL_UNTIMED, KIND_END,
 };
-use crate::decode::CommandFacts;
-use crate::devtime::enqueue::Completed;
-use crate::devtime::Command;
+use crate::devtime::{Command, CommandRef};
 pub use crate::render::device::EndFacts;
 
 /// An OpenCL function's index from its name, which device timing takes
@@ -35,65 +33,20 @@ fn fn_id(api: &'static str) -> Option<usize> {
     Some(id)
 }
 
-/// What the record of a command a read completed holds.
-fn facts_of<'a>(c: &'a Completed, has_kernel: bool) -> CommandFacts<'a> {
-    let e = c.cmd;
-    CommandFacts {
-        queue: e.queue,
-        context: c.queue.context,
-        times: c.times,
-        tid: e.tid,
-        cmd_type: c.cmd_type,
-        to_host: c.queue.to_host,
-        bytes: e.launch.bytes,
-        global: e.launch.global.as_slice(),
-        local: e.launch.local.as_ref().map(|l| l.as_slice()),
-        has_kernel,
-    }
-}
-
-/// Writes a command a read completed, as [`command`] writes a [`Command`]
-/// of it, with no allocation: the name is put together in the thread's
-/// own buffer.
-pub fn completed(c: &Completed) -> bool {
-    if !super::writer::running() {
-        return false;
-    }
-    let Some(fn_id) = fn_id(c.cmd.api) else { return false };
-    let e = c.cmd;
-    let kernel = e.kernel.and_then(crate::devtime::kernels::name_of);
-    let words = crate::decode::facts_words(&facts_of(c, kernel.is_some()));
-    let w = Wide {
-        kind: KIND_CL_COMMAND,
-        fn_id: fn_id as u16,
-        flags: 0,
-        cmd_id: e.cmd_id,
-        t0: e.enqueue_tsc,
-        t1: e.enqueue_end_tsc,
-        ret: c.status as i64 as u64,
-    };
-    thread_local! {
-        static NAME: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
-    }
-    let write = |name: &mut Vec<u8>| {
-        name.clear();
-        crate::decode::command_name_into(&c.queue.device, kernel.as_deref(), name);
-        record_wide(&w, &words, Some(name));
-    };
-    if NAME.try_with(|n| n.try_borrow_mut().map(|mut n| write(&mut n)).is_ok()) != Ok(true) {
-        write(&mut Vec::new());
-    }
-    true
-}
-
 /// Writes `c` into the trace; false when no trace is running (then device
 /// timing keeps it). A record the trace cannot take is counted as dropped.
 pub fn command(c: &Command) -> bool {
+    command_ref(&c.as_ref())
+}
+
+/// As [`command`], for a command a read completed, with no allocation:
+/// the name is put together in the thread's own buffer.
+pub fn command_ref(c: &CommandRef) -> bool {
     if !super::writer::running() {
         return false;
     }
     let Some(fn_id) = fn_id(c.api) else { return false };
-    let (words, name) = crate::decode::command_words(c);
+    let words = crate::decode::command_ref_words(c);
     let w = Wide {
         kind: KIND_CL_COMMAND,
         fn_id: fn_id as u16,
@@ -103,7 +56,17 @@ pub fn command(c: &Command) -> bool {
         t1: c.enqueue_end_tsc,
         ret: c.status as i64 as u64,
     };
-    record_wide(&w, &words, Some(name.as_bytes()));
+    thread_local! {
+        static NAME: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+    }
+    let write = |name: &mut Vec<u8>| {
+        name.clear();
+        crate::decode::command_name_into(c.device, c.kernel, name);
+        record_wide(&w, &words, Some(name));
+    };
+    if NAME.try_with(|n| n.try_borrow_mut().map(|mut n| write(&mut n)).is_ok()) != Ok(true) {
+        write(&mut Vec::new());
+    }
     true
 }
 
@@ -146,41 +109,5 @@ pub fn end(f: &EndFacts) {
     }
     for (name, calls, errors) in &f.tally {
         fact(END_TALLY, &[*calls, *errors], Some(name));
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::devtime::enqueue::{outcome, Counters, Enqueued, Launch, Outcome, QueueDesc, Sizes};
-    use std::sync::Arc;
-
-    /// A command written from the read's borrowed parts is the very record
-    /// a [`Command`] made of them gives.
-    #[test]
-    fn a_completed_command_is_recorded_as_its_command_would_be() {
-        let q = QueueDesc { context: 0xC7, device: Arc::from("gpu0"), to_host: Some(-12) };
-        let k = crate::devtime::kernels::id(0x5EED_4001, || Some("saxpy".into()));
-        for (kernel, local, bytes) in [(k, Some(Sizes::of(&[64, 2])), None), (None, None, Some(4096))] {
-            let l = Launch { kernel: kernel.map(|_| 0x5EED_4001), global: Sizes::of(&[1024, 8]), local, bytes };
-            let e = Enqueued {
-                tid: 7,
-                enqueue_tsc: 11,
-                enqueue_end_tsc: 13,
-                ..Enqueued::new(42, "clEnqueueNDRangeKernel", 0xA1, kernel, l)
-            };
-            let c = Completed { cmd: &e, queue: &q, status: -5, cmd_type: 0x11F0, times: [1, 2, 3, 4] };
-            let Outcome::Timed(cmd) =
-                outcome(Command::enqueued(&e, &q), -5, Some(0x11F0), Counters::Read([1, 2, 3, 4]))
-            else {
-                panic!("not timed")
-            };
-            let (words, name) = crate::decode::command_words(&cmd);
-            let kname = kernel.and_then(crate::devtime::kernels::name_of);
-            assert_eq!(crate::decode::facts_words(&facts_of(&c, kname.is_some())), words);
-            let mut mine = Vec::new();
-            crate::decode::command_name_into(&q.device, kname.as_deref(), &mut mine);
-            assert_eq!(String::from_utf8(mine).unwrap(), name);
-        }
     }
 }

@@ -93,6 +93,7 @@ fn pause_and_resume_from_the_application_record_only_its_regions() {
         assert!(
             log.contains("# window 1 opened (cltap_resume)\n") && log.contains("# window 2 closed (cltap_pause)\n")
         );
+        log_in_window_order(&dir);
     }
     // Without CLTAP_START_PAUSED the run starts inside its first window;
     // an open window ends with the trace.
@@ -179,6 +180,7 @@ fn a_call_limit_records_exactly_the_first_calls() {
     let want: Vec<u64> = (1..=got.len() as u64).collect();
     assert!(!got.is_empty() && got == want, "a prefix of the numbered calls: {got:?}");
     assert_eq!(windows(&dir), [w(1, "start", "call limit")]);
+    log_in_window_order(&dir);
 }
 
 #[test]
@@ -191,6 +193,7 @@ fn an_enqueue_range_records_and_times_exactly_its_commands() {
         let timed = timed_kernels(&s);
         assert_eq!(timed, [(4, "add"), (5, "mul"), (6, "copy")], "{mode:?}");
         assert_eq!(windows(&dir), [w(1, "enqueue range", "enqueue range")]);
+        log_in_window_order(&dir);
     }
 }
 

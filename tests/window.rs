@@ -461,6 +461,18 @@ fn the_api_log_reads_each_window_in_order_with_its_calls() {
     assert_eq!(n, 50, "{}", o.stderr);
     // The worker's numbered calls, in its order: none twice, none backwards.
     assert!(calls.windows(2).all(|p| p[0] <= p[1]), "calls in order");
+    // The lines are in the trace where the log has them: `cltap render`
+    // writes the run's log byte for byte.
+    let again = dir.join("again");
+    let r = Command::new(cltap_exe())
+        .arg("render")
+        .arg(only_file(&dir, ".cltrace"))
+        .arg("--output")
+        .arg(&again)
+        .output()
+        .unwrap();
+    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    assert!(log_text(&dir) == log_text(&again), "the log rendered again differs");
 
     for mode in [Mode::Layer, Mode::Icd] {
         let dir = scratch("window-order-turns");

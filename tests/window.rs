@@ -17,7 +17,7 @@ fn window_program() -> PathBuf {
         let exe = root().join("target/ctests/window");
         std::fs::create_dir_all(exe.parent().unwrap()).unwrap();
         let st = Command::new("gcc")
-            .args(["-std=c11", "-O1", "-Wall", "-Werror"])
+            .args(["-std=c11", "-O1", "-Wall", "-Werror", "-pthread"])
             .arg("-I")
             .arg(root().join("include"))
             .arg(root().join("tests/c/window/window.c"))
@@ -93,6 +93,7 @@ fn pause_and_resume_from_the_application_record_only_its_regions() {
         assert!(
             log.contains("# window 1 opened (cltap_resume)\n") && log.contains("# window 2 closed (cltap_pause)\n")
         );
+        log_in_window_order(&dir);
     }
     // Without CLTAP_START_PAUSED the run starts inside its first window;
     // an open window ends with the trace.
@@ -179,6 +180,7 @@ fn a_call_limit_records_exactly_the_first_calls() {
     let want: Vec<u64> = (1..=got.len() as u64).collect();
     assert!(!got.is_empty() && got == want, "a prefix of the numbered calls: {got:?}");
     assert_eq!(windows(&dir), [w(1, "start", "call limit")]);
+    log_in_window_order(&dir);
 }
 
 #[test]
@@ -191,6 +193,7 @@ fn an_enqueue_range_records_and_times_exactly_its_commands() {
         let timed = timed_kernels(&s);
         assert_eq!(timed, [(4, "add"), (5, "mul"), (6, "copy")], "{mode:?}");
         assert_eq!(windows(&dir), [w(1, "enqueue range", "enqueue range")]);
+        log_in_window_order(&dir);
     }
 }
 
@@ -367,6 +370,120 @@ fn hsa_a_call_limit_records_exactly_the_first_calls() {
     let calls: Vec<&str> = log.lines().filter(|l| l.starts_with("TID")).collect();
     assert_eq!(calls.len(), 40, "{log}");
     assert_eq!(windows(&out), [w(1, "start", "call limit")]);
+}
+
+/// The windows' edges as the trace holds them: number -> (opening's,
+/// closing's record clock), the clock the API log's `START TIME` is in.
+fn edges(dir: &Path) -> std::collections::BTreeMap<u64, (u64, Option<u64>)> {
+    use cltap_formats::cltrace::record::{KIND_WINDOW, WINDOW_OPEN};
+    let r = cltap_formats::cltrace::Reader::open(&only_file(dir, ".cltrace")).unwrap();
+    let (mut buf, mut out) = (Vec::new(), std::collections::BTreeMap::new());
+    for c in r.chunks().unwrap() {
+        r.chunk_bytes(&c, &mut buf).unwrap();
+        r.walk(&c, &buf, |v| {
+            if v.header.kind == KIND_WINDOW {
+                let e = out.entry(v.header.cmd_id).or_insert((0, None));
+                if v.args.first() == Some(&WINDOW_OPEN) {
+                    e.0 = v.header.t0;
+                } else {
+                    e.1 = Some(v.header.t0);
+                }
+            }
+        })
+        .unwrap();
+    }
+    out
+}
+
+/// Reads the API log in its order: window lines numbered 1, 2, … each
+/// opened then closed, every call between its window's lines, and that
+/// window the one whose recorded edges hold the call's start (exact: a
+/// call is recorded only inside, an opening's time taken before it, a
+/// closing's after). Returns the log's windows and, per call line, its
+/// window and its size argument (the numbered calls' number, else 0).
+fn log_in_window_order(dir: &Path) -> (u64, Vec<(u64, u64)>) {
+    let log = log_text(dir);
+    let spans = edges(dir);
+    let (mut open, mut last, mut calls) = (None, 0, Vec::new());
+    for (i, l) in log.lines().enumerate() {
+        let at = || format!("line {}: {l}\n{log}", i + 1);
+        if let Some(rest) = l.strip_prefix("# window ") {
+            let n: u64 = rest.split(' ').next().unwrap().parse().unwrap_or(0);
+            if rest.contains(" opened (") {
+                assert_eq!((open, n), (None, last + 1), "{}", at());
+                (open, last) = (Some(n), n);
+            } else if rest.contains(" closed (") {
+                assert_eq!(open, Some(n), "{}", at());
+                open = None;
+            }
+        } else if l.starts_with("TID") {
+            let n = open.unwrap_or_else(|| panic!("a call outside its window's lines: {}", at()));
+            let hex = l.split("START TIME 0x").nth(1).unwrap().split_whitespace().next().unwrap();
+            let t = u64::from_str_radix(hex, 16).unwrap();
+            let (t0, t1) = spans[&n];
+            assert!(
+                t0 <= t && t1.is_none_or(|t1| t <= t1),
+                "the call at {t} is not in window {n} {:?}: {}",
+                spans[&n],
+                at()
+            );
+            let size = l
+                .split("size_t param_value_size = ")
+                .nth(1)
+                .and_then(|r| r.split(',').next()?.parse().ok())
+                .unwrap_or(0);
+            calls.push((n, size));
+        }
+    }
+    assert_eq!(open, None, "the last window is closed: {log}");
+    assert_eq!(last, spans.len() as u64, "the log has every window the trace has: {spans:?}");
+    assert_eq!(windows(dir).len() as u64, last, "as many windows as the summary lists");
+    (last, calls)
+}
+
+/// Several windows read in order in the API log, whoever changed them: a
+/// repeating schedule (its own thread changes the window, the main thread
+/// calls), a thread pausing and resuming while another calls, and calls
+/// from two threads in turn within each of several windows.
+#[test]
+fn the_api_log_reads_each_window_in_order_with_its_calls() {
+    let dir = scratch("window-order-time");
+    // 100 ms of calls, a window every 2 ms: how many the schedule's thread
+    // makes depends on how soon it wakes (the first is due after 1 ms).
+    traced(&dir, Mode::Layer, &["slow", "5000", "20"], &[("CLTAP_WINDOW", "1ms:1ms:0")]);
+    let (n, calls) = log_in_window_order(&dir);
+    assert!(n >= 1 && !calls.is_empty(), "{n} windows, {} calls", calls.len());
+    assert!(calls.windows(2).all(|p| p[0] <= p[1]), "calls in order");
+
+    let dir = scratch("window-order-toggle");
+    let o = traced(&dir, Mode::Layer, &["toggle", "20000", "50"], &[("CLTAP_START_PAUSED", "1")]);
+    let (n, calls) = log_in_window_order(&dir);
+    assert_eq!(n, 50, "{}", o.stderr);
+    // The worker's numbered calls, in its order: none twice, none backwards.
+    assert!(calls.windows(2).all(|p| p[0] <= p[1]), "calls in order");
+    // The lines are in the trace where the log has them: `cltap render`
+    // writes the run's log byte for byte.
+    let again = dir.join("again");
+    let r = Command::new(cltap_exe())
+        .arg("render")
+        .arg(only_file(&dir, ".cltrace"))
+        .arg("--output")
+        .arg(&again)
+        .output()
+        .unwrap();
+    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    assert!(log_text(&dir) == log_text(&again), "the log rendered again differs");
+
+    for mode in [Mode::Layer, Mode::Icd] {
+        let dir = scratch("window-order-turns");
+        let per = 50;
+        traced(&dir, mode, &["turns", "4", &per.to_string()], &[("CLTAP_START_PAUSED", "1")]);
+        let (n, calls) = log_in_window_order(&dir);
+        assert_eq!(n, 4, "{mode:?}");
+        // Window w holds exactly both threads' calls of its turn, in order.
+        let want: Vec<(u64, u64)> = (1..=4 * 2 * per).map(|k| ((k - 1) / (2 * per) + 1, k)).collect();
+        assert_eq!(calls, want, "{mode:?}");
+    }
 }
 
 /// The summary's timed commands: (command id, kernel name).

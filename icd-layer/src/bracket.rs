@@ -304,6 +304,11 @@ fn enter_windowed(id: usize, args: &[u64], w: u32) -> Enter {
     if (window::STATE.load(Ordering::Relaxed) ^ w) & window::GENERATION != 0 {
         return Enter { on: false, inside: false, close: 0, cmd: 0, rec: Opened::NONE };
     }
+    // The window's changes this call saw go into the log before it (and
+    // before a close the call limit makes after it).
+    if w & window::UNLOGGED != 0 {
+        window::log_edges(w);
+    }
     if w & window::WATCH_CALLS != 0 {
         window::count_call();
     }
@@ -343,6 +348,11 @@ pub fn enter_hsa(d: impl Captured, args: &[u64]) -> Enter {
     let t0 = window::stamp();
     if (window::STATE.load(Ordering::Relaxed) ^ w) & window::GENERATION != 0 {
         return Enter { on: false, inside: false, close: 0, cmd: 0, rec: Opened::NONE };
+    }
+    // The window's changes this call saw go into the log before it (and
+    // before a close the call limit makes after it).
+    if w & window::UNLOGGED != 0 {
+        window::log_edges(w);
     }
     if w & window::WATCH_CALLS != 0 {
         window::count_call();

@@ -3,9 +3,11 @@
 //! application's `cltap_pause`) owns one bit of [`STATE`]; the window is
 //! open while none is set. A wrapper reads [`STATE`] once (a relaxed load)
 //! and, outside the window, forwards the call with nothing else done.
-//! Whoever flips the window open or closed writes a `KIND_WINDOW` record
-//! with the time and the reason, so that the files say which windows were
-//! recorded. Nothing here runs unless a window control was set.
+//! Whoever flips the window open or closed notes the change (its time and
+//! reason); the next application thread to record a call writes it as a
+//! `KIND_WINDOW` record into its own chunk, just before that call, so that
+//! the API log reads each change where it happened among that thread's
+//! calls ([`log_edges`]). Nothing here runs unless a window control was set.
 
 pub mod schedule;
 pub mod spans;
@@ -36,6 +38,10 @@ pub const WATCH_ENQUEUES: u32 = 1 << 9;
 pub const GENERATION: u32 = 0xffff << 16;
 /// Some control is set: every call takes the windowed path (never 0).
 pub const ARMED: u32 = 1 << 10;
+/// Some change of the window is noted and not yet written: the next call
+/// recorded writes it first ([`log_edges`]). A bit of the state a call
+/// already loads, so that knowing costs a call nothing.
+pub const UNLOGGED: u32 = 1 << 12;
 /// `CLTAP_TEST_PANIC` is set: every call takes the windowed path, where a
 /// wrapper looks whether it is the one to panic (nothing else reads it).
 pub const TEST_PANIC: u32 = 1 << 11;
@@ -165,11 +171,11 @@ fn run_schedule(s: Schedule, start: std::time::Instant) {
             change(CLOSED_TIME, 0, Reason::Time);
         }
         let Some(next) = at.next else {
-            // Stays, holding its chunk of the trace: the chunk is then
-            // rendered after the calls' threads' chunks, which are sealed
-            // first at the end, so that the API log's line of the last
-            // closing follows the calls made before it (a thread that
-            // ended would have its chunk sealed, and rendered, at once).
+            // Stays, holding its chunk of the trace (where it wrote
+            // changes itself, past NOTED_MAX): the chunk is then rendered
+            // after the calls' threads' chunks, which are sealed first at
+            // the end (a thread that ended would have its chunk sealed,
+            // and rendered, at once).
             loop {
                 std::thread::park();
             }
@@ -205,6 +211,10 @@ pub fn end() {
         return;
     }
     change(CLOSED_END, 0, Reason::End);
+    // No call is recorded any more: what is noted is written here.
+    for e in std::mem::take(&mut *NOTED.lock()) {
+        write(e);
+    }
 }
 
 /// One recorded call under the call limit: the last one closes the window.
@@ -254,9 +264,10 @@ pub fn close_enqueues() {
     change(CLOSED_ENQUEUES, 0, Reason::Enqueues);
 }
 
-/// Sets and clears bits; a change of the window's open-ness is recorded.
+/// Sets and clears bits; a change of the window's open-ness is noted.
 /// An opening's time is read before the change is seen, a closing's after:
-/// every call recorded inside lies between them.
+/// every call recorded inside lies between them. An opening is noted
+/// before the state flips, so that a call that sees it open finds it.
 fn change(set: u32, clear: u32, why: Reason) {
     // One change at a time, so that [`end`] waits for one being recorded.
     static CHANGING: parking_lot::Mutex<()> = parking_lot::Mutex::new(());
@@ -265,20 +276,87 @@ fn change(set: u32, clear: u32, why: Reason) {
     let flip = |s: u32| {
         let n = (s | set) & !clear;
         if (s & CLOSED == 0) != (n & CLOSED == 0) {
-            n.wrapping_add(1 << 16)
+            n.wrapping_add(1 << 16) | UNLOGGED
         } else {
             n
         }
     };
+    // Only changes (under this lock) move the closed bits and the
+    // generation: whether this one flips is known before it is made.
+    let now = STATE.load(Ordering::Acquire);
+    let (was, is) = (now & CLOSED == 0, flip(now) & CLOSED == 0);
+    if was == is {
+        STATE.fetch_update(Ordering::AcqRel, Ordering::Acquire, |s| Some(flip(s))).ok();
+        return;
+    }
+    if is {
+        let n = OPENED.fetch_add(1, Ordering::AcqRel) + 1;
+        note(Edge { open: true, why, n, t: before, gen: generation(flip(now)) });
+    }
     let Ok(prev) = STATE.fetch_update(Ordering::AcqRel, Ordering::Acquire, |s| Some(flip(s))) else {
         return;
     };
-    let after = stamp();
-    let (was, is) = (prev & CLOSED == 0, flip(prev) & CLOSED == 0);
-    if was != is {
-        let n = if is { OPENED.fetch_add(1, Ordering::AcqRel) + 1 } else { OPENED.load(Ordering::Acquire) };
-        edge_at(is, why, n, if is { before } else { after });
+    if !is {
+        let after = stamp();
+        note(Edge { open: false, why, n: OPENED.load(Ordering::Acquire), t: after, gen: generation(flip(prev)) });
     }
+}
+
+/// A change of the window not yet written into the trace.
+#[derive(Clone, Copy)]
+struct Edge {
+    open: bool,
+    why: Reason,
+    n: u64,
+    t: u64,
+    /// The state's generation once changed.
+    gen: u16,
+}
+
+/// Changes noted and not yet written, oldest first.
+static NOTED: parking_lot::Mutex<Vec<Edge>> = parking_lot::Mutex::new(Vec::new());
+/// Past this many, the changing thread writes them itself: a run that
+/// records no call for a long time keeps no more.
+const NOTED_MAX: usize = 4096;
+
+fn generation(s: u32) -> u16 {
+    (s >> 16) as u16
+}
+
+fn note(e: Edge) {
+    let mut noted = NOTED.lock();
+    noted.push(e);
+    if noted.len() >= NOTED_MAX {
+        for e in noted.drain(..) {
+            write(e);
+        }
+    }
+}
+
+/// A call about to be recorded (its state `w`, which it saw open, with
+/// [`UNLOGGED`]) writes the changes noted up to its generation into its
+/// own chunk, so that they come before its record. A call that passed its
+/// check before a later change leaves that change to the next call.
+#[cold]
+#[inline(never)]
+pub fn log_edges(w: u32) {
+    let gen = generation(w);
+    // The bit is cleared only while the generation is this call's, so a
+    // later change keeps it set for the calls after it.
+    let _ = STATE.fetch_update(Ordering::AcqRel, Ordering::Acquire, |s| {
+        (generation(s) == gen && s & UNLOGGED != 0).then_some(s & !UNLOGGED)
+    });
+    let mut noted = NOTED.lock();
+    // Generations wrap at 16 bits: `e.gen` is at or before `gen` when the
+    // distance forward from it is less than half the range.
+    let upto = noted.iter().position(|e| gen.wrapping_sub(e.gen) >= 0x8000).unwrap_or(noted.len());
+    for e in noted.drain(..upto) {
+        write(e);
+    }
+}
+
+fn write(e: Edge) {
+    edge_at(e.open, e.why, e.n, e.t);
 }
 
 /// The start's opening and the end's closing (no call races them).

@@ -52,6 +52,8 @@ pub struct Summary<'a> {
     pub notes: Vec<String>,
     /// The timed commands.
     pub device: &'a crate::devtime::Commands,
+    /// What the argument dumps did.
+    pub dumps: Option<crate::dumps::facts::DumpFacts>,
 }
 
 pub use crate::render::device::HsaExtra;
@@ -82,6 +84,7 @@ impl<'a> Summary<'a> {
             results,
             notes: end.map(|e| e.notes.clone()).unwrap_or_default(),
             device: results.device.as_deref().unwrap_or_else(|| NONE.get_or_init(Default::default)),
+            dumps: end.and_then(|e| e.dumps.clone()),
         }
     }
 
@@ -118,6 +121,9 @@ impl<'a> Summary<'a> {
         }
         for n in &self.notes {
             msg += &format!("cltap: {n}\n");
+        }
+        for l in self.dumps.iter().flat_map(|d| d.lines()) {
+            msg += &format!("cltap: {l}\n");
         }
         for l in self.results.controls.lines() {
             msg += &format!("cltap: {l}\n");
@@ -204,6 +210,9 @@ impl<'a> Summary<'a> {
         });
         if let (false, Some(o)) = (self.results.windows.is_empty(), head.as_object_mut()) {
             o.insert("windows".into(), json!(self.results.windows));
+        }
+        if let (Some(d), Some(o)) = (&self.dumps, head.as_object_mut()) {
+            o.insert("dumps".into(), d.json());
         }
         let c = &self.results.controls;
         if let (false, Some(o)) = (c.findings.is_empty(), head.as_object_mut()) {

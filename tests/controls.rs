@@ -248,3 +248,80 @@ fn the_histogram_counts_each_launch_by_kernel_and_sizes() {
     );
     assert!(summary_json(&dir).get("kernel_histograms").is_none());
 }
+
+/// A command that fails in the driver, made without a mock: a launch that
+/// waits on a user event which the program's second thread sets to -1 once
+/// the launch is in the driver. With finish after each enqueue, the API
+/// log and stderr name it (CMD ID, kernel, the status the driver gave it);
+/// device timing lists it as untimed; the event checks find its event in
+/// an error state at the wait that lists it; and the application's answers
+/// are those of the run without cltap. Each driver's status is what it is
+/// (PoCL gives the command the user event's -1; Intel's CPU runtime says
+/// complete): the expectations follow the run without cltap.
+#[test]
+fn finish_after_enqueue_names_a_command_that_the_driver_failed() {
+    let env = [
+        ("CLTAP_FINISH_AFTER_ENQUEUE", "1"),
+        ("CLTAP_DEVICE_TIMING", "1"),
+        ("CLTAP_EVENT_CHECKS", "1"),
+        ("CLTAP_SUMMARY", "1"),
+    ];
+    let mut failed_somewhere = false;
+    for (driver, loader, mode) in CONFIGS {
+        let (dir, plain, with) = runs(driver, loader, mode, "failing", &env);
+        let at = format!("{driver:?} {loader:?} {mode:?}");
+        assert_eq!(with.stdout, plain.stdout, "{at}: the application saw other answers");
+        assert!(plain.stdout.contains("clSetUserEventStatus(-1) 0\n"), "{at}: {}", plain.stdout);
+        let status: i32 = plain
+            .stdout
+            .lines()
+            .find_map(|l| l.strip_prefix("failed command status "))
+            .unwrap_or_else(|| panic!("{at}: {}", plain.stdout))
+            .parse()
+            .unwrap();
+        let log = api_log(&dir);
+        let launch = log.lines().find(|l| l.contains("clEnqueueNDRangeKernel(")).unwrap();
+        let cmd = cmd_id(launch);
+        let s = summary_json(&dir);
+        let found = notes(&log);
+        if status < 0 {
+            failed_somewhere = true;
+            let text = format!(
+                "clEnqueueNDRangeKernel (CMD ID {cmd}, kernel add): the command ended with {}",
+                cltap::trace::names::execution_status_text(status)
+            );
+            assert!(found.contains(&text.as_str()), "{at}: {text:?} not in {found:#?}");
+            assert!(with.stderr.contains(&format!("cltap: finish after enqueue: {text}\n")), "{at}: {}", with.stderr);
+            assert_eq!(s["failed_commands"], serde_json::json!([text]), "{at}");
+            // The event checks find it failed at the wait that lists it.
+            let i = log.lines().position(|l| l.contains("clWaitForEvents(")).unwrap();
+            let before = log.lines().nth(i - 1).unwrap();
+            assert!(
+                before.starts_with("# cltap: clWaitForEvents: event_list[0] = ")
+                    && before.ends_with(&format!("is in an error state (status {status})")),
+                "{at}: {before}"
+            );
+            // Device timing has no times for it, and says why.
+            assert!(
+                with.stderr.contains(&format!(
+                    "could not be timed (first: clEnqueueNDRangeKernel {cmd}: it ended with {}",
+                    cltap::trace::names::execution_status_text(status)
+                )),
+                "{at}: {}",
+                with.stderr
+            );
+        } else {
+            // Set before the launch (the program's comment says why): the
+            // launch's own wait list is the one found failed.
+            assert!(s.get("failed_commands").is_none(), "{at}: {s}");
+            let found: Vec<&str> = found.into_iter().filter(|n| !n.starts_with("device runs on the host")).collect();
+            assert_eq!(found.len(), 1, "{at}: {found:#?}");
+            assert!(
+                found[0].starts_with("clEnqueueNDRangeKernel: event_wait_list[0] = ")
+                    && found[0].ends_with("is in an error state (status -1)"),
+                "{at}: {found:#?}"
+            );
+        }
+    }
+    assert!(failed_somewhere, "no driver failed the command: the test tested nothing");
+}

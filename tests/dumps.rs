@@ -116,6 +116,27 @@ fn a_wrong_result_is_found_by_the_dumps_of_one_enqueue() {
     let line = o.stderr.lines().find(|l| l.starts_with("cltap: dumps: ")).unwrap_or_else(|| panic!("{}", o.stderr));
     assert!(line.starts_with("cltap: dumps: 1 enqueues dumped, 6 files, 4104 bytes in "), "{line}");
     assert!(line.contains("; the application's threads waited "), "{line}");
+    // The summary's JSON has the same counts, the bytes those of the files,
+    // and the wait the line states; `cltap render` gives both again from
+    // the trace.
+    let s = summary_json(&dir);
+    let d = &s["dumps"];
+    let on_disk: u64 =
+        [&before, &after].iter().flat_map(|p| files.map(|f| std::fs::metadata(p.join(f)).unwrap().len())).sum();
+    assert_eq!(
+        (d["enqueues_dumped"].as_u64(), d["files"].as_u64(), d["bytes"].as_u64()),
+        (Some(1), Some(6), Some(4104))
+    );
+    assert_eq!(on_disk, 4104);
+    assert_eq!(d["folder"].as_str().map(PathBuf::from), Some(dumps.clone()), "{d}");
+    let ns = d["waited_ns"].as_u64().unwrap();
+    assert!(ns > 0, "a finish and six reads took no time: {d}");
+    assert!(line.ends_with(&format!(" waited {:.3} ms for the dumps' reads and writes", ns as f64 / 1e6)), "{line}");
+    let again = dir.join("again");
+    let r = cltap(&[&"render", &"-o", &again, &one(&dir, ".cltrace")]);
+    assert_eq!(r.code, Some(0), "{r:?}");
+    assert_eq!(summary_json(&again)["dumps"], *d);
+    assert!(r.stderr.lines().any(|l| l == line), "{line:?} not in {}", r.stderr);
 }
 
 #[test]

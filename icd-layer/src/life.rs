@@ -292,6 +292,7 @@ pub fn finish() {
             results: &results,
             notes,
             device: &device,
+            dumps: cltap::dumps::facts(),
         };
         // HSA: the intercept handler's counts, when cltap was loaded as an
         // HSA tool (zero without ROCP_HSA_INTERCEPT).
@@ -321,6 +322,7 @@ fn end_facts(cfg: &Config) -> cltap::trace::delivered::EndFacts {
         // the counts cover them all.
         counted: cfg.errors_only,
         tally: tally(),
+        dumps: cltap::dumps::facts(),
     }
 }
 

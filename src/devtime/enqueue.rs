@@ -4,6 +4,7 @@
 
 use super::{record, untimed, Command, CommandRef};
 use crate::meta::FnMeta;
+use crate::trace::names::execution_status_text;
 use std::sync::{Arc, OnceLock};
 
 /// What the records need of a queue, looked up once per queue.
@@ -200,6 +201,13 @@ pub fn outcome(mut cmd: Command, status: i32, cmd_type: Option<u32>, counters: C
             [cmd.queued, cmd.submit, cmd.start, cmd.end] = t;
             Outcome::Timed(cmd)
         }
+        // A command that failed has no times to give (OpenCL defines them for
+        // completed commands only): its status says why better than the refusal.
+        Counters::Refused(why) if status < 0 => Outcome::Untimed(
+            cmd.cmd_id,
+            cmd.api,
+            format!("it ended with {} (profiling info refused: {why})", execution_status_text(status)),
+        ),
         Counters::Refused(why) => Outcome::Untimed(cmd.cmd_id, cmd.api, format!("profiling info refused ({why})")),
         Counters::Absent => Outcome::Lost,
     }
@@ -338,6 +346,13 @@ mod tests {
         }
         match outcome(enqueued(), -5, None, Counters::Read([1, 2, 3, 4])) {
             Outcome::Timed(c) => assert_eq!((c.status, c.cmd_type), (-5, 0)),
+            o => panic!("{o:?}"),
+        }
+        match outcome(enqueued(), -1, None, Counters::Refused("CL_PROFILING_INFO_NOT_AVAILABLE".into())) {
+            Outcome::Untimed(_, _, why) => assert_eq!(
+                why,
+                "it ended with status -1 (CL_DEVICE_NOT_FOUND) (profiling info refused: CL_PROFILING_INFO_NOT_AVAILABLE)"
+            ),
             o => panic!("{o:?}"),
         }
         match outcome(enqueued(), 0, None, Counters::Refused("CL_PROFILING_INFO_NOT_AVAILABLE".into())) {

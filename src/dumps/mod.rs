@@ -15,6 +15,7 @@ pub mod capture_program;
 pub mod cl;
 pub mod diff;
 pub mod enqueue;
+pub mod facts;
 pub mod manifest;
 
 use crate::config::dumps::Dumps;
@@ -155,25 +156,20 @@ pub fn note(text: &str) {
     crate::trace::local::record_kind::<KIND_NOTE>(0, t, t, &[], Some(text));
 }
 
-/// The summary's line: what the dumps wrote and the wait they cost.
-pub fn summary_lines() -> Vec<String> {
-    let Some(s) = settings() else { return Vec::new() };
+/// What the dumps wrote and the wait they cost, for the summary (`None`:
+/// no dump control was on).
+pub fn facts() -> Option<facts::DumpFacts> {
+    let s = settings()?;
     let l = |a: &AtomicU64| a.load(Ordering::Acquire);
-    let mut v = vec![format!(
-        "dumps: {} enqueues dumped, {} files, {} bytes in {}; the application's threads waited {:.3} ms for the dumps' reads and writes",
-        l(&STATS.enqueues),
-        l(&STATS.files),
-        l(&STATS.bytes),
-        s.dumps_dir.display(),
-        l(&STATS.waited_ns) as f64 / 1e6
-    )];
-    if s.controls.capture {
-        v.push(format!("dumps: {} enqueues captured in {}", l(&STATS.captured), s.capture_dir.display()));
-    }
-    if s.controls.inject.is_some() {
-        v.push(format!("dumps: {} arguments injected", l(&STATS.injected)));
-    }
-    v
+    Some(facts::DumpFacts {
+        enqueues: l(&STATS.enqueues),
+        files: l(&STATS.files),
+        bytes: l(&STATS.bytes),
+        waited_ns: l(&STATS.waited_ns),
+        folder: s.dumps_dir.display().to_string(),
+        captured: s.controls.capture.then(|| (l(&STATS.captured), s.capture_dir.display().to_string())),
+        injected: s.controls.inject.is_some().then(|| l(&STATS.injected)),
+    })
 }
 
 #[cfg(test)]

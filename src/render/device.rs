@@ -8,8 +8,8 @@
 use super::sink::{End, Kinds, NewPart, Part, Results, Sink};
 use crate::devtime::{Command, Commands};
 use crate::trace::record::{
-    View, END_COUNTED, END_HSA, END_HSA_KERNEL, END_HSA_PACKETS, END_NOTE, END_PENDING, END_TALLY, KIND_CL_COMMAND,
-    KIND_CL_UNTIMED, KIND_END,
+    View, END_COUNTED, END_DUMPS, END_HSA, END_HSA_KERNEL, END_HSA_PACKETS, END_NOTE, END_PENDING, END_TALLY,
+    KIND_CL_COMMAND, KIND_CL_UNTIMED, KIND_END,
 };
 use std::sync::Arc;
 
@@ -84,6 +84,9 @@ impl Device {
                     )),
                     END_COUNTED => e.counted = true,
                     END_TALLY => e.tally.push((name.unwrap_or_default(), w(0), w(1))),
+                    END_DUMPS => {
+                        e.dumps = Some(crate::dumps::facts::DumpFacts::from_record(&words, &name.unwrap_or_default()))
+                    }
                     _ => {}
                 }
             }

@@ -26,4 +26,6 @@ pub struct EndFacts {
     pub counted: bool,
     /// The count of every call: (function, calls, failed calls).
     pub tally: Vec<(String, u64, u64)>,
+    /// What the argument dumps did (`None`: no dump control was on).
+    pub dumps: Option<crate::dumps::facts::DumpFacts>,
 }

@@ -7,8 +7,8 @@
 
 use super::local::{record_wide, Wide};
 use super::record::{
-    END_COUNTED, END_HSA, END_HSA_KERNEL, END_HSA_PACKETS, END_NOTE, END_PENDING, END_TALLY, KIND_CL_COMMAND,
-    KIND_CL_UNTIMED, KIND_END,
+    END_COUNTED, END_DUMPS, END_HSA, END_HSA_KERNEL, END_HSA_PACKETS, END_NOTE, END_PENDING, END_TALLY,
+    KIND_CL_COMMAND, KIND_CL_UNTIMED, KIND_END,
 };
 use crate::devtime::{Command, CommandRef};
 pub use crate::render::device::EndFacts;
@@ -109,5 +109,9 @@ pub fn end(f: &EndFacts) {
     }
     for (name, calls, errors) in &f.tally {
         fact(END_TALLY, &[*calls, *errors], Some(name));
+    }
+    if let Some(d) = &f.dumps {
+        let (words, text) = d.to_record();
+        fact(END_DUMPS, &words, Some(&text));
     }
 }

@@ -92,6 +92,17 @@ pub fn status_text(code: i32) -> String {
     status(code).map_or_else(|| code.to_string(), str::to_string)
 }
 
+/// A command's execution status with its number first (`status -1
+/// (CL_DEVICE_NOT_FOUND)`): an application sets a user event to any
+/// negative number, and a command waiting on it ends with that number,
+/// which names an error code only by chance.
+pub fn execution_status_text(code: i32) -> String {
+    match status(code) {
+        Some(name) => format!("status {code} ({name})"),
+        None => format!("status {code}"),
+    }
+}
+
 /// The name of an `hsa_status_t` (hsa.h, hsa_ext_amd.h, hsa_ext_finalize.h,
 /// hsa_ext_image.h), or `None` for a code HSA does not define.
 pub fn hsa_status(code: u32) -> Option<&'static str> {

@@ -15,7 +15,7 @@ use cltap::controls::checks::{self, Event, List};
 use cltap::controls::{FINISH, NOTE_EVENT_CHECK, NOTE_FAILED_COMMAND};
 use cltap::dumps::cl::{kernel_name, raw as entry};
 use cltap::icd::handles::HandleSpace;
-use cltap::trace::names::status_text;
+use cltap::trace::names::{execution_status_text, status_text};
 use std::ffi::c_void;
 
 type Obj = *mut c_void;
@@ -194,7 +194,7 @@ pub unsafe fn after_enqueue(
         };
         let why = match (waited, status) {
             (Some(w), _) if w != 0 => Some(format!("clFinish after it returned {}", status_text(w))),
-            (_, Some(s)) if s < 0 => Some(format!("the command ended with {}", status_text(s))),
+            (_, Some(s)) if s < 0 => Some(format!("the command ended with {}", execution_status_text(s))),
             _ => None,
         };
         if let Some(why) = why {

@@ -23,6 +23,5 @@ fn notes() -> Vec<String> {
     if !unknown.is_empty() {
         notes.push(format!("extension functions unknown to cltap, passed through unrecorded: {}", unknown.join(", ")));
     }
-    notes.extend(cltap::dumps::summary_lines());
     notes
 }

@@ -10,7 +10,10 @@
  *   crash    a good launch, then one whose kernel writes through a bad
  *            pointer (the driver's worker dies, and the process with it),
  *            then a read: which call is in flight when it dies
- *   inorder  out-of-order queues made both ways; what CL_QUEUE_PROPERTIES says */
+ *   inorder  out-of-order queues made both ways; what CL_QUEUE_PROPERTIES says
+ *   failing  a launch that waits on a user event a second thread sets to -1
+ *            once the launch is in the driver: the launch fails as the driver
+ *            fails it; then a wait on its event, and its status */
 #define CL_TARGET_OPENCL_VERSION 300
 #define _GNU_SOURCE
 #include <CL/cl.h>
@@ -190,6 +193,61 @@ static int crash(void) {
     return 0;
 }
 
+struct setter {
+    cl_event ev;
+    cl_kernel k;
+    int retains;
+    cl_int result;
+};
+
+/* Sets the user event to -1 once the launch that waits on it is in the
+ * driver. PoCL retains the kernel of a command it holds, and a command
+ * whose wait list already holds a failed event never runs there (it stays
+ * queued for ever): so on PoCL, the kernel's reference count says when.
+ * Intel's CPU runtime retains nothing and answers the same whether the
+ * event is set before or after the launch: there it is set before. */
+static void *set_failed(void *p) {
+    struct setter *s = p;
+    if (s->retains) {
+        cl_uint refs = 1;
+        while (clGetKernelInfo(s->k, CL_KERNEL_REFERENCE_COUNT, sizeof refs, &refs, NULL) == CL_SUCCESS && refs < 2)
+            sched_yield();
+    }
+    s->result = clSetUserEventStatus(s->ev, -1);
+    return NULL;
+}
+
+static int failing(void) {
+    cl_int err = 0;
+    cl_mem buf = clCreateBuffer(ctx, CL_MEM_READ_WRITE, 64 * sizeof(int), NULL, &err);
+    SAY("clCreateBuffer", err);
+    cl_kernel k = kernel(buf, 1);
+    char platform[256] = "";
+    cl_platform_id plat;
+    clGetDeviceInfo(dev, CL_DEVICE_PLATFORM, sizeof plat, &plat, NULL);
+    clGetPlatformInfo(plat, CL_PLATFORM_NAME, sizeof platform, platform, NULL);
+    struct setter s = {clCreateUserEvent(ctx, &err), k, strstr(platform, "Portable Computing Language") != NULL, 1};
+    SAY("clCreateUserEvent", err);
+    pthread_t t;
+    size_t g = 64;
+    cl_event e;
+    if (s.retains)
+        pthread_create(&t, NULL, set_failed, &s);
+    else
+        set_failed(&s);
+    SAY("clEnqueueNDRangeKernel(waits on the user event)", clEnqueueNDRangeKernel(q, k, 1, NULL, &g, NULL, 1, &s.ev, &e));
+    if (s.retains) pthread_join(t, NULL);
+    SAY("clSetUserEventStatus(-1)", s.result);
+    SAY("clWaitForEvents(failed command)", clWaitForEvents(1, &e));
+    status_of("failed command", e);
+    SAY("clFinish", clFinish(q));
+    clReleaseEvent(e);
+    clReleaseEvent(s.ev);
+    clReleaseKernel(k);
+    clReleaseMemObject(buf);
+    return 0;
+}
+
 static void ooo_of(const char *what, cl_command_queue qq) {
     cl_command_queue_properties p = 0;
     SAY(what, clGetCommandQueueInfo(qq, CL_QUEUE_PROPERTIES, sizeof p, &p, NULL));
@@ -225,6 +283,7 @@ int main(int argc, char **argv) {
     int r = !strcmp(mode, "events") ? events()
           : !strcmp(mode, "crash") ? crash()
           : !strcmp(mode, "inorder") ? inorder()
+          : !strcmp(mode, "failing") ? failing()
           : basic();
     clReleaseCommandQueue(q);
     clReleaseContext(ctx);

@@ -233,6 +233,11 @@ pub const END_HSA: u64 = 5;
 /// The trace does not hold every call (`CLTAP_ERRORS_ONLY`): the summary
 /// counts them from the [`END_TALLY`] facts that follow.
 pub const END_COUNTED: u64 = 6;
+/// What the argument dumps did: words enqueues dumped, files, bytes, ns
+/// the application's threads waited for them, enqueues captured and
+/// arguments injected (`u64::MAX` where that control was off); the
+/// capture the dumps' folder, a tab, the captures' folder.
+pub const END_DUMPS: u64 = 7;
 
 /// Argument words of a [`KIND_HSA_DISPATCH`] record.
 pub const DISPATCH_AGENT: usize = 0;

@@ -197,10 +197,13 @@ pub fn outcome(mut cmd: Command, status: i32, cmd_type: Option<u32>, counters: C
         cmd.cmd_type = t;
     }
     match counters {
-        Counters::Read(t) => {
-            [cmd.queued, cmd.submit, cmd.start, cmd.end] = t;
-            Outcome::Timed(cmd)
-        }
+        Counters::Read(t) => match no_times(t) {
+            Some(why) => Outcome::Untimed(cmd.cmd_id, cmd.api, why),
+            None => {
+                [cmd.queued, cmd.submit, cmd.start, cmd.end] = t;
+                Outcome::Timed(cmd)
+            }
+        },
         // A command that failed has no times to give (OpenCL defines them for
         // completed commands only): its status says why better than the refusal.
         Counters::Refused(why) if status < 0 => Outcome::Untimed(
@@ -211,6 +214,14 @@ pub fn outcome(mut cmd: Command, status: i32, cmd_type: Option<u32>, counters: C
         Counters::Refused(why) => Outcome::Untimed(cmd.cmd_id, cmd.api, format!("profiling info refused ({why})")),
         Counters::Absent => Outcome::Lost,
     }
+}
+
+/// Why four times the driver gave are not a command's: Intel's CPU runtime
+/// completes a launch whose wait list failed with a START of 0 (its END a
+/// real time), which would put a day-long command in the kernel table.
+fn no_times([_, _, start, end]: [u64; 4]) -> Option<String> {
+    (start == 0 && end != 0 || end < start)
+        .then(|| format!("the driver's times are not a command's (START {start}, END {end})"))
 }
 
 /// The record of `e`, completed with `status` and its four `times`, as
@@ -248,10 +259,12 @@ fn borrowed<'a>(
 
 /// Records a completed command of the queue `q` describes (see [`outcome`]).
 pub fn completed(e: &Enqueued, q: &QueueDesc, status: i32, cmd_type: Option<u32>, counters: Counters) {
-    if let Counters::Read(times) = counters {
-        let kernel = e.kernel.and_then(super::kernels::name_of);
-        super::record_ref(&borrowed(e, q, kernel.as_deref(), status, cmd_type, times));
-        return;
+    if let &Counters::Read(times) = &counters {
+        if no_times(times).is_none() {
+            let kernel = e.kernel.and_then(super::kernels::name_of);
+            super::record_ref(&borrowed(e, q, kernel.as_deref(), status, cmd_type, times));
+            return;
+        }
     }
     match outcome(Command::enqueued(e, q), status, cmd_type, counters) {
         Outcome::Timed(c) => record(c),
@@ -362,6 +375,18 @@ mod tests {
             o => panic!("{o:?}"),
         }
         assert_eq!(outcome(enqueued(), 0, None, Counters::Absent), Outcome::Lost);
+        for t in [[0, 0, 0, 35_394_000_000_000], [1, 2, 9, 8]] {
+            match outcome(enqueued(), 0, None, Counters::Read(t)) {
+                Outcome::Untimed(42, _, why) => {
+                    assert!(why.starts_with("the driver's times are not a command's"), "{why}")
+                }
+                o => panic!("{t:?}: {o:?}"),
+            }
+        }
+        assert!(
+            matches!(outcome(enqueued(), 0, None, Counters::Read([0; 4])), Outcome::Timed(_)),
+            "no times at all: 0 ns"
+        );
     }
 
     /// A read hands its command over borrowed: the very command

@@ -127,7 +127,6 @@ pub mod devices;
 pub mod enqueue;
 pub mod fork;
 pub mod kernels;
-pub mod lock;
 pub mod memo;
 pub mod pending;
 pub mod queues;

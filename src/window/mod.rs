@@ -257,9 +257,15 @@ pub fn close_enqueues() {
 /// Sets and clears bits; a change of the window's open-ness is recorded.
 /// An opening's time is read before the change is seen, a closing's after:
 /// every call recorded inside lies between them.
+/// One change at a time, so that [`end`] waits for one being recorded.
+static CHANGING: crate::fork::lock::Mutex<()> = crate::fork::lock::Mutex::new(());
+
+/// The prepare handler's part ([`crate::fork`]).
+pub(crate) fn hold_for_fork() {
+    crate::fork::kept::keep(CHANGING.lock());
+}
+
 fn change(set: u32, clear: u32, why: Reason) {
-    // One change at a time, so that [`end`] waits for one being recorded.
-    static CHANGING: parking_lot::Mutex<()> = parking_lot::Mutex::new(());
     let _one = CHANGING.lock();
     let before = stamp();
     let flip = |s: u32| {

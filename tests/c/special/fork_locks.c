@@ -1,0 +1,135 @@
+/* Forks while a second thread takes cltap's process-wide locks:
+ * `fork_locks FORKS`. The second thread loops until told to stop: it makes
+ * and builds a program (with a callback: the programs' registry and the
+ * builds left pending), makes and releases a kernel of it, and asks for an
+ * extension function no one knows, under a new name each time (the unknown
+ * names' list). The main thread forks FORKS times while it runs; each
+ * child makes a program (not built: PoCL's compiler lock, which the second
+ * thread may hold at the fork, is not fork-safe), asks for an unknown
+ * extension function, enqueues one kernel `child_k` made before the second
+ * thread started, finishes and exits 0; a child that makes no progress for 60 s
+ * is ended by SIGALRM. Prints "child PID" per child, and at the end
+ * "parent PID R", R the second thread's rounds; exits 0 when every child
+ * did. With PoCL, run it with POCL_DEVICES=basic: the pthread device's
+ * worker threads are not in a forked child. */
+#define _POSIX_C_SOURCE 200809L
+#define CL_TARGET_OPENCL_VERSION 300
+#define CL_USE_DEPRECATED_OPENCL_1_2_APIS
+#include <CL/cl.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static const char *src =
+    "__kernel void parent_k(__global int *a) { a[get_global_id(0)] += 1; }\n"
+    "__kernel void child_k(__global int *a) { a[get_global_id(0)] += 2; }\n";
+
+static cl_platform_id plat;
+static cl_context ctx;
+static cl_device_id dev;
+static atomic_int stop;
+static atomic_long rounds;
+static cl_kernel child_k;
+
+#define CHECK(x)                                                             \
+    do {                                                                     \
+        cl_int e_ = (x);                                                     \
+        if (e_ != CL_SUCCESS) {                                              \
+            fprintf(stderr, "%s:%d: %s = %d\n", __FILE__, __LINE__, #x, e_); \
+            _exit(3);                                                        \
+        }                                                                    \
+    } while (0)
+
+static void CL_CALLBACK built(cl_program p, void *data) {
+    (void)p;
+    (void)data;
+}
+
+static cl_program program(void) {
+    cl_int err;
+    cl_program p = clCreateProgramWithSource(ctx, 1, &src, NULL, &err);
+    CHECK(err);
+    CHECK(clBuildProgram(p, 1, &dev, "", built, NULL));
+    return p;
+}
+
+static void *hammer(void *arg) {
+    (void)arg;
+    while (!atomic_load(&stop)) {
+        cl_program p = program();
+        cl_int err;
+        cl_kernel k = clCreateKernel(p, "parent_k", &err);
+        CHECK(err);
+        CHECK(clReleaseKernel(k));
+        CHECK(clReleaseProgram(p));
+        char name[64];
+        snprintf(name, sizeof name, "clNoSuchFunction%ldCLTAP", atomic_load(&rounds));
+        (void)clGetExtensionFunctionAddressForPlatform(plat, name);
+        atomic_fetch_add(&rounds, 1);
+    }
+    return NULL;
+}
+
+static int child(void) {
+    alarm(60);
+    cl_int err;
+    cl_program p = clCreateProgramWithSource(ctx, 1, &src, NULL, &err);
+    CHECK(err);
+    (void)clGetExtensionFunctionAddressForPlatform(plat, "clNoSuchFunctionInTheChildCLTAP");
+    cl_kernel k = child_k;
+    cl_mem buf = clCreateBuffer(ctx, CL_MEM_READ_WRITE, 64 * sizeof(int), NULL, &err);
+    CHECK(err);
+    CHECK(clSetKernelArg(k, 0, sizeof buf, &buf));
+    cl_command_queue q = clCreateCommandQueue(ctx, dev, 0, &err);
+    CHECK(err);
+    size_t g = 64;
+    CHECK(clEnqueueNDRangeKernel(q, k, 1, NULL, &g, NULL, 0, NULL, NULL));
+    CHECK(clFinish(q));
+    CHECK(clReleaseCommandQueue(q));
+    CHECK(clReleaseMemObject(buf));
+    CHECK(clReleaseProgram(p));
+    return 0;
+}
+
+int main(int argc, char **argv) {
+    int forks = argc > 1 ? atoi(argv[1]) : 8;
+    cl_int err;
+    CHECK(clGetPlatformIDs(1, &plat, NULL));
+    CHECK(clGetDeviceIDs(plat, CL_DEVICE_TYPE_ALL, 1, &dev, NULL));
+    ctx = clCreateContext(NULL, 1, &dev, NULL, NULL, &err);
+    CHECK(err);
+    cl_program p = program();
+    child_k = clCreateKernel(p, "child_k", &err);
+    CHECK(err);
+    pthread_t t;
+    if (pthread_create(&t, NULL, hammer, NULL) != 0)
+        return 4;
+    int bad = 0;
+    for (int i = 0; i < forks; i++) {
+        /* Let the second thread get going between forks. */
+        long r = atomic_load(&rounds);
+        while (atomic_load(&rounds) < r + 2)
+            sched_yield();
+        fflush(stdout);
+        pid_t pid = fork();
+        if (pid < 0)
+            return 5;
+        if (pid == 0)
+            exit(child());
+        printf("child %d\n", (int)pid);
+        int status = 0;
+        if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+            fprintf(stderr, "child %d: status %#x\n", (int)pid, status);
+            bad = 1;
+        }
+    }
+    atomic_store(&stop, 1);
+    pthread_join(t, NULL);
+    printf("parent %d %ld\n", (int)getpid(), atomic_load(&rounds));
+    CHECK(clReleaseContext(ctx));
+    return bad;
+}

@@ -38,6 +38,10 @@ extern "C" fn prepare() {
     keep(counters::session::FREE.lock());
     keep(counters::session::IN_FLIGHT.lock());
     keep(copyanswer::answers().lock().unwrap_or_else(PoisonError::into_inner));
+    crate::opencl::drivers::hold_for_fork();
+    if let Some(hs) = crate::opencl::handles::if_ready() {
+        hs.hold_for_fork();
+    }
     // 10. The tools' buffers, then stderr.
     cltap::fork::hold_last();
 }

@@ -37,6 +37,8 @@ pub fn hold_leaves() {
     crate::panics::hold_for_fork();
     crate::tools::toollib::hold_for_fork();
     crate::tools::rocprofiler::registry::hold_for_fork();
+    crate::kfilter::hold_for_fork();
+    crate::dumps::args::hold_for_fork();
 }
 
 /// Step 10, last: the tools' buffers, then stderr (taken under most

@@ -12,6 +12,11 @@ use std::sync::OnceLock;
 static EXTS: ExtTable = ExtTable::new();
 static STATE: OnceLock<State> = OnceLock::new();
 
+/// The prepare handler's part (`crate::fork`): the extension table's lock.
+pub(crate) fn hold_for_fork() {
+    EXTS.hold_for_fork();
+}
+
 pub struct State {
     /// Driver platforms in the order the application sees them.
     pub platforms: Vec<*mut c_void>,

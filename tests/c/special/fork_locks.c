@@ -12,12 +12,15 @@
  * test's deadline to find (with where it is stuck).
  *
  * The child must not need a lock of the driver's that the second thread
- * may hold at the fork: PoCL's are not fork-safe. So the child builds
- * nothing (the second thread may be in PoCL's compiler), and the parent
- * enqueues `child_k` once, as the child will, before the second thread
- * starts: PoCL compiles a kernel's work-group function at its first
- * enqueue for a size, under its LLVM context's lock, which a build in the
- * second thread holds; the child's enqueue then finds it in PoCL's cache.
+ * may hold at the fork: PoCL's are not fork-safe. A build holds locks of
+ * its context's throughout (a child's clCreateProgramWithSource in the
+ * second thread's context waited for one for ever), so the children work
+ * in a context of their own, which the second thread never uses; they
+ * build nothing; and the parent enqueues `child_k` once, as a child will,
+ * before the second thread starts: PoCL compiles a kernel's work-group
+ * function at its first enqueue for a size, under a lock a build holds
+ * (a child waited for it for ever too); a child's enqueue then finds it
+ * in PoCL's cache.
  * With PoCL, run it with POCL_DEVICES=basic: the pthread device's worker
  * threads are not in a forked child. */
 #define _POSIX_C_SOURCE 200809L
@@ -38,6 +41,8 @@ static const char *src =
 
 static cl_platform_id plat;
 static cl_context ctx;
+/* The children's context, which the second thread never uses. */
+static cl_context cctx;
 static cl_device_id dev;
 static atomic_int stop;
 static atomic_long rounds;
@@ -57,9 +62,9 @@ static void CL_CALLBACK built(cl_program p, void *data) {
     (void)data;
 }
 
-static cl_program program(void) {
+static cl_program program(cl_context c) {
     cl_int err;
-    cl_program p = clCreateProgramWithSource(ctx, 1, &src, NULL, &err);
+    cl_program p = clCreateProgramWithSource(c, 1, &src, NULL, &err);
     CHECK(err);
     CHECK(clBuildProgram(p, 1, &dev, "", built, NULL));
     return p;
@@ -68,7 +73,7 @@ static cl_program program(void) {
 static void *hammer(void *arg) {
     (void)arg;
     while (!atomic_load(&stop)) {
-        cl_program p = program();
+        cl_program p = program(ctx);
         cl_int err;
         cl_kernel k = clCreateKernel(p, "parent_k", &err);
         CHECK(err);
@@ -86,10 +91,10 @@ static void *hammer(void *arg) {
  * parent before the second thread starts, and in each child. */
 static void enqueue_child_k(void) {
     cl_int err;
-    cl_mem buf = clCreateBuffer(ctx, CL_MEM_READ_WRITE, 64 * sizeof(int), NULL, &err);
+    cl_mem buf = clCreateBuffer(cctx, CL_MEM_READ_WRITE, 64 * sizeof(int), NULL, &err);
     CHECK(err);
     CHECK(clSetKernelArg(child_k, 0, sizeof buf, &buf));
-    cl_command_queue q = clCreateCommandQueue(ctx, dev, 0, &err);
+    cl_command_queue q = clCreateCommandQueue(cctx, dev, 0, &err);
     CHECK(err);
     size_t g = 64;
     CHECK(clEnqueueNDRangeKernel(q, child_k, 1, NULL, &g, NULL, 0, NULL, NULL));
@@ -100,7 +105,7 @@ static void enqueue_child_k(void) {
 
 static int child(void) {
     cl_int err;
-    cl_program p = clCreateProgramWithSource(ctx, 1, &src, NULL, &err);
+    cl_program p = clCreateProgramWithSource(cctx, 1, &src, NULL, &err);
     CHECK(err);
     (void)clGetExtensionFunctionAddressForPlatform(plat, "clNoSuchFunctionInTheChildCLTAP");
     enqueue_child_k();
@@ -115,7 +120,9 @@ int main(int argc, char **argv) {
     CHECK(clGetDeviceIDs(plat, CL_DEVICE_TYPE_ALL, 1, &dev, NULL));
     ctx = clCreateContext(NULL, 1, &dev, NULL, NULL, &err);
     CHECK(err);
-    cl_program p = program();
+    cctx = clCreateContext(NULL, 1, &dev, NULL, NULL, &err);
+    CHECK(err);
+    cl_program p = program(cctx);
     child_k = clCreateKernel(p, "child_k", &err);
     CHECK(err);
     enqueue_child_k();
@@ -146,5 +153,6 @@ int main(int argc, char **argv) {
     pthread_join(t, NULL);
     printf("parent %d %ld\n", (int)getpid(), atomic_load(&rounds));
     CHECK(clReleaseContext(ctx));
+    CHECK(clReleaseContext(cctx));
     return bad;
 }

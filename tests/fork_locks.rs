@@ -10,8 +10,9 @@
 //! holds its one kernel `child_k` and none of the parent thread's calls.
 //!
 //! The children need no lock of PoCL's that the parent's second thread may
-//! hold (PoCL is not fork-safe): a child enqueued `child_k` before the
-//! parent had done so once hung in PoCL, cltap or not (see the program).
+//! hold (PoCL is not fork-safe): children forked during a build hung in
+//! PoCL, cltap or not, so the program forks between builds, and its
+//! children work in a context of their own (see the program).
 
 mod common;
 use cltap_formats::apilog::{self, Entry};

@@ -12,15 +12,17 @@
  * test's deadline to find (with where it is stuck).
  *
  * The child must not need a lock of the driver's that the second thread
- * may hold at the fork: PoCL's are not fork-safe. A build holds locks of
- * its context's throughout (a child's clCreateProgramWithSource in the
- * second thread's context waited for one for ever), so the children work
- * in a context of their own, which the second thread never uses; they
- * build nothing; and the parent enqueues `child_k` once, as a child will,
- * before the second thread starts: PoCL compiles a kernel's work-group
- * function at its first enqueue for a size, under a lock a build holds
- * (a child waited for it for ever too); a child's enqueue then finds it
- * in PoCL's cache.
+ * may hold at the fork: PoCL's are not fork-safe. Its compiler holds
+ * locks throughout a build that a child's enqueue takes (even when the
+ * kernel is in PoCL's cache: a global one in libpocl, seen owned by the
+ * building thread), so no fork happens while the second thread is in
+ * clBuildProgram (`compiling`): forks land in cltap's other work on
+ * programs (the registry at creation, a pending build settled at
+ * clCreateKernel, the dumps) and in the extension look-ups. PoCL takes a
+ * context's locks briefly in many calls, so the children work in a
+ * context of their own, which the second thread never uses. And the
+ * parent enqueues `child_k` once, as a child will, before the second
+ * thread starts, so that no child compiles the work-group function.
  * With PoCL, run it with POCL_DEVICES=basic: the pthread device's worker
  * threads are not in a forked child. */
 #define _POSIX_C_SOURCE 200809L
@@ -62,11 +64,17 @@ static void CL_CALLBACK built(cl_program p, void *data) {
     (void)data;
 }
 
+/* Held by the second thread across its builds, and by the main thread
+ * across each fork: no fork happens while PoCL compiles. */
+static pthread_mutex_t compiling = PTHREAD_MUTEX_INITIALIZER;
+
 static cl_program program(cl_context c) {
     cl_int err;
     cl_program p = clCreateProgramWithSource(c, 1, &src, NULL, &err);
     CHECK(err);
+    pthread_mutex_lock(&compiling);
     CHECK(clBuildProgram(p, 1, &dev, "", built, NULL));
+    pthread_mutex_unlock(&compiling);
     return p;
 }
 
@@ -136,7 +144,10 @@ int main(int argc, char **argv) {
         while (atomic_load(&rounds) < r + 2)
             sched_yield();
         fflush(stdout);
+        pthread_mutex_lock(&compiling);
         pid_t pid = fork();
+        /* The child's one thread is this one, which holds it there too. */
+        pthread_mutex_unlock(&compiling);
         if (pid < 0)
             return 5;
         if (pid == 0)

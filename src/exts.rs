@@ -42,7 +42,7 @@ impl ExtTable {
 
     /// The prepare handler's part ([`crate::fork`]): the table's lock.
     pub fn hold_for_fork(&'static self) {
-        crate::fork::keep(self.lock.lock());
+        crate::fork::kept::keep(self.lock.lock());
     }
 
     /// Records that the driver whose objects carry `key` implements extension

@@ -112,7 +112,7 @@ pub fn get() -> Option<&'static Filter> {
 /// The prepare handler's part ([`crate::fork`]): the launches' counts.
 pub(crate) fn hold_for_fork() {
     if let Some(f) = get() {
-        crate::fork::keep(f.seen.lock());
+        crate::fork::kept::keep(f.seen.lock());
     }
 }
 

@@ -38,7 +38,8 @@ extern "C" fn prepare() {
     keep(counters::session::FREE.lock());
     keep(counters::session::IN_FLIGHT.lock());
     keep(copyanswer::answers().lock().unwrap_or_else(PoisonError::into_inner));
-    crate::opencl::drivers::hold_for_fork();
+    crate::opencl::exts::DRIVERS.hold_for_fork();
+    crate::opencl::next::hold_for_fork();
     if let Some(hs) = crate::opencl::handles::if_ready() {
         hs.hold_for_fork();
     }

@@ -45,7 +45,7 @@ static TABLES: Mutex<Option<Tables>> = Mutex::new(None);
 
 /// The prepare handler's part ([`crate::fork`]).
 pub(crate) fn hold_for_fork() {
-    crate::fork::keep(TABLES.lock().unwrap_or_else(|e| e.into_inner()));
+    crate::fork::kept::keep(TABLES.lock().unwrap_or_else(|e| e.into_inner()));
 }
 
 fn with<R>(f: impl FnOnce(&mut Tables) -> R) -> R {

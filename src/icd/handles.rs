@@ -126,7 +126,7 @@ impl HandleSpace {
     /// held in the child).
     pub fn hold_for_fork(&'static self) {
         for m in &self.map {
-            crate::fork::keep(m.lock());
+            crate::fork::kept::keep(m.lock());
         }
     }
 

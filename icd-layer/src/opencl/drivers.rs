@@ -3,19 +3,14 @@
 //! each driver's pointers for extension functions (docs/platform-facts.md#the-dispatch-table-and-icd-handles).
 
 use super::api::{slot, EXT_NAMES};
+use super::exts::DRIVERS as EXTS;
 use crate::guard::guard;
-use cltap::exts::{key_of, ExtTable};
+use cltap::exts::key_of;
 use cltap::icd::vendors;
 use std::ffi::{c_char, c_void, CString};
 use std::sync::OnceLock;
 
-static EXTS: ExtTable = ExtTable::new();
 static STATE: OnceLock<State> = OnceLock::new();
-
-/// The prepare handler's part (`crate::fork`): the extension table's lock.
-pub(crate) fn hold_for_fork() {
-    EXTS.hold_for_fork();
-}
 
 pub struct State {
     /// Driver platforms in the order the application sees them.

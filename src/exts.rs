@@ -22,7 +22,7 @@ pub struct ExtTable {
     /// Pointer last seen per function, for handles that carry no known table
     /// (e.g. extension objects that are not ICD objects).
     fallback: [AtomicPtr<c_void>; MAX_EXTS],
-    lock: parking_lot::Mutex<()>,
+    lock: crate::fork::lock::Mutex<()>,
 }
 
 impl ExtTable {
@@ -36,8 +36,13 @@ impl ExtTable {
             }; MAX_DRIVERS],
             used: AtomicUsize::new(0),
             fallback: [const { AtomicPtr::new(std::ptr::null_mut()) }; MAX_EXTS],
-            lock: parking_lot::Mutex::new(()),
+            lock: crate::fork::lock::Mutex::new(()),
         }
+    }
+
+    /// The prepare handler's part ([`crate::fork`]): the table's lock.
+    pub fn hold_for_fork(&'static self) {
+        crate::fork::kept::keep(self.lock.lock());
     }
 
     /// Records that the driver whose objects carry `key` implements extension

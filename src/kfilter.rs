@@ -7,7 +7,7 @@
 //! expressions, one of the iterations asked for (from 1). Expressions match
 //! anywhere in the name (anchor with `^…$`).
 
-use parking_lot::Mutex;
+use crate::fork::lock::Mutex;
 use std::collections::HashMap;
 use std::sync::OnceLock;
 
@@ -107,6 +107,13 @@ pub fn install(s: &Spec) {
 #[inline]
 pub fn get() -> Option<&'static Filter> {
     FILTER.get().and_then(Option::as_ref)
+}
+
+/// The prepare handler's part ([`crate::fork`]): the launches' counts.
+pub(crate) fn hold_for_fork() {
+    if let Some(f) = get() {
+        crate::fork::kept::keep(f.seen.lock());
+    }
 }
 
 /// One launch of `name` (see [`Filter::admit`]): true without a filter.

@@ -15,6 +15,7 @@ pub mod diff;
 pub mod dumps;
 pub mod exts;
 pub mod fastpath;
+pub mod fork;
 #[doc(hidden)]
 pub mod fuzz;
 pub mod hsa;

@@ -15,7 +15,12 @@ thread_local! {
 }
 
 /// The places (wrappers, callbacks, threads) whose panic was reported.
-static REPORTED: parking_lot::Mutex<Vec<&'static str>> = parking_lot::Mutex::new(Vec::new());
+static REPORTED: crate::fork::lock::Mutex<Vec<&'static str>> = crate::fork::lock::Mutex::new(Vec::new());
+
+/// The prepare handler's part ([`crate::fork`]).
+pub(crate) fn hold_for_fork() {
+    crate::fork::kept::keep(REPORTED.lock());
+}
 static INSTALLED: AtomicBool = AtomicBool::new(false);
 
 /// Replaces the default hook of this library's copy of `std` (a cdylib has

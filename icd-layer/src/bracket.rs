@@ -52,7 +52,7 @@ pub const FAST_COUNT: u8 = 2;
 pub const FAST_RECORD: u8 = 3;
 /// One recomputation at a time, so that the last one's view of the
 /// flags, read after the last change, is what stays.
-static REFRESHING: parking_lot::Mutex<()> = parking_lot::Mutex::new(());
+pub(crate) static REFRESHING: cltap::fork::lock::Mutex<()> = cltap::fork::lock::Mutex::new(());
 
 /// Whether, and how, OpenCL function `id`'s call may take the fast path:
 /// one relaxed load of a byte of the layer's own.

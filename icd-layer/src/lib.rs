@@ -38,6 +38,7 @@
 
 mod bracket;
 mod config;
+mod fork;
 mod guard;
 mod hsa;
 mod life;

@@ -7,7 +7,7 @@
 
 use crate::bracket::{self, HSA_TALLY, TALLY};
 use cltap::config::Config;
-use parking_lot::Mutex;
+use cltap::fork::lock::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::OnceLock;
 
@@ -17,7 +17,7 @@ static FINISHED: AtomicBool = AtomicBool::new(false);
 static PREPARED: AtomicBool = AtomicBool::new(false);
 /// Every setting was good: calls may be recorded (else a pure pass-through).
 static RECORDING: AtomicBool = AtomicBool::new(false);
-static FRONTS: Mutex<Vec<&'static Front>> = Mutex::new(Vec::new());
+pub(crate) static FRONTS: Mutex<Vec<&'static Front>> = Mutex::new(Vec::new());
 
 /// What an API's front end adds to the end of the process.
 pub struct Front {

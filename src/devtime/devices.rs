@@ -6,14 +6,19 @@
 //! other OpenCL device `GPU`. In the trace, so a render after the process
 //! (`cltap render`) types it alike.
 
+use crate::fork::lock::Mutex;
 use cltap_formats::cltrace::record::KIND_NOTE;
-use parking_lot::Mutex;
 use std::collections::BTreeSet;
 
 /// The note's text before the device's name.
 const CPU_NOTE: &str = "device runs on the host's cores (CL_DEVICE_TYPE_CPU): ";
 
 static NOTED: Mutex<BTreeSet<String>> = Mutex::new(BTreeSet::new());
+
+/// The prepare handler's part ([`crate::fork`]).
+pub(crate) fn hold_for_fork() {
+    crate::fork::kept::keep(NOTED.lock());
+}
 
 /// Says device `name` runs its commands on the host's cores, once per
 /// device. Once per queue, off the calls' path.

@@ -9,9 +9,9 @@
 //! kernels ([`super::recent`]) answer without a lock. The reader turns the
 //! index back into the name when it records the command.
 
-use super::lock::{self, Mutex};
 use super::memo::Memo;
 use super::recent::{Generation, Recent};
+use crate::fork::lock::{self, Mutex};
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::sync::Arc;

@@ -2,7 +2,7 @@
 //! a queue's context and device, a device's clock, a driver's answer to a
 //! probe. Keyed by the handle's address.
 
-use super::lock::{self, Mutex};
+use crate::fork::lock::{self, Mutex};
 use std::collections::HashMap;
 
 pub struct Memo<V>(Mutex<Option<HashMap<usize, V>>>);

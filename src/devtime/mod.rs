@@ -106,7 +106,6 @@ pub mod devices;
 pub mod enqueue;
 pub mod fork;
 pub mod kernels;
-pub mod lock;
 pub mod memo;
 pub mod pending;
 pub mod queues;

@@ -10,7 +10,7 @@
 //! and when a list grows past [`BOUND`], and at the end of the process.
 
 use super::enqueue::{Enqueued, QueueDesc};
-use super::lock::{self, Mutex};
+use crate::fork::lock::{self, Mutex};
 use std::cell::Cell;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;

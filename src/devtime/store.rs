@@ -4,8 +4,8 @@
 //! outputs read them back in one pass, or one by one by command id.
 
 use super::codec::{decode, encode_ref};
-use super::lock::{self, Mutex};
 use super::{Command, CommandRef, Tables};
+use crate::fork::lock::{self, Mutex};
 use std::collections::{BTreeSet, HashMap};
 use std::fs::File;
 use std::io::{BufWriter, Read, Seek, SeekFrom, Write};

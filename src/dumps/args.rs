@@ -43,6 +43,11 @@ struct Tables {
 
 static TABLES: Mutex<Option<Tables>> = Mutex::new(None);
 
+/// The prepare handler's part ([`crate::fork`]).
+pub(crate) fn hold_for_fork() {
+    crate::fork::kept::keep(TABLES.lock().unwrap_or_else(|e| e.into_inner()));
+}
+
 fn with<R>(f: impl FnOnce(&mut Tables) -> R) -> R {
     let mut g = TABLES.lock().unwrap_or_else(|e| e.into_inner());
     let t = g.get_or_insert_with(|| Tables { kernels: HashMap::new(), mems: HashMap::new(), next_mem: 1 });

@@ -9,7 +9,7 @@
 //! the peak number of live objects, and reuse for an object of another type
 //! is harmless because a wrapper holds no type.
 
-use parking_lot::Mutex;
+use crate::fork::lock::Mutex;
 use std::collections::HashMap;
 use std::ffi::c_void;
 use std::sync::atomic::{AtomicPtr, AtomicUsize, Ordering};
@@ -119,6 +119,15 @@ impl HandleSpace {
         }
         m.insert(key, w as usize);
         w as *mut c_void
+    }
+
+    /// The prepare handler's part ([`crate::fork`]): every shard's lock
+    /// (a wrapper made in the parent at the fork would leave its shard
+    /// held in the child).
+    pub fn hold_for_fork(&'static self) {
+        for m in &self.map {
+            crate::fork::kept::keep(m.lock());
+        }
     }
 
     /// Wrapper count, for diagnostics and tests.

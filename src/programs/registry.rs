@@ -23,6 +23,11 @@ struct Registry {
 
 static REGISTRY: Mutex<Registry> = Mutex::new(Registry { next: 1, programs: BTreeMap::new() });
 
+/// The prepare handler's part ([`crate::fork`]).
+pub(crate) fn hold_for_fork() {
+    crate::fork::kept::keep(REGISTRY.lock().unwrap_or_else(|e| e.into_inner()));
+}
+
 fn with<R>(f: impl FnOnce(&mut Registry) -> R) -> R {
     let mut g = REGISTRY.lock().unwrap_or_else(|e| e.into_inner());
     f(&mut g)

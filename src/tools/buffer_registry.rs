@@ -24,7 +24,8 @@
 
 use super::buffer::{Batch, Buffer, BufferError, Policy, Push, Storage};
 use super::buffer_feed::{class_of, Progress};
-use parking_lot::{Condvar, Mutex, MutexGuard};
+use crate::fork::condvar::Condvar;
+use crate::fork::lock::{Mutex, MutexGuard};
 use std::cell::Cell;
 use std::collections::{BTreeMap, VecDeque};
 use std::sync::atomic::{AtomicU32, Ordering};
@@ -145,9 +146,6 @@ impl Registry {
     ) -> Result<u64, RegistryError> {
         let buffer = Buffer::new(size, watermark, policy, super::buffer::page_size())?;
         let spare = Some(Storage::with_capacity(buffer.size()));
-        if std::ptr::eq(self, &GLOBAL) {
-            register_fork_handlers();
-        }
         let mut st = self.state.lock();
         let id = st.next_id;
         st.next_id += 1;
@@ -401,30 +399,31 @@ impl Registry {
     }
 }
 
-/// Keeps the registry's lock out of `fork` (no thread of the parent holds
-/// it in the child) and repairs the child's registry. Registered once, when
-/// a first buffer of the process's registry is made.
-fn register_fork_handlers() {
-    static ONCE: std::sync::Once = std::sync::Once::new();
-    extern "C" fn prepare() {
-        std::mem::forget(GLOBAL.state.lock());
-    }
-    extern "C" fn parent() {
-        // SAFETY: `prepare` locked it on this thread, and forgot the guard.
-        unsafe { GLOBAL.state.force_unlock() };
-    }
-    extern "C" fn child() {
-        // SAFETY: as in `parent`; the child has this one thread.
-        let st = unsafe { &mut *GLOBAL.state.data_ptr() };
-        // An atfork handler is `extern "C"`: no panic leaves it.
-        crate::panics::catch("the buffers' fork handler", "the child's buffers may be stale", (), || GLOBAL.forked(st));
-        // SAFETY: as above.
-        unsafe { GLOBAL.state.force_unlock() };
-    }
-    // SAFETY: plain functions, registered once.
-    ONCE.call_once(|| unsafe {
-        libc::pthread_atfork(Some(prepare), Some(parent), Some(child));
-    });
+/// The fork's prepare handler's part ([`crate::fork`]): keeps the
+/// registry's lock out of `fork` (no thread of the parent holds it in the
+/// child), until [`fork_parent`] or [`fork_child`].
+pub(crate) fn fork_prepare() {
+    crate::fork::lock::hold(&GLOBAL.state);
+}
+
+/// # Safety
+/// [`fork_prepare`] ran on this thread, and neither part since.
+pub(crate) unsafe fn fork_parent() {
+    // SAFETY: `fork_prepare` locked it on this thread (# Safety).
+    unsafe { crate::fork::lock::release(&GLOBAL.state) };
+}
+
+/// Repairs the child's registry (see `Registry::forked`), then releases it.
+///
+/// # Safety
+/// As [`fork_parent`], in the child, whose one thread this is.
+pub(crate) unsafe fn fork_child() {
+    // SAFETY: this thread holds the lock (# Safety) and is the child's only one: nothing else reaches the state.
+    let st = unsafe { &mut *GLOBAL.state.data_ptr() };
+    // An atfork handler is `extern "C"`: no panic leaves it.
+    crate::panics::catch("the buffers' fork handler", "the child's buffers may be stale", (), || GLOBAL.forked(st));
+    // SAFETY: as above.
+    unsafe { crate::fork::lock::release(&GLOBAL.state) };
 }
 
 /// Signal handlers never run on the delivery thread (as on cltap's other

@@ -13,4 +13,4 @@ pub mod toollib_settings;
 pub mod tracer;
 pub mod tracer_ids;
 mod tracer_object;
-mod tracer_thread;
+pub(crate) mod tracer_thread;

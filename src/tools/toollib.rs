@@ -18,7 +18,7 @@
 //! `cltap_create_buffer` and the rest of `include/cltap_buffer.h`.
 
 use super::toollib_settings::RocprofilerSettings;
-use parking_lot::Mutex;
+use crate::fork::lock::Mutex;
 use std::ffi::{c_void, CStr, CString};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
@@ -48,6 +48,11 @@ struct Tool {
 }
 
 static LOADED: Mutex<Vec<Tool>> = Mutex::new(Vec::new());
+
+/// The prepare handler's part ([`crate::fork`]).
+pub(crate) fn hold_for_fork() {
+    crate::fork::kept::keep(LOADED.lock());
+}
 /// The HSA interception the tools asked for (see `toollib_settings`).
 static REQUESTED_HSA_MODE: AtomicU8 = AtomicU8::new(0);
 /// A tool left `hsa_intercepting` on: rocprofiler v1's HSA callbacks

@@ -34,7 +34,7 @@ use super::tracer_ids::{self, api_id_of_slot, SLOTS};
 pub use super::tracer_object::Callback;
 use super::tracer_object::{Snapshot, Tracer};
 use super::tracer_thread::{self as thread, Frame};
-use parking_lot::Mutex;
+use crate::fork::lock::Mutex;
 use std::ffi::c_void;
 use std::sync::atomic::{fence, AtomicU32, AtomicU64, Ordering};
 use std::sync::Arc;
@@ -251,6 +251,11 @@ pub unsafe fn enter(slot: usize, params: *mut c_void) -> Entered {
         Entered(n)
     })
     .unwrap_or(Entered::NONE)
+}
+
+/// The prepare handler's part ([`crate::fork`]).
+pub(crate) fn hold_for_fork() {
+    crate::fork::kept::keep(REGISTRY.lock());
 }
 
 fn load_snapshot() -> (u64, Snapshot) {

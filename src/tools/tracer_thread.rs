@@ -10,7 +10,8 @@
 //! so a traced call writes nothing that other threads write.
 
 use super::tracer_object::{Callback, Snapshot, Tracer};
-use parking_lot::{Condvar, Mutex};
+use crate::fork::condvar::Condvar;
+use crate::fork::lock::Mutex;
 use std::cell::{Cell, Ref, RefCell};
 use std::sync::atomic::{fence, AtomicUsize, Ordering};
 use std::sync::Arc;
@@ -177,6 +178,21 @@ pub(super) fn wait_for_other_threads(t: *const Tracer) {
         }
         WAKE.wait(&mut g);
     }
+}
+
+/// The prepare handler's part ([`crate::fork`]): destroyers' and threads' locks, in the order destroyers take them.
+pub(crate) fn hold_for_fork() {
+    crate::fork::kept::keep(WAIT.lock());
+    crate::fork::kept::keep(THREADS.lock());
+}
+
+/// In a forked child, with the locks released: the parent's other threads
+/// are not here, and their frames (whose locks they may have held) must
+/// not be waited for or looked at.
+pub(crate) fn forked() {
+    DESTROYING.store(0, Ordering::SeqCst);
+    let me = with_local(|l| l.rec.clone());
+    THREADS.lock().retain(|r| me.as_ref().is_some_and(|m| Arc::ptr_eq(r, m)));
 }
 
 /// Keeps `t`'s memory while this thread still has frames of it.

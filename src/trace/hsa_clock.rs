@@ -12,12 +12,17 @@
 //! call: a suspend during the run is not followed (the offset is the one at
 //! `OnLoad`).
 
+use crate::fork::lock::Mutex;
 use cltap_formats::cltrace::INFO_HSA_CLOCK_OFFSET;
-use parking_lot::Mutex;
 
 /// The offset measured in this process, kept for a trace made after it was
 /// measured (a forked child's).
 static OFFSET: Mutex<Option<i64>> = Mutex::new(None);
+
+/// The prepare handler's part ([`crate::fork`]).
+pub(crate) fn hold_for_fork() {
+    crate::fork::kept::keep(OFFSET.lock());
+}
 
 /// Readings of the bracket: the tightest of these is kept.
 const TRIES: usize = 5;

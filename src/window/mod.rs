@@ -268,9 +268,17 @@ pub fn close_enqueues() {
 /// An opening's time is read before the change is seen, a closing's after:
 /// every call recorded inside lies between them. An opening is noted
 /// before the state flips, so that a call that sees it open finds it.
+/// One change at a time, so that [`end`] waits for one being recorded.
+static CHANGING: crate::fork::lock::Mutex<()> = crate::fork::lock::Mutex::new(());
+
+/// The prepare handler's part ([`crate::fork`]): a change notes under
+/// [`CHANGING`], so the notes come second.
+pub(crate) fn hold_for_fork() {
+    crate::fork::kept::keep(CHANGING.lock());
+    crate::fork::kept::keep(NOTED.lock());
+}
+
 fn change(set: u32, clear: u32, why: Reason) {
-    // One change at a time, so that [`end`] waits for one being recorded.
-    static CHANGING: parking_lot::Mutex<()> = parking_lot::Mutex::new(());
     let _one = CHANGING.lock();
     let before = stamp();
     let flip = |s: u32| {
@@ -314,7 +322,7 @@ struct Edge {
 }
 
 /// Changes noted and not yet written, oldest first.
-static NOTED: parking_lot::Mutex<Vec<Edge>> = parking_lot::Mutex::new(Vec::new());
+static NOTED: crate::fork::lock::Mutex<Vec<Edge>> = crate::fork::lock::Mutex::new(Vec::new());
 /// Past this many, the changing thread writes them itself: a run that
 /// records no call for a long time keeps no more.
 const NOTED_MAX: usize = 4096;

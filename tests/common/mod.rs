@@ -6,6 +6,7 @@
 pub mod amdocl;
 pub mod bounded;
 pub mod checks;
+pub mod deadline;
 pub mod rocp;
 
 use std::path::{Path, PathBuf};

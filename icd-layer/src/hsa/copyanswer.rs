@@ -36,7 +36,7 @@ static APP_PROFILES: AtomicBool = AtomicBool::new(false);
 static CLTAP_PROFILES: AtomicBool = AtomicBool::new(false);
 
 /// Times of the proxied copy last completed on each application signal.
-fn answers() -> &'static Mutex<HashMap<u64, [u64; 2]>> {
+pub(crate) fn answers() -> &'static Mutex<HashMap<u64, [u64; 2]>> {
     static A: std::sync::OnceLock<Mutex<HashMap<u64, [u64; 2]>>> = std::sync::OnceLock::new();
     A.get_or_init(|| Mutex::new(HashMap::new()))
 }

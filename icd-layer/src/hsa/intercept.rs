@@ -38,7 +38,7 @@ pub const PACKET_KINDS: [&str; 6] =
 /// (Kernel object, its name when dispatched) → dispatches: the name is
 /// kept with the count, as an object's name may change when its
 /// executable is destroyed and another loaded at its address.
-static KERNEL_DISPATCHES: Mutex<Option<HashMap<KernelKey, u64>>> = Mutex::new(None);
+pub(crate) static KERNEL_DISPATCHES: Mutex<Option<HashMap<KernelKey, u64>>> = Mutex::new(None);
 /// A kernel object and the name it had when dispatched.
 type KernelKey = (u64, Option<Arc<str>>);
 
@@ -120,7 +120,7 @@ static NEXT_QUEUE: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::
 
 /// The intercept queues alive (`hsa_queue_t*`), for rocprofiler v1's
 /// queue callbacks: created and destroyed rarely.
-static QUEUES: Mutex<Vec<usize>> = Mutex::new(Vec::new());
+pub(crate) static QUEUES: Mutex<Vec<usize>> = Mutex::new(Vec::new());
 
 /// Told of every intercept queue made (rocprofiler v1's `create` queue
 /// callback), after its handler was registered.

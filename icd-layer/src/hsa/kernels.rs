@@ -8,10 +8,9 @@
 
 use super::api::id;
 use super::wrappers::orig;
-use parking_lot::RwLock;
 use std::collections::HashMap;
 use std::ffi::c_void;
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, OnceLock, PoisonError, RwLock};
 
 const HSA_STATUS_SUCCESS: u32 = 0;
 const HSA_STATUS_ERROR: u32 = 0x1000;
@@ -58,16 +57,22 @@ impl Kernel {
     }
 }
 
-static KERNELS: RwLock<Option<HashMap<u64, Arc<Kernel>>>> = RwLock::new(None);
+pub(crate) static KERNELS: RwLock<Option<HashMap<u64, Arc<Kernel>>>> = RwLock::new(None);
 static LOADER: OnceLock<Option<LoaderTable>> = OnceLock::new();
 
 /// The kernel behind `object`, resolved on its first dispatch.
 pub fn lookup(object: u64) -> Arc<Kernel> {
-    if let Some(k) = KERNELS.read().as_ref().and_then(|m| m.get(&object)).filter(|k| k.resolved) {
+    if let Some(k) = KERNELS
+        .read()
+        .unwrap_or_else(PoisonError::into_inner)
+        .as_ref()
+        .and_then(|m| m.get(&object))
+        .filter(|k| k.resolved)
+    {
         return k.clone();
     }
     let found = resolve(object);
-    let mut w = KERNELS.write();
+    let mut w = KERNELS.write().unwrap_or_else(PoisonError::into_inner);
     let m = w.get_or_insert_with(HashMap::new);
     for (o, name) in found.names {
         m.entry(o).or_insert_with(|| {
@@ -249,7 +254,7 @@ unsafe fn kernel_symbol(info: SymbolGetInfo, symbol: u64) -> Option<(u64, String
 /// Forgets the kernels of an executable the application destroys: a later
 /// executable may be loaded at the same addresses, with other kernels.
 fn forget_executable(executable: u64) {
-    if let Some(m) = KERNELS.write().as_mut() {
+    if let Some(m) = KERNELS.write().unwrap_or_else(PoisonError::into_inner).as_mut() {
         m.retain(|_, k| k.executable != executable);
     }
 }

@@ -103,6 +103,7 @@ unsafe fn load(root: *mut ApiTableVersion) -> bool {
     life::pin();
     debug_assert!(super::api::NAMES.iter().zip(cltap::meta::HSA_FUNCTIONS.iter()).all(|(a, b)| *a == b.name));
     life::join(&HSA);
+    crate::fork::register();
     life::start_tools_with(crate::tools::toollib::load_once);
     if !life::recording() {
         return true;

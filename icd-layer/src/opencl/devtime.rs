@@ -37,10 +37,9 @@ const CL_DEVICE_TYPE_CPU: u64 = 2;
 const CL_COMPLETE: i32 = 0;
 const CL_EVENT_REFERENCE_COUNT: u32 = 0x11D2;
 
-mod fork;
+pub(crate) mod fork;
 mod kernels;
 mod read;
-use fork::fork_handlers;
 use kernels::{kernel_id, kernel_name};
 pub use kernels::{kernel_refs, kernel_released, kernels_made};
 use read::read_list;
@@ -696,4 +695,9 @@ unsafe fn release(ev: *mut c_void) {
         // SAFETY: `rel` gets arguments its C declaration accepts.
         unsafe { rel(ev) };
     }
+}
+
+/// Registers the fork handlers, on device timing's first use.
+fn fork_handlers() {
+    crate::fork::register();
 }

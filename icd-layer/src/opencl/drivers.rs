@@ -3,13 +3,13 @@
 //! each driver's pointers for extension functions (docs/platform-facts.md#the-dispatch-table-and-icd-handles).
 
 use super::api::{slot, EXT_NAMES};
+use super::exts::DRIVERS as EXTS;
 use crate::guard::guard;
-use cltap::exts::{key_of, ExtTable};
+use cltap::exts::key_of;
 use cltap::icd::vendors;
 use std::ffi::{c_char, c_void, CString};
 use std::sync::OnceLock;
 
-static EXTS: ExtTable = ExtTable::new();
 static STATE: OnceLock<State> = OnceLock::new();
 
 pub struct State {

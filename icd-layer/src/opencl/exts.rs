@@ -36,7 +36,11 @@ pub fn own(entries: &'static [Entry], name: *const c_char) -> Option<*mut c_void
     entry(entries, name).filter(|e| e.local).map(|e| e.f as *mut c_void)
 }
 
-static UNKNOWN_SEEN: parking_lot::Mutex<Vec<String>> = parking_lot::Mutex::new(Vec::new());
+/// ICD mode's table of the real drivers' extension functions (`drivers`),
+/// here so that the fork handler reaches it without depending on them.
+pub(crate) static DRIVERS: cltap::exts::ExtTable = cltap::exts::ExtTable::new();
+
+pub(crate) static UNKNOWN_SEEN: cltap::fork::lock::Mutex<Vec<String>> = cltap::fork::lock::Mutex::new(Vec::new());
 
 /// Records, once per name, that an extension function cltap does not know
 /// was asked for. In layer mode the driver's own pointer is handed out (it

@@ -13,6 +13,7 @@ pub fn config() -> &'static Config {
     // The core's metadata and the layer's wrappers come from one description.
     debug_assert!(api::NAMES.iter().zip(cltap::meta::FUNCTIONS.iter()).all(|(a, b)| *a == b.name));
     life::join(&OPENCL);
+    crate::fork::register();
     life::start_tools_with(crate::tools::toollib::load_once);
     life::config()
 }

@@ -10,6 +10,11 @@ use std::ffi::c_void;
 pub static NEXT: Next = Next::new();
 static EXTS: ExtTable = ExtTable::new();
 
+/// The prepare handler's part (`crate::fork`): the extension table's lock.
+pub(crate) fn hold_for_fork() {
+    EXTS.hold_for_fork();
+}
+
 /// The pointer recorded for driver `key`, NULL if none.
 pub fn ext_lookup(key: *const c_void, ext: usize) -> *const c_void {
     EXTS.lookup_exact(key, ext)

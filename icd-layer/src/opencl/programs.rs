@@ -34,7 +34,7 @@ const CL_BUILD_NONE: i32 = -1;
 const CL_BUILD_IN_PROGRESS: i32 = -3;
 
 /// Builds whose log is taken later: (program, build number).
-static PENDING: Mutex<Vec<(u64, u32)>> = Mutex::new(Vec::new());
+pub(crate) static PENDING: Mutex<Vec<(u64, u32)>> = Mutex::new(Vec::new());
 static PENDING_COUNT: AtomicUsize = AtomicUsize::new(0);
 
 /// Lines for the API log, written after the call's own record ([`notes`]).

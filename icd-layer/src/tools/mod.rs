@@ -11,6 +11,7 @@ pub mod tracer_call;
 /// The configuration, asked for by a tool-facing entry (a tool may call
 /// cltap before any OpenCL or HSA call): the tools load with it.
 pub fn config() -> &'static cltap::config::Config {
+    crate::fork::register();
     crate::life::start_tools_with(toollib::load_once);
     crate::life::config()
 }

@@ -11,11 +11,16 @@
 
 use super::context::Context;
 use super::error::RocpError;
-use parking_lot::Mutex;
+use crate::fork::lock::Mutex;
 use std::collections::HashMap;
 use std::sync::Arc;
 
 static OPEN: Mutex<Option<HashMap<usize, Arc<Context>>>> = Mutex::new(None);
+
+/// The prepare handler's part ([`crate::fork`]).
+pub(crate) fn hold_for_fork() {
+    crate::fork::kept::keep(OPEN.lock());
+}
 
 /// Registers a new context; returns it with its handle.
 pub fn insert(c: Context) -> (usize, Arc<Context>) {

@@ -21,7 +21,7 @@
 //! (hardware counters cannot count two profiles at once).
 
 mod backend;
-mod session;
+pub(crate) mod session;
 
 use cltap::hsa::aqlprofile::Event;
 use cltap::trace::record::DISPATCH_WORDS;
@@ -91,7 +91,7 @@ pub struct ToolRequest {
 }
 
 type Hook = Box<dyn Fn(&DispatchInfo<'_>) -> Option<ToolRequest> + Send + Sync>;
-static HOOK: RwLock<Option<Hook>> = RwLock::new(None);
+pub(crate) static HOOK: RwLock<Option<Hook>> = RwLock::new(None);
 static HOOKED: AtomicBool = AtomicBool::new(false);
 
 /// Sets (or with None removes) the function asked, for every intercepted

@@ -7,9 +7,10 @@ use super::super::api::id;
 use super::super::room::{self, Room};
 use super::super::wrappers::orig;
 use super::backend::{self, Backend};
+use cltap::fork::condvar::Condvar;
+use cltap::fork::lock::Mutex;
 use cltap::hsa::aqlprofile::{self as aql, Event, Pm4Packet, Profile};
 use cltap::trace::record::{DISPATCH_WORDS, KIND_HSA_COUNTERS};
-use parking_lot::{Condvar, Mutex};
 use std::collections::BTreeMap;
 use std::ffi::c_void;
 use std::sync::Arc;
@@ -70,9 +71,9 @@ pub fn in_completion() -> bool {
 /// boxed: each goes to the runtime's signal handler as a raw box
 /// (`Box::into_raw`), so reusing one must not allocate a new box.
 #[allow(clippy::vec_box)]
-static FREE: Mutex<Vec<Box<Session>>> = Mutex::new(Vec::new());
+pub(crate) static FREE: Mutex<Vec<Box<Session>>> = Mutex::new(Vec::new());
 /// Counted dispatches whose values have not been read yet.
-static IN_FLIGHT: Mutex<u64> = Mutex::new(0);
+pub(crate) static IN_FLIGHT: Mutex<u64> = Mutex::new(0);
 static READ: Condvar = Condvar::new();
 
 /// The dispatch a session is for.
@@ -320,7 +321,7 @@ pub fn drain(limit: std::time::Duration) -> u64 {
     let deadline = std::time::Instant::now() + limit;
     let mut n = IN_FLIGHT.lock();
     while *n > 0 {
-        if READ.wait_until(&mut n, deadline).timed_out() {
+        if READ.wait_until(&mut n, deadline) {
             break;
         }
     }

@@ -13,10 +13,10 @@
 use crate::hsa::agents::{read_name, read_u32, GetInfo};
 use crate::hsa::api::id;
 use crate::hsa::wrappers::orig;
+use cltap::fork::lock::Mutex;
 use cltap::metrics::{Catalog, Consts};
 use cltap::tools::rocprofiler::error::RocpError;
 use cltap::tools::rocprofiler::info::InfoTable;
-use parking_lot::Mutex;
 use std::ffi::c_void;
 use std::sync::Arc;
 
@@ -55,6 +55,11 @@ impl From<Failed> for RocpError {
 
 /// The loaded GPU, or why it could not be loaded.
 static GPU: Mutex<Option<Result<Arc<Gpu>, Failed>>> = Mutex::new(None);
+
+/// The fork's prepare handler's part (`crate::fork`).
+pub(crate) fn hold_for_fork() {
+    cltap::fork::keep(GPU.lock());
+}
 
 /// Whether `OnLoad` has saved the runtime's entries (core and AMD tables).
 fn installed() -> Result<(), RocpError> {

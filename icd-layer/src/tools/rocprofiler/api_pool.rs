@@ -9,21 +9,21 @@
 
 use super::agent;
 use super::api_base::call;
+use cltap::fork::lock::Mutex;
 use cltap::tools::rocprofiler::abi::{Agent, Feature, Group, Properties};
 use cltap::tools::rocprofiler::abi_ext::{PoolEntry, PoolProperties};
 use cltap::tools::rocprofiler::context::Context;
 use cltap::tools::rocprofiler::error::RocpError;
 use cltap::tools::rocprofiler::pool::Pool;
 use cltap::tools::rocprofiler::registry;
-use parking_lot::Mutex;
 use std::collections::HashMap;
 use std::ffi::c_void;
 use std::sync::Arc;
 
-static POOLS: Mutex<Option<HashMap<usize, Arc<Pool>>>> = Mutex::new(None);
+pub(crate) static POOLS: Mutex<Option<HashMap<usize, Arc<Pool>>>> = Mutex::new(None);
 /// Closed pools, kept: a dispatch completing as its pool is closed may
 /// still be handing an entry back (pools are few, made at start-up).
-static CLOSED: Mutex<Vec<Arc<Pool>>> = Mutex::new(Vec::new());
+pub(crate) static CLOSED: Mutex<Vec<Arc<Pool>>> = Mutex::new(Vec::new());
 
 fn get(handle: *mut c_void) -> Result<Arc<Pool>, RocpError> {
     if handle.is_null() {

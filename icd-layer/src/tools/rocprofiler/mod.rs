@@ -14,12 +14,12 @@
 //! hsa_entries → hsa_callbacks, agent; hsa::names, hsa::onload (entries put in front), hsa::wrappers
 //! ```
 
-mod agent;
+pub(crate) mod agent;
 mod api_base;
 mod api_context;
 mod api_hsa;
 mod api_info;
-mod api_pool;
+pub(crate) mod api_pool;
 pub mod api_queue;
 mod api_sampling;
 mod hsa_callbacks;

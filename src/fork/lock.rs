@@ -1,6 +1,6 @@
-//! The mutex of device timing's shared state, which `fork` handlers hold
+//! The mutex of cltap's process-wide state, which the `fork` handlers hold
 //! across a `fork` and release in the parent and in the child
-//! ([`super::fork`]).
+//! ([`super`]).
 //!
 //! A futex word and nothing else. parking_lot's unlock of a lock that other
 //! threads wait for goes through its process-wide table of parked threads,
@@ -19,6 +19,7 @@ const CONTENDED: u32 = 2;
 pub struct RawFutexLock(AtomicU32);
 
 pub type Mutex<T> = parking_lot::lock_api::Mutex<RawFutexLock, T>;
+pub type MutexGuard<'a, T> = parking_lot::lock_api::MutexGuard<'a, RawFutexLock, T>;
 
 // SAFETY: a thread owns the lock from a successful swap or exchange away
 // from FREE until its `unlock`; the acquiring operations are Acquire and the

@@ -15,6 +15,7 @@
  *            once the launch is in the driver: the launch fails as the driver
  *            fails it; then a wait on its event, and its status */
 #define CL_TARGET_OPENCL_VERSION 300
+#define CL_USE_DEPRECATED_OPENCL_1_2_APIS
 #define _GNU_SOURCE
 #include <CL/cl.h>
 #include <pthread.h>
@@ -41,8 +42,10 @@ static void setup(void) {
     SAY("clGetDeviceIDs", clGetDeviceIDs(plat, CL_DEVICE_TYPE_ALL, 1, &dev, NULL));
     ctx = clCreateContext(NULL, 1, &dev, NULL, NULL, &err);
     SAY("clCreateContext", err);
-    q = clCreateCommandQueueWithProperties(ctx, dev, NULL, &err);
-    SAY("clCreateCommandQueueWithProperties", err);
+    /* The 1.2 call: Oclgrind never returns from
+     * clCreateCommandQueueWithProperties under ocl-icd (without cltap too). */
+    q = clCreateCommandQueue(ctx, dev, 0, &err);
+    SAY("clCreateCommandQueue", err);
 }
 
 static cl_kernel kernel(cl_mem buf, int b) {

@@ -2,7 +2,6 @@
 //! (a 1D image over a buffer of its own), SVM allocations, samplers; read
 //! back after the kernel, and released.
 
-use super::run::{check, fail};
 use super::ReplayError;
 use crate::dumps::cl::{self, slot, Obj};
 use crate::dumps::manifest::Arg;
@@ -15,6 +14,17 @@ const CL_MEM_OBJECT_IMAGE1D_ARRAY: u32 = 0x10F5;
 const CL_MEM_OBJECT_IMAGE2D_ARRAY: u32 = 0x10F3;
 const CL_MEM_OBJECT_IMAGE2D: u32 = 0x10F1;
 const CL_MEM_OBJECT_IMAGE3D: u32 = 0x10F2;
+
+pub(super) fn fail(what: &str, code: i32) -> ReplayError {
+    ReplayError::Driver(format!("{what} failed ({code})"))
+}
+
+pub(super) fn check(what: &str, h: Obj, err: i32) -> Result<Obj, ReplayError> {
+    if h.is_null() || err != 0 {
+        return Err(fail(what, err));
+    }
+    Ok(h)
+}
 
 /// An argument the replay made, to read back and release.
 pub(super) enum Made {

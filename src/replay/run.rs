@@ -3,7 +3,7 @@
 //! made from the captured contents before the enqueue, the kernel run,
 //! and the buffers and images read back and compared.
 
-use super::objects::{self, Made};
+use super::objects::{self, check, fail, Made};
 use super::{Driver, Outcome, ReplayError};
 use crate::dumps::cl::{self, slot, Obj};
 use crate::dumps::diff;
@@ -16,10 +16,6 @@ const CL_CONTEXT_PLATFORM: isize = 0x1084;
 
 type GetIds = unsafe extern "C" fn(u32, *mut Obj, *mut u32) -> i32;
 type Gefa = unsafe extern "C" fn(*const std::ffi::c_char) -> *mut c_void;
-
-pub(super) fn fail(what: &str, code: i32) -> ReplayError {
-    ReplayError::Driver(format!("{what} failed ({code})"))
-}
 
 /// The platforms of `driver`.
 unsafe fn platforms(driver: &Driver) -> Result<Vec<Obj>, ReplayError> {
@@ -83,13 +79,6 @@ unsafe fn device(driver: &Driver) -> Result<(Obj, Obj), ReplayError> {
         }
     }
     Err(ReplayError::Driver("no OpenCL device".into()))
-}
-
-pub(super) fn check(what: &str, h: Obj, err: i32) -> Result<Obj, ReplayError> {
-    if h.is_null() || err != 0 {
-        return Err(fail(what, err));
-    }
-    Ok(h)
 }
 
 pub(super) unsafe fn run(

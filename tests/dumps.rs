@@ -300,3 +300,54 @@ fn a_capture_on_amds_runtime_over_the_emulated_gfx906_replays_on_pocl_and_back()
     assert!(r.stdout.starts_with("replay on gfx906"), "{}", r.stdout);
     assert!(r.stdout.ends_with("replay: the results match the capture\n"), "{}", r.stdout);
 }
+
+/// `tests/c/special/dumps_more.c`: an SVM pointer into its allocation, a
+/// sampler and a 1D image over a buffer, dumped and captured on PoCL (and
+/// the SVM pointer on Intel's CPU runtime), replayed on the drivers that
+/// have what each needs.
+#[test]
+fn svm_pointers_samplers_and_1d_buffer_images_are_dumped_and_replayed() {
+    let exe = special("dumps_more.c", "dumps_more");
+    let plain = run(command(&exe, &[], &[Driver::Pocl], Loader::OclIcd, Mode::Plain));
+    assert_eq!(plain.code, Some(0), "{plain:?}");
+    assert!(plain.stdout.starts_with("svm "), "PoCL has coarse-grain SVM: {}", plain.stdout);
+    for driver in [Driver::Pocl, Driver::Intel] {
+        let dir = scratch("dumps-more");
+        let mut c = command(&exe, &[], &[driver], Loader::OclIcd, Mode::Layer);
+        c.env("CLTAP_OUTPUT_DIR", &*dir).envs([("CLTAP_DUMP_ARGS", "both"), ("CLTAP_CAPTURE", "1")]);
+        let o = run(c);
+        assert_eq!(o.code, Some(0), "{o:?}");
+        assert_eq!(o.stdout, plain.stdout, "{driver:?}: the application saw other results");
+        let dumps = one(&dir, ".dumps");
+        // The SVM pointer 16 elements into its allocation: read from it to the end.
+        let input = ints(&dumps.join("before/e000001-svmscale.a0.svm.bin"));
+        assert_eq!(input, (0..N as i32).map(|i| 116 + i).collect::<Vec<_>>(), "{driver:?}");
+        let out = ints(&dumps.join("after/e000001-svmscale.a1.svm.bin"));
+        assert_eq!(out, input.iter().map(|v| v * 3).collect::<Vec<_>>(), "{driver:?}");
+        // The sampler's modes: unnormalised, clamp to edge, nearest.
+        let s = ints(&dumps.join("before/e000002-sampled.a1.sampler.bin"));
+        assert_eq!(s, [0, 0x1131, 0x1140], "{driver:?}");
+        let n = notes(&dir);
+        assert!(n.iter().any(|l| l.contains("a1 sampler (normalized 0, addressing 0x1131, filter 0x1140)")), "{n:#?}");
+        let caps = one(&dir, ".capture");
+        let m: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(caps.join("e000003-lookup/capture.json")).unwrap()).unwrap();
+        assert_eq!(m["args"][0]["kind"], "image");
+        assert_eq!(m["args"][0]["image"]["mem_type"], 0x10F6);
+        // Replays: SVM where the driver has it (Oclgrind has not, and says so).
+        for (cap, replay_on) in [
+            ("e000001-svmscale", &[Driver::Pocl, Driver::Intel][..]),
+            ("e000002-sampled", &[Driver::Pocl, Driver::Oclgrind, Driver::Intel][..]),
+            ("e000003-lookup", &[Driver::Pocl, Driver::Oclgrind, Driver::Intel][..]),
+        ] {
+            for d in replay_on {
+                let r = cltap(&[&"replay", &caps.join(cap), &"--driver", &d.library()]);
+                assert_eq!(r.code, Some(0), "{driver:?} capture {cap} on {d:?}: {r:?}");
+                assert!(r.stdout.ends_with("replay: the results match the capture\n"), "{}", r.stdout);
+            }
+        }
+        let r = cltap(&[&"replay", &caps.join("e000001-svmscale"), &"--driver", &Driver::Oclgrind.library()]);
+        assert_ne!(r.code, Some(0), "{r:?}");
+        assert!(r.stderr.contains("the replay's device has no SVM"), "{r:?}");
+    }
+}

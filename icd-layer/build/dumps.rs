@@ -14,6 +14,9 @@ enum Hook {
     KernelCloned,
     MemMade,
     MemRelease,
+    SvmMade,
+    SvmGone,
+    SamplerMade,
     Launch,
     Task,
 }
@@ -36,6 +39,11 @@ fn hook(f: &Function) -> Option<Hook> {
         | "clCreateImage3D"
         | "clCreateImageWithProperties" => Hook::MemMade,
         "clReleaseMemObject" => Hook::MemRelease,
+        "clSVMAlloc" | "clSVMAllocARM" | "clHostMemAllocINTEL" | "clDeviceMemAllocINTEL" | "clSharedMemAllocINTEL" => {
+            Hook::SvmMade
+        }
+        "clSVMFree" | "clSVMFreeARM" | "clMemFreeINTEL" | "clMemBlockingFreeINTEL" => Hook::SvmGone,
+        "clCreateSampler" | "clCreateSamplerWithProperties" => Hook::SamplerMade,
         "clEnqueueNDRangeKernel" => Hook::Launch,
         "clEnqueueTask" => Hook::Task,
         _ => return None,
@@ -76,6 +84,17 @@ pub(crate) fn dumps_post(s: &mut String, f: &Function) {
         }
         Some(Hook::MemMade) => "crate::opencl::dumps::mem_made(r as _)",
         Some(Hook::MemRelease) => "if r == 0 && __dlast { crate::opencl::dumps::mem_gone(memobj as _) }",
+        Some(Hook::SvmMade) => {
+            let usm = f.name.ends_with("INTEL");
+            writeln!(s, "    crate::opencl::dumps::svm_made(r as _, size, {usm});").unwrap();
+            return;
+        }
+        Some(Hook::SvmGone) => {
+            let p = if f.name.starts_with("clSVM") { "svm_pointer" } else { "ptr" };
+            writeln!(s, "    crate::opencl::dumps::svm_gone({p} as _);").unwrap();
+            return;
+        }
+        Some(Hook::SamplerMade) => "crate::opencl::dumps::sampler_made(r as _)",
         _ => return,
     };
     writeln!(s, "    {call};").unwrap();

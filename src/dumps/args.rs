@@ -5,7 +5,7 @@
 //! calls of a process with a dump control on reach it (a lock is fine there).
 //! Handles are the driver's.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::Mutex;
 
 /// One argument as set.
@@ -27,10 +27,18 @@ pub enum Arg {
         handle: u64,
         number: u64,
     },
-    /// A scalar or struct passed by value (a sampler's handle too).
+    /// A scalar or struct passed by value.
     Scalar(Vec<u8>),
+    /// A sampler: the driver's handle.
+    Sampler(u64),
     Local(usize),
-    Svm(u64),
+    /// An SVM or USM pointer, with the bytes from it to its allocation's
+    /// end where cltap saw the allocation made (`usm`: by an Intel USM call).
+    Svm {
+        ptr: u64,
+        len: Option<usize>,
+        usm: bool,
+    },
     /// Never set.
     Unset,
 }
@@ -39,6 +47,9 @@ struct Tables {
     kernels: HashMap<u64, Vec<Option<Set>>>,
     mems: HashMap<u64, u64>,
     next_mem: u64,
+    /// SVM and USM allocations by base: (size, made by a USM call).
+    svm: BTreeMap<u64, (u64, bool)>,
+    samplers: HashSet<u64>,
 }
 
 static TABLES: Mutex<Option<Tables>> = Mutex::new(None);
@@ -50,7 +61,13 @@ pub(crate) fn hold_for_fork() {
 
 fn with<R>(f: impl FnOnce(&mut Tables) -> R) -> R {
     let mut g = TABLES.lock().unwrap_or_else(|e| e.into_inner());
-    let t = g.get_or_insert_with(|| Tables { kernels: HashMap::new(), mems: HashMap::new(), next_mem: 1 });
+    let t = g.get_or_insert_with(|| Tables {
+        kernels: HashMap::new(),
+        mems: HashMap::new(),
+        next_mem: 1,
+        svm: BTreeMap::new(),
+        samplers: HashSet::new(),
+    });
     f(t)
 }
 
@@ -91,6 +108,34 @@ pub fn mem_gone(handle: u64) {
     })
 }
 
+/// An SVM or USM allocation made: an allocation it overlaps was freed
+/// where cltap did not see it (`clEnqueueSVMFree`), and is forgotten.
+pub fn svm_made(base: u64, size: u64, usm: bool) {
+    with(|t| {
+        let end = base.saturating_add(size);
+        let stale: Vec<u64> =
+            t.svm.range(..end).rev().take_while(|(b, (s, _))| b.saturating_add(*s) > base).map(|(b, _)| *b).collect();
+        for b in stale {
+            t.svm.remove(&b);
+        }
+        t.svm.insert(base, (size, usm));
+    })
+}
+
+/// An SVM or USM allocation freed.
+pub fn svm_gone(base: u64) {
+    with(|t| {
+        t.svm.remove(&base);
+    })
+}
+
+/// A sampler made.
+pub fn sampler_made(handle: u64) {
+    with(|t| {
+        t.samplers.insert(handle);
+    })
+}
+
 /// Whether `handle` is a memory object cltap saw made.
 pub fn is_mem(handle: u64) -> bool {
     with(|t| t.mems.contains_key(&handle))
@@ -106,12 +151,19 @@ pub fn at_enqueue(kernel: u64, n: Option<usize>) -> Vec<Arg> {
             .map(|i| match set.get(i).cloned().flatten() {
                 None => Arg::Unset,
                 Some(Set::Local(s)) => Arg::Local(s),
-                Some(Set::Svm(p)) => Arg::Svm(p),
+                Some(Set::Svm(p)) => {
+                    let a = t.svm.range(..=p).next_back().filter(|(b, (s, _))| p < b.saturating_add(*s));
+                    let len = a.map(|(b, (s, _))| (b + s - p) as usize);
+                    Arg::Svm { ptr: p, len, usm: a.is_some_and(|(_, (_, u))| *u) }
+                }
                 Some(Set::Value(b)) => {
                     let w = (b.len() == 8).then(|| u64::from_ne_bytes(b[..8].try_into().unwrap()));
                     match w.and_then(|w| t.mems.get(&w).map(|n| (w, *n))) {
                         Some((handle, number)) => Arg::Mem { handle, number },
-                        None => Arg::Scalar(b),
+                        None => match w.filter(|w| t.samplers.contains(w)) {
+                            Some(h) => Arg::Sampler(h),
+                            None => Arg::Scalar(b),
+                        },
                     }
                 }
             })
@@ -144,5 +196,28 @@ mod tests {
         assert!(matches!(at_enqueue(k, None)[0], Arg::Scalar(_)));
         kernel_made(k, None);
         assert!(at_enqueue(k, None).is_empty());
+    }
+
+    #[test]
+    fn pointers_reach_to_their_allocations_end() {
+        let k = 0xfeed_0003;
+        kernel_made(k, None);
+        svm_made(0x10_0000, 0x400, false);
+        svm_made(0x20_0000, 0x100, true);
+        sampler_made(0x3000);
+        set(k, 0, Set::Svm(0x10_0040));
+        set(k, 1, Set::Svm(0x20_0000));
+        set(k, 2, Set::Svm(0x10_0400));
+        set(k, 3, Set::Value(0x3000u64.to_ne_bytes().to_vec()));
+        let a = at_enqueue(k, None);
+        assert_eq!(a[0], Arg::Svm { ptr: 0x10_0040, len: Some(0x3c0), usm: false });
+        assert_eq!(a[1], Arg::Svm { ptr: 0x20_0000, len: Some(0x100), usm: true });
+        assert_eq!(a[2], Arg::Svm { ptr: 0x10_0400, len: None, usm: false }, "one past the end");
+        assert_eq!(a[3], Arg::Sampler(0x3000));
+        // A new allocation over a freed one cltap did not see freed.
+        svm_made(0x10_0200, 0x10, false);
+        assert_eq!(at_enqueue(k, None)[0], Arg::Svm { ptr: 0x10_0040, len: None, usm: false });
+        svm_gone(0x20_0000);
+        assert_eq!(at_enqueue(k, None)[1], Arg::Svm { ptr: 0x20_0000, len: None, usm: false });
     }
 }

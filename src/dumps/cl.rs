@@ -20,6 +20,9 @@ pub mod slot {
     pub const RELEASE_MEM_OBJECT: usize = 18;
     pub const GET_MEM_OBJECT_INFO: usize = 20;
     pub const GET_IMAGE_INFO: usize = 21;
+    pub const CREATE_SAMPLER: usize = 22;
+    pub const RELEASE_SAMPLER: usize = 24;
+    pub const GET_SAMPLER_INFO: usize = 25;
     pub const CREATE_PROGRAM_WITH_SOURCE: usize = 26;
     pub const CREATE_PROGRAM_WITH_BINARY: usize = 27;
     pub const RELEASE_PROGRAM: usize = 29;
@@ -36,10 +39,21 @@ pub mod slot {
     pub const ENQUEUE_READ_IMAGE: usize = 51;
     pub const ENQUEUE_WRITE_IMAGE: usize = 52;
     pub const ENQUEUE_NDRANGE_KERNEL: usize = 59;
+    pub const CREATE_IMAGE: usize = 96;
+    pub const GET_EXTENSION_FUNCTION_ADDRESS_FOR_PLATFORM: usize = 107;
+    pub const SVM_ALLOC: usize = 126;
+    pub const SVM_FREE: usize = 127;
+    pub const ENQUEUE_SVM_MEMCPY: usize = 129;
+    pub const SET_KERNEL_ARG_SVM_POINTER: usize = 134;
     pub const CREATE_PROGRAM_WITH_IL: usize = 138;
 }
 
 pub const CL_DEVICE_NAME: u32 = 0x102B;
+pub const CL_DEVICE_PLATFORM: u32 = 0x1031;
+pub const CL_DEVICE_SVM_CAPABILITIES: u32 = 0x1053;
+pub const CL_SAMPLER_NORMALIZED_COORDS: u32 = 0x1152;
+pub const CL_SAMPLER_ADDRESSING_MODE: u32 = 0x1153;
+pub const CL_SAMPLER_FILTER_MODE: u32 = 0x1154;
 pub const CL_QUEUE_CONTEXT: u32 = 0x1090;
 pub const CL_QUEUE_DEVICE: u32 = 0x1091;
 pub const CL_MEM_TYPE: u32 = 0x1100;
@@ -247,6 +261,52 @@ pub unsafe fn image_io(
         0 => Ok(()),
         e => Err(e),
     }
+}
+
+/// A sampler's normalized coordinates, addressing and filter modes.
+///
+/// # Safety
+/// A live driver sampler.
+pub unsafe fn sampler(s: Obj) -> Option<[u32; 3]> {
+    // SAFETY: a live sampler (the contract).
+    let q = |p| unsafe { info(s, slot::GET_SAMPLER_INFO, p) }.and_then(|b| word(&b)).map(|w| w as u32);
+    Some([q(CL_SAMPLER_NORMALIZED_COORDS)?, q(CL_SAMPLER_ADDRESSING_MODE)?, q(CL_SAMPLER_FILTER_MODE)?])
+}
+
+type Memcpy = unsafe extern "C" fn(Obj, u32, *mut c_void, *const c_void, usize, u32, *const Obj, *mut Obj) -> i32;
+type Gefafp = unsafe extern "C" fn(Obj, *const std::ffi::c_char) -> *mut c_void;
+
+/// A blocking copy of `size` bytes between host memory and an SVM
+/// allocation (`usm`: a USM one, copied with the driver's
+/// `clEnqueueMemcpyINTEL`), on queue `q` after `wait`.
+///
+/// # Safety
+/// Live driver handles; `dst` and `src` hold `size` bytes.
+pub unsafe fn svm_copy(q: Obj, usm: bool, dst: *mut c_void, src: *const c_void, size: usize, wait: &[Obj]) -> i32 {
+    let f: Option<Memcpy> = if usm {
+        // SAFETY: a live queue, its device and platform (the contract); the slot is
+        // clGetExtensionFunctionAddressForPlatform, whose answer for this name has Memcpy's type.
+        unsafe {
+            let dev = info(q, slot::GET_COMMAND_QUEUE_INFO, CL_QUEUE_DEVICE).and_then(|b| word(&b));
+            let plat =
+                dev.and_then(|d| info(d as Obj, slot::GET_DEVICE_INFO, CL_DEVICE_PLATFORM)).and_then(|b| word(&b));
+            let g = plat.and_then(|p| entry::<Gefafp>(p as Obj, slot::GET_EXTENSION_FUNCTION_ADDRESS_FOR_PLATFORM));
+            match (plat, g) {
+                (Some(p), Some(g)) => {
+                    let a = g(p as Obj, c"clEnqueueMemcpyINTEL".as_ptr());
+                    (!a.is_null()).then(|| std::mem::transmute::<*mut c_void, Memcpy>(a))
+                }
+                _ => None,
+            }
+        }
+    } else {
+        // SAFETY: a live queue (the contract), whose slot is clEnqueueSVMMemcpy.
+        unsafe { entry(q, slot::ENQUEUE_SVM_MEMCPY) }
+    };
+    let Some(f) = f else { return -59 };
+    let (n, w) = if wait.is_empty() { (0, std::ptr::null()) } else { (wait.len() as u32, wait.as_ptr()) };
+    // SAFETY: blocking, `size` bytes at each end (the contract).
+    unsafe { f(q, 1, dst, src, size, n, w, std::ptr::null_mut()) }
 }
 
 /// `clFinish(q)`.

@@ -43,6 +43,7 @@ struct Contents {
     /// The file name's part after the argument index.
     tag: String,
     image: Option<manifest::Image>,
+    sampler: Option<[u32; 3]>,
 }
 
 /// Before the enqueue: numbered; if selected, its injections made, its
@@ -126,12 +127,46 @@ pub unsafe fn after(mut p: Pending, status: i32) -> Vec<String> {
 unsafe fn contents(s: &Settings, q: Obj, a: &Arg, wait: &[Obj]) -> Result<Option<Contents>, String> {
     match a {
         Arg::Scalar(b) if !s.take(b.len() as u64) => Ok(None),
-        Arg::Scalar(b) => {
-            Ok(Some(Contents { bytes: b.clone(), what: "scalar".into(), tag: "scalar".into(), image: None }))
-        }
+        Arg::Scalar(b) => Ok(Some(Contents {
+            bytes: b.clone(),
+            what: "scalar".into(),
+            tag: "scalar".into(),
+            image: None,
+            sampler: None,
+        })),
         Arg::Unset => Err("never set".into()),
         Arg::Local(n) => Err(format!("local memory ({n} bytes), no contents")),
-        Arg::Svm(ptr) => Err(format!("SVM/USM pointer {ptr:#x}: not read (its allocation's size is not known)")),
+        Arg::Svm { ptr, len: None, .. } => {
+            Err(format!("SVM/USM pointer {ptr:#x}: not read (cltap did not see its allocation made)"))
+        }
+        Arg::Svm { ptr, len: Some(len), usm } => {
+            let what = if *usm { "USM" } else { "SVM" };
+            if *len as u64 > s.controls.max {
+                return Err(format!(
+                    "{what} pointer {ptr:#x}: {len} bytes, over CLTAP_DUMP_MAX={}: not read",
+                    s.controls.max
+                ));
+            }
+            if !s.take(*len as u64) {
+                return Ok(None);
+            }
+            let mut v = vec![0u8; *len];
+            // SAFETY: `len` bytes from the pointer lie in its live allocation of the queue's context.
+            let r = unsafe { cl::svm_copy(q, *usm, v.as_mut_ptr().cast(), *ptr as *const _, *len, wait) };
+            if r != 0 {
+                return Err(format!("{what} pointer {ptr:#x}: the copy failed ({r})"));
+            }
+            let tag = what.to_lowercase();
+            let what = format!("{what} pointer {ptr:#x} (to its allocation's end)");
+            Ok(Some(Contents { bytes: v, what, tag, image: None, sampler: None }))
+        }
+        Arg::Sampler(h) => {
+            // SAFETY: a sampler the application set, live at its enqueue (the contract).
+            let p = unsafe { cl::sampler(*h as Obj) }.ok_or("sampler: the driver did not answer its modes")?;
+            let what = format!("sampler (normalized {}, addressing {:#x}, filter {:#x})", p[0], p[1], p[2]);
+            let bytes = p.iter().flat_map(|w| w.to_ne_bytes()).collect();
+            Ok(Some(Contents { bytes, what, tag: "sampler".into(), image: None, sampler: Some(p) }))
+        }
         Arg::Mem { handle, number } => {
             let m = *handle as Obj;
             // SAFETY: a memory object the application set, live at its enqueue (the contract).
@@ -171,7 +206,7 @@ unsafe fn contents(s: &Settings, q: Obj, a: &Arg, wait: &[Obj]) -> Result<Option
                     i.format[0], i.format[1], i.region[0], i.region[1], i.region[2], i.element_size
                 ),
             };
-            Ok(Some(Contents { bytes: v, what, tag: format!("m{number}"), image }))
+            Ok(Some(Contents { bytes: v, what, tag: format!("m{number}"), image, sampler: None }))
         }
     }
 }
@@ -278,12 +313,20 @@ unsafe fn capture_before(s: &Settings, l: &Launch<'_>, p: &mut Pending) {
             Arg::Mem { .. } => ("buffer", 0),
             Arg::Scalar(b) => ("scalar", b.len()),
             Arg::Local(n) => ("local", *n),
-            Arg::Svm(_) => ("svm", 0),
+            Arg::Svm { .. } => ("svm", 0),
+            Arg::Sampler(_) => ("sampler", 0),
             Arg::Unset => ("unset", 0),
         };
-        let mut arg =
-            manifest::Arg { index: i as u32, kind: kind.into(), size, before: None, after: None, image: None };
-        if matches!(a, Arg::Mem { .. } | Arg::Scalar(_)) {
+        let mut arg = manifest::Arg {
+            index: i as u32,
+            kind: kind.into(),
+            size,
+            before: None,
+            after: None,
+            image: None,
+            sampler: None,
+        };
+        if matches!(a, Arg::Mem { .. } | Arg::Scalar(_) | Arg::Svm { .. } | Arg::Sampler(_)) {
             // SAFETY: the launch's live handles and its wait list (the contract).
             match unsafe { contents(s, l.queue, a, l.wait) } {
                 Ok(Some(c)) => {
@@ -293,6 +336,7 @@ unsafe fn capture_before(s: &Settings, l: &Launch<'_>, p: &mut Pending) {
                     }
                     arg.size = c.bytes.len();
                     arg.image = c.image;
+                    arg.sampler = c.sampler;
                     match write(&dir.join("before"), &format!("a{i}.bin"), &c.bytes) {
                         Ok(()) => arg.before = Some(f),
                         Err(e) => p.notes.push(format!("enqueue {} {}: capture: {e}", p.n, p.name)),
@@ -329,7 +373,7 @@ unsafe fn capture_before(s: &Settings, l: &Launch<'_>, p: &mut Pending) {
 unsafe fn capture_after(s: &Settings, p: &mut Pending) {
     let Some((dir, mut m)) = p.capture.take() else { return };
     for (i, a) in p.args.iter().enumerate() {
-        if !matches!(a, Arg::Mem { .. }) {
+        if !matches!(a, Arg::Mem { .. } | Arg::Svm { len: Some(_), .. }) {
             continue;
         }
         // SAFETY: the enqueue's handles, still live (the contract).

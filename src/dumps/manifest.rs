@@ -33,14 +33,18 @@ pub struct Program {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Arg {
     pub index: u32,
-    /// `buffer`, `image`, `scalar`, `local`, `svm` or `unset`.
+    /// `buffer`, `image`, `sampler`, `scalar`, `local`, `svm` or `unset`.
     pub kind: String,
-    /// Bytes: the buffer's or image's contents, the scalar's value, the local size.
+    /// Bytes: the buffer's or image's contents, the scalar's value, the
+    /// local size, an SVM pointer's contents to its allocation's end.
     pub size: usize,
     /// The contents before the enqueue (`before/a<I>.bin`), and after.
     pub before: Option<String>,
     pub after: Option<String>,
     pub image: Option<Image>,
+    /// A sampler's normalized coordinates (0 or 1), addressing and filter modes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sampler: Option<[u32; 3]>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

@@ -6,6 +6,7 @@
 
 #![deny(unsafe_op_in_unsafe_fn)]
 
+mod objects;
 mod run;
 
 use crate::dumps::manifest::{Capture, FILE};

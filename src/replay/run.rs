@@ -3,6 +3,7 @@
 //! made from the captured contents before the enqueue, the kernel run,
 //! and the buffers and images read back and compared.
 
+use super::objects::{self, check, fail, Made};
 use super::{Driver, Outcome, ReplayError};
 use crate::dumps::cl::{self, slot, Obj};
 use crate::dumps::diff;
@@ -12,21 +13,9 @@ use std::path::Path;
 
 const CL_DEVICE_TYPE_ALL: u64 = 0xFFFF_FFFF;
 const CL_CONTEXT_PLATFORM: isize = 0x1084;
-const CL_MEM_READ_WRITE: u64 = 1;
-const CL_MEM_COPY_HOST_PTR: u64 = 1 << 5;
-const CL_MEM_OBJECT_IMAGE1D_BUFFER: u32 = 0x10F6;
-const CL_MEM_OBJECT_IMAGE1D_ARRAY: u32 = 0x10F5;
-const CL_MEM_OBJECT_IMAGE2D_ARRAY: u32 = 0x10F3;
-const CL_MEM_OBJECT_IMAGE2D: u32 = 0x10F1;
-const CL_MEM_OBJECT_IMAGE3D: u32 = 0x10F2;
-const CREATE_IMAGE: usize = 96;
 
 type GetIds = unsafe extern "C" fn(u32, *mut Obj, *mut u32) -> i32;
 type Gefa = unsafe extern "C" fn(*const std::ffi::c_char) -> *mut c_void;
-
-fn fail(what: &str, code: i32) -> ReplayError {
-    ReplayError::Driver(format!("{what} failed ({code})"))
-}
 
 /// The platforms of `driver`.
 unsafe fn platforms(driver: &Driver) -> Result<Vec<Obj>, ReplayError> {
@@ -92,13 +81,6 @@ unsafe fn device(driver: &Driver) -> Result<(Obj, Obj), ReplayError> {
     Err(ReplayError::Driver("no OpenCL device".into()))
 }
 
-fn check(what: &str, h: Obj, err: i32) -> Result<Obj, ReplayError> {
-    if h.is_null() || err != 0 {
-        return Err(fail(what, err));
-    }
-    Ok(h)
-}
-
 pub(super) unsafe fn run(
     folder: &Path,
     c: &Capture,
@@ -138,7 +120,8 @@ pub(super) unsafe fn run(
     type SetArg = unsafe extern "C" fn(Obj, u32, usize, *const c_void) -> i32;
     // SAFETY: the kernel made above; the slot is clSetKernelArg.
     let set: SetArg = unsafe { cl::raw(k, slot::SET_KERNEL_ARG) }.ok_or_else(|| fail("clSetKernelArg", -59))?;
-    let mut mems: Vec<(u32, Obj, &Arg)> = Vec::new();
+    type SetPtr = unsafe extern "C" fn(Obj, u32, *const c_void) -> i32;
+    let mut made: Vec<(Made, &Arg)> = Vec::new();
     for a in &c.args {
         let before = |a: &Arg| -> Result<Vec<u8>, ReplayError> {
             let f = a.before.as_ref().ok_or_else(|| ReplayError::Arg(a.index, "no contents before".into()))?;
@@ -152,17 +135,28 @@ pub(super) unsafe fn run(
             }
             // SAFETY: NULL with a size: local memory.
             "local" => unsafe { set(k, a.index, a.size, std::ptr::null()) },
-            "buffer" | "image" => {
-                let mut b = before(a)?;
-                // SAFETY: the context made above; `b` holds the contents, copied at creation.
-                let m = if a.kind == "buffer" {
-                    unsafe { buffer(ctx, &mut b) }?
-                } else {
-                    unsafe { image(ctx, a, &mut b) }?
+            "svm" => {
+                // SAFETY: the context, device and queue made and found above.
+                let m = unsafe { objects::svm(ctx, dev, q, a, &before(a)?) }?;
+                // SAFETY: the kernel made above; the slot is clSetKernelArgSVMPointer.
+                let sp: SetPtr = unsafe { cl::raw(k, slot::SET_KERNEL_ARG_SVM_POINTER) }
+                    .ok_or_else(|| fail("clSetKernelArgSVMPointer", -59))?;
+                // SAFETY: an SVM allocation of the kernel's context.
+                let r = unsafe { sp(k, a.index, m.handle()) };
+                made.push((m, a));
+                r
+            }
+            "buffer" | "image" | "sampler" => {
+                // SAFETY: the context made above; the contents are copied at creation.
+                let m = match a.kind.as_str() {
+                    "buffer" => Made::Mem(unsafe { objects::buffer(ctx, &mut before(a)?) }?, None),
+                    "image" => unsafe { objects::image(ctx, a, &mut before(a)?) }?,
+                    _ => unsafe { objects::sampler(ctx, a) }?,
                 };
-                mems.push((a.index, m, a));
-                // SAFETY: the memory object's handle, one word, copied by the driver.
-                unsafe { set(k, a.index, 8, &m as *const Obj as *const c_void) }
+                let h = m.handle();
+                made.push((m, a));
+                // SAFETY: the object's handle, one word, copied by the driver.
+                unsafe { set(k, a.index, 8, &h as *const Obj as *const c_void) }
             }
             other => return Err(ReplayError::Arg(a.index, format!("a {other} argument"))),
         };
@@ -199,18 +193,13 @@ pub(super) unsafe fn run(
         return Err(fail("clFinish", r));
     }
     let mut results = Vec::new();
-    for (i, m, a) in mems {
-        let got = match &a.image {
-            // SAFETY: a buffer of `a.size` bytes made above, on its context's queue.
-            None => unsafe { cl::read_buffer(q, m, a.size, &[]) }.map_err(|e| fail("reading a buffer back", e))?,
-            Some(img) => {
-                let mut v = vec![0u8; a.size];
-                // SAFETY: the image made above; `v` holds its whole region.
-                unsafe { cl::image_io(q, m, img.region, v.as_mut_ptr(), false, &[]) }
-                    .map_err(|e| fail("reading an image back", e))?;
-                v
-            }
-        };
+    for (m, a) in made {
+        let i = a.index;
+        // SAFETY: made above in the queue's context.
+        let got = unsafe { m.read(q, a) };
+        // SAFETY: made above, released once.
+        unsafe { m.release(ctx) };
+        let Some(got) = got? else { continue };
         if let Some(o) = out {
             let d = o.join("after");
             std::fs::create_dir_all(&d).map_err(|e| ReplayError::Read(d.clone(), e))?;
@@ -220,8 +209,6 @@ pub(super) unsafe fn run(
             let want = std::fs::read(folder.join(f)).map_err(|e| ReplayError::Read(folder.join(f), e))?;
             results.push((i, diff::compare(&want, &got)));
         }
-        // SAFETY: made above, released once.
-        unsafe { cl::release(m, slot::RELEASE_MEM_OBJECT) };
     }
     // SAFETY: each made above, released once, the kernel before its program.
     unsafe {
@@ -282,63 +269,4 @@ unsafe fn program(folder: &Path, c: &Capture, ctx: Obj, dev: Obj) -> Result<Obj,
         return Err(ReplayError::Driver(format!("clBuildProgram failed ({r}); the build log:\n{log}")));
     }
     Ok(prog)
-}
-
-unsafe fn buffer(ctx: Obj, b: &mut [u8]) -> Result<Obj, ReplayError> {
-    type F = unsafe extern "C" fn(Obj, u64, usize, *mut c_void, *mut i32) -> Obj;
-    // SAFETY: the context (the contract); the slot is clCreateBuffer.
-    let f: F = unsafe { cl::raw(ctx, slot::CREATE_BUFFER) }.ok_or_else(|| fail("clCreateBuffer", -59))?;
-    let mut err = 0;
-    let flags = CL_MEM_READ_WRITE | if b.is_empty() { 0 } else { CL_MEM_COPY_HOST_PTR };
-    let host = if b.is_empty() { std::ptr::null_mut() } else { b.as_mut_ptr() as *mut c_void };
-    // SAFETY: `host` holds the size's bytes (or is NULL without CL_MEM_COPY_HOST_PTR).
-    check("clCreateBuffer", unsafe { f(ctx, flags, b.len().max(1), host, &mut err) }, err)
-}
-
-#[repr(C)]
-struct ImageDesc {
-    image_type: u32,
-    width: usize,
-    height: usize,
-    depth: usize,
-    array_size: usize,
-    row_pitch: usize,
-    slice_pitch: usize,
-    num_mip_levels: u32,
-    num_samples: u32,
-    mem_object: Obj,
-}
-
-unsafe fn image(ctx: Obj, a: &Arg, b: &mut [u8]) -> Result<Obj, ReplayError> {
-    let i = a.image.as_ref().ok_or_else(|| ReplayError::Arg(a.index, "an image without its shape".into()))?;
-    if i.mem_type == CL_MEM_OBJECT_IMAGE1D_BUFFER {
-        return Err(ReplayError::Arg(a.index, "a 1D image made from a buffer".into()));
-    }
-    let [w, h, d] = i.region;
-    let (height, depth, array) = match i.mem_type {
-        CL_MEM_OBJECT_IMAGE1D_ARRAY => (0, 0, h),
-        CL_MEM_OBJECT_IMAGE2D_ARRAY => (h, 0, d),
-        CL_MEM_OBJECT_IMAGE2D => (h, 0, 0),
-        CL_MEM_OBJECT_IMAGE3D => (h, d, 0),
-        _ => (0, 0, 0),
-    };
-    let desc = ImageDesc {
-        image_type: i.mem_type,
-        width: w,
-        height,
-        depth,
-        array_size: array,
-        row_pitch: 0,
-        slice_pitch: 0,
-        num_mip_levels: 0,
-        num_samples: 0,
-        mem_object: std::ptr::null_mut(),
-    };
-    type F = unsafe extern "C" fn(Obj, u64, *const [u32; 2], *const ImageDesc, *mut c_void, *mut i32) -> Obj;
-    // SAFETY: the context (the contract); the slot is clCreateImage.
-    let f: F = unsafe { cl::raw(ctx, CREATE_IMAGE) }.ok_or_else(|| fail("clCreateImage", -59))?;
-    let mut err = 0;
-    let flags = CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR;
-    // SAFETY: `b` holds the whole image, tightly packed, as the descriptor says.
-    check("clCreateImage", unsafe { f(ctx, flags, &i.format, &desc, b.as_mut_ptr() as *mut c_void, &mut err) }, err)
 }

@@ -38,6 +38,28 @@ pub fn arg_pointer(kernel: Obj, index: u32, value: *const c_void) {
     }
 }
 
+/// After `clSVMAlloc` (or a USM allocation, `usm`): its size kept, so
+/// that a pointer into it can be read to the allocation's end.
+pub fn svm_made(p: Obj, size: usize, usm: bool) {
+    if dumps::on() && !p.is_null() {
+        args::svm_made(p as u64, size as u64, usm);
+    }
+}
+
+/// After `clSVMFree` (or `clMemFreeINTEL`).
+pub fn svm_gone(p: Obj) {
+    if dumps::on() && !p.is_null() {
+        args::svm_gone(p as u64);
+    }
+}
+
+/// After a sampler was made.
+pub fn sampler_made(s: Obj) {
+    if dumps::on() && !s.is_null() {
+        args::sampler_made(s as u64);
+    }
+}
+
 /// After `clCreateKernel` or `clCloneKernel` (`from`: the source kernel).
 pub fn kernel_made(k: Obj, from: Obj) {
     if dumps::on() && !k.is_null() {

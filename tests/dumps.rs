@@ -311,13 +311,16 @@ fn svm_pointers_samplers_and_1d_buffer_images_are_dumped_and_replayed() {
     let plain = run(command(&exe, &[], &[Driver::Pocl], Loader::OclIcd, Mode::Plain));
     assert_eq!(plain.code, Some(0), "{plain:?}");
     assert!(plain.stdout.starts_with("svm "), "PoCL has coarse-grain SVM: {}", plain.stdout);
+    let mut usm_seen = false;
     for driver in [Driver::Pocl, Driver::Intel] {
         let dir = scratch("dumps-more");
         let mut c = command(&exe, &[], &[driver], Loader::OclIcd, Mode::Layer);
         c.env("CLTAP_OUTPUT_DIR", &*dir).envs([("CLTAP_DUMP_ARGS", "both"), ("CLTAP_CAPTURE", "1")]);
         let o = run(c);
         assert_eq!(o.code, Some(0), "{o:?}");
-        assert_eq!(o.stdout, plain.stdout, "{driver:?}: the application saw other results");
+        let own = run(command(&exe, &[], &[driver], Loader::OclIcd, Mode::Plain));
+        assert_eq!(own.code, Some(0), "{own:?}");
+        assert_eq!(o.stdout, own.stdout, "{driver:?}: the application saw other results");
         let dumps = one(&dir, ".dumps");
         // The SVM pointer 16 elements into its allocation: read from it to the end.
         let input = ints(&dumps.join("before/e000001-svmscale.a0.svm.bin"));
@@ -349,5 +352,21 @@ fn svm_pointers_samplers_and_1d_buffer_images_are_dumped_and_replayed() {
         let r = cltap(&[&"replay", &caps.join("e000001-svmscale"), &"--driver", &Driver::Oclgrind.library()]);
         assert_ne!(r.code, Some(0), "{r:?}");
         assert!(r.stderr.contains("the replay's device has no SVM"), "{r:?}");
+        // USM device allocations, where the driver has them (Intel's CPU
+        // runtime; PoCL 3 has not): read through clEnqueueMemcpyINTEL from
+        // the pointer to its allocation's end, and replayed.
+        if own.stdout.lines().any(|l| l.starts_with("usm ")) {
+            let input = ints(&dumps.join("before/e000004-usmscale.a0.usm.bin"));
+            assert_eq!(input, (0..N as i32).map(|i| 116 + i).collect::<Vec<_>>(), "{driver:?}");
+            let out = ints(&dumps.join("after/e000004-usmscale.a1.usm.bin"));
+            assert_eq!(out, input.iter().map(|v| v * 3).collect::<Vec<_>>(), "{driver:?}");
+            for d in [Driver::Pocl, Driver::Intel] {
+                let r = cltap(&[&"replay", &caps.join("e000004-usmscale"), &"--driver", &d.library()]);
+                assert_eq!(r.code, Some(0), "{driver:?} USM capture on {d:?}: {r:?}");
+                assert!(r.stdout.ends_with("replay: the results match the capture\n"), "{}", r.stdout);
+            }
+            usm_seen = true;
+        }
     }
+    assert!(usm_seen, "no driver ran the USM kernel: Intel's CPU runtime has cl_intel_unified_shared_memory");
 }

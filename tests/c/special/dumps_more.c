@@ -7,11 +7,15 @@
  *     (i % 16 + 0.5, i / 16 - 2.5): its clamp shows in rows 0 to 2
  *   3 lookup(ib, out)            out[i] = 5 * ib[N - 1 - i], ib a 1D image
  *     over a buffer
+ *   4 usmscale(in + 16, out, 3)  as 1, `in` and `out` USM device
+ *     allocations (cl_intel_unified_shared_memory; skipped without it)
  * Its stdout says what it computed, the same with and without cltap. */
 #define CL_TARGET_OPENCL_VERSION 300
 #include <CL/cl.h>
+#include <CL/cl_ext.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #define N 256
 #define CHECK(what, e)                                  \
@@ -30,6 +34,10 @@ static const char *src =
     "__kernel void sampled(__read_only image2d_t img, sampler_t s, __global float *out) {\n"
     "    int i = (int)get_global_id(0);\n"
     "    out[i] = read_imagef(img, s, (float2)(i % 16 + 0.5f, i / 16 - 2.5f)).x;\n"
+    "}\n"
+    "__kernel void usmscale(__global const int *in, __global int *out, int k) {\n"
+    "    size_t i = get_global_id(0);\n"
+    "    out[i] = in[i] * k;\n"
     "}\n"
     "__kernel void lookup(__read_only image1d_buffer_t ib, __global int *out) {\n"
     "    int i = (int)get_global_id(0);\n"
@@ -135,6 +143,45 @@ int main(void) {
     cl_int hi[N];
     CHECK("read io", clEnqueueReadBuffer(q, io, CL_TRUE, 0, sizeof hi, hi, 0, NULL, NULL));
     printf("lookup %ld\n", isum(hi));
+
+    char exts[8192] = "";
+    clGetDeviceInfo(dev, CL_DEVICE_EXTENSIONS, sizeof exts - 1, exts, NULL);
+    if (strstr(exts, "cl_intel_unified_shared_memory")) {
+        clDeviceMemAllocINTEL_fn alloc =
+            (clDeviceMemAllocINTEL_fn)clGetExtensionFunctionAddressForPlatform(plat, "clDeviceMemAllocINTEL");
+        clSetKernelArgMemPointerINTEL_fn arg =
+            (clSetKernelArgMemPointerINTEL_fn)clGetExtensionFunctionAddressForPlatform(plat, "clSetKernelArgMemPointerINTEL");
+        clEnqueueMemcpyINTEL_fn copy =
+            (clEnqueueMemcpyINTEL_fn)clGetExtensionFunctionAddressForPlatform(plat, "clEnqueueMemcpyINTEL");
+        clMemBlockingFreeINTEL_fn release =
+            (clMemBlockingFreeINTEL_fn)clGetExtensionFunctionAddressForPlatform(plat, "clMemBlockingFreeINTEL");
+        if (!alloc || !arg || !copy || !release) {
+            printf("USM functions missing\n");
+            return 1;
+        }
+        cl_int *in = alloc(ctx, dev, NULL, (N + 16) * sizeof(cl_int), 0, &err);
+        CHECK("clDeviceMemAllocINTEL in", err);
+        cl_int *out = alloc(ctx, dev, NULL, N * sizeof(cl_int), 0, &err);
+        CHECK("clDeviceMemAllocINTEL out", err);
+        cl_int host[N + 16];
+        for (int i = 0; i < N + 16; i++)
+            host[i] = 100 + i;
+        CHECK("memcpy in", copy(q, CL_TRUE, in, host, sizeof host, 0, NULL, NULL));
+        cl_kernel ku = clCreateKernel(p, "usmscale", &err);
+        CHECK("clCreateKernel usmscale", err);
+        CHECK("arg", arg(ku, 0, in + 16));
+        CHECK("arg", arg(ku, 1, out));
+        CHECK("arg", clSetKernelArg(ku, 2, sizeof k, &k));
+        CHECK("usmscale", clEnqueueNDRangeKernel(q, ku, 1, NULL, &global, NULL, 0, NULL, NULL));
+        cl_int res[N];
+        CHECK("memcpy out", copy(q, CL_TRUE, res, out, sizeof res, 0, NULL, NULL));
+        printf("usm %ld\n", isum(res));
+        release(ctx, in);
+        release(ctx, out);
+        clReleaseKernel(ku);
+    } else {
+        printf("no USM\n");
+    }
 
     clReleaseKernel(kl);
     clReleaseMemObject(io);

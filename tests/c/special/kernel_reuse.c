@@ -1,10 +1,15 @@
-/* Kernels of different names made and released in turn: `kernel_reuse N`.
- * Iteration i makes kernel NAMES[i % 3] from one program, launches it once
- * with a global size of 64 * (i % 3 + 1) (so that each command's size says
- * which kernel it launched), finishes, and releases the kernel. A new
- * kernel often lands at the address of the one just released. Prints
- * "reused R": the iterations whose kernel handle was that of an earlier
- * kernel of another name. */
+/* Kernels of different names made and released in turn:
+ * `kernel_reuse MAX WANT`. Iteration i makes kernel NAMES[i % 3] from one
+ * program, launches it once with a global size of 64 * (i % 3 + 1) (so
+ * that each command's size says which kernel it launched), finishes, and
+ * releases the kernel. A new kernel often lands at the address of one
+ * released before, but not always: where a driver's own thread drops the
+ * kernel's last reference (PoCL's pthread device), the memory stays in
+ * that thread's allocator cache (run it on PoCL's basic device). And it
+ * goes on until WANT iterations made
+ * a kernel at an earlier kernel's address, or MAX iterations. Prints
+ * "iterations I reused R": R the iterations whose kernel handle was that
+ * of an earlier kernel of another name. */
 #define CL_TARGET_OPENCL_VERSION 300
 #define CL_USE_DEPRECATED_OPENCL_1_2_APIS
 #include <CL/cl.h>
@@ -27,8 +32,8 @@ static const char *names[3] = {"alpha", "beta", "gamma_k"};
     } while (0)
 
 int main(int argc, char **argv) {
-    if (argc != 2) return 2;
-    int n = atoi(argv[1]);
+    if (argc != 3) return 2;
+    int n = atoi(argv[1]), want = atoi(argv[2]);
     cl_platform_id plat;
     cl_device_id dev;
     cl_int err;
@@ -44,8 +49,8 @@ int main(int argc, char **argv) {
     cl_mem buf = clCreateBuffer(ctx, CL_MEM_READ_WRITE, 192 * sizeof(int), NULL, &err);
     CHECK(err);
     cl_kernel *seen = calloc((size_t)n, sizeof *seen);
-    int reused = 0;
-    for (int i = 0; i < n; i++) {
+    int reused = 0, i = 0;
+    for (; i < n && reused < want; i++) {
         cl_kernel k = clCreateKernel(prog, names[i % 3], &err);
         CHECK(err);
         for (int j = 0; j < i; j++) {
@@ -61,7 +66,7 @@ int main(int argc, char **argv) {
         CHECK(clFinish(q));
         CHECK(clReleaseKernel(k));
     }
-    printf("reused %d\n", reused);
+    printf("iterations %d reused %d\n", i, reused);
     CHECK(clReleaseMemObject(buf));
     CHECK(clReleaseProgram(prog));
     CHECK(clReleaseCommandQueue(q));

@@ -11,14 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#define N 256
-#define CHECK(what, e)                                  \
-    do {                                                \
-        if ((e) != CL_SUCCESS) {                        \
-            printf("%s failed: %d\n", what, (int)(e));  \
-            return 1;                                   \
-        }                                               \
-    } while (0)
+#include "dumps_common.h"
 
 static const char *src =
     "__kernel void fill(__global int *a, int base, __local int *scratch) {\n"
@@ -36,19 +29,13 @@ static const char *src =
     "}\n";
 
 int main(void) {
-    setvbuf(stdout, NULL, _IONBF, 0);
-    cl_platform_id plat;
-    cl_device_id dev;
+    struct setup st;
+    if (setup(&st, src, "-DUNUSED=1"))
+        return 1;
+    cl_context ctx = st.ctx;
+    cl_command_queue q = st.q;
+    cl_program p = st.p;
     cl_int err;
-    CHECK("clGetPlatformIDs", clGetPlatformIDs(1, &plat, NULL));
-    CHECK("clGetDeviceIDs", clGetDeviceIDs(plat, CL_DEVICE_TYPE_ALL, 1, &dev, NULL));
-    cl_context ctx = clCreateContext(NULL, 1, &dev, NULL, NULL, &err);
-    CHECK("clCreateContext", err);
-    cl_command_queue q = clCreateCommandQueueWithProperties(ctx, dev, NULL, &err);
-    CHECK("clCreateCommandQueue", err);
-    cl_program p = clCreateProgramWithSource(ctx, 1, &src, NULL, &err);
-    CHECK("clCreateProgramWithSource", err);
-    CHECK("clBuildProgram", clBuildProgram(p, 1, &dev, "-DUNUSED=1", NULL, NULL));
     cl_kernel fill = clCreateKernel(p, "fill", &err);
     CHECK("clCreateKernel fill", err);
     cl_kernel scale = clCreateKernel(p, "scale", &err);

@@ -17,14 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define N 256
-#define CHECK(what, e)                                  \
-    do {                                                \
-        if ((e) != CL_SUCCESS) {                        \
-            printf("%s failed: %d\n", what, (int)(e));  \
-            return 1;                                   \
-        }                                               \
-    } while (0)
+#include "dumps_common.h"
 
 static const char *src =
     "__kernel void svmscale(__global const int *in, __global int *out, int k) {\n"
@@ -52,19 +45,15 @@ static long isum(const cl_int *v) {
 }
 
 int main(void) {
-    setvbuf(stdout, NULL, _IONBF, 0);
-    cl_platform_id plat;
-    cl_device_id dev;
+    struct setup st;
+    if (setup(&st, src, ""))
+        return 1;
+    cl_platform_id plat = st.plat;
+    cl_device_id dev = st.dev;
+    cl_context ctx = st.ctx;
+    cl_command_queue q = st.q;
+    cl_program p = st.p;
     cl_int err;
-    CHECK("clGetPlatformIDs", clGetPlatformIDs(1, &plat, NULL));
-    CHECK("clGetDeviceIDs", clGetDeviceIDs(plat, CL_DEVICE_TYPE_ALL, 1, &dev, NULL));
-    cl_context ctx = clCreateContext(NULL, 1, &dev, NULL, NULL, &err);
-    CHECK("clCreateContext", err);
-    cl_command_queue q = clCreateCommandQueueWithProperties(ctx, dev, NULL, &err);
-    CHECK("clCreateCommandQueue", err);
-    cl_program p = clCreateProgramWithSource(ctx, 1, &src, NULL, &err);
-    CHECK("clCreateProgramWithSource", err);
-    CHECK("clBuildProgram", clBuildProgram(p, 1, &dev, "", NULL, NULL));
     size_t global = N;
     cl_int k = 3;
     cl_device_svm_capabilities svm = 0;

@@ -309,6 +309,33 @@ pub fn render_transfers(rows: &[TransferRow]) -> String {
     s
 }
 
+/// A read-buffer command `id` of `10 * id` bytes, its times `id` to
+/// `id + 3`: what the store's and the spill's tests keep and read back.
+#[cfg(test)]
+pub(crate) fn read_buffer_command(id: u64) -> Command {
+    Command {
+        cmd_id: id,
+        api: "clEnqueueReadBuffer",
+        tid: 1,
+        queue: 2,
+        context: 3,
+        device: std::sync::Arc::from("dev"),
+        cmd_type: 0x11F3,
+        kernel: None,
+        global: vec![],
+        local: None,
+        bytes: Some(id * 10),
+        queued: id,
+        submit: id + 1,
+        start: id + 2,
+        end: id + 3,
+        status: 0,
+        enqueue_tsc: 0,
+        enqueue_end_tsc: 0,
+        to_host: None,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

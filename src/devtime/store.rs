@@ -92,7 +92,7 @@ pub fn record(c: Command) {
     if super::deliver::timed(&c) {
         return;
     }
-    keep(&c.as_ref());
+    keep(Kept::Owned(c));
 }
 
 /// Records a command a read completed, without a [`Command`] made of it
@@ -101,12 +101,36 @@ pub fn record_ref(c: &CommandRef) {
     if super::deliver::completed(c) {
         return;
     }
-    keep(c);
+    keep(Kept::Borrowed(*c));
+}
+
+/// A command for the store: one made already (kept in memory as it is,
+/// where it is kept there) or one a read lends.
+enum Kept<'a> {
+    Owned(Command),
+    Borrowed(CommandRef<'a>),
+}
+
+impl Kept<'_> {
+    fn view(&self) -> CommandRef<'_> {
+        match self {
+            Kept::Owned(c) => c.as_ref(),
+            Kept::Borrowed(r) => *r,
+        }
+    }
+
+    fn into_command(self) -> Command {
+        match self {
+            Kept::Owned(c) => c,
+            Kept::Borrowed(r) => r.to_command(),
+        }
+    }
 }
 
 /// The store's part: the tables, and the spill file (else memory).
-fn keep(c: &CommandRef) {
-    with(|s| {
+fn keep(k: Kept) {
+    with(move |s| {
+        let c = &k.view();
         s.tables.add_ref(c, &mut s.key);
         s.count += 1;
         if !s.clocks.iter().any(|(d, t)| *d == c.device && *t == c.to_host.is_some()) {
@@ -124,7 +148,7 @@ fn keep(c: &CommandRef) {
             }
         }
         let Some(out) = s.spill.as_mut() else {
-            s.mem.push(c.to_command());
+            s.mem.push(k.into_command());
             return;
         };
         s.scratch.clear();
@@ -135,7 +159,7 @@ fn keep(c: &CommandRef) {
                 crate::warn!("cannot write device records: {e}; the rest stay in memory");
                 s.spill = None;
                 s.path = None;
-                s.mem.push(c.to_command());
+                s.mem.push(k.into_command());
             }
         }
     })

@@ -197,6 +197,12 @@ pub fn outcome(mut cmd: Command, status: i32, cmd_type: Option<u32>, counters: C
         cmd.cmd_type = t;
     }
     match counters {
+        // Oclgrind gives a failed launch a QUEUED time and zeros.
+        Counters::Read(t) if status < 0 && !has_start(t) => Outcome::Untimed(
+            cmd.cmd_id,
+            cmd.api,
+            format!("it ended with {} (its START is 0)", execution_status_text(status)),
+        ),
         Counters::Read(t) => match no_times(t) {
             Some(why) => Outcome::Untimed(cmd.cmd_id, cmd.api, why),
             None => {
@@ -214,6 +220,13 @@ pub fn outcome(mut cmd: Command, status: i32, cmd_type: Option<u32>, counters: C
         Counters::Refused(why) => Outcome::Untimed(cmd.cmd_id, cmd.api, format!("profiling info refused ({why})")),
         Counters::Absent => Outcome::Lost,
     }
+}
+
+/// Whether the driver gave the command a START: a read that finds none
+/// asks the command's status, which the times alone would otherwise say
+/// is complete (Oclgrind gives a failed command its QUEUED time and zeros).
+pub fn has_start([_, _, start, _]: [u64; 4]) -> bool {
+    start != 0
 }
 
 /// Why four times the driver gave are not a command's: Intel's CPU runtime
@@ -260,7 +273,7 @@ fn borrowed<'a>(
 /// Records a completed command of the queue `q` describes (see [`outcome`]).
 pub fn completed(e: &Enqueued, q: &QueueDesc, status: i32, cmd_type: Option<u32>, counters: Counters) {
     if let &Counters::Read(times) = &counters {
-        if no_times(times).is_none() {
+        if status >= 0 && no_times(times).is_none() {
             let kernel = e.kernel.and_then(super::kernels::name_of);
             super::record_ref(&borrowed(e, q, kernel.as_deref(), status, cmd_type, times));
             return;
@@ -387,6 +400,12 @@ mod tests {
             matches!(outcome(enqueued(), 0, None, Counters::Read([0; 4])), Outcome::Timed(_)),
             "no times at all: 0 ns"
         );
+        match outcome(enqueued(), -1, None, Counters::Read([7, 0, 0, 0])) {
+            Outcome::Untimed(42, _, why) => {
+                assert_eq!(why, "it ended with status -1 (CL_DEVICE_NOT_FOUND) (its START is 0)")
+            }
+            o => panic!("{o:?}"),
+        }
     }
 
     /// A read hands its command over borrowed: the very command

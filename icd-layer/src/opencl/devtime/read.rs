@@ -104,7 +104,7 @@ unsafe fn read_one(list: &QueueList, h: &Held, known: Option<Option<i32>>) -> Fa
         Some(Some(st)) => (Some(st), unsafe { counters(ev) }),
         Some(None) => (None, Counters::Absent),
         None => match unsafe { counters(ev) } {
-            c @ Counters::Read(_) => (Some(CL_COMPLETE), c),
+            c @ Counters::Read(t) if enqueue::has_start(t) => (Some(CL_COMPLETE), c),
             c => (unsafe { status(h.ev) }, c),
         },
     };

@@ -1,4 +1,4 @@
-//! The command processor: one thread per queue that polls ROCr's write index and runs packets in
+//! The command processor: one thread per queue that polls ROCr's write index and doorbell and runs packets in
 //! order, one after another. Kernel dispatches run their kernel's code on the shader core
 //! ([`crate::kernels`]; a fault halts the queue as on hardware), barrier-AND
 //! and barrier-OR wait for their dependent signals, vendor (PM4) packets run the emulated
@@ -78,6 +78,13 @@ pub fn step(q: &Queue) -> bool {
     }
     let read = q.read_index().load(Ordering::Acquire);
     if read >= q.write_index().load(Ordering::Acquire) {
+        return false;
+    }
+    // A packet is read once its doorbell is rung, as the hardware's packet processor reads it, not
+    // when its header looks written: ROCclr writes a vendor packet (AQLprofile's start and stop)
+    // as one struct copy, header first, then rings, so a header could be seen before the body.
+    let rung = q.doorbell.load(Ordering::Acquire);
+    if rung == crate::queue::NOT_RUNG || read > rung {
         return false;
     }
     let slot = q.ring + (read % q.packets) as usize * PACKET_SIZE;

@@ -12,6 +12,8 @@ use std::time::Instant;
 struct Ring {
     amd: Box<amd_queue_t>,
     slots: Vec<[u64; 8]>,
+    /// The doorbell of the queue run over this ring, once there is one.
+    doorbell: *const AtomicU64,
 }
 
 impl Ring {
@@ -21,7 +23,7 @@ impl Ring {
             amd.queue_properties |= 1 << 3;
         }
         let invalid = [INVALID as u64, 0, 0, 0, 0, 0, 0, 0];
-        Ring { amd, slots: vec![invalid; packets] }
+        Ring { amd, slots: vec![invalid; packets], doorbell: std::ptr::null() }
     }
 
     fn read_ptr(&self) -> usize {
@@ -29,17 +31,33 @@ impl Ring {
     }
 
     /// A queue over this ring with no thread: the test steps it.
-    fn queue(&self) -> Queue {
-        Queue {
+    fn queue(&mut self) -> Queue {
+        let q = Queue {
             id: 0,
             ring: self.slots.as_ptr() as usize,
             packets: self.slots.len() as u64,
             amd_queue: self.read_ptr() - std::mem::offset_of!(amd_queue_t, read_dispatch_id),
-            doorbell: Box::new(AtomicU64::new(0)),
+            doorbell: Box::new(AtomicU64::new(crate::queue::NOT_RUNG)),
             active: AtomicBool::new(true),
             stop: AtomicBool::new(false),
             halted: AtomicBool::new(false),
             counters: Default::default(),
+        };
+        self.ring_on(&q);
+        q
+    }
+
+    /// Rings `q`'s doorbell from now on, and now for what was written before.
+    fn ring_on(&mut self, q: &Queue) {
+        self.doorbell = &*q.doorbell;
+        self.ring();
+    }
+
+    /// Stores the last written packet's index in the doorbell, as ROCr does.
+    fn ring(&self) {
+        if !self.doorbell.is_null() && self.amd.write_dispatch_id > 0 {
+            // SAFETY: the doorbell of a queue the test keeps while it pushes (boxed: it does not move).
+            unsafe { (*self.doorbell).store(self.amd.write_dispatch_id - 1, Ordering::Release) };
         }
     }
 
@@ -55,6 +73,7 @@ impl Ring {
         unsafe { (*(slot.as_mut_ptr() as *const AtomicU64)).store(first, Ordering::Release) };
         // SAFETY: the write index is an aligned u64 of the boxed amd_queue_t.
         unsafe { (*(&self.amd.write_dispatch_id as *const u64 as *const AtomicU64)).fetch_add(1, Ordering::Release) };
+        self.ring();
     }
 
     fn read_index(&self) -> u64 {
@@ -165,8 +184,10 @@ fn completion_decrements_without_profiling_and_leaves_no_timestamps() {
 fn a_reserved_slot_is_not_run_until_its_header_is_written() {
     let mut ring = Ring::new(8, false);
     let q = ring.queue();
-    // The producer took index 0 but has not written the packet yet.
+    // The producer took index 0 but has not written the packet yet (another producer's doorbell
+    // may name it already).
     ring.amd.write_dispatch_id = 1;
+    ring.ring();
     assert!(!step(&q));
     assert_eq!(ring.read_index(), 0);
     ring.amd.write_dispatch_id = 0;
@@ -174,6 +195,24 @@ fn a_reserved_slot_is_not_run_until_its_header_is_written() {
     ring.push(PacketType::KernelDispatch, dispatch(&s));
     assert!(step(&q));
     assert_eq!((ring.read_index(), value(&s)), (1, 0));
+}
+
+#[test]
+fn a_written_packet_is_not_run_until_its_doorbell_is_rung() {
+    // ROCclr writes AQLprofile's vendor packets as one struct copy, header first, and rings the
+    // doorbell after: a command processor reading on the header alone could read the start packet
+    // torn, arm nothing, and the application's counters would read 0 (docs/gpu-emu.md).
+    let mut ring = Ring::new(8, false);
+    let q = ring.queue();
+    ring.doorbell = std::ptr::null();
+    let s = new_signal(1);
+    ring.push(PacketType::KernelDispatch, dispatch(&s));
+    assert!(!step(&q), "run before the doorbell");
+    assert_eq!((ring.read_index(), value(&s)), (0, 1));
+    ring.ring_on(&q);
+    assert!(step(&q));
+    assert_eq!((ring.read_index(), value(&s)), (1, 0));
+    assert!(!step(&q), "nothing past the doorbell's index");
 }
 
 #[test]
@@ -254,6 +293,8 @@ fn barriers_wait_on_another_queues_signals() {
     second.push(PacketType::BarrierOr, barrier_of(&[&left, &right], &either));
     let q1 = crate::queues::start(first.slots.as_ptr() as usize, 8 * 64, first.read_ptr());
     let q2 = crate::queues::start(second.slots.as_ptr() as usize, 8 * 64, second.read_ptr());
+    first.ring_on(&q1);
+    second.ring_on(&q2);
     assert_eq!((value(&ran), value(&joined)), (1, 1), "nothing passes a closed gate");
     Signal::from_handle(handle(&gate)).unwrap().complete(None);
     wait_until("barrier-AND on the other queue's dispatch", || value(&joined) == 0);

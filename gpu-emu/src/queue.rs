@@ -9,6 +9,9 @@ use std::sync::Mutex;
 use crate::sys::*;
 
 /// One AQL queue as the command processor sees it.
+/// A doorbell no packet index was stored to yet.
+pub const NOT_RUNG: u64 = u64::MAX;
+
 pub struct Queue {
     pub id: u64,
     /// The ring of 64-byte packets and its length in packets (a power of two).
@@ -16,7 +19,8 @@ pub struct Queue {
     pub packets: u64,
     /// ROCr's `amd_queue_t` (the read pointer minus its offset).
     pub amd_queue: usize,
-    /// Where ROCr stores the last packet index it wrote (gfx9: a 64-bit store).
+    /// Where ROCr stores the last packet index it wrote (gfx9: a 64-bit store); [`NOT_RUNG`]
+    /// until the first.
     pub doorbell: Box<AtomicU64>,
     /// `hsaKmtUpdateQueue` with 0 percent suspends the queue.
     pub active: AtomicBool,

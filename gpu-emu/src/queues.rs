@@ -28,7 +28,7 @@ pub fn start(ring: usize, ring_bytes: u64, read_ptr: usize) -> Arc<Queue> {
         ring,
         packets: ring_bytes / 64,
         amd_queue: read_ptr - offset_of!(amd_queue_t, read_dispatch_id),
-        doorbell: Box::new(AtomicU64::new(0)),
+        doorbell: Box::new(AtomicU64::new(crate::queue::NOT_RUNG)),
         active: AtomicBool::new(true),
         stop: AtomicBool::new(false),
         halted: AtomicBool::new(false),

@@ -292,30 +292,9 @@ fn clear() {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::sync::Arc;
 
     fn cmd(id: u64) -> Command {
-        Command {
-            cmd_id: id,
-            api: "clEnqueueReadBuffer",
-            tid: 1,
-            queue: 2,
-            context: 3,
-            device: Arc::from("dev"),
-            cmd_type: 0x11F3,
-            kernel: None,
-            global: vec![],
-            local: None,
-            bytes: Some(id * 10),
-            queued: id,
-            submit: id + 1,
-            start: id + 2,
-            end: id + 3,
-            status: 0,
-            enqueue_tsc: 0,
-            enqueue_end_tsc: 0,
-            to_host: None,
-        }
+        super::super::read_buffer_command(id)
     }
 
     #[test]

@@ -8,10 +8,10 @@ use std::sync::Mutex;
 
 use crate::sys::*;
 
-/// One AQL queue as the command processor sees it.
 /// A doorbell no packet index was stored to yet.
 pub const NOT_RUNG: u64 = u64::MAX;
 
+/// One AQL queue as the command processor sees it.
 pub struct Queue {
     pub id: u64,
     /// The ring of 64-byte packets and its length in packets (a power of two).

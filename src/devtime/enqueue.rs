@@ -197,13 +197,7 @@ pub fn outcome(mut cmd: Command, status: i32, cmd_type: Option<u32>, counters: C
         cmd.cmd_type = t;
     }
     match counters {
-        // Oclgrind gives a failed launch a QUEUED time and zeros.
-        Counters::Read(t) if status < 0 && !has_start(t) => Outcome::Untimed(
-            cmd.cmd_id,
-            cmd.api,
-            format!("it ended with {} (its START is 0)", execution_status_text(status)),
-        ),
-        Counters::Read(t) => match no_times(t) {
+        Counters::Read(t) => match no_times(status, t) {
             Some(why) => Outcome::Untimed(cmd.cmd_id, cmd.api, why),
             None => {
                 [cmd.queued, cmd.submit, cmd.start, cmd.end] = t;
@@ -229,10 +223,15 @@ pub fn has_start([_, _, start, _]: [u64; 4]) -> bool {
     start != 0
 }
 
-/// Why four times the driver gave are not a command's: Intel's CPU runtime
-/// completes a launch whose wait list failed with a START of 0 (its END a
-/// real time), which would put a day-long command in the kernel table.
-fn no_times([_, _, start, end]: [u64; 4]) -> Option<String> {
+/// Why four times the driver gave a command that ended with `status` are
+/// not its times: Oclgrind gives a failed launch its QUEUED time and zeros;
+/// Intel's CPU runtime completes a launch whose wait list failed with a
+/// START of 0 (its END a real time), which would put a day-long command in
+/// the kernel table.
+fn no_times(status: i32, [_, _, start, end]: [u64; 4]) -> Option<String> {
+    if status < 0 && start == 0 {
+        return Some(format!("it ended with {} (its START is 0)", execution_status_text(status)));
+    }
     (start == 0 && end != 0 || end < start)
         .then(|| format!("the driver's times are not a command's (START {start}, END {end})"))
 }
@@ -273,7 +272,7 @@ fn borrowed<'a>(
 /// Records a completed command of the queue `q` describes (see [`outcome`]).
 pub fn completed(e: &Enqueued, q: &QueueDesc, status: i32, cmd_type: Option<u32>, counters: Counters) {
     if let &Counters::Read(times) = &counters {
-        if status >= 0 && no_times(times).is_none() {
+        if no_times(status, times).is_none() {
             let kernel = e.kernel.and_then(super::kernels::name_of);
             super::record_ref(&borrowed(e, q, kernel.as_deref(), status, cmd_type, times));
             return;

@@ -228,8 +228,8 @@ pub fn has_start([_, _, start, _]: [u64; 4]) -> bool {
 /// Intel's CPU runtime completes a launch whose wait list failed with a
 /// START of 0 (its END a real time), which would put a day-long command in
 /// the kernel table.
-fn no_times(status: i32, [_, _, start, end]: [u64; 4]) -> Option<String> {
-    if status < 0 && start == 0 {
+fn no_times(status: i32, t @ [_, _, start, end]: [u64; 4]) -> Option<String> {
+    if status < 0 && !has_start(t) {
         return Some(format!("it ended with {} (its START is 0)", execution_status_text(status)));
     }
     (start == 0 && end != 0 || end < start)

@@ -5,6 +5,7 @@
 //! are removed (or kept as order-of-magnitude buckets). With `portable`,
 //! facts about the host are hidden as well (see [`portable`]).
 
+mod lifetimes;
 pub mod portable;
 
 use crate::meta;
@@ -126,9 +127,13 @@ fn is_handle_value(c_type: &str) -> bool {
     !t.ends_with('*') || t.trim_end_matches('*').trim() == "hsa_queue_t" && t.matches('*').count() == 1
 }
 
+#[derive(Default)]
 struct Names {
     by_value: HashMap<String, String>,
     counters: HashMap<&'static str, usize>,
+    ends: lifetimes::Ends,
+    /// When the call being named started.
+    at: u64,
 }
 
 impl Names {
@@ -141,10 +146,19 @@ impl Names {
         if kind == "ptr" {
             return "ptr".into();
         }
-        if let Some(n) = self.by_value.get(value) {
+        if let Some(n) = self.by_value.get(&self.key(value)) {
             return n.clone();
         }
         self.fresh(value, kind)
+    }
+
+    /// A value, told apart from the same value of objects that ended
+    /// before the call being named.
+    fn key(&self, value: &str) -> String {
+        match self.ends.epoch(value, self.at) {
+            0 => value.to_string(),
+            e => format!("{value}@{e}"),
+        }
     }
 
     /// A handle a call returns is a new object, even at an address a freed
@@ -156,7 +170,7 @@ impl Names {
         let c = self.counters.entry(kind).or_insert(0);
         *c += 1;
         let n = format!("{kind}#{c}");
-        self.by_value.insert(value.to_string(), n.clone());
+        self.by_value.insert(self.key(value), n.clone());
         n
     }
 
@@ -201,7 +215,19 @@ fn bucket(us: u64) -> String {
 
 /// Normalizes parsed log entries.
 pub fn normalize(entries: &[Entry], opt: Options) -> Vec<NCall> {
-    let mut names = Names { by_value: HashMap::new(), counters: HashMap::new() };
+    let ends = lifetimes::Ends::new(entries.iter().filter_map(|e| match e {
+        Entry::Call(c) => Some(lifetimes::Life {
+            at: c.start,
+            function: &c.name,
+            handle: lifetimes::change(&c.name).and_then(|(p, _)| {
+                let a = c.args.iter().find(|a| &*a.name == p)?;
+                Some(a.value.split_once(' ').map_or(a.value.as_str(), |(r, _)| r).to_string())
+            }),
+            succeeded: lifetimes::succeeded(c.result.as_deref()),
+        }),
+        _ => None,
+    }));
+    let mut names = Names { ends, ..Names::default() };
     let mut threads: HashMap<u64, String> = HashMap::new();
     let mut cmds: HashMap<u64, u64> = HashMap::new();
     let mut out: Vec<NCall> = Vec::new();
@@ -216,6 +242,7 @@ pub fn normalize(entries: &[Entry], opt: Options) -> Vec<NCall> {
             }
             Entry::Comment(_) => continue,
         };
+        names.at = c.start;
         let n = threads.len() + 1;
         let thread = threads.entry(c.tid).or_insert_with(|| format!("T{n}")).clone();
         let cmd = c.cmd_id.map(|id| {
@@ -334,12 +361,36 @@ fn hex_tokens(v: &str) -> String {
 /// the same names as for an API log. The timestamps give the durations
 /// when they are kept.
 pub fn normalize_atp(atp: &cltap_formats::atp::Atp, opt: Options) -> Vec<NCall> {
-    let mut names = Names { by_value: HashMap::new(), counters: HashMap::new() };
+    // A call's time: its timestamp, or without them all its place.
+    let timed = atp.api.iter().zip(&atp.timestamps).all(|(a, t)| a.items.len() == t.items.len())
+        && atp.api.len() == atp.timestamps.len();
+    let at = |b: usize, i: usize, place: u64| if timed { atp.timestamps[b].items[i].start } else { place };
+    let mut place = 0;
+    let mut lives = Vec::new();
+    for (b, block) in atp.api.iter().enumerate() {
+        for (i, c) in block.items.iter().enumerate() {
+            let fmeta = meta::by_name(&c.name).map(|i| &meta::FUNCTIONS[i]);
+            lives.push(lifetimes::Life {
+                at: at(b, i, place),
+                function: &c.name,
+                handle: lifetimes::change(&c.name).and_then(|(p, _)| {
+                    let j = fmeta?.params.iter().position(|q| q.name == p)?;
+                    Some(hex_tokens(c.args.get(j)?))
+                }),
+                succeeded: lifetimes::succeeded(Some(&c.ret)),
+            });
+            place += 1;
+        }
+    }
+    let mut names = Names { ends: lifetimes::Ends::new(lives.into_iter()), ..Names::default() };
     let mut out: Vec<NCall> = Vec::new();
+    let mut place = 0;
     for (b, block) in atp.api.iter().enumerate() {
         let thread = format!("T{}", b + 1);
         let times = atp.timestamps.get(b).map(|t| &t.items[..]).unwrap_or(&[]);
         for (i, c) in block.items.iter().enumerate() {
+            names.at = at(b, i, place);
+            place += 1;
             let fmeta = meta::by_name(&c.name).map(|i| &meta::FUNCTIONS[i]);
             let mut args: Vec<(String, String)> = c
                 .args

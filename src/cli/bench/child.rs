@@ -163,9 +163,49 @@ fn once<R>(n: u64, f: &mut impl FnMut() -> R) -> f64 {
 /// runs slower (the lent VMs' runs differ by a third, the same for every
 /// call) slows both, so their difference is what the path from the
 /// application to the driver costs in this run.
-fn time_pair<R>(reps: usize, n: u64, mut through: impl FnMut() -> R, mut direct: impl FnMut() -> R) -> (f64, f64) {
-    (0..reps)
-        .fold((f64::INFINITY, f64::INFINITY), |(a, b), _| (a.min(once(n, &mut through)), b.min(once(n, &mut direct))))
+fn time_pair<R>(reps: usize, n: u64, through: impl FnMut() -> R, direct: impl FnMut() -> R) -> (f64, f64) {
+    let mut pair = Pair::new("", n, through, direct);
+    interleaved(reps, std::slice::from_mut(&mut pair));
+    (pair.best.0, pair.best.1)
+}
+
+/// One call timed through the loader and at the driver's own entry, each
+/// timing `n` calls, with the least of each so far.
+struct Pair<'a> {
+    name: &'static str,
+    through: Box<dyn FnMut() -> f64 + 'a>,
+    direct: Box<dyn FnMut() -> f64 + 'a>,
+    best: (f64, f64),
+}
+
+impl<'a> Pair<'a> {
+    fn new<R>(
+        name: &'static str,
+        n: u64,
+        mut through: impl FnMut() -> R + 'a,
+        mut direct: impl FnMut() -> R + 'a,
+    ) -> Self {
+        // The loop over `n` calls is inside each box: one indirect call per
+        // repetition, none per call.
+        Pair {
+            name,
+            through: Box::new(move || once(n, &mut through)),
+            direct: Box::new(move || once(n, &mut direct)),
+            best: (f64::INFINITY, f64::INFINITY),
+        }
+    }
+}
+
+/// Times every pair `reps` times, a repetition of each in turn: a
+/// disturbance of the host that lasts a while (another process, the
+/// kernel writing a trace back) then costs one repetition of many calls,
+/// not every repetition of one call.
+fn interleaved(reps: usize, pairs: &mut [Pair]) {
+    for _ in 0..reps {
+        for p in pairs.iter_mut() {
+            p.best = (p.best.0.min((p.through)()), p.best.1.min((p.direct)()));
+        }
+    }
 }
 
 /// The slot of entry point `name` in the ICD dispatch table
@@ -291,29 +331,34 @@ pub fn child(what: &str, iterations: u64) -> Result<(), String> {
         let gpi: unsafe extern "C" fn(Fp, u32, usize, *mut u8, *mut usize) -> i32 =
             driver_entry(dp, slot("clGetPlatformInfo"))?;
         let (np, szp) = (name.as_mut_ptr(), &mut sz as *mut usize);
-        let (r, d) = time_pair(
-            reps,
-            iterations,
-            || (cl.get_platform_info)(p, 0x0902, name.len(), np, szp),
-            || gpi(dp, 0x0902, name.len(), np, szp),
-        );
-        println!("clGetPlatformInfo {r}\nclGetPlatformInfo.direct {d}");
         let ska: unsafe extern "C" fn(Fp, u32, usize, *const std::ffi::c_void) -> i32 =
             driver_entry(dk, slot("clSetKernelArg"))?;
         let arg = &v as *const i32 as *const std::ffi::c_void;
-        let (r, d) = time_pair(reps, iterations, || (cl.set_kernel_arg)(k, 1, 4, arg), || ska(dk, 1, 4, arg));
-        println!("clSetKernelArg {r}\nclSetKernelArg.direct {d}");
         let gei: unsafe extern "C" fn(Fp, u32, usize, *mut u8, *mut usize) -> i32 =
             driver_entry(de, slot("clGetEventInfo"))?;
         let stp = &mut st as *mut i32 as *mut u8;
-        let (r, d) = time_pair(
-            reps,
-            iterations,
-            || (cl.get_event_info)(ev, CL_EVENT_COMMAND_EXECUTION_STATUS, 4, stp, std::ptr::null_mut()),
-            || gei(de, CL_EVENT_COMMAND_EXECUTION_STATUS, 4, stp, std::ptr::null_mut()),
-        );
-        println!("clGetEventInfo {r}\nclGetEventInfo.direct {d}");
-        info_shapes(&cl, (p, dev), (dp, dd), reps, iterations)?;
+        let (mut info, mut info_size) = ([0u8; 256], 0usize);
+        let mut pairs = vec![
+            Pair::new(
+                "clGetPlatformInfo",
+                iterations,
+                || (cl.get_platform_info)(p, 0x0902, name.len(), np, szp),
+                || gpi(dp, 0x0902, name.len(), np, szp),
+            ),
+            Pair::new("clSetKernelArg", iterations, || (cl.set_kernel_arg)(k, 1, 4, arg), || ska(dk, 1, 4, arg)),
+            Pair::new(
+                "clGetEventInfo",
+                iterations,
+                || (cl.get_event_info)(ev, CL_EVENT_COMMAND_EXECUTION_STATUS, 4, stp, std::ptr::null_mut()),
+                || gei(de, CL_EVENT_COMMAND_EXECUTION_STATUS, 4, stp, std::ptr::null_mut()),
+            ),
+        ];
+        pairs.extend(info_shapes(&cl, (p, dev), (dp, dd), iterations, &mut info, &mut info_size)?);
+        interleaved(reps, &mut pairs);
+        for x in &pairs {
+            println!("{0} {1}\n{0}.direct {2}", x.name, x.best.0, x.best.1);
+        }
+        drop(pairs);
         if let Some(t) = super::host::rdtsc_ns() {
             println!("rdtsc {t}");
         }
@@ -400,7 +445,14 @@ pub fn child(what: &str, iterations: u64) -> Result<(), String> {
 /// # Safety
 /// `p`, `dev` and `direct` are a platform and device of the driver `cl` was loaded from, as
 /// [`setup`] found them.
-unsafe fn info_shapes(cl: &Cl, (p, dev): (Fp, Fp), direct: (Fp, Fp), reps: usize, n: u64) -> Result<(), String> {
+unsafe fn info_shapes<'a>(
+    cl: &Cl,
+    (p, dev): (Fp, Fp),
+    direct: (Fp, Fp),
+    n: u64,
+    buf: &'a mut [u8; 256],
+    size: &'a mut usize,
+) -> Result<Vec<Pair<'a>>, String> {
     type Info = unsafe extern "C" fn(Fp, u32, usize, *mut u8, *mut usize) -> i32;
     // SAFETY: `driver_entry`'s # Safety follows from this fn's.
     let gpi: Info = unsafe { driver_entry(direct.0, slot("clGetPlatformInfo")) }?;
@@ -409,8 +461,7 @@ unsafe fn info_shapes(cl: &Cl, (p, dev): (Fp, Fp), direct: (Fp, Fp), reps: usize
     const PLATFORM_NAME: u32 = 0x0902;
     const DEVICE_NAME: u32 = 0x102B;
     const MAX_COMPUTE_UNITS: u32 = 0x1002;
-    let mut buf = [0u8; 256];
-    let mut size = 0usize;
+    let (buf, size) = (buf.as_mut_ptr(), size as *mut usize);
     // (row, on the platform (else the device), what, buffer's size, a size pointer)
     const SHAPES: [(&str, bool, u32, usize, bool); 7] = [
         ("clGetPlatformInfo.name", true, PLATFORM_NAME, 256, true),
@@ -421,29 +472,29 @@ unsafe fn info_shapes(cl: &Cl, (p, dev): (Fp, Fp), direct: (Fp, Fp), reps: usize
         ("clGetDeviceInfo.uint", false, MAX_COMPUTE_UNITS, 4, true),
         ("clGetDeviceInfo.uint.NULL", false, MAX_COMPUTE_UNITS, 4, false),
     ];
+    let mut pairs = Vec::new();
     for (name, on_platform, param, cap, sized) in SHAPES {
         let (through, own, obj, own_obj) = if on_platform {
             (cl.get_platform_info, gpi, p, direct.0)
         } else {
             (cl.get_device_info, gdi, dev, direct.1)
         };
-        let value = if cap == 0 { std::ptr::null_mut() } else { buf.as_mut_ptr() };
-        let size_ret = if sized { &mut size as *mut usize } else { std::ptr::null_mut() };
+        let value = if cap == 0 { std::ptr::null_mut() } else { buf };
+        let size_ret = if sized { size } else { std::ptr::null_mut() };
         // SAFETY: `through` gets arguments its C declaration accepts.
         if unsafe { through(obj, param, cap, value, size_ret) } != 0 {
             return Err(format!("{name}: the query failed"));
         }
-        let (r, d) = time_pair(
-            reps,
+        pairs.push(Pair::new(
+            name,
             n,
             // SAFETY: `through` gets arguments its C declaration accepts.
-            || unsafe { through(obj, param, cap, value, size_ret) },
+            move || unsafe { through(obj, param, cap, value, size_ret) },
             // SAFETY: `own` gets arguments its C declaration accepts.
-            || unsafe { own(own_obj, param, cap, value, size_ret) },
-        );
-        println!("{name} {r}\n{name}.direct {d}");
+            move || unsafe { own(own_obj, param, cap, value, size_ret) },
+        ));
     }
-    Ok(())
+    Ok(pairs)
 }
 
 /// Runs `t` threads, thread `i` running `body(i)`, and prints how long

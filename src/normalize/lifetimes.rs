@@ -19,9 +19,9 @@ use std::collections::HashMap;
 pub(super) struct Life<'a> {
     /// When it started (the log's clock, or its place in the file).
     pub at: u64,
-    pub function: &'a str,
-    /// The raw value of the parameter [`change`] names, as the log wrote it.
-    pub handle: Option<String>,
+    /// What [`change`] says the call does to its handle argument's
+    /// references, and that argument's raw value as the log wrote it.
+    pub change: Option<(Option<i64>, &'a str)>,
     pub succeeded: bool,
 }
 
@@ -58,12 +58,12 @@ pub(super) struct Ends {
 
 impl Ends {
     pub fn new<'a>(calls: impl Iterator<Item = Life<'a>>) -> Ends {
-        let mut calls: Vec<Life> = calls.filter(|c| c.succeeded && c.handle.is_some()).collect();
+        let mut calls: Vec<Life> = calls.filter(|c| c.succeeded && c.change.is_some()).collect();
         calls.sort_by_key(|c| c.at);
         let mut refs: HashMap<&str, i64> = HashMap::new();
         let mut ends = Ends::default();
         for c in &calls {
-            let (Some((_, delta)), Some(v)) = (change(c.function), c.handle.as_deref()) else { continue };
+            let Some((delta, v)) = c.change else { continue };
             // An object is made holding one reference; one never retained
             // or released before holds that one still.
             let r = refs.entry(v).or_insert(1);

@@ -146,7 +146,7 @@ impl Names {
         if kind == "ptr" {
             return "ptr".into();
         }
-        if let Some(n) = self.by_value.get(&self.key(value)) {
+        if let Some(n) = self.by_value.get(&*self.key(value)) {
             return n.clone();
         }
         self.fresh(value, kind)
@@ -154,10 +154,10 @@ impl Names {
 
     /// A value, told apart from the same value of objects that ended
     /// before the call being named.
-    fn key(&self, value: &str) -> String {
+    fn key<'v>(&self, value: &'v str) -> std::borrow::Cow<'v, str> {
         match self.ends.epoch(value, self.at) {
-            0 => value.to_string(),
-            e => format!("{value}@{e}"),
+            0 => value.into(),
+            e => format!("{value}@{e}").into(),
         }
     }
 
@@ -170,7 +170,7 @@ impl Names {
         let c = self.counters.entry(kind).or_insert(0);
         *c += 1;
         let n = format!("{kind}#{c}");
-        self.by_value.insert(self.key(value), n.clone());
+        self.by_value.insert(self.key(value).into_owned(), n.clone());
         n
     }
 
@@ -218,10 +218,9 @@ pub fn normalize(entries: &[Entry], opt: Options) -> Vec<NCall> {
     let ends = lifetimes::Ends::new(entries.iter().filter_map(|e| match e {
         Entry::Call(c) => Some(lifetimes::Life {
             at: c.start,
-            function: &c.name,
-            handle: lifetimes::change(&c.name).and_then(|(p, _)| {
+            change: lifetimes::change(&c.name).and_then(|(p, delta)| {
                 let a = c.args.iter().find(|a| &*a.name == p)?;
-                Some(a.value.split_once(' ').map_or(a.value.as_str(), |(r, _)| r).to_string())
+                Some((delta, a.value.split_once(' ').map_or(a.value.as_str(), |(r, _)| r)))
             }),
             succeeded: lifetimes::succeeded(c.result.as_deref()),
         }),
@@ -365,24 +364,24 @@ pub fn normalize_atp(atp: &cltap_formats::atp::Atp, opt: Options) -> Vec<NCall> 
     let timed = atp.api.iter().zip(&atp.timestamps).all(|(a, t)| a.items.len() == t.items.len())
         && atp.api.len() == atp.timestamps.len();
     let at = |b: usize, i: usize, place: u64| if timed { atp.timestamps[b].items[i].start } else { place };
-    let mut place = 0;
-    let mut lives = Vec::new();
+    // The handle arguments' values in the API log's form (see `hex_tokens`).
+    let mut handles = Vec::new();
     for (b, block) in atp.api.iter().enumerate() {
         for (i, c) in block.items.iter().enumerate() {
-            let fmeta = meta::by_name(&c.name).map(|i| &meta::FUNCTIONS[i]);
-            lives.push(lifetimes::Life {
-                at: at(b, i, place),
-                function: &c.name,
-                handle: lifetimes::change(&c.name).and_then(|(p, _)| {
-                    let j = fmeta?.params.iter().position(|q| q.name == p)?;
-                    Some(hex_tokens(c.args.get(j)?))
-                }),
-                succeeded: lifetimes::succeeded(Some(&c.ret)),
+            let change = lifetimes::change(&c.name).and_then(|(p, delta)| {
+                let j =
+                    meta::by_name(&c.name).and_then(|f| meta::FUNCTIONS[f].params.iter().position(|q| q.name == p))?;
+                Some((delta, hex_tokens(c.args.get(j)?)))
             });
-            place += 1;
+            handles.push((at(b, i, handles.len() as u64), change, lifetimes::succeeded(Some(&c.ret))));
         }
     }
-    let mut names = Names { ends: lifetimes::Ends::new(lives.into_iter()), ..Names::default() };
+    let lives = handles.iter().map(|(at, change, succeeded)| lifetimes::Life {
+        at: *at,
+        change: change.as_ref().map(|(d, v)| (*d, v.as_str())),
+        succeeded: *succeeded,
+    });
+    let mut names = Names { ends: lifetimes::Ends::new(lives), ..Names::default() };
     let mut out: Vec<NCall> = Vec::new();
     let mut place = 0;
     for (b, block) in atp.api.iter().enumerate() {

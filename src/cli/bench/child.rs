@@ -358,7 +358,6 @@ pub fn child(what: &str, iterations: u64) -> Result<(), String> {
         for x in &pairs {
             println!("{0} {1}\n{0}.direct {2}", x.name, x.best.0, x.best.1);
         }
-        drop(pairs);
         if let Some(t) = super::host::rdtsc_ns() {
             println!("rdtsc {t}");
         }

@@ -67,7 +67,7 @@ pub fn config() -> &'static Config {
         HSA_TALLY.enable(record && cfg.summarizes());
         cltap::devtime::enable(record && cfg.times_devices());
         if record && cfg.times_devices() {
-            let name = format!("{}.commands", cltap::trace::writer::stem(std::process::id()));
+            let name = format!("{}.commands", cltap::trace::settings::stem(std::process::id()));
             cltap::devtime::configure_spill(&cfg.output_dir, &format!(".{name}"));
         }
         if record {
@@ -116,7 +116,7 @@ pub fn recording() -> bool {
 fn start_trace(cfg: &Config) {
     use cltap::config::LogDest;
     use cltap::render::Dest;
-    use cltap::trace::writer::TraceSettings;
+    use cltap::trace::settings::TraceSettings;
     let settings = TraceSettings {
         buffers: cltap::trace::buffers::Settings {
             size: cfg.buffer_size,
@@ -261,7 +261,7 @@ pub fn finish() {
     if traced && !cfg.render {
         // Nothing was rendered: a summary would count nothing. The trace
         // holds what it would show.
-        let trace = cfg.output_dir.join(format!("{}.cltrace", cltap::trace::writer::stem(std::process::id())));
+        let trace = cfg.output_dir.join(format!("{}.cltrace", cltap::trace::settings::stem(std::process::id())));
         cltap::warn!(
             "{} is not rendered (CLTAP_RENDER=0); `cltap render {}` makes its files and summary",
             trace.display(),
@@ -282,7 +282,7 @@ pub fn finish() {
         let notes = fronts().iter().flat_map(|f| (f.notes)()).collect();
         let results = cltap::trace::writer::results().unwrap_or_default();
         let pending_at_exit = cltap::devtime::pending::OUTSTANDING.get();
-        let spill = format!(".{}.summary.commands", cltap::trace::writer::stem(std::process::id()));
+        let spill = format!(".{}.summary.commands", cltap::trace::settings::stem(std::process::id()));
         let device = cltap::devtime::Commands::from_store(Some(cfg.output_dir.join(spill)));
         let s = Summary {
             pid: std::process::id(),
@@ -328,7 +328,7 @@ fn end_facts(cfg: &Config) -> cltap::trace::delivered::EndFacts {
 
 /// The summary's file and its table on stderr.
 fn write_summary(cfg: &Config, s: &cltap::summary::Summary<'_>, hsa: Option<&cltap::summary::HsaExtra>) {
-    let path = cfg.output_dir.join(format!("{}.summary.json", cltap::trace::writer::stem(std::process::id())));
+    let path = cfg.output_dir.join(format!("{}.summary.json", cltap::trace::settings::stem(std::process::id())));
     if let Err(e) = s.write_json_with(&path, hsa) {
         cltap::warn!("cannot write {}: {e}", path.display());
     }

@@ -6,7 +6,7 @@
 use clap::Args;
 use cltap::render::{self, InFlight, Renderer};
 use cltap::summary::Summary;
-use cltap::trace::writer::outputs_of;
+use cltap::trace::settings::outputs_of;
 use cltap_formats::cltrace::{Reader, FLAG_FINISHED};
 use std::path::{Path, PathBuf};
 

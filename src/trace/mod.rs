@@ -15,5 +15,6 @@ pub mod local;
 pub mod names;
 pub mod process;
 pub mod record;
+pub mod settings;
 pub mod tsc;
 pub mod writer;

@@ -3,11 +3,11 @@
 //! and not in `writer`, so that `local` depends on `writer` and never the
 //! other way round.
 
-use super::{local, writer};
+use super::{local, settings, writer};
 
 /// Turns tracing on with `s`, and lets the tools' buffers ask for what the
 /// trace holds at a flush. Called once by the layer at start-up.
-pub fn start(s: writer::TraceSettings) {
+pub fn start(s: settings::TraceSettings) {
     crate::tools::buffer_registry::GLOBAL.set_source(feed_tools_now);
     writer::start(s);
 }

@@ -1,6 +1,7 @@
 //! Argument dumps, injection and capture in the wrappers of the calls they
 //! watch (`icd-layer/src/opencl/dumps.rs`): the kernels' arguments as set,
-//! the memory objects made and released, and each kernel enqueue. While a
+//! the memory objects and samplers made and released, and each kernel
+//! enqueue. While a
 //! dump control is on these functions leave their fast path
 //! ([`dumps_hooked`]); off, each hook is one relaxed load.
 
@@ -17,6 +18,7 @@ enum Hook {
     SvmMade,
     SvmGone,
     SamplerMade,
+    SamplerRelease,
     Launch,
     Task,
 }
@@ -44,6 +46,7 @@ fn hook(f: &Function) -> Option<Hook> {
         }
         "clSVMFree" | "clSVMFreeARM" | "clMemFreeINTEL" | "clMemBlockingFreeINTEL" => Hook::SvmGone,
         "clCreateSampler" | "clCreateSamplerWithProperties" => Hook::SamplerMade,
+        "clReleaseSampler" => Hook::SamplerRelease,
         "clEnqueueNDRangeKernel" => Hook::Launch,
         "clEnqueueTask" => Hook::Task,
         _ => return None,
@@ -55,12 +58,15 @@ pub(crate) fn dumps_hooked(api: &Api) -> Vec<bool> {
     api.functions.iter().map(|f| hook(f).is_some()).collect()
 }
 
-/// Before the call (handles are the driver's): a memory object's last
-/// reference noted, an enqueue's before-dumps and injections.
+/// Before the call (handles are the driver's): a memory object's or a
+/// sampler's last reference noted, an enqueue's before-dumps and injections.
 pub(crate) fn dumps_pre(s: &mut String, f: &Function) {
     match hook(f) {
         Some(Hook::MemRelease) => {
             writeln!(s, "    let __dlast = crate::opencl::dumps::last_ref(memobj as _);").unwrap();
+        }
+        Some(Hook::SamplerRelease) => {
+            writeln!(s, "    let __dlast = crate::opencl::dumps::last_sampler_ref(sampler as _);").unwrap();
         }
         Some(Hook::Launch) => writeln!(s, "    let __dp = crate::opencl::dumps::before(command_queue as _, kernel as _, work_dim, global_work_offset as _, global_work_size as _, local_work_size as _, num_events_in_wait_list, event_wait_list as _);").unwrap(),
         Some(Hook::Task) => writeln!(s, "    let __dp = crate::opencl::dumps::before(command_queue as _, kernel as _, 1, ::core::ptr::null(), [1usize].as_ptr(), [1usize].as_ptr(), num_events_in_wait_list, event_wait_list as _);").unwrap(),
@@ -95,6 +101,7 @@ pub(crate) fn dumps_post(s: &mut String, f: &Function) {
             return;
         }
         Some(Hook::SamplerMade) => "crate::opencl::dumps::sampler_made(r as _)",
+        Some(Hook::SamplerRelease) => "if r == 0 && __dlast { crate::opencl::dumps::sampler_gone(sampler as _) }",
         _ => return,
     };
     writeln!(s, "    {call};").unwrap();

@@ -136,6 +136,18 @@ pub fn sampler_made(handle: u64) {
     })
 }
 
+/// A sampler's last reference released: its handle is no longer one.
+pub fn sampler_gone(handle: u64) {
+    with(|t| {
+        t.samplers.remove(&handle);
+    })
+}
+
+/// Whether `handle` is a sampler cltap saw made and not released.
+pub fn is_sampler(handle: u64) -> bool {
+    with(|t| t.samplers.contains(&handle))
+}
+
 /// Whether `handle` is a memory object cltap saw made.
 pub fn is_mem(handle: u64) -> bool {
     with(|t| t.mems.contains_key(&handle))
@@ -219,5 +231,18 @@ mod tests {
         assert_eq!(at_enqueue(k, None)[0], Arg::Svm { ptr: 0x10_0040, len: None, usm: false });
         svm_gone(0x20_0000);
         assert_eq!(at_enqueue(k, None)[1], Arg::Svm { ptr: 0x20_0000, len: None, usm: false });
+    }
+
+    #[test]
+    fn a_released_samplers_handle_is_a_value_again() {
+        let k = 0xfeed_0004;
+        kernel_made(k, None);
+        sampler_made(0x5000);
+        set(k, 0, Set::Value(0x5000u64.to_ne_bytes().to_vec()));
+        assert!(is_sampler(0x5000));
+        assert_eq!(at_enqueue(k, None)[0], Arg::Sampler(0x5000));
+        sampler_gone(0x5000);
+        assert!(!is_sampler(0x5000));
+        assert_eq!(at_enqueue(k, None)[0], Arg::Scalar(0x5000u64.to_ne_bytes().to_vec()));
     }
 }

@@ -111,6 +111,27 @@ pub fn mem_gone(m: Obj) {
     args::mem_gone(m as u64);
 }
 
+/// Before `clReleaseSampler`: whether this is the last reference (the
+/// handle may then name another object later, or be a scalar's value).
+///
+/// # Safety
+/// The application's handle, as it passes it to the driver.
+pub unsafe fn last_sampler_ref(s: Obj) -> bool {
+    if !dumps::on() || s.is_null() || !args::is_sampler(s as u64) {
+        return false;
+    }
+    // SAFETY: a sampler cltap saw made and not yet released for the last time.
+    unsafe { cl::info(s, cl::slot::GET_SAMPLER_INFO, cl::CL_SAMPLER_REFERENCE_COUNT) }
+        .and_then(|b| cl::word(&b))
+        .map(|w| w as u32)
+        == Some(1)
+}
+
+/// After the last reference of sampler `s` was released.
+pub fn sampler_gone(s: Obj) {
+    args::sampler_gone(s as u64);
+}
+
 /// Before a kernel enqueue: its injections and before-dumps, when selected.
 ///
 /// # Safety

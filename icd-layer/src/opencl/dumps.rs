@@ -96,14 +96,9 @@ pub fn mem_made(m: Obj) {
 /// # Safety
 /// The application's handle, as it passes it to the driver.
 pub unsafe fn last_ref(m: Obj) -> bool {
-    if !dumps::on() || m.is_null() || !args::is_mem(m as u64) {
-        return false;
-    }
-    // SAFETY: a memory object cltap saw made and not yet released for the last time.
-    unsafe { cl::info(m, cl::slot::GET_MEM_OBJECT_INFO, cl::CL_MEM_REFERENCE_COUNT) }
-        .and_then(|b| cl::word(&b))
-        .map(|w| w as u32)
-        == Some(1)
+    // SAFETY: `m` is the application's handle (# Safety); the slot and the
+    // query are the memory objects'.
+    unsafe { last_of(m, args::is_mem, cl::slot::GET_MEM_OBJECT_INFO, cl::CL_MEM_REFERENCE_COUNT) }
 }
 
 /// After the last reference of `m` was released.
@@ -117,19 +112,29 @@ pub fn mem_gone(m: Obj) {
 /// # Safety
 /// The application's handle, as it passes it to the driver.
 pub unsafe fn last_sampler_ref(s: Obj) -> bool {
-    if !dumps::on() || s.is_null() || !args::is_sampler(s as u64) {
-        return false;
-    }
-    // SAFETY: a sampler cltap saw made and not yet released for the last time.
-    unsafe { cl::info(s, cl::slot::GET_SAMPLER_INFO, cl::CL_SAMPLER_REFERENCE_COUNT) }
-        .and_then(|b| cl::word(&b))
-        .map(|w| w as u32)
-        == Some(1)
+    // SAFETY: `s` is the application's handle (# Safety); the slot and the
+    // query are the samplers'.
+    unsafe { last_of(s, args::is_sampler, cl::slot::GET_SAMPLER_INFO, cl::CL_SAMPLER_REFERENCE_COUNT) }
 }
 
 /// After the last reference of sampler `s` was released.
 pub fn sampler_gone(s: Obj) {
     args::sampler_gone(s as u64);
+}
+
+/// Whether `obj`, an object the table `tracked` holds, has one reference
+/// left, asked with the `clGet*Info` at `slot` for `count`.
+///
+/// # Safety
+/// `obj` is the application's handle; `slot` and `count` are the info query
+/// and reference-count name of the kind `tracked` holds.
+unsafe fn last_of(obj: Obj, tracked: fn(u64) -> bool, slot: usize, count: u32) -> bool {
+    if !dumps::on() || obj.is_null() || !tracked(obj as u64) {
+        return false;
+    }
+    // SAFETY: an object of that kind cltap saw made and not yet released for
+    // the last time.
+    unsafe { cl::info(obj, slot, count) }.and_then(|b| cl::word(&b)).map(|w| w as u32) == Some(1)
 }
 
 /// Before a kernel enqueue: its injections and before-dumps, when selected.

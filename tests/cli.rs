@@ -420,3 +420,38 @@ fn bench_prints_every_table_briefly() {
         assert!(user >= 0.0 && kernel >= 0.0 && user + kernel > 0.0, "CPU time per record: {row}");
     }
 }
+
+/// `--driver` twice in layer mode: the application's loader, ocl-icd or the
+/// Khronos loader (`--loader`), gets both drivers, and Debian's `clinfo`
+/// lists what it lists without cltap on the same two; the active line names
+/// both; the vendor folder cltap wrote for the run is gone after it.
+#[test]
+fn two_drivers_in_layer_mode_reach_either_loader() {
+    let (pocl, grind) = (Driver::Pocl.library(), Driver::Oclgrind.library());
+    let khronos = root().join(".deps/intel/khronos/libOpenCL.so.1");
+    for (loader, name) in [(Loader::OclIcd, None), (Loader::Khronos, Some(&khronos))] {
+        let clinfo = Path::new("/usr/bin/clinfo");
+        let plain = run(command(clinfo, &["-l"], &[Driver::Pocl, Driver::Oclgrind], loader, Mode::Plain));
+        assert_eq!(plain.code, Some(0), "{loader:?}: {}", plain.stderr);
+        assert_eq!(plain.stdout.matches("Platform #").count(), 2, "{loader:?} without cltap: {}", plain.stdout);
+        let d = workdir("two-drivers");
+        let mut c = cmd(&d, &["run", "--no-summary", "--mode", "layer", "--driver"]);
+        c.arg(&pocl).arg("--driver").arg(&grind);
+        if let Some(l) = name {
+            c.arg("--loader").arg(l).env("LD_LIBRARY_PATH", intel_lib());
+        }
+        c.args(["--", "clinfo", "-l"]).env("POCL_CACHE_DIR", pocl_cache());
+        let child = c.stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
+        let vendors = std::env::temp_dir().join(format!("cltap-vendors.{}", child.id()));
+        let o = child.wait_with_output().unwrap();
+        let (stdout, err) = (String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr));
+        assert_eq!(o.status.code(), Some(0), "{loader:?}: {err}");
+        assert_eq!(stdout, plain.stdout, "{loader:?}: clinfo listed something else under cltap");
+        let active = err.lines().find(|l| l.contains(" mode (")).expect("the active line");
+        let given = format!("OpenCL drivers: {}, {}", pocl.display(), grind.display());
+        assert!(active.ends_with(&given), "{loader:?}: {active}");
+        assert!(!vendors.exists(), "{} left behind", vendors.display());
+        let log = std::fs::read_to_string(&logs(&d)[0]).unwrap();
+        assert!(log.contains("clGetPlatformIDs("), "{loader:?}: nothing recorded");
+    }
+}

@@ -39,11 +39,16 @@ impl Model {
             Self::share(self.wi / 4, 3, 16) as f64,      // TCC_HIT[3]
             Self::share(2 * self.w, 0, 16) as f64,       // TA_FLAT_READ_WAVEFRONTS[0]
             k.valu as f64,                               // VALUInsts = SQ_INSTS_VALU / SQ_WAVES
+            self.w as f64,                               // SQ:4, SQ_WAVES' block and event
+            Self::share(self.wi / 4, 3, 16) as f64,      // TCC[3]:20, TCC_HIT[3]'s
         ]
     }
 }
 
-const NAMES: [&str; 9] = [
+/// Metrics, counters, instances and raw events (`BLOCK[i]:EVENT`, as
+/// rocprofiler's input files allow; gfx9's `SQ_WAVES` is SQ's event 4 and
+/// `TCC_HIT` TCC's event 20).
+const NAMES: [&str; 11] = [
     "SQ_WAVES",
     "SQ_INSTS_VALU",
     "GRBM_COUNT",
@@ -53,6 +58,8 @@ const NAMES: [&str; 9] = [
     "TCC_HIT[3]",
     "TA_FLAT_READ_WAVEFRONTS[0]",
     "VALUInsts",
+    "SQ:4",
+    "TCC[3]:20",
 ];
 
 fn kernels() -> String {

@@ -422,8 +422,9 @@ pub fn check_cmd(a: CheckArgs) -> i32 {
         eprintln!("cltap: no snapshot {}; to create it, run:\n  {}", snap.display(), accept_command(&a));
         return 1;
     }
-    let mut env = match prepare(&a.activation, &a.app) {
-        Ok((e, _)) => e,
+    // `_vendors`: the folder the environment may name, kept to the end.
+    let super::run::Prepared { mut env, vendors: _vendors, .. } = match prepare(&a.activation, &a.app) {
+        Ok(p) => p,
         Err(e) => {
             eprintln!("cltap: {e}");
             return 127;

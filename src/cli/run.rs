@@ -37,7 +37,8 @@ pub struct Activation {
     #[arg(long, value_name = "PATH", help_heading = "Activation")]
     pub loader: Option<PathBuf>,
     /// A real OpenCL driver library (repeatable). In ICD mode cltap loads
-    /// these; in layer mode the loader is pointed at them. Default: the
+    /// these; in layer mode the loader is pointed at them (several through
+    /// a folder of vendor files cltap writes for the run). Default: the
     /// drivers the loaders' vendor files name.
     #[arg(long = "driver", value_name = "PATH", help_heading = "Activation")]
     pub drivers: Vec<PathBuf>,
@@ -245,20 +246,49 @@ pub fn find_loader(app: &Path, explicit: Option<&Path>) -> Option<PathBuf> {
 /// Whether a loader reads `OPENCL_LAYERS` (ocl-icd ≥ 2.3 and the Khronos
 /// loader do; CUDA's copy of the Khronos loader does not).
 pub fn loader_supports_layers(loader: &Path) -> bool {
-    std::fs::read(loader).is_ok_and(|b| b.windows(13).any(|w| w == b"OPENCL_LAYERS"))
+    names(loader, b"OPENCL_LAYERS")
+}
+
+/// Whether the loader reads a list of drivers (the Khronos loader does,
+/// ocl-icd 2.3 does not).
+pub fn loader_reads_a_list(loader: &Path) -> bool {
+    names(loader, b"OCL_ICD_FILENAMES")
+}
+
+/// Whether the library's bytes hold `variable`'s name.
+fn names(loader: &Path, variable: &[u8]) -> bool {
+    std::fs::read(loader).is_ok_and(|b| b.windows(variable.len()).any(|w| w == variable))
 }
 
 /// The environment that puts cltap in place.
-pub fn activation(mode: Mode, layer: &Path, drivers: &[PathBuf], loader: Option<&Path>) -> Vec<(String, String)> {
+/// `vendors`: a folder of vendor files naming `drivers`, for layer mode
+/// with more than one and a loader that reads no list of them (ocl-icd
+/// takes one path in `OCL_ICD_VENDORS`).
+pub fn activation(
+    mode: Mode,
+    layer: &Path,
+    drivers: &[PathBuf],
+    vendors: Option<&Path>,
+    loader: Option<&Path>,
+) -> Vec<(String, String)> {
     let l = layer.display().to_string();
     let mut env = Vec::new();
     let list = |d: &[PathBuf]| d.iter().map(|x| x.display().to_string()).collect::<Vec<_>>().join(":");
     match mode {
         Mode::Auto | Mode::Layer => {
             env.push(("OPENCL_LAYERS".into(), l));
-            if drivers.len() == 1 {
-                env.push(("OCL_ICD_VENDORS".into(), list(drivers)));
-                env.push(("OCL_ICD_FILENAMES".into(), list(drivers)));
+            match (drivers.len(), vendors) {
+                (0, _) => {}
+                // Several, for a loader that reads no list (ocl-icd): a
+                // folder of vendor files naming them.
+                (_, Some(dir)) => env.push(("OCL_ICD_VENDORS".into(), dir.display().to_string())),
+                // ocl-icd loads the library `OCL_ICD_VENDORS` names; the
+                // Khronos loader finds no folder there and loads the list, in
+                // its order.
+                (_, None) => {
+                    env.push(("OCL_ICD_VENDORS".into(), drivers[0].display().to_string()));
+                    env.push(("OCL_ICD_FILENAMES".into(), list(drivers)));
+                }
             }
         }
         Mode::Icd => {
@@ -370,9 +400,48 @@ fn summary_in_flight(trace: &Path) -> Vec<cltap::render::InFlight> {
         .unwrap_or_default()
 }
 
-/// Checks the app and resolves the environment for an activation; with it,
-/// why the mode was chosen (`auto`'s choice).
-pub fn prepare(a: &Activation, app: &[String]) -> Result<(Vec<(String, String)>, String), String> {
+/// An activation resolved: the environment that puts cltap in place, why
+/// the mode was chosen (`auto`'s choice), and the vendor folder the
+/// environment may name, kept while the application runs.
+pub struct Prepared {
+    pub env: Vec<(String, String)>,
+    pub why: String,
+    pub vendors: Option<Vendors>,
+}
+
+/// A folder of vendor files (`.icd`), one per driver given, in the system's
+/// temporary folder; removed when dropped.
+pub struct Vendors(PathBuf);
+
+impl Vendors {
+    fn write(drivers: &[PathBuf]) -> Result<Vendors, String> {
+        let dir = std::env::temp_dir().join(format!("cltap-vendors.{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let made = std::fs::create_dir_all(&dir).and_then(|_| {
+            drivers.iter().enumerate().try_for_each(|(i, d)| {
+                // Absolute: a loader opens the path as written, from the
+                // application's folder.
+                let d = std::path::absolute(d)?;
+                std::fs::write(dir.join(format!("{i:02}.icd")), format!("{}\n", d.display()))
+            })
+        });
+        let v = Vendors(dir);
+        made.map(|_| v).map_err(|e| format!("writing the drivers' vendor files: {e}"))
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl Drop for Vendors {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// Checks the app and resolves the environment for an activation.
+pub fn prepare(a: &Activation, app: &[String]) -> Result<Prepared, String> {
     let layer = find_layer(a.layer.as_deref())?;
     let exe = which(&app[0]).ok_or_else(|| format!("{}: no such program", app[0]))?;
     let loader = find_loader(&exe, a.loader.as_deref());
@@ -400,7 +469,13 @@ pub fn prepare(a: &Activation, app: &[String]) -> Result<(Vec<(String, String)>,
         ),
         (m, _) => (m, "--mode".to_string()),
     };
-    Ok((activation(mode, &layer, &a.drivers, a.loader.as_deref()), why))
+    let listed = loader.as_deref().is_some_and(loader_reads_a_list);
+    let vendors = match mode {
+        Mode::Auto | Mode::Layer if a.drivers.len() > 1 && !listed => Some(Vendors::write(&a.drivers)?),
+        _ => None,
+    };
+    let env = activation(mode, &layer, &a.drivers, vendors.as_ref().map(Vendors::path), a.loader.as_deref());
+    Ok(Prepared { env, why, vendors })
 }
 
 /// The line that says what is active: the mode, why, and the drivers the
@@ -425,8 +500,9 @@ pub fn which(p: &str) -> Option<PathBuf> {
 }
 
 pub fn run(a: RunArgs) -> i32 {
-    let (mut env, why) = match prepare(&a.activation, &a.app) {
-        Ok(e) => e,
+    // `_vendors`: the folder the environment may name, kept to the end.
+    let Prepared { mut env, why, vendors: _vendors } = match prepare(&a.activation, &a.app) {
+        Ok(p) => p,
         Err(e) => {
             eprintln!("cltap: {e}");
             return 127;

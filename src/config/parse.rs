@@ -134,14 +134,16 @@ impl Config {
                     let names: Vec<String> =
                         v.split(',').map(|n| n.trim().to_string()).filter(|n| !n.is_empty()).collect();
                     let ok = |n: &str| {
-                        n.chars().all(|c| c.is_ascii_alphanumeric() || "_[]".contains(c))
+                        // Metrics, instances (`TCC_HIT[3]`) and raw events
+                        // (`SQ:4`, `TCC[3]:20`), as rocprofiler's input files allow.
+                        n.chars().all(|c| c.is_ascii_alphanumeric() || "_[]:".contains(c))
                             && n.chars().next().is_some_and(|c| c.is_ascii_alphabetic())
                     };
                     if names.iter().all(|n| ok(n)) {
                         cfg.counters = names;
                         Ok(())
                     } else {
-                        Err(ConfigError::Invalid { var: "CLTAP_COUNTERS", value: v.clone(), accepted: "comma-separated counter or metric names such as SQ_WAVES,GPUBusy,TCC_HIT[0] (see `cltap metrics list`)" })
+                        Err(ConfigError::Invalid { var: "CLTAP_COUNTERS", value: v.clone(), accepted: "comma-separated counter or metric names such as SQ_WAVES,GPUBusy,TCC_HIT[0], or raw events such as SQ:4 (see `cltap metrics list`)" })
                     }
                 }
                 "CLTAP_COUNTER_PASS" => match v.trim().parse::<u32>() {

@@ -44,6 +44,17 @@ fn bad_flag_names_variable_value_and_accepted() {
 }
 
 #[test]
+fn counters_take_metrics_instances_and_raw_events() {
+    let (c, e) = Config::from_vars(vars(&[("CLTAP_COUNTERS", "SQ_WAVES, TCC_HIT[3],SQ:4,TCC[3]:20")]));
+    assert!(e.is_empty(), "{e:?}");
+    assert_eq!(c.counters, ["SQ_WAVES", "TCC_HIT[3]", "SQ:4", "TCC[3]:20"]);
+    for bad in ["SQ 4", "4:SQ", "GPU-Busy"] {
+        let (_, e) = Config::from_vars(vars(&[("CLTAP_COUNTERS", bad)]));
+        assert!(matches!(&e[..], [ConfigError::Invalid { var: "CLTAP_COUNTERS", .. }]), "{bad}: {e:?}");
+    }
+}
+
+#[test]
 fn the_launchers_variable_is_known() {
     let (c, e) = Config::from_vars(vars(&[("CLTAP_LAYER", "/opt/cltap/libcltap_layer.so")]));
     assert!(e.is_empty(), "{e:?}");

@@ -14,7 +14,9 @@ pub struct Candidate {
     pub source: String,
 }
 
-/// The `.icd` files of a directory, sorted by name as both loaders do.
+/// The `.icd` files of a directory, sorted by name: an order to show that
+/// does not depend on the file system (ocl-icd 2.3 orders the platforms by
+/// its own rule, the Khronos loader takes the folder's entries as read).
 fn icd_files(dir: &Path) -> Vec<PathBuf> {
     let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
         .map(|rd| {

@@ -40,6 +40,7 @@ fn icd_mode_sets_both_loaders_and_the_drivers() {
         Path::new("/l/libcltap_layer.so"),
         &[PathBuf::from("/d/a.so"), PathBuf::from("/d/b.so")],
         None,
+        None,
     );
     assert!(env.contains(&("OCL_ICD_VENDORS".into(), "/l/libcltap_layer.so".into())));
     assert!(env.contains(&("OCL_ICD_FILENAMES".into(), "/l/libcltap_layer.so".into())));
@@ -48,16 +49,27 @@ fn icd_mode_sets_both_loaders_and_the_drivers() {
 
 #[test]
 fn layer_mode_sets_opencl_layers_and_a_chosen_driver() {
-    let env = activation(Mode::Auto, Path::new("/l.so"), &[], None);
+    let env = activation(Mode::Auto, Path::new("/l.so"), &[], None, None);
     assert_eq!(env, vec![("OPENCL_LAYERS".to_string(), "/l.so".to_string())]);
     let env = activation(
         Mode::Layer,
         Path::new("/l.so"),
         &[PathBuf::from("/d/pocl.so")],
+        None,
         Some(Path::new("/k/libOpenCL.so.1")),
     );
     assert!(env.contains(&("OCL_ICD_VENDORS".into(), "/d/pocl.so".into())));
     assert!(env.iter().any(|(k, v)| k == "LD_LIBRARY_PATH" && v.starts_with("/k")));
+    // Several drivers: a loader that reads no list is pointed at a folder
+    // naming them, and given no list to load a second time; one that reads a
+    // list gets it, and a library path where it looks for a folder.
+    let two = [PathBuf::from("/d/pocl.so"), PathBuf::from("/d/oclgrind.so")];
+    let env = activation(Mode::Layer, Path::new("/l.so"), &two, Some(Path::new("/t/v")), None);
+    assert!(env.contains(&("OCL_ICD_VENDORS".into(), "/t/v".into())), "{env:?}");
+    assert!(!env.iter().any(|(k, _)| k == "OCL_ICD_FILENAMES"), "{env:?}");
+    let env = activation(Mode::Layer, Path::new("/l.so"), &two, None, None);
+    assert!(env.contains(&("OCL_ICD_FILENAMES".into(), "/d/pocl.so:/d/oclgrind.so".into())), "{env:?}");
+    assert!(env.contains(&("OCL_ICD_VENDORS".into(), "/d/pocl.so".into())), "{env:?}");
 }
 
 #[test]

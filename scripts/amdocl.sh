@@ -72,7 +72,7 @@ if built; then echo "$lib"; exit 0; fi
 work="$cache/$key.build.$$"
 rm -rf "$work"; mkdir -p "$work"
 trap 'rm -rf "$work"' EXIT
-echo "setup: building AMD's OpenCL runtime (rocm-5.2.3) into $dir, 5 to 10 minutes on 2 cores; log in $work/build.log" >&2
+echo "setup: building AMD's OpenCL runtime (rocm-5.2.3) into $dir, 10 to 15 minutes on 2 cores; log in $work/build.log" >&2
 start=$(date +%s)
 tar xJf "$archives/$ocl.tar.xz" -C "$work"
 tar xJf "$archives/$rocclr.tar.xz" -C "$work"

@@ -46,7 +46,7 @@ pub(crate) const KNOWN_SIZES: [(&str, usize); 6] = [
 ];
 
 /// Holds `api/hsa.api` to ROCr's `hsa_api_trace.h` (Debian's
-/// libhsa-runtime-dev; `CLTAP_HSA_HEADER` names another copy): each
+/// libhsa-runtime-dev; `HSA_API_TRACE_HEADER` names another copy): each
 /// `@table` section's names, in order, are its struct's members without
 /// `_fn`; each table is its version plus one pointer per entry, of the sizes
 /// docs/platform-facts.md#hsa-abi gives; `HsaApiTable` points at core, amd, finalizer, image in
@@ -56,8 +56,8 @@ pub(crate) const KNOWN_SIZES: [(&str, usize); 6] = [
 /// build: a wrapper in the wrong entry would call the wrong function.
 pub(crate) fn hsa_layout(api: &cltap_apidesc::Api) -> Layout {
     use cltap_apidesc::hsa_header;
-    println!("cargo:rerun-if-env-changed=CLTAP_HSA_HEADER");
-    let path = std::env::var("CLTAP_HSA_HEADER").unwrap_or_else(|_| "/usr/include/hsa/hsa_api_trace.h".to_string());
+    println!("cargo:rerun-if-env-changed=HSA_API_TRACE_HEADER");
+    let path = std::env::var("HSA_API_TRACE_HEADER").unwrap_or_else(|_| "/usr/include/hsa/hsa_api_trace.h".to_string());
     println!("cargo:rerun-if-changed={path}");
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| {
         fail(&format!(

@@ -50,7 +50,8 @@ pub fn drivers(get: &dyn Fn(&str) -> Option<String>) -> Vec<String> {
 }
 
 /// The settings given: every `CLTAP_*` and `ROCP_*` variable, `NAME=value`,
-/// sorted (the others are at their defaults).
+/// sorted (the others are at their defaults), but `CLTAP_ICD_FILENAMES`,
+/// which [`drivers`] shows.
 pub fn settings(vars: impl Iterator<Item = (String, String)>) -> Vec<String> {
     let mut v: Vec<String> = vars
         .filter(|(k, _)| (k.starts_with("CLTAP_") && k != "CLTAP_ICD_FILENAMES") || k.starts_with("ROCP_"))

@@ -37,9 +37,9 @@ pub struct Activation {
     #[arg(long, value_name = "PATH", help_heading = "Activation")]
     pub loader: Option<PathBuf>,
     /// A real OpenCL driver library (repeatable). In ICD mode cltap loads
-    /// these; in layer mode the loader is pointed at them (several through
-    /// a folder of vendor files cltap writes for the run). Default: the
-    /// drivers the loaders' vendor files name.
+    /// these; in layer mode the loader is pointed at them (several as a
+    /// list, or for ocl-icd as a folder of vendor files cltap writes for the
+    /// run). Default: the drivers the loaders' vendor files name.
     #[arg(long = "driver", value_name = "PATH", help_heading = "Activation")]
     pub drivers: Vec<PathBuf>,
     /// The cltap layer library. Default: $CLTAP_LAYER, or next to this executable.

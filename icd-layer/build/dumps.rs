@@ -1,9 +1,8 @@
 //! Argument dumps, injection and capture in the wrappers of the calls they
 //! watch (`icd-layer/src/opencl/dumps.rs`): the kernels' arguments as set,
 //! the memory objects and samplers made and released, and each kernel
-//! enqueue. While a
-//! dump control is on these functions leave their fast path
-//! ([`dumps_hooked`]); off, each hook is one relaxed load.
+//! enqueue. While a dump control is on these functions leave their fast
+//! path ([`dumps_hooked`]); off, each hook is one relaxed load.
 
 use super::*;
 
